@@ -1,0 +1,101 @@
+/**
+ * The user session: the access token, its expiry, and the refresh cookie.
+ *
+ * @module
+ */
+
+import { CookieJar, type StoredCookie } from './cookie-jar.js';
+import { REDACTED, inspectSymbol } from '../redact.js';
+
+/** The contract's access-token lifetime: 15 minutes. */
+export const ACCESS_TOKEN_LIFETIME_MS = 15 * 60 * 1000;
+
+/** A session's state, for persistence. It contains secrets: store it safely. */
+export interface SessionSnapshot {
+  /** The access token, if one is held. */
+  accessToken?: string;
+  /** When the access token expires, epoch milliseconds. */
+  accessTokenExpiresAt?: number;
+  /** The cookies the service set (among them the refresh cookie). */
+  cookies: StoredCookie[];
+}
+
+/** Holds a logged-in user's credentials. Secrets never appear in `toJSON` or `util.inspect`. */
+export class UserSession {
+  #accessToken: string | undefined;
+  #expiresAt: number | undefined;
+  /** Cookies set by the service, including the HTTP-only refresh cookie. */
+  readonly cookies: CookieJar;
+  readonly #now: () => number;
+
+  /** @param now Clock used for expiry. @default Date.now */
+  constructor(now: () => number = Date.now) {
+    this.#now = now;
+    this.cookies = new CookieJar(now);
+  }
+
+  /** The current access token, or `undefined` when logged out. */
+  get accessToken(): string | undefined {
+    return this.#accessToken;
+  }
+
+  /** When the access token expires (epoch milliseconds), or `undefined`. */
+  get accessTokenExpiresAt(): number | undefined {
+    return this.#expiresAt;
+  }
+
+  /** Whether an access token is held and not yet expired. */
+  get isActive(): boolean {
+    return this.#accessToken !== undefined && (this.#expiresAt === undefined || this.#expiresAt > this.#now());
+  }
+
+  /** Whether a refresh cookie (any cookie) is held. */
+  get canRefresh(): boolean {
+    return this.cookies.size > 0;
+  }
+
+  /**
+   * Stores a new access token.
+   * @param lifetimeMs How long it is valid. @default 900000 (15 minutes)
+   */
+  setAccessToken(token: string, lifetimeMs: number = ACCESS_TOKEN_LIFETIME_MS): void {
+    this.#accessToken = token;
+    this.#expiresAt = this.#now() + lifetimeMs;
+  }
+
+  /** Forgets the access token and every cookie. */
+  clear(): void {
+    this.#accessToken = undefined;
+    this.#expiresAt = undefined;
+    this.cookies.clear();
+  }
+
+  /** Exports the session for persistence. The result contains secrets. */
+  export(): SessionSnapshot {
+    const snapshot: SessionSnapshot = { cookies: this.cookies.export() };
+    if (this.#accessToken !== undefined) snapshot.accessToken = this.#accessToken;
+    if (this.#expiresAt !== undefined) snapshot.accessTokenExpiresAt = this.#expiresAt;
+    return snapshot;
+  }
+
+  /** Restores a session exported by {@link UserSession.export}. */
+  restore(snapshot: SessionSnapshot): void {
+    this.#accessToken = snapshot.accessToken;
+    this.#expiresAt = snapshot.accessTokenExpiresAt;
+    this.cookies.restore(snapshot.cookies);
+  }
+
+  /** Redacted view for `JSON.stringify`. */
+  toJSON(): Record<string, unknown> {
+    return {
+      accessToken: this.#accessToken === undefined ? undefined : REDACTED,
+      accessTokenExpiresAt: this.#expiresAt,
+      cookies: this.cookies.toJSON().cookies,
+    };
+  }
+
+  /** Redacted view for `util.inspect`. */
+  [inspectSymbol](): string {
+    return `UserSession { accessToken: ${this.#accessToken === undefined ? 'none' : REDACTED}, expiresAt: ${this.#expiresAt ?? 'none'}, cookies: ${this.cookies.size} }`;
+  }
+}

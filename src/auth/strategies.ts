@@ -1,0 +1,133 @@
+/**
+ * Credential strategies: small objects that decorate a request with one kind
+ * of credential.
+ *
+ * @module
+ */
+
+import type { CredentialKind } from '../routes.js';
+import { REDACTED, inspectSymbol } from '../redact.js';
+import type { UserSession } from './session.js';
+
+/** What a strategy adds to a request. */
+export interface AppliedCredential {
+  /** Headers to add. */
+  headers?: Record<string, string>;
+  /** Path parameters to fill (the webhook path token). */
+  pathParams?: Record<string, string>;
+  /** The secret values used, so they can be scrubbed from any text. */
+  secrets: string[];
+}
+
+/** What a strategy may look at to decide. */
+export interface AuthorizeContext {
+  /** The call's path parameters. */
+  params: Readonly<Record<string, unknown>>;
+  /** The request path (used for cookie path matching). */
+  path: string;
+}
+
+/** One kind of credential. */
+export interface CredentialStrategy {
+  /** Which credential kind this strategy provides. */
+  readonly kind: CredentialKind;
+  /** Returns what to add to the request, or `undefined` if it holds no credential for it. */
+  authorize(context: AuthorizeContext): AppliedCredential | undefined;
+}
+
+/** `Authorization: Bot <token>`. */
+export class BotTokenStrategy implements CredentialStrategy {
+  readonly kind = 'bot' as const;
+  #token: string;
+
+  constructor(token: string) {
+    this.#token = token;
+  }
+
+  /** Replaces the token, e.g. after a reset. */
+  setToken(token: string): void {
+    this.#token = token;
+  }
+
+  authorize(): AppliedCredential {
+    return { headers: { authorization: `Bot ${this.#token}` }, secrets: [this.#token] };
+  }
+
+  /** Redacted view for `JSON.stringify`. */
+  toJSON(): Record<string, string> {
+    return { kind: this.kind, token: REDACTED };
+  }
+
+  /** Redacted view for `util.inspect`. */
+  [inspectSymbol](): string {
+    return `BotTokenStrategy { token: ${REDACTED} }`;
+  }
+}
+
+/** `Authorization: Bearer <access token>` from a {@link UserSession}. */
+export class UserBearerStrategy implements CredentialStrategy {
+  readonly kind = 'user' as const;
+
+  constructor(private readonly session: UserSession) {}
+
+  authorize(): AppliedCredential | undefined {
+    const token = this.session.accessToken;
+    return token === undefined ? undefined : { headers: { authorization: `Bearer ${token}` }, secrets: [token] };
+  }
+}
+
+/** The session's refresh cookie, sent as a `Cookie` header to refresh and logout. */
+export class RefreshCookieStrategy implements CredentialStrategy {
+  readonly kind = 'refreshCookie' as const;
+
+  constructor(private readonly session: UserSession) {}
+
+  authorize(context: AuthorizeContext): AppliedCredential | undefined {
+    const cookie = this.session.cookies.headerFor(context.path);
+    if (cookie === undefined) return undefined;
+    const secrets = cookie.split('; ').map((pair) => pair.slice(pair.indexOf('=') + 1));
+    return { headers: { cookie }, secrets };
+  }
+}
+
+/** Webhook path tokens, by webhook id. */
+export class WebhookTokenStrategy implements CredentialStrategy {
+  readonly kind = 'webhook' as const;
+  readonly #tokens = new Map<string, string>();
+
+  constructor(tokens?: Readonly<Record<string, string>>) {
+    if (tokens) for (const [id, token] of Object.entries(tokens)) this.#tokens.set(id, token);
+  }
+
+  /** Registers (or replaces) the token of one webhook. */
+  set(webhookId: string, token: string): void {
+    this.#tokens.set(webhookId, token);
+  }
+
+  /** Forgets the token of one webhook. */
+  delete(webhookId: string): void {
+    this.#tokens.delete(webhookId);
+  }
+
+  /** Whether a token is registered for the webhook. */
+  has(webhookId: string): boolean {
+    return this.#tokens.has(webhookId);
+  }
+
+  authorize(context: AuthorizeContext): AppliedCredential | undefined {
+    const explicit = context.params['webhook_token'];
+    const id = context.params['webhook_id'];
+    const token = typeof explicit === 'string' && explicit !== '' ? explicit : typeof id === 'string' ? this.#tokens.get(id) : undefined;
+    return token === undefined ? undefined : { pathParams: { webhook_token: token }, secrets: [token] };
+  }
+
+  /** Redacted view for `JSON.stringify`. */
+  toJSON(): Record<string, string> {
+    return Object.fromEntries([...this.#tokens.keys()].map((id) => [id, REDACTED]));
+  }
+
+  /** Redacted view for `util.inspect`. */
+  [inspectSymbol](): string {
+    return `WebhookTokenStrategy { ${[...this.#tokens.keys()].map((id) => `${id}: ${REDACTED}`).join(', ')} }`;
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * community-chat-sdk: the typed SDK for the Community Chat Service.
+ *
+ * @packageDocumentation
+ */
+
+export { Client, type ClientAuth, type ClientOptions, type ClientSummary } from './client.js';
+export { WebhookClient, type WebhookClientOptions } from './webhook-client.js';
+export * from './errors.js';
+export { routes, operationIds, type CredentialKind, type HttpMethod, type OperationId, type RouteDefinition } from './routes.js';
+export { parseRetryAfter } from './rest/retry-after.js';
+export type { CallOptions, CustomRoute, QueryValue, RequestInput, RouteOverrides } from './rest/rest-client.js';
+export { FetchTransport, UndiciTransport, TransportFailure, type Transport, type TransportRequest, type TransportResponse, type UndiciTransportOptions } from './rest/transport.js';
+export { UserSession, ACCESS_TOKEN_LIFETIME_MS, type SessionSnapshot } from './auth/session.js';
+export { CookieJar, type StoredCookie } from './auth/cookie-jar.js';
+export { WebhookTokenStrategy, BotTokenStrategy, type CredentialStrategy, type AppliedCredential, type AuthorizeContext } from './auth/strategies.js';
+export { ActivitiesManager } from './resources/activities.js';
+export { ApplicationsManager } from './resources/applications.js';
+export { ApplicationWebhooksManager } from './resources/application-webhooks.js';
+export { AuthManager, defaultAccessTokenReader, type AccessTokenGrant, type AccessTokenReader, type SessionGrant } from './resources/auth.js';
+export { BotsManager } from './resources/bots.js';
+export { ChannelsManager, type AttachmentUpload } from './resources/channels.js';
+export { CommandsManager, type CommandScope, type CommandSyncResult } from './resources/commands.js';
+export { InteractionsManager } from './resources/interactions.js';
+export { UsersManager } from './resources/users.js';
+export { WebhooksManager, type WebhookTarget } from './resources/webhooks.js';
+export { extractPageItems, type IteratePagesOptions } from './resources/pagination.js';
+export { countCharacters } from './schemas/requests.js';
+export type * from './schemas/requests.js';
+export type * from './schemas/responses.js';
+export { SDK_VERSION } from './version.js';

@@ -1,0 +1,19 @@
+import type { CallOptions, RestClient } from '../rest/rest-client.js';
+import { interactionResponseSchema, parseInput, type InteractionResponse } from '../schemas/requests.js';
+import type { ApiObject } from '../schemas/responses.js';
+
+/** The interaction callback. Bot credentials. */
+export class InteractionsManager {
+  constructor(private readonly rest: RestClient) {}
+
+  /**
+   * `POST /interactions/{interaction_id}/callback`: answers an interaction.
+   *
+   * `interaction_type` is one of 1 (pong), 4 (message, needs `data.content`),
+   * 5 (deferred message), 6 (deferred update), 8 (autocomplete) or 9 (modal).
+   */
+  respond(interactionId: string, response: InteractionResponse, options?: CallOptions): Promise<ApiObject | undefined> {
+    const body = parseInput('interactions.respond', interactionResponseSchema, response);
+    return this.rest.request('interactions.respond', { ...options, params: { interaction_id: interactionId }, body });
+  }
+}

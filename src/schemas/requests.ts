@@ -1,0 +1,234 @@
+/**
+ * Zod schemas for request bodies and query parameters.
+ *
+ * Each schema enforces exactly what the contract names. Where the contract
+ * says a request type's fields are "not shown", the schema only requires a
+ * JSON object, suggests the fields we assume (see docs/assumptions.md), and
+ * passes every other field through untouched.
+ *
+ * @module
+ */
+
+import { z } from 'zod';
+import { ValidationError, type ValidationIssue } from '../errors.js';
+
+/** Counts Unicode code points, which is what "characters" means in the contract's limits. */
+export function countCharacters(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+    count++;
+  }
+  return count;
+}
+
+const characters = (min: number, max: number) =>
+  z.string().check((ctx) => {
+    const length = countCharacters(ctx.value);
+    if (length < min || length > max) {
+      ctx.issues.push({
+        code: 'custom',
+        input: ctx.value,
+        message: `must be ${min} to ${max} characters (got ${length})`,
+      });
+    }
+  });
+
+const anyObject = z.looseObject({});
+
+/** A choice offered by a command option. */
+export const commandOptionChoiceSchema = z.looseObject({
+  /** Display name of the choice. */
+  name: z.string().min(1),
+  /** Value sent back when the choice is picked. */
+  value: z.union([z.string(), z.number()]),
+});
+
+/** A typed option descriptor of a slash command (Discord's shape; see docs/assumptions.md). */
+export const commandOptionSchema = z.looseObject({
+  /** Option type (Discord's numbering: 1 sub-command, 3 string, 4 integer, 5 boolean, ...). */
+  type: z.int().min(1),
+  /** Option name. */
+  name: characters(1, 32),
+  /** Option description. */
+  description: z.string().optional(),
+  /** Whether the user must fill it in. */
+  required: z.boolean().optional(),
+  /** Whether the bot offers autocomplete results for it. */
+  autocomplete: z.boolean().optional(),
+  /** Fixed choices. */
+  choices: z.array(commandOptionChoiceSchema).optional(),
+  /** Nested options, for sub-commands and groups. */
+  get options() {
+    return z.array(commandOptionSchema).optional();
+  },
+});
+
+/**
+ * A slash command definition (the contract's CreateCommandRequest).
+ *
+ * `name` is 1 to 32 characters and is lowercased before sending;
+ * `dm_permission` defaults to `true`.
+ */
+export const commandDefinitionSchema = z.looseObject({
+  /** Command name: 1 to 32 characters, sent lowercased. */
+  name: z.string().transform((name) => name.toLowerCase()).pipe(characters(1, 32)),
+  /** Command description. */
+  description: z.string(),
+  /** Typed option descriptors. */
+  options: z.array(commandOptionSchema).optional(),
+  /** Whether the command is usable in direct messages. @default true */
+  dm_permission: z.boolean().default(true),
+});
+
+/** A list of command definitions whose names must be unique. */
+export const commandDefinitionListSchema = z.array(commandDefinitionSchema).check((ctx) => {
+  const seen = new Set<string>();
+  ctx.value.forEach((command, index) => {
+    if (seen.has(command.name)) {
+      ctx.issues.push({ code: 'custom', input: ctx.value, path: [index, 'name'], message: `duplicate command name "${command.name}"` });
+    }
+    seen.add(command.name);
+  });
+});
+
+/** A message published through an incoming webhook. */
+export const webhookMessageSchema = z.looseObject({
+  /** Message text, 1 to 2000 characters. */
+  content: characters(1, 2000),
+  /** Overrides the displayed author name. */
+  username: z.string().optional(),
+});
+
+/** Body of `POST /guilds/{guild_id}/webhooks`. */
+export const createGuildWebhookSchema = z.looseObject({
+  /** Webhook name. */
+  name: z.string().min(1),
+  /** The channel the webhook posts to. */
+  channel_id: z.string().min(1),
+});
+
+/** Login credentials. */
+export const loginSchema = z.object({
+  /** E-mail address. */
+  email: z
+    .string()
+    .min(1, 'is required')
+    .regex(/^[^\s@]+@[^\s@]+$/, 'must be an e-mail address'),
+  /** Password. */
+  password: z.string().min(1, 'is required'),
+});
+
+/** Page selection for paginated lists. */
+export const pageQuerySchema = z.object({
+  /** Page number, starting at 1 (see docs/assumptions.md). */
+  page: z.int().positive(),
+  /** Items per page. */
+  perPage: z.int().positive(),
+});
+
+const INTERACTION_TYPES = [1, 4, 5, 6, 8, 9] as const;
+
+/** Body of `POST /interactions/{interaction_id}/callback`. */
+export const interactionResponseSchema = z
+  .looseObject({
+    /** Callback type: 1 pong, 4 message, 5 deferred message, 6 deferred update, 8 autocomplete, 9 modal. */
+    interaction_type: z.union(INTERACTION_TYPES.map((value) => z.literal(value))),
+    /** Callback data; for type 4 it carries `content`. */
+    data: anyObject.default({}),
+  })
+  .check((ctx) => {
+    const { interaction_type: type, data } = ctx.value;
+    if (type === 4 && (typeof data['content'] !== 'string' || data['content'].length === 0)) {
+      ctx.issues.push({ code: 'custom', input: data, path: ['data', 'content'], message: 'is required for interaction_type 4 and must be a non-empty string' });
+    }
+  });
+
+/** Loose schemas for request bodies whose fields the contract does not show. */
+export const createApplicationSchema = z.looseObject({ name: z.string().min(1).optional(), description: z.string().optional() });
+/** Body of `PATCH /applications/{app_id}` (fields not shown). */
+export const updateApplicationSchema = anyObject;
+/** Body of `PATCH /applications/{app_id}/bot` (fields not shown). */
+export const updateBotSchema = z.looseObject({ username: z.string().optional() });
+/** Body of `POST /applications/{app_id}/webhooks` (fields not shown). */
+export const createApplicationWebhookSchema = z.looseObject({ url: z.string().optional(), events: z.array(z.string()).optional() });
+/** Body of `PATCH /applications/{app_id}/webhooks/{webhook_id}` (fields not shown). */
+export const updateApplicationWebhookSchema = anyObject;
+/** Body of `PATCH /webhooks/{webhook_id}/{token}` (fields not shown). */
+export const updateWebhookSchema = z.looseObject({ name: z.string().optional() });
+/** Body of `PATCH /channels/{channel_id}` (fields not shown). */
+export const updateChannelSchema = z.looseObject({ name: z.string().optional(), topic: z.string().optional() });
+/** Body of `POST /channels/{channel_id}/activities` (fields not shown). */
+export const createActivitySchema = anyObject;
+/** Body of `POST /activities/{activity_id}/play-pause` (fields not shown). */
+export const playPauseSchema = z.looseObject({ paused: z.boolean().optional() });
+/** Body of `POST /activities/{activity_id}/seek` (fields not shown). */
+export const seekSchema = z.looseObject({ position_ms: z.number().nonnegative().optional() });
+/** Body of `POST /activities/{activity_id}/state` (fields not shown). */
+export const stateUpdateSchema = anyObject;
+/** Body of `POST /auth/forgot-password` (fields not shown). */
+export const forgotPasswordSchema = z.looseObject({ email: z.string().optional() });
+/** Body of `POST /auth/reset-password` (fields not shown). */
+export const resetPasswordSchema = z.looseObject({ token: z.string().optional(), password: z.string().optional() });
+
+/** Validates `input` against `schema`, or throws a {@link ValidationError} naming every offending field. */
+export function parseInput<S extends z.ZodType>(operation: string, schema: S, input: unknown, prefix?: string): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw new ValidationError(operation, toIssues(result.error, prefix));
+}
+
+/** Converts zod issues into the SDK's {@link ValidationIssue} list. */
+export function toIssues(error: z.ZodError, prefix?: string): ValidationIssue[] {
+  return error.issues.map((issue) => {
+    const path = issue.path.map(String).join('.');
+    return { path: prefix ? (path ? `${prefix}.${path}` : prefix) : path, message: issue.message };
+  });
+}
+
+/** A slash command definition as the caller writes it. */
+export type CommandDefinition = z.input<typeof commandDefinitionSchema>;
+/** A command option descriptor as the caller writes it. */
+export type CommandOption = z.input<typeof commandOptionSchema>;
+/** A message for an incoming webhook. */
+export type WebhookMessage = z.input<typeof webhookMessageSchema>;
+/** Body for creating a community webhook. */
+export type CreateGuildWebhookRequest = z.input<typeof createGuildWebhookSchema>;
+/** Login credentials. */
+export type LoginCredentials = z.input<typeof loginSchema>;
+/** Page selection for paginated lists. */
+export type PageQuery = z.input<typeof pageQuerySchema>;
+/** An interaction callback body. */
+export type InteractionResponse = z.input<typeof interactionResponseSchema>;
+/** The allowed `interaction_type` values. */
+export type InteractionCallbackType = (typeof INTERACTION_TYPES)[number];
+/** Body of CreateApplicationRequest (fields assumed). */
+export type CreateApplicationRequest = z.input<typeof createApplicationSchema>;
+/** Body of UpdateApplicationRequest (fields not shown). */
+export type UpdateApplicationRequest = z.input<typeof updateApplicationSchema>;
+/** Body of UpdateBotRequest (fields assumed). */
+export type UpdateBotRequest = z.input<typeof updateBotSchema>;
+/** Body of CreateWebhookRequest, application scope (fields assumed). */
+export type CreateApplicationWebhookRequest = z.input<typeof createApplicationWebhookSchema>;
+/** Body of UpdateWebhookRequest, application scope (fields not shown). */
+export type UpdateApplicationWebhookRequest = z.input<typeof updateApplicationWebhookSchema>;
+/** Body of the PATCH on the webhook-token path (fields assumed). */
+export type UpdateWebhookRequest = z.input<typeof updateWebhookSchema>;
+/** Body of UpdateChannelRequest (fields assumed). */
+export type UpdateChannelRequest = z.input<typeof updateChannelSchema>;
+/** Body of CreateActivityRequest (fields not shown). */
+export type CreateActivityRequest = z.input<typeof createActivitySchema>;
+/** Body of PlayPauseRequest (fields assumed). */
+export type PlayPauseRequest = z.input<typeof playPauseSchema>;
+/** Body of SeekRequest (fields assumed). */
+export type SeekRequest = z.input<typeof seekSchema>;
+/** Body of StateUpdateRequest (fields not shown). */
+export type StateUpdateRequest = z.input<typeof stateUpdateSchema>;
+/** Body of ForgotPasswordRequest (fields assumed). */
+export type ForgotPasswordRequest = z.input<typeof forgotPasswordSchema>;
+/** Body of ResetPasswordRequest (fields assumed). */
+export type ResetPasswordRequest = z.input<typeof resetPasswordSchema>;

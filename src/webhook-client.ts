@@ -1,0 +1,109 @@
+/**
+ * A client built from nothing but an incoming webhook's URL. It can only
+ * execute, update or delete that one webhook.
+ *
+ * @module
+ */
+
+import { WebhookTokenStrategy } from './auth/strategies.js';
+import { ValidationError } from './errors.js';
+import { inspectSymbol } from './redact.js';
+import { RestClient, type CallOptions } from './rest/rest-client.js';
+import { FetchTransport, UndiciTransport, type Transport } from './rest/transport.js';
+import { parseInput, updateWebhookSchema, webhookMessageSchema, type UpdateWebhookRequest, type WebhookMessage } from './schemas/requests.js';
+import type { ApiObject, GuildWebhook } from './schemas/responses.js';
+
+/** Options of {@link WebhookClient}. */
+export interface WebhookClientOptions {
+  /** The HTTP stack; see `ClientOptions.transport`. @default "undici" on Node, "fetch" elsewhere */
+  transport?: 'undici' | 'fetch' | Transport;
+  /** Per-attempt timeout in milliseconds. @default 30000 */
+  timeoutMs?: number;
+  /** Allow sending the token over plain `http://` to a host that is not loopback. @default false */
+  allowInsecureHttp?: boolean;
+}
+
+const WEBHOOK_PATH = /^(.*)\/webhooks\/([^/]+)\/([^/]+)\/?$/;
+
+/**
+ * Executes, updates or deletes one incoming webhook, given its URL
+ * (`{base_url}/api/v1/webhooks/{webhook_id}/{webhook_token}`).
+ *
+ * @example
+ * ```ts
+ * const hook = new WebhookClient(process.env.WEBHOOK_URL!);
+ * await hook.execute({ content: 'Deploy finished', username: 'CI' });
+ * ```
+ */
+export class WebhookClient {
+  /** The webhook's id. */
+  readonly id: string;
+  readonly #rest: RestClient;
+  readonly #origin: string;
+
+  constructor(url: string, options: WebhookClientOptions = {}) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new ValidationError('WebhookClient', [{ path: 'url', message: 'must be an absolute webhook URL' }]);
+    }
+    const match = WEBHOOK_PATH.exec(parsed.pathname);
+    if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || !match) {
+      throw new ValidationError('WebhookClient', [{ path: 'url', message: 'must look like https://host/api/v1/webhooks/{webhook_id}/{webhook_token}' }]);
+    }
+    const [, prefix = '', id = '', token = ''] = match;
+    this.id = decodeURIComponent(id);
+    this.#origin = parsed.origin;
+    const transport =
+      typeof options.transport === 'object'
+        ? options.transport
+        : (options.transport ?? (typeof process !== 'undefined' && process.versions?.node ? 'undici' : 'fetch')) === 'fetch'
+          ? new FetchTransport()
+          : new UndiciTransport();
+    this.#rest = new RestClient({
+      origin: parsed.origin,
+      apiPrefix: prefix,
+      authPrefix: prefix,
+      transport,
+      credentials: { webhook: new WebhookTokenStrategy({ [this.id]: decodeURIComponent(token) }) },
+      preferredCredential: 'bot',
+      allowInsecureHttp: options.allowInsecureHttp ?? false,
+      timeoutMs: options.timeoutMs ?? 30_000,
+      routeOverrides: {},
+      onSetCookie: undefined,
+    });
+  }
+
+  /** Publishes a message (content 1 to 2000 characters; `username` overrides the author name). */
+  execute(message: WebhookMessage, options?: CallOptions): Promise<ApiObject | undefined> {
+    const body = parseInput('webhooks.execute', webhookMessageSchema, message);
+    return this.#rest.request('webhooks.execute', { ...options, params: { webhook_id: this.id }, body });
+  }
+
+  /** Updates the webhook. */
+  update(changes: UpdateWebhookRequest, options?: CallOptions): Promise<GuildWebhook> {
+    const body = parseInput('webhooks.updateWithToken', updateWebhookSchema, changes);
+    return this.#rest.request('webhooks.updateWithToken', { ...options, params: { webhook_id: this.id }, body });
+  }
+
+  /** Deletes the webhook. */
+  delete(options?: CallOptions): Promise<void> {
+    return this.#rest.request('webhooks.deleteWithToken', { ...options, params: { webhook_id: this.id } });
+  }
+
+  /** Closes idle connections. */
+  close(): Promise<void> {
+    return this.#rest.close();
+  }
+
+  /** A summary without the token. */
+  toJSON(): { id: string; origin: string } {
+    return { id: this.id, origin: this.#origin };
+  }
+
+  /** Redacted view for `util.inspect`. */
+  [inspectSymbol](): string {
+    return `WebhookClient { id: ${JSON.stringify(this.id)}, origin: ${JSON.stringify(this.#origin)}, token: [redacted] }`;
+  }
+}
