@@ -76,24 +76,24 @@ export class WebhookClient {
   }
 
   /** Publishes a message (content 1 to 2000 characters; `username` overrides the author name). */
-  execute(message: WebhookMessage, options?: CallOptions): Promise<ApiObject | undefined> {
+  async execute(message: WebhookMessage, options?: CallOptions): Promise<ApiObject | undefined> {
     const body = parseInput('webhooks.execute', webhookMessageSchema, message);
     return this.#rest.request('webhooks.execute', { ...options, params: { webhook_id: this.id }, body });
   }
 
   /** Updates the webhook. */
-  update(changes: UpdateWebhookRequest, options?: CallOptions): Promise<GuildWebhook> {
+  async update(changes: UpdateWebhookRequest, options?: CallOptions): Promise<GuildWebhook> {
     const body = parseInput('webhooks.updateWithToken', updateWebhookSchema, changes);
     return this.#rest.request('webhooks.updateWithToken', { ...options, params: { webhook_id: this.id }, body });
   }
 
   /** Deletes the webhook. */
-  delete(options?: CallOptions): Promise<void> {
+  async delete(options?: CallOptions): Promise<void> {
     return this.#rest.request('webhooks.deleteWithToken', { ...options, params: { webhook_id: this.id } });
   }
 
   /** Closes idle connections. */
-  close(): Promise<void> {
+  async close(): Promise<void> {
     return this.#rest.close();
   }
 

@@ -17,61 +17,61 @@ export class ActivitiesManager {
   constructor(private readonly rest: RestClient) {}
 
   /** `GET /channels/{channel_id}/activities`. */
-  list(channelId: string, options?: CallOptions): Promise<Activity[]> {
+  async list(channelId: string, options?: CallOptions): Promise<Activity[]> {
     return this.rest.request('activities.list', { ...options, params: { channel_id: channelId } });
   }
 
   /** `POST /channels/{channel_id}/activities`. */
-  create(channelId: string, activity: CreateActivityRequest, options?: CallOptions): Promise<Activity> {
+  async create(channelId: string, activity: CreateActivityRequest, options?: CallOptions): Promise<Activity> {
     const body = parseInput('activities.create', createActivitySchema, activity);
     return this.rest.request('activities.create', { ...options, params: { channel_id: channelId }, body });
   }
 
   /** `GET /channels/{channel_id}/activities/active`: the channel's active activity. */
-  getActive(channelId: string, options?: CallOptions): Promise<Activity> {
+  async getActive(channelId: string, options?: CallOptions): Promise<Activity> {
     return this.rest.request('activities.getActive', { ...options, params: { channel_id: channelId } });
   }
 
   /** `GET /activities/{activity_id}`. */
-  get(activityId: string, options?: CallOptions): Promise<Activity> {
+  async get(activityId: string, options?: CallOptions): Promise<Activity> {
     return this.rest.request('activities.get', { ...options, params: { activity_id: activityId } });
   }
 
   /** `DELETE /activities/{activity_id}`: ends the activity. */
-  end(activityId: string, options?: CallOptions): Promise<void> {
+  async end(activityId: string, options?: CallOptions): Promise<void> {
     return this.rest.request('activities.delete', { ...options, params: { activity_id: activityId } });
   }
 
   /** `POST /activities/{activity_id}/join`. */
-  join(activityId: string, options?: CallOptions): Promise<void> {
+  async join(activityId: string, options?: CallOptions): Promise<void> {
     return this.rest.request('activities.join', { ...options, params: { activity_id: activityId } });
   }
 
   /** `POST /activities/{activity_id}/leave`. */
-  leave(activityId: string, options?: CallOptions): Promise<void> {
+  async leave(activityId: string, options?: CallOptions): Promise<void> {
     return this.rest.request('activities.leave', { ...options, params: { activity_id: activityId } });
   }
 
   /** `POST /activities/{activity_id}/play-pause`. */
-  playPause(activityId: string, request: PlayPauseRequest, options?: CallOptions): Promise<void> {
+  async playPause(activityId: string, request: PlayPauseRequest, options?: CallOptions): Promise<void> {
     const body = parseInput('activities.playPause', playPauseSchema, request);
     return this.rest.request('activities.playPause', { ...options, params: { activity_id: activityId }, body });
   }
 
   /** `POST /activities/{activity_id}/seek`. */
-  seek(activityId: string, request: SeekRequest, options?: CallOptions): Promise<void> {
+  async seek(activityId: string, request: SeekRequest, options?: CallOptions): Promise<void> {
     const body = parseInput('activities.seek', seekSchema, request);
     return this.rest.request('activities.seek', { ...options, params: { activity_id: activityId }, body });
   }
 
   /** `POST /activities/{activity_id}/state`. */
-  updateState(activityId: string, request: StateUpdateRequest, options?: CallOptions): Promise<void> {
+  async updateState(activityId: string, request: StateUpdateRequest, options?: CallOptions): Promise<void> {
     const body = parseInput('activities.updateState', stateUpdateSchema, request);
     return this.rest.request('activities.updateState', { ...options, params: { activity_id: activityId }, body });
   }
 
   /** `GET /activities/{activity_id}/snapshot`. */
-  getSnapshot(activityId: string, options?: CallOptions): Promise<ActivitySnapshot> {
+  async getSnapshot(activityId: string, options?: CallOptions): Promise<ActivitySnapshot> {
     return this.rest.request('activities.getSnapshot', { ...options, params: { activity_id: activityId } });
   }
 }

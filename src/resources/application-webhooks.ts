@@ -15,39 +15,39 @@ export class ApplicationWebhooksManager {
   constructor(private readonly rest: RestClient) {}
 
   /** `GET /applications/{app_id}/webhooks`. */
-  list(applicationId: string, options?: CallOptions): Promise<ApplicationWebhook[]> {
+  async list(applicationId: string, options?: CallOptions): Promise<ApplicationWebhook[]> {
     return this.rest.request('applicationWebhooks.list', { ...options, params: { app_id: applicationId } });
   }
 
   /** `POST /applications/{app_id}/webhooks`. */
-  create(applicationId: string, webhook: CreateApplicationWebhookRequest, options?: CallOptions): Promise<ApplicationWebhook> {
+  async create(applicationId: string, webhook: CreateApplicationWebhookRequest, options?: CallOptions): Promise<ApplicationWebhook> {
     const body = parseInput('applicationWebhooks.create', createApplicationWebhookSchema, webhook);
     return this.rest.request('applicationWebhooks.create', { ...options, params: { app_id: applicationId }, body });
   }
 
   /** `PATCH /applications/{app_id}/webhooks/{webhook_id}`. */
-  update(applicationId: string, webhookId: string, changes: UpdateApplicationWebhookRequest, options?: CallOptions): Promise<ApplicationWebhook> {
+  async update(applicationId: string, webhookId: string, changes: UpdateApplicationWebhookRequest, options?: CallOptions): Promise<ApplicationWebhook> {
     const body = parseInput('applicationWebhooks.update', updateApplicationWebhookSchema, changes);
     return this.rest.request('applicationWebhooks.update', { ...options, params: { app_id: applicationId, webhook_id: webhookId }, body });
   }
 
   /** `DELETE /applications/{app_id}/webhooks/{webhook_id}`. */
-  delete(applicationId: string, webhookId: string, options?: CallOptions): Promise<void> {
+  async delete(applicationId: string, webhookId: string, options?: CallOptions): Promise<void> {
     return this.rest.request('applicationWebhooks.delete', { ...options, params: { app_id: applicationId, webhook_id: webhookId } });
   }
 
   /** `POST .../regenerate-secret`: replaces the signing secret; the old one stops working. The result holds the new secret. */
-  regenerateSecret(applicationId: string, webhookId: string, options?: CallOptions): Promise<ApplicationWebhookSecret> {
+  async regenerateSecret(applicationId: string, webhookId: string, options?: CallOptions): Promise<ApplicationWebhookSecret> {
     return this.rest.request('applicationWebhooks.regenerateSecret', { ...options, params: { app_id: applicationId, webhook_id: webhookId } });
   }
 
   /** `POST .../test`: queues a test delivery (202). */
-  sendTest(applicationId: string, webhookId: string, options?: CallOptions): Promise<WebhookTestDelivery> {
+  async sendTest(applicationId: string, webhookId: string, options?: CallOptions): Promise<WebhookTestDelivery> {
     return this.rest.request('applicationWebhooks.test', { ...options, params: { app_id: applicationId, webhook_id: webhookId } });
   }
 
   /** `GET /applications/{app_id}/webhook-deliveries`: one page of past deliveries. */
-  listDeliveries(applicationId: string, page: PageQuery, options?: CallOptions): Promise<Page<WebhookDelivery>> {
+  async listDeliveries(applicationId: string, page: PageQuery, options?: CallOptions): Promise<Page<WebhookDelivery>> {
     return fetchPage(this.rest, 'applicationWebhooks.listDeliveries', { app_id: applicationId }, page, options);
   }
 

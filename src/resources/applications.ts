@@ -15,39 +15,39 @@ export class ApplicationsManager {
   constructor(private readonly rest: RestClient) {}
 
   /** `GET /applications`: the logged-in user's applications. */
-  list(options?: CallOptions): Promise<Application[]> {
+  async list(options?: CallOptions): Promise<Application[]> {
     return this.rest.request('applications.list', { ...options });
   }
 
   /** `POST /applications`: registers an application. */
-  create(application: CreateApplicationRequest, options?: CallOptions): Promise<Application> {
+  async create(application: CreateApplicationRequest, options?: CallOptions): Promise<Application> {
     const body = parseInput('applications.create', createApplicationSchema, application);
     return this.rest.request('applications.create', { ...options, body });
   }
 
   /** `GET /applications/{app_id}`. */
-  get(applicationId: string, options?: CallOptions): Promise<Application> {
+  async get(applicationId: string, options?: CallOptions): Promise<Application> {
     return this.rest.request('applications.get', { ...options, params: { app_id: applicationId } });
   }
 
   /** `PATCH /applications/{app_id}`. */
-  update(applicationId: string, changes: UpdateApplicationRequest, options?: CallOptions): Promise<Application> {
+  async update(applicationId: string, changes: UpdateApplicationRequest, options?: CallOptions): Promise<Application> {
     const body = parseInput('applications.update', updateApplicationSchema, changes);
     return this.rest.request('applications.update', { ...options, params: { app_id: applicationId }, body });
   }
 
   /** `DELETE /applications/{app_id}`. */
-  delete(applicationId: string, options?: CallOptions): Promise<void> {
+  async delete(applicationId: string, options?: CallOptions): Promise<void> {
     return this.rest.request('applications.delete', { ...options, params: { app_id: applicationId } });
   }
 
   /** `GET /applications/{app_id}/public`: the public view; sends no credentials. */
-  getPublic(applicationId: string, options?: CallOptions): Promise<PublicApplication> {
+  async getPublic(applicationId: string, options?: CallOptions): Promise<PublicApplication> {
     return this.rest.request('applications.getPublic', { ...options, params: { app_id: applicationId } });
   }
 
   /** `GET /applications/{app_id}/api-logs`: one page of API logs. */
-  listApiLogs(applicationId: string, page: PageQuery, options?: CallOptions): Promise<Page<ApiLogEntry>> {
+  async listApiLogs(applicationId: string, page: PageQuery, options?: CallOptions): Promise<Page<ApiLogEntry>> {
     return fetchPage(this.rest, 'applications.listApiLogs', { app_id: applicationId }, page, options);
   }
 
@@ -57,7 +57,7 @@ export class ApplicationsManager {
   }
 
   /** `GET /applications/{app_id}/metrics`. */
-  getMetrics(applicationId: string, options?: CallOptions): Promise<ApplicationMetrics> {
+  async getMetrics(applicationId: string, options?: CallOptions): Promise<ApplicationMetrics> {
     return this.rest.request('applications.getMetrics', { ...options, params: { app_id: applicationId } });
   }
 }

@@ -83,19 +83,19 @@ export class AuthManager {
   }
 
   /** `POST /auth/forgot-password`: starts the password-reset flow. */
-  forgotPassword(request: ForgotPasswordRequest, options?: CallOptions): Promise<void> {
+  async forgotPassword(request: ForgotPasswordRequest, options?: CallOptions): Promise<void> {
     const body = parseInput('auth.forgotPassword', forgotPasswordSchema, request);
     return this.rest.request('auth.forgotPassword', { ...options, body });
   }
 
   /** `POST /auth/reset-password`: completes the password-reset flow. */
-  resetPassword(request: ResetPasswordRequest, options?: CallOptions): Promise<void> {
+  async resetPassword(request: ResetPasswordRequest, options?: CallOptions): Promise<void> {
     const body = parseInput('auth.resetPassword', resetPasswordSchema, request);
     return this.rest.request('auth.resetPassword', { ...options, body });
   }
 
   /** `POST /auth/verify-email/{token}`: confirms an e-mail address. The token never appears in errors. */
-  verifyEmail(token: string, options?: CallOptions): Promise<ApiObject | undefined> {
+  async verifyEmail(token: string, options?: CallOptions): Promise<ApiObject | undefined> {
     return this.rest.request('auth.verifyEmail', { ...options, params: { token } });
   }
 

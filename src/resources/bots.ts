@@ -7,18 +7,18 @@ export class BotsManager {
   constructor(private readonly rest: RestClient) {}
 
   /** `GET /applications/{app_id}/bot`. */
-  get(applicationId: string, options?: CallOptions): Promise<Bot> {
+  async get(applicationId: string, options?: CallOptions): Promise<Bot> {
     return this.rest.request('bots.get', { ...options, params: { app_id: applicationId } });
   }
 
   /** `PATCH /applications/{app_id}/bot`. */
-  update(applicationId: string, changes: UpdateBotRequest, options?: CallOptions): Promise<Bot> {
+  async update(applicationId: string, changes: UpdateBotRequest, options?: CallOptions): Promise<Bot> {
     const body = parseInput('bots.update', updateBotSchema, changes);
     return this.rest.request('bots.update', { ...options, params: { app_id: applicationId }, body });
   }
 
   /** `GET /applications/{app_id}/bot/invite-url`. */
-  getInviteUrl(applicationId: string, options?: CallOptions): Promise<BotInviteUrl> {
+  async getInviteUrl(applicationId: string, options?: CallOptions): Promise<BotInviteUrl> {
     return this.rest.request('bots.getInviteUrl', { ...options, params: { app_id: applicationId } });
   }
 
@@ -27,7 +27,7 @@ export class BotsManager {
    * invalidates the old one. The result holds the new token: keep it secret,
    * and pass it to `client.setBotToken()` if this client acts as that bot.
    */
-  resetToken(applicationId: string, options?: CallOptions): Promise<BotTokenReset> {
+  async resetToken(applicationId: string, options?: CallOptions): Promise<BotTokenReset> {
     return this.rest.request('bots.resetToken', { ...options, params: { app_id: applicationId } });
   }
 }

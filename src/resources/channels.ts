@@ -23,23 +23,23 @@ export class ChannelsManager {
   ) {}
 
   /** `GET /channels/{channel_id}`. */
-  get(channelId: string, options?: CallOptions): Promise<Channel> {
+  async get(channelId: string, options?: CallOptions): Promise<Channel> {
     return this.rest.request('channels.get', { ...options, params: { channel_id: channelId } });
   }
 
   /** `PATCH /channels/{channel_id}`. */
-  update(channelId: string, changes: UpdateChannelRequest, options?: CallOptions): Promise<Channel> {
+  async update(channelId: string, changes: UpdateChannelRequest, options?: CallOptions): Promise<Channel> {
     const body = parseInput('channels.update', updateChannelSchema, changes);
     return this.rest.request('channels.update', { ...options, params: { channel_id: channelId }, body });
   }
 
   /** `DELETE /channels/{channel_id}`. */
-  delete(channelId: string, options?: CallOptions): Promise<void> {
+  async delete(channelId: string, options?: CallOptions): Promise<void> {
     return this.rest.request('channels.delete', { ...options, params: { channel_id: channelId } });
   }
 
   /** `POST /channels/{channel_id}/ack`: marks the channel as read. */
-  ack(channelId: string, options?: CallOptions): Promise<void> {
+  async ack(channelId: string, options?: CallOptions): Promise<void> {
     return this.rest.request('channels.ack', { ...options, params: { channel_id: channelId } });
   }
 
@@ -47,7 +47,7 @@ export class ChannelsManager {
    * `POST /channels/{channel_id}/attachments`: uploads a file as
    * `multipart/form-data` (the encoding is assumed; see docs/assumptions.md).
    */
-  uploadAttachment(channelId: string, upload: AttachmentUpload, options?: CallOptions): Promise<Attachment> {
+  async uploadAttachment(channelId: string, upload: AttachmentUpload, options?: CallOptions): Promise<Attachment> {
     const issues: ValidationIssue[] = [];
     if (typeof upload?.filename !== 'string' || upload.filename === '') issues.push({ path: 'filename', message: 'must be a non-empty string' });
     const data = upload?.data;
@@ -64,7 +64,7 @@ export class ChannelsManager {
   }
 
   /** `GET /channels/{channel_id}/drive-links`. */
-  listDriveLinks(channelId: string, options?: CallOptions): Promise<DriveLink[]> {
+  async listDriveLinks(channelId: string, options?: CallOptions): Promise<DriveLink[]> {
     return this.rest.request('channels.listDriveLinks', { ...options, params: { channel_id: channelId } });
   }
 }

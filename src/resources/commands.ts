@@ -46,7 +46,7 @@ export class CommandsManager {
   }
 
   /** `GET /guilds/{guild_id}/commands`: every command visible in a community, of every application. */
-  listVisibleInGuild(guildId: string, options?: CallOptions): Promise<Command[]> {
+  async listVisibleInGuild(guildId: string, options?: CallOptions): Promise<Command[]> {
     return this.rest.request('commands.listInGuild', { ...options, params: { guild_id: guildId } });
   }
 

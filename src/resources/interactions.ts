@@ -12,7 +12,7 @@ export class InteractionsManager {
    * `interaction_type` is one of 1 (pong), 4 (message, needs `data.content`),
    * 5 (deferred message), 6 (deferred update), 8 (autocomplete) or 9 (modal).
    */
-  respond(interactionId: string, response: InteractionResponse, options?: CallOptions): Promise<ApiObject | undefined> {
+  async respond(interactionId: string, response: InteractionResponse, options?: CallOptions): Promise<ApiObject | undefined> {
     const body = parseInput('interactions.respond', interactionResponseSchema, response);
     return this.rest.request('interactions.respond', { ...options, params: { interaction_id: interactionId }, body });
   }

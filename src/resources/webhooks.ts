@@ -29,42 +29,42 @@ export class WebhooksManager {
   constructor(private readonly rest: RestClient) {}
 
   /** `GET /guilds/{guild_id}/webhooks`. */
-  list(guildId: string, options?: CallOptions): Promise<GuildWebhook[]> {
+  async list(guildId: string, options?: CallOptions): Promise<GuildWebhook[]> {
     return this.rest.request('webhooks.list', { ...options, params: { guild_id: guildId } });
   }
 
   /** `POST /guilds/{guild_id}/webhooks`: creates a webhook limited to one channel. The result holds its secret token. */
-  create(guildId: string, webhook: CreateGuildWebhookRequest, options?: CallOptions): Promise<GuildWebhook> {
+  async create(guildId: string, webhook: CreateGuildWebhookRequest, options?: CallOptions): Promise<GuildWebhook> {
     const body = parseInput('webhooks.create', createGuildWebhookSchema, webhook);
     return this.rest.request('webhooks.create', { ...options, params: { guild_id: guildId }, body });
   }
 
   /** `DELETE /guilds/{guild_id}/webhooks/{webhook_id}`. */
-  delete(guildId: string, webhookId: string, options?: CallOptions): Promise<void> {
+  async delete(guildId: string, webhookId: string, options?: CallOptions): Promise<void> {
     return this.rest.request('webhooks.delete', { ...options, params: { guild_id: guildId, webhook_id: webhookId } });
   }
 
   /** `POST /guilds/{guild_id}/webhooks/{webhook_id}/reset-token`: replaces the path token; the old one stops working. */
-  resetToken(guildId: string, webhookId: string, options?: CallOptions): Promise<GuildWebhook> {
+  async resetToken(guildId: string, webhookId: string, options?: CallOptions): Promise<GuildWebhook> {
     return this.rest.request('webhooks.resetToken', { ...options, params: { guild_id: guildId, webhook_id: webhookId } });
   }
 
   /** `POST /webhooks/{webhook_id}/{webhook_token}`: publishes a message (content 1 to 2000 characters). */
-  execute(webhook: WebhookTarget, message: WebhookMessage, options?: CallOptions): Promise<ApiObject | undefined> {
+  async execute(webhook: WebhookTarget, message: WebhookMessage, options?: CallOptions): Promise<ApiObject | undefined> {
     const params = targetParams('webhooks.execute', webhook);
     const body = parseInput('webhooks.execute', webhookMessageSchema, message);
     return this.rest.request('webhooks.execute', { ...options, params, body });
   }
 
   /** `PATCH /webhooks/{webhook_id}/{token}`: updates the webhook with its path token. */
-  updateWithToken(webhook: WebhookTarget, changes: UpdateWebhookRequest, options?: CallOptions): Promise<GuildWebhook> {
+  async updateWithToken(webhook: WebhookTarget, changes: UpdateWebhookRequest, options?: CallOptions): Promise<GuildWebhook> {
     const params = targetParams('webhooks.updateWithToken', webhook);
     const body = parseInput('webhooks.updateWithToken', updateWebhookSchema, changes);
     return this.rest.request('webhooks.updateWithToken', { ...options, params, body });
   }
 
   /** `DELETE /webhooks/{webhook_id}/{token}`: deletes the webhook with its path token. */
-  deleteWithToken(webhook: WebhookTarget, options?: CallOptions): Promise<void> {
+  async deleteWithToken(webhook: WebhookTarget, options?: CallOptions): Promise<void> {
     const params = targetParams('webhooks.deleteWithToken', webhook);
     return this.rest.request('webhooks.deleteWithToken', { ...options, params });
   }

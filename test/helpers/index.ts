@@ -1,0 +1,146 @@
+/**
+ * Shared test helpers: one loopback HTTP server, one MSW recorder, and client factories.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { http as mswHttp, HttpResponse } from 'msw';
+import { setupServer } from 'msw/node';
+import { Client, type ClientOptions } from '../../src/index.js';
+
+/** Secrets used by the fixtures; tests assert none of them leaks. */
+export const SECRETS = {
+  botToken: 'bot-token-Zx81.secret',
+  accessToken: 'access-token-Qw72.secret',
+  refreshCookie: 'refresh-cookie-Kp55.secret',
+  webhookToken: 'webhook-token-Mm31.secret',
+} as const;
+
+/** A request as a server saw it. */
+export interface RecordedRequest {
+  method: string;
+  /** Path and query, as sent on the wire. */
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** What a responder returns. */
+export interface CannedResponse {
+  status?: number;
+  json?: unknown;
+  text?: string;
+  headers?: Record<string, string | string[]>;
+}
+
+export type Responder = (request: RecordedRequest) => CannedResponse | Promise<CannedResponse>;
+
+/** An MSW server that records every request and answers through a replaceable responder. */
+export interface MswRecorder {
+  server: ReturnType<typeof setupServer>;
+  requests: RecordedRequest[];
+  respond(responder: Responder): void;
+}
+
+export function createMswRecorder(): MswRecorder {
+  const requests: RecordedRequest[] = [];
+  let responder: Responder = () => ({ status: 200, json: {} });
+  const server = setupServer(
+    mswHttp.all('*', async ({ request }) => {
+      const url = new URL(request.url);
+      const headers: Record<string, string> = {};
+      request.headers.forEach((value, name) => {
+        headers[name] = value;
+      });
+      const recorded: RecordedRequest = { method: request.method, url: url.pathname + url.search, headers, body: await request.text() };
+      requests.push(recorded);
+      const answer = await responder(recorded);
+      const responseHeaders = new Headers();
+      for (const [name, value] of Object.entries(answer.headers ?? {})) {
+        for (const item of Array.isArray(value) ? value : [value]) responseHeaders.append(name, item);
+      }
+      if (answer.json !== undefined) {
+        responseHeaders.set('content-type', 'application/json');
+        return new HttpResponse(JSON.stringify(answer.json), { status: answer.status ?? 200, headers: responseHeaders });
+      }
+      return new HttpResponse(answer.text ?? null, { status: answer.status ?? 200, headers: responseHeaders });
+    }),
+  );
+  return {
+    server,
+    requests,
+    respond(next) {
+      responder = next;
+    },
+  };
+}
+
+/** A real HTTP server on 127.0.0.1, port 0. */
+export interface LoopbackServer {
+  url: string;
+  requests: RecordedRequest[];
+  /** Raw handler access, for fault injection. */
+  setHandler(handler: (request: http.IncomingMessage, response: http.ServerResponse, body: string) => void): void;
+  close(): Promise<void>;
+}
+
+export async function startLoopbackServer(
+  handler: (request: http.IncomingMessage, response: http.ServerResponse, body: string) => void = (_req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end('{}');
+  },
+): Promise<LoopbackServer> {
+  const requests: RecordedRequest[] = [];
+  let current = handler;
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(request.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      requests.push({ method: request.method ?? '', url: request.url ?? '', headers, body });
+      current(request, response, body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    setHandler(next) {
+      current = next;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Base URL used with MSW (https, so credentials may be sent). */
+export const MSW_BASE_URL = 'https://chat.test';
+
+/** A client on the fetch transport (MSW intercepts it) holding every kind of credential. */
+export function createMswClient(options: ClientOptions = {}): Client {
+  return new Client({
+    baseUrl: MSW_BASE_URL,
+    transport: 'fetch',
+    applicationId: 'app1',
+    auth: {
+      botToken: SECRETS.botToken,
+      session: {
+        accessToken: SECRETS.accessToken,
+        accessTokenExpiresAt: Date.now() + 600_000,
+        cookies: [{ name: 'refresh_token', value: SECRETS.refreshCookie, path: '/', expiresAt: undefined }],
+      },
+      webhookTokens: { wh1: SECRETS.webhookToken },
+    },
+    ...options,
+  });
+}
+
+/** Asserts that no fixture secret appears in `text`. */
+export function findLeakedSecrets(text: string, extra: readonly string[] = []): string[] {
+  return [...Object.values(SECRETS), ...extra].filter((secret) => text.includes(secret) || text.includes(encodeURIComponent(secret)));
+}

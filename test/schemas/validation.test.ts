@@ -1,0 +1,100 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ValidationError, countCharacters, isValidationError, type Client } from '../../src/index.js';
+import { createMswClient, createMswRecorder } from '../helpers/index.js';
+
+const recorder = createMswRecorder();
+beforeAll(() => recorder.server.listen({ onUnhandledRequest: 'error' }));
+afterEach(() => {
+  recorder.requests.length = 0;
+});
+afterAll(() => recorder.server.close());
+
+interface InvalidCase {
+  name: string;
+  call: (client: Client) => Promise<unknown>;
+  /** Every field path the error must name. */
+  paths: string[];
+}
+
+const long = (n: number) => 'x'.repeat(n);
+
+const invalid: InvalidCase[] = [
+  { name: 'command name too long', call: (c) => c.commands.create({ name: long(33), description: 'd' }), paths: ['name'] },
+  { name: 'empty command name', call: (c) => c.commands.create({ name: '', description: 'd' }), paths: ['name'] },
+  { name: 'command without description, bad dm_permission', call: (c) => c.commands.create({ name: 'ok', dm_permission: 'yes' } as never), paths: ['description', 'dm_permission'] },
+  { name: 'bad option descriptor', call: (c) => c.commands.create({ name: 'ok', description: 'd', options: [{ type: 0, name: '' }] } as never), paths: ['options.0.type', 'options.0.name'] },
+  { name: 'duplicate names in a bulk replace', call: (c) => c.commands.replace([{ name: 'A', description: 'd' }, { name: 'a', description: 'd' }]), paths: ['1.name'] },
+  { name: 'sync with a bad definition', call: (c) => c.commands.sync([{ name: long(40), description: 'd' }]), paths: ['0.name'] },
+  { name: 'webhook content missing', call: (c) => c.webhooks.execute('wh1', {} as never), paths: ['content'] },
+  { name: 'webhook content empty', call: (c) => c.webhooks.execute('wh1', { content: '' }), paths: ['content'] },
+  { name: 'webhook content over 2000', call: (c) => c.webhooks.execute('wh1', { content: long(2001) }), paths: ['content'] },
+  { name: 'webhook username not a string', call: (c) => c.webhooks.execute('wh1', { content: 'hi', username: 5 } as never), paths: ['username'] },
+  { name: 'interaction type not allowed', call: (c) => c.interactions.respond('i1', { interaction_type: 7 } as never), paths: ['interaction_type'] },
+  { name: 'type 4 without content', call: (c) => c.interactions.respond('i1', { interaction_type: 4, data: {} }), paths: ['data.content'] },
+  { name: 'page zero, per_page fractional', call: (c) => c.applications.listApiLogs('app1', { page: 0, perPage: 1.5 }), paths: ['page', 'perPage'] },
+  { name: 'deliveries missing per_page', call: (c) => c.applicationWebhooks.listDeliveries('app1', { page: 1 } as never), paths: ['perPage'] },
+  { name: 'login with bad email and empty password', call: (c) => c.auth.login({ email: 'not-an-email', password: '' }), paths: ['email', 'password'] },
+  { name: 'empty path parameter', call: (c) => c.channels.get(''), paths: ['channel_id'] },
+  { name: 'dot-dot path parameter', call: (c) => c.activities.get('..'), paths: ['activity_id'] },
+  { name: 'non-string path parameter', call: (c) => c.channels.get(42 as never), paths: ['channel_id'] },
+  { name: 'create guild webhook without channel', call: (c) => c.webhooks.create('g1', { name: 'x' } as never), paths: ['channel_id'] },
+  { name: 'attachment without filename', call: (c) => c.channels.uploadAttachment('ch1', { data: 5, filename: '' } as never), paths: ['filename', 'data'] },
+  { name: 'request escape hatch with traversal', call: (c) => c.request({ method: 'GET', path: '/channels/../admin' }), paths: ['path'] },
+  { name: 'credential not accepted by the route', call: (c) => c.applications.list({ credential: 'bot' }), paths: ['credential'] },
+];
+
+describe('validation before the network', () => {
+  it.each(invalid)('$name: rejects with ValidationError and sends nothing', async ({ call, paths }) => {
+    const client = createMswClient();
+    const error = await call(client).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isValidationError(error)).toBe(true);
+    expect(error).toBeInstanceOf(ValidationError);
+    const issues = (error as ValidationError).issues.map((issue) => issue.path);
+    for (const path of paths) expect(issues).toContain(path);
+    for (const path of paths) expect((error as Error).message).toContain(path);
+    expect(recorder.requests).toHaveLength(0);
+  });
+
+  it('reports a missing application id with a hint', async () => {
+    const client = createMswClient({ applicationId: undefined as never });
+    await expect(client.commands.list()).rejects.toThrow(/applicationId.*client option/);
+    expect(recorder.requests).toHaveLength(0);
+  });
+
+  it('accepts the boundaries: 32-character names, 1 and 2000-character content', async () => {
+    recorder.respond(() => ({ status: 204 }));
+    const client = createMswClient();
+    await client.commands.create({ name: 'A'.repeat(32), description: 'd' }).catch(() => undefined);
+    await client.webhooks.execute('wh1', { content: 'x' });
+    await client.webhooks.execute('wh1', { content: long(2000) });
+    expect(recorder.requests).toHaveLength(3);
+    expect(JSON.parse(recorder.requests[0]?.body ?? '{}').name).toBe('a'.repeat(32));
+  });
+
+  it('counts characters as code points, so 2000 emoji are allowed and 2001 are not', async () => {
+    recorder.respond(() => ({ status: 204 }));
+    const client = createMswClient();
+    const emoji = '😀';
+    expect(countCharacters(emoji.repeat(3))).toBe(3);
+    await client.webhooks.execute('wh1', { content: emoji.repeat(2000) });
+    await expect(client.webhooks.execute('wh1', { content: emoji.repeat(2001) })).rejects.toThrow(/2000 characters \(got 2001\)/);
+    expect(recorder.requests).toHaveLength(1);
+  });
+
+  it('keeps unknown request fields and fills dm_permission', async () => {
+    recorder.respond(() => ({ status: 201, json: { id: '1', name: 'quiz' } }));
+    const client = createMswClient();
+    await client.commands.create({ name: 'QUIZ', description: 'd', default_member_permissions: '8' });
+    expect(JSON.parse(recorder.requests[0]?.body ?? '{}')).toEqual({ name: 'quiz', description: 'd', default_member_permissions: '8', dm_permission: true });
+  });
+
+  it('sends data {} for callback types that carry no data', async () => {
+    recorder.respond(() => ({ status: 204 }));
+    const client = createMswClient();
+    await client.interactions.respond('i1', { interaction_type: 5 });
+    expect(JSON.parse(recorder.requests[0]?.body ?? '{}')).toEqual({ interaction_type: 5, data: {} });
+  });
+});
