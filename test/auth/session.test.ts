@@ -1,0 +1,62 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AuthenticationError, Client, CookieJar, UnexpectedResponseError } from '../../src/index.js';
+import { createMswRecorder } from '../helpers/index.js';
+
+const recorder = createMswRecorder();
+beforeAll(() => recorder.server.listen({ onUnhandledRequest: 'error' }));
+afterEach(() => {
+  recorder.requests.length = 0;
+});
+afterAll(() => recorder.server.close());
+
+describe('user session', () => {
+  it('logout after revocation clears the local session and reports the 401', async () => {
+    recorder.respond(() => ({ status: 401, json: { message: 'revoked' } }));
+    const client = new Client({
+      baseUrl: 'https://chat.test',
+      transport: 'fetch',
+      auth: { session: { accessToken: 'a', cookies: [{ name: 'rt', value: 'r', path: '/', expiresAt: undefined }] } },
+    });
+    await expect(client.auth.logout()).rejects.toBeInstanceOf(AuthenticationError);
+    expect(client.session.canRefresh).toBe(false);
+    expect(client.session.accessToken).toBeUndefined();
+  });
+
+  it('says how to fix a login response whose token field is unknown, and accepts a custom reader', async () => {
+    recorder.respond(() => ({ json: { jwt: 'xyz' } }));
+    const client = new Client({ baseUrl: 'https://chat.test', transport: 'fetch' });
+    await expect(client.auth.login({ email: 'a@b.c', password: 'p' })).rejects.toThrow(UnexpectedResponseError);
+    await expect(client.auth.login({ email: 'a@b.c', password: 'p' })).rejects.toThrow(/readAccessToken/);
+    const custom = new Client({
+      baseUrl: 'https://chat.test',
+      transport: 'fetch',
+      readAccessToken: (body) => ({ accessToken: (body as { jwt: string }).jwt }),
+    });
+    await custom.auth.login({ email: 'a@b.c', password: 'p' });
+    expect(custom.session.accessToken).toBe('xyz');
+  });
+
+  it('exports and restores a session', async () => {
+    const client = new Client({ baseUrl: 'https://chat.test', transport: 'fetch' });
+    client.session.setAccessToken('tok', 1000);
+    client.session.cookies.storeSetCookieHeaders(['rt=abc; Path=/']);
+    const restored = new Client({ baseUrl: 'https://chat.test', transport: 'fetch', auth: { session: client.session.export() } });
+    expect(restored.session.accessToken).toBe('tok');
+    expect(restored.session.cookies.headerFor('/api/v1/auth/refresh')).toBe('rt=abc');
+  });
+});
+
+describe('CookieJar', () => {
+  it('matches paths, expires cookies and deletes on empty values', () => {
+    let now = 0;
+    const jar = new CookieJar(() => now);
+    jar.storeSetCookieHeaders(['a=1; Path=/api/v1/auth; Max-Age=10', 'b=2', 'c=3; Path=/other']);
+    expect(jar.headerFor('/api/v1/auth/refresh')).toBe('a=1; b=2');
+    expect(jar.headerFor('/api/v1/authx')).toBe('b=2');
+    now = 11_000;
+    expect(jar.headerFor('/api/v1/auth/refresh')).toBe('b=2');
+    jar.storeSetCookieHeaders(['b=; Max-Age=0']);
+    expect(jar.headerFor('/')).toBeUndefined();
+    expect(JSON.stringify(jar)).not.toContain('=3');
+  });
+});

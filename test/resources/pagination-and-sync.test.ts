@@ -1,0 +1,87 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { extractPageItems } from '../../src/index.js';
+import { createMswClient, createMswRecorder } from '../helpers/index.js';
+
+const recorder = createMswRecorder();
+beforeAll(() => recorder.server.listen({ onUnhandledRequest: 'error' }));
+afterEach(() => {
+  recorder.requests.length = 0;
+});
+afterAll(() => recorder.server.close());
+
+describe('pagination', () => {
+  it('walks api-logs page by page until a short page', async () => {
+    const all = Array.from({ length: 23 }, (_, i) => ({ id: `log${i}` }));
+    recorder.respond((request) => {
+      const url = new URL(request.url, 'https://x');
+      const page = Number(url.searchParams.get('page'));
+      const perPage = Number(url.searchParams.get('per_page'));
+      return { json: all.slice((page - 1) * perPage, page * perPage) };
+    });
+    const seen: string[] = [];
+    for await (const entry of createMswClient().applications.iterateApiLogs('app1', { perPage: 10 })) seen.push(entry['id'] as string);
+    expect(seen).toEqual(all.map((e) => e.id));
+    expect(recorder.requests.map((r) => r.url)).toEqual([
+      '/api/v1/applications/app1/api-logs?page=1&per_page=10',
+      '/api/v1/applications/app1/api-logs?page=2&per_page=10',
+      '/api/v1/applications/app1/api-logs?page=3&per_page=10',
+    ]);
+  });
+
+  it('stops on an exact multiple with an empty page, on has_more false, and at maxPages', async () => {
+    recorder.respond((request) => {
+      const page = Number(new URL(request.url, 'https://x').searchParams.get('page'));
+      return { json: { deliveries: page <= 2 ? [{ id: page }, { id: page + 10 }] : [], has_more: page < 2 } };
+    });
+    const client = createMswClient();
+    const items = [];
+    for await (const delivery of client.applicationWebhooks.iterateDeliveries('app1', { perPage: 2 })) items.push(delivery);
+    expect(items).toHaveLength(4);
+    expect(recorder.requests).toHaveLength(2);
+
+    recorder.requests.length = 0;
+    const limited = [];
+    for await (const delivery of client.applicationWebhooks.iterateDeliveries('app1', { perPage: 2, startPage: 1, maxPages: 1 })) limited.push(delivery);
+    expect(limited).toHaveLength(2);
+    expect(recorder.requests).toHaveLength(1);
+  });
+
+  it('rejects a bad perPage on the first step, sending nothing', async () => {
+    const iterator = createMswClient().applications.iterateApiLogs('app1', { perPage: 0 });
+    await expect(iterator.next()).rejects.toThrow(/perPage/);
+    expect(recorder.requests).toHaveLength(0);
+  });
+
+  it('finds items in any common envelope', () => {
+    expect(extractPageItems([1])).toEqual([1]);
+    expect(extractPageItems({ items: [2] })).toEqual([2]);
+    expect(extractPageItems({ total: 1, whatever: [3] })).toEqual([3]);
+    expect(extractPageItems('x')).toEqual([]);
+  });
+});
+
+describe('commands.sync', () => {
+  const serverCommands = [
+    { id: '1', application_id: 'app1', name: 'quiz', description: 'Start a quiz', dm_permission: true, version: '7', options: [{ type: 3, name: 'topic', description: 'Topic', required: false, autocomplete: true }] },
+  ];
+
+  it('does not replace commands that already match (ignoring ids, case and defaults)', async () => {
+    recorder.respond(() => ({ json: serverCommands }));
+    const result = await createMswClient().commands.sync([{ name: 'Quiz', description: 'Start a quiz', options: [{ type: 3, name: 'topic', description: 'Topic', autocomplete: true }] }]);
+    expect(result.changed).toBe(false);
+    expect(recorder.requests.map((r) => r.method)).toEqual(['GET']);
+  });
+
+  it.each([
+    ['a changed description', [{ name: 'quiz', description: 'Start a new quiz', options: [{ type: 3, name: 'topic', description: 'Topic', autocomplete: true }] }]],
+    ['a removed option flag', [{ name: 'quiz', description: 'Start a quiz', options: [{ type: 3, name: 'topic', description: 'Topic' }] }]],
+    ['an extra command', [{ name: 'quiz', description: 'Start a quiz', options: [{ type: 3, name: 'topic', description: 'Topic', autocomplete: true }] }, { name: 'score', description: 'Score' }]],
+    ['dm_permission turned off', [{ name: 'quiz', description: 'Start a quiz', dm_permission: false, options: [{ type: 3, name: 'topic', description: 'Topic', autocomplete: true }] }]],
+  ])('replaces them once on %s', async (_label, definitions) => {
+    recorder.respond((request) => ({ json: request.method === 'GET' ? serverCommands : JSON.parse(request.body) }));
+    const result = await createMswClient().commands.sync(definitions, { guildId: 'g1' });
+    expect(result.changed).toBe(true);
+    expect(recorder.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /api/v1/guilds/g1/commands/app1', 'PUT /api/v1/guilds/g1/commands/app1']);
+    expect(JSON.parse(recorder.requests[1]?.body ?? '[]')).toHaveLength(definitions.length);
+  });
+});

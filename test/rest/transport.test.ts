@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AbortError, Client, NetworkError, TimeoutError, UnexpectedResponseError, isNetworkError, isTimeoutError } from '../../src/index.js';
+import { SECRETS, findLeakedSecrets, startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
+
+let server: LoopbackServer;
+beforeAll(async () => {
+  server = await startLoopbackServer();
+});
+afterAll(() => server.close());
+
+for (const transport of ['undici', 'fetch'] as const) {
+  describe(`${transport} transport on a real loopback server`, () => {
+    const client = () => new Client({ baseUrl: server.url, transport, auth: { botToken: SECRETS.botToken }, timeoutMs: 500 });
+
+    it('sends JSON with credentials and parses JSON, keeping unknown fields', async () => {
+      server.setHandler((request, response, body) => {
+        response.setHeader('content-type', 'application/json; charset=utf-8');
+        response.end(JSON.stringify({ id: 'ch1', seen: { method: request.method, url: request.url, auth: request.headers.authorization, body }, future: true }));
+      });
+      const result = await client().channels.update('ch1', { name: 'général' });
+      expect(result).toEqual({
+        id: 'ch1',
+        future: true,
+        seen: { method: 'PATCH', url: '/api/v1/channels/ch1', auth: `Bot ${SECRETS.botToken}`, body: JSON.stringify({ name: 'général' }) },
+      });
+      const sent = server.requests.at(-1);
+      expect(sent?.headers['user-agent']).toMatch(/^community-chat-sdk\//);
+    });
+
+    it('resolves a 204 to undefined', async () => {
+      server.setHandler((_request, response) => {
+        response.statusCode = 204;
+        response.end();
+      });
+      await expect(client().channels.ack('ch1')).resolves.toBeUndefined();
+    });
+
+    it('uploads multipart attachments', async () => {
+      server.setHandler((request, response, body) => {
+        response.setHeader('content-type', 'application/json');
+        response.end(JSON.stringify({ type: request.headers['content-type'], body }));
+      });
+      const result = (await client().channels.uploadAttachment('ch1', { data: new Uint8Array([104, 105]), filename: 'hi.txt', contentType: 'text/plain' })) as { type: string; body: string };
+      expect(result.type).toMatch(/^multipart\/form-data; boundary=/);
+      expect(result.body).toContain('filename="hi.txt"');
+      expect(result.body).toContain('Content-Type: text/plain');
+      expect(result.body).toContain('\r\n\r\nhi\r\n');
+    });
+
+    it('times out a slow response with TimeoutError, without leaking the token', async () => {
+      server.setHandler(() => {
+        // never answers
+      });
+      const error = await client().channels.get('ch1').catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(TimeoutError);
+      expect(isTimeoutError(error)).toBe(true);
+      expect((error as TimeoutError).timeoutMs).toBe(500);
+      expect(findLeakedSecrets(String(error))).toEqual([]);
+    });
+
+    it('times out a body that stalls halfway', async () => {
+      server.setHandler((_request, response) => {
+        response.setHeader('content-type', 'application/json');
+        response.write('{"partial":');
+      });
+      await expect(client().channels.get('ch1')).rejects.toBeInstanceOf(TimeoutError);
+    });
+
+    it('aborts with the caller signal, before and during the request', async () => {
+      server.setHandler(() => {
+        // never answers
+      });
+      const before = new AbortController();
+      before.abort();
+      const early = (await client().channels.get('ch1', { signal: before.signal }).catch((e: unknown) => e)) as AbortError;
+      expect(early).toBeInstanceOf(AbortError);
+      expect(early.mayHaveReachedServer).toBe(false);
+
+      const during = new AbortController();
+      setTimeout(() => during.abort(), 50);
+      await expect(client().channels.get('ch1', { signal: during.signal })).rejects.toBeInstanceOf(AbortError);
+    });
+
+    it('reports a reset connection as a NetworkError that may have reached the server', async () => {
+      server.setHandler((request) => {
+        request.socket.destroy();
+      });
+      const error = (await client().channels.get('ch1').catch((e: unknown) => e)) as NetworkError;
+      expect(isNetworkError(error)).toBe(true);
+      expect(error.mayHaveReachedServer).toBe(true);
+    });
+
+    it('reports invalid JSON on a 2xx as UnexpectedResponseError', async () => {
+      server.setHandler((_request, response) => {
+        response.setHeader('content-type', 'application/json');
+        response.end('{not json');
+      });
+      await expect(client().channels.get('ch1')).rejects.toBeInstanceOf(UnexpectedResponseError);
+    });
+  });
+}
+
+describe('connection refused', () => {
+  it.each(['undici', 'fetch'] as const)('%s: NetworkError that provably never reached the server', async (transport) => {
+    const closed = await startLoopbackServer();
+    const url = closed.url;
+    await closed.close();
+    const error = (await new Client({ baseUrl: url, transport, auth: { botToken: SECRETS.botToken } }).channels.get('ch1').catch((e: unknown) => e)) as NetworkError;
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error.mayHaveReachedServer).toBe(false);
+    expect(error.message).toContain('ECONNREFUSED');
+  });
+});
