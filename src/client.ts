@@ -26,48 +26,48 @@ import { WebhooksManager } from './resources/webhooks.js';
 /** Credentials a client starts with. All are optional; add more later. */
 export interface ClientAuth {
   /** A bot token, sent as `Authorization: Bot <token>`. */
-  botToken?: string;
+  botToken?: string | undefined;
   /** A user session exported earlier with `client.session.export()`. Use `client.auth.login()` to start a new one. */
-  session?: SessionSnapshot;
+  session?: SessionSnapshot | undefined;
   /** Webhook path tokens, by webhook id. */
-  webhookTokens?: Record<string, string>;
+  webhookTokens?: Record<string, string> | undefined;
 }
 
 /** Options of {@link Client}. */
 export interface ClientOptions {
   /** Where the service runs, without the `/api/v1` prefix. @default "http://localhost:8080" */
-  baseUrl?: string;
+  baseUrl?: string | undefined;
   /** Path prefix of every operation. @default "/api/v1" */
-  apiPrefix?: string;
+  apiPrefix?: string | undefined;
   /** Path prefix of login, refresh and logout (not shown in the contract). @default "/api/v1" */
-  authPrefix?: string;
+  authPrefix?: string | undefined;
   /** Credentials. */
-  auth?: ClientAuth;
+  auth?: ClientAuth | undefined;
   /** Default application id for command calls. @default undefined */
-  applicationId?: string;
+  applicationId?: string | undefined;
   /** Which credential to use when an operation accepts both bot and user. @default "bot" */
-  preferredCredential?: 'bot' | 'user';
+  preferredCredential?: 'bot' | 'user' | undefined;
   /**
    * The HTTP stack: `"undici"` (fast, the Node default), `"fetch"` (uses
    * `globalThis.fetch` at each request, so MSW intercepts it in tests), or
    * your own {@link Transport}.
    * @default "undici" on Node, "fetch" elsewhere
    */
-  transport?: 'undici' | 'fetch' | Transport;
+  transport?: 'undici' | 'fetch' | Transport | undefined;
   /** An undici dispatcher (e.g. a ProxyAgent) for the undici transport. @default a keep-alive Pool per origin */
-  dispatcher?: Dispatcher;
+  dispatcher?: Dispatcher | undefined;
   /** Per-attempt timeout in milliseconds. @default 30000 */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Allow credentials over plain `http://` to a host that is not loopback. @default false */
-  allowInsecureHttp?: boolean;
+  allowInsecureHttp?: boolean | undefined;
   /** Overrides of route-table rows (method, path or accepted credentials) by operation id. @default {} */
-  routeOverrides?: RouteOverrides;
+  routeOverrides?: RouteOverrides | undefined;
   /** Form field name of uploaded attachment files. @default "file" */
-  attachmentFieldName?: string;
+  attachmentFieldName?: string | undefined;
   /** Reads the access token from login and refresh responses. @default access_token, accessToken or token */
-  readAccessToken?: AccessTokenReader;
+  readAccessToken?: AccessTokenReader | undefined;
   /** The clock, in epoch milliseconds. @default Date.now */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 /** Resolved, non-secret view of a client's configuration. */

@@ -16,11 +16,11 @@ import type { ApiObject, GuildWebhook } from './schemas/responses.js';
 /** Options of {@link WebhookClient}. */
 export interface WebhookClientOptions {
   /** The HTTP stack; see `ClientOptions.transport`. @default "undici" on Node, "fetch" elsewhere */
-  transport?: 'undici' | 'fetch' | Transport;
+  transport?: 'undici' | 'fetch' | Transport | undefined;
   /** Per-attempt timeout in milliseconds. @default 30000 */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Allow sending the token over plain `http://` to a host that is not loopback. @default false */
-  allowInsecureHttp?: boolean;
+  allowInsecureHttp?: boolean | undefined;
 }
 
 const WEBHOOK_PATH = /^(.*)\/webhooks\/([^/]+)\/([^/]+)\/?$/;

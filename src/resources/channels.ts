@@ -10,9 +10,9 @@ export interface AttachmentUpload {
   /** File name shown to users. */
   filename: string;
   /** Media type. @default "application/octet-stream" (or the Blob's own type) */
-  contentType?: string;
+  contentType?: string | undefined;
   /** Extra form fields sent beside the file. */
-  fields?: Record<string, string>;
+  fields?: Record<string, string> | undefined;
 }
 
 /** Channels: read, update, delete, acknowledge, attachments and drive links. User or bot credentials. */

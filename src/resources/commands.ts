@@ -6,9 +6,9 @@ import type { Command } from '../schemas/responses.js';
 /** Which application, and optionally which community, a command call addresses. */
 export interface CommandScope extends CallOptions {
   /** The application. @default the client's `applicationId` option */
-  applicationId?: string;
+  applicationId?: string | undefined;
   /** A community: address its community-specific commands instead of the global ones. */
-  guildId?: string;
+  guildId?: string | undefined;
 }
 
 /** The outcome of {@link CommandsManager.sync}. */

@@ -56,9 +56,9 @@ export interface IteratePagesOptions extends CallOptions {
   /** Items per page. */
   perPage: number;
   /** First page to fetch. @default 1 */
-  startPage?: number;
+  startPage?: number | undefined;
   /** Stop after this many pages. @default Infinity */
-  maxPages?: number;
+  maxPages?: number | undefined;
 }
 
 /** Walks pages until one is short, empty, or says it is the last. */

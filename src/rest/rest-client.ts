@@ -32,13 +32,13 @@ import { TransportFailure, type Transport, type TransportResponse } from './tran
 /** Options every SDK method accepts as its last argument. */
 export interface CallOptions {
   /** Cancels the call wherever it is. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Per-attempt timeout in milliseconds, overriding the client's. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Forces one credential kind among those the operation accepts. */
-  credential?: CredentialKind;
+  credential?: CredentialKind | undefined;
   /** Extra request headers (e.g. `x-audit-log-reason`). Credential headers cannot be overridden. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
 }
 
 /** Values a query string can carry. */
@@ -47,13 +47,13 @@ export type QueryValue = string | number | boolean | undefined;
 /** The input of one request. */
 export interface RequestInput extends CallOptions {
   /** Path parameters by name. */
-  params?: Readonly<Record<string, unknown>>;
+  params?: Readonly<Record<string, unknown>> | undefined;
   /** Query parameters. */
-  query?: Readonly<Record<string, QueryValue>>;
+  query?: Readonly<Record<string, QueryValue>> | undefined;
   /** JSON body. */
-  body?: unknown;
+  body?: unknown | undefined;
   /** Multipart body (for uploads); wins over `body`. */
-  formData?: FormData;
+  formData?: FormData | undefined;
 }
 
 /** A route described by hand, for the low-level escape hatch. */

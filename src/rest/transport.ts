@@ -92,11 +92,11 @@ function findCode(error: unknown): string | undefined {
 /** Options of {@link UndiciTransport}. */
 export interface UndiciTransportOptions {
   /** A dispatcher to use instead of the transport's own pools (e.g. a proxy agent). */
-  dispatcher?: Dispatcher;
+  dispatcher?: Dispatcher | undefined;
   /** Maximum sockets per origin. @default 128 */
-  connections?: number;
+  connections?: number | undefined;
   /** Idle keep-alive time of a socket, in milliseconds. @default 4000 */
-  keepAliveTimeoutMs?: number;
+  keepAliveTimeoutMs?: number | undefined;
 }
 
 /** The default Node transport, on undici's `request()` with keep-alive pools. */
