@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ApiError,
   AuthenticationError,
@@ -15,14 +15,9 @@ import {
   isServerError,
   isValidationError,
 } from '../src/index.js';
-import { createMswClient, createMswRecorder, type CannedResponse } from './helpers/index.js';
+import { createMswClient, useMswRecorder, type CannedResponse } from './helpers/index.js';
 
-const recorder = createMswRecorder();
-beforeAll(() => recorder.server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => {
-  recorder.requests.length = 0;
-});
-afterAll(() => recorder.server.close());
+const recorder = useMswRecorder();
 
 const statuses = [
   { status: 401, type: AuthenticationError, guard: isAuthenticationError },

@@ -1,15 +1,10 @@
 import { inspect } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WebhookClient, isApiError, type ApiError } from '../src/index.js';
 import { redactHeaders, redactValue, scrubText } from '../src/redact.js';
-import { MSW_BASE_URL, SECRETS, createMswClient, createMswRecorder, findLeakedSecrets } from './helpers/index.js';
+import { MSW_BASE_URL, SECRETS, createMswClient, useMswRecorder, findLeakedSecrets } from './helpers/index.js';
 
-const recorder = createMswRecorder();
-beforeAll(() => recorder.server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => {
-  recorder.requests.length = 0;
-});
-afterAll(() => recorder.server.close());
+const recorder = useMswRecorder();
 
 function everyView(value: unknown): string {
   const error = value as Error;

@@ -1,13 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Client, InsecureTransportError, MissingCredentialError, WebhookClient, isMissingCredentialError, isValidationError } from '../../src/index.js';
-import { SECRETS, createMswClient, createMswRecorder } from '../helpers/index.js';
+import { SECRETS, createMswClient, useMswRecorder } from '../helpers/index.js';
 
-const recorder = createMswRecorder();
-beforeAll(() => recorder.server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => {
-  recorder.requests.length = 0;
-});
-afterAll(() => recorder.server.close());
+const recorder = useMswRecorder();
 
 describe('credential selection', () => {
   it('rejects locally when the client holds no accepted credential', async () => {

@@ -1,13 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AuthenticationError, Client, CookieJar, UnexpectedResponseError } from '../../src/index.js';
-import { createMswRecorder } from '../helpers/index.js';
+import { useMswRecorder } from '../helpers/index.js';
 
-const recorder = createMswRecorder();
-beforeAll(() => recorder.server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => {
-  recorder.requests.length = 0;
-});
-afterAll(() => recorder.server.close());
+const recorder = useMswRecorder();
 
 describe('user session', () => {
   it('logout after revocation clears the local session and reports the 401', async () => {

@@ -5,6 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { http as mswHttp, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { Client, type ClientOptions } from '../../src/index.js';
 
 /** Secrets used by the fixtures; tests assert none of them leaks. */
@@ -72,6 +73,18 @@ export function createMswRecorder(): MswRecorder {
       responder = next;
     },
   };
+}
+
+/** Creates an MSW recorder and registers its lifecycle in the current test file. */
+export function useMswRecorder(): MswRecorder {
+  const recorder = createMswRecorder();
+  beforeAll(() => recorder.server.listen({ onUnhandledRequest: 'error' }));
+  afterEach(() => {
+    recorder.requests.length = 0;
+    recorder.respond(() => ({ status: 200, json: {} }));
+  });
+  afterAll(() => recorder.server.close());
+  return recorder;
 }
 
 /** A real HTTP server on 127.0.0.1, port 0. */

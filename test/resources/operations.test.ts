@@ -1,6 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { operationIds, type Client, type OperationId } from '../../src/index.js';
-import { SECRETS, createMswClient, createMswRecorder } from '../helpers/index.js';
+import { SECRETS, createMswClient, useMswRecorder } from '../helpers/index.js';
 
 type AuthSent = 'bot' | 'user' | 'none' | 'webhook' | 'cookie';
 
@@ -177,12 +177,7 @@ const cases: OperationCase[] = [
   { op: 'webhooks.deleteWithToken', method: 'DELETE', url: `/webhooks/wh1/${encodeURIComponent(SECRETS.webhookToken)}`, auth: 'webhook', call: (c) => c.webhooks.deleteWithToken('wh1'), ...NO_CONTENT },
 ];
 
-const recorder = createMswRecorder();
-beforeAll(() => recorder.server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => {
-  recorder.requests.length = 0;
-});
-afterAll(() => recorder.server.close());
+const recorder = useMswRecorder();
 
 describe('every contract operation', () => {
   it('has exactly one case per operation id in the route table', () => {

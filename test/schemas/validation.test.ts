@@ -1,13 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ValidationError, countCharacters, isValidationError, type Client } from '../../src/index.js';
-import { createMswClient, createMswRecorder } from '../helpers/index.js';
+import { createMswClient, useMswRecorder } from '../helpers/index.js';
 
-const recorder = createMswRecorder();
-beforeAll(() => recorder.server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => {
-  recorder.requests.length = 0;
-});
-afterAll(() => recorder.server.close());
+const recorder = useMswRecorder();
 
 interface InvalidCase {
   name: string;
