@@ -25,7 +25,7 @@ export { InteractionsManager } from './resources/interactions.js';
 export { UsersManager } from './resources/users.js';
 export { WebhooksManager, type WebhookTarget } from './resources/webhooks.js';
 export { extractPageItems, type IteratePagesOptions } from './resources/pagination.js';
-export { countCharacters } from './schemas/requests.js';
+export { countCharacters } from './schemas/text.js';
 export type * from './schemas/requests.js';
 export type * from './schemas/responses.js';
 export { SDK_VERSION } from './version.js';

@@ -8,9 +8,10 @@
 import { WebhookTokenStrategy } from './auth/strategies.js';
 import { ValidationError } from './errors.js';
 import { inspectSymbol } from './redact.js';
+import { validate } from './schemas/validate.js';
 import { RestClient, type CallOptions } from './rest/rest-client.js';
 import { FetchTransport, UndiciTransport, type Transport } from './rest/transport.js';
-import { parseInput, updateWebhookSchema, webhookMessageSchema, type UpdateWebhookRequest, type WebhookMessage } from './schemas/requests.js';
+import type { UpdateWebhookRequest, WebhookMessage } from './schemas/requests.js';
 import type { ApiObject, GuildWebhook } from './schemas/responses.js';
 
 /** Options of {@link WebhookClient}. */
@@ -77,13 +78,13 @@ export class WebhookClient {
 
   /** Publishes a message (content 1 to 2000 characters; `username` overrides the author name). */
   async execute(message: WebhookMessage, options?: CallOptions): Promise<ApiObject | undefined> {
-    const body = parseInput('webhooks.execute', webhookMessageSchema, message);
+    const body = await validate('webhooks.execute', 'webhookMessageSchema', message);
     return this.#rest.request('webhooks.execute', { ...options, params: { webhook_id: this.id }, body });
   }
 
   /** Updates the webhook. */
   async update(changes: UpdateWebhookRequest, options?: CallOptions): Promise<GuildWebhook> {
-    const body = parseInput('webhooks.updateWithToken', updateWebhookSchema, changes);
+    const body = await validate('webhooks.updateWithToken', 'updateWebhookSchema', changes);
     return this.#rest.request('webhooks.updateWithToken', { ...options, params: { webhook_id: this.id }, body });
   }
 

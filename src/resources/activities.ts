@@ -1,15 +1,6 @@
 import type { CallOptions, RestClient } from '../rest/rest-client.js';
-import {
-  createActivitySchema,
-  parseInput,
-  playPauseSchema,
-  seekSchema,
-  stateUpdateSchema,
-  type CreateActivityRequest,
-  type PlayPauseRequest,
-  type SeekRequest,
-  type StateUpdateRequest,
-} from '../schemas/requests.js';
+import { validate } from '../schemas/validate.js';
+import type { CreateActivityRequest, PlayPauseRequest, SeekRequest, StateUpdateRequest } from '../schemas/requests.js';
 import type { Activity, ActivitySnapshot } from '../schemas/responses.js';
 
 /** Channel activities: create, join, leave, play or pause, seek, state, snapshot, end. User or bot credentials. */
@@ -23,7 +14,7 @@ export class ActivitiesManager {
 
   /** `POST /channels/{channel_id}/activities`. */
   async create(channelId: string, activity: CreateActivityRequest, options?: CallOptions): Promise<Activity> {
-    const body = parseInput('activities.create', createActivitySchema, activity);
+    const body = await validate('activities.create', 'createActivitySchema', activity);
     return this.rest.request('activities.create', { ...options, params: { channel_id: channelId }, body });
   }
 
@@ -54,19 +45,19 @@ export class ActivitiesManager {
 
   /** `POST /activities/{activity_id}/play-pause`. */
   async playPause(activityId: string, request: PlayPauseRequest, options?: CallOptions): Promise<void> {
-    const body = parseInput('activities.playPause', playPauseSchema, request);
+    const body = await validate('activities.playPause', 'playPauseSchema', request);
     return this.rest.request('activities.playPause', { ...options, params: { activity_id: activityId }, body });
   }
 
   /** `POST /activities/{activity_id}/seek`. */
   async seek(activityId: string, request: SeekRequest, options?: CallOptions): Promise<void> {
-    const body = parseInput('activities.seek', seekSchema, request);
+    const body = await validate('activities.seek', 'seekSchema', request);
     return this.rest.request('activities.seek', { ...options, params: { activity_id: activityId }, body });
   }
 
   /** `POST /activities/{activity_id}/state`. */
   async updateState(activityId: string, request: StateUpdateRequest, options?: CallOptions): Promise<void> {
-    const body = parseInput('activities.updateState', stateUpdateSchema, request);
+    const body = await validate('activities.updateState', 'stateUpdateSchema', request);
     return this.rest.request('activities.updateState', { ...options, params: { activity_id: activityId }, body });
   }
 

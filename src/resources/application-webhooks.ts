@@ -1,12 +1,6 @@
 import type { CallOptions, RestClient } from '../rest/rest-client.js';
-import {
-  createApplicationWebhookSchema,
-  parseInput,
-  updateApplicationWebhookSchema,
-  type CreateApplicationWebhookRequest,
-  type PageQuery,
-  type UpdateApplicationWebhookRequest,
-} from '../schemas/requests.js';
+import { validate } from '../schemas/validate.js';
+import type { CreateApplicationWebhookRequest, PageQuery, UpdateApplicationWebhookRequest } from '../schemas/requests.js';
 import type { ApplicationWebhook, ApplicationWebhookSecret, Page, WebhookDelivery, WebhookTestDelivery } from '../schemas/responses.js';
 import { fetchPage, iteratePages, type IteratePagesOptions } from './pagination.js';
 
@@ -21,13 +15,13 @@ export class ApplicationWebhooksManager {
 
   /** `POST /applications/{app_id}/webhooks`. */
   async create(applicationId: string, webhook: CreateApplicationWebhookRequest, options?: CallOptions): Promise<ApplicationWebhook> {
-    const body = parseInput('applicationWebhooks.create', createApplicationWebhookSchema, webhook);
+    const body = await validate('applicationWebhooks.create', 'createApplicationWebhookSchema', webhook);
     return this.rest.request('applicationWebhooks.create', { ...options, params: { app_id: applicationId }, body });
   }
 
   /** `PATCH /applications/{app_id}/webhooks/{webhook_id}`. */
   async update(applicationId: string, webhookId: string, changes: UpdateApplicationWebhookRequest, options?: CallOptions): Promise<ApplicationWebhook> {
-    const body = parseInput('applicationWebhooks.update', updateApplicationWebhookSchema, changes);
+    const body = await validate('applicationWebhooks.update', 'updateApplicationWebhookSchema', changes);
     return this.rest.request('applicationWebhooks.update', { ...options, params: { app_id: applicationId, webhook_id: webhookId }, body });
   }
 

@@ -1,12 +1,6 @@
 import type { CallOptions, RestClient } from '../rest/rest-client.js';
-import {
-  createApplicationSchema,
-  parseInput,
-  updateApplicationSchema,
-  type CreateApplicationRequest,
-  type PageQuery,
-  type UpdateApplicationRequest,
-} from '../schemas/requests.js';
+import { validate } from '../schemas/validate.js';
+import type { CreateApplicationRequest, PageQuery, UpdateApplicationRequest } from '../schemas/requests.js';
 import type { ApiLogEntry, Application, ApplicationMetrics, Page, PublicApplication } from '../schemas/responses.js';
 import { fetchPage, iteratePages, type IteratePagesOptions } from './pagination.js';
 
@@ -21,7 +15,7 @@ export class ApplicationsManager {
 
   /** `POST /applications`: registers an application. */
   async create(application: CreateApplicationRequest, options?: CallOptions): Promise<Application> {
-    const body = parseInput('applications.create', createApplicationSchema, application);
+    const body = await validate('applications.create', 'createApplicationSchema', application);
     return this.rest.request('applications.create', { ...options, body });
   }
 
@@ -32,7 +26,7 @@ export class ApplicationsManager {
 
   /** `PATCH /applications/{app_id}`. */
   async update(applicationId: string, changes: UpdateApplicationRequest, options?: CallOptions): Promise<Application> {
-    const body = parseInput('applications.update', updateApplicationSchema, changes);
+    const body = await validate('applications.update', 'updateApplicationSchema', changes);
     return this.rest.request('applications.update', { ...options, params: { app_id: applicationId }, body });
   }
 

@@ -1,16 +1,9 @@
 import { UnexpectedResponseError, isAuthenticationError } from '../errors.js';
+import { validate } from '../schemas/validate.js';
 import { ACCESS_TOKEN_LIFETIME_MS, type UserSession } from '../auth/session.js';
 import { redactValue } from '../redact.js';
 import type { CallOptions, RestClient } from '../rest/rest-client.js';
-import {
-  forgotPasswordSchema,
-  loginSchema,
-  parseInput,
-  resetPasswordSchema,
-  type ForgotPasswordRequest,
-  type LoginCredentials,
-  type ResetPasswordRequest,
-} from '../schemas/requests.js';
+import type { ForgotPasswordRequest, LoginCredentials, ResetPasswordRequest } from '../schemas/requests.js';
 import type { ApiObject } from '../schemas/responses.js';
 
 /** What an access-token reader finds in a login or refresh response. */
@@ -59,7 +52,7 @@ export class AuthManager {
    * access token and the refresh cookie, and uses them for user-credential calls.
    */
   async login(credentials: LoginCredentials, options?: CallOptions): Promise<SessionGrant> {
-    const body = parseInput('auth.login', loginSchema, credentials);
+    const body = await validate('auth.login', 'loginSchema', credentials);
     const response = await this.rest.request<unknown>('auth.login', { ...options, body });
     return this.#adopt('auth.login', response);
   }
@@ -84,13 +77,13 @@ export class AuthManager {
 
   /** `POST /auth/forgot-password`: starts the password-reset flow. */
   async forgotPassword(request: ForgotPasswordRequest, options?: CallOptions): Promise<void> {
-    const body = parseInput('auth.forgotPassword', forgotPasswordSchema, request);
+    const body = await validate('auth.forgotPassword', 'forgotPasswordSchema', request);
     return this.rest.request('auth.forgotPassword', { ...options, body });
   }
 
   /** `POST /auth/reset-password`: completes the password-reset flow. */
   async resetPassword(request: ResetPasswordRequest, options?: CallOptions): Promise<void> {
-    const body = parseInput('auth.resetPassword', resetPasswordSchema, request);
+    const body = await validate('auth.resetPassword', 'resetPasswordSchema', request);
     return this.rest.request('auth.resetPassword', { ...options, body });
   }
 

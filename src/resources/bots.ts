@@ -1,5 +1,6 @@
 import type { CallOptions, RestClient } from '../rest/rest-client.js';
-import { parseInput, updateBotSchema, type UpdateBotRequest } from '../schemas/requests.js';
+import { validate } from '../schemas/validate.js';
+import type { UpdateBotRequest } from '../schemas/requests.js';
 import type { Bot, BotInviteUrl, BotTokenReset } from '../schemas/responses.js';
 
 /** An application's bot account, its token and its invite URL. User credentials. */
@@ -13,7 +14,7 @@ export class BotsManager {
 
   /** `PATCH /applications/{app_id}/bot`. */
   async update(applicationId: string, changes: UpdateBotRequest, options?: CallOptions): Promise<Bot> {
-    const body = parseInput('bots.update', updateBotSchema, changes);
+    const body = await validate('bots.update', 'updateBotSchema', changes);
     return this.rest.request('bots.update', { ...options, params: { app_id: applicationId }, body });
   }
 

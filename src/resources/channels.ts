@@ -1,6 +1,7 @@
 import { ValidationError, type ValidationIssue } from '../errors.js';
+import { validate } from '../schemas/validate.js';
 import type { CallOptions, RestClient } from '../rest/rest-client.js';
-import { parseInput, updateChannelSchema, type UpdateChannelRequest } from '../schemas/requests.js';
+import type { UpdateChannelRequest } from '../schemas/requests.js';
 import type { Attachment, Channel, DriveLink } from '../schemas/responses.js';
 
 /** A file to upload as a channel attachment. */
@@ -29,7 +30,7 @@ export class ChannelsManager {
 
   /** `PATCH /channels/{channel_id}`. */
   async update(channelId: string, changes: UpdateChannelRequest, options?: CallOptions): Promise<Channel> {
-    const body = parseInput('channels.update', updateChannelSchema, changes);
+    const body = await validate('channels.update', 'updateChannelSchema', changes);
     return this.rest.request('channels.update', { ...options, params: { channel_id: channelId }, body });
   }
 

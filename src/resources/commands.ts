@@ -1,6 +1,7 @@
 import { ValidationError } from '../errors.js';
+import { validate } from '../schemas/validate.js';
 import type { CallOptions, RestClient } from '../rest/rest-client.js';
-import { commandDefinitionListSchema, commandDefinitionSchema, parseInput, type CommandDefinition } from '../schemas/requests.js';
+import type { CommandDefinition } from '../schemas/requests.js';
 import type { Command } from '../schemas/responses.js';
 
 /** Which application, and optionally which community, a command call addresses. */
@@ -53,7 +54,7 @@ export class CommandsManager {
   /** `POST /applications/{app_id}/commands`: registers one global command (name lowercased, `dm_permission` defaulting to true). */
   async create(definition: CommandDefinition, scope?: Omit<CommandScope, 'guildId'>): Promise<Command> {
     const { applicationId: _a, ...options } = scope ?? {};
-    const body = parseInput('commands.create', commandDefinitionSchema, definition);
+    const body = await validate('commands.create', 'commandDefinitionSchema', definition);
     const appId = this.#applicationId('commands.create', scope);
     return this.rest.request('commands.create', { ...options, params: { app_id: appId }, body });
   }
@@ -65,7 +66,7 @@ export class CommandsManager {
   async replace(definitions: readonly CommandDefinition[], scope?: CommandScope): Promise<Command[]> {
     const { applicationId: _a, guildId, ...options } = scope ?? {};
     const operation = guildId === undefined ? 'commands.replace' : 'commands.replaceForGuild';
-    const body = parseInput(operation, commandDefinitionListSchema, definitions);
+    const body = await validate(operation, 'commandDefinitionListSchema', definitions);
     const appId = this.#applicationId(operation, scope);
     if (guildId !== undefined) return this.rest.request('commands.replaceForGuild', { ...options, params: { guild_id: guildId, app_id: appId }, body });
     return this.rest.request('commands.replace', { ...options, params: { app_id: appId }, body });
@@ -85,7 +86,7 @@ export class CommandsManager {
    */
   async sync(definitions: readonly CommandDefinition[], scope?: CommandScope): Promise<CommandSyncResult> {
     const operation = scope?.guildId === undefined ? 'commands.replace' : 'commands.replaceForGuild';
-    const local = parseInput(operation, commandDefinitionListSchema, definitions);
+    const local = await validate(operation, 'commandDefinitionListSchema', definitions);
     this.#applicationId(operation, scope);
     const remote = await this.list(scope);
     if (sameCommands(local, remote)) return { changed: false, commands: remote };

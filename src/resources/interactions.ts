@@ -1,5 +1,6 @@
 import type { CallOptions, RestClient } from '../rest/rest-client.js';
-import { interactionResponseSchema, parseInput, type InteractionResponse } from '../schemas/requests.js';
+import { validate } from '../schemas/validate.js';
+import type { InteractionResponse } from '../schemas/requests.js';
 import type { ApiObject } from '../schemas/responses.js';
 
 /** The interaction callback. Bot credentials. */
@@ -13,7 +14,7 @@ export class InteractionsManager {
    * 5 (deferred message), 6 (deferred update), 8 (autocomplete) or 9 (modal).
    */
   async respond(interactionId: string, response: InteractionResponse, options?: CallOptions): Promise<ApiObject | undefined> {
-    const body = parseInput('interactions.respond', interactionResponseSchema, response);
+    const body = await validate('interactions.respond', 'interactionResponseSchema', response);
     return this.rest.request('interactions.respond', { ...options, params: { interaction_id: interactionId }, body });
   }
 }

@@ -7,7 +7,8 @@
 
 import type { RestClient, CallOptions } from '../rest/rest-client.js';
 import type { OperationId } from '../routes.js';
-import { pageQuerySchema, parseInput, type PageQuery } from '../schemas/requests.js';
+import { validate } from '../schemas/validate.js';
+import type { PageQuery } from '../schemas/requests.js';
 import type { Page } from '../schemas/responses.js';
 
 const ITEM_KEYS = ['items', 'data', 'results', 'entries', 'logs', 'deliveries'];
@@ -46,7 +47,7 @@ export async function fetchPage<T>(
   query: PageQuery,
   options?: CallOptions,
 ): Promise<Page<T>> {
-  const { page, perPage } = parseInput(operation, pageQuerySchema, query);
+  const { page, perPage } = await validate(operation, 'pageQuerySchema', query);
   const raw = await rest.request<unknown>(operation, { ...options, params, query: { page, per_page: perPage } });
   return { items: extractPageItems<T>(raw), page, perPage, raw };
 }
@@ -69,7 +70,7 @@ export async function* iteratePages<T>(
   options: IteratePagesOptions,
 ): AsyncGenerator<T, void, undefined> {
   const { perPage, startPage = 1, maxPages = Number.POSITIVE_INFINITY, ...callOptions } = options;
-  parseInput(operation, pageQuerySchema, { page: startPage, perPage });
+  await validate(operation, 'pageQuerySchema', { page: startPage, perPage });
   for (let page = startPage, fetched = 0; fetched < maxPages; page++, fetched++) {
     const result = await fetchPage<T>(rest, operation, params, { page, perPage }, callOptions);
     yield* result.items;

@@ -1,14 +1,7 @@
 import { ValidationError } from '../errors.js';
+import { validate } from '../schemas/validate.js';
 import type { CallOptions, RestClient } from '../rest/rest-client.js';
-import {
-  createGuildWebhookSchema,
-  parseInput,
-  updateWebhookSchema,
-  webhookMessageSchema,
-  type CreateGuildWebhookRequest,
-  type UpdateWebhookRequest,
-  type WebhookMessage,
-} from '../schemas/requests.js';
+import type { CreateGuildWebhookRequest, UpdateWebhookRequest, WebhookMessage } from '../schemas/requests.js';
 import type { ApiObject, GuildWebhook } from '../schemas/responses.js';
 
 /**
@@ -35,7 +28,7 @@ export class WebhooksManager {
 
   /** `POST /guilds/{guild_id}/webhooks`: creates a webhook limited to one channel. The result holds its secret token. */
   async create(guildId: string, webhook: CreateGuildWebhookRequest, options?: CallOptions): Promise<GuildWebhook> {
-    const body = parseInput('webhooks.create', createGuildWebhookSchema, webhook);
+    const body = await validate('webhooks.create', 'createGuildWebhookSchema', webhook);
     return this.rest.request('webhooks.create', { ...options, params: { guild_id: guildId }, body });
   }
 
@@ -52,14 +45,14 @@ export class WebhooksManager {
   /** `POST /webhooks/{webhook_id}/{webhook_token}`: publishes a message (content 1 to 2000 characters). */
   async execute(webhook: WebhookTarget, message: WebhookMessage, options?: CallOptions): Promise<ApiObject | undefined> {
     const params = targetParams('webhooks.execute', webhook);
-    const body = parseInput('webhooks.execute', webhookMessageSchema, message);
+    const body = await validate('webhooks.execute', 'webhookMessageSchema', message);
     return this.rest.request('webhooks.execute', { ...options, params, body });
   }
 
   /** `PATCH /webhooks/{webhook_id}/{token}`: updates the webhook with its path token. */
   async updateWithToken(webhook: WebhookTarget, changes: UpdateWebhookRequest, options?: CallOptions): Promise<GuildWebhook> {
     const params = targetParams('webhooks.updateWithToken', webhook);
-    const body = parseInput('webhooks.updateWithToken', updateWebhookSchema, changes);
+    const body = await validate('webhooks.updateWithToken', 'updateWebhookSchema', changes);
     return this.rest.request('webhooks.updateWithToken', { ...options, params, body });
   }
 

@@ -1,0 +1,35 @@
+/**
+ * Validation entry point that loads zod and the request schemas on first use,
+ * so importing the SDK stays cheap. Every SDK method is async, so the first
+ * validation simply awaits the load.
+ *
+ * @module
+ */
+
+import type * as Schemas from './requests.js';
+
+type SchemaModule = typeof Schemas;
+
+/** Names of the request schemas. */
+export type SchemaName = { [K in keyof SchemaModule]: K extends `${string}Schema` ? K : never }[keyof SchemaModule];
+
+/** The validated (output) type of a schema. */
+export type SchemaOutput<K extends SchemaName> = SchemaModule[K] extends { _zod: { output: infer O } } ? O : never;
+
+let loaded: SchemaModule | undefined;
+let loading: Promise<SchemaModule> | undefined;
+
+/** Loads the schema module (once). */
+export function loadSchemas(): Promise<SchemaModule> {
+  loading ??= import('./requests.js').then((module) => (loaded = module));
+  return loading;
+}
+
+/**
+ * Validates `input` with the named schema, or rejects with a `ValidationError`
+ * naming every offending field. No I/O happens before this settles.
+ */
+export async function validate<K extends SchemaName>(operation: string, name: K, input: unknown): Promise<SchemaOutput<K>> {
+  const schemas = loaded ?? (await loadSchemas());
+  return schemas.parseInput(operation, schemas[name] as never, input) as SchemaOutput<K>;
+}
