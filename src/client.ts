@@ -4,18 +4,20 @@
  * @module
  */
 
-import type { Dispatcher } from 'undici';
+import { EventEmitter } from 'eventemitter3';
+import { SessionRefresher, defaultAccessTokenReader, type AccessTokenReader, type SessionStore } from './auth/refresher.js';
 import { UserSession, type SessionSnapshot } from './auth/session.js';
 import { BotTokenStrategy, RefreshCookieStrategy, UserBearerStrategy, WebhookTokenStrategy, type CredentialStrategy } from './auth/strategies.js';
 import { ValidationError } from './errors.js';
 import { REDACTED, inspectSymbol } from './redact.js';
-import { RestClient, type CustomRoute, type RequestInput, type RouteOverrides } from './rest/rest-client.js';
-import { FetchTransport, UndiciTransport, type Transport } from './rest/transport.js';
+import type { ClientEvents } from './rest/events.js';
+import { createRestClient, type PipelineOptions } from './rest/pipeline.js';
+import type { CustomRoute, RequestInput, RestClient, RouteOverrides } from './rest/rest-client.js';
 import type { CredentialKind } from './routes.js';
 import { ActivitiesManager } from './resources/activities.js';
 import { ApplicationWebhooksManager } from './resources/application-webhooks.js';
 import { ApplicationsManager } from './resources/applications.js';
-import { AuthManager, defaultAccessTokenReader, type AccessTokenReader } from './resources/auth.js';
+import { AuthManager } from './resources/auth.js';
 import { BotsManager } from './resources/bots.js';
 import { ChannelsManager } from './resources/channels.js';
 import { CommandsManager } from './resources/commands.js';
@@ -34,7 +36,7 @@ export interface ClientAuth {
 }
 
 /** Options of {@link Client}. */
-export interface ClientOptions {
+export interface ClientOptions extends PipelineOptions {
   /** Where the service runs, without the `/api/v1` prefix. @default "http://localhost:8080" */
   baseUrl?: string | undefined;
   /** Path prefix of every operation. @default "/api/v1" */
@@ -47,27 +49,16 @@ export interface ClientOptions {
   applicationId?: string | undefined;
   /** Which credential to use when an operation accepts both bot and user. @default "bot" */
   preferredCredential?: 'bot' | 'user' | undefined;
-  /**
-   * The HTTP stack: `"undici"` (fast, the Node default), `"fetch"` (uses
-   * `globalThis.fetch` at each request, so MSW intercepts it in tests), or
-   * your own {@link Transport}.
-   * @default "undici" on Node, "fetch" elsewhere
-   */
-  transport?: 'undici' | 'fetch' | Transport | undefined;
-  /** An undici dispatcher (e.g. a ProxyAgent) for the undici transport. @default a keep-alive Pool per origin */
-  dispatcher?: Dispatcher | undefined;
-  /** Per-attempt timeout in milliseconds. @default 30000 */
-  timeoutMs?: number | undefined;
-  /** Allow credentials over plain `http://` to a host that is not loopback. @default false */
-  allowInsecureHttp?: boolean | undefined;
   /** Overrides of route-table rows (method, path or accepted credentials) by operation id. @default {} */
   routeOverrides?: RouteOverrides | undefined;
   /** Form field name of uploaded attachment files. @default "file" */
   attachmentFieldName?: string | undefined;
   /** Reads the access token from login and refresh responses. @default access_token, accessToken or token */
   readAccessToken?: AccessTokenReader | undefined;
-  /** The clock, in epoch milliseconds. @default Date.now */
-  now?: (() => number) | undefined;
+  /** Persists the user session (access token and refresh cookie) across restarts. @default undefined */
+  sessionStore?: SessionStore | undefined;
+  /** Refresh the access token when it expires within this many milliseconds. @default 60000 */
+  refreshMarginMs?: number | undefined;
 }
 
 /** Resolved, non-secret view of a client's configuration. */
@@ -76,12 +67,6 @@ export interface ClientSummary {
   baseUrl: string;
   /** Credentials held, by kind (values are always redacted). */
   credentials: Partial<Record<CredentialKind, string>>;
-}
-
-function createTransport(option: ClientOptions['transport'], dispatcher: Dispatcher | undefined): Transport {
-  if (typeof option === 'object') return option;
-  const choice = option ?? (typeof process !== 'undefined' && process.versions?.node ? 'undici' : 'fetch');
-  return choice === 'fetch' ? new FetchTransport() : new UndiciTransport(dispatcher ? { dispatcher } : {});
 }
 
 function parseBaseUrl(baseUrl: string): URL {
@@ -114,7 +99,7 @@ function normalizePrefix(prefix: string): string {
  * const channel = await client.channels.get('123');
  * ```
  */
-export class Client {
+export class Client extends EventEmitter<ClientEvents> {
   /** Applications, their public view, api-logs and metrics. */
   readonly applications: ApplicationsManager;
   /** Each application's bot, its token and invite URL. */
@@ -147,10 +132,12 @@ export class Client {
   #applicationId: string | undefined;
 
   constructor(options: ClientOptions = {}) {
+    super();
     const url = parseBaseUrl(options.baseUrl ?? 'http://localhost:8080');
+    const now = options.now ?? Date.now;
     const basePath = url.pathname.replace(/\/+$/, '');
     this.baseUrl = url.origin + basePath;
-    this.session = new UserSession(options.now);
+    this.session = new UserSession(now);
     if (options.auth?.session) this.session.restore(options.auth.session);
     this.webhookTokens = new WebhookTokenStrategy(options.auth?.webhookTokens);
     this.#credentials = {
@@ -160,19 +147,42 @@ export class Client {
     };
     if (options.auth?.botToken !== undefined) this.setBotToken(options.auth.botToken);
     this.#applicationId = options.applicationId;
-    this.#rest = new RestClient({
-      origin: url.origin,
-      apiPrefix: basePath + normalizePrefix(options.apiPrefix ?? '/api/v1'),
-      authPrefix: basePath + normalizePrefix(options.authPrefix ?? '/api/v1'),
-      transport: createTransport(options.transport, options.dispatcher),
-      credentials: this.#credentials,
-      preferredCredential: options.preferredCredential ?? 'bot',
-      allowInsecureHttp: options.allowInsecureHttp ?? false,
-      timeoutMs: options.timeoutMs ?? 30_000,
-      routeOverrides: options.routeOverrides ?? {},
-      onSetCookie: (values) => this.session.cookies.storeSetCookieHeaders(values),
-    });
+    let refresher: SessionRefresher | undefined;
+    this.#rest = createRestClient(
+      { ...options, now },
+      {
+        origin: url.origin,
+        apiPrefix: basePath + normalizePrefix(options.apiPrefix ?? '/api/v1'),
+        authPrefix: basePath + normalizePrefix(options.authPrefix ?? '/api/v1'),
+        credentials: this.#credentials,
+        preferredCredential: options.preferredCredential ?? 'bot',
+        routeOverrides: options.routeOverrides ?? {},
+        onSetCookie: (values) => this.session.cookies.storeSetCookieHeaders(values),
+        session: {
+          prepare: () => refresher?.prepare(),
+          onUnauthorized: (token) => refresher?.onUnauthorized(token) ?? Promise.resolve(false),
+        },
+        events: this,
+      },
+    );
     const rest = this.#rest;
+    refresher = new SessionRefresher({
+      session: this.session,
+      performRefresh: () => rest.request('auth.refresh'),
+      readAccessToken: options.readAccessToken ?? defaultAccessTokenReader,
+      refreshMarginMs: options.refreshMarginMs ?? 60_000,
+      store: options.sessionStore,
+      now,
+      onRefreshed: (accessTokenExpiresAt, trigger) => {
+        this.emit('sessionRefreshed', { accessTokenExpiresAt, trigger });
+      },
+      onExpired: (reason) => {
+        this.emit('sessionExpired', { reason });
+      },
+      onStoreError: (error) => {
+        this.emit('debug', `session store failed: ${error instanceof Error ? error.name : 'error'}`);
+      },
+    });
     this.applications = new ApplicationsManager(rest);
     this.bots = new BotsManager(rest);
     this.applicationWebhooks = new ApplicationWebhooksManager(rest);
@@ -181,7 +191,7 @@ export class Client {
     this.channels = new ChannelsManager(rest, options.attachmentFieldName ?? 'file');
     this.webhooks = new WebhooksManager(rest);
     this.interactions = new InteractionsManager(rest);
-    this.auth = new AuthManager(rest, this.session, options.readAccessToken ?? defaultAccessTokenReader);
+    this.auth = new AuthManager(rest, refresher);
     this.users = new UsersManager(rest);
   }
 

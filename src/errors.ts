@@ -156,10 +156,10 @@ export class RateLimitError extends ApiError {
   /** Whether the global (per-IP) limit was hit rather than a route's. */
   readonly global: boolean;
 
-  constructor(init: RateLimitErrorInit) {
+  constructor(init: RateLimitErrorInit, reason?: string) {
     const summary = summarizeBody(init.body);
     const wait = init.retryAfterMs === undefined ? 'no Retry-After given' : `retry after ${init.retryAfterMs} ms`;
-    super(init, `rate limited${init.global ? ' (global)' : ''}, ${wait}${summary ? ` (${summary})` : ''}`);
+    super(init, `rate limited${init.global ? ' (global)' : ''}, ${wait}${reason ? `; ${reason}` : ''}${summary ? ` (${summary})` : ''}`);
     this.retryAfterMs = init.retryAfterMs;
     this.global = init.global;
   }
@@ -201,8 +201,10 @@ export class MissingCredentialError extends CommunityChatError {
   /** Credential kinds the operation accepts. */
   readonly accepted: readonly CredentialKind[];
 
-  constructor(operation: string, accepted: readonly CredentialKind[]) {
-    super(`${operation} needs one of these credentials: ${accepted.join(', ')}; the client holds none of them. Nothing was sent.`);
+  constructor(operation: string, accepted: readonly CredentialKind[], reasons: readonly string[] = []) {
+    super(
+      `${operation} needs one of these credentials: ${accepted.join(', ')}; the client holds none of them${reasons.length > 0 ? ` (${reasons.join('; ')})` : ''}. Nothing was sent.`,
+    );
     this.operation = operation;
     this.accepted = accepted;
   }

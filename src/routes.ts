@@ -43,6 +43,10 @@ export interface RouteDefinition {
   readonly query?: readonly string[];
   /** Which API prefix the path hangs under: the normal one, or the auth-flow prefix. */
   readonly prefix?: 'api' | 'auth';
+  /** `priority`: never waits behind other traffic (it still honours its own 429s). */
+  readonly lane?: 'priority';
+  /** Whether this executes an incoming webhook (limited per webhook in a rolling window). */
+  readonly webhookExecution?: boolean;
 }
 
 const USER_OR_BOT = ['bot', 'user'] as const;
@@ -104,7 +108,7 @@ export const routes = {
 
   // Authentication and account flows
   'auth.login': { method: 'POST', path: '/auth/login', auth: NONE, secretBody: true, prefix: 'auth' },
-  'auth.refresh': { method: 'POST', path: '/auth/refresh', auth: ['refreshCookie'], prefix: 'auth' },
+  'auth.refresh': { method: 'POST', path: '/auth/refresh', auth: ['refreshCookie'], prefix: 'auth', lane: 'priority' },
   'auth.logout': { method: 'POST', path: '/auth/logout', auth: ['refreshCookie'], prefix: 'auth' },
   'auth.forgotPassword': { method: 'POST', path: '/auth/forgot-password', auth: NONE, success: 204 },
   'auth.resetPassword': { method: 'POST', path: '/auth/reset-password', auth: NONE, success: 204, secretBody: true },
@@ -123,7 +127,7 @@ export const routes = {
   'channels.listDriveLinks': { method: 'GET', path: '/channels/{channel_id}/drive-links', auth: USER_OR_BOT, majorParameter: 'channel_id' },
 
   // Interactions
-  'interactions.respond': { method: 'POST', path: '/interactions/{interaction_id}/callback', auth: ['bot'], majorParameter: 'interaction_id' },
+  'interactions.respond': { method: 'POST', path: '/interactions/{interaction_id}/callback', auth: ['bot'], majorParameter: 'interaction_id', lane: 'priority' },
 
   // Webhooks (community scope, user with MANAGE_WEBHOOKS or owner)
   'webhooks.list': { method: 'GET', path: '/guilds/{guild_id}/webhooks', auth: USER, majorParameter: 'guild_id' },
@@ -132,7 +136,7 @@ export const routes = {
   'webhooks.resetToken': { method: 'POST', path: '/guilds/{guild_id}/webhooks/{webhook_id}/reset-token', auth: USER, majorParameter: 'guild_id' },
 
   // Webhooks (path token)
-  'webhooks.execute': { method: 'POST', path: '/webhooks/{webhook_id}/{webhook_token}', auth: WEBHOOK, majorParameter: 'webhook_id', secretParameters: ['webhook_token'] },
+  'webhooks.execute': { method: 'POST', path: '/webhooks/{webhook_id}/{webhook_token}', auth: WEBHOOK, majorParameter: 'webhook_id', secretParameters: ['webhook_token'], webhookExecution: true },
   'webhooks.updateWithToken': { method: 'PATCH', path: '/webhooks/{webhook_id}/{webhook_token}', auth: WEBHOOK, majorParameter: 'webhook_id', secretParameters: ['webhook_token'] },
   'webhooks.deleteWithToken': { method: 'DELETE', path: '/webhooks/{webhook_id}/{webhook_token}', auth: WEBHOOK, majorParameter: 'webhook_id', secretParameters: ['webhook_token'] },
 } as const satisfies Record<string, RouteDefinition>;

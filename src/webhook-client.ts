@@ -9,20 +9,13 @@ import { WebhookTokenStrategy } from './auth/strategies.js';
 import { ValidationError } from './errors.js';
 import { inspectSymbol } from './redact.js';
 import { validate } from './schemas/validate.js';
-import { RestClient, type CallOptions } from './rest/rest-client.js';
-import { FetchTransport, UndiciTransport, type Transport } from './rest/transport.js';
+import { createRestClient, type PipelineOptions } from './rest/pipeline.js';
+import type { CallOptions, RestClient } from './rest/rest-client.js';
 import type { UpdateWebhookRequest, WebhookMessage } from './schemas/requests.js';
 import type { ApiObject, GuildWebhook } from './schemas/responses.js';
 
-/** Options of {@link WebhookClient}. */
-export interface WebhookClientOptions {
-  /** The HTTP stack; see `ClientOptions.transport`. @default "undici" on Node, "fetch" elsewhere */
-  transport?: 'undici' | 'fetch' | Transport | undefined;
-  /** Per-attempt timeout in milliseconds. @default 30000 */
-  timeoutMs?: number | undefined;
-  /** Allow sending the token over plain `http://` to a host that is not loopback. @default false */
-  allowInsecureHttp?: boolean | undefined;
-}
+/** Options of {@link WebhookClient}: the request pipeline's options (transport, timeouts, retries, rate limits, logger). */
+export type WebhookClientOptions = PipelineOptions;
 
 const WEBHOOK_PATH = /^(.*)\/webhooks\/([^/]+)\/([^/]+)\/?$/;
 
@@ -56,23 +49,16 @@ export class WebhookClient {
     const [, prefix = '', id = '', token = ''] = match;
     this.id = decodeURIComponent(id);
     this.#origin = parsed.origin;
-    const transport =
-      typeof options.transport === 'object'
-        ? options.transport
-        : (options.transport ?? (typeof process !== 'undefined' && process.versions?.node ? 'undici' : 'fetch')) === 'fetch'
-          ? new FetchTransport()
-          : new UndiciTransport();
-    this.#rest = new RestClient({
+    this.#rest = createRestClient(options, {
       origin: parsed.origin,
       apiPrefix: prefix,
       authPrefix: prefix,
-      transport,
       credentials: { webhook: new WebhookTokenStrategy({ [this.id]: decodeURIComponent(token) }) },
       preferredCredential: 'bot',
-      allowInsecureHttp: options.allowInsecureHttp ?? false,
-      timeoutMs: options.timeoutMs ?? 30_000,
       routeOverrides: {},
       onSetCookie: undefined,
+      session: undefined,
+      events: undefined,
     });
   }
 

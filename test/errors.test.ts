@@ -44,7 +44,7 @@ describe('error mapping', () => {
     describe(`status ${status}`, () => {
       it.each(bodies)('$kind', async ({ response, expectInMessage, code }) => {
         recorder.respond(() => response(status));
-        const client = createMswClient();
+        const client = createMswClient({ retries: 0, rejectOnRateLimit: true });
         const error = await client.channels.get('ch1').catch((e: unknown) => e);
         expect(error).toBeInstanceOf(type);
         expect(error).toBeInstanceOf(ApiError);
@@ -68,7 +68,7 @@ describe('error mapping', () => {
 
   it('names the credential kind that failed on a 401', async () => {
     recorder.respond(() => ({ status: 401, json: { message: 'bad token' } }));
-    const client = createMswClient();
+    const client = createMswClient({ retries: 0, rejectOnRateLimit: true });
     const botError = (await client.channels.get('ch1').catch((e: unknown) => e)) as AuthenticationError;
     expect(botError.credential).toBe('bot');
     expect(botError.message).toMatch(/bot token was rejected/);
@@ -80,28 +80,29 @@ describe('error mapping', () => {
   });
 
   it('reads Retry-After in seconds, as an HTTP date, and the global flag', async () => {
-    const client = createMswClient();
+    // A fresh client per call: each 429 pauses the client's bucket (or every bucket, when global).
+    const client = () => createMswClient({ retries: 0, rejectOnRateLimit: true });
     recorder.respond(() => ({ status: 429, json: { message: 'slow down' }, headers: { 'retry-after': '1.5' } }));
-    const seconds = (await client.channels.get('ch1').catch((e: unknown) => e)) as RateLimitError;
+    const seconds = (await client().channels.get('ch1').catch((e: unknown) => e)) as RateLimitError;
     expect(seconds.retryAfterMs).toBe(1500);
     expect(seconds.global).toBe(false);
 
     const date = new Date(Date.now() + 10_000).toUTCString();
     recorder.respond(() => ({ status: 429, headers: { 'retry-after': date, 'x-ratelimit-global': 'true' } }));
-    const dated = (await client.channels.get('ch1').catch((e: unknown) => e)) as RateLimitError;
+    const dated = (await client().channels.get('ch1').catch((e: unknown) => e)) as RateLimitError;
     expect(dated.retryAfterMs).toBeGreaterThan(7_000);
     expect(dated.retryAfterMs).toBeLessThanOrEqual(10_000);
     expect(dated.global).toBe(true);
 
     recorder.respond(() => ({ status: 429 }));
-    const unknown = (await client.channels.get('ch1').catch((e: unknown) => e)) as RateLimitError;
+    const unknown = (await client().channels.get('ch1').catch((e: unknown) => e)) as RateLimitError;
     expect(unknown.retryAfterMs).toBeUndefined();
     expect(unknown.message).toMatch(/no Retry-After given/);
   });
 
   it('maps other 4xx to a plain ApiError and keeps the body', async () => {
     recorder.respond(() => ({ status: 409, json: { message: 'conflict', detail: { a: 1 } } }));
-    const error = (await createMswClient().channels.get('ch1').catch((e: unknown) => e)) as ApiError;
+    const error = (await createMswClient({ retries: 0 }).channels.get('ch1').catch((e: unknown) => e)) as ApiError;
     expect(error.constructor).toBe(ApiError);
     expect(error.body).toEqual({ message: 'conflict', detail: { a: 1 } });
   });

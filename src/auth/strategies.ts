@@ -33,6 +33,10 @@ export interface CredentialStrategy {
   readonly kind: CredentialKind;
   /** Returns what to add to the request, or `undefined` if it holds no credential for it. */
   authorize(context: AuthorizeContext): AppliedCredential | undefined;
+  /** Called when the service rejected this credential with 401 on a request with this context. */
+  invalidate?(context: AuthorizeContext): void;
+  /** Why the strategy holds no usable credential, if it once did. */
+  unavailableReason?(): string | undefined;
 }
 
 /** `Authorization: Bot <token>`. */
@@ -44,13 +48,25 @@ export class BotTokenStrategy implements CredentialStrategy {
     this.#token = token;
   }
 
+  #rejected = false;
+
   /** Replaces the token, e.g. after a reset. */
   setToken(token: string): void {
     this.#token = token;
+    this.#rejected = false;
   }
 
-  authorize(): AppliedCredential {
-    return { headers: { authorization: `Bot ${this.#token}` }, secrets: [this.#token] };
+  authorize(): AppliedCredential | undefined {
+    return this.#rejected ? undefined : { headers: { authorization: `Bot ${this.#token}` }, secrets: [this.#token] };
+  }
+
+  /** Stops using the token after a 401, so a revoked token does not keep hitting the service. */
+  invalidate(): void {
+    this.#rejected = true;
+  }
+
+  unavailableReason(): string | undefined {
+    return this.#rejected ? 'the bot token was rejected with 401; set a new one with client.setBotToken()' : undefined;
   }
 
   /** Redacted view for `JSON.stringify`. */
@@ -112,6 +128,13 @@ export class WebhookTokenStrategy implements CredentialStrategy {
   /** Whether a token is registered for the webhook. */
   has(webhookId: string): boolean {
     return this.#tokens.has(webhookId);
+  }
+
+  /** Forgets the stored token of the webhook a 401 came from; explicitly passed tokens are not stored. */
+  invalidate(context: AuthorizeContext): void {
+    const id = context.params['webhook_id'];
+    const explicit = context.params['webhook_token'];
+    if (typeof id === 'string' && (typeof explicit !== 'string' || explicit === '')) this.#tokens.delete(id);
   }
 
   authorize(context: AuthorizeContext): AppliedCredential | undefined {

@@ -1,6 +1,6 @@
 /**
- * The REST client: runs one request through credentials, path building,
- * the transport, and response parsing or error mapping.
+ * The REST client: runs one call through credentials, path building, the rate
+ * limiter, the transport, retries and error mapping, and emits its events.
  *
  * @module
  */
@@ -26,15 +26,23 @@ import { buildPath } from '../path.js';
 import { redactHeaders, redactValue } from '../redact.js';
 import { routes, type CredentialKind, type HttpMethod, type OperationId, type RouteDefinition } from '../routes.js';
 import { SDK_VERSION } from '../version.js';
+import type { ClientEvents, LogFunction, RequestEventBase } from './events.js';
+import { RateLimiter, type Lane, type RateLimitHeaders, type WaitGuard } from './rate-limiter.js';
+import { backoffDelay, isIdempotent, type RetryPolicy } from './retry.js';
 import { parseRetryAfter } from './retry-after.js';
+import { sleep } from './sleep.js';
 import { TransportFailure, type Transport, type TransportResponse } from './transport.js';
 
 /** Options every SDK method accepts as its last argument. */
 export interface CallOptions {
-  /** Cancels the call wherever it is. */
+  /** Cancels the call wherever it is: queued, waiting on a rate limit, in flight, or reading the body. */
   signal?: AbortSignal | undefined;
   /** Per-attempt timeout in milliseconds, overriding the client's. */
   timeoutMs?: number | undefined;
+  /** Overall deadline of the call in milliseconds (queueing, waiting and every attempt), overriding the client's. */
+  deadlineMs?: number | undefined;
+  /** Retries for this call, overriding the client's `retries`. */
+  retries?: number | undefined;
   /** Forces one credential kind among those the operation accepts. */
   credential?: CredentialKind | undefined;
   /** Extra request headers (e.g. `x-audit-log-reason`). Credential headers cannot be overridden. */
@@ -51,7 +59,7 @@ export interface RequestInput extends CallOptions {
   /** Query parameters. */
   query?: Readonly<Record<string, QueryValue>> | undefined;
   /** JSON body. */
-  body?: unknown | undefined;
+  body?: unknown;
   /** Multipart body (for uploads); wins over `body`. */
   formData?: FormData | undefined;
 }
@@ -63,13 +71,48 @@ export interface CustomRoute {
   /** Path template under the API prefix, e.g. `/channels/{channel_id}/drive-links`. */
   path: string;
   /** Credentials the route accepts, in order of preference. @default ["bot", "user"] */
-  auth?: readonly CredentialKind[];
+  auth?: readonly CredentialKind[] | undefined;
   /** Path parameters that are secrets. */
-  secretParameters?: readonly string[];
+  secretParameters?: readonly string[] | undefined;
+  /** The path parameter that keys the rate-limit bucket. */
+  majorParameter?: string | undefined;
 }
 
 /** Per-operation overrides of the route table (for the contract's "not shown" gaps). */
 export type RouteOverrides = Partial<Record<OperationId, Partial<Pick<RouteDefinition, 'auth' | 'path' | 'method'>>>>;
+
+/** Facts about a 429, given to a `rejectOnRateLimit` predicate. */
+export interface RateLimitInfo {
+  /** Operation id. */
+  operation: string;
+  /** HTTP method. */
+  method: HttpMethod;
+  /** Redacted path. */
+  path: string;
+  /** Milliseconds to wait. */
+  retryAfterMs: number;
+  /** Whether it is the global limit. */
+  global: boolean;
+}
+
+/** Which rate-limited calls reject at once instead of waiting: all, some operation ids or path prefixes, or a predicate. */
+export type RejectOnRateLimit = boolean | readonly string[] | ((info: RateLimitInfo) => boolean);
+
+/** Hooks into the user session, called around requests that use user credentials. */
+export interface UserSessionHooks {
+  /** Before sending with user credentials (loads and refreshes the session); `undefined` when there is nothing to wait for. */
+  prepare(): Promise<void> | undefined;
+  /** After a 401 on a request that used `tokenUsed`; resolves whether to retry. */
+  onUnauthorized(tokenUsed: string | undefined): Promise<boolean>;
+}
+
+/** Where events go. */
+export interface EventSink {
+  /** Emits an event. */
+  emit<K extends keyof ClientEvents>(event: K, ...args: ClientEvents[K]): unknown;
+  /** How many listeners an event has. */
+  listenerCount(event: keyof ClientEvents): number;
+}
 
 /** Configuration of a {@link RestClient}. */
 export interface RestClientConfig {
@@ -89,13 +132,53 @@ export interface RestClientConfig {
   allowInsecureHttp: boolean;
   /** Per-attempt timeout, milliseconds. */
   timeoutMs: number;
+  /** Overall deadline of a call, milliseconds. */
+  deadlineMs: number;
+  /** Retry policy. */
+  retry: RetryPolicy;
+  /** Longest single rate-limit wait before rejecting with RateLimitError, milliseconds. */
+  maxRateLimitWaitMs: number;
+  /** Which rate-limited calls reject at once. */
+  rejectOnRateLimit: RejectOnRateLimit;
   /** Overrides of route rows. */
   routeOverrides: RouteOverrides;
+  /** Rate-limit state. */
+  limiter: RateLimiter;
   /** Called with the `Set-Cookie` values of every response. */
   onSetCookie: ((values: string[]) => void) | undefined;
+  /** Session hooks, if the client has a user session. */
+  session: UserSessionHooks | undefined;
+  /** Event sink. */
+  events: EventSink | undefined;
+  /** Levelled logger. */
+  log: LogFunction | undefined;
+  /** Clock. */
+  now: () => number;
 }
 
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
+const MAX_RATE_LIMIT_RETRIES = 10;
+
+/** Everything one call needs, resolved once. */
+interface Call {
+  operation: string;
+  route: RouteDefinition;
+  input: RequestInput;
+  prefix: string;
+  routeKey: string;
+  major: string;
+  lane: Lane;
+  deadline: number;
+  retries: number;
+  timeoutMs: number;
+  /** Fires at the deadline or when the caller aborts; created only when the call has to wait. */
+  waitSignal: AbortSignal | undefined;
+  cleanup: (() => void) | undefined;
+  deadlineHit: boolean;
+}
+
+/** Why an attempt ended without a usable response. */
+class AttemptTimeout extends Error {}
 
 /** Runs requests for every resource manager. */
 export class RestClient {
@@ -108,11 +191,6 @@ export class RestClient {
     this.#config = config;
     const url = new URL(config.origin);
     this.#insecureOrigin = url.protocol === 'http:' && !LOOPBACK.test(url.hostname);
-  }
-
-  /** Credential strategies the client holds. */
-  get credentials(): Partial<Record<CredentialKind, CredentialStrategy>> {
-    return this.#config.credentials;
   }
 
   /** Resolves an operation's route row, with overrides applied. */
@@ -133,7 +211,7 @@ export class RestClient {
 
   /** Runs a request on a route the contract does not list, through the same pipeline. */
   requestCustom<T>(route: CustomRoute, input: RequestInput = {}): Promise<T> {
-    if (!route.path.startsWith('/') || /(^|\/)\.\.?(\/|$)|[?#]/.test(route.path)) {
+    if (typeof route?.path !== 'string' || !route.path.startsWith('/') || /(^|\/)\.\.?(\/|$)|[?#]/.test(route.path)) {
       return Promise.reject(
         new ValidationError('request', [{ path: 'path', message: 'must start with "/" and contain no "." or ".." segments, "?" or "#"; pass query parameters in `query`' }]),
       );
@@ -143,77 +221,317 @@ export class RestClient {
       path: route.path,
       auth: route.auth ?? ['bot', 'user'],
       ...(route.secretParameters ? { secretParameters: route.secretParameters } : {}),
+      ...(route.majorParameter ? { majorParameter: route.majorParameter } : {}),
     };
     return this.#run<T>('request', definition, input);
   }
 
   async #run<T>(operation: string, route: RouteDefinition, input: RequestInput): Promise<T> {
-    const prefix = route.prefix === 'auth' ? this.#config.authPrefix : this.#config.apiPrefix;
+    const config = this.#config;
     const params = input.params ?? {};
-    const credential = this.#pickCredential(operation, route, params, prefix + route.path, input.credential);
+    const majorValue = route.majorParameter === undefined ? undefined : params[route.majorParameter];
+    const call: Call = {
+      operation,
+      route,
+      input,
+      prefix: route.prefix === 'auth' ? config.authPrefix : config.apiPrefix,
+      routeKey: `${route.method} ${route.path}`,
+      major: typeof majorValue === 'string' ? majorValue : '',
+      lane: route.lane === 'priority' ? 'priority' : 'normal',
+      deadline: config.now() + (input.deadlineMs ?? config.deadlineMs),
+      retries: input.retries === undefined ? config.retry.retries : Math.max(0, Math.floor(input.retries)),
+      timeoutMs: input.timeoutMs ?? config.timeoutMs,
+      waitSignal: undefined,
+      cleanup: undefined,
+      deadlineHit: false,
+    };
+    // Fail before any I/O on bad input or missing credentials.
+    this.#prepareAttempt(call);
+    if (input.signal?.aborted) throw new AbortError({ method: route.method, path: call.prefix + route.path, operation, mayHaveReachedServer: false, cause: input.signal.reason });
+    try {
+      if (route.webhookExecution && config.limiter.limitsWebhooks && call.major !== '') {
+        const webhookId = call.major;
+        return await config.limiter
+          .serializeWebhook(webhookId, () => this.#attempts<T>(call, webhookId), this.#waitSignal(call))
+          .catch((error: unknown) => {
+            throw this.#mapWaitError(call, error);
+          });
+      }
+      return await this.#attempts<T>(call, undefined);
+    } finally {
+      call.cleanup?.();
+    }
+  }
+
+  /** Resolves credentials, path and body for the next attempt. Throws typed errors before any I/O. */
+  #prepareAttempt(call: Call) {
+    const { route, input, operation } = call;
+    const params = input.params ?? {};
+    const credential = this.#pickCredential(operation, route, params, call.prefix + route.path, input.credential);
     const fullParams = credential.applied?.pathParams ? { ...params, ...credential.applied.pathParams } : params;
     const built = buildPath(route.path, fullParams, route.secretParameters);
     if ('issues' in built) throw new ValidationError(operation, built.issues);
     if (this.#insecureOrigin && !this.#config.allowInsecureHttp && (credential.kind !== 'none' || route.secretBody)) {
       throw new InsecureTransportError(operation, this.#config.origin);
     }
-    const secrets = credential.applied ? [...credential.applied.secrets, ...built.secrets] : built.secrets;
-    const path = prefix + built.path + buildQuery(input.query);
-    const displayPath = prefix + built.displayPath;
+    return { credential, built };
+  }
 
+  async #attempts<T>(call: Call, webhookId: string | undefined): Promise<T> {
+    const config = this.#config;
+    const { route, input, operation } = call;
+    let attempt = 0;
+    let rateLimitRetries = 0;
+    let refreshedAfter401 = false;
+    for (;;) {
+      attempt++;
+      let prepared = this.#prepareAttempt(call);
+      if (prepared.credential.kind === 'user' && config.session) {
+        const pending = config.session.prepare();
+        if (pending) {
+          await this.#waitFor(call, pending);
+          prepared = this.#prepareAttempt(call);
+        }
+      }
+      const { credential, built } = prepared;
+      const secrets = credential.applied ? [...credential.applied.secrets, ...built.secrets] : built.secrets;
+      const displayPath = call.prefix + built.displayPath;
+      const bucketKey = config.limiter.bucketKey(call.routeKey, call.major);
+      const base: RequestEventBase = { operation, method: route.method, path: displayPath, attempt, bucket: bucketKey };
+
+      const guard: WaitGuard = (delayMs, reason) => this.#guardWait(call, base, delayMs, reason === 'global');
+      if (webhookId !== undefined) await this.#waitFor(call, config.limiter.webhookTurn(webhookId, this.#waitSignal(call), guard));
+      const acquiring = config.limiter.acquire(bucketKey, call.lane, () => this.#waitSignal(call), guard);
+      if (acquiring) await this.#waitFor(call, acquiring);
+
+      let outcome: { response: TransportResponse; status: number } | TransportFailure | AttemptTimeout;
+      try {
+        if (config.events && config.events.listenerCount('request') > 0) config.events.emit('request', { ...base, credential: credential.kind });
+        config.log?.('debug', `${route.method} ${displayPath} (attempt ${attempt})`, { operation, attempt });
+        outcome = await this.#send(call, built.path, credential, base);
+      } finally {
+        config.limiter.release(bucketKey);
+        if (webhookId !== undefined) config.limiter.webhookDone(webhookId);
+      }
+
+      if (outcome instanceof TransportFailure || outcome instanceof AttemptTimeout) {
+        const failure = this.#failureError(call, base, outcome);
+        const retryable = outcome instanceof AttemptTimeout ? isIdempotent(route.method) : isIdempotent(route.method) || !outcome.mayHaveReachedServer;
+        if (retryable && attempt <= call.retries && !call.deadlineHit && !input.signal?.aborted) {
+          await this.#backoff(call, base, attempt, outcome instanceof AttemptTimeout ? 'timeout' : 'network', undefined, failure);
+          continue;
+        }
+        throw failure;
+      }
+
+      const { response, status } = outcome;
+      this.#learn(call, response);
+      if (status >= 200 && status < 300) {
+        try {
+          return (await this.#readWithin(call, response)) as T;
+        } catch (error) {
+          throw error instanceof TransportFailure || error instanceof AttemptTimeout ? this.#failureError(call, base, error) : error;
+        }
+      }
+
+      const error = await this.#errorFrom(call, response, credential.kind, attempt, displayPath, secrets);
+      if (error instanceof RateLimitError) {
+        rateLimitRetries++;
+        const waitMs = error.retryAfterMs ?? Math.min(30_000, 1000 * 2 ** (rateLimitRetries - 1));
+        config.limiter.pause(bucketKey, waitMs, false);
+        if (error.global) config.limiter.pause(bucketKey, waitMs, true);
+        const info: RateLimitInfo = { operation, method: route.method, path: displayPath, retryAfterMs: waitMs, global: error.global };
+        const refuse = this.#rejectsOnRateLimit(info) || waitMs > config.maxRateLimitWaitMs || config.now() + waitMs > call.deadline || rateLimitRetries > MAX_RATE_LIMIT_RETRIES;
+        if (config.events && config.events.listenerCount('rateLimited') > 0) config.events.emit('rateLimited', { ...base, retryAfterMs: waitMs, global: error.global, willRetry: !refuse });
+        config.log?.('warn', `rate limited on ${route.method} ${displayPath}${error.global ? ' (global)' : ''}; ${refuse ? 'rejecting' : `waiting ${waitMs} ms`}`, { operation, attempt, retryAfterMs: waitMs });
+        if (refuse) throw error;
+        if (config.events && config.events.listenerCount('retry') > 0) config.events.emit('retry', { ...base, reason: 'rateLimit', status: 429, delayMs: waitMs });
+        continue;
+      }
+      if (error instanceof AuthenticationError) {
+        if (credential.kind === 'user' && config.session && !refreshedAfter401) {
+          refreshedAfter401 = true;
+          const retry = await this.#waitFor(call, config.session.onUnauthorized(credential.applied?.secrets[0]));
+          if (retry) {
+            if (config.events && config.events.listenerCount('retry') > 0) config.events.emit('retry', { ...base, reason: 'unauthorized', status: 401, delayMs: 0 });
+            continue;
+          }
+        } else if (credential.kind === 'bot' || credential.kind === 'webhook') {
+          config.credentials[credential.kind]?.invalidate?.({ params: input.params ?? {}, path: call.prefix + route.path });
+        }
+        throw error;
+      }
+      if (error instanceof ServerError && isIdempotent(route.method) && attempt <= call.retries) {
+        await this.#backoff(call, base, attempt, 'status', status, error);
+        continue;
+      }
+      throw error;
+    }
+  }
+
+  /** Sends one attempt under its own timeout; resolves to a response or a failure, never rejects for network reasons. */
+  async #send(
+    call: Call,
+    path: string,
+    credential: { kind: CredentialKind; applied: AppliedCredential | undefined },
+    base: RequestEventBase,
+  ): Promise<{ response: TransportResponse; status: number } | TransportFailure | AttemptTimeout> {
+    const config = this.#config;
+    const { route, input } = call;
     const headers: Record<string, string> = { 'user-agent': this.#userAgent, accept: 'application/json' };
     if (input.headers) for (const [name, value] of Object.entries(input.headers)) headers[name.toLowerCase()] = value;
     let body: string | FormData | undefined;
-    if (input.formData !== undefined) {
-      body = input.formData;
-    } else if (input.body !== undefined) {
+    if (input.formData !== undefined) body = input.formData;
+    else if (input.body !== undefined) {
       body = JSON.stringify(input.body);
       headers['content-type'] = 'application/json';
     }
     if (credential.applied?.headers) Object.assign(headers, credential.applied.headers);
-
-    const description = { method: route.method, path: displayPath, operation, attempt: 1 };
-    const timeoutMs = input.timeoutMs ?? this.#config.timeoutMs;
-    const callerSignal = input.signal;
-    if (callerSignal?.aborted) throw new AbortError({ ...description, mayHaveReachedServer: false, cause: callerSignal.reason });
-
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs);
-    const onCallerAbort = () => controller.abort();
-    callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+    const query = buildQuery(input.query);
+    const started = config.now();
+    const attemptState = this.#startAttempt(call);
     try {
-      const response = await this.#config.transport.send({
-        method: route.method,
-        origin: this.#config.origin,
-        path,
-        headers,
-        body,
-        signal: controller.signal,
-      });
+      const response = await config.transport.send({ method: route.method, origin: config.origin, path: call.prefix + path + query, headers, body, signal: attemptState.signal });
       const cookies = response.headers['set-cookie'];
-      if (cookies !== undefined && this.#config.onSetCookie) this.#config.onSetCookie(Array.isArray(cookies) ? cookies : [cookies]);
-      if (response.status >= 200 && response.status < 300) return (await readSuccess(response)) as T;
-      throw await toApiError(response, { ...description, credential: credential.kind }, secrets);
+      if (cookies !== undefined && config.onSetCookie) config.onSetCookie(Array.isArray(cookies) ? cookies : [cookies]);
+      if (config.events && config.events.listenerCount('response') > 0) config.events.emit('response', { ...base, status: response.status, durationMs: config.now() - started });
+      // The attempt timer keeps running while the body is read; readWithin stops it.
+      (response as TransportResponse & { [ATTEMPT]?: AttemptState })[ATTEMPT] = attemptState;
+      return { response, status: response.status };
     } catch (error) {
-      if (error instanceof TransportFailure) {
-        const init = { ...description, mayHaveReachedServer: error.mayHaveReachedServer, cause: error.cause };
-        if (error.kind === 'aborted' || controller.signal.aborted) {
-          if (timedOut) throw new TimeoutError(init, timeoutMs);
-          throw new AbortError(init);
-        }
-        throw new NetworkError(init, error.detail);
-      }
-      if (error instanceof SyntaxError) {
-        throw new UnexpectedResponseError(operation, 200, 'the body is not valid JSON', { cause: error });
-      }
+      attemptState.stop();
+      if (error instanceof TransportFailure) return attemptState.timedOut() ? new AttemptTimeout() : error;
+      throw error;
+    }
+  }
+
+  /** Reads a success body under the attempt's timer. */
+  async #readWithin(call: Call, response: TransportResponse): Promise<unknown> {
+    const state = (response as TransportResponse & { [ATTEMPT]?: AttemptState })[ATTEMPT];
+    try {
+      return await readSuccess(response, call.operation);
+    } catch (error) {
+      if (error instanceof TransportFailure && state?.timedOut()) throw new AttemptTimeout();
       throw error;
     } finally {
+      state?.stop();
+    }
+  }
+
+  #startAttempt(call: Call): AttemptState {
+    const controller = new AbortController();
+    let timedOut = false;
+    const budget = Math.max(0, Math.min(call.timeoutMs, call.deadline - this.#config.now()));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      if (call.deadline <= this.#config.now()) call.deadlineHit = true;
+      controller.abort();
+    }, budget);
+    const caller = call.input.signal;
+    const onAbort = () => controller.abort(caller?.reason);
+    caller?.addEventListener('abort', onAbort, { once: true });
+    return {
+      signal: controller.signal,
+      timedOut: () => timedOut,
+      stop: () => {
+        clearTimeout(timer);
+        caller?.removeEventListener('abort', onAbort);
+      },
+    };
+  }
+
+  /** A signal that fires at the call's deadline or on the caller's abort; created on first need. */
+  #waitSignal(call: Call): AbortSignal {
+    if (call.waitSignal) return call.waitSignal;
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      call.deadlineHit = true;
+      controller.abort(new DeadlineReached());
+    }, Math.max(0, call.deadline - this.#config.now()));
+    const caller = call.input.signal;
+    const onAbort = () => controller.abort(caller?.reason);
+    caller?.addEventListener('abort', onAbort, { once: true });
+    call.cleanup = () => {
       clearTimeout(timer);
-      callerSignal?.removeEventListener('abort', onCallerAbort);
+      caller?.removeEventListener('abort', onAbort);
+    };
+    call.waitSignal = controller.signal;
+    return controller.signal;
+  }
+
+  /** Awaits a wait (queue, rate limit, refresh), mapping deadline and caller aborts to typed errors. */
+  async #waitFor<V>(call: Call, pending: Promise<V>): Promise<V> {
+    try {
+      return await pending;
+    } catch (error) {
+      throw this.#mapWaitError(call, error);
+    }
+  }
+
+  #mapWaitError(call: Call, error: unknown): unknown {
+    const description = { method: call.route.method, path: call.prefix + call.route.path, operation: call.operation, mayHaveReachedServer: false, cause: error };
+    if (error instanceof DeadlineReached || (call.deadlineHit && !(error instanceof Error && 'status' in error))) {
+      return new TimeoutError(description, call.input.deadlineMs ?? this.#config.deadlineMs);
+    }
+    if (call.input.signal?.aborted && !isSdkError(error)) return new AbortError(description);
+    return error;
+  }
+
+  /** Refuses a rate-limit wait that is too long for the cap or the deadline. */
+  #guardWait(call: Call, base: RequestEventBase, delayMs: number, global: boolean): void {
+    const config = this.#config;
+    const info: RateLimitInfo = { operation: call.operation, method: base.method, path: base.path, retryAfterMs: delayMs, global };
+    if (delayMs > config.maxRateLimitWaitMs || config.now() + delayMs > call.deadline || this.#rejectsOnRateLimit(info)) {
+      throw new RateLimitError(
+        { method: base.method, path: base.path, operation: call.operation, status: 429, body: undefined, headers: {}, credential: 'none', attempt: base.attempt, retryAfterMs: delayMs, global },
+        delayMs > config.maxRateLimitWaitMs ? `the wait exceeds maxRateLimitWaitMs (${config.maxRateLimitWaitMs} ms); nothing was sent` : 'rejected without waiting; nothing was sent',
+      );
+    }
+    config.log?.('debug', `waiting ${delayMs} ms for a ${global ? 'global' : 'route'} rate limit before ${base.method} ${base.path}`, { operation: call.operation });
+    if (config.events && config.events.listenerCount('debug') > 0) config.events.emit('debug', `waiting ${delayMs} ms for a ${global ? 'global' : 'route'} rate limit before ${base.method} ${base.path}`);
+  }
+
+  #rejectsOnRateLimit(info: RateLimitInfo): boolean {
+    const rule = this.#config.rejectOnRateLimit;
+    if (typeof rule === 'boolean') return rule;
+    if (typeof rule === 'function') return rule(info);
+    return rule.some((entry) => entry === info.operation || (entry.startsWith('/') && info.path.includes(entry)));
+  }
+
+  async #backoff(call: Call, base: RequestEventBase, attempt: number, reason: 'status' | 'network' | 'timeout', status: number | undefined, lastError: unknown): Promise<void> {
+    const config = this.#config;
+    const delayMs = backoffDelay(config.retry, attempt);
+    if (config.now() + delayMs > call.deadline) throw lastError;
+    if (config.events && config.events.listenerCount('retry') > 0) config.events.emit('retry', { ...base, reason, ...(status === undefined ? {} : { status }), delayMs });
+    config.log?.('warn', `retrying ${base.method} ${base.path} in ${delayMs} ms after ${reason}${status ? ` ${status}` : ''} (attempt ${attempt})`, { operation: call.operation, attempt });
+    try {
+      await sleep(delayMs, this.#waitSignal(call));
+    } catch (error) {
+      throw call.input.signal?.aborted ? this.#mapWaitError(call, error) : lastError;
+    }
+  }
+
+  #failureError(call: Call, base: RequestEventBase, failure: TransportFailure | AttemptTimeout): Error {
+    const init = { method: base.method, path: base.path, operation: call.operation, attempt: base.attempt, mayHaveReachedServer: failure instanceof AttemptTimeout || failure.mayHaveReachedServer, cause: failure.cause };
+    if (failure instanceof AttemptTimeout) {
+      return new TimeoutError(init, call.deadlineHit ? (call.input.deadlineMs ?? this.#config.deadlineMs) : call.timeoutMs);
+    }
+    if (failure.kind === 'aborted' || call.input.signal?.aborted) return new AbortError(init);
+    return new NetworkError(init, failure.detail);
+  }
+
+  #learn(call: Call, response: TransportResponse): void {
+    const headers = response.headers;
+    if (headers['x-ratelimit-limit'] === undefined && headers['x-ratelimit-remaining'] === undefined && headers['x-ratelimit-bucket'] === undefined) return;
+    this.#config.limiter.learn(call.routeKey, call.major, readRateLimitHeaders(response));
+  }
+
+  async #errorFrom(call: Call, response: TransportResponse, credential: CredentialKind, attempt: number, displayPath: string, secrets: string[]): Promise<ApiError> {
+    const state = (response as TransportResponse & { [ATTEMPT]?: AttemptState })[ATTEMPT];
+    try {
+      return await toApiError(response, { method: call.route.method, path: displayPath, operation: call.operation, credential, attempt }, secrets);
+    } finally {
+      state?.stop();
     }
   }
 
@@ -234,7 +552,8 @@ export class RestClient {
       const applied = this.#config.credentials[kind]?.authorize({ params, path });
       if (applied) return { kind, applied };
     }
-    throw new MissingCredentialError(operation, forced !== undefined ? [forced] : accepted);
+    const reasons = order.map((kind) => this.#config.credentials[kind]?.unavailableReason?.()).filter((reason): reason is string => reason !== undefined);
+    throw new MissingCredentialError(operation, forced !== undefined ? [forced] : accepted, reasons);
   }
 
   #order(accepted: readonly CredentialKind[]): readonly CredentialKind[] {
@@ -250,6 +569,25 @@ export class RestClient {
   }
 }
 
+const ATTEMPT = Symbol('attempt');
+
+interface AttemptState {
+  signal: AbortSignal;
+  timedOut(): boolean;
+  stop(): void;
+}
+
+/** The abort reason used when a call's overall deadline passes. */
+class DeadlineReached extends Error {
+  constructor() {
+    super('deadline reached');
+  }
+}
+
+function isSdkError(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && Symbol.for('community-chat-sdk.error.kinds') in error;
+}
+
 function buildQuery(query: Readonly<Record<string, QueryValue>> | undefined): string {
   if (query === undefined) return '';
   let out = '';
@@ -261,7 +599,7 @@ function buildQuery(query: Readonly<Record<string, QueryValue>> | undefined): st
   return out;
 }
 
-async function readSuccess(response: TransportResponse): Promise<unknown> {
+async function readSuccess(response: TransportResponse, operation: string): Promise<unknown> {
   if (response.status === 204 || response.status === 205) {
     await response.discard();
     return undefined;
@@ -269,12 +607,35 @@ async function readSuccess(response: TransportResponse): Promise<unknown> {
   const text = await response.text();
   if (text === '') return undefined;
   const type = response.headers['content-type'];
-  if (typeof type === 'string') return type.includes('json') ? JSON.parse(text) : text;
+  if (typeof type === 'string' && !type.includes('json')) return text;
   try {
     return JSON.parse(text);
-  } catch {
+  } catch (error) {
+    if (typeof type === 'string') throw new UnexpectedResponseError(operation, response.status, 'the body is not valid JSON', { cause: error });
     return text;
   }
+}
+
+function header(response: TransportResponse, name: string): string | undefined {
+  const value = response.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function numberHeader(response: TransportResponse, name: string): number | undefined {
+  const value = header(response, name);
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  return Number.isFinite(parsed) && parsed >= 0 ? parsed : undefined;
+}
+
+function readRateLimitHeaders(response: TransportResponse): RateLimitHeaders {
+  const resetAfter = numberHeader(response, 'x-ratelimit-reset-after');
+  return {
+    limit: numberHeader(response, 'x-ratelimit-limit'),
+    remaining: numberHeader(response, 'x-ratelimit-remaining'),
+    resetAfterMs: resetAfter === undefined ? undefined : Math.ceil(resetAfter * 1000),
+    bucket: header(response, 'x-ratelimit-bucket'),
+  };
 }
 
 async function toApiError(response: TransportResponse, init: Omit<ApiErrorInit, 'status' | 'body' | 'headers'>, secrets: string[]): Promise<ApiError> {
@@ -296,12 +657,7 @@ async function toApiError(response: TransportResponse, init: Omit<ApiErrorInit, 
       }
     }
   }
-  const full: ApiErrorInit = {
-    ...init,
-    status: response.status,
-    body: redactValue(raw, secrets),
-    headers: redactHeaders(response.headers),
-  };
+  const full: ApiErrorInit = { ...init, status: response.status, body: redactValue(raw, secrets), headers: redactHeaders(response.headers) };
   switch (response.status) {
     case 401:
       return new AuthenticationError(full);
@@ -314,11 +670,6 @@ async function toApiError(response: TransportResponse, init: Omit<ApiErrorInit, 
     default:
       return response.status >= 500 ? new ServerError(full) : new ApiError(full);
   }
-}
-
-function header(response: TransportResponse, name: string): string | undefined {
-  const value = response.headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 function retryAfterOf(response: TransportResponse, body: unknown): number | undefined {

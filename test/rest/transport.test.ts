@@ -10,7 +10,7 @@ afterAll(() => server.close());
 
 for (const transport of ['undici', 'fetch'] as const) {
   describe(`${transport} transport on a real loopback server`, () => {
-    const client = () => new Client({ baseUrl: server.url, transport, auth: { botToken: SECRETS.botToken }, timeoutMs: 500 });
+    const client = () => new Client({ baseUrl: server.url, transport, auth: { botToken: SECRETS.botToken }, timeoutMs: 500, retries: 0 });
 
     it('sends JSON with credentials and parses JSON, keeping unknown fields', async () => {
       server.setHandler((request, response, body) => {

@@ -1,0 +1,189 @@
+/**
+ * Keeps a user session usable: refreshes the access token before it expires
+ * and once after a 401, single-flight, and persists the session through an
+ * optional store.
+ *
+ * @module
+ */
+
+import { UnexpectedResponseError, isAuthenticationError } from '../errors.js';
+import { redactValue } from '../redact.js';
+import { ACCESS_TOKEN_LIFETIME_MS, type SessionSnapshot, type UserSession } from './session.js';
+
+/** What an access-token reader finds in a login or refresh response. */
+export interface AccessTokenGrant {
+  /** The access token. */
+  accessToken: string;
+  /** Its lifetime in milliseconds, if the response says. */
+  expiresInMs?: number | undefined;
+}
+
+/**
+ * Reads the access token from a login or refresh response body. The field
+ * names are not shown in the contract; the default accepts `access_token`,
+ * `accessToken` or `token`, and `expires_in` / `expiresIn` in seconds.
+ */
+export type AccessTokenReader = (body: unknown) => AccessTokenGrant | undefined;
+
+/** The default {@link AccessTokenReader}. */
+export const defaultAccessTokenReader: AccessTokenReader = (body) => {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const record = body as Record<string, unknown>;
+  const token = [record['access_token'], record['accessToken'], record['token']].find((value) => typeof value === 'string' && value !== '');
+  if (typeof token !== 'string') return undefined;
+  const expiresIn = [record['expires_in'], record['expiresIn']].find((value) => typeof value === 'number' && value > 0);
+  return typeof expiresIn === 'number' ? { accessToken: token, expiresInMs: expiresIn * 1000 } : { accessToken: token };
+};
+
+/** Persists a session across restarts. Both methods may be async. */
+export interface SessionStore {
+  /** Returns the saved session, if any. Called once, before the first call that needs the session. */
+  load?(): SessionSnapshot | undefined | Promise<SessionSnapshot | undefined>;
+  /** Saves the session after login and refresh, or `undefined` after logout or expiry. The snapshot holds secrets. */
+  save?(snapshot: SessionSnapshot | undefined): void | Promise<void>;
+}
+
+/** The result of login or refresh. Token fields are redacted: the session holds them. */
+export interface SessionGrant {
+  /** When the new access token expires, epoch milliseconds. */
+  accessTokenExpiresAt: number;
+  /** The response body with every secret field redacted. */
+  body: Record<string, unknown>;
+}
+
+/** Wiring of a {@link SessionRefresher}. */
+export interface SessionRefresherOptions {
+  /** The session to keep fresh. */
+  session: UserSession;
+  /** Sends `POST /auth/refresh` and returns the parsed body. */
+  performRefresh: () => Promise<unknown>;
+  /** Reads the token from responses. */
+  readAccessToken: AccessTokenReader;
+  /** Refresh when the access token expires within this many milliseconds. */
+  refreshMarginMs: number;
+  /** Optional persistence. */
+  store: SessionStore | undefined;
+  /** The clock. */
+  now: () => number;
+  /** Reports a refresh. */
+  onRefreshed: (accessTokenExpiresAt: number, trigger: 'expiry' | 'unauthorized' | 'manual') => void;
+  /** Reports the end of the session. */
+  onExpired: (reason: 'refreshRejected' | 'loggedOut') => void;
+  /** Reports a persistence failure (the session itself still works). */
+  onStoreError: (error: unknown) => void;
+}
+
+/** Single-flight refresh and persistence of a user session. */
+export class SessionRefresher {
+  readonly #options: SessionRefresherOptions;
+  #inflight: Promise<SessionGrant> | undefined;
+  #loading: Promise<void> | undefined;
+
+  constructor(options: SessionRefresherOptions) {
+    this.#options = options;
+    if (!options.store?.load) this.#loading = Promise.resolve();
+  }
+
+  /** Loads the stored session once, if a store is configured and nothing is held yet. */
+  load(): Promise<void> {
+    this.#loading ??= (async () => {
+      const { session, store } = this.#options;
+      if (session.accessToken !== undefined || session.canRefresh) return;
+      try {
+        const snapshot = await store?.load?.();
+        if (snapshot) session.restore(snapshot);
+      } catch (error) {
+        this.#options.onStoreError(error);
+      }
+    })();
+    return this.#loading;
+  }
+
+  /**
+   * Called before a request with user credentials: loads the stored session
+   * and refreshes the access token when it expires soon. Returns `undefined`
+   * when there is nothing to wait for.
+   */
+  prepare(): Promise<void> | undefined {
+    const { session, refreshMarginMs, now } = this.#options;
+    const expiresAt = session.accessTokenExpiresAt;
+    const loaded = this.#loading === undefined ? this.load() : undefined;
+    const due = expiresAt !== undefined && expiresAt - now() <= refreshMarginMs && session.canRefresh;
+    if (!loaded && !due && this.#inflight === undefined) return undefined;
+    return (async () => {
+      await loaded;
+      if (this.#inflight) await this.#inflight.catch(() => undefined);
+      const current = session.accessTokenExpiresAt;
+      if (current !== undefined && current - now() <= refreshMarginMs && session.canRefresh) await this.refresh('expiry').catch(() => undefined);
+    })();
+  }
+
+  /**
+   * Called after a 401 on a request that used `tokenUsed`. Refreshes once
+   * (joining a refresh already under way) and says whether to retry.
+   */
+  async onUnauthorized(tokenUsed: string | undefined): Promise<boolean> {
+    const { session } = this.#options;
+    if (this.#inflight) await this.#inflight.catch(() => undefined);
+    if (session.accessToken !== undefined && session.accessToken !== tokenUsed) return true;
+    if (!session.canRefresh) return false;
+    try {
+      await this.refresh('unauthorized');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Refreshes the access token; concurrent callers share one request. */
+  refresh(trigger: 'expiry' | 'unauthorized' | 'manual'): Promise<SessionGrant> {
+    this.#inflight ??= (async () => {
+      try {
+        const body = await this.#options.performRefresh();
+        const grant = this.adopt('auth.refresh', body);
+        this.#options.onRefreshed(grant.accessTokenExpiresAt, trigger);
+        return grant;
+      } catch (error) {
+        if (isAuthenticationError(error)) await this.expire('refreshRejected');
+        throw error;
+      } finally {
+        this.#inflight = undefined;
+      }
+    })();
+    return this.#inflight;
+  }
+
+  /** Stores the token of a login or refresh response, persists the session, and returns a redacted view. */
+  adopt(operation: string, body: unknown): SessionGrant {
+    const { session, readAccessToken } = this.#options;
+    const grant = readAccessToken(body);
+    if (grant === undefined) {
+      throw new UnexpectedResponseError(operation, 200, 'no access token found in the body; set the client option readAccessToken (see docs/assumptions.md)');
+    }
+    session.setAccessToken(grant.accessToken, grant.expiresInMs ?? ACCESS_TOKEN_LIFETIME_MS);
+    this.#persist(session.export());
+    const redacted = redactValue(body, [grant.accessToken]);
+    return {
+      accessTokenExpiresAt: session.accessTokenExpiresAt ?? this.#options.now() + ACCESS_TOKEN_LIFETIME_MS,
+      body: typeof redacted === 'object' && redacted !== null ? (redacted as Record<string, unknown>) : {},
+    };
+  }
+
+  /** Ends the session locally, forgets it in the store, and reports it. */
+  async expire(reason: 'refreshRejected' | 'loggedOut'): Promise<void> {
+    this.#options.session.clear();
+    this.#persist(undefined);
+    this.#options.onExpired(reason);
+  }
+
+  #persist(snapshot: SessionSnapshot | undefined): void {
+    const save = this.#options.store?.save;
+    if (!save) return;
+    try {
+      const result = save.call(this.#options.store, snapshot);
+      if (result && typeof (result as Promise<void>).catch === 'function') (result as Promise<void>).catch((error: unknown) => this.#options.onStoreError(error));
+    } catch (error) {
+      this.#options.onStoreError(error);
+    }
+  }
+}

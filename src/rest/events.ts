@@ -1,0 +1,114 @@
+/**
+ * Typed client events and the optional levelled logger.
+ *
+ * Events and log lines carry only redacted paths and never a header, body,
+ * token, cookie or secret.
+ *
+ * @module
+ */
+
+import type { CredentialKind, HttpMethod } from '../routes.js';
+
+/** Fields shared by request-level events. */
+export interface RequestEventBase {
+  /** Operation id, e.g. `channels.get`, or `request` for the escape hatch. */
+  operation: string;
+  /** HTTP method. */
+  method: HttpMethod;
+  /** Path with secret segments replaced by `:redacted`. */
+  path: string;
+  /** Attempt number, starting at 1. */
+  attempt: number;
+  /** The rate-limit bucket the request belongs to. */
+  bucket: string;
+}
+
+/** Emitted just before an attempt is sent. */
+export interface RequestEvent extends RequestEventBase {
+  /** The credential kind sent. */
+  credential: CredentialKind;
+}
+
+/** Emitted when a response arrives (any status). */
+export interface ResponseEvent extends RequestEventBase {
+  /** HTTP status. */
+  status: number;
+  /** Time from sending to the response headers, in milliseconds. */
+  durationMs: number;
+}
+
+/** Emitted on every 429 response. */
+export interface RateLimitedEvent extends RequestEventBase {
+  /** How long the service asked to wait, in milliseconds (or the backoff chosen when it did not say). */
+  retryAfterMs: number;
+  /** Whether it was the global limit. */
+  global: boolean;
+  /** Whether the SDK will wait and try again (false when it rejects instead). */
+  willRetry: boolean;
+}
+
+/** Emitted before a retry. */
+export interface RetryEvent extends RequestEventBase {
+  /** Why: `status` (5xx), `network`, `timeout`, `rateLimit` or `unauthorized` (after a session refresh). */
+  reason: 'status' | 'network' | 'timeout' | 'rateLimit' | 'unauthorized';
+  /** The status that caused it, if any. */
+  status?: number;
+  /** Milliseconds until the retry. */
+  delayMs: number;
+}
+
+/** Emitted after the session got a new access token. */
+export interface SessionRefreshedEvent {
+  /** When the new access token expires, epoch milliseconds. */
+  accessTokenExpiresAt: number;
+  /** Why the refresh ran: before expiry, after a 401, or on request. */
+  trigger: 'expiry' | 'unauthorized' | 'manual';
+}
+
+/** Emitted when the session can no longer be used (refresh rejected, or logout). */
+export interface SessionExpiredEvent {
+  /** Why it ended. */
+  reason: 'refreshRejected' | 'loggedOut';
+}
+
+/** Every event the client emits, with its argument list. */
+export interface ClientEvents {
+  /** An attempt is about to be sent. */
+  request: [event: RequestEvent];
+  /** A response arrived. */
+  response: [event: ResponseEvent];
+  /** The service answered 429. */
+  rateLimited: [event: RateLimitedEvent];
+  /** A failed attempt will be retried. */
+  retry: [event: RetryEvent];
+  /** Diagnostic messages. */
+  debug: [message: string];
+  /** The session got a new access token. */
+  sessionRefreshed: [event: SessionRefreshedEvent];
+  /** The session ended. */
+  sessionExpired: [event: SessionExpiredEvent];
+}
+
+/** Log levels used by the SDK. */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** A logger such as `console` or a pino logger. Missing levels are skipped. */
+export type Logger = Partial<Record<LogLevel, (...args: never[]) => unknown>>;
+
+/** Writes one log line, in the calling convention of the logger given. */
+export type LogFunction = (level: LogLevel, message: string, fields: Record<string, unknown>) => void;
+
+/**
+ * Adapts `console` (`(message, fields)`) or pino (`(fields, message)`) to one
+ * function. Pino is recognised by its `child` and `levels` members.
+ */
+export function createLogFunction(logger: Logger | undefined): LogFunction | undefined {
+  if (!logger) return undefined;
+  const isPino = typeof (logger as { child?: unknown }).child === 'function' && typeof (logger as { levels?: unknown }).levels === 'object';
+  return (level, message, fields) => {
+    const write = logger[level] as ((...args: unknown[]) => unknown) | undefined;
+    if (typeof write !== 'function') return;
+    if (isPino) write.call(logger, fields, message);
+    else write.call(logger, message, fields);
+  };
+}
