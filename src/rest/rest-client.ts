@@ -315,23 +315,22 @@ export class RestClient {
       }
 
       if (outcome instanceof TransportFailure || outcome instanceof AttemptTimeout) {
-        const failure = this.#failureError(call, base, outcome);
-        const retryable = outcome instanceof AttemptTimeout ? isIdempotent(route.method) : isIdempotent(route.method) || !outcome.mayHaveReachedServer;
-        if (retryable && attempt <= call.retries && !call.deadlineHit && !input.signal?.aborted) {
-          await this.#backoff(call, base, attempt, outcome instanceof AttemptTimeout ? 'timeout' : 'network', undefined, failure);
-          continue;
-        }
-        throw failure;
+        await this.#retryAfterFailure(call, base, outcome);
+        continue;
       }
 
       const { response, status } = outcome;
       this.#learn(call, response);
       if (status >= 200 && status < 300) {
+        let body: unknown;
         try {
-          return (await this.#readWithin(call, response)) as T;
+          body = await this.#readWithin(call, response);
         } catch (error) {
-          throw error instanceof TransportFailure || error instanceof AttemptTimeout ? this.#failureError(call, base, error) : error;
+          if (!(error instanceof TransportFailure || error instanceof AttemptTimeout)) throw error;
+          await this.#retryAfterFailure(call, base, error);
+          continue;
         }
+        return body as T;
       }
 
       const error = await this.#errorFrom(call, response, credential.kind, attempt, displayPath, secrets);
@@ -367,6 +366,20 @@ export class RestClient {
       }
       throw error;
     }
+  }
+
+  /**
+   * Decides on a failed attempt: throws the typed error, or waits out the
+   * backoff when the failure may be retried. Idempotent methods retry any
+   * network failure or timeout; POST and PATCH only when the request provably
+   * never reached the server.
+   */
+  async #retryAfterFailure(call: Call, base: RequestEventBase, outcome: TransportFailure | AttemptTimeout): Promise<void> {
+    const failure = this.#failureError(call, base, outcome);
+    const method = call.route.method;
+    const retryable = outcome instanceof AttemptTimeout ? isIdempotent(method) : isIdempotent(method) || !outcome.mayHaveReachedServer;
+    if (!retryable || base.attempt > call.retries || call.deadlineHit || call.input.signal?.aborted) throw failure;
+    await this.#backoff(call, base, base.attempt, outcome instanceof AttemptTimeout ? 'timeout' : 'network', undefined, failure);
   }
 
   /** Sends one attempt under its own timeout; resolves to a response or a failure, never rejects for network reasons. */

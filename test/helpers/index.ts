@@ -23,6 +23,8 @@ export interface RecordedRequest {
   url: string;
   headers: Record<string, string>;
   body: string;
+  /** When the server had read the whole request (epoch ms); loopback servers only. */
+  receivedAt?: number;
 }
 
 /** What a responder returns. */
@@ -111,7 +113,7 @@ export async function startLoopbackServer(
       const body = Buffer.concat(chunks).toString('utf8');
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(request.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-      requests.push({ method: request.method ?? '', url: request.url ?? '', headers, body });
+      requests.push({ method: request.method ?? '', url: request.url ?? '', headers, body, receivedAt: Date.now() });
       current(request, response, body);
     });
   });
@@ -156,4 +158,24 @@ export function createMswClient(options: ClientOptions = {}): Client {
 /** Asserts that no fixture secret appears in `text`. */
 export function findLeakedSecrets(text: string, extra: readonly string[] = []): string[] {
   return [...Object.values(SECRETS), ...extra].filter((secret) => text.includes(secret) || text.includes(encodeURIComponent(secret)));
+}
+
+/** Counts timers and other handles the process holds, to check nothing leaks. */
+export function activeTimers(): number {
+  return process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
+}
+
+/** Collects unhandled rejections while a test runs. */
+export function trackUnhandledRejections(): { readonly count: number; stop(): void } {
+  let count = 0;
+  const listener = () => {
+    count++;
+  };
+  process.on('unhandledRejection', listener);
+  return {
+    get count() {
+      return count;
+    },
+    stop: () => process.off('unhandledRejection', listener),
+  };
 }

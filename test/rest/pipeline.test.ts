@@ -1,0 +1,379 @@
+import { getEventListeners } from 'node:events';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  AbortError,
+  Client,
+  NetworkError,
+  RateLimitError,
+  ServerError,
+  TimeoutError,
+  isCommunityChatError,
+  type ClientOptions,
+  type RateLimitedEvent,
+  type RetryEvent,
+} from '../../src/index.js';
+import { SECRETS, activeTimers, startLoopbackServer, trackUnhandledRejections, type LoopbackServer } from '../helpers/index.js';
+
+let server: LoopbackServer;
+beforeAll(async () => {
+  server = await startLoopbackServer();
+});
+afterEach(() => {
+  server.requests.length = 0;
+});
+afterAll(() => server.close());
+
+const json = (response: import('node:http').ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  response.end(JSON.stringify(body));
+};
+
+function client(options: ClientOptions = {}): Client {
+  return new Client({
+    baseUrl: server.url,
+    auth: { botToken: SECRETS.botToken, webhookTokens: { wh1: SECRETS.webhookToken } },
+    baseDelayMs: 10,
+    maxDelayMs: 40,
+    timeoutMs: 1000,
+    ...options,
+  });
+}
+
+describe('429 handling', () => {
+  it('waits out a storm of 429s with fractional Retry-After seconds, emitting rateLimited each time', async () => {
+    let hits = 0;
+    server.setHandler((_request, response) => (++hits <= 3 ? json(response, 429, { message: 'slow' }, { 'retry-after': '0.05' }) : json(response, 200, { id: 'ch1' })));
+    const c = client();
+    const events: RateLimitedEvent[] = [];
+    c.on('rateLimited', (event) => events.push(event));
+    await expect(c.channels.get('ch1')).resolves.toEqual({ id: 'ch1' });
+    expect(server.requests).toHaveLength(4);
+    expect(events.map((e) => [e.retryAfterMs, e.willRetry, e.attempt])).toEqual([
+      [50, true, 1],
+      [50, true, 2],
+      [50, true, 3],
+    ]);
+  });
+
+  it('honours Retry-After as an HTTP date', async () => {
+    let hits = 0;
+    server.setHandler((_request, response) =>
+      ++hits === 1 ? json(response, 429, {}, { 'retry-after': new Date(Date.now() + 1000).toUTCString() }) : json(response, 200, { ok: true }),
+    );
+    const started = Date.now();
+    await expect(client().channels.get('ch1')).resolves.toEqual({ ok: true });
+    const [first, second] = server.requests;
+    expect((second?.receivedAt ?? 0) - (first?.receivedAt ?? 0)).toBeGreaterThanOrEqual(1);
+    expect(Date.now() - started).toBeLessThan(2500);
+  });
+
+  it('a global 429 pauses every bucket; a route 429 pauses only its own', async () => {
+    server.setHandler((request, response) => {
+      if (request.url?.endsWith('/global') && server.requests.filter((r) => r.url.endsWith('/global')).length === 1) {
+        json(response, 429, { global: true }, { 'retry-after': '0.4', 'x-ratelimit-global': 'true' });
+      } else if (request.url?.endsWith('/route') && server.requests.filter((r) => r.url.endsWith('/route')).length === 1) {
+        json(response, 429, {}, { 'retry-after': '0.4' });
+      } else json(response, 200, {});
+    });
+    const routeClient = client();
+    const routeLimited = routeClient.channels.get('route');
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const otherStart = Date.now();
+    await routeClient.channels.get('other');
+    expect(Date.now() - otherStart).toBeLessThan(250);
+    await routeLimited;
+
+    const globalClient = client();
+    const globalLimited = globalClient.channels.get('global');
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const pausedStart = Date.now();
+    await globalClient.channels.get('elsewhere');
+    expect(Date.now() - pausedStart).toBeGreaterThanOrEqual(250);
+    await globalLimited;
+  });
+
+  it('rejects with RateLimitError instead of waiting past maxRateLimitWaitMs', async () => {
+    server.setHandler((_request, response) => json(response, 429, { message: 'wait two minutes' }, { 'retry-after': '120' }));
+    const c = client({ maxRateLimitWaitMs: 5_000 });
+    const events: RateLimitedEvent[] = [];
+    c.on('rateLimited', (event) => events.push(event));
+    const started = Date.now();
+    const error = (await c.channels.get('ch1').catch((e: unknown) => e)) as RateLimitError;
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(error.retryAfterMs).toBe(120_000);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(events[0]?.willRetry).toBe(false);
+    // The bucket stays paused: the next call rejects locally without touching the server.
+    await expect(c.channels.get('ch1')).rejects.toThrow(/maxRateLimitWaitMs.*nothing was sent/);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('rejectOnRateLimit fails fast for matching operations only', async () => {
+    server.setHandler((_request, response) => json(response, 429, {}, { 'retry-after': '0.05' }));
+    const c = client({ rejectOnRateLimit: (info) => info.operation === 'channels.get' });
+    await expect(c.channels.get('ch1')).rejects.toBeInstanceOf(RateLimitError);
+    expect(server.requests).toHaveLength(1);
+    const list = client({ rejectOnRateLimit: ['activities.get'] });
+    await expect(list.activities.get('a1')).rejects.toBeInstanceOf(RateLimitError);
+  });
+
+  it('falls back to a bounded backoff when Retry-After is missing', async () => {
+    let hits = 0;
+    server.setHandler((_request, response) => (++hits === 1 ? json(response, 429, {}) : json(response, 200, { ok: 1 })));
+    const c = client();
+    const events: RateLimitedEvent[] = [];
+    c.on('rateLimited', (event) => events.push(event));
+    await expect(c.channels.get('ch1')).resolves.toEqual({ ok: 1 });
+    expect(events[0]?.retryAfterMs).toBe(1000);
+  });
+
+  it('learns X-RateLimit headers and holds requests before the bucket runs dry', async () => {
+    let remaining = 2;
+    server.setHandler((_request, response) => {
+      if (remaining <= 0) return json(response, 429, {}, { 'retry-after': '5' });
+      remaining--;
+      json(response, 200, {}, { 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': String(remaining), 'x-ratelimit-reset-after': '0.3', 'x-ratelimit-bucket': 'abc' });
+      if (remaining === 0) setTimeout(() => (remaining = 2), 300);
+    });
+    const c = client();
+    const limited: RateLimitedEvent[] = [];
+    c.on('rateLimited', (event) => limited.push(event));
+    for (let i = 0; i < 6; i++) await c.channels.get('ch1');
+    expect(limited).toHaveLength(0);
+    expect(server.requests).toHaveLength(6);
+  });
+});
+
+describe('retries', () => {
+  it('retries 5xx bursts on GET with backoff and reports the attempt', async () => {
+    const statuses = [500, 502, 503];
+    server.setHandler((_request, response) => {
+      const status = statuses.shift();
+      if (status) json(response, status, { message: 'oops' });
+      else json(response, 200, { ok: true });
+    });
+    const c = client();
+    const retries: RetryEvent[] = [];
+    c.on('retry', (event) => retries.push(event));
+    await expect(c.channels.get('ch1')).resolves.toEqual({ ok: true });
+    expect(retries.map((r) => [r.reason, r.status, r.attempt])).toEqual([
+      ['status', 500, 1],
+      ['status', 502, 2],
+      ['status', 503, 3],
+    ]);
+    expect(retries.every((r) => r.delayMs >= 0 && r.delayMs <= 40)).toBe(true);
+  });
+
+  it('gives up after `retries` and reports the last attempt; retries: 0 means one attempt', async () => {
+    server.setHandler((_request, response) => json(response, 500, { message: 'down' }));
+    const error = (await client({ retries: 2 }).channels.get('ch1').catch((e: unknown) => e)) as ServerError;
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error.attempt).toBe(3);
+    expect(server.requests).toHaveLength(3);
+    server.requests.length = 0;
+    await expect(client({ retries: 0 }).channels.get('ch1')).rejects.toBeInstanceOf(ServerError);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('never retries a POST or PATCH that may have reached the server', async () => {
+    server.setHandler((_request, response) => json(response, 503, {}));
+    await expect(client().webhooks.execute('wh1', { content: 'once' })).rejects.toBeInstanceOf(ServerError);
+    expect(server.requests).toHaveLength(1);
+
+    server.requests.length = 0;
+    server.setHandler((request) => request.socket.destroy());
+    const reset = (await client().channels.update('ch1', { name: 'x' }).catch((e: unknown) => e)) as NetworkError;
+    expect(reset).toBeInstanceOf(NetworkError);
+    expect(reset.mayHaveReachedServer).toBe(true);
+    expect(server.requests).toHaveLength(1);
+
+    server.requests.length = 0;
+    server.setHandler(() => undefined);
+    const timeout = (await client({ timeoutMs: 150 }).interactions.respond('i1', { interaction_type: 4, data: { content: 'hi' } }).catch((e: unknown) => e)) as TimeoutError;
+    expect(timeout).toBeInstanceOf(TimeoutError);
+    expect(timeout.mayHaveReachedServer).toBe(true);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('retries a GET whose connection resets before or during the body', async () => {
+    let hits = 0;
+    server.setHandler((request, response) => {
+      hits++;
+      if (hits === 1) request.socket.destroy();
+      else if (hits === 2) {
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+        response.write('{"partial":');
+        setTimeout(() => request.socket.destroy(), 10);
+      } else json(response, 200, { ok: true });
+    });
+    await expect(client().channels.get('ch1')).resolves.toEqual({ ok: true });
+    expect(hits).toBe(3);
+  });
+
+  it('retries a POST whose connection was refused, and the server executes it once', async () => {
+    const probe = await startLoopbackServer();
+    const port = Number(new URL(probe.url).port);
+    await probe.close();
+    const c = new Client({ baseUrl: `http://127.0.0.1:${port}`, auth: { botToken: 'x' }, retries: 5, baseDelayMs: 200, maxDelayMs: 200 });
+    const pending = c.channels.ack('ch1');
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const late = await startLoopbackServer((_request, response) => {
+      response.statusCode = 204;
+      response.end();
+    });
+    try {
+      // The late server must listen on the same port; skip the assertion if the OS gave it another.
+      if (Number(new URL(late.url).port) === port) {
+        await expect(pending).resolves.toBeUndefined();
+        expect(late.requests).toHaveLength(1);
+      } else await pending.catch(() => undefined);
+    } finally {
+      await late.close();
+    }
+  });
+});
+
+describe('deadline, timeouts and aborts', () => {
+  it('an overall deadline covers backoff and every attempt', async () => {
+    server.setHandler((_request, response) => json(response, 500, {}));
+    const started = Date.now();
+    const error = await client({ retries: 50, baseDelayMs: 100, maxDelayMs: 100, deadlineMs: 300 }).channels.get('ch1').catch((e: unknown) => e);
+    expect(isCommunityChatError(error)).toBe(true);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(server.requests.length).toBeLessThan(10);
+  });
+
+  it.each([
+    ['waiting in the queue behind a paused bucket', 'queued'],
+    ['sleeping on a rate limit', 'sleeping'],
+    ['in flight', 'inflight'],
+    ['reading the body', 'body'],
+    ['sleeping in backoff', 'backoff'],
+  ] as const)('aborts while %s, settles promptly and leaks nothing', async (_label, stage) => {
+    const unhandled = trackUnhandledRejections();
+    const timersBefore = activeTimers();
+    server.setHandler((request, response) => {
+      if (stage === 'inflight') return;
+      if (stage === 'body') {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.write('{"slow":');
+        return;
+      }
+      if (stage === 'backoff') return json(response, 500, {});
+      json(response, 429, {}, { 'retry-after': '5' });
+      void request;
+    });
+    const c = client({ timeoutMs: 10_000, baseDelayMs: 5_000, maxDelayMs: 5_000 });
+    const controller = new AbortController();
+    let pending: Promise<unknown>;
+    let ahead: Promise<unknown> | undefined;
+    const aheadController = new AbortController();
+    if (stage === 'queued') {
+      // Pause the bucket, then queue one waiter ahead of the call under test.
+      await c.channels.get('ch1', { deadlineMs: 50 }).catch(() => undefined);
+      server.requests.length = 0;
+      ahead = c.channels.get('ch1', { signal: aheadController.signal }).catch((e: unknown) => e);
+      pending = c.channels.get('ch1', { signal: controller.signal });
+    } else pending = c.channels.get('ch1', { signal: controller.signal });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const sentBeforeAbort = server.requests.length;
+    const abortedAt = Date.now();
+    controller.abort();
+    const error = await pending.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AbortError);
+    expect(Date.now() - abortedAt).toBeLessThan(200);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(server.requests.length).toBe(sentBeforeAbort);
+    if (ahead) {
+      aheadController.abort();
+      expect(await ahead).toBeInstanceOf(AbortError);
+    }
+    await c.close();
+    expect(activeTimers()).toBeLessThanOrEqual(timersBefore);
+    unhandled.stop();
+    expect(unhandled.count).toBe(0);
+  });
+
+  it('every call of a mixed fault storm settles with a typed error or a result, and POSTs run once', async () => {
+    const unhandled = trackUnhandledRejections();
+    const timersBefore = activeTimers();
+    const postCounts = new Map<string, number>();
+    let n = 0;
+    server.setHandler((request, response, body) => {
+      n++;
+      if (request.method === 'POST') postCounts.set(body, (postCounts.get(body) ?? 0) + 1);
+      switch (n % 6) {
+        case 0:
+          return json(response, 429, {}, { 'retry-after': '0.02' });
+        case 1:
+          return json(response, 503, {});
+        case 2:
+          return request.socket.destroy();
+        case 3:
+          return; // never answers: the attempt times out
+        default:
+          return json(response, 200, { ok: true });
+      }
+    });
+    const c = client({ timeoutMs: 150, retries: 2, deadlineMs: 3_000 });
+    const calls: Promise<unknown>[] = [];
+    for (let i = 0; i < 40; i++) {
+      calls.push(i % 2 === 0 ? c.channels.get(`c${i}`) : c.channels.update(`c${i}`, { name: `n${i}` }));
+    }
+    const results = await Promise.allSettled(calls);
+    for (const result of results) if (result.status === 'rejected') expect(isCommunityChatError(result.reason)).toBe(true);
+    for (const [body, count] of postCounts) expect(count, body).toBeLessThanOrEqual(1);
+    await c.close();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(activeTimers()).toBeLessThanOrEqual(timersBefore);
+    unhandled.stop();
+    expect(unhandled.count).toBe(0);
+  });
+});
+
+describe('webhook rolling window', () => {
+  it('spreads a burst out in order so no window at the server holds more than the limit', async () => {
+    server.setHandler((_request, response) => {
+      response.statusCode = 204;
+      response.end();
+    });
+    const limit = 5;
+    const windowMs = 400;
+    const c = client({ webhookRateLimit: { limit, windowMs } });
+    const sends = Array.from({ length: 17 }, (_, i) => c.webhooks.execute('wh1', { content: `message ${i}` }));
+    await Promise.all(sends);
+    const arrivals = server.requests.map((r) => ({ at: r.receivedAt ?? 0, index: Number(JSON.parse(r.body).content.split(' ')[1]) }));
+    expect(arrivals.map((a) => a.index)).toEqual(Array.from({ length: 17 }, (_, i) => i));
+    for (const first of arrivals) {
+      const inWindow = arrivals.filter((a) => a.at >= first.at && a.at < first.at + windowMs);
+      expect(inWindow.length).toBeLessThanOrEqual(limit);
+    }
+  });
+});
+
+describe('interaction callback lane', () => {
+  it('does not wait behind a global pause caused by other traffic, but honours its own 429', async () => {
+    let callbackHits = 0;
+    server.setHandler((request, response) => {
+      if (request.url?.includes('/callback')) {
+        callbackHits++;
+        if (callbackHits === 2) return json(response, 429, {}, { 'retry-after': '0.2' });
+        response.statusCode = 204;
+        return response.end();
+      }
+      json(response, 429, { global: true }, { 'retry-after': '2', 'x-ratelimit-global': 'true' });
+    });
+    const c = client({ maxRateLimitWaitMs: 10_000 });
+    const blocked = c.channels.get('ch1', { deadlineMs: 500 }).catch((e: unknown) => e);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const started = Date.now();
+    await c.interactions.respond('i1', { interaction_type: 5 });
+    expect(Date.now() - started).toBeLessThan(150);
+    const retriedStart = Date.now();
+    await c.interactions.respond('i2', { interaction_type: 5 });
+    expect(Date.now() - retriedStart).toBeGreaterThanOrEqual(180);
+    expect(callbackHits).toBe(3);
+    expect(await blocked).toBeInstanceOf(RateLimitError);
+  });
+});
