@@ -159,6 +159,7 @@ export class Client extends EventEmitter<ClientEvents> {
         routeOverrides: options.routeOverrides ?? {},
         onSetCookie: (values) => this.session.cookies.storeSetCookieHeaders(values),
         session: {
+          ensureLoaded: () => refresher?.ensureLoaded(),
           prepare: () => refresher?.prepare(),
           onUnauthorized: (token) => refresher?.onUnauthorized(token) ?? Promise.resolve(false),
         },

@@ -78,10 +78,16 @@ export class SessionRefresher {
   readonly #options: SessionRefresherOptions;
   #inflight: Promise<SessionGrant> | undefined;
   #loading: Promise<void> | undefined;
+  #loaded: boolean;
 
   constructor(options: SessionRefresherOptions) {
     this.#options = options;
-    if (!options.store?.load) this.#loading = Promise.resolve();
+    this.#loaded = !options.store?.load;
+  }
+
+  /** Loads the stored session once; `undefined` when that is already done. */
+  ensureLoaded(): Promise<void> | undefined {
+    return this.#loaded ? undefined : this.load();
   }
 
   /** Loads the stored session once, if a store is configured and nothing is held yet. */
@@ -94,24 +100,24 @@ export class SessionRefresher {
         if (snapshot) session.restore(snapshot);
       } catch (error) {
         this.#options.onStoreError(error);
+      } finally {
+        this.#loaded = true;
       }
     })();
     return this.#loading;
   }
 
   /**
-   * Called before a request with user credentials: loads the stored session
-   * and refreshes the access token when it expires soon. Returns `undefined`
+   * Called before a request with user credentials: refreshes the access
+   * token when it expires soon (or waits for a refresh under way). Returns `undefined`
    * when there is nothing to wait for.
    */
   prepare(): Promise<void> | undefined {
     const { session, refreshMarginMs, now } = this.#options;
     const expiresAt = session.accessTokenExpiresAt;
-    const loaded = this.#loading === undefined ? this.load() : undefined;
     const due = expiresAt !== undefined && expiresAt - now() <= refreshMarginMs && session.canRefresh;
-    if (!loaded && !due && this.#inflight === undefined) return undefined;
+    if (!due && this.#inflight === undefined) return undefined;
     return (async () => {
-      await loaded;
       if (this.#inflight) await this.#inflight.catch(() => undefined);
       const current = session.accessTokenExpiresAt;
       if (current !== undefined && current - now() <= refreshMarginMs && session.canRefresh) await this.refresh('expiry').catch(() => undefined);

@@ -100,6 +100,8 @@ export type RejectOnRateLimit = boolean | readonly string[] | ((info: RateLimitI
 
 /** Hooks into the user session, called around requests that use user credentials. */
 export interface UserSessionHooks {
+  /** Before picking credentials: loads a stored session once; `undefined` when done. */
+  ensureLoaded(): Promise<void> | undefined;
   /** Before sending with user credentials (loads and refreshes the session); `undefined` when there is nothing to wait for. */
   prepare(): Promise<void> | undefined;
   /** After a 401 on a request that used `tokenUsed`; resolves whether to retry. */
@@ -245,6 +247,10 @@ export class RestClient {
       cleanup: undefined,
       deadlineHit: false,
     };
+    if (config.session && (route.auth.includes('user') || route.auth.includes('refreshCookie'))) {
+      const loading = config.session.ensureLoaded();
+      if (loading) await loading;
+    }
     // Fail before any I/O on bad input or missing credentials.
     this.#prepareAttempt(call);
     if (input.signal?.aborted) throw new AbortError({ method: route.method, path: call.prefix + route.path, operation, mayHaveReachedServer: false, cause: input.signal.reason });

@@ -1,0 +1,158 @@
+import type { ServerResponse } from 'node:http';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AuthenticationError, Client, MissingCredentialError, type SessionExpiredEvent, type SessionRefreshedEvent, type SessionSnapshot } from '../../src/index.js';
+import { startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
+
+/** A fake auth service: tokens `access-N`, refresh cookies `refresh-N`; only the newest of each is valid. */
+let server: LoopbackServer;
+let generation = 0;
+let refreshCalls = 0;
+let revoked = false;
+
+function json(response: ServerResponse, status: number, body: unknown, headers: Record<string, string | string[]> = {}) {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  response.end(JSON.stringify(body));
+}
+
+beforeAll(async () => {
+  server = await startLoopbackServer((request, response) => {
+    const url = request.url ?? '';
+    if (url.endsWith('/auth/refresh')) {
+      refreshCalls++;
+      if (revoked || request.headers.cookie !== `rt=refresh-${generation}`) return json(response, 401, { message: 'refresh token revoked' });
+      generation++;
+      // Answer a little later, so concurrent callers really overlap the refresh.
+      setTimeout(() => json(response, 200, { access_token: `access-${generation}`, expires_in: 900 }, { 'set-cookie': `rt=refresh-${generation}; HttpOnly; Path=/api/v1/auth` }), 30);
+      return;
+    }
+    const auth = request.headers.authorization;
+    if (auth?.startsWith('Bot ')) return auth === 'Bot good-bot' ? json(response, 200, { as: 'bot' }) : json(response, 401, { message: 'bad bot token' });
+    if (url.startsWith('/api/v1/webhooks/')) return json(response, 401, { message: 'unknown webhook token' });
+    if (auth !== `Bearer access-${generation}`) return json(response, 401, { message: 'expired access token' });
+    json(response, 200, { as: 'user', generation });
+  });
+});
+afterEach(() => {
+  server.requests.length = 0;
+  refreshCalls = 0;
+  revoked = false;
+});
+afterAll(() => server.close());
+
+function sessionClient(options: { expiresInMs?: number; now?: () => number; store?: { load?: () => SessionSnapshot | undefined; save?: (s: SessionSnapshot | undefined) => void } } = {}) {
+  generation++;
+  const now = options.now ?? Date.now;
+  const client = new Client({
+    baseUrl: server.url,
+    now,
+    ...(options.store ? { sessionStore: options.store } : {}),
+    auth: {
+      session: {
+        accessToken: `access-${generation - 1}`,
+        accessTokenExpiresAt: now() + (options.expiresInMs ?? 600_000),
+        cookies: [{ name: 'rt', value: `refresh-${generation - 1}`, path: '/api/v1/auth', expiresAt: undefined }],
+      },
+    },
+  });
+  // The server only accepts the newest generation: rewind so the held tokens are the valid ones.
+  generation--;
+  return client;
+}
+
+describe('session refresh', () => {
+  it('refreshes before the access token expires', async () => {
+    let clock = Date.now();
+    const client = sessionClient({ expiresInMs: 30_000, now: () => clock });
+    const refreshed: SessionRefreshedEvent[] = [];
+    client.on('sessionRefreshed', (event) => refreshed.push(event));
+    clock += 1_000;
+    const result = await client.applications.list();
+    expect(result).toEqual({ as: 'user', generation });
+    expect(server.requests.map((r) => r.url)).toEqual(['/api/v1/auth/refresh', '/api/v1/applications']);
+    expect(refreshed).toEqual([{ accessTokenExpiresAt: clock + 900_000, trigger: 'expiry' }]);
+  });
+
+  it('refreshes once on a 401 and retries the call', async () => {
+    const client = sessionClient();
+    generation++; // the server moved on: the held access token is now stale, the refresh cookie still valid
+    generation--;
+    client.session.setAccessToken('stale-token');
+    await expect(client.applications.list()).resolves.toMatchObject({ as: 'user' });
+    expect(server.requests.map((r) => `${r.url} ${r.headers['authorization'] ?? r.headers['cookie']}`)).toEqual([
+      '/api/v1/applications Bearer stale-token',
+      `/api/v1/auth/refresh rt=refresh-${generation - 1}`,
+      `/api/v1/applications Bearer access-${generation}`,
+    ]);
+  });
+
+  it('50 concurrent calls across a refresh trigger exactly one refresh', async () => {
+    const client = sessionClient();
+    client.session.setAccessToken('stale-token');
+    const results = await Promise.all(Array.from({ length: 50 }, () => client.applications.list()));
+    expect(results.every((r) => (r as unknown as { as: string }).as === 'user')).toBe(true);
+    expect(refreshCalls).toBe(1);
+  });
+
+  it('50 concurrent calls near expiry trigger exactly one refresh, and it never queues behind them', async () => {
+    let clock = Date.now();
+    const client = sessionClient({ expiresInMs: 10_000, now: () => clock });
+    clock += 1;
+    const results = await Promise.all(Array.from({ length: 50 }, () => client.applications.list()));
+    expect(results).toHaveLength(50);
+    expect(refreshCalls).toBe(1);
+    expect(server.requests[0]?.url).toBe('/api/v1/auth/refresh');
+  });
+
+  it('a revoked session rejects with AuthenticationError, emits sessionExpired and clears the session', async () => {
+    const client = sessionClient();
+    client.session.setAccessToken('stale-token');
+    revoked = true;
+    const expired: SessionExpiredEvent[] = [];
+    client.on('sessionExpired', (event) => expired.push(event));
+    const error = (await client.applications.list().catch((e: unknown) => e)) as AuthenticationError;
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(error.credential).toBe('user');
+    expect(expired).toEqual([{ reason: 'refreshRejected' }]);
+    expect(client.session.canRefresh).toBe(false);
+    await expect(client.applications.list()).rejects.toBeInstanceOf(MissingCredentialError);
+  });
+
+  it('a 401 invalidates only the credential that failed', async () => {
+    const client = new Client({ baseUrl: server.url, auth: { botToken: 'good-bot', webhookTokens: { wh1: 'dead-token' } } });
+    generation++;
+    client.session.restore({ accessToken: `access-${generation}`, cookies: [] });
+    // A webhook 401 touches neither the bot token nor the session.
+    await expect(client.webhooks.execute('wh1', { content: 'x' })).rejects.toBeInstanceOf(AuthenticationError);
+    await expect(client.users.getMe()).resolves.toEqual({ as: 'bot' });
+    await expect(client.applications.list()).resolves.toMatchObject({ as: 'user' });
+    expect(client.webhookTokens.has('wh1')).toBe(false);
+    // A bot 401 stops the bot token only; user-or-bot routes fall back to the session.
+    client.setBotToken('revoked-bot');
+    await expect(client.users.getMe({ credential: 'bot' })).rejects.toBeInstanceOf(AuthenticationError);
+    await expect(client.users.getMe()).resolves.toMatchObject({ as: 'user' });
+    await expect(client.interactions.respond('i1', { interaction_type: 1 })).rejects.toThrow(/bot token was rejected with 401/);
+    const sent = server.requests.length;
+    expect(server.requests.filter((r) => r.url.includes('/callback'))).toHaveLength(0);
+    client.setBotToken('good-bot');
+    await expect(client.users.getMe()).resolves.toEqual({ as: 'bot' });
+    expect(server.requests.length).toBe(sent + 1);
+  });
+
+  it('loads the session from a store before the first call and saves every change', async () => {
+    generation++;
+    const saved: (SessionSnapshot | undefined)[] = [];
+    const store = {
+      load: () => ({ accessToken: 'stale', accessTokenExpiresAt: Date.now() + 600_000, cookies: [{ name: 'rt', value: `refresh-${generation}`, path: '/api/v1/auth', expiresAt: undefined }] }),
+      save: (snapshot: SessionSnapshot | undefined) => {
+        saved.push(snapshot);
+      },
+    };
+    const loaded = new Client({ baseUrl: server.url, sessionStore: store });
+    expect(loaded.session.canRefresh).toBe(false);
+    await expect(loaded.applications.list()).resolves.toMatchObject({ as: 'user' });
+    expect(server.requests.map((r) => r.url)).toEqual(['/api/v1/applications', '/api/v1/auth/refresh', '/api/v1/applications']);
+    expect(saved).toHaveLength(1);
+    expect(saved[0]?.accessToken).toBe(`access-${generation}`);
+    expect(saved[0]?.cookies[0]?.value).toBe(`refresh-${generation}`);
+  });
+});
