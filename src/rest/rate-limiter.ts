@@ -41,6 +41,14 @@ export interface RateLimitHeaders {
   bucket: string | undefined;
 }
 
+/**
+ * Extra wait past a bucket's advertised reset. The reset is measured from when
+ * the response arrived here, and timers can fire a few milliseconds early
+ * against the wall clock, so without a margin the first request after a
+ * reset can reach the server just before its window rolls over.
+ */
+const RESET_MARGIN_MS = 50;
+
 /** What a lane may skip. `priority` lanes (interaction callbacks, session refresh) never wait behind other traffic. */
 export type Lane = 'normal' | 'priority';
 
@@ -152,7 +160,7 @@ export class RateLimiter {
       bucket.remaining = headers.remaining;
       bucket.limit ??= headers.remaining + 1;
     }
-    if (headers.resetAfterMs !== undefined) bucket.resetAt = this.#now() + headers.resetAfterMs;
+    if (headers.resetAfterMs !== undefined) bucket.resetAt = this.#now() + headers.resetAfterMs + RESET_MARGIN_MS;
   }
 
   /** Pauses a bucket, or every bucket when `global`, for `ms` milliseconds. */
