@@ -11,5 +11,5 @@ export default defineConfig({
   splitting: true,
   treeshake: true,
   // ESM-only dependencies must be bundled into the CJS build, or require() breaks at run time.
-  noExternal: [],
+  noExternal: ['p-queue'],
 });

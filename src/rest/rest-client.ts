@@ -305,7 +305,7 @@ export class RestClient {
       const bucketKey = config.limiter.bucketKey(call.routeKey, call.major);
       const base: RequestEventBase = { operation, method: route.method, path: displayPath, attempt, bucket: bucketKey };
 
-      const guard: WaitGuard = (delayMs, reason) => this.#guardWait(call, base, delayMs, reason === 'global');
+      const guard: WaitGuard = (delayMs, reason) => this.#guardWait(call, base, delayMs, reason);
       if (webhookId !== undefined) await this.#waitFor(call, config.limiter.webhookTurn(webhookId, this.#waitSignal(call), guard));
       const acquiring = config.limiter.acquire(bucketKey, call.lane, () => this.#waitSignal(call), guard);
       if (acquiring) await this.#waitFor(call, acquiring);
@@ -496,18 +496,31 @@ export class RestClient {
     return error;
   }
 
-  /** Refuses a rate-limit wait that is too long for the cap or the deadline. */
-  #guardWait(call: Call, base: RequestEventBase, delayMs: number, global: boolean): void {
+  /**
+   * Refuses a wait that cannot end in time. Waits the service asked for (a
+   * bucket or global pause) are also capped by `maxRateLimitWaitMs` and
+   * `rejectOnRateLimit`; the SDK's own webhook pacing only by the deadline.
+   */
+  #guardWait(call: Call, base: RequestEventBase, delayMs: number, reason: 'global' | 'bucket' | 'webhook'): void {
     const config = this.#config;
+    const global = reason === 'global';
     const info: RateLimitInfo = { operation: call.operation, method: base.method, path: base.path, retryAfterMs: delayMs, global };
-    if (delayMs > config.maxRateLimitWaitMs || config.now() + delayMs > call.deadline || this.#rejectsOnRateLimit(info)) {
+    const tooLong = reason !== 'webhook' && delayMs > config.maxRateLimitWaitMs;
+    const pastDeadline = config.now() + delayMs > call.deadline;
+    if (tooLong || pastDeadline || (reason !== 'webhook' && this.#rejectsOnRateLimit(info))) {
+      const why = tooLong
+        ? `the wait exceeds maxRateLimitWaitMs (${config.maxRateLimitWaitMs} ms); nothing was sent`
+        : pastDeadline
+          ? 'the wait would outlast the call deadline; nothing was sent'
+          : 'rejected without waiting; nothing was sent';
       throw new RateLimitError(
         { method: base.method, path: base.path, operation: call.operation, status: 429, body: undefined, headers: {}, credential: 'none', attempt: base.attempt, retryAfterMs: delayMs, global },
-        delayMs > config.maxRateLimitWaitMs ? `the wait exceeds maxRateLimitWaitMs (${config.maxRateLimitWaitMs} ms); nothing was sent` : 'rejected without waiting; nothing was sent',
+        reason === 'webhook' ? `the webhook's rolling window is full; ${why}` : why,
       );
     }
-    config.log?.('debug', `waiting ${delayMs} ms for a ${global ? 'global' : 'route'} rate limit before ${base.method} ${base.path}`, { operation: call.operation });
-    if (config.events && config.events.listenerCount('debug') > 0) config.events.emit('debug', `waiting ${delayMs} ms for a ${global ? 'global' : 'route'} rate limit before ${base.method} ${base.path}`);
+    const message = `waiting ${delayMs} ms for ${reason === 'webhook' ? "the webhook's rolling window" : `a ${reason === 'global' ? 'global' : 'route'} rate limit`} before ${base.method} ${base.path}`;
+    config.log?.('debug', message, { operation: call.operation });
+    if (config.events && config.events.listenerCount('debug') > 0) config.events.emit('debug', message);
   }
 
   #rejectsOnRateLimit(info: RateLimitInfo): boolean {

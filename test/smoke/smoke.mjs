@@ -44,6 +44,12 @@ for (const [label, sdk] of [['import', esm], ['require', cjs]]) {
     assert.deepEqual(channel, { id: 'ch1', url: '/api/v1/channels/ch1', auth: 'Bot smoke-token' });
     await client.close();
   });
+  await check(`${label}: webhook execution through the bundled p-queue`, async () => {
+    const client = new sdk.Client({ baseUrl, auth: { webhookTokens: { w1: 'smoke-hook-token' } } });
+    const results = await Promise.all([1, 2, 3].map((i) => client.webhooks.execute('w1', { content: `m${i}` })));
+    assert.equal(results.length, 3);
+    await client.close();
+  });
   await check(`${label}: validation`, async () => {
     const client = new sdk.Client({ baseUrl, auth: { botToken: 'smoke-token' } });
     await assert.rejects(client.webhooks.execute({ id: 'w', token: 't' }, { content: '' }), (error) => sdk.isValidationError(error));
