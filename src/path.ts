@@ -22,6 +22,25 @@ export interface BuiltPath {
 
 const PLACEHOLDER = /\{([a-z_]+)\}/g;
 
+/** A template split into literal text and parameter names, alternating: literal, name, literal, ... */
+type CompiledTemplate = string[];
+const compiled = new Map<string, CompiledTemplate>();
+
+function compile(template: string): CompiledTemplate {
+  let parts = compiled.get(template);
+  if (!parts) {
+    parts = [];
+    let last = 0;
+    for (const match of template.matchAll(PLACEHOLDER)) {
+      parts.push(template.slice(last, match.index), match[1] as string);
+      last = match.index + match[0].length;
+    }
+    parts.push(template.slice(last));
+    if (compiled.size < 1000) compiled.set(template, parts);
+  }
+  return parts;
+}
+
 /**
  * Fills `template` (e.g. `/channels/{channel_id}`) from `params`.
  *
@@ -34,38 +53,33 @@ export function buildPath(
   params: Readonly<Record<string, unknown>>,
   secretParameters: readonly string[] = [],
 ): BuiltPath | { issues: ValidationIssue[] } {
-  const issues: ValidationIssue[] = [];
-  const secrets: string[] = [];
-  let displayPath = '';
-  let path = '';
-  let last = 0;
-  for (const match of template.matchAll(PLACEHOLDER)) {
-    const name = match[1] as string;
+  const parts = compile(template);
+  let issues: ValidationIssue[] | undefined;
+  let secrets: string[] | undefined;
+  let path = parts[0] as string;
+  let displayPath = path;
+  for (let i = 1; i < parts.length; i += 2) {
+    const name = parts[i] as string;
+    const literal = parts[i + 1] as string;
     const value = params[name];
-    const literal = template.slice(last, match.index);
-    path += literal;
-    displayPath += literal;
-    last = match.index + match[0].length;
-    if (typeof value !== 'string' || value.length === 0) {
-      issues.push({ path: name, message: typeof value === 'string' ? 'must not be empty' : `must be a string (got ${describeType(value)})` });
-      continue;
-    }
-    if (value === '.' || value === '..') {
-      issues.push({ path: name, message: 'must not be "." or ".."' });
+    if (typeof value !== 'string' || value.length === 0 || value === '.' || value === '..') {
+      (issues ??= []).push({
+        path: name,
+        message: typeof value !== 'string' ? `must be a string (got ${describeType(value)})` : value.length === 0 ? 'must not be empty' : 'must not be "." or ".."',
+      });
       continue;
     }
     const encoded = encodeURIComponent(value);
-    path += encoded;
-    if (secretParameters.includes(name)) {
-      secrets.push(value);
-      displayPath += ':redacted';
+    path += encoded + literal;
+    if (secretParameters.length > 0 && secretParameters.includes(name)) {
+      (secrets ??= []).push(value);
+      displayPath += ':redacted' + literal;
     } else {
-      displayPath += encoded;
+      displayPath += encoded + literal;
     }
   }
-  if (issues.length > 0) return { issues };
-  const tail = template.slice(last);
-  return { path: path + tail, displayPath: displayPath + tail, secrets };
+  if (issues) return { issues };
+  return { path, displayPath, secrets: secrets ?? [] };
 }
 
 function describeType(value: unknown): string {

@@ -31,7 +31,7 @@ import { RateLimiter, type Lane, type RateLimitHeaders, type WaitGuard } from '.
 import { backoffDelay, isIdempotent, type RetryPolicy } from './retry.js';
 import { parseRetryAfter } from './retry-after.js';
 import { sleep } from './sleep.js';
-import { TransportFailure, type Transport, type TransportResponse } from './transport.js';
+import { AttemptSignal, TransportFailure, type Transport, type TransportResponse } from './transport.js';
 
 /** Options every SDK method accepts as its last argument. */
 export interface CallOptions {
@@ -179,6 +179,12 @@ interface Call {
   deadlineHit: boolean;
 }
 
+/** Credentials and path of one attempt. */
+interface Prepared {
+  credential: { kind: CredentialKind; applied: AppliedCredential | undefined };
+  built: { path: string; displayPath: string; secrets: string[] };
+}
+
 /** Why an attempt ended without a usable response. */
 class AttemptTimeout extends Error {}
 
@@ -252,25 +258,25 @@ export class RestClient {
       if (loading) await loading;
     }
     // Fail before any I/O on bad input or missing credentials.
-    this.#prepareAttempt(call);
+    const first = this.#prepareAttempt(call);
     if (input.signal?.aborted) throw new AbortError({ method: route.method, path: call.prefix + route.path, operation, mayHaveReachedServer: false, cause: input.signal.reason });
     try {
       if (route.webhookExecution && config.limiter.limitsWebhooks && call.major !== '') {
         const webhookId = call.major;
         return await config.limiter
-          .serializeWebhook(webhookId, () => this.#attempts<T>(call, webhookId), this.#waitSignal(call))
+          .serializeWebhook(webhookId, () => this.#attempts<T>(call, webhookId, first), this.#waitSignal(call))
           .catch((error: unknown) => {
             throw this.#mapWaitError(call, error);
           });
       }
-      return await this.#attempts<T>(call, undefined);
+      return await this.#attempts<T>(call, undefined, first);
     } finally {
       call.cleanup?.();
     }
   }
 
-  /** Resolves credentials, path and body for the next attempt. Throws typed errors before any I/O. */
-  #prepareAttempt(call: Call) {
+  /** Resolves credentials and path for the next attempt. Throws typed errors before any I/O. */
+  #prepareAttempt(call: Call): Prepared {
     const { route, input, operation } = call;
     const params = input.params ?? {};
     const credential = this.#pickCredential(operation, route, params, call.prefix + route.path, input.credential);
@@ -283,7 +289,7 @@ export class RestClient {
     return { credential, built };
   }
 
-  async #attempts<T>(call: Call, webhookId: string | undefined): Promise<T> {
+  async #attempts<T>(call: Call, webhookId: string | undefined, first: Prepared): Promise<T> {
     const config = this.#config;
     const { route, input, operation } = call;
     let attempt = 0;
@@ -291,7 +297,7 @@ export class RestClient {
     let refreshedAfter401 = false;
     for (;;) {
       attempt++;
-      let prepared = this.#prepareAttempt(call);
+      let prepared = attempt === 1 ? first : this.#prepareAttempt(call);
       if (prepared.credential.kind === 'user' && config.session) {
         const pending = config.session.prepare();
         if (pending) {
@@ -300,7 +306,6 @@ export class RestClient {
         }
       }
       const { credential, built } = prepared;
-      const secrets = credential.applied ? [...credential.applied.secrets, ...built.secrets] : built.secrets;
       const displayPath = call.prefix + built.displayPath;
       const bucketKey = config.limiter.bucketKey(call.routeKey, call.major);
       const base: RequestEventBase = { operation, method: route.method, path: displayPath, attempt, bucket: bucketKey };
@@ -339,6 +344,7 @@ export class RestClient {
         return body as T;
       }
 
+      const secrets = credential.applied ? [...credential.applied.secrets, ...built.secrets] : built.secrets;
       const error = await this.#errorFrom(call, response, credential.kind, attempt, displayPath, secrets);
       if (error instanceof RateLimitError) {
         rateLimitRetries++;
@@ -428,7 +434,12 @@ export class RestClient {
   async #readWithin(call: Call, response: TransportResponse): Promise<unknown> {
     const state = (response as TransportResponse & { [ATTEMPT]?: AttemptState })[ATTEMPT];
     try {
-      return await readSuccess(response, call.operation);
+      if (response.status === 204 || response.status === 205) {
+        await response.discard();
+        return undefined;
+      }
+      const text = await response.text();
+      return parseSuccessBody(text, response, call.operation);
     } catch (error) {
       if (error instanceof TransportFailure && state?.timedOut()) throw new AttemptTimeout();
       throw error;
@@ -438,23 +449,23 @@ export class RestClient {
   }
 
   #startAttempt(call: Call): AttemptState {
-    const controller = new AbortController();
+    const signal = new AttemptSignal();
     let timedOut = false;
     const budget = Math.max(0, Math.min(call.timeoutMs, call.deadline - this.#config.now()));
     const timer = setTimeout(() => {
       timedOut = true;
       if (call.deadline <= this.#config.now()) call.deadlineHit = true;
-      controller.abort();
+      signal.abort();
     }, budget);
     const caller = call.input.signal;
-    const onAbort = () => controller.abort(caller?.reason);
-    caller?.addEventListener('abort', onAbort, { once: true });
+    const onAbort = caller ? () => signal.abort(caller.reason) : undefined;
+    if (caller && onAbort) caller.addEventListener('abort', onAbort, { once: true });
     return {
-      signal: controller.signal,
+      signal,
       timedOut: () => timedOut,
       stop: () => {
         clearTimeout(timer);
-        caller?.removeEventListener('abort', onAbort);
+        if (caller && onAbort) caller.removeEventListener('abort', onAbort);
       },
     };
   }
@@ -604,7 +615,7 @@ export class RestClient {
 const ATTEMPT = Symbol('attempt');
 
 interface AttemptState {
-  signal: AbortSignal;
+  signal: AttemptSignal;
   timedOut(): boolean;
   stop(): void;
 }
@@ -631,12 +642,7 @@ function buildQuery(query: Readonly<Record<string, QueryValue>> | undefined): st
   return out;
 }
 
-async function readSuccess(response: TransportResponse, operation: string): Promise<unknown> {
-  if (response.status === 204 || response.status === 205) {
-    await response.discard();
-    return undefined;
-  }
-  const text = await response.text();
+function parseSuccessBody(text: string, response: TransportResponse, operation: string): unknown {
   if (text === '') return undefined;
   const type = response.headers['content-type'];
   if (typeof type === 'string' && !type.includes('json')) return text;

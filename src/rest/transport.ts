@@ -25,7 +25,66 @@ export interface TransportRequest {
   /** Request body. */
   body: string | FormData | undefined;
   /** Aborts the request, including reading its body. */
-  signal: AbortSignal;
+  signal: TransportSignal;
+}
+
+/**
+ * The abort signal of one attempt. It is EventEmitter-shaped (`on`, `once`,
+ * `removeListener`), which undici accepts directly: creating an
+ * `AbortController` per request costs more CPU than the rest of the SDK's
+ * per-request work together.
+ */
+export interface TransportSignal {
+  /** Whether the attempt has been aborted. */
+  readonly aborted: boolean;
+  /** Why it was aborted. */
+  readonly reason: unknown;
+  /** Adds an abort listener. */
+  on(event: 'abort', listener: () => void): unknown;
+  /** Adds an abort listener (abort fires at most once). */
+  once(event: 'abort', listener: () => void): unknown;
+  /** Removes an abort listener. */
+  removeListener(event: 'abort', listener: () => void): unknown;
+}
+
+/** The SDK's {@link TransportSignal}: a few fields and a listener list. */
+export class AttemptSignal implements TransportSignal {
+  aborted = false;
+  reason: unknown = undefined;
+  #listeners: (() => void)[] | undefined;
+
+  on(_event: 'abort', listener: () => void): this {
+    (this.#listeners ??= []).push(listener);
+    return this;
+  }
+
+  once(event: 'abort', listener: () => void): this {
+    return this.on(event, listener);
+  }
+
+  removeListener(_event: 'abort', listener: () => void): this {
+    const listeners = this.#listeners;
+    if (listeners) {
+      const index = listeners.indexOf(listener);
+      if (index >= 0) listeners.splice(index, 1);
+    }
+    return this;
+  }
+
+  /** Aborts the attempt and calls every listener once. */
+  abort(reason?: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    const listeners = this.#listeners;
+    this.#listeners = undefined;
+    if (listeners) for (const listener of listeners) listener();
+  }
+
+  /** How many listeners are attached (for leak checks). */
+  get listenerCount(): number {
+    return this.#listeners?.length ?? 0;
+  }
 }
 
 /** A received response whose body has not been read yet. */
@@ -70,7 +129,7 @@ export class TransportFailure extends Error {
 const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
 
 /** Classifies an error thrown while sending. */
-export function classifyFailure(error: unknown, signal: AbortSignal): TransportFailure {
+export function classifyFailure(error: unknown, signal: TransportSignal): TransportFailure {
   if (signal.aborted) return new TransportFailure('aborted', 'aborted', true, error);
   const code = findCode(error);
   const detail = code ?? (error instanceof Error ? error.name : 'unknown error');
@@ -142,7 +201,7 @@ export class UndiciTransport implements Transport {
         path: request.path,
         headers,
         body,
-        signal: request.signal,
+        signal: request.signal as unknown as AbortSignal,
         // Timeouts are enforced by the caller's signal, so the pool's own are disabled.
         headersTimeout: 0,
         bodyTimeout: 0,
@@ -189,17 +248,24 @@ export class FetchTransport implements Transport {
 
   async send(request: TransportRequest): Promise<TransportResponse> {
     const fetchFn = this.#fetch ?? globalThis.fetch;
+    const signal = request.signal;
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(signal.reason);
+    if (signal.aborted) controller.abort(signal.reason);
+    else signal.once('abort', onAbort);
+    const detach = () => signal.removeListener('abort', onAbort);
     let response: Response;
     try {
       response = await fetchFn(request.origin + request.path, {
         method: request.method,
         headers: request.headers,
-        body: (request.body ?? null) as NonNullable<Dispatcher.DispatchOptions['body']> | null,
-        signal: request.signal,
+        body: request.body ?? null,
+        signal: controller.signal,
         redirect: 'manual',
       });
     } catch (error) {
-      throw classifyFailure(error, request.signal);
+      detach();
+      throw classifyFailure(error, signal);
     }
     const headers: Record<string, string | string[]> = {};
     response.headers.forEach((value, name) => {
@@ -214,7 +280,9 @@ export class FetchTransport implements Transport {
         try {
           return await response.text();
         } catch (error) {
-          throw classifyFailure(error, request.signal);
+          throw classifyFailure(error, signal);
+        } finally {
+          detach();
         }
       },
       async discard() {
@@ -222,6 +290,8 @@ export class FetchTransport implements Transport {
           await response.body?.cancel();
         } catch {
           // Nothing to keep from a body we are discarding.
+        } finally {
+          detach();
         }
       },
     };

@@ -1,0 +1,132 @@
+// npm run bench: client CPU per request of the SDK against raw undici on the
+// same server in the same run, and cold import time against undici alone.
+// Prints ratios; it asserts nothing (timings do not belong in tests).
+import { spawn, execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+import { Client } from '../dist/index.js';
+
+const here = (path) => fileURLToPath(new URL(path, import.meta.url));
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
+const CONCURRENCY = [1, 16, 64];
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+async function startServer() {
+  const child = spawn(process.execPath, [here('./server.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [chunk] = await once(child.stdout, 'data');
+  return { child, port: Number(String(chunk).trim()) };
+}
+
+/** Runs `total` calls of `fn` with `concurrency` workers; returns client CPU microseconds per call. */
+async function measure(fn, total, concurrency) {
+  let next = 0;
+  const worker = async () => {
+    while (next < total) {
+      next++;
+      await fn();
+    }
+  };
+  const start = process.cpuUsage();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / total;
+}
+
+async function restBenchmark(port) {
+  const origin = `http://127.0.0.1:${port}`;
+  const pool = new Pool(origin, { connections: 128, keepAliveTimeout: 4000 });
+  const client = new Client({ baseUrl: origin, auth: { botToken: 'bench-token' } });
+  const raw = async () => {
+    const { body } = await pool.request({ method: 'GET', path: '/api/v1/channels/123', headers: { authorization: 'Bot bench-token', accept: 'application/json' } });
+    return body.json();
+  };
+  const sdk = () => client.channels.get('123');
+  const sdkPost = () => client.channels.update('123', { name: 'general' });
+  const rawPost = async () => {
+    const { body } = await pool.request({
+      method: 'PATCH',
+      path: '/api/v1/channels/123',
+      headers: { authorization: 'Bot bench-token', accept: 'application/json', 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'general' }),
+    });
+    return body.json();
+  };
+  // Warm up both paths (JIT, sockets, lazily loaded schemas).
+  await measure(raw, 2000, 16);
+  await measure(sdk, 2000, 16);
+  await measure(rawPost, 1000, 16);
+  await measure(sdkPost, 1000, 16);
+
+  const rows = [];
+  for (const [label, sdkFn, rawFn] of [
+    ['GET  channels.get', sdk, raw],
+    ['PATCH channels.update (validated body)', sdkPost, rawPost],
+  ]) {
+    for (const concurrency of CONCURRENCY) {
+      const sdkTimes = [];
+      const rawTimes = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        // Alternate which side goes first, so drift in the machine's state hits both.
+        if (round % 2 === 0) {
+          rawTimes.push(await measure(rawFn, REQUESTS, concurrency));
+          sdkTimes.push(await measure(sdkFn, REQUESTS, concurrency));
+        } else {
+          sdkTimes.push(await measure(sdkFn, REQUESTS, concurrency));
+          rawTimes.push(await measure(rawFn, REQUESTS, concurrency));
+        }
+      }
+      const sdkUs = median(sdkTimes);
+      const rawUs = median(rawTimes);
+      rows.push({ label, concurrency, sdkUs, rawUs, ratio: sdkUs / rawUs });
+    }
+  }
+  await client.close();
+  await pool.close();
+  return rows;
+}
+
+function coldImport(specifier) {
+  const script = `const t = performance.now(); await import(${JSON.stringify(specifier)}); process.stdout.write(String(performance.now() - t));`;
+  return Number(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: here('..'), encoding: 'utf8' }));
+}
+
+function importBenchmark() {
+  const sdkTimes = [];
+  const undiciTimes = [];
+  const sdkEntry = new URL('../dist/index.js', import.meta.url).href;
+  for (let i = 0; i < 11; i++) {
+    if (i % 2 === 0) {
+      undiciTimes.push(coldImport('undici'));
+      sdkTimes.push(coldImport(sdkEntry));
+    } else {
+      sdkTimes.push(coldImport(sdkEntry));
+      undiciTimes.push(coldImport('undici'));
+    }
+  }
+  return { sdkMs: median(sdkTimes), undiciMs: median(undiciTimes) };
+}
+
+const { child, port } = await startServer();
+try {
+  console.log(`community-chat-sdk benchmarks: node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${new Date().toISOString().slice(0, 10)}`);
+  console.log(`REST: client CPU microseconds per request, median of ${ROUNDS} alternating rounds of ${REQUESTS} requests, server in another process\n`);
+  const rows = await restBenchmark(port);
+  console.log('operation                               conc   sdk µs/req   undici µs/req   ratio');
+  for (const row of rows) {
+    console.log(`${row.label.padEnd(40)}${String(row.concurrency).padStart(4)}   ${row.sdkUs.toFixed(1).padStart(10)}   ${row.rawUs.toFixed(1).padStart(13)}   ${row.ratio.toFixed(2)}x`);
+  }
+  const target = rows.find((row) => row.label.startsWith('GET') && row.concurrency === 16);
+  const { sdkMs, undiciMs } = importBenchmark();
+  console.log(`\ncold import of the main entry: ${sdkMs.toFixed(1)} ms vs undici alone ${undiciMs.toFixed(1)} ms: ratio ${(sdkMs / undiciMs).toFixed(2)}x (target <= 1.25x)`);
+  console.log(`REST ratio at concurrency 16: ${target.ratio.toFixed(2)}x raw undici (target <= 1.25x)`);
+} finally {
+  child.kill('SIGTERM');
+}
