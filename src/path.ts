@@ -17,8 +17,10 @@ export interface BuiltPath {
   /** The same path with secret segments replaced by `:redacted`; safe to show. */
   displayPath: string;
   /** Raw values of secret parameters, so they can be scrubbed from any text. */
-  secrets: string[];
+  secrets: readonly string[];
 }
+
+const NO_SECRETS: readonly string[] = Object.freeze([]);
 
 const PLACEHOLDER = /\{([a-z_]+)\}/g;
 
@@ -79,7 +81,7 @@ export function buildPath(
     }
   }
   if (issues) return { issues };
-  return { path, displayPath, secrets: secrets ?? [] };
+  return { path, displayPath, secrets: secrets ?? NO_SECRETS };
 }
 
 function describeType(value: unknown): string {

@@ -12,11 +12,11 @@ import type { UserSession } from './session.js';
 /** What a strategy adds to a request. */
 export interface AppliedCredential {
   /** Headers to add. */
-  headers?: Record<string, string>;
+  readonly headers?: Readonly<Record<string, string>>;
   /** Path parameters to fill (the webhook path token). */
-  pathParams?: Record<string, string>;
+  readonly pathParams?: Readonly<Record<string, string>>;
   /** The secret values used, so they can be scrubbed from any text. */
-  secrets: string[];
+  readonly secrets: readonly string[];
 }
 
 /** What a strategy may look at to decide. */
@@ -49,15 +49,19 @@ export class BotTokenStrategy implements CredentialStrategy {
   }
 
   #rejected = false;
+  #applied: AppliedCredential | undefined;
 
   /** Replaces the token, e.g. after a reset. */
   setToken(token: string): void {
     this.#token = token;
+    this.#applied = undefined;
     this.#rejected = false;
   }
 
   authorize(): AppliedCredential | undefined {
-    return this.#rejected ? undefined : { headers: { authorization: `Bot ${this.#token}` }, secrets: [this.#token] };
+    if (this.#rejected) return undefined;
+    // Built once per token: every request shares the same frozen object.
+    return (this.#applied ??= Object.freeze({ headers: Object.freeze({ authorization: `Bot ${this.#token}` }), secrets: Object.freeze([this.#token]) }) as AppliedCredential);
   }
 
   /** Stops using the token after a 401, so a revoked token does not keep hitting the service. */
@@ -84,11 +88,17 @@ export class BotTokenStrategy implements CredentialStrategy {
 export class UserBearerStrategy implements CredentialStrategy {
   readonly kind = 'user' as const;
 
+  #cached: { token: string; applied: AppliedCredential } | undefined;
+
   constructor(private readonly session: UserSession) {}
 
   authorize(): AppliedCredential | undefined {
     const token = this.session.accessToken;
-    return token === undefined ? undefined : { headers: { authorization: `Bearer ${token}` }, secrets: [token] };
+    if (token === undefined) return undefined;
+    if (this.#cached?.token !== token) {
+      this.#cached = { token, applied: Object.freeze({ headers: Object.freeze({ authorization: `Bearer ${token}` }), secrets: Object.freeze([token]) }) as AppliedCredential };
+    }
+    return this.#cached.applied;
   }
 }
 

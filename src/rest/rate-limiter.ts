@@ -105,26 +105,23 @@ export class RateLimiter {
   }
 
   /**
-   * Waits until the bucket may send, then counts the request as in flight.
-   * Every successful acquire must be followed by one {@link RateLimiter.release}.
-   * Returns `undefined` when the request may go at once; `signal` is only read
-   * when it has to wait, so the fast path allocates nothing.
+   * Counts the request as in flight and returns `true` when the bucket may
+   * send at once (a synchronous check that allocates nothing). Otherwise
+   * returns `false`: call {@link RateLimiter.acquireSlow}. Every successful
+   * acquire must be followed by one {@link RateLimiter.release}.
    */
-  acquire(key: string, lane: Lane, signal: () => AbortSignal | undefined, guard: WaitGuard): Promise<void> | undefined {
+  tryAcquire(key: string, lane: Lane): boolean {
     const bucket = this.#bucket(key);
-    if (lane === 'priority') {
-      if (bucket.pausedUntil <= this.#now()) {
-        bucket.inFlight++;
-        return undefined;
-      }
-    } else if (bucket.waiting === 0 && this.#delay(bucket, lane).ms === 0) {
+    if (lane === 'priority' ? bucket.pausedUntil <= this.#now() : bucket.waiting === 0 && this.#delay(bucket, lane).ms === 0) {
       bucket.inFlight++;
-      return undefined;
+      return true;
     }
-    return this.#acquireSlow(bucket, lane, signal(), guard);
+    return false;
   }
 
-  async #acquireSlow(bucket: Bucket, lane: Lane, signal: AbortSignal | undefined, guard: WaitGuard): Promise<void> {
+  /** Waits, in order behind earlier waiters of the bucket, until it may send; then counts the request as in flight. */
+  async acquireSlow(key: string, lane: Lane, signal: AbortSignal | undefined, guard: WaitGuard): Promise<void> {
+    const bucket = this.#bucket(key);
     const wait = async () => {
       for (;;) {
         const { ms, reason } = lane === 'priority' ? { ms: Math.max(0, bucket.pausedUntil - this.#now()), reason: 'bucket' as const } : this.#delay(bucket, lane);

@@ -182,7 +182,7 @@ interface Call {
 /** Credentials and path of one attempt. */
 interface Prepared {
   credential: { kind: CredentialKind; applied: AppliedCredential | undefined };
-  built: { path: string; displayPath: string; secrets: string[] };
+  built: { path: string; displayPath: string; secrets: readonly string[] };
 }
 
 /** Why an attempt ended without a usable response. */
@@ -310,12 +310,12 @@ export class RestClient {
       const bucketKey = config.limiter.bucketKey(call.routeKey, call.major);
       const base: RequestEventBase = { operation, method: route.method, path: displayPath, attempt, bucket: bucketKey };
 
-      const guard: WaitGuard = (delayMs, reason) => this.#guardWait(call, base, delayMs, reason);
-      if (webhookId !== undefined) await this.#waitFor(call, config.limiter.webhookTurn(webhookId, this.#waitSignal(call), guard));
-      const acquiring = config.limiter.acquire(bucketKey, call.lane, () => this.#waitSignal(call), guard);
-      if (acquiring) await this.#waitFor(call, acquiring);
+      if (webhookId !== undefined) await this.#waitFor(call, config.limiter.webhookTurn(webhookId, this.#waitSignal(call), this.#guard(call, base)));
+      if (!config.limiter.tryAcquire(bucketKey, call.lane)) {
+        await this.#waitFor(call, config.limiter.acquireSlow(bucketKey, call.lane, this.#waitSignal(call), this.#guard(call, base)));
+      }
 
-      let outcome: { response: TransportResponse; status: number } | TransportFailure | AttemptTimeout;
+      let outcome: { response: TransportResponse; status: number; attempt: Attempt } | TransportFailure | AttemptTimeout;
       try {
         if (config.events && config.events.listenerCount('request') > 0) config.events.emit('request', { ...base, credential: credential.kind });
         config.log?.('debug', `${route.method} ${displayPath} (attempt ${attempt})`, { operation, attempt });
@@ -330,12 +330,12 @@ export class RestClient {
         continue;
       }
 
-      const { response, status } = outcome;
+      const { response, status, attempt: attemptState } = outcome;
       this.#learn(call, response);
       if (status >= 200 && status < 300) {
         let body: unknown;
         try {
-          body = await this.#readWithin(call, response);
+          body = await this.#readWithin(call, response, attemptState);
         } catch (error) {
           if (!(error instanceof TransportFailure || error instanceof AttemptTimeout)) throw error;
           await this.#retryAfterFailure(call, base, error);
@@ -345,7 +345,7 @@ export class RestClient {
       }
 
       const secrets = credential.applied ? [...credential.applied.secrets, ...built.secrets] : built.secrets;
-      const error = await this.#errorFrom(call, response, credential.kind, attempt, displayPath, secrets);
+      const error = await this.#errorFrom(call, response, attemptState, credential.kind, attempt, displayPath, secrets);
       if (error instanceof RateLimitError) {
         rateLimitRetries++;
         const waitMs = error.retryAfterMs ?? Math.min(30_000, 1000 * 2 ** (rateLimitRetries - 1));
@@ -400,7 +400,7 @@ export class RestClient {
     path: string,
     credential: { kind: CredentialKind; applied: AppliedCredential | undefined },
     base: RequestEventBase,
-  ): Promise<{ response: TransportResponse; status: number } | TransportFailure | AttemptTimeout> {
+  ): Promise<{ response: TransportResponse; status: number; attempt: Attempt } | TransportFailure | AttemptTimeout> {
     const config = this.#config;
     const { route, input } = call;
     const headers: Record<string, string> = { 'user-agent': this.#userAgent, accept: 'application/json' };
@@ -420,19 +420,17 @@ export class RestClient {
       const cookies = response.headers['set-cookie'];
       if (cookies !== undefined && config.onSetCookie) config.onSetCookie(Array.isArray(cookies) ? cookies : [cookies]);
       if (config.events && config.events.listenerCount('response') > 0) config.events.emit('response', { ...base, status: response.status, durationMs: config.now() - started });
-      // The attempt timer keeps running while the body is read; readWithin stops it.
-      (response as TransportResponse & { [ATTEMPT]?: AttemptState })[ATTEMPT] = attemptState;
-      return { response, status: response.status };
+      // The attempt timer keeps running while the body is read; the reader stops it.
+      return { response, status: response.status, attempt: attemptState };
     } catch (error) {
       attemptState.stop();
-      if (error instanceof TransportFailure) return attemptState.timedOut() ? new AttemptTimeout() : error;
+      if (error instanceof TransportFailure) return attemptState.timedOut ? new AttemptTimeout() : error;
       throw error;
     }
   }
 
   /** Reads a success body under the attempt's timer. */
-  async #readWithin(call: Call, response: TransportResponse): Promise<unknown> {
-    const state = (response as TransportResponse & { [ATTEMPT]?: AttemptState })[ATTEMPT];
+  async #readWithin(call: Call, response: TransportResponse, state: Attempt): Promise<unknown> {
     try {
       if (response.status === 204 || response.status === 205) {
         await response.discard();
@@ -441,33 +439,15 @@ export class RestClient {
       const text = await response.text();
       return parseSuccessBody(text, response, call.operation);
     } catch (error) {
-      if (error instanceof TransportFailure && state?.timedOut()) throw new AttemptTimeout();
+      if (error instanceof TransportFailure && state.timedOut) throw new AttemptTimeout();
       throw error;
     } finally {
-      state?.stop();
+      state.stop();
     }
   }
 
-  #startAttempt(call: Call): AttemptState {
-    const signal = new AttemptSignal();
-    let timedOut = false;
-    const budget = Math.max(0, Math.min(call.timeoutMs, call.deadline - this.#config.now()));
-    const timer = setTimeout(() => {
-      timedOut = true;
-      if (call.deadline <= this.#config.now()) call.deadlineHit = true;
-      signal.abort();
-    }, budget);
-    const caller = call.input.signal;
-    const onAbort = caller ? () => signal.abort(caller.reason) : undefined;
-    if (caller && onAbort) caller.addEventListener('abort', onAbort, { once: true });
-    return {
-      signal,
-      timedOut: () => timedOut,
-      stop: () => {
-        clearTimeout(timer);
-        if (caller && onAbort) caller.removeEventListener('abort', onAbort);
-      },
-    };
+  #startAttempt(call: Call): Attempt {
+    return new Attempt(call, Math.max(0, Math.min(call.timeoutMs, call.deadline - this.#config.now())), this.#config.now);
   }
 
   /** A signal that fires at the call's deadline or on the caller's abort; created on first need. */
@@ -505,6 +485,10 @@ export class RestClient {
     }
     if (call.input.signal?.aborted && !isSdkError(error)) return new AbortError(description);
     return error;
+  }
+
+  #guard(call: Call, base: RequestEventBase): WaitGuard {
+    return (delayMs, reason) => this.#guardWait(call, base, delayMs, reason);
   }
 
   /**
@@ -569,12 +553,19 @@ export class RestClient {
     this.#config.limiter.learn(call.routeKey, call.major, readRateLimitHeaders(response));
   }
 
-  async #errorFrom(call: Call, response: TransportResponse, credential: CredentialKind, attempt: number, displayPath: string, secrets: string[]): Promise<ApiError> {
-    const state = (response as TransportResponse & { [ATTEMPT]?: AttemptState })[ATTEMPT];
+  async #errorFrom(
+    call: Call,
+    response: TransportResponse,
+    state: Attempt,
+    credential: CredentialKind,
+    attempt: number,
+    displayPath: string,
+    secrets: readonly string[],
+  ): Promise<ApiError> {
     try {
       return await toApiError(response, { method: call.route.method, path: displayPath, operation: call.operation, credential, attempt }, secrets);
     } finally {
-      state?.stop();
+      state.stop();
     }
   }
 
@@ -612,12 +603,42 @@ export class RestClient {
   }
 }
 
-const ATTEMPT = Symbol('attempt');
+/** One attempt's timer and abort signal, linked to the caller's signal. No closures are allocated per attempt. */
+class Attempt {
+  readonly signal = new AttemptSignal();
+  timedOut = false;
+  readonly #call: Call;
+  readonly #now: () => number;
+  readonly #timer: ReturnType<typeof setTimeout>;
+  readonly #onCallerAbort: (() => void) | undefined;
 
-interface AttemptState {
-  signal: AttemptSignal;
-  timedOut(): boolean;
-  stop(): void;
+  constructor(call: Call, budgetMs: number, now: () => number) {
+    this.#call = call;
+    this.#now = now;
+    this.#timer = setTimeout(onAttemptTimeout, budgetMs, this);
+    const caller = call.input.signal;
+    if (caller) {
+      this.#onCallerAbort = () => this.signal.abort(caller.reason);
+      caller.addEventListener('abort', this.#onCallerAbort, { once: true });
+    }
+  }
+
+  /** Called by the timer. */
+  expire(): void {
+    this.timedOut = true;
+    if (this.#call.deadline <= this.#now()) this.#call.deadlineHit = true;
+    this.signal.abort();
+  }
+
+  /** Clears the timer and the caller link. */
+  stop(): void {
+    clearTimeout(this.#timer);
+    if (this.#onCallerAbort) this.#call.input.signal?.removeEventListener('abort', this.#onCallerAbort);
+  }
+}
+
+function onAttemptTimeout(attempt: Attempt): void {
+  attempt.expire();
 }
 
 /** The abort reason used when a call's overall deadline passes. */
@@ -676,7 +697,7 @@ function readRateLimitHeaders(response: TransportResponse): RateLimitHeaders {
   };
 }
 
-async function toApiError(response: TransportResponse, init: Omit<ApiErrorInit, 'status' | 'body' | 'headers'>, secrets: string[]): Promise<ApiError> {
+async function toApiError(response: TransportResponse, init: Omit<ApiErrorInit, 'status' | 'body' | 'headers'>, secrets: readonly string[]): Promise<ApiError> {
   let raw: unknown;
   try {
     raw = await response.text();

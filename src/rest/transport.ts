@@ -209,31 +209,44 @@ export class UndiciTransport implements Transport {
     } catch (error) {
       throw classifyFailure(error, request.signal);
     }
-    const { body: responseBody, statusCode, headers: responseHeaders } = response;
-    return {
-      status: statusCode,
-      headers: responseHeaders,
-      async text() {
-        try {
-          return await responseBody.text();
-        } catch (error) {
-          throw classifyFailure(error, request.signal);
-        }
-      },
-      async discard() {
-        try {
-          await responseBody.dump();
-        } catch {
-          // Nothing to keep from a body we are discarding.
-        }
-      },
-    };
+    return new UndiciResponse(response, request.signal);
   }
 
   async close(): Promise<void> {
     const pools = [...this.#pools.values()];
     this.#pools.clear();
     await Promise.all(pools.map((pool) => pool.close()));
+  }
+}
+
+/** A response of the undici transport; methods on the prototype, so nothing is allocated per response beyond the object. */
+class UndiciResponse implements TransportResponse {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly #body: Dispatcher.ResponseData['body'];
+  readonly #signal: TransportSignal;
+
+  constructor(response: Dispatcher.ResponseData, signal: TransportSignal) {
+    this.status = response.statusCode;
+    this.headers = response.headers;
+    this.#body = response.body;
+    this.#signal = signal;
+  }
+
+  async text(): Promise<string> {
+    try {
+      return await this.#body.text();
+    } catch (error) {
+      throw classifyFailure(error, this.#signal);
+    }
+  }
+
+  async discard(): Promise<void> {
+    try {
+      await this.#body.dump();
+    } catch {
+      // Nothing to keep from a body we are discarding.
+    }
   }
 }
 
