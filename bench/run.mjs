@@ -20,9 +20,23 @@ const median = (values) => {
 };
 
 async function startServer() {
-  const child = spawn(process.execPath, [here('./server.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // Pin the server to the last core and this process to the others when taskset exists (Linux), so the
+  // two do not trade places on one core mid-round; otherwise run unpinned.
+  const cores = os.cpus().length;
+  let pinned = false;
+  if (cores >= 2) {
+    try {
+      execFileSync('taskset', ['-p', '-c', `0-${cores - 2}`, String(process.pid)], { stdio: 'ignore' });
+      pinned = true;
+    } catch {
+      pinned = false;
+    }
+  }
+  const command = pinned ? 'taskset' : process.execPath;
+  const args = pinned ? ['-c', String(cores - 1), process.execPath, here('./server.mjs')] : [here('./server.mjs')];
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const [chunk] = await once(child.stdout, 'data');
-  return { child, port: Number(String(chunk).trim()) };
+  return { child, port: Number(String(chunk).trim()), pinned };
 }
 
 /** Runs `total` calls of `fn` with `concurrency` workers; returns client CPU microseconds per call. */
@@ -114,10 +128,10 @@ function importBenchmark() {
   return { sdkMs: median(sdkTimes), undiciMs: median(undiciTimes) };
 }
 
-const { child, port } = await startServer();
+const { child, port, pinned } = await startServer();
 try {
   console.log(`community-chat-sdk benchmarks: node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${new Date().toISOString().slice(0, 10)}`);
-  console.log(`REST: client CPU microseconds per request, median of ${ROUNDS} alternating rounds of ${REQUESTS} requests, server in another process\n`);
+  console.log(`REST: client CPU microseconds per request, median of ${ROUNDS} alternating rounds of ${REQUESTS} requests, server in another process${pinned ? ' pinned to its own core' : ''}\n`);
   const rows = await restBenchmark(port);
   console.log('operation                               conc   sdk µs/req   undici µs/req   ratio');
   for (const row of rows) {
