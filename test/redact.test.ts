@@ -28,7 +28,7 @@ describe('secrets never leak', () => {
       json: { message: `bad header ${request.headers['authorization']}`, access_token: SECRETS.accessToken },
       headers: { 'set-cookie': `refresh_token=${SECRETS.refreshCookie}`, 'x-echo': 'ok' },
     }));
-    const client = createMswClient();
+    const client = createMswClient({ retries: 0 });
     const botError = await client.channels.get('ch1').catch((e: unknown) => e);
     const userError = await client.applications.list().catch((e: unknown) => e);
     expect(findLeakedSecrets(everyView(botError))).toEqual([]);

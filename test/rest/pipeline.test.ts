@@ -210,6 +210,17 @@ describe('retries', () => {
     expect(hits).toBe(3);
   });
 
+  it('resolves normally when the connection resets right after a complete response', async () => {
+    server.setHandler((request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ ok: true }), () => request.socket.destroy());
+    });
+    const c = client();
+    await expect(c.channels.update('ch1', { name: 'a' })).resolves.toEqual({ ok: true });
+    await expect(c.channels.update('ch1', { name: 'b' })).resolves.toEqual({ ok: true });
+    expect(server.requests).toHaveLength(2);
+  });
+
   it('retries a POST whose connection was refused, and the server executes it once', async () => {
     const probe = await startLoopbackServer();
     const port = Number(new URL(probe.url).port);
