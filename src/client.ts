@@ -10,6 +10,7 @@ import { UserSession, type SessionSnapshot } from './auth/session.js';
 import { BotTokenStrategy, RefreshCookieStrategy, UserBearerStrategy, WebhookTokenStrategy, type CredentialStrategy } from './auth/strategies.js';
 import { ValidationError } from './errors.js';
 import { REDACTED, inspectSymbol } from './redact.js';
+import { Gateway, type GatewayOptions } from './gateway/gateway.js';
 import type { ClientEvents } from './rest/events.js';
 import { createRestClient, type PipelineOptions } from './rest/pipeline.js';
 import type { CustomRoute, RequestInput, RestClient, RouteOverrides } from './rest/rest-client.js';
@@ -59,6 +60,8 @@ export interface ClientOptions extends PipelineOptions {
   sessionStore?: SessionStore | undefined;
   /** Refresh the access token when it expires within this many milliseconds. @default 60000 */
   refreshMarginMs?: number | undefined;
+  /** Options of `client.gateway`. @default {} */
+  gateway?: GatewayOptions | undefined;
 }
 
 /** Resolved, non-secret view of a client's configuration. */
@@ -130,6 +133,11 @@ export class Client extends EventEmitter<ClientEvents> {
   readonly #rest: RestClient;
   readonly #credentials: Partial<Record<CredentialKind, CredentialStrategy>>;
   #applicationId: string | undefined;
+  #gateway: Gateway | undefined;
+  readonly #gatewayOptions: GatewayOptions;
+  readonly #gatewayDefaultUrl: string;
+  readonly #allowInsecure: boolean;
+  readonly #now: () => number;
 
   constructor(options: ClientOptions = {}) {
     super();
@@ -147,6 +155,10 @@ export class Client extends EventEmitter<ClientEvents> {
     };
     if (options.auth?.botToken !== undefined) this.setBotToken(options.auth.botToken);
     this.#applicationId = options.applicationId;
+    this.#gatewayOptions = options.gateway ?? {};
+    this.#allowInsecure = options.allowInsecureHttp ?? false;
+    this.#now = now;
+    this.#gatewayDefaultUrl = `${url.protocol === 'https:' ? 'wss:' : 'ws:'}//${url.host}${basePath}${normalizePrefix(options.apiPrefix ?? '/api/v1')}/gateway`;
     let refresher: SessionRefresher | undefined;
     this.#rest = createRestClient(
       { ...options, now },
@@ -196,6 +208,35 @@ export class Client extends EventEmitter<ClientEvents> {
     this.users = new UsersManager(rest);
   }
 
+  /**
+   * The Gateway: connect it to receive INTERACTION_CREATE as typed
+   * interactions whose `reply()` is bound to the callback endpoint. Its
+   * WebSocket code loads on `connect()`. After `destroy()`, this gives a new one.
+   *
+   * @example
+   * ```ts
+   * client.gateway.onInteraction('command', (interaction) => interaction.reply('Hello!'));
+   * await client.gateway.connect();
+   * ```
+   */
+  get gateway(): Gateway {
+    if (!this.#gateway || this.#gateway.status === 'destroyed') {
+      this.#gateway = new Gateway(this.#gatewayOptions, {
+        token: () => this.#botToken(),
+        respond: (interactionId, body) => this.interactions.respond(interactionId, body),
+        defaultUrl: this.#gatewayDefaultUrl,
+        now: this.#now,
+        allowInsecure: this.#allowInsecure,
+      });
+    }
+    return this.#gateway;
+  }
+
+  #botToken(): string | undefined {
+    const header = this.#credentials.bot?.authorize({ params: {}, path: '' })?.headers?.['authorization'];
+    return header?.startsWith('Bot ') ? header.slice(4) : undefined;
+  }
+
   /** Sets or replaces the bot token (e.g. after `bots.resetToken()`). */
   setBotToken(token: string): void {
     if (typeof token !== 'string' || token.trim() === '' || /\s/.test(token)) {
@@ -234,9 +275,10 @@ export class Client extends EventEmitter<ClientEvents> {
     return this.#rest.requestCustom<T>(route, input);
   }
 
-  /** Closes idle connections. The client can still be used afterwards. */
-  close(): Promise<void> {
-    return this.#rest.close();
+  /** Destroys the Gateway, if one was created, and closes idle HTTP connections. REST calls still work afterwards. */
+  async close(): Promise<void> {
+    await this.#gateway?.destroy();
+    await this.#rest.close();
   }
 
   /** A summary that never contains secrets. */

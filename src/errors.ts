@@ -29,7 +29,13 @@ export type ErrorKind =
   | 'NetworkError'
   | 'TimeoutError'
   | 'AbortError'
-  | 'UnexpectedResponseError';
+  | 'UnexpectedResponseError'
+  | 'GatewayError'
+  | 'GatewayFatalError'
+  | 'InteractionError'
+  | 'InteractionAlreadyAcknowledgedError'
+  | 'InteractionExpiredError'
+  | 'InteractionResponseError';
 
 function brand(target: { prototype: object }, kinds: readonly ErrorKind[]): void {
   Object.defineProperty(target.prototype, KINDS, { value: Object.freeze([...kinds]), enumerable: false });
@@ -295,6 +301,97 @@ export class UnexpectedResponseError extends CommunityChatError {
 }
 brand(UnexpectedResponseError, ['CommunityChatError', 'UnexpectedResponseError']);
 
+/** The Gateway could not connect (timed out, aborted, or destroyed before READY). */
+export class GatewayError extends CommunityChatError {
+  /** Close code, when the connection closed with one. */
+  readonly code: number | undefined;
+  constructor(message: string, code?: number, options?: CommunityChatErrorOptions) {
+    super(message, options);
+    this.code = code;
+  }
+}
+brand(GatewayError, ['CommunityChatError', 'GatewayError']);
+
+/** The service closed the Gateway with a code that must not be retried (e.g. 4004 authentication failed). */
+export class GatewayFatalError extends GatewayError {
+  /** What to do about it. */
+  readonly hint: string;
+  constructor(code: number, name: string, hint: string) {
+    super(`Gateway closed with ${code} (${name}): ${hint}. Not reconnecting.`, code);
+    this.hint = hint;
+  }
+}
+brand(GatewayFatalError, ['CommunityChatError', 'GatewayError', 'GatewayFatalError']);
+
+/** Facts every interaction error carries. */
+export interface InteractionErrorInit {
+  /** The interaction's id. */
+  interactionId: string;
+  /** How old the interaction was when the error happened, in milliseconds. */
+  ageMs: number;
+}
+
+function formatAge(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  return seconds >= 60 ? `${Math.floor(seconds / 60)} min ${seconds % 60} s` : `${seconds} s`;
+}
+
+/** Base class of errors about answering an interaction; every one carries the interaction's age. */
+export class InteractionError extends CommunityChatError {
+  /** The interaction's id. */
+  readonly interactionId: string;
+  /** The interaction's age when the error happened, in milliseconds. */
+  readonly ageMs: number;
+  constructor(init: InteractionErrorInit, message: string, options?: CommunityChatErrorOptions) {
+    super(`Interaction ${init.interactionId} (age ${formatAge(init.ageMs)}): ${message}`, options);
+    this.interactionId = init.interactionId;
+    this.ageMs = init.ageMs;
+  }
+}
+brand(InteractionError, ['CommunityChatError', 'InteractionError']);
+
+/** A second acknowledgement (other than autocomplete results) was refused locally; nothing was sent. */
+export class InteractionAlreadyAcknowledgedError extends InteractionError {
+  /** The `interaction_type` of the earlier acknowledgement. */
+  readonly previousType: number;
+  constructor(init: InteractionErrorInit, previousType: number, attemptedType: number) {
+    super(init, `already acknowledged with interaction_type ${previousType}; an interaction is acknowledged only once (autocomplete results excepted), so interaction_type ${attemptedType} was not sent`);
+    this.previousType = previousType;
+  }
+}
+brand(InteractionAlreadyAcknowledgedError, ['CommunityChatError', 'InteractionError', 'InteractionAlreadyAcknowledgedError']);
+
+/** The interaction's 15-minute token has expired; nothing was sent. */
+export class InteractionExpiredError extends InteractionError {
+  /** When it expired, epoch milliseconds. */
+  readonly expiredAt: number;
+  constructor(init: InteractionErrorInit, expiredAt: number) {
+    super(init, `expired at ${new Date(expiredAt).toISOString()}: interaction tokens are valid for 15 minutes from creation; nothing was sent`);
+    this.expiredAt = expiredAt;
+  }
+}
+brand(InteractionExpiredError, ['CommunityChatError', 'InteractionError', 'InteractionExpiredError']);
+
+/** The callback failed. `mayHaveBeenDelivered` says whether the answer may still have reached the service. */
+export class InteractionResponseError extends InteractionError {
+  /** HTTP status, when the service answered. */
+  readonly status: number | undefined;
+  /** Whether the answer may have been delivered (a transport failure after sending). When `true`, the interaction stays acknowledged. */
+  readonly mayHaveBeenDelivered: boolean;
+  constructor(init: InteractionErrorInit, cause: unknown, status: number | undefined, mayHaveBeenDelivered: boolean) {
+    const what =
+      status !== undefined
+        ? `the service rejected the answer with ${status}; the interaction is pending again`
+        : mayHaveBeenDelivered
+          ? 'the answer may have been delivered: the connection failed after it was sent, so it was not retried'
+          : 'the answer was not delivered; the interaction is pending again';
+    super(init, `${what} (${cause instanceof Error ? cause.message : String(cause)})`, { cause });
+    this.status = status;
+    this.mayHaveBeenDelivered = mayHaveBeenDelivered;
+  }
+}
+brand(InteractionResponseError, ['CommunityChatError', 'InteractionError', 'InteractionResponseError']);
+
 /** Whether `value` is any error thrown by this SDK (any copy of it). */
 export const isCommunityChatError = (value: unknown): value is CommunityChatError => hasKind(value, 'CommunityChatError');
 /** Whether `value` is an {@link ApiError} (a non-2xx response). */
@@ -407,3 +504,15 @@ function truncate(text: string): string {
 }
 /** Whether `value` is an {@link UnexpectedResponseError}. */
 export const isUnexpectedResponseError = (value: unknown): value is UnexpectedResponseError => hasKind(value, 'UnexpectedResponseError');
+/** Whether `value` is a {@link GatewayError}. */
+export const isGatewayError = (value: unknown): value is GatewayError => hasKind(value, 'GatewayError');
+/** Whether `value` is a {@link GatewayFatalError}. */
+export const isGatewayFatalError = (value: unknown): value is GatewayFatalError => hasKind(value, 'GatewayFatalError');
+/** Whether `value` is an {@link InteractionError}. */
+export const isInteractionError = (value: unknown): value is InteractionError => hasKind(value, 'InteractionError');
+/** Whether `value` is an {@link InteractionAlreadyAcknowledgedError}. */
+export const isInteractionAlreadyAcknowledgedError = (value: unknown): value is InteractionAlreadyAcknowledgedError => hasKind(value, 'InteractionAlreadyAcknowledgedError');
+/** Whether `value` is an {@link InteractionExpiredError}. */
+export const isInteractionExpiredError = (value: unknown): value is InteractionExpiredError => hasKind(value, 'InteractionExpiredError');
+/** Whether `value` is an {@link InteractionResponseError}. */
+export const isInteractionResponseError = (value: unknown): value is InteractionResponseError => hasKind(value, 'InteractionResponseError');

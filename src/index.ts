@@ -34,3 +34,28 @@ export { countCharacters } from './schemas/text.js';
 export type * from './schemas/requests.js';
 export type * from './schemas/responses.js';
 export { SDK_VERSION } from './version.js';
+export { Gateway, type GatewayOptions, type GatewayStatus, type GatewayEvents, type GatewayReadyEvent, type GatewayResumedEvent, type GatewayReconnectingEvent, type GatewayCloseEvent, type GatewayDispatchEvent, type InteractionErrorEvent, type InteractionHandler, type GatewayWiring } from './gateway/gateway.js';
+export { GatewayOpcode, closeCodes, closeCodeRule, GatewayDispatch, type GatewayFrame, type CloseCodeRule, type GatewayOpcodeValue } from './gateway/protocol.js';
+export {
+  BaseInteraction,
+  PingInteraction,
+  CommandInteraction,
+  AutocompleteInteraction,
+  ComponentInteraction,
+  ModalSubmitInteraction,
+  UnknownInteraction,
+  createInteraction,
+  INTERACTION_LIFETIME_MS,
+  type Interaction,
+  type InteractionKind,
+  type InteractionByKind,
+  type InteractionPayload,
+  type InteractionUser,
+  type InteractionResponder,
+  type AcknowledgementState,
+  type ReplyMessage,
+  type AutocompleteChoice,
+  type ModalForm,
+} from './interactions/interaction.js';
+export { defineCommand, type CommandOptionValues, type CommandOptionTypeMap, type CommandOptionValue, type TypedCommandDefinition } from './interactions/options.js';
+export { isCommandInteraction, isAutocompleteInteraction, isComponentInteraction, isModalSubmitInteraction, isPingInteraction, isUnknownInteraction } from './interactions/guards.js';

@@ -1,0 +1,192 @@
+/**
+ * A Gateway server speaking the SDK's protocol (Discord's), for the emulator
+ * and for tests: sessions, heartbeats, resume with replay, and knobs to drop
+ * connections, stop acknowledging heartbeats, or reject a token.
+ *
+ * @module
+ */
+
+import type { IncomingMessage, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, WebSocket } from 'ws';
+import { GatewayDispatch, GatewayOpcode, type GatewayFrame } from '../gateway/protocol.js';
+
+/** Options of {@link GatewayServer}. */
+export interface GatewayServerOptions {
+  /** Decides whether a token may identify. @default every non-empty token */
+  authorize?: ((token: string) => boolean) | undefined;
+  /** Heartbeat interval announced in Hello, milliseconds. @default 41250 */
+  heartbeatIntervalMs?: number | undefined;
+  /** Attach to this HTTP server (upgrades on `path`) instead of listening on a port of its own. */
+  server?: Server | undefined;
+  /** Path served when attached to an HTTP server. @default "/api/v1/gateway" */
+  path?: string | undefined;
+  /** How many already-delivered events to replay again on resume, to exercise the client's de-duplication. @default 0 */
+  replayOverlap?: number | undefined;
+}
+
+interface Session {
+  id: string;
+  token: string;
+  sequence: number;
+  /** Dispatches of this session, for replay. */
+  log: { s: number; t: string; d: unknown }[];
+  socket: WebSocket | undefined;
+}
+
+/** A Gateway server on `ws`. */
+export class GatewayServer {
+  readonly #wss: WebSocketServer;
+  readonly #options: GatewayServerOptions;
+  readonly #sessions = new Map<string, Session>();
+  readonly #sockets = new Set<WebSocket>();
+  #nextSession = 0;
+  /** Whether heartbeats are acknowledged (turn off to make the connection a zombie). */
+  ackHeartbeats = true;
+  /** Whether Hello is sent on connection (turn off to test the Hello timeout). */
+  sendHello = true;
+  /** Whether Identify and Resume are answered (turn off to test the READY timeout). */
+  answerSessions = true;
+  /** Counters, for tests. */
+  readonly stats = { connections: 0, identifies: 0, resumes: 0, heartbeats: 0 };
+  /** Frames received from clients, newest last (tokens included: test use only). */
+  readonly received: GatewayFrame[] = [];
+
+  constructor(options: GatewayServerOptions = {}) {
+    this.#options = options;
+    this.#wss = options.server
+      ? new WebSocketServer({ server: options.server, path: options.path ?? '/api/v1/gateway' })
+      : new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    this.#wss.on('connection', (socket: WebSocket, request: IncomingMessage) => this.#onConnection(socket, request));
+  }
+
+  /** Resolves once listening (stand-alone servers only). */
+  async listening(): Promise<void> {
+    if (this.#options.server) return;
+    if ((this.#wss.address() as AddressInfo | null)?.port) return;
+    await new Promise<void>((resolve) => this.#wss.once('listening', () => resolve()));
+  }
+
+  /** The ws:// URL (stand-alone servers only). */
+  get url(): string {
+    const address = this.#wss.address() as AddressInfo;
+    return `ws://127.0.0.1:${address.port}`;
+  }
+
+  /** Open sessions' ids. */
+  get sessionIds(): string[] {
+    return [...this.#sessions.keys()];
+  }
+
+  #onConnection(socket: WebSocket, _request: IncomingMessage): void {
+    this.stats.connections++;
+    this.#sockets.add(socket);
+    let session: Session | undefined;
+    socket.on('close', () => {
+      this.#sockets.delete(socket);
+      if (session?.socket === socket) session.socket = undefined;
+    });
+    socket.on('error', () => undefined);
+    socket.on('message', (raw) => {
+      let frame: GatewayFrame;
+      try {
+        frame = JSON.parse(raw.toString()) as GatewayFrame;
+      } catch {
+        socket.close(4002, 'decode error');
+        return;
+      }
+      this.received.push(frame);
+      switch (frame.op) {
+        case GatewayOpcode.Heartbeat:
+          this.stats.heartbeats++;
+          if (this.ackHeartbeats) this.#send(socket, { op: GatewayOpcode.HeartbeatAck, d: null });
+          return;
+        case GatewayOpcode.Identify: {
+          this.stats.identifies++;
+          if (!this.answerSessions) return;
+          const token = String((frame.d as { token?: unknown })?.token ?? '');
+          if (!token || !(this.#options.authorize?.(token) ?? true)) {
+            socket.close(4004, 'authentication failed');
+            return;
+          }
+          session = { id: `session-${++this.#nextSession}`, token, sequence: 0, log: [], socket };
+          this.#sessions.set(session.id, session);
+          this.#dispatch(session, GatewayDispatch.Ready, { v: 1, session_id: session.id, user: { id: 'bot', username: 'bot', bot: true } });
+          return;
+        }
+        case GatewayOpcode.Resume: {
+          this.stats.resumes++;
+          if (!this.answerSessions) return;
+          const d = (frame.d ?? {}) as { token?: unknown; session_id?: unknown; seq?: unknown };
+          const existing = typeof d.session_id === 'string' ? this.#sessions.get(d.session_id) : undefined;
+          if (!existing || existing.token !== d.token) {
+            this.#send(socket, { op: GatewayOpcode.InvalidSession, d: false });
+            return;
+          }
+          session = existing;
+          session.socket?.terminate();
+          session.socket = socket;
+          const from = (typeof d.seq === 'number' ? d.seq : 0) - (this.#options.replayOverlap ?? 0);
+          for (const event of session.log) if (event.s > from) this.#send(socket, { op: GatewayOpcode.Dispatch, ...event });
+          this.#dispatch(session, GatewayDispatch.Resumed, {});
+          return;
+        }
+        default:
+          socket.close(4001, 'unknown opcode');
+      }
+    });
+    if (this.sendHello) this.#send(socket, { op: GatewayOpcode.Hello, d: { heartbeat_interval: this.#options.heartbeatIntervalMs ?? 41_250 } });
+  }
+
+  #send(socket: WebSocket, frame: GatewayFrame): void {
+    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(frame));
+  }
+
+  #dispatch(session: Session, t: string, d: unknown): number {
+    const s = ++session.sequence;
+    if (t !== GatewayDispatch.Ready && t !== GatewayDispatch.Resumed) session.log.push({ s, t, d });
+    if (session.log.length > 10_000) session.log.splice(0, session.log.length - 10_000);
+    if (session.socket) this.#send(session.socket, { op: GatewayOpcode.Dispatch, s, t, d });
+    return s;
+  }
+
+  /** Dispatches an event to every session (or one), queued for replay while it is disconnected. Returns how many sessions got it. */
+  dispatch(t: string, d: unknown, sessionId?: string): number {
+    let count = 0;
+    for (const session of this.#sessions.values()) {
+      if (sessionId !== undefined && session.id !== sessionId) continue;
+      this.#dispatch(session, t, d);
+      count++;
+    }
+    return count;
+  }
+
+  /** Whether any session has an open socket. */
+  get hasConnectedSession(): boolean {
+    return [...this.#sessions.values()].some((session) => session.socket !== undefined);
+  }
+
+  /** Drops every client connection: `terminate` (no close frame, like a network failure) or a close code. */
+  dropConnections(how: 'terminate' | number = 'terminate'): void {
+    for (const socket of this.#sockets) {
+      if (how === 'terminate') socket.terminate();
+      else socket.close(how, 'closed by the test server');
+    }
+  }
+
+  /** Sends a raw frame to every connection. */
+  sendToAll(frame: GatewayFrame): void {
+    for (const socket of this.#sockets) this.#send(socket, frame);
+  }
+
+  /** Forgets a session, so a later Resume gets Invalid Session. */
+  forgetSession(sessionId: string): void {
+    this.#sessions.delete(sessionId);
+  }
+
+  /** Closes the server and every connection. */
+  async close(): Promise<void> {
+    for (const socket of this.#sockets) socket.terminate();
+    await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
+  }
+}
