@@ -182,8 +182,11 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     return this.#addHandler(kind, handler as InteractionHandler<Interaction>);
   }
 
-  /** Handles one slash command, by name or by its typed definition (which types `interaction.options`). */
-  onCommand<D extends TypedCommandDefinition>(command: D | string, handler: InteractionHandler<CommandInteraction<CommandOptionValues<D>>>): () => void {
+  /** Handles one slash command by name. Returns a function that removes the handler. */
+  onCommand(name: string, handler: InteractionHandler<CommandInteraction>): () => void;
+  /** Handles one slash command by its definition (from `defineCommand`), which types `interaction.options`. */
+  onCommand<D extends TypedCommandDefinition>(command: D, handler: InteractionHandler<CommandInteraction<CommandOptionValues<D>>>): () => void;
+  onCommand(command: TypedCommandDefinition | string, handler: InteractionHandler<CommandInteraction<never>>): () => void {
     const name = (typeof command === 'string' ? command : command.name).toLowerCase();
     return this.#addHandler(`command:${name}`, handler as InteractionHandler<Interaction>);
   }
