@@ -5,7 +5,9 @@ import { spawn, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { EventEmitter } from 'node:events';
 import { Pool } from 'undici';
+import WebSocket from 'ws';
 import { Client } from '../dist/index.js';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
@@ -19,7 +21,7 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
-async function startServer() {
+async function startServer(script = './server.mjs') {
   // Pin the server to the last core and this process to the others when taskset exists (Linux), so the
   // two do not trade places on one core mid-round; otherwise run unpinned.
   const cores = os.cpus().length;
@@ -33,7 +35,7 @@ async function startServer() {
     }
   }
   const command = pinned ? 'taskset' : process.execPath;
-  const args = pinned ? ['-c', String(cores - 1), process.execPath, here('./server.mjs')] : [here('./server.mjs')];
+  const args = pinned ? ['-c', String(cores - 1), process.execPath, here(script)] : [here(script)];
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const [chunk] = await once(child.stdout, 'data');
   return { child, port: Number(String(chunk).trim()), pinned };
@@ -107,6 +109,73 @@ async function restBenchmark(port) {
   return rows;
 }
 
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 20000);
+
+/** Raw ws + JSON.parse + emit: the floor any Gateway client pays. Returns CPU microseconds per event. */
+function rawGateway(port, count) {
+  return new Promise((resolve, reject) => {
+    const emitter = new EventEmitter();
+    let received = 0;
+    let start;
+    emitter.on('INTERACTION_CREATE', () => {
+      if (++received === count) {
+        const used = process.cpuUsage(start);
+        socket.close();
+        resolve((used.user + used.system) / count);
+      }
+    });
+    const socket = new WebSocket(`ws://127.0.0.1:${port}/?count=${count}`, { perMessageDeflate: false });
+    socket.on('message', (data) => {
+      const frame = JSON.parse(data.toString());
+      if (frame.op === 10) {
+        start = process.cpuUsage();
+        socket.send(JSON.stringify({ op: 2, d: { token: 'bench', intents: 0, properties: {} } }));
+      } else if (frame.op === 0) emitter.emit(frame.t, frame.d);
+    });
+    socket.on('error', reject);
+  });
+}
+
+/** The SDK's Gateway, building a typed interaction object for every event. */
+async function sdkGateway(port, count) {
+  const client = new Client({ baseUrl: 'http://127.0.0.1:9', auth: { botToken: 'bench' }, gateway: { url: `ws://127.0.0.1:${port}/?count=${count}` } });
+  let received = 0;
+  let start;
+  const done = new Promise((resolve) => {
+    client.gateway.onInteraction('command', (interaction) => {
+      if (interaction.options.rounds === undefined) throw new Error('options were not parsed');
+      if (++received === count) resolve(process.cpuUsage(start));
+    });
+  });
+  start = process.cpuUsage();
+  await client.gateway.connect();
+  const used = await done;
+  await client.close();
+  return (used.user + used.system) / count;
+}
+
+async function gatewayBenchmark() {
+  const { child, port } = await startServer('./gateway-server.mjs');
+  try {
+    await rawGateway(port, 5000);
+    await sdkGateway(port, 5000);
+    const sdkTimes = [];
+    const rawTimes = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      if (round % 2 === 0) {
+        rawTimes.push(await rawGateway(port, EVENTS));
+        sdkTimes.push(await sdkGateway(port, EVENTS));
+      } else {
+        sdkTimes.push(await sdkGateway(port, EVENTS));
+        rawTimes.push(await rawGateway(port, EVENTS));
+      }
+    }
+    return { sdkUs: median(sdkTimes), rawUs: median(rawTimes) };
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
 function coldImport(specifier) {
   const script = `const t = performance.now(); await import(${JSON.stringify(specifier)}); process.stdout.write(String(performance.now() - t));`;
   return Number(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: here('..'), encoding: 'utf8' }));
@@ -141,6 +210,10 @@ try {
   const { sdkMs, undiciMs } = importBenchmark();
   console.log(`\ncold import of the main entry: ${sdkMs.toFixed(1)} ms vs undici alone ${undiciMs.toFixed(1)} ms: ratio ${(sdkMs / undiciMs).toFixed(2)}x (target <= 1.25x)`);
   console.log(`REST ratio at concurrency 16: ${target.ratio.toFixed(2)}x raw undici (target <= 1.25x)`);
+  const gateway = await gatewayBenchmark();
+  console.log(
+    `\nGateway: ${EVENTS} INTERACTION_CREATE frames of about 800 bytes per round, client CPU per event: SDK with typed interactions ${gateway.sdkUs.toFixed(1)} µs vs raw ws + JSON.parse + emit ${gateway.rawUs.toFixed(1)} µs: ratio ${(gateway.sdkUs / gateway.rawUs).toFixed(2)}x (target <= 1.3x)`,
+  );
 } finally {
   child.kill('SIGTERM');
 }
