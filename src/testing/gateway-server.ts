@@ -161,6 +161,31 @@ export class GatewayServer {
     return count;
   }
 
+  /** Dispatches to the sessions identified with `token`; returns how many got it. */
+  dispatchToToken(token: string, t: string, d: unknown): number {
+    let count = 0;
+    for (const session of this.#sessions.values()) {
+      if (session.token !== token) continue;
+      this.#dispatch(session, t, d);
+      count++;
+    }
+    return count;
+  }
+
+  /** Closes and forgets the sessions of a token (after the token was reset). */
+  closeSessionsOfToken(token: string, code: number): void {
+    for (const [id, session] of this.#sessions) {
+      if (session.token !== token) continue;
+      session.socket?.close(code, 'token reset');
+      this.#sessions.delete(id);
+    }
+  }
+
+  /** How many sessions identified with `token` have an open socket. */
+  connectedSessions(token?: string): number {
+    return [...this.#sessions.values()].filter((session) => session.socket !== undefined && (token === undefined || session.token === token)).length;
+  }
+
   /** Whether any session has an open socket. */
   get hasConnectedSession(): boolean {
     return [...this.#sessions.values()].some((session) => session.socket !== undefined);

@@ -1,0 +1,63 @@
+/**
+ * `community-chat-emulator`: runs the emulator from the command line.
+ *
+ *   npx community-chat-emulator --port 8080 [--host 127.0.0.1] [--seed 1]
+ *
+ * @module
+ */
+
+import { createEmulator } from './emulator.js';
+
+function argument(name: string, fallback: string): string {
+  const args = process.argv.slice(2);
+  const index = args.indexOf(`--${name}`);
+  const inline = args.find((arg) => arg.startsWith(`--${name}=`));
+  if (inline) return inline.slice(name.length + 3);
+  return index >= 0 && args[index + 1] !== undefined ? (args[index + 1] as string) : fallback;
+}
+
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  process.stdout.write('Usage: community-chat-emulator [--port 8080] [--host 127.0.0.1] [--seed 1]\n');
+  process.exit(0);
+}
+
+const port = Number(argument('port', '8080'));
+const host = argument('host', '127.0.0.1');
+const seed = Number(argument('seed', '1'));
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  process.stderr.write(`invalid --port ${argument('port', '')}\n`);
+  process.exit(2);
+}
+
+const emulator = await createEmulator({ port, host, seed });
+const { seed: data } = emulator;
+process.stdout.write(
+  [
+    `Community Chat emulator listening on ${emulator.url} (Gateway ${emulator.gatewayUrl})`,
+    '',
+    'Seeded demo data (local test credentials):',
+    `  user        ${data.user.email} / ${data.user.password}`,
+    `  member      ${data.member.email} / ${data.member.password} (no MANAGE_WEBHOOKS)`,
+    `  application ${data.applicationId}`,
+    `  bot token   ${data.botToken}`,
+    `  community   ${data.guildId}`,
+    `  channel     ${data.channelId}`,
+    `  webhook     ${emulator.url}/api/v1/webhooks/${data.webhook.id}/${data.webhook.token}`,
+    '',
+    'Press Ctrl+C to stop.',
+    '',
+  ].join('\n'),
+);
+
+let stopping = false;
+const stop = (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  process.stdout.write(`\n${signal}: shutting down\n`);
+  emulator.close().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
+};
+process.on('SIGINT', () => stop('SIGINT'));
+process.on('SIGTERM', () => stop('SIGTERM'));

@@ -1,0 +1,120 @@
+/**
+ * `createEmulator()`: the emulator core served over node:http, with the
+ * Gateway on the same port.
+ *
+ * @module
+ */
+
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { EmulatorCore, type EmulatedCallback, type EmulatedMessage, type EmulatorCoreOptions, type InvokeCommandInput, type InvokedInteraction, type SeedData } from './emulator-core.js';
+import { GatewayServer } from './gateway-server.js';
+
+/** Options of {@link createEmulator}. */
+export interface EmulatorOptions extends EmulatorCoreOptions {
+  /** Port to listen on; 0 picks a free one. @default 0 */
+  port?: number | undefined;
+  /** Address to listen on. @default "127.0.0.1" */
+  host?: string | undefined;
+  /** Heartbeat interval the Gateway announces, milliseconds. @default 41250 */
+  heartbeatIntervalMs?: number | undefined;
+}
+
+/** A running emulator. */
+export interface Emulator {
+  /** Base URL to give a `Client` (e.g. `http://127.0.0.1:8080`). */
+  readonly url: string;
+  /** The Gateway URL. */
+  readonly gatewayUrl: string;
+  /** Demo data: user credentials, application, bot token, community, channel, webhook. */
+  readonly seed: SeedData;
+  /** Fault knobs: `latencyMs` added to every REST call, `errorRate` of 503 answers. */
+  readonly faults: { latencyMs: number; errorRate: number };
+  /** The in-memory state and its control API. */
+  readonly core: EmulatorCore;
+  /** Simulates a user running a slash command (or typing in it, with `focused`), delivered to the bot over the Gateway. */
+  invokeCommand(input: InvokeCommandInput): InvokedInteraction;
+  /** Messages posted to a channel by webhooks and interaction replies. */
+  messages(channelId?: string): EmulatedMessage[];
+  /** Moves the emulator's clock forward (access tokens and interactions expire after 15 minutes). */
+  advanceTime(ms: number): void;
+  /** Drops every Gateway connection, as a network failure would. */
+  dropGatewayConnections(): void;
+  /** Whether the bot (or the seeded bot) has a live Gateway session. */
+  isBotConnected(botToken?: string): boolean;
+  /** Waits until the bot has a live Gateway session. */
+  waitForBot(options?: { botToken?: string; timeoutMs?: number }): Promise<void>;
+  /** Stops the emulator and closes every connection. */
+  close(): Promise<void>;
+}
+
+export type { EmulatedCallback, EmulatedMessage, InvokeCommandInput, InvokedInteraction, SeedData };
+
+/**
+ * Starts a stateful, in-memory Community Chat Service on loopback: the whole
+ * REST contract plus the Gateway, with seeded demo data.
+ *
+ * @example
+ * ```ts
+ * const emulator = await createEmulator();
+ * const client = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken } });
+ * ```
+ */
+export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const core = new EmulatorCore(options);
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const headers: Record<string, string | undefined> = {};
+      for (const [name, value] of Object.entries(request.headers)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      core
+        .handle({ method: request.method ?? 'GET', url: request.url ?? '/', headers, body: Buffer.concat(chunks).toString('utf8') })
+        .then((answer) => {
+          if (response.destroyed) return;
+          response.writeHead(answer.status, answer.headers);
+          response.end(answer.body);
+        })
+        .catch(() => {
+          if (!response.destroyed) response.writeHead(500).end();
+        });
+    });
+  });
+  server.keepAliveTimeout = 5000;
+  const gateway = new GatewayServer({ server, path: '/api/v1/gateway', authorize: (token) => core.isBotToken(token), heartbeatIntervalMs: options.heartbeatIntervalMs });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  core.attachGateway(gateway, url);
+  let closed = false;
+  return {
+    url,
+    gatewayUrl: `ws://${host}:${address.port}/api/v1/gateway`,
+    seed: core.seed,
+    faults: core.faults,
+    core,
+    invokeCommand: (input) => core.invokeCommand(input),
+    messages: (channelId) => core.messages(channelId ?? core.seed.channelId),
+    advanceTime: (ms) => core.advanceTime(ms),
+    dropGatewayConnections: () => gateway.dropConnections(),
+    isBotConnected: (botToken) => gateway.connectedSessions(botToken ?? core.seed.botToken) > 0,
+    async waitForBot({ botToken, timeoutMs = 10_000 } = {}) {
+      const started = Date.now();
+      while (gateway.connectedSessions(botToken ?? core.seed.botToken) === 0) {
+        if (Date.now() - started > timeoutMs) throw new Error(`no bot connected to the emulator's Gateway within ${timeoutMs} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await gateway.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,22 @@
+/**
+ * `community-chat-sdk/testing`: a local emulator of the whole service, and
+ * helpers to unit-test bots. The main entry never loads this.
+ *
+ * @packageDocumentation
+ */
+
+export { createEmulator, type Emulator, type EmulatorOptions } from './emulator.js';
+export {
+  EmulatorCore,
+  type EmulatorCoreOptions,
+  type EmulatorRequest,
+  type EmulatorResponse,
+  type EmulatedMessage,
+  type EmulatedCallback,
+  type InvokeCommandInput,
+  type InvokedInteraction,
+  type SeedData,
+  type DispatchTarget,
+} from './emulator-core.js';
+export { GatewayServer, type GatewayServerOptions } from './gateway-server.js';
+export { createTestInteraction, createTestGateway, createTestPayload, type TestInteractionInput, type TestResponse, type TestGateway } from './interactions.js';

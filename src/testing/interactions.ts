@@ -1,0 +1,137 @@
+/**
+ * Helpers to unit-test a bot's interaction handlers without sockets.
+ *
+ * @module
+ */
+
+import { Gateway } from '../gateway/gateway.js';
+import { createInteraction, type Interaction, type InteractionPayload, type InteractionResponder } from '../interactions/interaction.js';
+
+/** An answer a test interaction received. */
+export interface TestResponse {
+  /** The callback type. */
+  interactionType: number;
+  /** The callback data. */
+  data: Record<string, unknown>;
+}
+
+/** What to build a test interaction from. */
+export interface TestInteractionInput {
+  /** Kind of interaction. @default "command" */
+  kind?: 'ping' | 'command' | 'component' | 'autocomplete' | 'modalSubmit' | undefined;
+  /** Command name (commands and autocomplete). @default "test" */
+  name?: string | undefined;
+  /** Option values by name. */
+  options?: Record<string, string | number | boolean> | undefined;
+  /** For autocomplete: the option being typed in. */
+  focused?: string | undefined;
+  /** For components and modals. */
+  customId?: string | undefined;
+  /** For select menus. */
+  values?: string[] | undefined;
+  /** For modals: submitted values by input id. */
+  fields?: Record<string, string> | undefined;
+  /** Fields to add to or override in the payload. */
+  payload?: Partial<InteractionPayload> | undefined;
+  /** Answers the callback instead of recording it (e.g. to simulate a failure). */
+  respond?: InteractionResponder | undefined;
+  /** Clock, for expiry tests. @default Date.now */
+  now?: (() => number) | undefined;
+}
+
+let counter = 0;
+const TYPES = { ping: 1, command: 2, component: 3, autocomplete: 4, modalSubmit: 5 } as const;
+
+/** Builds an INTERACTION_CREATE payload as the service would send it. */
+export function createTestPayload(input: TestInteractionInput = {}): InteractionPayload {
+  const kind = input.kind ?? 'command';
+  counter++;
+  const options = Object.entries(input.options ?? {}).map(([name, value]) => ({
+    name,
+    type: typeof value === 'number' ? (Number.isInteger(value) ? 4 : 10) : typeof value === 'boolean' ? 5 : 3,
+    value,
+    ...(input.focused === name ? { focused: true } : {}),
+  }));
+  const data: Record<string, unknown> =
+    kind === 'component'
+      ? { custom_id: input.customId ?? 'button', component_type: input.values ? 3 : 2, ...(input.values ? { values: input.values } : {}) }
+      : kind === 'modalSubmit'
+        ? { custom_id: input.customId ?? 'form', components: Object.entries(input.fields ?? {}).map(([id, value]) => ({ type: 1, components: [{ type: 4, custom_id: id, value }] })) }
+        : kind === 'ping'
+          ? {}
+          : { id: `command-${counter}`, name: input.name ?? 'test', type: 1, options };
+  return {
+    id: `test-interaction-${counter}`,
+    type: TYPES[kind],
+    token: `test-interaction-token-${counter}`,
+    application_id: 'test-application',
+    guild_id: 'test-guild',
+    channel_id: 'test-channel',
+    member: { user: { id: 'test-user', username: 'tester' } },
+    data,
+    ...input.payload,
+  };
+}
+
+/**
+ * Builds a typed interaction whose answers are recorded instead of sent.
+ *
+ * @example
+ * ```ts
+ * const { interaction, responses } = createTestInteraction({ name: 'quiz', options: { topic: 'space' } });
+ * await handleQuiz(interaction);
+ * expect(responses).toEqual([{ interactionType: 4, data: { content: 'Quiz on space' } }]);
+ * ```
+ */
+export function createTestInteraction<I extends Interaction = Interaction>(input: TestInteractionInput = {}): { interaction: I; responses: TestResponse[] } {
+  const responses: TestResponse[] = [];
+  const respond: InteractionResponder =
+    input.respond ??
+    (async (_id, body) => {
+      responses.push({ interactionType: body.interaction_type, data: body.data });
+    });
+  return { interaction: createInteraction(createTestPayload(input), respond, input.now) as I, responses };
+}
+
+/** A Gateway that never opens a socket: register handlers on it as on `client.gateway`, then invoke interactions. */
+export interface TestGateway {
+  /** A real `Gateway` (handlers, events, interactionError) with no connection behind it. */
+  gateway: Gateway;
+  /** Every answer the handlers sent, by interaction id. */
+  responses: Map<string, TestResponse[]>;
+  /** Delivers an interaction to the handlers and resolves once they have settled. */
+  invoke(input?: TestInteractionInput): Promise<{ interaction: Interaction; responses: TestResponse[]; errors: unknown[] }>;
+}
+
+/** Creates a {@link TestGateway}. */
+export function createTestGateway(): TestGateway {
+  const responses = new Map<string, TestResponse[]>();
+  const respond: InteractionResponder = async (id, body) => {
+    const list = responses.get(id) ?? [];
+    list.push({ interactionType: body.interaction_type, data: body.data });
+    responses.set(id, list);
+  };
+  const gateway = new Gateway({}, { token: () => 'test-token', respond, defaultUrl: 'ws://127.0.0.1:9/test', now: Date.now, allowInsecure: false });
+  return {
+    gateway,
+    responses,
+    async invoke(input = {}) {
+      const interaction = createInteraction(createTestPayload(input), input.respond ?? respond, input.now);
+      const errors: unknown[] = [];
+      const onError = ({ error, interaction: failed }: { error: unknown; interaction: Interaction }) => {
+        if (failed === interaction) errors.push(error);
+      };
+      gateway.on('interactionError', onError);
+      gateway.deliver(interaction);
+      // Let async handlers run: a few turns of the event loop, until answers stop changing.
+      for (let i = 0, last = -1; i < 50; i++) {
+        await new Promise((resolve) => setImmediate(resolve));
+        const count = responses.get(interaction.id)?.length ?? 0;
+        if (count === last && interaction.state !== 'sending') break;
+        last = count;
+      }
+      gateway.off('interactionError', onError);
+      return { interaction, responses: responses.get(interaction.id) ?? [], errors };
+    },
+  };
+}

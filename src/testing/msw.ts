@@ -1,0 +1,45 @@
+/**
+ * `community-chat-sdk/testing/msw`: MSW handlers backed by the emulator's
+ * in-memory state, for unit tests of bots that mock HTTP with MSW.
+ *
+ * @packageDocumentation
+ */
+
+import { http, HttpResponse, type HttpHandler } from 'msw';
+import { EmulatorCore, type EmulatorCoreOptions } from './emulator-core.js';
+
+/** Options of {@link createMswHandlers}. */
+export interface MswHandlersOptions extends EmulatorCoreOptions {
+  /** The base URL your client uses. @default "http://localhost:8080" */
+  baseUrl?: string | undefined;
+  /** Share state with an existing core (e.g. to inspect it). @default a new core */
+  core?: EmulatorCore | undefined;
+}
+
+/**
+ * MSW handlers serving the whole contract from an in-memory emulator. Use the
+ * client with `transport: 'fetch'` so MSW sees its requests.
+ *
+ * @example
+ * ```ts
+ * const { handlers, core } = createMswHandlers({ baseUrl: 'https://chat.test' });
+ * const server = setupServer(...handlers);
+ * const client = new Client({ baseUrl: 'https://chat.test', transport: 'fetch', auth: { botToken: core.seed.botToken } });
+ * ```
+ */
+export function createMswHandlers(options: MswHandlersOptions = {}): { handlers: HttpHandler[]; core: EmulatorCore } {
+  const core = options.core ?? new EmulatorCore(options);
+  const baseUrl = (options.baseUrl ?? 'http://localhost:8080').replace(/\/+$/, '');
+  const handler = http.all(`${baseUrl}/api/v1/*`, async ({ request }) => {
+    const url = new URL(request.url);
+    const headers: Record<string, string> = {};
+    request.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    const answer = await core.handle({ method: request.method, url: url.pathname + url.search, headers, body: await request.text() });
+    const responseHeaders = new Headers();
+    for (const [name, value] of Object.entries(answer.headers)) for (const item of Array.isArray(value) ? value : [value]) responseHeaders.append(name, item);
+    return new HttpResponse(answer.status === 204 ? null : answer.body, { status: answer.status, headers: responseHeaders });
+  });
+  return { handlers: [handler], core };
+}
