@@ -314,6 +314,12 @@ export class EmulatorCore {
     return [...(this.#mailbox.get(email) ?? [])];
   }
 
+  /** Creates a channel in a community (the contract has no route for it). Returns its id. */
+  createChannel(name: string, guildId: string = this.seed.guildId): string {
+    if (!this.#guilds.has(guildId)) throw new Error(`unknown community ${guildId}`);
+    return this.#addChannel(guildId, name).id;
+  }
+
   /** Sends a verification mail to a user, as signing up would. Returns the token. */
   sendVerificationMail(email: string): string {
     const token = this.#token();

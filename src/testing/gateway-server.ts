@@ -161,13 +161,13 @@ export class GatewayServer {
     return count;
   }
 
-  /** Dispatches to the sessions identified with `token`; returns how many got it. */
+  /** Dispatches to the sessions identified with `token` (queued for replay while one is disconnected); returns how many are connected and got it now. */
   dispatchToToken(token: string, t: string, d: unknown): number {
     let count = 0;
     for (const session of this.#sessions.values()) {
       if (session.token !== token) continue;
       this.#dispatch(session, t, d);
-      count++;
+      if (session.socket) count++;
     }
     return count;
   }
