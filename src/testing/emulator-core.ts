@@ -824,8 +824,8 @@ export class EmulatorCore {
       }
       case 'webhooks.execute': {
         const webhook = (caller as Extract<Caller, { kind: 'webhook' }>).webhook;
-        this.#checkWebhookLimit(webhook);
         const body = this.#validate(schemas.webhookMessageSchema, ctx);
+        this.#checkWebhookLimit(webhook);
         this.#post(webhook.channelId, body.content, { kind: 'webhook', id: webhook.id, name: typeof body.username === 'string' && body.username !== '' ? body.username : webhook.name }, 'webhook');
         return noContent(this.#webhookLimitHeaders(webhook));
       }

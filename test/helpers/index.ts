@@ -179,3 +179,44 @@ export function trackUnhandledRejections(): { readonly count: number; stop(): vo
     stop: () => process.off('unhandledRejection', listener),
   };
 }
+
+/** A child process running a TypeScript file through tsx, with its output collected. */
+export interface RunningScript {
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>;
+  /** Waits until stdout matches. */
+  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  kill(signal?: NodeJS.Signals): void;
+}
+
+/** Starts `node --import tsx <file>` from the repository root. */
+export async function startScript(file: string, options: { env?: Record<string, string>; args?: string[] } = {}): Promise<RunningScript> {
+  const { spawn } = await import('node:child_process');
+  const { fileURLToPath } = await import('node:url');
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', file, ...(options.args ?? [])], { cwd: root, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    async waitForOutput(pattern, timeoutMs = 20_000) {
+      const started = Date.now();
+      for (;;) {
+        const match = out.match(pattern);
+        if (match) return match;
+        if (Date.now() - started > timeoutMs || child.exitCode !== null) throw new Error(`output never matched ${pattern}; stdout: ${out}; stderr: ${err}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+    kill: (signal = 'SIGTERM') => {
+      child.kill(signal);
+    },
+  };
+}

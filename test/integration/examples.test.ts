@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '../../src/index.js';
+import { createEmulator, type Emulator } from '../../src/testing/index.js';
+import { startScript } from '../helpers/index.js';
+
+let emulator: Emulator;
+let env: Record<string, string>;
+beforeAll(async () => {
+  emulator = await createEmulator();
+  const { seed } = emulator;
+  env = {
+    CHAT_BASE_URL: emulator.url,
+    CHAT_EMAIL: seed.user.email,
+    CHAT_PASSWORD: seed.user.password,
+    CHAT_APP_ID: seed.applicationId,
+    CHAT_GUILD_ID: seed.guildId,
+    CHAT_CHANNEL_ID: seed.channelId,
+    CHAT_BOT_TOKEN: seed.botToken,
+    CHAT_WEBHOOK_URL: `${emulator.url}/api/v1/webhooks/${seed.webhook.id}/${seed.webhook.token}`,
+  };
+});
+afterAll(() => emulator.close());
+
+const TIMEOUT = 60_000;
+
+describe('every example runs against the emulator', () => {
+  it(
+    'demo (npm start) prints its transcript and exits 0',
+    async () => {
+      const demo = await startScript('examples/demo.ts');
+      expect(await demo.exited).toBe(0);
+      expect(demo.stdout()).toMatch(/the bot suggested: space, spices, sports/);
+      expect(demo.stdout()).toMatch(/\[webhook\] CI: Deploy 42 finished/);
+      expect(demo.stdout()).toMatch(/Demo finished\./);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'command deployer registers commands, then finds nothing to change',
+    async () => {
+      const first = await startScript('examples/command-deployer.ts', { env });
+      expect(await first.exited).toBe(0);
+      expect(first.stdout()).toMatch(/Registered 2 global commands/);
+      const second = await startScript('examples/command-deployer.ts', { env });
+      expect(await second.exited).toBe(0);
+      expect(second.stdout()).toMatch(/Global commands already up to date/);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'interaction handler answers /quiz over the Gateway and stops cleanly on SIGINT',
+    async () => {
+      const bot = await startScript('examples/interaction-handler.ts', { env });
+      await bot.waitForOutput(/quiz bot ready/);
+      const interaction = emulator.invokeCommand({ name: 'quiz', options: { topic: 'space', rounds: 2 } });
+      expect(await interaction.response).toMatchObject({ interactionType: 4, data: { content: 'Quiz about space, 2 rounds. Ready?' } });
+      const typing = emulator.invokeCommand({ name: 'quiz', options: { topic: 'sp' }, focused: 'topic' });
+      expect((await typing.response).data['choices']).toEqual([
+        { name: 'space', value: 'space' },
+        { name: 'spices', value: 'spices' },
+        { name: 'sports', value: 'sports' },
+      ]);
+      bot.kill('SIGINT');
+      expect(await bot.exited).toBe(0);
+      expect(bot.stdout()).toMatch(/quiz bot stopped/);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'webhook publisher posts one message',
+    async () => {
+      const run = await startScript('examples/webhook-publisher.ts', { env, args: ['Build 99 passed'] });
+      expect(await run.exited).toBe(0);
+      expect(emulator.messages().at(-1)).toMatchObject({ content: 'Build 99 passed', author: { name: 'CI' } });
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'activity controller plays, seeks and snapshots an activity',
+    async () => {
+      const run = await startScript('examples/activity-controller.ts', { env });
+      expect(await run.exited).toBe(0);
+      expect(run.stdout()).toMatch(/Snapshot:.*position_ms: 90000/s);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'session-based admin script lists applications, invite URLs and logs, then logs out',
+    async () => {
+      const bot = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken } });
+      await bot.users.getMe();
+      await bot.close();
+      const run = await startScript('examples/admin-session.ts', { env });
+      expect(await run.exited).toBe(0);
+      expect(run.stdout()).toMatch(/Demo App: invite http/);
+      expect(run.stdout()).toMatch(/log:/);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'the emulator CLI prints its seed data and shuts down cleanly on SIGINT',
+    async () => {
+      const cli = await startScript('src/testing/cli.ts', { args: ['--port', '0'] });
+      const [, url] = await cli.waitForOutput(/listening on (http:\/\/\S+)/);
+      await cli.waitForOutput(/bot token\s+\S+/);
+      const response = await fetch(`${String(url)}/api/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'demo@example.com', password: 'demo-password' }),
+      });
+      expect(response.status).toBe(200);
+      cli.kill('SIGINT');
+      expect(await cli.exited).toBe(0);
+      expect(cli.stdout()).toMatch(/SIGINT: shutting down/);
+    },
+    TIMEOUT,
+  );
+});
