@@ -3,10 +3,13 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
 
 const require = createRequire(import.meta.url);
 const esm = await import('../../dist/index.js');
 const cjs = require('../../dist/index.cjs');
+const esmTesting = await import('../../dist/testing/index.js');
+const cjsTesting = require('../../dist/testing/index.cjs');
 
 const server = http.createServer((request, response) => {
   response.setHeader('content-type', 'application/json');
@@ -55,6 +58,28 @@ for (const [label, sdk] of [['import', esm], ['require', cjs]]) {
     await assert.rejects(client.webhooks.execute({ id: 'w', token: 't' }, { content: '' }), (error) => sdk.isValidationError(error));
   });
 }
+
+for (const [label, sdk, testing] of [['import', esm, esmTesting], ['require', cjs, cjsTesting]]) {
+  await check(`${label}: the testing entry runs the emulator, and the Gateway delivers an interaction`, async () => {
+    const emulator = await testing.createEmulator();
+    const admin = new sdk.Client({ baseUrl: emulator.url, applicationId: emulator.seed.applicationId });
+    await admin.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
+    await admin.commands.create({ name: 'ping', description: 'Ping' });
+    const bot = new sdk.Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken } });
+    bot.gateway.onCommand('ping', (interaction) => interaction.reply('pong'));
+    await bot.gateway.connect();
+    const invoked = emulator.invokeCommand({ name: 'ping' });
+    assert.deepEqual((await invoked.response).data, { content: 'pong' });
+    await Promise.all([bot.close(), admin.close()]);
+    await emulator.close();
+  });
+}
+
+await check('the main entry loads neither ws nor zod until they are used', () => {
+  const probe = "require('./dist/index.cjs'); process.stdout.write(JSON.stringify(Object.keys(require.cache).filter((k) => /node_modules[\\/](ws|zod)[\\/]/.test(k))))";
+  const loaded = JSON.parse(execFileSync(process.execPath, ['-e', probe], { cwd: new URL('../..', import.meta.url), encoding: 'utf8' }));
+  assert.deepEqual(loaded, []);
+});
 
 await check('errors from one copy are recognised by the other', async () => {
   const client = new cjs.Client({ baseUrl, auth: { botToken: 'smoke-token' } });
