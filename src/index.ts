@@ -38,6 +38,7 @@ export { Gateway, type GatewayOptions, type GatewayStatus, type GatewayEvents, t
 export { GatewayOpcode, closeCodes, closeCodeRule, GatewayDispatch, type GatewayFrame, type CloseCodeRule, type GatewayOpcodeValue } from './gateway/protocol.js';
 export {
   BaseInteraction,
+  RepliableInteraction,
   PingInteraction,
   CommandInteraction,
   AutocompleteInteraction,

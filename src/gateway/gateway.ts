@@ -9,6 +9,7 @@
 
 import { EventEmitter } from 'eventemitter3';
 import { GatewayError, InsecureTransportError, ValidationError } from '../errors.js';
+import { isLoopbackHost } from '../loopback.js';
 import { inspectSymbol } from '../redact.js';
 import type { CommandOptionValues, TypedCommandDefinition } from '../interactions/options.js';
 import type { CommandInteraction, Interaction, InteractionByKind, InteractionKind, InteractionResponder } from '../interactions/interaction.js';
@@ -258,7 +259,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     if (parsed.protocol !== 'ws:' && parsed.protocol !== 'wss:') {
       throw new ValidationError('gateway.connect', [{ path: 'gateway.url', message: 'must use ws: or wss:' }]);
     }
-    if (parsed.protocol === 'ws:' && !this.#wiring.allowInsecure && !/^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i.test(parsed.hostname)) {
+    if (parsed.protocol === 'ws:' && !this.#wiring.allowInsecure && !isLoopbackHost(parsed.hostname)) {
       throw new InsecureTransportError('gateway.connect', parsed.origin);
     }
     this.#loading ??= import('./connection.js').then(({ GatewayConnection }) => {

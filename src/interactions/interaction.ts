@@ -235,6 +235,22 @@ function messageData(message: ReplyMessage): Record<string, unknown> {
   return typeof message === 'string' ? { content: message } : message;
 }
 
+/** An interaction that can be answered with a message or deferred: commands, components, modal submits and unknown kinds. */
+export abstract class RepliableInteraction extends BaseInteraction {
+  /** Answers with a message (interaction_type 4). */
+  reply(message: string): Promise<void>;
+  /** Answers with a message object (interaction_type 4); `content` is required. */
+  reply(message: { content: string } & Record<string, unknown>): Promise<void>;
+  reply(message: ReplyMessage): Promise<void> {
+    return this.respond(4, messageData(message));
+  }
+
+  /** Acknowledges now and answers later (interaction_type 5). */
+  defer(data?: Record<string, unknown>): Promise<void> {
+    return this.respond(5, data);
+  }
+}
+
 /** A ping (type 1): answer with {@link PingInteraction.pong}. */
 export class PingInteraction extends BaseInteraction {
   readonly kind = 'ping' as const;
@@ -245,7 +261,7 @@ export class PingInteraction extends BaseInteraction {
 }
 
 /** A slash command (type 2), with typed `options` when defined with `defineCommand`. */
-export class CommandInteraction<Options extends object = Record<string, CommandOptionValue>> extends BaseInteraction {
+export class CommandInteraction<Options extends object = Record<string, CommandOptionValue>> extends RepliableInteraction {
   readonly kind = 'command' as const;
   /** The command's name. */
   readonly commandName: string;
@@ -260,19 +276,6 @@ export class CommandInteraction<Options extends object = Record<string, CommandO
     this.commandName = String(payload.data?.['name'] ?? '');
     this.subcommand = parsed.subcommand;
     this.options = parsed.values as Options;
-  }
-
-  /** Answers with a message (interaction_type 4). */
-  reply(message: string): Promise<void>;
-  /** Answers with a message object (interaction_type 4); `content` is required. */
-  reply(message: { content: string } & Record<string, unknown>): Promise<void>;
-  reply(message: ReplyMessage): Promise<void> {
-    return this.respond(4, messageData(message));
-  }
-
-  /** Acknowledges now and answers later (interaction_type 5). */
-  defer(data?: Record<string, unknown>): Promise<void> {
-    return this.respond(5, data);
   }
 
   /** Opens a modal form (interaction_type 9). */
@@ -306,7 +309,7 @@ export class AutocompleteInteraction extends BaseInteraction {
 }
 
 /** A message component (type 3): a button or a select menu. */
-export class ComponentInteraction extends BaseInteraction {
+export class ComponentInteraction extends RepliableInteraction {
   readonly kind = 'component' as const;
   /** The component's custom id. */
   readonly customId: string;
@@ -318,19 +321,6 @@ export class ComponentInteraction extends BaseInteraction {
     this.customId = String(payload.data?.['custom_id'] ?? '');
     const values = payload.data?.['values'];
     this.values = Array.isArray(values) ? values.map(String) : [];
-  }
-
-  /** Answers with a message (interaction_type 4). */
-  reply(message: string): Promise<void>;
-  /** Answers with a message object (interaction_type 4). */
-  reply(message: { content: string } & Record<string, unknown>): Promise<void>;
-  reply(message: ReplyMessage): Promise<void> {
-    return this.respond(4, messageData(message));
-  }
-
-  /** Acknowledges now and answers later (interaction_type 5). */
-  defer(data?: Record<string, unknown>): Promise<void> {
-    return this.respond(5, data);
   }
 
   /** Acknowledges and updates the original message later (interaction_type 6). */
@@ -345,7 +335,7 @@ export class ComponentInteraction extends BaseInteraction {
 }
 
 /** A submitted modal form (type 5). */
-export class ModalSubmitInteraction extends BaseInteraction {
+export class ModalSubmitInteraction extends RepliableInteraction {
   readonly kind = 'modalSubmit' as const;
   /** The form's custom id. */
   readonly customId: string;
@@ -365,19 +355,6 @@ export class ModalSubmitInteraction extends BaseInteraction {
     this.fields = fields;
   }
 
-  /** Answers with a message (interaction_type 4). */
-  reply(message: string): Promise<void>;
-  /** Answers with a message object (interaction_type 4). */
-  reply(message: { content: string } & Record<string, unknown>): Promise<void>;
-  reply(message: ReplyMessage): Promise<void> {
-    return this.respond(4, messageData(message));
-  }
-
-  /** Acknowledges now and answers later (interaction_type 5). */
-  defer(data?: Record<string, unknown>): Promise<void> {
-    return this.respond(5, data);
-  }
-
   /** Acknowledges and updates the original message later (interaction_type 6). */
   deferUpdate(): Promise<void> {
     return this.respond(6);
@@ -385,18 +362,8 @@ export class ModalSubmitInteraction extends BaseInteraction {
 }
 
 /** An interaction of a type the SDK does not know; never dropped. Every answer method is available. */
-export class UnknownInteraction extends BaseInteraction {
+export class UnknownInteraction extends RepliableInteraction {
   readonly kind = 'unknown' as const;
-
-  /** Answers with a message (interaction_type 4). */
-  reply(message: ReplyMessage): Promise<void> {
-    return this.respond(4, messageData(message));
-  }
-
-  /** Acknowledges now and answers later (interaction_type 5). */
-  defer(data?: Record<string, unknown>): Promise<void> {
-    return this.respond(5, data);
-  }
 }
 
 /** Any interaction. */

@@ -22,6 +22,7 @@ import {
   ValidationError,
   type ApiErrorInit,
 } from '../errors.js';
+import { isLoopbackHost } from '../loopback.js';
 import { buildPath } from '../path.js';
 import { redactHeaders, redactValue } from '../redact.js';
 import { routes, type CredentialKind, type HttpMethod, type OperationId, type RouteDefinition } from '../routes.js';
@@ -158,7 +159,6 @@ export interface RestClientConfig {
   now: () => number;
 }
 
-const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
 const MAX_RATE_LIMIT_RETRIES = 10;
 
 /** Everything one call needs, resolved once. */
@@ -198,7 +198,7 @@ export class RestClient {
   constructor(config: RestClientConfig) {
     this.#config = config;
     const url = new URL(config.origin);
-    this.#insecureOrigin = url.protocol === 'http:' && !LOOPBACK.test(url.hostname);
+    this.#insecureOrigin = url.protocol === 'http:' && !isLoopbackHost(url.hostname);
   }
 
   /** Resolves an operation's route row, with overrides applied. */
