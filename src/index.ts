@@ -14,7 +14,7 @@ export type { PipelineOptions } from './rest/pipeline.js';
 export type { WebhookWindowOptions } from './rest/rate-limiter.js';
 export type { RetryOptions } from './rest/retry.js';
 export { createLogFunction, type ClientEvents, type Logger, type LogLevel, type LogFunction, type RequestEvent, type ResponseEvent, type RateLimitedEvent, type RetryEvent, type SessionRefreshedEvent, type SessionExpiredEvent, type RequestEventBase } from './rest/events.js';
-export { FetchTransport, UndiciTransport, TransportFailure, type Transport, type TransportRequest, type TransportResponse, type UndiciTransportOptions } from './rest/transport.js';
+export { FetchTransport, UndiciTransport, TransportFailure, AttemptSignal, type Transport, type TransportRequest, type TransportResponse, type TransportSignal, type UndiciTransportOptions } from './rest/transport.js';
 export { UserSession, ACCESS_TOKEN_LIFETIME_MS, type SessionSnapshot } from './auth/session.js';
 export { CookieJar, type StoredCookie } from './auth/cookie-jar.js';
 export { WebhookTokenStrategy, BotTokenStrategy, type CredentialStrategy, type AppliedCredential, type AuthorizeContext } from './auth/strategies.js';

@@ -127,7 +127,8 @@ export class RateLimiter {
         const { ms, reason } = lane === 'priority' ? { ms: Math.max(0, bucket.pausedUntil - this.#now()), reason: 'bucket' as const } : this.#delay(bucket, lane);
         if (ms === 0) break;
         guard(ms, reason);
-        await sleep(ms, signal);
+        // Timers can fire a millisecond early against the wall clock; one more avoids a second lap.
+        await sleep(ms + 1, signal);
       }
       bucket.inFlight++;
     };

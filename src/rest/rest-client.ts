@@ -403,7 +403,7 @@ export class RestClient {
   ): Promise<{ response: TransportResponse; status: number; attempt: Attempt } | TransportFailure | AttemptTimeout> {
     const config = this.#config;
     const { route, input } = call;
-    const headers: Record<string, string> = { 'user-agent': this.#userAgent, accept: 'application/json' };
+    const headers: Record<string, string> = { 'user-agent': this.#userAgent };
     if (input.headers) for (const [name, value] of Object.entries(input.headers)) headers[name.toLowerCase()] = value;
     let body: string | FormData | undefined;
     if (input.formData !== undefined) body = input.formData;
@@ -603,19 +603,63 @@ export class RestClient {
   }
 }
 
-/** One attempt's timer and abort signal, linked to the caller's signal. No closures are allocated per attempt. */
+/**
+ * One shared, coarse timer for every attempt in flight: an interval of
+ * {@link ATTEMPT_TIMER_RESOLUTION_MS} that runs only while attempts are
+ * pending. A `setTimeout` per request costs more CPU than the rest of the
+ * SDK's per-request work; timeouts fire at most one resolution late.
+ */
+const ATTEMPT_TIMER_RESOLUTION_MS = 10;
+
+class AttemptTimers {
+  readonly #pending = new Set<Attempt>();
+  #interval: ReturnType<typeof setInterval> | undefined;
+
+  add(attempt: Attempt): void {
+    this.#pending.add(attempt);
+    if (this.#interval === undefined) {
+      this.#interval = setInterval(() => this.#tick(), ATTEMPT_TIMER_RESOLUTION_MS);
+      // The request's own socket keeps the process alive; the timer must not.
+      this.#interval.unref?.();
+    }
+  }
+
+  delete(attempt: Attempt): void {
+    this.#pending.delete(attempt);
+    if (this.#pending.size === 0 && this.#interval !== undefined) {
+      clearInterval(this.#interval);
+      this.#interval = undefined;
+    }
+  }
+
+  #tick(): void {
+    for (const attempt of this.#pending) {
+      if (attempt.expiresAt <= attempt.now()) {
+        this.delete(attempt);
+        attempt.expire();
+      }
+    }
+  }
+}
+
+const attemptTimers = new AttemptTimers();
+
+/** One attempt's timeout and abort signal, linked to the caller's signal. No closures are allocated per attempt. */
 class Attempt {
   readonly signal = new AttemptSignal();
   timedOut = false;
+  /** When the attempt times out, on the client's clock. */
+  readonly expiresAt: number;
+  /** The client's clock. */
+  readonly now: () => number;
   readonly #call: Call;
-  readonly #now: () => number;
-  readonly #timer: ReturnType<typeof setTimeout>;
   readonly #onCallerAbort: (() => void) | undefined;
 
   constructor(call: Call, budgetMs: number, now: () => number) {
     this.#call = call;
-    this.#now = now;
-    this.#timer = setTimeout(onAttemptTimeout, budgetMs, this);
+    this.now = now;
+    this.expiresAt = now() + budgetMs;
+    attemptTimers.add(this);
     const caller = call.input.signal;
     if (caller) {
       this.#onCallerAbort = () => this.signal.abort(caller.reason);
@@ -623,22 +667,18 @@ class Attempt {
     }
   }
 
-  /** Called by the timer. */
+  /** Called by the shared timer when the attempt's time is up. */
   expire(): void {
     this.timedOut = true;
-    if (this.#call.deadline <= this.#now()) this.#call.deadlineHit = true;
+    if (this.#call.deadline <= this.now()) this.#call.deadlineHit = true;
     this.signal.abort();
   }
 
-  /** Clears the timer and the caller link. */
+  /** Stops the timeout and the caller link. */
   stop(): void {
-    clearTimeout(this.#timer);
+    attemptTimers.delete(this);
     if (this.#onCallerAbort) this.#call.input.signal?.removeEventListener('abort', this.#onCallerAbort);
   }
-}
-
-function onAttemptTimeout(attempt: Attempt): void {
-  attempt.expire();
 }
 
 /** The abort reason used when a call's overall deadline passes. */
