@@ -73,7 +73,8 @@ export function buildPath(
     }
     const encoded = encodeURIComponent(value);
     path += encoded + literal;
-    if (secretParameters.length > 0 && secretParameters.includes(name)) {
+    if (secretParameters.length === 0) continue;
+    if (secretParameters.includes(name)) {
       (secrets ??= []).push(value);
       displayPath += ':redacted' + literal;
     } else {
@@ -81,7 +82,8 @@ export function buildPath(
     }
   }
   if (issues) return { issues };
-  return { path, displayPath, secrets: secrets ?? NO_SECRETS };
+  // Without secret parameters the display path is the path itself: no second string is built.
+  return { path, displayPath: secretParameters.length === 0 ? path : displayPath, secrets: secrets ?? NO_SECRETS };
 }
 
 function describeType(value: unknown): string {

@@ -194,6 +194,8 @@ export class RestClient {
   readonly #insecureOrigin: boolean;
   readonly #userAgent = `community-chat-sdk/${SDK_VERSION}`;
   readonly #resolved = new Map<string, RouteDefinition>();
+  /** Bucket route keys (`METHOD template`) by route row, built once. */
+  readonly #routeKeys = new WeakMap<RouteDefinition, string>();
 
   constructor(config: RestClientConfig) {
     this.#config = config;
@@ -243,7 +245,7 @@ export class RestClient {
       route,
       input,
       prefix: route.prefix === 'auth' ? config.authPrefix : config.apiPrefix,
-      routeKey: `${route.method} ${route.path}`,
+      routeKey: this.#routeKey(route),
       major: typeof majorValue === 'string' ? majorValue : '',
       lane: route.lane === 'priority' ? 'priority' : 'normal',
       deadline: config.now() + (input.deadlineMs ?? config.deadlineMs),
@@ -273,6 +275,15 @@ export class RestClient {
     } finally {
       call.cleanup?.();
     }
+  }
+
+  #routeKey(route: RouteDefinition): string {
+    let key = this.#routeKeys.get(route);
+    if (key === undefined) {
+      key = `${route.method} ${route.path}`;
+      this.#routeKeys.set(route, key);
+    }
+    return key;
   }
 
   /** Resolves credentials and path for the next attempt. Throws typed errors before any I/O. */
@@ -626,13 +637,16 @@ class AttemptTimers {
 
   delete(attempt: Attempt): void {
     this.#pending.delete(attempt);
-    if (this.#pending.size === 0 && this.#interval !== undefined) {
-      clearInterval(this.#interval);
-      this.#interval = undefined;
-    }
   }
 
   #tick(): void {
+    // Stopped lazily, by a tick that finds nothing pending, so a client doing one request at a time
+    // does not create and clear an interval per request.
+    if (this.#pending.size === 0 && this.#interval !== undefined) {
+      clearInterval(this.#interval);
+      this.#interval = undefined;
+      return;
+    }
     for (const attempt of this.#pending) {
       if (attempt.expiresAt <= attempt.now()) {
         this.delete(attempt);

@@ -51,10 +51,13 @@ export interface TransportSignal {
 export class AttemptSignal implements TransportSignal {
   aborted = false;
   reason: unknown = undefined;
-  #listeners: (() => void)[] | undefined;
+  // Nearly always one listener (the HTTP client's), so it gets a field of its own; more go in a list.
+  #listener: (() => void) | undefined;
+  #more: (() => void)[] | undefined;
 
   on(_event: 'abort', listener: () => void): this {
-    (this.#listeners ??= []).push(listener);
+    if (this.#listener === undefined) this.#listener = listener;
+    else (this.#more ??= []).push(listener);
     return this;
   }
 
@@ -63,10 +66,10 @@ export class AttemptSignal implements TransportSignal {
   }
 
   removeListener(_event: 'abort', listener: () => void): this {
-    const listeners = this.#listeners;
-    if (listeners) {
-      const index = listeners.indexOf(listener);
-      if (index >= 0) listeners.splice(index, 1);
+    if (this.#listener === listener) this.#listener = this.#more?.shift();
+    else if (this.#more) {
+      const index = this.#more.indexOf(listener);
+      if (index >= 0) this.#more.splice(index, 1);
     }
     return this;
   }
@@ -76,14 +79,17 @@ export class AttemptSignal implements TransportSignal {
     if (this.aborted) return;
     this.aborted = true;
     this.reason = reason;
-    const listeners = this.#listeners;
-    this.#listeners = undefined;
-    if (listeners) for (const listener of listeners) listener();
+    const first = this.#listener;
+    const more = this.#more;
+    this.#listener = undefined;
+    this.#more = undefined;
+    first?.();
+    if (more) for (const listener of more) listener();
   }
 
   /** How many listeners are attached (for leak checks). */
   get listenerCount(): number {
-    return this.#listeners?.length ?? 0;
+    return (this.#listener === undefined ? 0 : 1) + (this.#more?.length ?? 0);
   }
 }
 
