@@ -75,12 +75,12 @@ export class WebhookClient {
   }
 
   /** Deletes the webhook. */
-  async delete(options?: CallOptions): Promise<void> {
+  delete(options?: CallOptions): Promise<void> {
     return this.#rest.request('webhooks.deleteWithToken', { ...options, params: { webhook_id: this.id } });
   }
 
   /** Closes idle connections. */
-  async close(): Promise<void> {
+  close(): Promise<void> {
     return this.#rest.close();
   }
 

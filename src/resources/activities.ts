@@ -8,7 +8,7 @@ export class ActivitiesManager {
   constructor(private readonly rest: RestClient) {}
 
   /** `GET /channels/{channel_id}/activities`. */
-  async list(channelId: string, options?: CallOptions): Promise<Activity[]> {
+  list(channelId: string, options?: CallOptions): Promise<Activity[]> {
     return this.rest.request('activities.list', { ...options, params: { channel_id: channelId } });
   }
 
@@ -19,27 +19,27 @@ export class ActivitiesManager {
   }
 
   /** `GET /channels/{channel_id}/activities/active`: the channel's active activity. */
-  async getActive(channelId: string, options?: CallOptions): Promise<Activity> {
+  getActive(channelId: string, options?: CallOptions): Promise<Activity> {
     return this.rest.request('activities.getActive', { ...options, params: { channel_id: channelId } });
   }
 
   /** `GET /activities/{activity_id}`. */
-  async get(activityId: string, options?: CallOptions): Promise<Activity> {
+  get(activityId: string, options?: CallOptions): Promise<Activity> {
     return this.rest.request('activities.get', { ...options, params: { activity_id: activityId } });
   }
 
   /** `DELETE /activities/{activity_id}`: ends the activity. */
-  async end(activityId: string, options?: CallOptions): Promise<void> {
+  end(activityId: string, options?: CallOptions): Promise<void> {
     return this.rest.request('activities.delete', { ...options, params: { activity_id: activityId } });
   }
 
   /** `POST /activities/{activity_id}/join`. */
-  async join(activityId: string, options?: CallOptions): Promise<void> {
+  join(activityId: string, options?: CallOptions): Promise<void> {
     return this.rest.request('activities.join', { ...options, params: { activity_id: activityId } });
   }
 
   /** `POST /activities/{activity_id}/leave`. */
-  async leave(activityId: string, options?: CallOptions): Promise<void> {
+  leave(activityId: string, options?: CallOptions): Promise<void> {
     return this.rest.request('activities.leave', { ...options, params: { activity_id: activityId } });
   }
 
@@ -62,7 +62,7 @@ export class ActivitiesManager {
   }
 
   /** `GET /activities/{activity_id}/snapshot`. */
-  async getSnapshot(activityId: string, options?: CallOptions): Promise<ActivitySnapshot> {
+  getSnapshot(activityId: string, options?: CallOptions): Promise<ActivitySnapshot> {
     return this.rest.request('activities.getSnapshot', { ...options, params: { activity_id: activityId } });
   }
 }

@@ -9,7 +9,7 @@ export class ApplicationWebhooksManager {
   constructor(private readonly rest: RestClient) {}
 
   /** `GET /applications/{app_id}/webhooks`. */
-  async list(applicationId: string, options?: CallOptions): Promise<ApplicationWebhook[]> {
+  list(applicationId: string, options?: CallOptions): Promise<ApplicationWebhook[]> {
     return this.rest.request('applicationWebhooks.list', { ...options, params: { app_id: applicationId } });
   }
 
@@ -26,22 +26,22 @@ export class ApplicationWebhooksManager {
   }
 
   /** `DELETE /applications/{app_id}/webhooks/{webhook_id}`. */
-  async delete(applicationId: string, webhookId: string, options?: CallOptions): Promise<void> {
+  delete(applicationId: string, webhookId: string, options?: CallOptions): Promise<void> {
     return this.rest.request('applicationWebhooks.delete', { ...options, params: { app_id: applicationId, webhook_id: webhookId } });
   }
 
   /** `POST .../regenerate-secret`: replaces the signing secret; the old one stops working. The result holds the new secret. */
-  async regenerateSecret(applicationId: string, webhookId: string, options?: CallOptions): Promise<ApplicationWebhookSecret> {
+  regenerateSecret(applicationId: string, webhookId: string, options?: CallOptions): Promise<ApplicationWebhookSecret> {
     return this.rest.request('applicationWebhooks.regenerateSecret', { ...options, params: { app_id: applicationId, webhook_id: webhookId } });
   }
 
   /** `POST .../test`: queues a test delivery (202). */
-  async sendTest(applicationId: string, webhookId: string, options?: CallOptions): Promise<WebhookTestDelivery> {
+  sendTest(applicationId: string, webhookId: string, options?: CallOptions): Promise<WebhookTestDelivery> {
     return this.rest.request('applicationWebhooks.test', { ...options, params: { app_id: applicationId, webhook_id: webhookId } });
   }
 
   /** `GET /applications/{app_id}/webhook-deliveries`: one page of past deliveries. */
-  async listDeliveries(applicationId: string, page: PageQuery, options?: CallOptions): Promise<Page<WebhookDelivery>> {
+  listDeliveries(applicationId: string, page: PageQuery, options?: CallOptions): Promise<Page<WebhookDelivery>> {
     return fetchPage(this.rest, 'applicationWebhooks.listDeliveries', { app_id: applicationId }, page, options);
   }
 

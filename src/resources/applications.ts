@@ -9,7 +9,7 @@ export class ApplicationsManager {
   constructor(private readonly rest: RestClient) {}
 
   /** `GET /applications`: the logged-in user's applications. */
-  async list(options?: CallOptions): Promise<Application[]> {
+  list(options?: CallOptions): Promise<Application[]> {
     return this.rest.request('applications.list', { ...options });
   }
 
@@ -20,7 +20,7 @@ export class ApplicationsManager {
   }
 
   /** `GET /applications/{app_id}`. */
-  async get(applicationId: string, options?: CallOptions): Promise<Application> {
+  get(applicationId: string, options?: CallOptions): Promise<Application> {
     return this.rest.request('applications.get', { ...options, params: { app_id: applicationId } });
   }
 
@@ -31,17 +31,17 @@ export class ApplicationsManager {
   }
 
   /** `DELETE /applications/{app_id}`. */
-  async delete(applicationId: string, options?: CallOptions): Promise<void> {
+  delete(applicationId: string, options?: CallOptions): Promise<void> {
     return this.rest.request('applications.delete', { ...options, params: { app_id: applicationId } });
   }
 
   /** `GET /applications/{app_id}/public`: the public view; sends no credentials. */
-  async getPublic(applicationId: string, options?: CallOptions): Promise<PublicApplication> {
+  getPublic(applicationId: string, options?: CallOptions): Promise<PublicApplication> {
     return this.rest.request('applications.getPublic', { ...options, params: { app_id: applicationId } });
   }
 
   /** `GET /applications/{app_id}/api-logs`: one page of API logs. */
-  async listApiLogs(applicationId: string, page: PageQuery, options?: CallOptions): Promise<Page<ApiLogEntry>> {
+  listApiLogs(applicationId: string, page: PageQuery, options?: CallOptions): Promise<Page<ApiLogEntry>> {
     return fetchPage(this.rest, 'applications.listApiLogs', { app_id: applicationId }, page, options);
   }
 
@@ -51,7 +51,7 @@ export class ApplicationsManager {
   }
 
   /** `GET /applications/{app_id}/metrics`. */
-  async getMetrics(applicationId: string, options?: CallOptions): Promise<ApplicationMetrics> {
+  getMetrics(applicationId: string, options?: CallOptions): Promise<ApplicationMetrics> {
     return this.rest.request('applications.getMetrics', { ...options, params: { app_id: applicationId } });
   }
 }

@@ -23,7 +23,7 @@ export class AuthManager {
   }
 
   /** `POST /auth/refresh`: renews the access token and the refresh cookie. */
-  async refresh(): Promise<SessionGrant> {
+  refresh(): Promise<SessionGrant> {
     return this.refresher.refresh('manual');
   }
 
@@ -52,7 +52,7 @@ export class AuthManager {
   }
 
   /** `POST /auth/verify-email/{token}`: confirms an e-mail address. The token never appears in errors. */
-  async verifyEmail(token: string, options?: CallOptions): Promise<ApiObject | undefined> {
+  verifyEmail(token: string, options?: CallOptions): Promise<ApiObject | undefined> {
     return this.rest.request('auth.verifyEmail', { ...options, params: { token } });
   }
 }

@@ -8,7 +8,7 @@ export class BotsManager {
   constructor(private readonly rest: RestClient) {}
 
   /** `GET /applications/{app_id}/bot`. */
-  async get(applicationId: string, options?: CallOptions): Promise<Bot> {
+  get(applicationId: string, options?: CallOptions): Promise<Bot> {
     return this.rest.request('bots.get', { ...options, params: { app_id: applicationId } });
   }
 
@@ -19,7 +19,7 @@ export class BotsManager {
   }
 
   /** `GET /applications/{app_id}/bot/invite-url`. */
-  async getInviteUrl(applicationId: string, options?: CallOptions): Promise<BotInviteUrl> {
+  getInviteUrl(applicationId: string, options?: CallOptions): Promise<BotInviteUrl> {
     return this.rest.request('bots.getInviteUrl', { ...options, params: { app_id: applicationId } });
   }
 
@@ -28,7 +28,7 @@ export class BotsManager {
    * invalidates the old one. The result holds the new token: keep it secret,
    * and pass it to `client.setBotToken()` if this client acts as that bot.
    */
-  async resetToken(applicationId: string, options?: CallOptions): Promise<BotTokenReset> {
+  resetToken(applicationId: string, options?: CallOptions): Promise<BotTokenReset> {
     return this.rest.request('bots.resetToken', { ...options, params: { app_id: applicationId } });
   }
 }

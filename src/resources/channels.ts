@@ -24,7 +24,7 @@ export class ChannelsManager {
   ) {}
 
   /** `GET /channels/{channel_id}`. */
-  async get(channelId: string, options?: CallOptions): Promise<Channel> {
+  get(channelId: string, options?: CallOptions): Promise<Channel> {
     return this.rest.request('channels.get', { ...options, params: { channel_id: channelId } });
   }
 
@@ -35,12 +35,12 @@ export class ChannelsManager {
   }
 
   /** `DELETE /channels/{channel_id}`. */
-  async delete(channelId: string, options?: CallOptions): Promise<void> {
+  delete(channelId: string, options?: CallOptions): Promise<void> {
     return this.rest.request('channels.delete', { ...options, params: { channel_id: channelId } });
   }
 
   /** `POST /channels/{channel_id}/ack`: marks the channel as read. */
-  async ack(channelId: string, options?: CallOptions): Promise<void> {
+  ack(channelId: string, options?: CallOptions): Promise<void> {
     return this.rest.request('channels.ack', { ...options, params: { channel_id: channelId } });
   }
 
@@ -65,7 +65,7 @@ export class ChannelsManager {
   }
 
   /** `GET /channels/{channel_id}/drive-links`. */
-  async listDriveLinks(channelId: string, options?: CallOptions): Promise<DriveLink[]> {
+  listDriveLinks(channelId: string, options?: CallOptions): Promise<DriveLink[]> {
     return this.rest.request('channels.listDriveLinks', { ...options, params: { channel_id: channelId } });
   }
 }

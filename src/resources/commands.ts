@@ -47,7 +47,7 @@ export class CommandsManager {
   }
 
   /** `GET /guilds/{guild_id}/commands`: every command visible in a community, of every application. */
-  async listVisibleInGuild(guildId: string, options?: CallOptions): Promise<Command[]> {
+  listVisibleInGuild(guildId: string, options?: CallOptions): Promise<Command[]> {
     return this.rest.request('commands.listInGuild', { ...options, params: { guild_id: guildId } });
   }
 

@@ -6,7 +6,7 @@ export class UsersManager {
   constructor(private readonly rest: RestClient) {}
 
   /** `GET /users/@me`: the account the client acts as. */
-  async getMe(options?: CallOptions): Promise<User> {
+  getMe(options?: CallOptions): Promise<User> {
     return this.rest.request('users.getMe', { ...options });
   }
 }

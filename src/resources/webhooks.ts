@@ -22,7 +22,7 @@ export class WebhooksManager {
   constructor(private readonly rest: RestClient) {}
 
   /** `GET /guilds/{guild_id}/webhooks`. */
-  async list(guildId: string, options?: CallOptions): Promise<GuildWebhook[]> {
+  list(guildId: string, options?: CallOptions): Promise<GuildWebhook[]> {
     return this.rest.request('webhooks.list', { ...options, params: { guild_id: guildId } });
   }
 
@@ -33,12 +33,12 @@ export class WebhooksManager {
   }
 
   /** `DELETE /guilds/{guild_id}/webhooks/{webhook_id}`. */
-  async delete(guildId: string, webhookId: string, options?: CallOptions): Promise<void> {
+  delete(guildId: string, webhookId: string, options?: CallOptions): Promise<void> {
     return this.rest.request('webhooks.delete', { ...options, params: { guild_id: guildId, webhook_id: webhookId } });
   }
 
   /** `POST /guilds/{guild_id}/webhooks/{webhook_id}/reset-token`: replaces the path token; the old one stops working. */
-  async resetToken(guildId: string, webhookId: string, options?: CallOptions): Promise<GuildWebhook> {
+  resetToken(guildId: string, webhookId: string, options?: CallOptions): Promise<GuildWebhook> {
     return this.rest.request('webhooks.resetToken', { ...options, params: { guild_id: guildId, webhook_id: webhookId } });
   }
 

@@ -236,45 +236,58 @@ export class RestClient {
     return this.#run<T>('request', definition, input);
   }
 
-  async #run<T>(operation: string, route: RouteDefinition, input: RequestInput): Promise<T> {
+  /** Starts a call. Never throws: every failure is a rejection. Not async itself, to keep the hot path short. */
+  #run<T>(operation: string, route: RouteDefinition, input: RequestInput): Promise<T> {
     const config = this.#config;
-    const params = input.params ?? {};
-    const majorValue = route.majorParameter === undefined ? undefined : params[route.majorParameter];
-    const call: Call = {
-      operation,
-      route,
-      input,
-      prefix: route.prefix === 'auth' ? config.authPrefix : config.apiPrefix,
-      routeKey: this.#routeKey(route),
-      major: typeof majorValue === 'string' ? majorValue : '',
-      lane: route.lane === 'priority' ? 'priority' : 'normal',
-      deadline: config.now() + (input.deadlineMs ?? config.deadlineMs),
-      retries: input.retries === undefined ? config.retry.retries : Math.max(0, Math.floor(input.retries)),
-      timeoutMs: input.timeoutMs ?? config.timeoutMs,
-      waitSignal: undefined,
-      cleanup: undefined,
-      deadlineHit: false,
-    };
-    if (config.session && (route.auth.includes('user') || route.auth.includes('refreshCookie'))) {
-      const loading = config.session.ensureLoaded();
-      if (loading) await loading;
-    }
-    // Fail before any I/O on bad input or missing credentials.
-    const first = this.#prepareAttempt(call);
-    if (input.signal?.aborted) throw new AbortError({ method: route.method, path: call.prefix + route.path, operation, mayHaveReachedServer: false, cause: input.signal.reason });
+    let call: Call;
     try {
-      if (route.webhookExecution && config.limiter.limitsWebhooks && call.major !== '') {
-        const webhookId = call.major;
-        return await config.limiter
-          .serializeWebhook(webhookId, () => this.#attempts<T>(call, webhookId, first), this.#waitSignal(call))
-          .catch((error: unknown) => {
-            throw this.#mapWaitError(call, error);
-          });
-      }
-      return await this.#attempts<T>(call, undefined, first);
-    } finally {
-      call.cleanup?.();
+      const params = input.params ?? {};
+      const majorValue = route.majorParameter === undefined ? undefined : params[route.majorParameter];
+      call = {
+        operation,
+        route,
+        input,
+        prefix: route.prefix === 'auth' ? config.authPrefix : config.apiPrefix,
+        routeKey: this.#routeKey(route),
+        major: typeof majorValue === 'string' ? majorValue : '',
+        lane: route.lane === 'priority' ? 'priority' : 'normal',
+        deadline: config.now() + (input.deadlineMs ?? config.deadlineMs),
+        retries: input.retries === undefined ? config.retry.retries : Math.max(0, Math.floor(input.retries)),
+        timeoutMs: input.timeoutMs ?? config.timeoutMs,
+        waitSignal: undefined,
+        cleanup: undefined,
+        deadlineHit: false,
+      };
+    } catch (error) {
+      return Promise.reject(error);
     }
+    const loading = config.session && (route.auth.includes('user') || route.auth.includes('refreshCookie')) ? config.session.ensureLoaded() : undefined;
+    return loading ? loading.then(() => this.#start<T>(call)) : this.#start<T>(call);
+  }
+
+  /** Checks the call before any I/O (input, credentials, abort), then runs its attempts. */
+  #start<T>(call: Call): Promise<T> {
+    let first: Prepared;
+    try {
+      first = this.#prepareAttempt(call);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const { route, input, operation } = call;
+    if (input.signal?.aborted) {
+      return Promise.reject(new AbortError({ method: route.method, path: call.prefix + route.path, operation, mayHaveReachedServer: false, cause: input.signal.reason }));
+    }
+    const config = this.#config;
+    if (route.webhookExecution && config.limiter.limitsWebhooks && call.major !== '') {
+      const webhookId = call.major;
+      return config.limiter
+        .serializeWebhook(webhookId, () => this.#attempts<T>(call, webhookId, first), this.#waitSignal(call))
+        .catch((error: unknown) => {
+          throw this.#mapWaitError(call, error);
+        })
+        .finally(() => call.cleanup?.());
+    }
+    return this.#attempts<T>(call, undefined, first);
   }
 
   #routeKey(route: RouteDefinition): string {
@@ -300,94 +313,117 @@ export class RestClient {
     return { credential, built };
   }
 
+  /** The attempt loop: wait for the rate limiter, send, read or map the error, and retry when the policy allows. */
   async #attempts<T>(call: Call, webhookId: string | undefined, first: Prepared): Promise<T> {
     const config = this.#config;
     const { route, input, operation } = call;
     let attempt = 0;
     let rateLimitRetries = 0;
     let refreshedAfter401 = false;
-    for (;;) {
-      attempt++;
-      let prepared = attempt === 1 ? first : this.#prepareAttempt(call);
-      if (prepared.credential.kind === 'user' && config.session) {
-        const pending = config.session.prepare();
-        if (pending) {
-          await this.#waitFor(call, pending);
-          prepared = this.#prepareAttempt(call);
+    try {
+      for (;;) {
+        attempt++;
+        let prepared = attempt === 1 ? first : this.#prepareAttempt(call);
+        if (prepared.credential.kind === 'user' && config.session) {
+          const pending = config.session.prepare();
+          if (pending) {
+            await this.#waitFor(call, pending);
+            prepared = this.#prepareAttempt(call);
+          }
         }
-      }
-      const { credential, built } = prepared;
-      const displayPath = call.prefix + built.displayPath;
-      const bucketKey = config.limiter.bucketKey(call.routeKey, call.major);
-      const base: RequestEventBase = { operation, method: route.method, path: displayPath, attempt, bucket: bucketKey };
+        const { credential, built } = prepared;
+        const displayPath = call.prefix + built.displayPath;
+        const bucketKey = config.limiter.bucketKey(call.routeKey, call.major);
+        const base: RequestEventBase = { operation, method: route.method, path: displayPath, attempt, bucket: bucketKey };
 
-      if (webhookId !== undefined) await this.#waitFor(call, config.limiter.webhookTurn(webhookId, this.#waitSignal(call), this.#guard(call, base)));
-      if (!config.limiter.tryAcquire(bucketKey, call.lane)) {
-        await this.#waitFor(call, config.limiter.acquireSlow(bucketKey, call.lane, this.#waitSignal(call), this.#guard(call, base)));
-      }
+        if (webhookId !== undefined) await this.#waitFor(call, config.limiter.webhookTurn(webhookId, this.#waitSignal(call), this.#guard(call, base)));
+        if (!config.limiter.tryAcquire(bucketKey, call.lane)) {
+          await this.#waitFor(call, config.limiter.acquireSlow(bucketKey, call.lane, this.#waitSignal(call), this.#guard(call, base)));
+        }
 
-      let outcome: { response: TransportResponse; status: number; attempt: Attempt } | TransportFailure | AttemptTimeout;
-      try {
+        // Send the attempt under its own timeout. The timer keeps running while the body is read.
+        const headers: Record<string, string> = { 'user-agent': this.#userAgent };
+        if (input.headers) for (const [name, value] of Object.entries(input.headers)) headers[name.toLowerCase()] = value;
+        let body: string | FormData | undefined;
+        if (input.formData !== undefined) body = input.formData;
+        else if (input.body !== undefined) {
+          body = JSON.stringify(input.body);
+          headers['content-type'] = 'application/json';
+        }
+        if (credential.applied?.headers) Object.assign(headers, credential.applied.headers);
         if (config.events && config.events.listenerCount('request') > 0) config.events.emit('request', { ...base, credential: credential.kind });
         config.log?.('debug', `${route.method} ${displayPath} (attempt ${attempt})`, { operation, attempt });
-        outcome = await this.#send(call, built.path, credential, base);
-      } finally {
-        config.limiter.release(bucketKey);
-        if (webhookId !== undefined) config.limiter.webhookDone(webhookId);
-      }
-
-      if (outcome instanceof TransportFailure || outcome instanceof AttemptTimeout) {
-        await this.#retryAfterFailure(call, base, outcome);
-        continue;
-      }
-
-      const { response, status, attempt: attemptState } = outcome;
-      this.#learn(call, response);
-      if (status >= 200 && status < 300) {
-        let body: unknown;
+        const started = config.now();
+        const timer = this.#startAttempt(call);
+        let response: TransportResponse;
         try {
-          body = await this.#readWithin(call, response, attemptState);
+          response = await config.transport.send({ method: route.method, origin: config.origin, path: call.prefix + built.path + buildQuery(input.query), headers, body, signal: timer.signal });
         } catch (error) {
-          if (!(error instanceof TransportFailure || error instanceof AttemptTimeout)) throw error;
-          await this.#retryAfterFailure(call, base, error);
+          timer.stop();
+          if (!(error instanceof TransportFailure)) throw error;
+          await this.#retryAfterFailure(call, base, timer.timedOut ? new AttemptTimeout() : error);
+          continue;
+        } finally {
+          config.limiter.release(bucketKey);
+          if (webhookId !== undefined) config.limiter.webhookDone(webhookId);
+        }
+        const status = response.status;
+        const cookies = response.headers['set-cookie'];
+        if (cookies !== undefined && config.onSetCookie) config.onSetCookie(Array.isArray(cookies) ? cookies : [cookies]);
+        if (config.events && config.events.listenerCount('response') > 0) config.events.emit('response', { ...base, status, durationMs: config.now() - started });
+        this.#learn(call, response);
+
+        if (status >= 200 && status < 300) {
+          let result: unknown;
+          try {
+            if (status === 204 || status === 205) await response.discard();
+            else result = parseSuccessBody(await response.text(), response, operation);
+          } catch (error) {
+            if (!(error instanceof TransportFailure)) throw error;
+            await this.#retryAfterFailure(call, base, timer.timedOut ? new AttemptTimeout() : error);
+            continue;
+          } finally {
+            timer.stop();
+          }
+          return result as T;
+        }
+
+        const secrets = credential.applied ? [...credential.applied.secrets, ...built.secrets] : built.secrets;
+        const error = await this.#errorFrom(call, response, timer, credential.kind, attempt, displayPath, secrets);
+        if (error instanceof RateLimitError) {
+          rateLimitRetries++;
+          const waitMs = error.retryAfterMs ?? Math.min(30_000, 1000 * 2 ** (rateLimitRetries - 1));
+          config.limiter.pause(bucketKey, waitMs, false);
+          if (error.global) config.limiter.pause(bucketKey, waitMs, true);
+          const info: RateLimitInfo = { operation, method: route.method, path: displayPath, retryAfterMs: waitMs, global: error.global };
+          const refuse = this.#rejectsOnRateLimit(info) || waitMs > config.maxRateLimitWaitMs || config.now() + waitMs > call.deadline || rateLimitRetries > MAX_RATE_LIMIT_RETRIES;
+          if (config.events && config.events.listenerCount('rateLimited') > 0) config.events.emit('rateLimited', { ...base, retryAfterMs: waitMs, global: error.global, willRetry: !refuse });
+          config.log?.('warn', `rate limited on ${route.method} ${displayPath}${error.global ? ' (global)' : ''}; ${refuse ? 'rejecting' : `waiting ${waitMs} ms`}`, { operation, attempt, retryAfterMs: waitMs });
+          if (refuse) throw error;
+          if (config.events && config.events.listenerCount('retry') > 0) config.events.emit('retry', { ...base, reason: 'rateLimit', status: 429, delayMs: waitMs });
           continue;
         }
-        return body as T;
-      }
-
-      const secrets = credential.applied ? [...credential.applied.secrets, ...built.secrets] : built.secrets;
-      const error = await this.#errorFrom(call, response, attemptState, credential.kind, attempt, displayPath, secrets);
-      if (error instanceof RateLimitError) {
-        rateLimitRetries++;
-        const waitMs = error.retryAfterMs ?? Math.min(30_000, 1000 * 2 ** (rateLimitRetries - 1));
-        config.limiter.pause(bucketKey, waitMs, false);
-        if (error.global) config.limiter.pause(bucketKey, waitMs, true);
-        const info: RateLimitInfo = { operation, method: route.method, path: displayPath, retryAfterMs: waitMs, global: error.global };
-        const refuse = this.#rejectsOnRateLimit(info) || waitMs > config.maxRateLimitWaitMs || config.now() + waitMs > call.deadline || rateLimitRetries > MAX_RATE_LIMIT_RETRIES;
-        if (config.events && config.events.listenerCount('rateLimited') > 0) config.events.emit('rateLimited', { ...base, retryAfterMs: waitMs, global: error.global, willRetry: !refuse });
-        config.log?.('warn', `rate limited on ${route.method} ${displayPath}${error.global ? ' (global)' : ''}; ${refuse ? 'rejecting' : `waiting ${waitMs} ms`}`, { operation, attempt, retryAfterMs: waitMs });
-        if (refuse) throw error;
-        if (config.events && config.events.listenerCount('retry') > 0) config.events.emit('retry', { ...base, reason: 'rateLimit', status: 429, delayMs: waitMs });
-        continue;
-      }
-      if (error instanceof AuthenticationError) {
-        if (credential.kind === 'user' && config.session && !refreshedAfter401) {
-          refreshedAfter401 = true;
-          const retry = await this.#waitFor(call, config.session.onUnauthorized(credential.applied?.secrets[0]));
-          if (retry) {
-            if (config.events && config.events.listenerCount('retry') > 0) config.events.emit('retry', { ...base, reason: 'unauthorized', status: 401, delayMs: 0 });
-            continue;
+        if (error instanceof AuthenticationError) {
+          if (credential.kind === 'user' && config.session && !refreshedAfter401) {
+            refreshedAfter401 = true;
+            const retry = await this.#waitFor(call, config.session.onUnauthorized(credential.applied?.secrets[0]));
+            if (retry) {
+              if (config.events && config.events.listenerCount('retry') > 0) config.events.emit('retry', { ...base, reason: 'unauthorized', status: 401, delayMs: 0 });
+              continue;
+            }
+          } else if (credential.kind === 'bot' || credential.kind === 'webhook') {
+            config.credentials[credential.kind]?.invalidate?.({ params: input.params ?? {}, path: call.prefix + route.path });
           }
-        } else if (credential.kind === 'bot' || credential.kind === 'webhook') {
-          config.credentials[credential.kind]?.invalidate?.({ params: input.params ?? {}, path: call.prefix + route.path });
+          throw error;
+        }
+        if (error instanceof ServerError && isIdempotent(route.method) && attempt <= call.retries) {
+          await this.#backoff(call, base, attempt, 'status', status, error);
+          continue;
         }
         throw error;
       }
-      if (error instanceof ServerError && isIdempotent(route.method) && attempt <= call.retries) {
-        await this.#backoff(call, base, attempt, 'status', status, error);
-        continue;
-      }
-      throw error;
+    } finally {
+      call.cleanup?.();
     }
   }
 
@@ -403,58 +439,6 @@ export class RestClient {
     const retryable = outcome instanceof AttemptTimeout ? isIdempotent(method) : isIdempotent(method) || !outcome.mayHaveReachedServer;
     if (!retryable || base.attempt > call.retries || call.deadlineHit || call.input.signal?.aborted) throw failure;
     await this.#backoff(call, base, base.attempt, outcome instanceof AttemptTimeout ? 'timeout' : 'network', undefined, failure);
-  }
-
-  /** Sends one attempt under its own timeout; resolves to a response or a failure, never rejects for network reasons. */
-  async #send(
-    call: Call,
-    path: string,
-    credential: { kind: CredentialKind; applied: AppliedCredential | undefined },
-    base: RequestEventBase,
-  ): Promise<{ response: TransportResponse; status: number; attempt: Attempt } | TransportFailure | AttemptTimeout> {
-    const config = this.#config;
-    const { route, input } = call;
-    const headers: Record<string, string> = { 'user-agent': this.#userAgent };
-    if (input.headers) for (const [name, value] of Object.entries(input.headers)) headers[name.toLowerCase()] = value;
-    let body: string | FormData | undefined;
-    if (input.formData !== undefined) body = input.formData;
-    else if (input.body !== undefined) {
-      body = JSON.stringify(input.body);
-      headers['content-type'] = 'application/json';
-    }
-    if (credential.applied?.headers) Object.assign(headers, credential.applied.headers);
-    const query = buildQuery(input.query);
-    const started = config.now();
-    const attemptState = this.#startAttempt(call);
-    try {
-      const response = await config.transport.send({ method: route.method, origin: config.origin, path: call.prefix + path + query, headers, body, signal: attemptState.signal });
-      const cookies = response.headers['set-cookie'];
-      if (cookies !== undefined && config.onSetCookie) config.onSetCookie(Array.isArray(cookies) ? cookies : [cookies]);
-      if (config.events && config.events.listenerCount('response') > 0) config.events.emit('response', { ...base, status: response.status, durationMs: config.now() - started });
-      // The attempt timer keeps running while the body is read; the reader stops it.
-      return { response, status: response.status, attempt: attemptState };
-    } catch (error) {
-      attemptState.stop();
-      if (error instanceof TransportFailure) return attemptState.timedOut ? new AttemptTimeout() : error;
-      throw error;
-    }
-  }
-
-  /** Reads a success body under the attempt's timer. */
-  async #readWithin(call: Call, response: TransportResponse, state: Attempt): Promise<unknown> {
-    try {
-      if (response.status === 204 || response.status === 205) {
-        await response.discard();
-        return undefined;
-      }
-      const text = await response.text();
-      return parseSuccessBody(text, response, call.operation);
-    } catch (error) {
-      if (error instanceof TransportFailure && state.timedOut) throw new AttemptTimeout();
-      throw error;
-    } finally {
-      state.stop();
-    }
   }
 
   #startAttempt(call: Call): Attempt {
@@ -473,6 +457,7 @@ export class RestClient {
     const onAbort = () => controller.abort(caller?.reason);
     caller?.addEventListener('abort', onAbort, { once: true });
     call.cleanup = () => {
+      call.cleanup = undefined;
       clearTimeout(timer);
       caller?.removeEventListener('abort', onAbort);
     };

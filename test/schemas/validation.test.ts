@@ -93,3 +93,30 @@ describe('validation before the network', () => {
     expect(JSON.parse(recorder.requests[0]?.body ?? '{}')).toEqual({ interaction_type: 5, data: {} });
   });
 });
+
+describe('every method settles, never throwing synchronously', () => {
+  it('calls every public method of every manager with bad arguments and gets a promise or an async iterator', async () => {
+    recorder.respond(() => ({ status: 200, json: {} }));
+    const client = createMswClient();
+    const managers = ['applications', 'bots', 'applicationWebhooks', 'commands', 'activities', 'channels', 'webhooks', 'interactions', 'auth', 'users'] as const;
+    let checked = 0;
+    for (const name of managers) {
+      const manager = client[name] as unknown as Record<string, unknown>;
+      for (const method of Object.getOwnPropertyNames(Object.getPrototypeOf(manager))) {
+        if (method === 'constructor' || typeof manager[method] !== 'function') continue;
+        let result: unknown;
+        expect(() => {
+          result = (manager[method] as (...args: unknown[]) => unknown).call(manager, 42, null, { signal: 'nope' });
+        }, `${name}.${method}`).not.toThrow();
+        if (method.startsWith('iterate')) {
+          await (result as AsyncGenerator).next().catch(() => undefined);
+        } else {
+          expect(typeof (result as Promise<unknown>)?.then, `${name}.${method}`).toBe('function');
+          await (result as Promise<unknown>).catch(() => undefined);
+        }
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThanOrEqual(58);
+  });
+});
