@@ -7,6 +7,8 @@ export default defineConfig({
     testTimeout: 15_000,
     hookTimeout: 15_000,
     restoreMocks: true,
+    // The JSON report feeds the one-line summary that `npm test` prints last.
+    reporters: ['default', ['json', { outputFile: 'test-results/vitest.json' }]],
     unstubGlobals: true,
   },
 });
