@@ -73,11 +73,6 @@ export class GatewayServer {
     return `ws://127.0.0.1:${address.port}`;
   }
 
-  /** Open sessions' ids. */
-  get sessionIds(): string[] {
-    return [...this.#sessions.keys()];
-  }
-
   #onConnection(socket: WebSocket, _request: IncomingMessage): void {
     this.stats.connections++;
     this.#sockets.add(socket);
@@ -186,11 +181,6 @@ export class GatewayServer {
     return [...this.#sessions.values()].filter((session) => session.socket !== undefined && (token === undefined || session.token === token)).length;
   }
 
-  /** Whether any session has an open socket. */
-  get hasConnectedSession(): boolean {
-    return [...this.#sessions.values()].some((session) => session.socket !== undefined);
-  }
-
   /** Drops every client connection: `terminate` (no close frame, like a network failure) or a close code. */
   dropConnections(how: 'terminate' | number = 'terminate'): void {
     for (const socket of this.#sockets) {
@@ -202,11 +192,6 @@ export class GatewayServer {
   /** Sends a raw frame to every connection. */
   sendToAll(frame: GatewayFrame): void {
     for (const socket of this.#sockets) this.#send(socket, frame);
-  }
-
-  /** Forgets a session, so a later Resume gets Invalid Session. */
-  forgetSession(sessionId: string): void {
-    this.#sessions.delete(sessionId);
   }
 
   /** Closes the server and every connection. */
