@@ -48,7 +48,10 @@ export interface ClientOptions extends PipelineOptions {
   auth?: ClientAuth | undefined;
   /** Default application id for command calls. @default undefined */
   applicationId?: string | undefined;
-  /** Which credential to use when an operation accepts both bot and user. @default "bot" */
+  /**
+   * Which credential to use when an operation accepts both bot and user.
+   * @default undefined: the route table's order, which tries the bot token first, except on the community-command routes (user first; docs/assumptions.md #6)
+   */
   preferredCredential?: 'bot' | 'user' | undefined;
   /** Overrides of route-table rows (method, path or accepted credentials) by operation id. @default {} */
   routeOverrides?: RouteOverrides | undefined;
@@ -167,7 +170,7 @@ export class Client extends EventEmitter<ClientEvents> {
         apiPrefix: basePath + normalizePrefix(options.apiPrefix ?? '/api/v1'),
         authPrefix: basePath + normalizePrefix(options.authPrefix ?? '/api/v1'),
         credentials: this.#credentials,
-        preferredCredential: options.preferredCredential ?? 'bot',
+        preferredCredential: options.preferredCredential,
         routeOverrides: options.routeOverrides ?? {},
         onSetCookie: (values) => this.session.cookies.storeSetCookieHeaders(values),
         session: {

@@ -50,6 +50,8 @@ export interface RouteDefinition {
 }
 
 const USER_OR_BOT = ['bot', 'user'] as const;
+/** Community commands: credentials not shown; a user session is tried first (see docs/assumptions.md #6). */
+const USER_THEN_BOT = ['user', 'bot'] as const;
 const USER = ['user'] as const;
 const NONE = ['none'] as const;
 const WEBHOOK = ['webhook'] as const;
@@ -93,9 +95,9 @@ export const routes = {
   'commands.delete': { method: 'DELETE', path: '/applications/{app_id}/commands/{cmd_id}', auth: USER, success: 204, majorParameter: 'app_id' },
 
   // Commands (community). Auth is not shown in the contract: see docs/assumptions.md.
-  'commands.listInGuild': { method: 'GET', path: '/guilds/{guild_id}/commands', auth: USER_OR_BOT, majorParameter: 'guild_id' },
-  'commands.listForGuild': { method: 'GET', path: '/guilds/{guild_id}/commands/{app_id}', auth: USER_OR_BOT, majorParameter: 'guild_id' },
-  'commands.replaceForGuild': { method: 'PUT', path: '/guilds/{guild_id}/commands/{app_id}', auth: USER_OR_BOT, majorParameter: 'guild_id' },
+  'commands.listInGuild': { method: 'GET', path: '/guilds/{guild_id}/commands', auth: USER_THEN_BOT, majorParameter: 'guild_id' },
+  'commands.listForGuild': { method: 'GET', path: '/guilds/{guild_id}/commands/{app_id}', auth: USER_THEN_BOT, majorParameter: 'guild_id' },
+  'commands.replaceForGuild': { method: 'PUT', path: '/guilds/{guild_id}/commands/{app_id}', auth: USER_THEN_BOT, majorParameter: 'guild_id' },
 
   // Application webhooks
   'applicationWebhooks.listDeliveries': { method: 'GET', path: '/applications/{app_id}/webhook-deliveries', auth: USER, majorParameter: 'app_id', query: ['page', 'per_page'] },

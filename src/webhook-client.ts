@@ -54,7 +54,7 @@ export class WebhookClient {
       apiPrefix: prefix,
       authPrefix: prefix,
       credentials: { webhook: new WebhookTokenStrategy({ [this.id]: decodeURIComponent(token) }) },
-      preferredCredential: 'bot',
+      preferredCredential: undefined,
       routeOverrides: {},
       onSetCookie: undefined,
       session: undefined,

@@ -21,19 +21,29 @@ export interface AccessTokenGrant {
 /**
  * Reads the access token from a login or refresh response body. The field
  * names are not shown in the contract; the default accepts `access_token`,
- * `accessToken` or `token`, and `expires_in` / `expiresIn` in seconds.
+ * `accessToken` or `token` (at the top level or under `data`, `session`,
+ * `tokens` or `result`), and `expires_in` / `expiresIn` in seconds.
  */
 export type AccessTokenReader = (body: unknown) => AccessTokenGrant | undefined;
 
 /** The default {@link AccessTokenReader}. */
-export const defaultAccessTokenReader: AccessTokenReader = (body) => {
+export const defaultAccessTokenReader: AccessTokenReader = (body) => readTokenFrom(body, 0);
+
+function readTokenFrom(body: unknown, depth: number): AccessTokenGrant | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
   const record = body as Record<string, unknown>;
+  // Also look one level down, for envelopes such as { data: { access_token } }.
+  if (depth === 0 && record['access_token'] === undefined && record['accessToken'] === undefined && record['token'] === undefined) {
+    for (const key of ['data', 'session', 'tokens', 'result']) {
+      const nested = readTokenFrom(record[key], 1);
+      if (nested) return nested;
+    }
+  }
   const token = [record['access_token'], record['accessToken'], record['token']].find((value) => typeof value === 'string' && value !== '');
   if (typeof token !== 'string') return undefined;
   const expiresIn = [record['expires_in'], record['expiresIn']].find((value) => typeof value === 'number' && value > 0);
   return typeof expiresIn === 'number' ? { accessToken: token, expiresInMs: expiresIn * 1000 } : { accessToken: token };
-};
+}
 
 /** Persists a session across restarts. Both methods may be async. */
 export interface SessionStore {

@@ -49,7 +49,7 @@ export interface PipelineWiring {
   apiPrefix: string;
   authPrefix: string;
   credentials: Partial<Record<CredentialKind, CredentialStrategy>>;
-  preferredCredential: 'bot' | 'user';
+  preferredCredential: 'bot' | 'user' | undefined;
   routeOverrides: RouteOverrides;
   onSetCookie: ((values: string[]) => void) | undefined;
   session: UserSessionHooks | undefined;

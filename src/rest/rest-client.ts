@@ -129,8 +129,8 @@ export interface RestClientConfig {
   transport: Transport;
   /** Credential strategies by kind. */
   credentials: Partial<Record<CredentialKind, CredentialStrategy>>;
-  /** Which of bot or user to use when an operation accepts both. */
-  preferredCredential: 'bot' | 'user';
+  /** Which of bot or user to use when an operation accepts both; `undefined` follows the route table's order. */
+  preferredCredential: 'bot' | 'user' | undefined;
   /** Whether credentials may go over plain HTTP to a non-loopback host. */
   allowInsecureHttp: boolean;
   /** Per-attempt timeout, milliseconds. */
@@ -587,8 +587,9 @@ export class RestClient {
   }
 
   #order(accepted: readonly CredentialKind[]): readonly CredentialKind[] {
-    if (this.#config.preferredCredential === 'user' && accepted.includes('user') && accepted.includes('bot')) {
-      return ['user', ...accepted.filter((kind) => kind !== 'user')];
+    const preferred = this.#config.preferredCredential;
+    if (preferred !== undefined && accepted[0] !== preferred && accepted.includes(preferred)) {
+      return [preferred, ...accepted.filter((kind) => kind !== preferred)];
     }
     return accepted;
   }

@@ -41,6 +41,14 @@ describe('credential selection', () => {
     expect(recorder.requests[0]?.headers['cookie']).toBeUndefined();
   });
 
+  it('community-command routes try the user session first unless the client prefers the bot', async () => {
+    recorder.respond(() => ({ json: [] }));
+    await createMswClient().commands.listVisibleInGuild('g1');
+    await createMswClient({ preferredCredential: 'bot' }).commands.listVisibleInGuild('g1');
+    await new Client({ baseUrl: 'https://chat.test', transport: 'fetch', auth: { botToken: SECRETS.botToken } }).commands.listVisibleInGuild('g1');
+    expect(recorder.requests.map((r) => r.headers['authorization']?.split(' ')[0])).toEqual(['Bearer', 'Bot', 'Bot']);
+  });
+
   it('routeOverrides change which credentials a route accepts', async () => {
     recorder.respond(() => ({ json: [] }));
     const client = createMswClient({ routeOverrides: { 'commands.listForGuild': { auth: ['user'] } } });

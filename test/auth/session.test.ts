@@ -31,6 +31,14 @@ describe('user session', () => {
     expect(custom.session.accessToken).toBe('xyz');
   });
 
+  it('finds the access token in a nested envelope', async () => {
+    recorder.respond(() => ({ json: { data: { access_token: 'nested-token', expires_in: 60 } } }));
+    const client = new Client({ baseUrl: 'https://chat.test', transport: 'fetch' });
+    const grant = await client.auth.login({ email: 'a@b.c', password: 'p' });
+    expect(client.session.accessToken).toBe('nested-token');
+    expect(JSON.stringify(grant)).not.toContain('nested-token');
+  });
+
   it('exports and restores a session', async () => {
     const client = new Client({ baseUrl: 'https://chat.test', transport: 'fetch' });
     client.session.setAccessToken('tok', 1000);
