@@ -10,7 +10,7 @@ import type { CredentialStrategy } from '../auth/strategies.js';
 import type { CredentialKind } from '../routes.js';
 import { createLogFunction, type Logger } from './events.js';
 import { RateLimiter, type WebhookWindowOptions } from './rate-limiter.js';
-import { RestClient, type EventSink, type RejectOnRateLimit, type RouteOverrides, type UserSessionHooks } from './rest-client.js';
+import { RestClient, type RejectOnRateLimit, type RestClientConfig } from './rest-client.js';
 import { resolveRetryPolicy, type RetryOptions } from './retry.js';
 import { FetchTransport, UndiciTransport, type Transport } from './transport.js';
 
@@ -43,18 +43,11 @@ export interface PipelineOptions extends RetryOptions {
   now?: (() => number) | undefined;
 }
 
-/** What the clients add to the pipeline options. */
-export interface PipelineWiring {
-  origin: string;
-  apiPrefix: string;
-  authPrefix: string;
-  credentials: Partial<Record<CredentialKind, CredentialStrategy>>;
-  preferredCredential: 'bot' | 'user' | undefined;
-  routeOverrides: RouteOverrides;
-  onSetCookie: ((values: string[]) => void) | undefined;
-  session: UserSessionHooks | undefined;
-  events: EventSink | undefined;
-}
+/** What the clients add to the pipeline options: the fields of the REST client's configuration that depend on the client. */
+export type PipelineWiring = Pick<
+  RestClientConfig,
+  'origin' | 'apiPrefix' | 'authPrefix' | 'credentials' | 'preferredCredential' | 'routeOverrides' | 'onSetCookie' | 'session' | 'events'
+>;
 
 function createTransport(option: PipelineOptions['transport'], dispatcher: Dispatcher | undefined): Transport {
   if (typeof option === 'object') return option;

@@ -20,6 +20,7 @@ import {
   TimeoutError,
   UnexpectedResponseError,
   ValidationError,
+  isCommunityChatError,
   type ApiErrorInit,
 } from '../errors.js';
 import { isLoopbackHost } from '../loopback.js';
@@ -479,7 +480,7 @@ export class RestClient {
     if (error instanceof DeadlineReached || (call.deadlineHit && !(error instanceof Error && 'status' in error))) {
       return new TimeoutError(description, call.input.deadlineMs ?? this.#config.deadlineMs);
     }
-    if (call.input.signal?.aborted && !isSdkError(error)) return new AbortError(description);
+    if (call.input.signal?.aborted && !isCommunityChatError(error)) return new AbortError(description);
     return error;
   }
 
@@ -686,10 +687,6 @@ class DeadlineReached extends Error {
   constructor() {
     super('deadline reached');
   }
-}
-
-function isSdkError(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && Symbol.for('community-chat-sdk.error.kinds') in error;
 }
 
 function buildQuery(query: Readonly<Record<string, QueryValue>> | undefined): string {

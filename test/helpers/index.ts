@@ -103,6 +103,7 @@ export async function startLoopbackServer(
     res.setHeader('content-type', 'application/json');
     res.end('{}');
   },
+  listenPort = 0,
 ): Promise<LoopbackServer> {
   const requests: RecordedRequest[] = [];
   let current = handler;
@@ -117,7 +118,10 @@ export async function startLoopbackServer(
       current(request, response, body);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(listenPort, '127.0.0.1', resolve);
+  });
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
