@@ -1,14 +1,21 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { routes, type CredentialKind, type RouteDefinition } from '../src/routes.js';
 
-const contractDir = join(dirname(fileURLToPath(import.meta.url)), '../../shared/contract');
-const contractText = readdirSync(contractDir)
-  .filter((name) => name.endsWith('.txt'))
-  .map((name) => readFileSync(join(contractDir, name), 'utf8'))
-  .join('\n');
+/**
+ * The contract's operation table, checked in as data (method, path, auth,
+ * success status) so that the suite runs in any clone. `.ci/run` checks that
+ * it still matches the contract text when the contract is beside the repo
+ * (`node scripts/contract-operations.mjs`).
+ */
+const fixture = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'fixtures/contract-operations.json'), 'utf8')) as {
+  method: string;
+  path: string;
+  auth?: CredentialKind[];
+  success?: number;
+}[];
 
 interface ContractOperation {
   key: string;
@@ -18,43 +25,8 @@ interface ContractOperation {
 
 const normalize = (method: string, path: string) => `${method} ${path.replace(/\{[^}]+\}/g, '{}')}`;
 
-function authFromColumn(column: string): CredentialKind[] | undefined {
-  const text = column.trim().toLowerCase();
-  if (text === 'none') return ['none'];
-  if (text === 'path token') return ['webhook'];
-  if (text === 'refresh cookie') return ['refreshCookie'];
-  if (text === 'user') return ['user'];
-  if (text === 'bot') return ['bot'];
-  if (text === 'user, bot' || text === 'user or bot') return ['bot', 'user'];
-  if (text.startsWith('user with manage_webhooks')) return ['user'];
-  return undefined;
-}
-
-/** Reads every operation from the contract's endpoint tables and inline definitions. */
 function contractOperations(): ContractOperation[] {
-  const found: ContractOperation[] = [];
-  for (const line of contractText.split('\n')) {
-    const row = /^\|\s*(GET|POST|PUT|PATCH|DELETE)\s*\|\s*(\/\S+)\s*\|(.*)$/.exec(line);
-    if (row) {
-      const [, method = '', path = '', rest = ''] = row;
-      const columns = rest.split('|').map((column) => column.trim());
-      const operation: ContractOperation = { key: normalize(method, path) };
-      if (columns.length >= 4) {
-        const auth = authFromColumn(columns[0] ?? '');
-        if (auth) operation.auth = auth;
-        const success = /^(\d{3})\b/.exec(columns[2] ?? '');
-        if (success) operation.success = Number(success[1]);
-      }
-      found.push(operation);
-      continue;
-    }
-    const inline = /^(GET|POST|PUT|PATCH|DELETE) (\/\S+?)\.? Auth: (\w+)\./.exec(line);
-    if (inline) {
-      const [, method = '', path = '', auth = ''] = inline;
-      found.push({ key: normalize(method, path), auth: authFromColumn(auth) ?? [] });
-    }
-  }
-  return found;
+  return fixture.map((op) => ({ key: normalize(op.method, op.path), ...(op.auth ? { auth: op.auth } : {}), ...(op.success !== undefined ? { success: op.success } : {}) }));
 }
 
 describe('route table against the contract', () => {
