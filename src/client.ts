@@ -14,7 +14,7 @@ import { Gateway, type GatewayOptions } from './gateway/gateway.js';
 import type { ClientEvents } from './rest/events.js';
 import { createRestClient, type PipelineOptions } from './rest/pipeline.js';
 import type { CustomRoute, RequestInput, RestClient, RouteOverrides } from './rest/rest-client.js';
-import type { CredentialKind } from './routes.js';
+import { API_PREFIX, type CredentialKind } from './routes.js';
 import { ActivitiesManager } from './resources/activities.js';
 import { ApplicationWebhooksManager } from './resources/application-webhooks.js';
 import { ApplicationsManager } from './resources/applications.js';
@@ -161,14 +161,14 @@ export class Client extends EventEmitter<ClientEvents> {
     this.#gatewayOptions = options.gateway ?? {};
     this.#allowInsecure = options.allowInsecureHttp ?? false;
     this.#now = now;
-    this.#gatewayDefaultUrl = `${url.protocol === 'https:' ? 'wss:' : 'ws:'}//${url.host}${basePath}${normalizePrefix(options.apiPrefix ?? '/api/v1')}/gateway`;
+    this.#gatewayDefaultUrl = `${url.protocol === 'https:' ? 'wss:' : 'ws:'}//${url.host}${basePath}${normalizePrefix(options.apiPrefix ?? API_PREFIX)}/gateway`;
     let refresher: SessionRefresher | undefined;
     this.#rest = createRestClient(
       { ...options, now },
       {
         origin: url.origin,
-        apiPrefix: basePath + normalizePrefix(options.apiPrefix ?? '/api/v1'),
-        authPrefix: basePath + normalizePrefix(options.authPrefix ?? '/api/v1'),
+        apiPrefix: basePath + normalizePrefix(options.apiPrefix ?? API_PREFIX),
+        authPrefix: basePath + normalizePrefix(options.authPrefix ?? API_PREFIX),
         credentials: this.#credentials,
         preferredCredential: options.preferredCredential,
         routeOverrides: options.routeOverrides ?? {},

@@ -7,7 +7,8 @@
 export { Client, type ClientAuth, type ClientOptions, type ClientSummary } from './client.js';
 export { WebhookClient, type WebhookClientOptions } from './webhook-client.js';
 export * from './errors.js';
-export { routes, operationIds, type CredentialKind, type HttpMethod, type OperationId, type RouteDefinition } from './routes.js';
+export { InteractionType, InteractionCallbackType, INTERACTION_LIFETIME_MS, ACCESS_TOKEN_LIFETIME_MS, SNOWFLAKE_EPOCH_MS, snowflakeTimestamp } from './constants.js';
+export { routes, operationIds, API_PREFIX, type CredentialKind, type HttpMethod, type OperationId, type RouteDefinition } from './routes.js';
 export { parseRetryAfter } from './rest/retry-after.js';
 export type { CallOptions, CustomRoute, QueryValue, RequestInput, RouteOverrides, RateLimitInfo, RejectOnRateLimit } from './rest/rest-client.js';
 export type { PipelineOptions } from './rest/pipeline.js';
@@ -15,7 +16,7 @@ export type { WebhookWindowOptions } from './rest/rate-limiter.js';
 export type { RetryOptions } from './rest/retry.js';
 export { createLogFunction, type ClientEvents, type Logger, type LogLevel, type LogFunction, type RequestEvent, type ResponseEvent, type RateLimitedEvent, type RetryEvent, type SessionRefreshedEvent, type SessionExpiredEvent, type RequestEventBase } from './rest/events.js';
 export { FetchTransport, UndiciTransport, TransportFailure, AttemptSignal, type Transport, type TransportRequest, type TransportResponse, type TransportSignal, type UndiciTransportOptions } from './rest/transport.js';
-export { UserSession, ACCESS_TOKEN_LIFETIME_MS, type SessionSnapshot } from './auth/session.js';
+export { UserSession, type SessionSnapshot } from './auth/session.js';
 export { CookieJar, type StoredCookie } from './auth/cookie-jar.js';
 export { WebhookTokenStrategy, BotTokenStrategy, type CredentialStrategy, type AppliedCredential, type AuthorizeContext } from './auth/strategies.js';
 export { ActivitiesManager } from './resources/activities.js';
@@ -46,7 +47,6 @@ export {
   ModalSubmitInteraction,
   UnknownInteraction,
   createInteraction,
-  INTERACTION_LIFETIME_MS,
   type Interaction,
   type InteractionKind,
   type InteractionByKind,

@@ -49,6 +49,9 @@ export interface RouteDefinition {
   readonly webhookExecution?: boolean;
 }
 
+/** The contract's path prefix of every operation (`{base_url}/api/v1`). */
+export const API_PREFIX = '/api/v1';
+
 const USER_OR_BOT = ['bot', 'user'] as const;
 /** Community commands: credentials not shown; a user session is tried first (see docs/assumptions.md #6). */
 const USER_THEN_BOT = ['user', 'bot'] as const;

@@ -7,8 +7,9 @@
 import { CookieJar, type StoredCookie } from './cookie-jar.js';
 import { REDACTED, inspectSymbol } from '../redact.js';
 
-/** The contract's access-token lifetime: 15 minutes. */
-export const ACCESS_TOKEN_LIFETIME_MS = 15 * 60 * 1000;
+import { ACCESS_TOKEN_LIFETIME_MS } from '../constants.js';
+
+export { ACCESS_TOKEN_LIFETIME_MS };
 
 /** A session's state, for persistence. It contains secrets: store it safely. */
 export interface SessionSnapshot {

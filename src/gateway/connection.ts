@@ -5,6 +5,7 @@
  * @module
  */
 
+import { backoffDelay } from '../backoff.js';
 import WebSocket from 'ws';
 import { GatewayError, GatewayFatalError, ValidationError } from '../errors.js';
 import { createInteraction, type InteractionPayload } from '../interactions/interaction.js';
@@ -393,8 +394,7 @@ export class GatewayConnection {
     if (rule.action === 'reidentify') this.#dropSession();
     this.#gateway.emit('close', { code, reason, willReconnect: true });
     this.#attempt++;
-    const ceiling = Math.min(this.#options.reconnectMaxDelayMs, this.#options.reconnectBaseDelayMs * 2 ** (this.#attempt - 1));
-    const delayMs = planned?.delayMs ?? Math.floor(this.#options.random() * ceiling);
+    const delayMs = planned?.delayMs ?? backoffDelay({ baseDelayMs: this.#options.reconnectBaseDelayMs, maxDelayMs: this.#options.reconnectMaxDelayMs }, this.#attempt, this.#options.random);
     this.status = 'reconnecting';
     this.#gateway.emit('reconnecting', { attempt: this.#attempt, delayMs, resume: this.#canResume(), reason: planned ? planned.reason : `closed with ${code} (${rule.name})` });
     this.#reconnectTimer = this.#setTimer(() => this.#open(), delayMs);

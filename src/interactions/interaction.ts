@@ -19,11 +19,10 @@ import {
   type InteractionErrorInit,
 } from '../errors.js';
 import { REDACTED, inspectSymbol } from '../redact.js';
-import type { InteractionCallbackType } from '../schemas/requests.js';
+import { INTERACTION_LIFETIME_MS, InteractionCallbackType, SNOWFLAKE_EPOCH_MS, snowflakeTimestamp } from '../constants.js';
 import { readOptions, type CommandOptionValue } from './options.js';
 
-/** The interaction token's lifetime: 15 minutes. */
-export const INTERACTION_LIFETIME_MS = 15 * 60 * 1000;
+export { INTERACTION_LIFETIME_MS };
 
 /** Sends a callback body; bound to `client.interactions.respond`. */
 export type InteractionResponder = (interactionId: string, body: { interaction_type: InteractionCallbackType; data: Record<string, unknown> }) => Promise<unknown>;
@@ -90,8 +89,6 @@ export interface ModalForm {
   [field: string]: unknown;
 }
 
-const DISCORD_EPOCH = 1_420_070_400_000n;
-
 /** Reads the creation time from `created_at`, or from a Discord-style snowflake id, if plausible. */
 function creationTime(payload: InteractionPayload, receivedAt: number): number | undefined {
   const created = payload.created_at;
@@ -101,8 +98,8 @@ function creationTime(payload: InteractionPayload, receivedAt: number): number |
     if (!Number.isNaN(parsed)) return parsed;
   }
   if (/^\d{15,20}$/.test(payload.id)) {
-    const ms = Number((BigInt(payload.id) >> 22n) + DISCORD_EPOCH);
-    if (ms > 1_420_070_400_000 && ms <= receivedAt + 60_000) return ms;
+    const ms = snowflakeTimestamp(payload.id);
+    if (ms !== undefined && ms > SNOWFLAKE_EPOCH_MS && ms <= receivedAt + 60_000) return ms;
   }
   return undefined;
 }

@@ -4,6 +4,7 @@
  * @module
  */
 
+import type { BackoffPolicy } from '../backoff.js';
 import type { HttpMethod } from '../routes.js';
 
 /** Retry settings. */
@@ -17,10 +18,8 @@ export interface RetryOptions {
 }
 
 /** Resolved retry settings. */
-export interface RetryPolicy {
+export interface RetryPolicy extends BackoffPolicy {
   retries: number;
-  baseDelayMs: number;
-  maxDelayMs: number;
 }
 
 /** Fills in the defaults. */
@@ -39,14 +38,4 @@ export function isIdempotent(method: HttpMethod): boolean {
   return IDEMPOTENT.has(method);
 }
 
-/**
- * Exponential backoff with full jitter: a uniform random delay between 0 and
- * `min(maxDelayMs, baseDelayMs * 2^(attempt - 1))`.
- *
- * @param attempt The attempt that just failed, starting at 1.
- * @param random A source of numbers in [0, 1). @default Math.random
- */
-export function backoffDelay(policy: RetryPolicy, attempt: number, random: () => number = Math.random): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
-  return Math.floor(random() * ceiling);
-}
+export { backoffDelay } from '../backoff.js';

@@ -10,6 +10,7 @@
  */
 
 import { z } from 'zod';
+import { INTERACTION_CALLBACK_TYPES, InteractionCallbackType } from '../constants.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
 import { countCharacters } from './text.js';
 
@@ -118,19 +119,17 @@ export const pageQuerySchema = z.object({
   perPage: z.int().positive(),
 });
 
-const INTERACTION_TYPES = [1, 4, 5, 6, 8, 9] as const;
-
 /** Body of `POST /interactions/{interaction_id}/callback`. */
 export const interactionResponseSchema = z
   .looseObject({
     /** Callback type: 1 pong, 4 message, 5 deferred message, 6 deferred update, 8 autocomplete, 9 modal. */
-    interaction_type: z.union(INTERACTION_TYPES.map((value) => z.literal(value))),
+    interaction_type: z.union(INTERACTION_CALLBACK_TYPES.map((value) => z.literal(value)) as [z.ZodLiteral<InteractionCallbackType>, ...z.ZodLiteral<InteractionCallbackType>[]]),
     /** Callback data; for type 4 it carries `content`. */
     data: anyObject.default({}),
   })
   .check((ctx) => {
     const { interaction_type: type, data } = ctx.value;
-    if (type === 4 && (typeof data['content'] !== 'string' || data['content'].length === 0)) {
+    if (type === InteractionCallbackType.ChannelMessageWithSource && (typeof data['content'] !== 'string' || data['content'].length === 0)) {
       ctx.issues.push({ code: 'custom', input: data, path: ['data', 'content'], message: 'is required for interaction_type 4 and must be a non-empty string' });
     }
   });
@@ -191,8 +190,6 @@ export type LoginCredentials = z.input<typeof loginSchema>;
 export type PageQuery = z.input<typeof pageQuerySchema>;
 /** An interaction callback body. */
 export type InteractionResponse = z.input<typeof interactionResponseSchema>;
-/** The allowed `interaction_type` values. */
-export type InteractionCallbackType = (typeof INTERACTION_TYPES)[number];
 /** Body of CreateApplicationRequest (fields assumed). */
 export type CreateApplicationRequest = z.input<typeof createApplicationSchema>;
 /** Body of UpdateApplicationRequest (fields not shown). */
