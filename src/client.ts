@@ -10,7 +10,8 @@ import { UserSession, type SessionSnapshot } from './auth/session.js';
 import { BotTokenStrategy, RefreshCookieStrategy, UserBearerStrategy, WebhookTokenStrategy, type CredentialStrategy } from './auth/strategies.js';
 import { ValidationError } from './errors.js';
 import { REDACTED, inspectSymbol } from './redact.js';
-import { Gateway, type GatewayOptions } from './gateway/gateway.js';
+import { Gateway } from './gateway/gateway.js';
+import type { GatewayOptions } from './gateway/options.js';
 import type { ClientEvents } from './rest/events.js';
 import { createRestClient, type PipelineOptions } from './rest/pipeline.js';
 import type { CustomRoute, RequestInput, RestClient, RouteOverrides } from './rest/rest-client.js';
@@ -236,8 +237,8 @@ export class Client extends EventEmitter<ClientEvents> {
   }
 
   #botToken(): string | undefined {
-    const header = this.#credentials.bot?.authorize({ params: {}, path: '' })?.headers?.['authorization'];
-    return header?.startsWith('Bot ') ? header.slice(4) : undefined;
+    const bot = this.#credentials.bot;
+    return bot instanceof BotTokenStrategy ? bot.gatewayToken() : undefined;
   }
 
   /** Sets or replaces the bot token (e.g. after `bots.resetToken()`). */

@@ -35,7 +35,8 @@ export { countCharacters } from './schemas/text.js';
 export type * from './schemas/requests.js';
 export type * from './schemas/responses.js';
 export { SDK_VERSION } from './version.js';
-export { Gateway, type GatewayOptions, type GatewayStatus, type GatewayEvents, type GatewayReadyEvent, type GatewayResumedEvent, type GatewayReconnectingEvent, type GatewayCloseEvent, type GatewayDispatchEvent, type InteractionErrorEvent, type InteractionHandler, type GatewayWiring } from './gateway/gateway.js';
+export { Gateway } from './gateway/gateway.js';
+export type { GatewayOptions, GatewayStatus, GatewayEvents, GatewayReadyEvent, GatewayResumedEvent, GatewayReconnectingEvent, GatewayCloseEvent, GatewayDispatchEvent, InteractionErrorEvent, InteractionHandler, GatewayWiring } from './gateway/options.js';
 export { GatewayOpcode, closeCodes, closeCodeRule, GatewayDispatch, type GatewayFrame, type CloseCodeRule, type GatewayOpcodeValue } from './gateway/protocol.js';
 export {
   BaseInteraction,

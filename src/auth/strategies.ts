@@ -64,6 +64,15 @@ export class BotTokenStrategy implements CredentialStrategy {
     return (this.#applied ??= Object.freeze({ headers: Object.freeze({ authorization: `Bot ${this.#token}` }), secrets: Object.freeze([this.#token]) }) as AppliedCredential);
   }
 
+  /**
+   * The raw token, for the Gateway's Identify and Resume frames (which carry
+   * it in the payload, not in a header), or `undefined` after a 401. A method,
+   * not a property: `toJSON` and `util.inspect` never show it.
+   */
+  gatewayToken(): string | undefined {
+    return this.#rejected ? undefined : this.#token;
+  }
+
   /** Stops using the token after a 401, so a revoked token does not keep hitting the service. */
   invalidate(): void {
     this.#rejected = true;

@@ -5,15 +5,26 @@
  * @module
  */
 
-import { backoffDelay } from '../backoff.js';
 import WebSocket from 'ws';
-import { GatewayError, GatewayFatalError, ValidationError } from '../errors.js';
-import { createInteraction, type InteractionPayload } from '../interactions/interaction.js';
-import { interactionPayloadSchema } from '../interactions/schema.js';
-import { redactValue } from '../redact.js';
-import { toIssues } from '../schemas/requests.js';
-import type { Gateway, GatewayOptions, GatewayStatus, GatewayWiring } from './gateway.js';
+import { backoffDelay } from '../backoff.js';
+import { GatewayError, GatewayFatalError } from '../errors.js';
+import type { GatewayDispatchEvent, GatewayEvents, GatewayStatus, ResolvedGatewayOptions } from './options.js';
 import { GatewayDispatch, GatewayOpcode, closeCodeRule, type GatewayFrame } from './protocol.js';
+
+/** The events the connection reports through its host; dispatches go through {@link ConnectionHost.dispatch}. */
+export type ConnectionEvent = 'ready' | 'resumed' | 'reconnecting' | 'close' | 'debug' | 'error';
+
+/** What the connection needs from whoever hosts it (the `Gateway`). */
+export interface ConnectionHost {
+  /** The bot token, read at each Identify and Resume. */
+  token(): string | undefined;
+  /** The clock. */
+  now(): number;
+  /** Reports a connection event. */
+  emit<K extends ConnectionEvent>(event: K, ...args: GatewayEvents[K]): void;
+  /** Receives every dispatch, once, in sequence order (READY and RESUMED included), before the connection acts on it. */
+  dispatch(event: GatewayDispatchEvent): void;
+}
 
 interface Waiter {
   resolve: () => void;
@@ -27,9 +38,6 @@ interface PlannedReconnect {
   delayMs?: number;
 }
 
-/** Gateway options with their defaults filled in. */
-type ResolvedGatewayOptions = { [K in keyof GatewayOptions]-?: Exclude<GatewayOptions[K], undefined> };
-
 /** Drives one Gateway session across reconnects. */
 export class GatewayConnection {
   status: GatewayStatus = 'idle';
@@ -39,8 +47,7 @@ export class GatewayConnection {
   sequence: number | null = null;
 
   readonly #options: ResolvedGatewayOptions;
-  readonly #wiring: GatewayWiring;
-  readonly #gateway: Gateway;
+  readonly #host: ConnectionHost;
   #resumeUrl: string | undefined;
   #ws: WebSocket | undefined;
   #generation = 0;
@@ -48,7 +55,6 @@ export class GatewayConnection {
   #heartbeat: ReturnType<typeof setInterval> | undefined;
   #helloTimer: ReturnType<typeof setTimeout> | undefined;
   #readyTimer: ReturnType<typeof setTimeout> | undefined;
-  #reconnectTimer: ReturnType<typeof setTimeout> | undefined;
   #awaitingAck = false;
   #lastBeatAt = 0;
   #attempt = 0;
@@ -58,20 +64,9 @@ export class GatewayConnection {
   #waiters: Waiter[] = [];
   #destroyed = false;
 
-  constructor(options: GatewayOptions, wiring: GatewayWiring, gateway: Gateway) {
-    this.#wiring = wiring;
-    this.#gateway = gateway;
-    this.#options = {
-      url: options.url ?? wiring.defaultUrl,
-      intents: options.intents ?? 0,
-      connectTimeoutMs: options.connectTimeoutMs ?? 60_000,
-      openTimeoutMs: options.openTimeoutMs ?? 15_000,
-      helloTimeoutMs: options.helloTimeoutMs ?? 10_000,
-      readyTimeoutMs: options.readyTimeoutMs ?? 15_000,
-      reconnectBaseDelayMs: options.reconnectBaseDelayMs ?? 1_000,
-      reconnectMaxDelayMs: options.reconnectMaxDelayMs ?? 30_000,
-      random: options.random ?? Math.random,
-    };
+  constructor(options: ResolvedGatewayOptions, host: ConnectionHost) {
+    this.#options = options;
+    this.#host = host;
   }
 
   /** Resolves on READY or RESUMED; see `Gateway.connect`. */
@@ -124,7 +119,7 @@ export class GatewayConnection {
     this.#stopHeartbeat();
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
-    this.#helloTimer = this.#readyTimer = this.#reconnectTimer = undefined;
+    this.#helloTimer = this.#readyTimer = undefined;
     const ws = this.#ws;
     this.#ws = undefined;
     if (ws && ws.readyState !== WebSocket.CLOSED) {
@@ -150,7 +145,7 @@ export class GatewayConnection {
   }
 
   #debug(message: string): void {
-    this.#gateway.emit('debug', message);
+    this.#host.emit('debug', message);
   }
 
   #canResume(): boolean {
@@ -194,7 +189,7 @@ export class GatewayConnection {
     try {
       frame = JSON.parse(data.toString()) as GatewayFrame;
     } catch {
-      this.#gateway.emit('error', new GatewayError('received a frame that is not JSON; ignored'));
+      this.#host.emit('error', new GatewayError('received a frame that is not JSON; ignored'));
       return;
     }
     switch (frame.op) {
@@ -205,7 +200,7 @@ export class GatewayConnection {
         this.#onHello(ws, frame);
         return;
       case GatewayOpcode.HeartbeatAck: {
-        const now = this.#wiring.now();
+        const now = this.#host.now();
         this.#awaitingAck = false;
         this.lastAckAt = now;
         this.latency = now - this.#lastBeatAt;
@@ -236,7 +231,7 @@ export class GatewayConnection {
       return;
     }
     this.#startHeartbeat(ws, interval);
-    const token = this.#wiring.token();
+    const token = this.#host.token();
     if (token === undefined) {
       this.#failAll(new GatewayError('the client has no bot token to identify with'));
       this.#stop('idle');
@@ -272,27 +267,23 @@ export class GatewayConnection {
     }
     const type = typeof frame.t === 'string' ? frame.t : '';
     if (this.#resuming && type !== GatewayDispatch.Resumed) this.#replayed++;
-    // Payloads carry secrets (an interaction's token): listeners get a redacted copy, built only when someone listens.
-    if (this.#gateway.listenerCount('dispatch') > 0) this.#gateway.emit('dispatch', { t: type, s: typeof sequence === 'number' ? sequence : null, d: redactValue(frame.d) });
+    this.#host.dispatch({ t: type, s: typeof sequence === 'number' ? sequence : null, d: frame.d });
     switch (type) {
       case GatewayDispatch.Ready: {
         const data = (frame.d ?? {}) as Record<string, unknown>;
         this.sessionId = typeof data['session_id'] === 'string' ? data['session_id'] : undefined;
         this.#resumeUrl = typeof data['resume_gateway_url'] === 'string' ? data['resume_gateway_url'] : undefined;
         this.#becameReady();
-        this.#gateway.emit('ready', { sessionId: this.sessionId ?? '', data });
+        this.#host.emit('ready', { sessionId: this.sessionId ?? '', data });
         return;
       }
       case GatewayDispatch.Resumed: {
         const replayed = this.#replayed;
         this.#resuming = false;
         this.#becameReady();
-        this.#gateway.emit('resumed', { replayed });
+        this.#host.emit('resumed', { replayed });
         return;
       }
-      case GatewayDispatch.InteractionCreate:
-        this.#onInteraction(frame.d);
-        return;
       default:
     }
   }
@@ -302,16 +293,6 @@ export class GatewayConnection {
     this.status = 'ready';
     this.#attempt = 0;
     for (const waiter of [...this.#waiters]) waiter.resolve();
-  }
-
-  #onInteraction(payload: unknown): void {
-    const result = interactionPayloadSchema.safeParse(payload);
-    if (!result.success) {
-      this.#gateway.emit('error', new ValidationError('INTERACTION_CREATE', toIssues(result.error)));
-      return;
-    }
-    const interaction = createInteraction(result.data as InteractionPayload, this.#wiring.respond, this.#wiring.now);
-    this.#gateway.deliver(interaction);
   }
 
   #send(ws: WebSocket, frame: GatewayFrame): void {
@@ -325,7 +306,7 @@ export class GatewayConnection {
     this.#stopHeartbeat();
     this.#awaitingAck = false;
     // The first beat is jittered, so that many clients reconnecting at once do not beat in step.
-    const first = this.#setTimer(() => {
+    this.#setTimer(() => {
       this.#beat(ws);
       this.#heartbeat = setInterval(() => {
         if (this.#awaitingAck) {
@@ -335,7 +316,6 @@ export class GatewayConnection {
         this.#beat(ws);
       }, interval);
     }, Math.floor(interval * this.#options.random()));
-    void first;
   }
 
   #stopHeartbeat(): void {
@@ -344,7 +324,7 @@ export class GatewayConnection {
   }
 
   #beat(ws: WebSocket): void {
-    this.#lastBeatAt = this.#wiring.now();
+    this.#lastBeatAt = this.#host.now();
     this.#awaitingAck = true;
     this.#send(ws, { op: GatewayOpcode.Heartbeat, d: this.sequence });
   }
@@ -384,20 +364,20 @@ export class GatewayConnection {
     const rule = planned ? { name: planned.reason, action: 'resume' as const } : closeCodeRule(code);
     if (rule.action === 'fatal') {
       const error = new GatewayFatalError(code, rule.name, rule.hint ?? 'see the close code');
-      this.#gateway.emit('close', { code, reason, willReconnect: false });
+      this.#host.emit('close', { code, reason, willReconnect: false });
       this.#stop('idle');
       this.#dropSession();
       this.#failAll(error);
-      this.#gateway.emit('error', error);
+      this.#host.emit('error', error);
       return;
     }
     if (rule.action === 'reidentify') this.#dropSession();
-    this.#gateway.emit('close', { code, reason, willReconnect: true });
+    this.#host.emit('close', { code, reason, willReconnect: true });
     this.#attempt++;
     const delayMs = planned?.delayMs ?? backoffDelay({ baseDelayMs: this.#options.reconnectBaseDelayMs, maxDelayMs: this.#options.reconnectMaxDelayMs }, this.#attempt, this.#options.random);
     this.status = 'reconnecting';
-    this.#gateway.emit('reconnecting', { attempt: this.#attempt, delayMs, resume: this.#canResume(), reason: planned ? planned.reason : `closed with ${code} (${rule.name})` });
-    this.#reconnectTimer = this.#setTimer(() => this.#open(), delayMs);
+    this.#host.emit('reconnecting', { attempt: this.#attempt, delayMs, resume: this.#canResume(), reason: planned ? planned.reason : `closed with ${code} (${rule.name})` });
+    this.#setTimer(() => this.#open(), delayMs);
   }
 
   #failAll(error: Error): void {

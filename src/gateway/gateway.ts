@@ -10,141 +10,42 @@
 import { EventEmitter } from 'eventemitter3';
 import { GatewayError, InsecureTransportError, ValidationError } from '../errors.js';
 import { isLoopbackHost } from '../loopback.js';
-import { inspectSymbol } from '../redact.js';
+import { inspectSymbol, redactValue } from '../redact.js';
+import type { InteractionFromDispatch } from '../interactions/from-dispatch.js';
 import type { CommandOptionValues, TypedCommandDefinition } from '../interactions/options.js';
-import type { CommandInteraction, Interaction, InteractionByKind, InteractionKind, InteractionResponder } from '../interactions/interaction.js';
-import type { GatewayConnection } from './connection.js';
+import type { CommandInteraction, Interaction, InteractionByKind, InteractionKind } from '../interactions/interaction.js';
+import type { ConnectionHost, GatewayConnection } from './connection.js';
+import { resolveGatewayOptions, type GatewayEvents, type GatewayOptions, type GatewayStatus, type GatewayWiring, type InteractionHandler, type ResolvedGatewayOptions } from './options.js';
+import { GatewayDispatch } from './protocol.js';
 
-/** Status of the Gateway connection. */
-export type GatewayStatus = 'idle' | 'connecting' | 'identifying' | 'resuming' | 'ready' | 'reconnecting' | 'destroyed';
-
-/** Options of the Gateway. */
-export interface GatewayOptions {
-  /** The Gateway URL. @default the base URL with a ws(s) scheme and the path /api/v1/gateway */
-  url?: string | undefined;
-  /** Gateway intents sent with Identify. INTERACTION_CREATE needs none. @default 0 */
-  intents?: number | undefined;
-  /** Fails `connect()` if no session is ready within this time. @default 60000 */
-  connectTimeoutMs?: number | undefined;
-  /** Time allowed for the WebSocket to open. @default 15000 */
-  openTimeoutMs?: number | undefined;
-  /** Time allowed between open and Hello. @default 10000 */
-  helloTimeoutMs?: number | undefined;
-  /** Time allowed between Identify or Resume and READY or RESUMED. @default 15000 */
-  readyTimeoutMs?: number | undefined;
-  /** First reconnect backoff ceiling, milliseconds; doubles each attempt. @default 1000 */
-  reconnectBaseDelayMs?: number | undefined;
-  /** Largest reconnect backoff ceiling, milliseconds. @default 30000 */
-  reconnectMaxDelayMs?: number | undefined;
-  /** A source of numbers in [0, 1) for jitter. @default Math.random */
-  random?: (() => number) | undefined;
-}
-
-/** Emitted on READY. */
-export interface GatewayReadyEvent {
-  /** The new session's id. */
-  sessionId: string;
-  /** The READY payload, as received. */
-  data: Record<string, unknown>;
-}
-
-/** Emitted on RESUMED. */
-export interface GatewayResumedEvent {
-  /** How many missed dispatches the service replayed. */
-  replayed: number;
-}
-
-/** Emitted before a reconnect. */
-export interface GatewayReconnectingEvent {
-  /** Reconnect attempt since the last READY or RESUMED, starting at 1. */
-  attempt: number;
-  /** Milliseconds until it starts. */
-  delayMs: number;
-  /** Whether it will resume the session (or identify anew). */
-  resume: boolean;
-  /** Why. */
-  reason: string;
-}
-
-/** Emitted when the connection closes. */
-export interface GatewayCloseEvent {
-  /** Close code. */
-  code: number;
-  /** Close reason text. */
-  reason: string;
-  /** Whether the Gateway will reconnect. */
-  willReconnect: boolean;
-}
-
-/** A raw dispatch. */
-export interface GatewayDispatchEvent {
-  /** Event name, e.g. `INTERACTION_CREATE`. */
-  t: string;
-  /** Sequence number. */
-  s: number | null;
-  /** Payload. */
-  d: unknown;
-}
-
-/** Emitted when an interaction handler throws or rejects. */
-export interface InteractionErrorEvent {
-  /** What the handler threw. */
-  error: unknown;
-  /** The interaction it was handling. */
-  interaction: Interaction;
-}
-
-/** Every event the Gateway emits. */
-export interface GatewayEvents {
-  /** A new session is ready. */
-  ready: [event: GatewayReadyEvent];
-  /** A session was resumed. */
-  resumed: [event: GatewayResumedEvent];
-  /** A reconnect is scheduled. */
-  reconnecting: [event: GatewayReconnectingEvent];
-  /** The connection closed. */
-  close: [event: GatewayCloseEvent];
-  /** Diagnostics (never with a token). */
-  debug: [message: string];
-  /** A problem that does not stop the Gateway (a bad frame, a payload that failed validation, a socket error). */
-  error: [error: Error];
-  /** Every dispatch, raw. */
-  dispatch: [event: GatewayDispatchEvent];
-  /** A typed interaction arrived. */
-  interactionCreate: [interaction: Interaction];
-  /** An interaction handler threw or rejected. */
-  interactionError: [event: InteractionErrorEvent];
-}
-
-/** A handler of interactions of one kind. */
-export type InteractionHandler<I> = (interaction: I) => unknown;
-
-/** What the Gateway needs from its client. */
-export interface GatewayWiring {
-  /** The bot token, read at each Identify and Resume. */
-  token: () => string | undefined;
-  /** Sends interaction callbacks. */
-  respond: InteractionResponder;
-  /** The default Gateway URL, derived from the client's base URL. */
-  defaultUrl: string;
-  /** The clock. */
-  now: () => number;
-  /** Whether the token may go over plain ws:// to a host that is not loopback. */
-  allowInsecure: boolean;
-}
+export type {
+  GatewayCloseEvent,
+  GatewayDispatchEvent,
+  GatewayEvents,
+  GatewayOptions,
+  GatewayReadyEvent,
+  GatewayReconnectingEvent,
+  GatewayResumedEvent,
+  GatewayStatus,
+  GatewayWiring,
+  InteractionErrorEvent,
+  InteractionHandler,
+} from './options.js';
 
 /** The Gateway: connection state, events, and typed interaction handlers. */
 export class Gateway extends EventEmitter<GatewayEvents> {
-  readonly #options: GatewayOptions;
+  readonly #options: ResolvedGatewayOptions;
   readonly #wiring: GatewayWiring;
   readonly #handlers = new Map<string, Set<InteractionHandler<Interaction>>>();
   #connection: GatewayConnection | undefined;
   #loading: Promise<GatewayConnection> | undefined;
+  /** Builds interactions from INTERACTION_CREATE; loaded with the connection (it pulls in zod). */
+  #fromDispatch: ((payload: unknown) => InteractionFromDispatch) | undefined;
   #destroyed = false;
 
   constructor(options: GatewayOptions, wiring: GatewayWiring) {
     super();
-    this.#options = options;
+    this.#options = resolveGatewayOptions(options, wiring.defaultUrl);
     this.#wiring = wiring;
   }
 
@@ -249,7 +150,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     if (this.#wiring.token() === undefined) {
       throw new ValidationError('gateway.connect', [{ path: 'auth.botToken', message: 'the Gateway identifies with the bot token; the client has none' }]);
     }
-    const url = this.#options.url ?? this.#wiring.defaultUrl;
+    const url = this.#options.url;
     let parsed: URL;
     try {
       parsed = new URL(url);
@@ -262,13 +163,36 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     if (parsed.protocol === 'ws:' && !this.#wiring.allowInsecure && !isLoopbackHost(parsed.hostname)) {
       throw new InsecureTransportError('gateway.connect', parsed.origin);
     }
-    this.#loading ??= import('./connection.js').then(({ GatewayConnection }) => {
-      this.#connection = new GatewayConnection(this.#options, this.#wiring, this);
+    this.#loading ??= Promise.all([import('./connection.js'), import('../interactions/from-dispatch.js')]).then(([{ GatewayConnection }, { interactionFromDispatch }]) => {
+      this.#fromDispatch = (payload) => interactionFromDispatch(payload, this.#wiring.respond, this.#wiring.now);
+      this.#connection = new GatewayConnection(this.#options, this.#host());
       return this.#connection;
     });
     const connection = await this.#loading;
     if (this.#destroyed) throw new GatewayError('the Gateway was destroyed while connecting');
     return connection.connect(options.signal);
+  }
+
+  /** What the connection reports to and asks of this Gateway. */
+  #host(): ConnectionHost {
+    return {
+      token: () => this.#wiring.token(),
+      now: () => this.#wiring.now(),
+      emit: (event, ...args) => {
+        (this.emit as (event: string, ...args: unknown[]) => boolean)(event, ...args);
+      },
+      dispatch: (event) => this.#onDispatch(event),
+    };
+  }
+
+  /** Emits the raw dispatch (redacted), and turns INTERACTION_CREATE into a typed interaction for the handlers. */
+  #onDispatch(event: { t: string; s: number | null; d: unknown }): void {
+    // Payloads carry secrets (an interaction's token): listeners get a redacted copy, built only when someone listens.
+    if (this.listenerCount('dispatch') > 0) this.emit('dispatch', { t: event.t, s: event.s, d: redactValue(event.d) });
+    if (event.t !== GatewayDispatch.InteractionCreate || !this.#fromDispatch) return;
+    const built = this.#fromDispatch(event.d);
+    if (built.ok) this.deliver(built.interaction);
+    else this.emit('error', built.error);
   }
 
   /** Closes the connection for good, clearing every timer and listener. */

@@ -1,259 +1,36 @@
 /**
- * Typed interaction objects, with their acknowledgement state, their expiry,
- * and answers bound to `POST /interactions/{id}/callback`.
- *
- * The contract's rules are enforced locally, before any request: the state is
- * set before the request, so two concurrent replies send one request; a second
- * acknowledgement (autocomplete results excepted) and any answer after the
- * 15-minute expiry reject without I/O.
+ * The typed interaction of each kind, read from an INTERACTION_CREATE payload
+ * (Discord's shape), and {@link createInteraction}, which picks the kind.
+ * The shared machinery lives in `base.ts`, the payload types in `types.ts`;
+ * both are re-exported here.
  *
  * @module
  */
 
-import {
-  InteractionAlreadyAcknowledgedError,
-  InteractionExpiredError,
-  InteractionResponseError,
-  isApiError,
-  isCommunityChatError,
-  type InteractionErrorInit,
-} from '../errors.js';
-import { REDACTED, inspectSymbol } from '../redact.js';
-import { INTERACTION_LIFETIME_MS, InteractionCallbackType, SNOWFLAKE_EPOCH_MS, snowflakeTimestamp } from '../constants.js';
+import { InteractionCallbackType, InteractionType } from '../constants.js';
+import { BaseInteraction, RepliableInteraction } from './base.js';
 import { readOptions, type CommandOptionValue } from './options.js';
+import type { AutocompleteChoice, InteractionPayload, InteractionResponder, ModalForm } from './types.js';
 
-export { INTERACTION_LIFETIME_MS };
-
-/** Sends a callback body; bound to `client.interactions.respond`. */
-export type InteractionResponder = (interactionId: string, body: { interaction_type: InteractionCallbackType; data: Record<string, unknown> }) => Promise<unknown>;
-
-/** The kinds of interaction, from the payload's `type` (Discord's numbering). */
-export type InteractionKind = 'ping' | 'command' | 'component' | 'autocomplete' | 'modalSubmit' | 'unknown';
-
-/** The payload of INTERACTION_CREATE (Discord's shape; unknown fields are kept in `raw`). */
-export interface InteractionPayload {
-  /** Interaction id. */
-  id: string;
-  /** Interaction type: 1 ping, 2 command, 3 component, 4 autocomplete, 5 modal submit. */
-  type: number;
-  /** The interaction token (a secret; never exposed by the SDK). */
-  token: string;
-  /** Application id. */
-  application_id?: string;
-  /** Command, component or modal data. */
-  data?: Record<string, unknown>;
-  /** Community id. */
-  guild_id?: string;
-  /** Channel id. */
-  channel_id?: string;
-  /** The invoking member (in a community). */
-  member?: { user?: InteractionUser; [field: string]: unknown };
-  /** The invoking user (in a DM). */
-  user?: InteractionUser;
-  /** Creation time, if the service sends it (ISO string or epoch milliseconds). */
-  created_at?: string | number;
-  [field: string]: unknown;
-}
-
-/** A user as carried by an interaction. */
-export interface InteractionUser {
-  /** User id. */
-  id: string;
-  /** User name. */
-  username?: string;
-  [field: string]: unknown;
-}
-
-/** Where an interaction stands. */
-export type AcknowledgementState = 'pending' | 'sending' | 'acknowledged';
-
-/** A message answer: text, or an object with `content` and any other message fields. */
-export type ReplyMessage = string | ({ content: string } & Record<string, unknown>);
-
-/** An autocomplete choice. */
-export interface AutocompleteChoice {
-  /** What the user sees. */
-  name: string;
-  /** What the command receives. */
-  value: string | number;
-}
-
-/** A modal form (Discord's shape: `custom_id`, `title`, `components`). */
-export interface ModalForm {
-  /** Identifies the form when it is submitted. */
-  custom_id: string;
-  /** Title shown to the user. */
-  title: string;
-  /** Rows of inputs. */
-  components: unknown[];
-  [field: string]: unknown;
-}
-
-/** Reads the creation time from `created_at`, or from a Discord-style snowflake id, if plausible. */
-function creationTime(payload: InteractionPayload, receivedAt: number): number | undefined {
-  const created = payload.created_at;
-  if (typeof created === 'number' && Number.isFinite(created)) return created;
-  if (typeof created === 'string') {
-    const parsed = Date.parse(created);
-    if (!Number.isNaN(parsed)) return parsed;
-  }
-  if (/^\d{15,20}$/.test(payload.id)) {
-    const ms = snowflakeTimestamp(payload.id);
-    if (ms !== undefined && ms > SNOWFLAKE_EPOCH_MS && ms <= receivedAt + 60_000) return ms;
-  }
-  return undefined;
-}
-
-/** Fields every interaction shares, and the acknowledgement machinery. */
-export abstract class BaseInteraction {
-  /** The kind of interaction. */
-  abstract readonly kind: InteractionKind;
-  /** Interaction id. */
-  readonly id: string;
-  /** Raw interaction type. */
-  readonly type: number;
-  /** Application id. */
-  readonly applicationId: string | undefined;
-  /** Community id, if in a community. */
-  readonly guildId: string | undefined;
-  /** Channel id. */
-  readonly channelId: string | undefined;
-  /** The user who triggered it. */
-  readonly user: InteractionUser | undefined;
-  /** When the SDK received it, epoch milliseconds. */
-  readonly receivedAt: number;
-  /** When the interaction was created (from the payload), or when it was received. */
-  readonly createdAt: number;
-  /** When its token expires: 15 minutes after the earlier of creation and receipt. */
-  readonly expiresAt: number;
-  readonly #payload: InteractionPayload;
-  readonly #respond: InteractionResponder;
-  readonly #now: () => number;
-  #state: AcknowledgementState = 'pending';
-  #acknowledgedWith: InteractionCallbackType | undefined;
-
-  constructor(payload: InteractionPayload, respond: InteractionResponder, now: () => number = Date.now) {
-    this.#payload = payload;
-    this.#respond = respond;
-    this.#now = now;
-    this.id = payload.id;
-    this.type = payload.type;
-    this.applicationId = payload.application_id;
-    this.guildId = payload.guild_id;
-    this.channelId = payload.channel_id;
-    this.user = payload.member?.user ?? payload.user;
-    this.receivedAt = now();
-    this.createdAt = Math.min(this.receivedAt, creationTime(payload, this.receivedAt) ?? this.receivedAt);
-    this.expiresAt = this.createdAt + INTERACTION_LIFETIME_MS;
-  }
-
-  /** The payload's `data`, as received. */
-  get data(): Record<string, unknown> {
-    return this.#payload.data ?? {};
-  }
-
-  /** The whole payload, with the token redacted. */
-  get raw(): Record<string, unknown> {
-    return { ...this.#payload, token: REDACTED };
-  }
-
-  /** Milliseconds since creation. */
-  get ageMs(): number {
-    return this.#now() - this.createdAt;
-  }
-
-  /** Whether the 15-minute token has expired. */
-  get expired(): boolean {
-    return this.#now() >= this.expiresAt;
-  }
-
-  /** `pending`, `sending` (an answer is under way) or `acknowledged`. */
-  get state(): AcknowledgementState {
-    return this.#state;
-  }
-
-  /** Whether an acknowledgement was sent (or is being sent). */
-  get acknowledged(): boolean {
-    return this.#state !== 'pending';
-  }
-
-  /** The `interaction_type` of the acknowledgement, if any. */
-  get acknowledgedWith(): InteractionCallbackType | undefined {
-    return this.#acknowledgedWith;
-  }
-
-  /**
-   * Sends any callback type with any data (the low-level answer). The state is
-   * set before the request; the contract's rules are checked locally first.
-   */
-  async respond(type: InteractionCallbackType, data: Record<string, unknown> = {}): Promise<void> {
-    const init = (): InteractionErrorInit => ({ interactionId: this.id, ageMs: this.ageMs });
-    if (this.expired) throw new InteractionExpiredError(init(), this.expiresAt);
-    const repeatAutocomplete = type === 8 && (this.#acknowledgedWith === undefined || this.#acknowledgedWith === 8);
-    if (this.#state !== 'pending' && !repeatAutocomplete) throw new InteractionAlreadyAcknowledgedError(init(), this.#acknowledgedWith ?? type, type);
-    const previous = { state: this.#state, type: this.#acknowledgedWith };
-    this.#state = 'sending';
-    this.#acknowledgedWith = type;
-    try {
-      await this.#respond(this.id, { interaction_type: type, data });
-      this.#state = 'acknowledged';
-    } catch (error) {
-      if (isApiError(error)) {
-        this.#restore(previous);
-        throw new InteractionResponseError(init(), error, error.status, false);
-      }
-      const reached = isCommunityChatError(error) && (error as { mayHaveReachedServer?: boolean }).mayHaveReachedServer === true;
-      if (reached) {
-        this.#state = 'acknowledged';
-        throw new InteractionResponseError(init(), error, undefined, true);
-      }
-      this.#restore(previous);
-      throw new InteractionResponseError(init(), error, undefined, false);
-    }
-  }
-
-  #restore(previous: { state: AcknowledgementState; type: InteractionCallbackType | undefined }): void {
-    this.#state = previous.state === 'sending' ? 'pending' : previous.state;
-    this.#acknowledgedWith = previous.type;
-  }
-
-  /** Redacted view for `JSON.stringify`. */
-  toJSON(): Record<string, unknown> {
-    return { kind: this.kind, id: this.id, type: this.type, guildId: this.guildId, channelId: this.channelId, state: this.#state, data: this.data, token: REDACTED };
-  }
-
-  /** Redacted view for `util.inspect`. */
-  [inspectSymbol](): string {
-    return `${this.constructor.name} ${JSON.stringify(this.toJSON())}`;
-  }
-}
-
-function messageData(message: ReplyMessage): Record<string, unknown> {
-  return typeof message === 'string' ? { content: message } : message;
-}
-
-/** An interaction that can be answered with a message or deferred: commands, components, modal submits and unknown kinds. */
-export abstract class RepliableInteraction extends BaseInteraction {
-  /** Answers with a message (interaction_type 4). */
-  reply(message: string): Promise<void>;
-  /** Answers with a message object (interaction_type 4); `content` is required. */
-  reply(message: { content: string } & Record<string, unknown>): Promise<void>;
-  reply(message: ReplyMessage): Promise<void> {
-    return this.respond(4, messageData(message));
-  }
-
-  /** Acknowledges now and answers later (interaction_type 5). */
-  defer(data?: Record<string, unknown>): Promise<void> {
-    return this.respond(5, data);
-  }
-}
+export { INTERACTION_LIFETIME_MS } from '../constants.js';
+export { BaseInteraction, RepliableInteraction } from './base.js';
+export type {
+  AcknowledgementState,
+  AutocompleteChoice,
+  InteractionKind,
+  InteractionPayload,
+  InteractionResponder,
+  InteractionUser,
+  ModalForm,
+  ReplyMessage,
+} from './types.js';
 
 /** A ping (type 1): answer with {@link PingInteraction.pong}. */
 export class PingInteraction extends BaseInteraction {
   readonly kind = 'ping' as const;
   /** Answers with interaction_type 1. */
   pong(): Promise<void> {
-    return this.respond(1);
+    return this.respond(InteractionCallbackType.Pong);
   }
 }
 
@@ -277,7 +54,7 @@ export class CommandInteraction<Options extends object = Record<string, CommandO
 
   /** Opens a modal form (interaction_type 9). */
   showModal(form: ModalForm): Promise<void> {
-    return this.respond(9, form);
+    return this.respond(InteractionCallbackType.Modal, form);
   }
 }
 
@@ -301,7 +78,7 @@ export class AutocompleteInteraction extends BaseInteraction {
 
   /** Sends autocomplete results (interaction_type 8); may be sent more than once. */
   autocomplete(choices: readonly AutocompleteChoice[]): Promise<void> {
-    return this.respond(8, { choices: [...choices] });
+    return this.respond(InteractionCallbackType.ApplicationCommandAutocompleteResult, { choices: [...choices] });
   }
 }
 
@@ -322,12 +99,12 @@ export class ComponentInteraction extends RepliableInteraction {
 
   /** Acknowledges and updates the original message later (interaction_type 6). */
   deferUpdate(): Promise<void> {
-    return this.respond(6);
+    return this.respond(InteractionCallbackType.DeferredUpdateMessage);
   }
 
   /** Opens a modal form (interaction_type 9). */
   showModal(form: ModalForm): Promise<void> {
-    return this.respond(9, form);
+    return this.respond(InteractionCallbackType.Modal, form);
   }
 }
 
@@ -354,7 +131,7 @@ export class ModalSubmitInteraction extends RepliableInteraction {
 
   /** Acknowledges and updates the original message later (interaction_type 6). */
   deferUpdate(): Promise<void> {
-    return this.respond(6);
+    return this.respond(InteractionCallbackType.DeferredUpdateMessage);
   }
 }
 
@@ -385,15 +162,15 @@ export interface InteractionByKind {
 /** Builds the typed object for a payload. */
 export function createInteraction(payload: InteractionPayload, respond: InteractionResponder, now?: () => number): Interaction {
   switch (payload.type) {
-    case 1:
+    case InteractionType.Ping:
       return new PingInteraction(payload, respond, now);
-    case 2:
+    case InteractionType.ApplicationCommand:
       return new CommandInteraction(payload, respond, now);
-    case 3:
+    case InteractionType.MessageComponent:
       return new ComponentInteraction(payload, respond, now);
-    case 4:
+    case InteractionType.ApplicationCommandAutocomplete:
       return new AutocompleteInteraction(payload, respond, now);
-    case 5:
+    case InteractionType.ModalSubmit:
       return new ModalSubmitInteraction(payload, respond, now);
     default:
       return new UnknownInteraction(payload, respond, now);

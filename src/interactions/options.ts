@@ -82,6 +82,9 @@ export interface ReceivedOption {
   focused?: boolean;
 }
 
+/** The option types that nest options instead of carrying a value (Discord's numbering). */
+const OptionType = { SubCommand: 1, SubCommandGroup: 2 } as const;
+
 /** Flattens received options: values by name, the sub-command path, and the focused option. */
 export function readOptions(options: unknown): { values: Record<string, CommandOptionValue>; subcommand: string[]; focused: { name: string; value: CommandOptionValue } | undefined } {
   const values: Record<string, CommandOptionValue> = {};
@@ -90,7 +93,7 @@ export function readOptions(options: unknown): { values: Record<string, CommandO
   let level: unknown = options;
   for (let depth = 0; depth < 3 && Array.isArray(level); depth++) {
     const list = level as ReceivedOption[];
-    const group = list.length === 1 && (list[0]?.type === 1 || list[0]?.type === 2) ? list[0] : undefined;
+    const group = list.length === 1 && (list[0]?.type === OptionType.SubCommand || list[0]?.type === OptionType.SubCommandGroup) ? list[0] : undefined;
     if (group) {
       subcommand.push(group.name);
       level = group.options ?? [];

@@ -1,7 +1,6 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client, type GatewayReconnectingEvent } from '../../src/index.js';
+import { startLoopbackServer } from '../helpers/index.js';
 
 /** Lets real I/O (sockets, module loading) progress while timers are fake; gives up after `ms` of real time. */
 async function untilReal(predicate: () => boolean, ms = 10_000): Promise<void> {
@@ -16,15 +15,11 @@ afterEach(() => {
 
 describe('Gateway reconnect backoff (fake timers)', () => {
   it('waits exactly the capped, full-jitter delay before each attempt, never earlier', async () => {
-    // A real server that refuses every WebSocket upgrade, counting the attempts.
-    let upgrades = 0;
-    const server = http.createServer();
-    server.on('upgrade', (_request, socket) => {
-      upgrades++;
-      socket.destroy();
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-    const port = (server.address() as AddressInfo).port;
+    // A real HTTP server that refuses every WebSocket upgrade (it has no upgrade handler, so the
+    // upgrade arrives as a plain request and is cut off), counting the attempts.
+    const server = await startLoopbackServer((request) => request.socket.destroy());
+    const port = Number(new URL(server.url).port);
+    const upgrades = () => server.requests.length;
 
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
     const client = new Client({
@@ -39,17 +34,17 @@ describe('Gateway reconnect backoff (fake timers)', () => {
     for (const [index, delay] of expected.entries()) {
       await untilReal(() => events.length === index + 1);
       expect(events[index]).toMatchObject({ attempt: index + 1, delayMs: delay, resume: false });
-      const attemptsBefore = upgrades;
+      const attemptsBefore = upgrades();
       await vi.advanceTimersByTimeAsync(delay - 1);
       for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
-      expect(upgrades).toBe(attemptsBefore);
+      expect(upgrades()).toBe(attemptsBefore);
       await vi.advanceTimersByTimeAsync(1);
-      await untilReal(() => upgrades === attemptsBefore + 1);
+      await untilReal(() => upgrades() === attemptsBefore + 1);
     }
 
     await client.gateway.destroy();
     expect(await connecting).toBeInstanceOf(Error);
     vi.useRealTimers();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await server.close();
   });
 });

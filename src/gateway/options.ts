@@ -1,0 +1,144 @@
+/**
+ * The Gateway's options, status and event types, and the one place where the
+ * options get their defaults.
+ *
+ * @module
+ */
+
+import type { Interaction, InteractionResponder } from '../interactions/interaction.js';
+
+/** Status of the Gateway connection. */
+export type GatewayStatus = 'idle' | 'connecting' | 'identifying' | 'resuming' | 'ready' | 'reconnecting' | 'destroyed';
+
+/** Options of the Gateway. */
+export interface GatewayOptions {
+  /** The Gateway URL. @default the base URL with a ws(s) scheme and the path /api/v1/gateway */
+  url?: string | undefined;
+  /** Gateway intents sent with Identify. INTERACTION_CREATE needs none. @default 0 */
+  intents?: number | undefined;
+  /** Fails `connect()` if no session is ready within this time. @default 60000 */
+  connectTimeoutMs?: number | undefined;
+  /** Time allowed for the WebSocket to open. @default 15000 */
+  openTimeoutMs?: number | undefined;
+  /** Time allowed between open and Hello. @default 10000 */
+  helloTimeoutMs?: number | undefined;
+  /** Time allowed between Identify or Resume and READY or RESUMED. @default 15000 */
+  readyTimeoutMs?: number | undefined;
+  /** First reconnect backoff ceiling, milliseconds; doubles each attempt. @default 1000 */
+  reconnectBaseDelayMs?: number | undefined;
+  /** Largest reconnect backoff ceiling, milliseconds. @default 30000 */
+  reconnectMaxDelayMs?: number | undefined;
+  /** A source of numbers in [0, 1) for jitter. @default Math.random */
+  random?: (() => number) | undefined;
+}
+
+/** Gateway options with their defaults filled in. */
+export type ResolvedGatewayOptions = { readonly [K in keyof GatewayOptions]-?: Exclude<GatewayOptions[K], undefined> };
+
+/** Fills in the defaults of every option; the only place defaults live. */
+export function resolveGatewayOptions(options: GatewayOptions, defaultUrl: string): ResolvedGatewayOptions {
+  return {
+    url: options.url ?? defaultUrl,
+    intents: options.intents ?? 0,
+    connectTimeoutMs: options.connectTimeoutMs ?? 60_000,
+    openTimeoutMs: options.openTimeoutMs ?? 15_000,
+    helloTimeoutMs: options.helloTimeoutMs ?? 10_000,
+    readyTimeoutMs: options.readyTimeoutMs ?? 15_000,
+    reconnectBaseDelayMs: options.reconnectBaseDelayMs ?? 1_000,
+    reconnectMaxDelayMs: options.reconnectMaxDelayMs ?? 30_000,
+    random: options.random ?? Math.random,
+  };
+}
+
+/** What the Gateway needs from its client. */
+export interface GatewayWiring {
+  /** The bot token, read at each Identify and Resume. */
+  token: () => string | undefined;
+  /** Sends interaction callbacks. */
+  respond: InteractionResponder;
+  /** The default Gateway URL, derived from the client's base URL. */
+  defaultUrl: string;
+  /** The clock. */
+  now: () => number;
+  /** Whether the token may go over plain ws:// to a host that is not loopback. */
+  allowInsecure: boolean;
+}
+
+/** Emitted on READY. */
+export interface GatewayReadyEvent {
+  /** The new session's id. */
+  sessionId: string;
+  /** The READY payload, as received. */
+  data: Record<string, unknown>;
+}
+
+/** Emitted on RESUMED. */
+export interface GatewayResumedEvent {
+  /** How many missed dispatches the service replayed. */
+  replayed: number;
+}
+
+/** Emitted before a reconnect. */
+export interface GatewayReconnectingEvent {
+  /** Reconnect attempt since the last READY or RESUMED, starting at 1. */
+  attempt: number;
+  /** Milliseconds until it starts. */
+  delayMs: number;
+  /** Whether it will resume the session (or identify anew). */
+  resume: boolean;
+  /** Why. */
+  reason: string;
+}
+
+/** Emitted when the connection closes. */
+export interface GatewayCloseEvent {
+  /** Close code. */
+  code: number;
+  /** Close reason text. */
+  reason: string;
+  /** Whether the Gateway will reconnect. */
+  willReconnect: boolean;
+}
+
+/** A raw dispatch. */
+export interface GatewayDispatchEvent {
+  /** Event name, e.g. `INTERACTION_CREATE`. */
+  t: string;
+  /** Sequence number. */
+  s: number | null;
+  /** Payload. */
+  d: unknown;
+}
+
+/** Emitted when an interaction handler throws or rejects. */
+export interface InteractionErrorEvent {
+  /** What the handler threw. */
+  error: unknown;
+  /** The interaction it was handling. */
+  interaction: Interaction;
+}
+
+/** Every event the Gateway emits. */
+export interface GatewayEvents {
+  /** A new session is ready. */
+  ready: [event: GatewayReadyEvent];
+  /** A session was resumed. */
+  resumed: [event: GatewayResumedEvent];
+  /** A reconnect is scheduled. */
+  reconnecting: [event: GatewayReconnectingEvent];
+  /** The connection closed. */
+  close: [event: GatewayCloseEvent];
+  /** Diagnostics (never with a token). */
+  debug: [message: string];
+  /** A problem that does not stop the Gateway (a bad frame, a payload that failed validation, a socket error). */
+  error: [error: Error];
+  /** Every dispatch, raw. */
+  dispatch: [event: GatewayDispatchEvent];
+  /** A typed interaction arrived. */
+  interactionCreate: [interaction: Interaction];
+  /** An interaction handler threw or rejected. */
+  interactionError: [event: InteractionErrorEvent];
+}
+
+/** A handler of interactions of one kind. */
+export type InteractionHandler<I> = (interaction: I) => unknown;

@@ -1,0 +1,183 @@
+/**
+ * What every interaction shares: its ids, its expiry, and the acknowledgement
+ * machinery bound to `POST /interactions/{id}/callback`.
+ *
+ * The contract's rules are enforced locally, before any request: the state is
+ * set before the request, so two concurrent replies send one request; a second
+ * acknowledgement (autocomplete results excepted) and any answer after the
+ * 15-minute expiry reject without I/O.
+ *
+ * @module
+ */
+
+import {
+  InteractionAlreadyAcknowledgedError,
+  InteractionExpiredError,
+  InteractionResponseError,
+  isApiError,
+  isCommunityChatError,
+  type InteractionErrorInit,
+} from '../errors.js';
+import { REDACTED, inspectSymbol } from '../redact.js';
+import { INTERACTION_LIFETIME_MS, InteractionCallbackType, SNOWFLAKE_EPOCH_MS, snowflakeTimestamp } from '../constants.js';
+import type { AcknowledgementState, InteractionKind, InteractionPayload, InteractionResponder, InteractionUser, ReplyMessage } from './types.js';
+
+/** Reads the creation time from `created_at`, or from a Discord-style snowflake id, if plausible. */
+function creationTime(payload: InteractionPayload, receivedAt: number): number | undefined {
+  const created = payload.created_at;
+  if (typeof created === 'number' && Number.isFinite(created)) return created;
+  if (typeof created === 'string') {
+    const parsed = Date.parse(created);
+    if (!Number.isNaN(parsed)) return parsed;
+  }
+  if (/^\d{15,20}$/.test(payload.id)) {
+    const ms = snowflakeTimestamp(payload.id);
+    if (ms !== undefined && ms > SNOWFLAKE_EPOCH_MS && ms <= receivedAt + 60_000) return ms;
+  }
+  return undefined;
+}
+
+/** Fields every interaction shares, and the acknowledgement machinery. */
+export abstract class BaseInteraction {
+  /** The kind of interaction. */
+  abstract readonly kind: InteractionKind;
+  /** Interaction id. */
+  readonly id: string;
+  /** Raw interaction type. */
+  readonly type: number;
+  /** Application id. */
+  readonly applicationId: string | undefined;
+  /** Community id, if in a community. */
+  readonly guildId: string | undefined;
+  /** Channel id. */
+  readonly channelId: string | undefined;
+  /** The user who triggered it. */
+  readonly user: InteractionUser | undefined;
+  /** When the SDK received it, epoch milliseconds. */
+  readonly receivedAt: number;
+  /** When the interaction was created (from the payload), or when it was received. */
+  readonly createdAt: number;
+  /** When its token expires: 15 minutes after the earlier of creation and receipt. */
+  readonly expiresAt: number;
+  readonly #payload: InteractionPayload;
+  readonly #respond: InteractionResponder;
+  readonly #now: () => number;
+  #state: AcknowledgementState = 'pending';
+  #acknowledgedWith: InteractionCallbackType | undefined;
+
+  constructor(payload: InteractionPayload, respond: InteractionResponder, now: () => number = Date.now) {
+    this.#payload = payload;
+    this.#respond = respond;
+    this.#now = now;
+    this.id = payload.id;
+    this.type = payload.type;
+    this.applicationId = payload.application_id;
+    this.guildId = payload.guild_id;
+    this.channelId = payload.channel_id;
+    this.user = payload.member?.user ?? payload.user;
+    this.receivedAt = now();
+    this.createdAt = Math.min(this.receivedAt, creationTime(payload, this.receivedAt) ?? this.receivedAt);
+    this.expiresAt = this.createdAt + INTERACTION_LIFETIME_MS;
+  }
+
+  /** The payload's `data`, as received. */
+  get data(): Record<string, unknown> {
+    return this.#payload.data ?? {};
+  }
+
+  /** The whole payload, with the token redacted. */
+  get raw(): Record<string, unknown> {
+    return { ...this.#payload, token: REDACTED };
+  }
+
+  /** Milliseconds since creation. */
+  get ageMs(): number {
+    return this.#now() - this.createdAt;
+  }
+
+  /** Whether the 15-minute token has expired. */
+  get expired(): boolean {
+    return this.#now() >= this.expiresAt;
+  }
+
+  /** `pending`, `sending` (an answer is under way) or `acknowledged`. */
+  get state(): AcknowledgementState {
+    return this.#state;
+  }
+
+  /** Whether an acknowledgement was sent (or is being sent). */
+  get acknowledged(): boolean {
+    return this.#state !== 'pending';
+  }
+
+  /** The `interaction_type` of the acknowledgement, if any. */
+  get acknowledgedWith(): InteractionCallbackType | undefined {
+    return this.#acknowledgedWith;
+  }
+
+  /**
+   * Sends any callback type with any data (the low-level answer). The state is
+   * set before the request; the contract's rules are checked locally first.
+   */
+  async respond(type: InteractionCallbackType, data: Record<string, unknown> = {}): Promise<void> {
+    const init = (): InteractionErrorInit => ({ interactionId: this.id, ageMs: this.ageMs });
+    if (this.expired) throw new InteractionExpiredError(init(), this.expiresAt);
+    const autocomplete = InteractionCallbackType.ApplicationCommandAutocompleteResult;
+    const repeatAutocomplete = type === autocomplete && (this.#acknowledgedWith === undefined || this.#acknowledgedWith === autocomplete);
+    if (this.#state !== 'pending' && !repeatAutocomplete) throw new InteractionAlreadyAcknowledgedError(init(), this.#acknowledgedWith ?? type, type);
+    const previous = { state: this.#state, type: this.#acknowledgedWith };
+    this.#state = 'sending';
+    this.#acknowledgedWith = type;
+    try {
+      await this.#respond(this.id, { interaction_type: type, data });
+      this.#state = 'acknowledged';
+    } catch (error) {
+      if (isApiError(error)) {
+        this.#restore(previous);
+        throw new InteractionResponseError(init(), error, error.status, false);
+      }
+      const reached = isCommunityChatError(error) && (error as { mayHaveReachedServer?: boolean }).mayHaveReachedServer === true;
+      if (reached) {
+        this.#state = 'acknowledged';
+        throw new InteractionResponseError(init(), error, undefined, true);
+      }
+      this.#restore(previous);
+      throw new InteractionResponseError(init(), error, undefined, false);
+    }
+  }
+
+  #restore(previous: { state: AcknowledgementState; type: InteractionCallbackType | undefined }): void {
+    this.#state = previous.state === 'sending' ? 'pending' : previous.state;
+    this.#acknowledgedWith = previous.type;
+  }
+
+  /** Redacted view for `JSON.stringify`. */
+  toJSON(): Record<string, unknown> {
+    return { kind: this.kind, id: this.id, type: this.type, guildId: this.guildId, channelId: this.channelId, state: this.#state, data: this.data, token: REDACTED };
+  }
+
+  /** Redacted view for `util.inspect`. */
+  [inspectSymbol](): string {
+    return `${this.constructor.name} ${JSON.stringify(this.toJSON())}`;
+  }
+}
+
+function messageData(message: ReplyMessage): Record<string, unknown> {
+  return typeof message === 'string' ? { content: message } : message;
+}
+
+/** An interaction that can be answered with a message or deferred: commands, components, modal submits and unknown kinds. */
+export abstract class RepliableInteraction extends BaseInteraction {
+  /** Answers with a message (interaction_type 4). */
+  reply(message: string): Promise<void>;
+  /** Answers with a message object (interaction_type 4); `content` is required. */
+  reply(message: { content: string } & Record<string, unknown>): Promise<void>;
+  reply(message: ReplyMessage): Promise<void> {
+    return this.respond(InteractionCallbackType.ChannelMessageWithSource, messageData(message));
+  }
+
+  /** Acknowledges now and answers later (interaction_type 5). */
+  defer(data?: Record<string, unknown>): Promise<void> {
+    return this.respond(InteractionCallbackType.DeferredChannelMessageWithSource, data);
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * Turns an INTERACTION_CREATE dispatch into a typed interaction. The Gateway
+ * loads it with the connection (it pulls in zod), so importing the SDK does
+ * not pay for it.
+ *
+ * @module
+ */
+
+import { ValidationError } from '../errors.js';
+import { toIssues } from '../schemas/requests.js';
+import { createInteraction, type Interaction } from './interaction.js';
+import { interactionPayloadSchema } from './schema.js';
+import type { InteractionPayload, InteractionResponder } from './types.js';
+
+/** The interaction built from a dispatch, or why none could be. */
+export type InteractionFromDispatch = { ok: true; interaction: Interaction } | { ok: false; error: Error };
+
+/** Validates an INTERACTION_CREATE payload and builds its typed interaction. */
+export function interactionFromDispatch(payload: unknown, respond: InteractionResponder, now: () => number): InteractionFromDispatch {
+  const result = interactionPayloadSchema.safeParse(payload);
+  if (!result.success) return { ok: false, error: new ValidationError('INTERACTION_CREATE', toIssues(result.error)) };
+  return { ok: true, interaction: createInteraction(result.data as InteractionPayload, respond, now) };
+}

@@ -1,0 +1,73 @@
+/**
+ * The shapes interactions are built from and answered with: the
+ * INTERACTION_CREATE payload, the responder, and answer bodies.
+ *
+ * @module
+ */
+
+import type { InteractionCallbackType, InteractionType } from '../constants.js';
+
+/** Sends a callback body; bound to `client.interactions.respond`. */
+export type InteractionResponder = (interactionId: string, body: { interaction_type: InteractionCallbackType; data: Record<string, unknown> }) => Promise<unknown>;
+
+/** The kinds of interaction, from the payload's `type` (Discord's numbering). */
+export type InteractionKind = 'ping' | 'command' | 'component' | 'autocomplete' | 'modalSubmit' | 'unknown';
+
+/** The payload of INTERACTION_CREATE (Discord's shape; unknown fields are kept in `raw`). */
+export interface InteractionPayload {
+  /** Interaction id. */
+  id: string;
+  /** Interaction type, one of {@link InteractionType} (or a type the SDK does not know). */
+  type: number;
+  /** The interaction token (a secret; never exposed by the SDK). */
+  token: string;
+  /** Application id. */
+  application_id?: string;
+  /** Command, component or modal data. */
+  data?: Record<string, unknown>;
+  /** Community id. */
+  guild_id?: string;
+  /** Channel id. */
+  channel_id?: string;
+  /** The invoking member (in a community). */
+  member?: { user?: InteractionUser; [field: string]: unknown };
+  /** The invoking user (in a DM). */
+  user?: InteractionUser;
+  /** Creation time, if the service sends it (ISO string or epoch milliseconds). */
+  created_at?: string | number;
+  [field: string]: unknown;
+}
+
+/** A user as carried by an interaction. */
+export interface InteractionUser {
+  /** User id. */
+  id: string;
+  /** User name. */
+  username?: string;
+  [field: string]: unknown;
+}
+
+/** Where an interaction stands. */
+export type AcknowledgementState = 'pending' | 'sending' | 'acknowledged';
+
+/** A message answer: text, or an object with `content` and any other message fields. */
+export type ReplyMessage = string | ({ content: string } & Record<string, unknown>);
+
+/** An autocomplete choice. */
+export interface AutocompleteChoice {
+  /** What the user sees. */
+  name: string;
+  /** What the command receives. */
+  value: string | number;
+}
+
+/** A modal form (Discord's shape: `custom_id`, `title`, `components`). */
+export interface ModalForm {
+  /** Identifies the form when it is submitted. */
+  custom_id: string;
+  /** Title shown to the user. */
+  title: string;
+  /** Rows of inputs. */
+  components: unknown[];
+  [field: string]: unknown;
+}
