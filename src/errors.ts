@@ -12,39 +12,21 @@
 
 import type { CredentialKind, HttpMethod } from './routes.js';
 
-const KINDS = Symbol.for('community-chat-sdk.error.kinds');
+/** Marks each SDK error class's prototype with its kind; a global symbol, so two copies of the package agree. */
+const KIND = Symbol.for('community-chat-sdk.error.kind');
 
-/** Names of every error class, used by the cross-copy guards. */
-export type ErrorKind =
-  | 'CommunityChatError'
-  | 'ApiError'
-  | 'AuthenticationError'
-  | 'PermissionError'
-  | 'NotFoundError'
-  | 'RateLimitError'
-  | 'ServerError'
-  | 'ValidationError'
-  | 'MissingCredentialError'
-  | 'InsecureTransportError'
-  | 'NetworkError'
-  | 'TimeoutError'
-  | 'AbortError'
-  | 'UnexpectedResponseError'
-  | 'GatewayError'
-  | 'GatewayFatalError'
-  | 'InteractionError'
-  | 'InteractionAlreadyAcknowledgedError'
-  | 'InteractionExpiredError'
-  | 'InteractionResponseError';
+/** How version 0.1 branded its errors (a list of kinds per class), still recognised so that both versions in one tree agree. */
+const LEGACY_KINDS = Symbol.for('community-chat-sdk.error.kinds');
 
-function brand(target: { prototype: object }, kinds: readonly ErrorKind[]): void {
-  Object.defineProperty(target.prototype, KINDS, { value: Object.freeze([...kinds]), enumerable: false });
-}
-
+/** Whether `value` has `kind` anywhere on its prototype chain: its class or one of its ancestors. */
 function hasKind(value: unknown, kind: ErrorKind): boolean {
   if (typeof value !== 'object' || value === null) return false;
-  const kinds = (value as Record<symbol, unknown>)[KINDS];
-  return Array.isArray(kinds) && kinds.includes(kind);
+  const legacy = (value as Record<symbol, unknown>)[LEGACY_KINDS];
+  if (Array.isArray(legacy)) return legacy.includes(kind);
+  for (let proto: object | null = Object.getPrototypeOf(value); proto !== null; proto = Object.getPrototypeOf(proto)) {
+    if (Object.prototype.hasOwnProperty.call(proto, KIND) && (proto as Record<symbol, unknown>)[KIND] === kind) return true;
+  }
+  return false;
 }
 
 /** Options shared by every SDK error. */
@@ -57,10 +39,11 @@ export interface CommunityChatErrorOptions {
 export class CommunityChatError extends Error {
   constructor(message: string, options?: CommunityChatErrorOptions) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
+    // The registered kind survives bundlers that rename classes; a user's own subclass keeps its class name.
+    const prototype = new.target.prototype as unknown as Record<symbol, unknown>;
+    this.name = Object.prototype.hasOwnProperty.call(prototype, KIND) ? String(prototype[KIND]) : new.target.name;
   }
 }
-brand(CommunityChatError, ['CommunityChatError']);
 
 /** Where a failed request was going; paths never contain secrets. */
 export interface RequestDescription {
@@ -84,6 +67,10 @@ export interface ApiErrorInit extends RequestDescription {
   credential: CredentialKind;
   /** Attempt number, starting at 1. */
   attempt?: number;
+  /** A short, readable summary of the body for the message (response decoding makes it). @default none */
+  summary?: string;
+  /** The body's machine-readable error code, if it has one. @default undefined */
+  code?: string | number | undefined;
 }
 
 /** A non-2xx response from the service. */
@@ -108,10 +95,10 @@ export class ApiError extends CommunityChatError {
   readonly attempt: number;
 
   constructor(init: ApiErrorInit, message?: string) {
-    const summary = message ?? summarizeBody(init.body);
+    const summary = message ?? init.summary;
     super(`${init.method} ${init.path} failed with ${init.status}${summary ? `: ${summary}` : ''}`);
     this.status = init.status;
-    this.code = extractCode(init.body);
+    this.code = init.code;
     this.body = init.body;
     this.headers = init.headers;
     this.method = init.method;
@@ -121,7 +108,6 @@ export class ApiError extends CommunityChatError {
     this.attempt = init.attempt ?? 1;
   }
 }
-brand(ApiError, ['CommunityChatError', 'ApiError']);
 
 /** 401: the credential was missing, malformed, expired or revoked. */
 export class AuthenticationError extends ApiError {
@@ -133,19 +119,15 @@ export class AuthenticationError extends ApiError {
       refreshCookie: 'the refresh cookie was rejected; the session has ended, log in again',
       none: 'the service asked for credentials on a route the contract lists as public',
     };
-    const summary = summarizeBody(init.body);
-    super(init, `${hint[init.credential] ?? 'credential rejected'}${summary ? ` (${summary})` : ''}`);
+    super(init, `${hint[init.credential] ?? 'credential rejected'}${init.summary ? ` (${init.summary})` : ''}`);
   }
 }
-brand(AuthenticationError, ['CommunityChatError', 'ApiError', 'AuthenticationError']);
 
 /** 403: authenticated but not permitted (membership, roles or ownership). */
 export class PermissionError extends ApiError {}
-brand(PermissionError, ['CommunityChatError', 'ApiError', 'PermissionError']);
 
 /** 404: the addressed resource does not exist. */
 export class NotFoundError extends ApiError {}
-brand(NotFoundError, ['CommunityChatError', 'ApiError', 'NotFoundError']);
 
 /** Extra facts about a rate limit. */
 export interface RateLimitErrorInit extends ApiErrorInit {
@@ -163,18 +145,15 @@ export class RateLimitError extends ApiError {
   readonly global: boolean;
 
   constructor(init: RateLimitErrorInit, reason?: string) {
-    const summary = summarizeBody(init.body);
     const wait = init.retryAfterMs === undefined ? 'no Retry-After given' : `retry after ${init.retryAfterMs} ms`;
-    super(init, `rate limited${init.global ? ' (global)' : ''}, ${wait}${reason ? `; ${reason}` : ''}${summary ? ` (${summary})` : ''}`);
+    super(init, `rate limited${init.global ? ' (global)' : ''}, ${wait}${reason ? `; ${reason}` : ''}${init.summary ? ` (${init.summary})` : ''}`);
     this.retryAfterMs = init.retryAfterMs;
     this.global = init.global;
   }
 }
-brand(RateLimitError, ['CommunityChatError', 'ApiError', 'RateLimitError']);
 
 /** 5xx: the service failed. */
 export class ServerError extends ApiError {}
-brand(ServerError, ['CommunityChatError', 'ApiError', 'ServerError']);
 
 /** One problem found while validating input. */
 export interface ValidationIssue {
@@ -198,7 +177,6 @@ export class ValidationError extends CommunityChatError {
     this.issues = issues;
   }
 }
-brand(ValidationError, ['CommunityChatError', 'ValidationError']);
 
 /** The operation needs a credential the client does not hold; nothing was sent. */
 export class MissingCredentialError extends CommunityChatError {
@@ -215,7 +193,6 @@ export class MissingCredentialError extends CommunityChatError {
     this.accepted = accepted;
   }
 }
-brand(MissingCredentialError, ['CommunityChatError', 'MissingCredentialError']);
 
 /** Credentials would have gone over plain HTTP to a non-loopback host; nothing was sent. */
 export class InsecureTransportError extends CommunityChatError {
@@ -225,7 +202,6 @@ export class InsecureTransportError extends CommunityChatError {
     );
   }
 }
-brand(InsecureTransportError, ['CommunityChatError', 'InsecureTransportError']);
 
 /** Facts shared by errors raised while a request was under way. */
 export interface RequestFailureInit extends RequestDescription {
@@ -265,7 +241,6 @@ export class NetworkError extends RequestFailure {
     super(init, `network error: ${detail}`);
   }
 }
-brand(NetworkError, ['CommunityChatError', 'NetworkError']);
 
 /** The request took longer than its timeout. */
 export class TimeoutError extends RequestFailure {
@@ -276,7 +251,6 @@ export class TimeoutError extends RequestFailure {
     this.timeoutMs = timeoutMs;
   }
 }
-brand(TimeoutError, ['CommunityChatError', 'TimeoutError']);
 
 /** The caller aborted the request with its `AbortSignal`. */
 export class AbortError extends RequestFailure {
@@ -284,7 +258,6 @@ export class AbortError extends RequestFailure {
     super(init, `aborted by the caller${init.mayHaveReachedServer ? ' (the request may have reached the server)' : ''}`);
   }
 }
-brand(AbortError, ['CommunityChatError', 'AbortError']);
 
 /** A 2xx response whose body the SDK could not use (e.g. invalid JSON, or a login answer without a token). */
 export class UnexpectedResponseError extends CommunityChatError {
@@ -299,7 +272,6 @@ export class UnexpectedResponseError extends CommunityChatError {
     this.status = status;
   }
 }
-brand(UnexpectedResponseError, ['CommunityChatError', 'UnexpectedResponseError']);
 
 /** The Gateway could not connect (timed out, aborted, or destroyed before READY). */
 export class GatewayError extends CommunityChatError {
@@ -310,7 +282,6 @@ export class GatewayError extends CommunityChatError {
     this.code = code;
   }
 }
-brand(GatewayError, ['CommunityChatError', 'GatewayError']);
 
 /** The service closed the Gateway with a code that must not be retried (e.g. 4004 authentication failed). */
 export class GatewayFatalError extends GatewayError {
@@ -321,7 +292,6 @@ export class GatewayFatalError extends GatewayError {
     this.hint = hint;
   }
 }
-brand(GatewayFatalError, ['CommunityChatError', 'GatewayError', 'GatewayFatalError']);
 
 /** Facts every interaction error carries. */
 export interface InteractionErrorInit {
@@ -348,7 +318,6 @@ export class InteractionError extends CommunityChatError {
     this.ageMs = init.ageMs;
   }
 }
-brand(InteractionError, ['CommunityChatError', 'InteractionError']);
 
 /** A second acknowledgement (other than autocomplete results) was refused locally; nothing was sent. */
 export class InteractionAlreadyAcknowledgedError extends InteractionError {
@@ -359,7 +328,6 @@ export class InteractionAlreadyAcknowledgedError extends InteractionError {
     this.previousType = previousType;
   }
 }
-brand(InteractionAlreadyAcknowledgedError, ['CommunityChatError', 'InteractionError', 'InteractionAlreadyAcknowledgedError']);
 
 /** The interaction's 15-minute token has expired; nothing was sent. */
 export class InteractionExpiredError extends InteractionError {
@@ -370,7 +338,6 @@ export class InteractionExpiredError extends InteractionError {
     this.expiredAt = expiredAt;
   }
 }
-brand(InteractionExpiredError, ['CommunityChatError', 'InteractionError', 'InteractionExpiredError']);
 
 /** The callback failed. `mayHaveBeenDelivered` says whether the answer may still have reached the service. */
 export class InteractionResponseError extends InteractionError {
@@ -390,129 +357,84 @@ export class InteractionResponseError extends InteractionError {
     this.mayHaveBeenDelivered = mayHaveBeenDelivered;
   }
 }
-brand(InteractionResponseError, ['CommunityChatError', 'InteractionError', 'InteractionResponseError']);
+
+/**
+ * Every SDK error class by its kind: the one list the brands and the guards
+ * come from. A class's ancestry is its prototype chain, so it is stated once,
+ * in its `extends` clause.
+ */
+const ERROR_CLASSES = {
+  CommunityChatError,
+  ApiError,
+  AuthenticationError,
+  PermissionError,
+  NotFoundError,
+  RateLimitError,
+  ServerError,
+  ValidationError,
+  MissingCredentialError,
+  InsecureTransportError,
+  NetworkError,
+  TimeoutError,
+  AbortError,
+  UnexpectedResponseError,
+  GatewayError,
+  GatewayFatalError,
+  InteractionError,
+  InteractionAlreadyAcknowledgedError,
+  InteractionExpiredError,
+  InteractionResponseError,
+} as const;
+
+/** Names of every error class, used by the cross-copy guards. */
+export type ErrorKind = keyof typeof ERROR_CLASSES;
+
+for (const [kind, errorClass] of Object.entries(ERROR_CLASSES)) {
+  Object.defineProperty(errorClass.prototype, KIND, { value: kind, enumerable: false });
+}
+
+/** A guard that recognises an error of `kind` (or a subclass) from any copy of the package. */
+function guard<K extends ErrorKind>(kind: K): (value: unknown) => value is InstanceType<(typeof ERROR_CLASSES)[K]> {
+  return (value: unknown): value is InstanceType<(typeof ERROR_CLASSES)[K]> => hasKind(value, kind);
+}
 
 /** Whether `value` is any error thrown by this SDK (any copy of it). */
-export const isCommunityChatError = (value: unknown): value is CommunityChatError => hasKind(value, 'CommunityChatError');
+export const isCommunityChatError = guard('CommunityChatError');
 /** Whether `value` is an {@link ApiError} (a non-2xx response). */
-export const isApiError = (value: unknown): value is ApiError => hasKind(value, 'ApiError');
+export const isApiError = guard('ApiError');
 /** Whether `value` is an {@link AuthenticationError} (401). */
-export const isAuthenticationError = (value: unknown): value is AuthenticationError => hasKind(value, 'AuthenticationError');
+export const isAuthenticationError = guard('AuthenticationError');
 /** Whether `value` is a {@link PermissionError} (403). */
-export const isPermissionError = (value: unknown): value is PermissionError => hasKind(value, 'PermissionError');
+export const isPermissionError = guard('PermissionError');
 /** Whether `value` is a {@link NotFoundError} (404). */
-export const isNotFoundError = (value: unknown): value is NotFoundError => hasKind(value, 'NotFoundError');
+export const isNotFoundError = guard('NotFoundError');
 /** Whether `value` is a {@link RateLimitError} (429). */
-export const isRateLimitError = (value: unknown): value is RateLimitError => hasKind(value, 'RateLimitError');
+export const isRateLimitError = guard('RateLimitError');
 /** Whether `value` is a {@link ServerError} (5xx). */
-export const isServerError = (value: unknown): value is ServerError => hasKind(value, 'ServerError');
+export const isServerError = guard('ServerError');
 /** Whether `value` is a {@link ValidationError}. */
-export const isValidationError = (value: unknown): value is ValidationError => hasKind(value, 'ValidationError');
+export const isValidationError = guard('ValidationError');
 /** Whether `value` is a {@link MissingCredentialError}. */
-export const isMissingCredentialError = (value: unknown): value is MissingCredentialError => hasKind(value, 'MissingCredentialError');
+export const isMissingCredentialError = guard('MissingCredentialError');
 /** Whether `value` is an {@link InsecureTransportError}. */
-export const isInsecureTransportError = (value: unknown): value is InsecureTransportError => hasKind(value, 'InsecureTransportError');
+export const isInsecureTransportError = guard('InsecureTransportError');
 /** Whether `value` is a {@link NetworkError}. */
-export const isNetworkError = (value: unknown): value is NetworkError => hasKind(value, 'NetworkError');
+export const isNetworkError = guard('NetworkError');
 /** Whether `value` is a {@link TimeoutError}. */
-export const isTimeoutError = (value: unknown): value is TimeoutError => hasKind(value, 'TimeoutError');
+export const isTimeoutError = guard('TimeoutError');
 /** Whether `value` is an {@link AbortError}. */
-export const isAbortError = (value: unknown): value is AbortError => hasKind(value, 'AbortError');
-
-const MAX_SUMMARY = 300;
-
-/** Produces a short, readable summary of an error body of any shape. */
-export function summarizeBody(body: unknown): string {
-  if (body === undefined || body === null) return '';
-  if (typeof body === 'string') {
-    const text = looksLikeHtml(body) ? htmlToText(body) : body;
-    return truncate(text.replace(/\s+/g, ' ').trim());
-  }
-  if (typeof body !== 'object') return truncate(String(body));
-  const record = body as Record<string, unknown>;
-  const parts: string[] = [];
-  const message = firstString(record, ['message', 'error_description', 'detail', 'title', 'error']);
-  if (message) parts.push(message);
-  const code = extractCode(body);
-  if (code !== undefined && String(code) !== message) parts.push(`code ${String(code)}`);
-  const fieldErrors = describeFieldErrors(record['errors']);
-  if (fieldErrors) parts.push(fieldErrors);
-  if (parts.length === 0) return truncate(JSON.stringify(body));
-  return truncate(parts.join('; '));
-}
-
-function extractCode(body: unknown): string | number | undefined {
-  if (typeof body !== 'object' || body === null) return undefined;
-  const code = (body as Record<string, unknown>)['code'];
-  if (typeof code === 'string' || typeof code === 'number') return code;
-  const error = (body as Record<string, unknown>)['error'];
-  if (typeof error === 'object' && error !== null) return extractCode(error);
-  return undefined;
-}
-
-function firstString(record: Record<string, unknown>, keys: readonly string[]): string | undefined {
-  for (const key of keys) {
-    const value = record[key];
-    if (typeof value === 'string' && value.length > 0) return value;
-    if (typeof value === 'object' && value !== null && key === 'error') {
-      const nested = firstString(value as Record<string, unknown>, ['message', 'detail']);
-      if (nested) return nested;
-    }
-  }
-  return undefined;
-}
-
-function describeFieldErrors(errors: unknown): string {
-  if (errors === undefined || errors === null) return '';
-  if (Array.isArray(errors)) {
-    return errors
-      .slice(0, 5)
-      .map((entry) => {
-        if (typeof entry === 'string') return entry;
-        if (typeof entry === 'object' && entry !== null) {
-          const e = entry as Record<string, unknown>;
-          const where = typeof e['field'] === 'string' ? e['field'] : typeof e['path'] === 'string' ? e['path'] : '';
-          const what = typeof e['message'] === 'string' ? e['message'] : JSON.stringify(entry);
-          return where ? `${where}: ${what}` : what;
-        }
-        return String(entry);
-      })
-      .join(', ');
-  }
-  if (typeof errors === 'object') {
-    return Object.entries(errors as Record<string, unknown>)
-      .slice(0, 5)
-      .map(([field, value]) => `${field}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
-      .join(', ');
-  }
-  return String(errors);
-}
-
-function looksLikeHtml(text: string): boolean {
-  return /^\s*<(!doctype|html|head|body|\?xml)/i.test(text);
-}
-
-function htmlToText(html: string): string {
-  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(html)?.[1]?.trim();
-  const h1 = /<h1[^>]*>([^<]*)<\/h1>/i.exec(html)?.[1]?.trim();
-  if (title || h1) return [title, h1].filter((part, index, all) => part && all.indexOf(part) === index).join(': ');
-  return html.replace(/<[^>]*>/g, ' ');
-}
-
-function truncate(text: string): string {
-  return text.length > MAX_SUMMARY ? `${text.slice(0, MAX_SUMMARY)}…` : text;
-}
+export const isAbortError = guard('AbortError');
 /** Whether `value` is an {@link UnexpectedResponseError}. */
-export const isUnexpectedResponseError = (value: unknown): value is UnexpectedResponseError => hasKind(value, 'UnexpectedResponseError');
+export const isUnexpectedResponseError = guard('UnexpectedResponseError');
 /** Whether `value` is a {@link GatewayError}. */
-export const isGatewayError = (value: unknown): value is GatewayError => hasKind(value, 'GatewayError');
+export const isGatewayError = guard('GatewayError');
 /** Whether `value` is a {@link GatewayFatalError}. */
-export const isGatewayFatalError = (value: unknown): value is GatewayFatalError => hasKind(value, 'GatewayFatalError');
+export const isGatewayFatalError = guard('GatewayFatalError');
 /** Whether `value` is an {@link InteractionError}. */
-export const isInteractionError = (value: unknown): value is InteractionError => hasKind(value, 'InteractionError');
+export const isInteractionError = guard('InteractionError');
 /** Whether `value` is an {@link InteractionAlreadyAcknowledgedError}. */
-export const isInteractionAlreadyAcknowledgedError = (value: unknown): value is InteractionAlreadyAcknowledgedError => hasKind(value, 'InteractionAlreadyAcknowledgedError');
+export const isInteractionAlreadyAcknowledgedError = guard('InteractionAlreadyAcknowledgedError');
 /** Whether `value` is an {@link InteractionExpiredError}. */
-export const isInteractionExpiredError = (value: unknown): value is InteractionExpiredError => hasKind(value, 'InteractionExpiredError');
+export const isInteractionExpiredError = guard('InteractionExpiredError');
 /** Whether `value` is an {@link InteractionResponseError}. */
-export const isInteractionResponseError = (value: unknown): value is InteractionResponseError => hasKind(value, 'InteractionResponseError');
+export const isInteractionResponseError = guard('InteractionResponseError');

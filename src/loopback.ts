@@ -11,3 +11,11 @@ const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
 export function isLoopbackHost(hostname: string): boolean {
   return LOOPBACK.test(hostname);
 }
+
+/**
+ * The one transport rule for credentials: whether a URL would carry them in
+ * plain text (`http:` or `ws:`) to a host that is not loopback.
+ */
+export function isInsecureRemoteUrl(url: URL): boolean {
+  return (url.protocol === 'http:' || url.protocol === 'ws:') && !isLoopbackHost(url.hostname);
+}

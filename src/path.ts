@@ -91,3 +91,15 @@ function describeType(value: unknown): string {
   if (Array.isArray(value)) return 'array';
   return typeof value;
 }
+
+/** Builds a query string (`?a=1&b=x`) from defined values, each name and value URL-encoded; `''` when there are none. */
+export function buildQuery(query: Readonly<Record<string, string | number | boolean | undefined>> | undefined): string {
+  if (query === undefined) return '';
+  let out = '';
+  for (const key in query) {
+    const value = query[key];
+    if (value === undefined) continue;
+    out += `${out === '' ? '?' : '&'}${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`;
+  }
+  return out;
+}

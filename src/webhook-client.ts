@@ -9,8 +9,9 @@ import { WebhookTokenStrategy } from './auth/strategies.js';
 import { ValidationError } from './errors.js';
 import { inspectSymbol } from './redact.js';
 import { validate } from './schemas/validate.js';
-import { createRestClient, type PipelineOptions } from './rest/pipeline.js';
-import type { CallOptions, RestClient } from './rest/rest-client.js';
+import { createRestClient } from './rest/create-rest-client.js';
+import type { CallOptions, PipelineOptions } from './rest/options.js';
+import type { RestClient } from './rest/rest-client.js';
 import type { UpdateWebhookRequest, WebhookMessage } from './schemas/requests.js';
 import type { ApiObject, GuildWebhook } from './schemas/responses.js';
 

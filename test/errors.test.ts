@@ -107,9 +107,23 @@ describe('error mapping', () => {
     expect(error.body).toEqual({ message: 'conflict', detail: { a: 1 } });
   });
 
-  it('recognises errors from another copy of the package by their brand', () => {
-    const foreign = Object.assign(new Error('x'), { [Symbol.for('community-chat-sdk.error.kinds')]: ['CommunityChatError', 'ApiError', 'RateLimitError'] });
+  it('recognises errors from another copy of the package by the kinds on their prototype chain', () => {
+    // Another copy's classes: the same global symbol on each prototype, none of our constructors.
+    const kind = Symbol.for('community-chat-sdk.error.kind');
+    class ForeignBase extends Error {}
+    class ForeignApi extends ForeignBase {}
+    class ForeignRateLimit extends ForeignApi {}
+    Object.defineProperty(ForeignBase.prototype, kind, { value: 'CommunityChatError' });
+    Object.defineProperty(ForeignApi.prototype, kind, { value: 'ApiError' });
+    Object.defineProperty(ForeignRateLimit.prototype, kind, { value: 'RateLimitError' });
+    const foreign = new ForeignRateLimit('x');
     expect(isRateLimitError(foreign)).toBe(true);
+    expect(isApiError(foreign)).toBe(true);
+    expect(isServerError(foreign)).toBe(false);
+    expect(isRateLimitError(new ForeignApi('x'))).toBe(false);
+    // Version 0.1's brand: a list of kinds.
+    const legacy = Object.assign(new Error('x'), { [Symbol.for('community-chat-sdk.error.kinds')]: ['CommunityChatError', 'ApiError', 'RateLimitError'] });
+    expect(isRateLimitError(legacy)).toBe(true);
     expect(isApiError(foreign)).toBe(true);
     expect(isServerError(foreign)).toBe(false);
     expect(isApiError(new Error('plain'))).toBe(false);

@@ -1,4 +1,5 @@
-import type { CallOptions, RestClient } from '../rest/rest-client.js';
+import type { CallOptions } from '../rest/options.js';
+import type { RestClient } from '../rest/rest-client.js';
 import { validate } from '../schemas/validate.js';
 import type { CreateApplicationWebhookRequest, PageQuery, UpdateApplicationWebhookRequest } from '../schemas/requests.js';
 import type { ApplicationWebhook, ApplicationWebhookSecret, Page, WebhookDelivery, WebhookTestDelivery } from '../schemas/responses.js';

@@ -1,7 +1,8 @@
 import type { SessionGrant, SessionRefresher } from '../auth/refresher.js';
 import { isAuthenticationError } from '../errors.js';
 import { validate } from '../schemas/validate.js';
-import type { CallOptions, RestClient } from '../rest/rest-client.js';
+import type { CallOptions } from '../rest/options.js';
+import type { RestClient } from '../rest/rest-client.js';
 import type { ForgotPasswordRequest, LoginCredentials, ResetPasswordRequest } from '../schemas/requests.js';
 import type { ApiObject } from '../schemas/responses.js';
 

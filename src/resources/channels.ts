@@ -1,6 +1,7 @@
 import { ValidationError, type ValidationIssue } from '../errors.js';
 import { validate } from '../schemas/validate.js';
-import type { CallOptions, RestClient } from '../rest/rest-client.js';
+import type { CallOptions } from '../rest/options.js';
+import type { RestClient } from '../rest/rest-client.js';
 import type { UpdateChannelRequest } from '../schemas/requests.js';
 import type { Attachment, Channel, DriveLink } from '../schemas/responses.js';
 

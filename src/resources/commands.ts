@@ -1,6 +1,7 @@
 import { ValidationError } from '../errors.js';
 import { validate } from '../schemas/validate.js';
-import type { CallOptions, RestClient } from '../rest/rest-client.js';
+import type { CallOptions } from '../rest/options.js';
+import type { RestClient } from '../rest/rest-client.js';
 import type { CommandDefinition } from '../schemas/requests.js';
 import type { Command } from '../schemas/responses.js';
 

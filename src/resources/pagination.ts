@@ -5,7 +5,8 @@
  * @module
  */
 
-import type { RestClient, CallOptions } from '../rest/rest-client.js';
+import type { CallOptions } from '../rest/options.js';
+import type { RestClient } from '../rest/rest-client.js';
 import type { OperationId } from '../routes.js';
 import { validate } from '../schemas/validate.js';
 import type { PageQuery } from '../schemas/requests.js';

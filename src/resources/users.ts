@@ -1,4 +1,5 @@
-import type { CallOptions, RestClient } from '../rest/rest-client.js';
+import type { CallOptions } from '../rest/options.js';
+import type { RestClient } from '../rest/rest-client.js';
 import type { User } from '../schemas/responses.js';
 
 /** Users. User or bot credentials. */

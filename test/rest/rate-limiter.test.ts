@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Client, type Transport, type TransportRequest } from '../../src/index.js';
-import { backoffDelay, resolveRetryPolicy } from '../../src/rest/retry.js';
 import { loadSchemas } from '../../src/schemas/validate.js';
 
 /** A transport with no sockets: records the (fake) time of every send and answers 204. */
@@ -55,21 +54,5 @@ describe('webhook rolling window with the contract defaults (fake timers)', () =
     const client = new Client({ baseUrl: 'https://chat.test', transport, auth: { webhookTokens: { wh1: 't' } }, webhookRateLimit: false });
     await Promise.all(Array.from({ length: 40 }, (_, i) => client.webhooks.execute('wh1', { content: `m${i}` })));
     expect(transport.sends).toHaveLength(40);
-  });
-});
-
-describe('backoff', () => {
-  it('uses full jitter under an exponential ceiling capped at maxDelayMs', () => {
-    const policy = resolveRetryPolicy({ baseDelayMs: 100, maxDelayMs: 1000 });
-    expect(backoffDelay(policy, 1, () => 0.999)).toBe(99);
-    expect(backoffDelay(policy, 2, () => 0.999)).toBe(199);
-    expect(backoffDelay(policy, 4, () => 0.999)).toBe(799);
-    expect(backoffDelay(policy, 9, () => 0.999)).toBe(999);
-    expect(backoffDelay(policy, 3, () => 0)).toBe(0);
-  });
-
-  it('defaults to 3 retries and accepts 0', () => {
-    expect(resolveRetryPolicy(undefined).retries).toBe(3);
-    expect(resolveRetryPolicy({ retries: 0 }).retries).toBe(0);
   });
 });

@@ -1,0 +1,48 @@
+/**
+ * The typed errors of a call that ended without an error response: a failed
+ * or timed-out attempt, a wait cut short by the deadline or the caller, and a
+ * rate-limit wait the SDK refused to start.
+ *
+ * @module
+ */
+
+import { AbortError, NetworkError, RateLimitError, TimeoutError, isCommunityChatError, type RequestDescription } from '../errors.js';
+import type { RequestEventBase } from './events.js';
+import { DeadlineReached } from './deadline.js';
+import type { TransportFailure } from './transport.js';
+
+/** What the call knew when it failed. */
+export interface CallState {
+  /** Whether the call's overall deadline has passed. */
+  readonly deadlineHit: boolean;
+  /** The deadline's length, milliseconds. */
+  readonly deadlineMs: number;
+  /** Whether the caller's signal has aborted. */
+  readonly callerAborted: boolean;
+}
+
+/** The error of an attempt that got no usable response: its own timeout (or the deadline), the caller's abort, or a network failure. */
+export function attemptFailureError(base: RequestEventBase, failure: TransportFailure | 'timeout', timeoutMs: number, state: CallState): Error {
+  const timedOut = failure === 'timeout';
+  const init = { method: base.method, path: base.path, operation: base.operation, attempt: base.attempt, mayHaveReachedServer: timedOut || failure.mayHaveReachedServer, cause: timedOut ? undefined : failure.cause };
+  if (timedOut) return new TimeoutError(init, state.deadlineHit ? state.deadlineMs : timeoutMs);
+  if (failure.kind === 'aborted' || state.callerAborted) return new AbortError(init);
+  return new NetworkError(init, failure.detail);
+}
+
+/** Maps what ended a wait (queue, rate limit, session, backoff): the deadline becomes a `TimeoutError`, the caller's abort an `AbortError`; SDK errors pass through. */
+export function waitError(request: RequestDescription, error: unknown, state: CallState): unknown {
+  const description = { ...request, mayHaveReachedServer: false, cause: error };
+  if (error instanceof DeadlineReached || (state.deadlineHit && !(error instanceof Error && 'status' in error))) return new TimeoutError(description, state.deadlineMs);
+  if (state.callerAborted && !isCommunityChatError(error)) return new AbortError(description);
+  return error;
+}
+
+/** The `RateLimitError` of a wait the SDK refused to start; nothing was sent. */
+export function refusedWaitError(base: RequestEventBase, delayMs: number, reason: 'global' | 'bucket' | 'webhook', why: string): RateLimitError {
+  const text = `${why}; nothing was sent`;
+  return new RateLimitError(
+    { method: base.method, path: base.path, operation: base.operation, status: 429, body: undefined, headers: {}, credential: 'none', attempt: base.attempt, retryAfterMs: delayMs, global: reason === 'global' },
+    reason === 'webhook' ? `the webhook's rolling window is full; ${text}` : text,
+  );
+}

@@ -1,0 +1,46 @@
+/**
+ * Turns the pipeline options of a `Client` or `WebhookClient` into a
+ * {@link RestClient}: the transport, the retry policy, the rate limiter and
+ * the logger, with their defaults.
+ *
+ * @module
+ */
+
+import type { Dispatcher } from 'undici';
+import { createLogFunction } from './events.js';
+import type { PipelineOptions } from './options.js';
+import { RateLimiter } from './rate-limiter.js';
+import type { RestClientConfig } from './config.js';
+import { RestClient } from './rest-client.js';
+import { resolveRetryPolicy } from './retry.js';
+import { FetchTransport, UndiciTransport, type Transport } from './transport.js';
+
+/** What the clients add to the pipeline options: the fields of the REST client's configuration that depend on the client. */
+export type PipelineWiring = Pick<
+  RestClientConfig,
+  'origin' | 'apiPrefix' | 'authPrefix' | 'credentials' | 'preferredCredential' | 'routeOverrides' | 'onSetCookie' | 'session' | 'events'
+>;
+
+function createTransport(option: PipelineOptions['transport'], dispatcher: Dispatcher | undefined): Transport {
+  if (typeof option === 'object') return option;
+  const choice = option ?? (typeof process !== 'undefined' && process.versions?.node ? 'undici' : 'fetch');
+  return choice === 'fetch' ? new FetchTransport() : new UndiciTransport(dispatcher ? { dispatcher } : {});
+}
+
+/** Builds the REST client of a `Client` or `WebhookClient`. */
+export function createRestClient(options: PipelineOptions, wiring: PipelineWiring): RestClient {
+  const now = options.now ?? Date.now;
+  const webhookWindow = options.webhookRateLimit === false ? undefined : { limit: options.webhookRateLimit?.limit ?? 30, windowMs: options.webhookRateLimit?.windowMs ?? 60_000 };
+  return new RestClient({
+    ...wiring,
+    transport: createTransport(options.transport, options.dispatcher),
+    allowInsecureHttp: options.allowInsecureHttp ?? false,
+    timeoutMs: options.timeoutMs ?? 30_000,
+    deadlineMs: options.deadlineMs ?? 300_000,
+    retry: resolveRetryPolicy(options),
+    rejectOnRateLimit: options.rejectOnRateLimit ?? false,
+    limiter: new RateLimiter(now, webhookWindow),
+    log: createLogFunction(options.logger),
+    now,
+  });
+}

@@ -1,0 +1,116 @@
+/**
+ * The public option types of the request pipeline: the client-wide options,
+ * the per-call options, and the escape hatch's route description.
+ *
+ * @module
+ */
+
+import type { Dispatcher } from 'undici';
+import type { CredentialKind, HttpMethod, OperationId, RouteDefinition } from '../routes.js';
+import type { Logger } from './events.js';
+import type { WebhookWindowOptions } from './rate-limiter.js';
+import type { Transport } from './transport.js';
+
+/** Retry settings. */
+export interface RetryOptions {
+  /** How many times a failed attempt may be retried (5xx, network errors, timeouts on idempotent methods). `0` disables retries. @default 3 */
+  retries?: number | undefined;
+  /** First backoff ceiling in milliseconds; doubles each attempt. @default 250 */
+  baseDelayMs?: number | undefined;
+  /** Largest backoff ceiling in milliseconds. @default 10000 */
+  maxDelayMs?: number | undefined;
+}
+
+/** Facts about a 429, given to a `rejectOnRateLimit` predicate. */
+export interface RateLimitInfo {
+  /** Operation id. */
+  operation: string;
+  /** HTTP method. */
+  method: HttpMethod;
+  /** Redacted path. */
+  path: string;
+  /** Milliseconds to wait. */
+  retryAfterMs: number;
+  /** Whether it is the global limit. */
+  global: boolean;
+}
+
+/** Which rate-limited calls reject at once instead of waiting: all, some operation ids or path prefixes, or a predicate. */
+export type RejectOnRateLimit = boolean | readonly string[] | ((info: RateLimitInfo) => boolean);
+
+/** Options of the request pipeline, shared by `Client` and `WebhookClient`. */
+export interface PipelineOptions extends RetryOptions {
+  /**
+   * The HTTP stack: `"undici"` (fast, the Node default), `"fetch"` (uses
+   * `globalThis.fetch` at each request, so MSW intercepts it in tests), or
+   * your own {@link Transport}.
+   * @default "undici" on Node, "fetch" elsewhere
+   */
+  transport?: 'undici' | 'fetch' | Transport | undefined;
+  /** An undici dispatcher (e.g. a ProxyAgent) for the undici transport. @default a keep-alive Pool per origin */
+  dispatcher?: Dispatcher | undefined;
+  /** Per-attempt timeout in milliseconds. @default 30000 */
+  timeoutMs?: number | undefined;
+  /** Overall deadline of one call in milliseconds, covering queueing, rate-limit waits, backoff and every attempt. @default 300000 */
+  deadlineMs?: number | undefined;
+  /** The longest single rate-limit wait; a longer one rejects with `RateLimitError` instead of waiting. @default 60000 */
+  maxRateLimitWaitMs?: number | undefined;
+  /** Calls that reject with `RateLimitError` at once instead of waiting: `true` for all, operation ids or path fragments, or a predicate. @default false */
+  rejectOnRateLimit?: RejectOnRateLimit | undefined;
+  /** Executions allowed per incoming webhook in a rolling window, or `false` to send without this limit. @default { limit: 30, windowMs: 60000 } */
+  webhookRateLimit?: WebhookWindowOptions | false | undefined;
+  /** Allow credentials over plain `http://` to a host that is not loopback. @default false */
+  allowInsecureHttp?: boolean | undefined;
+  /** A levelled logger: `console`, pino, or anything with `debug`/`info`/`warn`/`error`. Lines never contain secrets. @default undefined (silent) */
+  logger?: Logger | undefined;
+  /** The clock, in epoch milliseconds. @default Date.now */
+  now?: (() => number) | undefined;
+}
+
+/** Options every SDK method accepts as its last argument. */
+export interface CallOptions {
+  /** Cancels the call wherever it is: queued, waiting on a rate limit, in flight, or reading the body. @default undefined */
+  signal?: AbortSignal | undefined;
+  /** Per-attempt timeout in milliseconds, overriding the client's. @default the client's `timeoutMs` */
+  timeoutMs?: number | undefined;
+  /** Overall deadline of the call in milliseconds (queueing, waiting and every attempt), overriding the client's. @default the client's `deadlineMs` */
+  deadlineMs?: number | undefined;
+  /** Retries for this call, overriding the client's `retries`. @default the client's `retries` */
+  retries?: number | undefined;
+  /** Forces one credential kind among those the operation accepts. @default the route table's order */
+  credential?: CredentialKind | undefined;
+  /** Extra request headers (e.g. `x-audit-log-reason`). Credential headers cannot be overridden. @default undefined */
+  headers?: Record<string, string> | undefined;
+}
+
+/** Values a query string can carry. */
+export type QueryValue = string | number | boolean | undefined;
+
+/** The input of one request. */
+export interface RequestInput extends CallOptions {
+  /** Path parameters by name. */
+  params?: Readonly<Record<string, unknown>> | undefined;
+  /** Query parameters. */
+  query?: Readonly<Record<string, QueryValue>> | undefined;
+  /** JSON body. */
+  body?: unknown;
+  /** Multipart body (for uploads); wins over `body`. */
+  formData?: FormData | undefined;
+}
+
+/** A route described by hand, for the low-level escape hatch. */
+export interface CustomRoute {
+  /** HTTP method. */
+  method: HttpMethod;
+  /** Path template under the API prefix, e.g. `/channels/{channel_id}/drive-links`. */
+  path: string;
+  /** Credentials the route accepts, in order of preference. @default ["bot", "user"] */
+  auth?: readonly CredentialKind[] | undefined;
+  /** Path parameters that are secrets. @default [] */
+  secretParameters?: readonly string[] | undefined;
+  /** The path parameter that keys the rate-limit bucket. @default undefined (one bucket for the route) */
+  majorParameter?: string | undefined;
+}
+
+/** Per-operation overrides of the route table (for the contract's "not shown" gaps). */
+export type RouteOverrides = Partial<Record<OperationId, Partial<Pick<RouteDefinition, 'auth' | 'path' | 'method'>>>>;
