@@ -12,8 +12,8 @@ export { routes, operationIds, API_PREFIX, type CredentialKind, type HttpMethod,
 export { parseRetryAfter } from './rest/retry-after.js';
 export type { CallOptions, CustomRoute, QueryValue, RequestInput, RouteOverrides, RateLimitInfo, RejectOnRateLimit, PipelineOptions, RetryOptions } from './rest/options.js';
 export type { WebhookWindowOptions } from './rest/rate-limiter.js';
-export { createLogFunction, type ClientEvents, type Logger, type LogLevel, type LogFunction, type RequestEvent, type ResponseEvent, type RateLimitedEvent, type RetryEvent, type SessionRefreshedEvent, type SessionExpiredEvent, type RequestEventBase } from './rest/events.js';
-export { FetchTransport, UndiciTransport, TransportFailure, AttemptSignal, type Transport, type TransportRequest, type TransportResponse, type TransportSignal, type UndiciTransportOptions } from './rest/transport.js';
+export type { ClientEvents, Logger, LogLevel, LogFunction, RequestEvent, ResponseEvent, RateLimitedEvent, RetryEvent, SessionRefreshedEvent, SessionExpiredEvent, RequestEventBase } from './rest/events.js';
+export type { Transport, TransportRequest, TransportResponse, TransportSignal, UndiciTransportOptions } from './rest/transport.js';
 export { UserSession, type SessionSnapshot } from './auth/session.js';
 export { CookieJar, type StoredCookie } from './auth/cookie-jar.js';
 export { WebhookTokenStrategy, BotTokenStrategy, type CredentialStrategy, type AppliedCredential, type AuthorizeContext } from './auth/strategies.js';

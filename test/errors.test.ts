@@ -1,113 +1,56 @@
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import {
+  AbortError,
   ApiError,
-  AuthenticationError,
-  NotFoundError,
-  PermissionError,
+  CommunityChatError,
+  GatewayFatalError,
+  InteractionExpiredError,
   RateLimitError,
-  ServerError,
+  ValidationError,
+  isAbortError,
   isApiError,
-  isAuthenticationError,
   isCommunityChatError,
-  isNotFoundError,
-  isPermissionError,
+  isGatewayError,
+  isGatewayFatalError,
+  isInteractionError,
+  isInteractionExpiredError,
   isRateLimitError,
   isServerError,
   isValidationError,
 } from '../src/index.js';
-import { createMswClient, useMswRecorder, type CannedResponse } from './helpers/index.js';
 
-const recorder = useMswRecorder();
-
-const statuses = [
-  { status: 401, type: AuthenticationError, guard: isAuthenticationError },
-  { status: 403, type: PermissionError, guard: isPermissionError },
-  { status: 404, type: NotFoundError, guard: isNotFoundError },
-  { status: 429, type: RateLimitError, guard: isRateLimitError },
-  { status: 500, type: ServerError, guard: isServerError },
-] as const;
-
-const bodies: { kind: string; response: (status: number) => CannedResponse; expectInMessage?: RegExp; code?: string | number }[] = [
-  { kind: 'JSON with message and code', response: (status) => ({ status, json: { message: 'Missing access', code: 50001 } }), expectInMessage: /Missing access; code 50001/, code: 50001 },
-  { kind: 'JSON with field errors', response: (status) => ({ status, json: { errors: { content: 'too long' } } }), expectInMessage: /content: too long/ },
-  { kind: 'plain text', response: (status) => ({ status, text: 'upstream said no', headers: { 'content-type': 'text/plain' } }), expectInMessage: /upstream said no/ },
-  {
-    kind: 'HTML page',
-    response: (status) => ({ status, text: '<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>', headers: { 'content-type': 'text/html' } }),
-    expectInMessage: /502 Bad Gateway: Bad Gateway/,
-  },
-  { kind: 'empty body', response: (status) => ({ status }) },
-];
-
-describe('error mapping', () => {
-  for (const { status, type, guard } of statuses) {
-    describe(`status ${status}`, () => {
-      it.each(bodies)('$kind', async ({ response, expectInMessage, code }) => {
-        recorder.respond(() => response(status));
-        const client = createMswClient({ retries: 0, rejectOnRateLimit: true });
-        const error = await client.channels.get('ch1').catch((e: unknown) => e);
-        expect(error).toBeInstanceOf(type);
-        expect(error).toBeInstanceOf(ApiError);
-        expect(guard(error)).toBe(true);
-        expect(isApiError(error)).toBe(true);
-        expect(isCommunityChatError(error)).toBe(true);
-        expect(isValidationError(error)).toBe(false);
-        const apiError = error as ApiError;
-        expect(apiError.status).toBe(status);
-        expect(apiError.method).toBe('GET');
-        expect(apiError.path).toBe('/api/v1/channels/ch1');
-        expect(apiError.operation).toBe('channels.get');
-        expect(apiError.credential).toBe('bot');
-        expect(apiError.message).toContain(`GET /api/v1/channels/ch1 failed with ${status}`);
-        if (expectInMessage) expect(apiError.message).toMatch(expectInMessage);
-        expect(apiError.code).toBe(code);
-        expect(apiError.name).toBe(type.name);
-      });
-    });
-  }
-
-  it('names the credential kind that failed on a 401', async () => {
-    recorder.respond(() => ({ status: 401, json: { message: 'bad token' } }));
-    const client = createMswClient({ retries: 0, rejectOnRateLimit: true });
-    const botError = (await client.channels.get('ch1').catch((e: unknown) => e)) as AuthenticationError;
-    expect(botError.credential).toBe('bot');
-    expect(botError.message).toMatch(/bot token was rejected/);
-    const userError = (await client.applications.list().catch((e: unknown) => e)) as AuthenticationError;
-    expect(userError.credential).toBe('user');
-    expect(userError.message).toMatch(/user session was rejected/);
-    const hookError = (await client.webhooks.execute('wh1', { content: 'x' }).catch((e: unknown) => e)) as AuthenticationError;
-    expect(hookError.credential).toBe('webhook');
+describe('error classes', () => {
+  it('name each error after its class, and a user subclass after its own', () => {
+    expect(new ValidationError('op', [{ path: 'a', message: 'b' }]).name).toBe('ValidationError');
+    expect(new GatewayFatalError(4004, 'Authentication failed', 'replace the token').name).toBe('GatewayFatalError');
+    class MyError extends CommunityChatError {}
+    const mine = new MyError('x');
+    expect(mine.name).toBe('MyError');
+    expect(isCommunityChatError(mine)).toBe(true);
   });
 
-  it('reads Retry-After in seconds, as an HTTP date, and the global flag', async () => {
-    // A fresh client per call: each 429 pauses the client's bucket (or every bucket, when global).
-    const client = () => createMswClient({ retries: 0, rejectOnRateLimit: true });
-    recorder.respond(() => ({ status: 429, json: { message: 'slow down' }, headers: { 'retry-after': '1.5' } }));
-    const seconds = (await client().channels.get('ch1').catch((e: unknown) => e)) as RateLimitError;
-    expect(seconds.retryAfterMs).toBe(1500);
-    expect(seconds.global).toBe(false);
-
-    const date = new Date(Date.now() + 10_000).toUTCString();
-    recorder.respond(() => ({ status: 429, headers: { 'retry-after': date, 'x-ratelimit-global': 'true' } }));
-    const dated = (await client().channels.get('ch1').catch((e: unknown) => e)) as RateLimitError;
-    expect(dated.retryAfterMs).toBeGreaterThan(7_000);
-    expect(dated.retryAfterMs).toBeLessThanOrEqual(10_000);
-    expect(dated.global).toBe(true);
-
-    recorder.respond(() => ({ status: 429 }));
-    const unknown = (await client().channels.get('ch1').catch((e: unknown) => e)) as RateLimitError;
-    expect(unknown.retryAfterMs).toBeUndefined();
-    expect(unknown.message).toMatch(/no Retry-After given/);
+  it('derive every guard from the prototype chain: a class is its ancestors too, never its siblings', () => {
+    const rateLimit = new RateLimitError({ method: 'GET', path: '/x', operation: 'op', status: 429, body: undefined, headers: {}, credential: 'bot', retryAfterMs: 5, global: false });
+    expect([isCommunityChatError, isApiError, isRateLimitError].map((guard) => guard(rateLimit))).toEqual([true, true, true]);
+    expect([isServerError, isValidationError, isAbortError, isGatewayError].map((guard) => guard(rateLimit))).toEqual([false, false, false, false]);
+    const fatal = new GatewayFatalError(4014, 'Disallowed intents', 'check intents');
+    expect([isGatewayError(fatal), isGatewayFatalError(fatal), isApiError(fatal)]).toEqual([true, true, false]);
+    const expired = new InteractionExpiredError({ interactionId: '1', ageMs: 16 * 60_000 }, 0);
+    expect([isInteractionError(expired), isInteractionExpiredError(expired), expired instanceof CommunityChatError]).toEqual([true, true, true]);
+    const aborted = new AbortError({ method: 'GET', path: '/x', operation: 'op', mayHaveReachedServer: false });
+    expect(isAbortError(aborted)).toBe(true);
+    expect(aborted.message).toBe('GET /x: aborted by the caller');
   });
 
-  it('maps other 4xx to a plain ApiError and keeps the body', async () => {
-    recorder.respond(() => ({ status: 409, json: { message: 'conflict', detail: { a: 1 } } }));
-    const error = (await createMswClient({ retries: 0 }).channels.get('ch1').catch((e: unknown) => e)) as ApiError;
-    expect(error.constructor).toBe(ApiError);
-    expect(error.body).toEqual({ message: 'conflict', detail: { a: 1 } });
+  it('build the API error message from the summary response decoding gives it', () => {
+    const error = new ApiError({ method: 'GET', path: '/x', operation: 'op', status: 409, body: { a: 1 }, headers: {}, credential: 'none', summary: 'conflict', code: 7 });
+    expect(error.message).toBe('GET /x failed with 409: conflict');
+    expect(error.code).toBe(7);
+    expect(inspect(error)).toContain('ApiError');
   });
 
-  it('recognises errors from another copy of the package by the kinds on their prototype chain', () => {
+  it('recognise errors from another copy of the package by the kinds on their prototype chain', () => {
     // Another copy's classes: the same global symbol on each prototype, none of our constructors.
     const kind = Symbol.for('community-chat-sdk.error.kind');
     class ForeignBase extends Error {}
@@ -129,5 +72,4 @@ describe('error mapping', () => {
     expect(isApiError(new Error('plain'))).toBe(false);
     expect(isApiError(null)).toBe(false);
     expect(isApiError('ApiError')).toBe(false);
-  });
-});
+  });});

@@ -10,6 +10,8 @@ const esm = await import('../../dist/index.js');
 const cjs = require('../../dist/index.cjs');
 const esmTesting = await import('../../dist/testing/index.js');
 const cjsTesting = require('../../dist/testing/index.cjs');
+const esmTransport = await import('../../dist/transport.js');
+const cjsTransport = require('../../dist/transport.cjs');
 
 const server = http.createServer((request, response) => {
   response.setHeader('content-type', 'application/json');
@@ -75,8 +77,22 @@ for (const [label, sdk, testing] of [['import', esm, esmTesting], ['require', cj
   });
 }
 
-await check('the main entry loads neither ws nor zod until they are used', () => {
-  const probe = "require('./dist/index.cjs'); process.stdout.write(JSON.stringify(Object.keys(require.cache).filter((k) => /node_modules[\\/](ws|zod)[\\/]/.test(k))))";
+for (const [label, sdk, transport] of [['import', esm, esmTransport], ['require', cjs, cjsTransport]]) {
+  await check(`${label}: a custom transport wrapping the undici one, from the transport entry`, async () => {
+    assert.equal(sdk.TransportFailure, undefined, 'the main entry no longer exports transport internals');
+    const inner = new transport.UndiciTransport();
+    const seen = [];
+    const custom = { send: (request) => (seen.push(request.path), inner.send(request)), close: () => inner.close() };
+    const client = new sdk.Client({ baseUrl, transport: custom, auth: { botToken: 'smoke-token' } });
+    assert.equal((await client.channels.get('ch1')).id, 'ch1');
+    assert.deepEqual(seen, ['/api/v1/channels/ch1']);
+    assert.equal(new transport.TransportFailure('network', 'ECONNRESET', true, undefined).mayHaveReachedServer, true);
+    await client.close();
+  });
+}
+
+await check('the main entry loads neither ws nor zod, nor the testing kit, until they are used', () => {
+  const probe = "require('./dist/index.cjs'); process.stdout.write(JSON.stringify(Object.keys(require.cache).filter((k) => /node_modules[\\/](ws|zod)[\\/]|[\\/]dist[\\/]testing[\\/]/.test(k))))";
   const loaded = JSON.parse(execFileSync(process.execPath, ['-e', probe], { cwd: new URL('../..', import.meta.url), encoding: 'utf8' }));
   assert.deepEqual(loaded, []);
 });

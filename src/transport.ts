@@ -1,0 +1,22 @@
+/**
+ * `community-chat-sdk/transport`: for writing or wrapping a custom HTTP
+ * transport. Pass one as `new Client({ transport })`.
+ *
+ * A transport sends one request and resolves with the response, or rejects
+ * with a {@link TransportFailure} that says whether the request may have
+ * reached the server: the SDK's retry decision depends on it (a POST is
+ * retried only when it provably was not sent).
+ *
+ * @packageDocumentation
+ */
+
+export {
+  FetchTransport,
+  UndiciTransport,
+  TransportFailure,
+  type Transport,
+  type TransportRequest,
+  type TransportResponse,
+  type TransportSignal,
+  type UndiciTransportOptions,
+} from './rest/transport.js';
