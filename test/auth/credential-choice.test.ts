@@ -56,15 +56,5 @@ describe('credential selection', () => {
     expect(recorder.requests[0]?.headers['authorization']).toBe(`Bearer ${SECRETS.accessToken}`);
   });
 
-  it('setBotToken replaces the token and rejects malformed ones', async () => {
-    recorder.respond(() => ({ json: {} }));
-    const client = createMswClient();
-    client.setBotToken('rotated-token');
-    await client.channels.get('ch1');
-    expect(recorder.requests[0]?.headers['authorization']).toBe('Bot rotated-token');
-    expect(() => client.setBotToken('Bot abc')).toThrow(/without "Bot "/);
-    client.clearBotToken();
-    await client.channels.get('ch1');
-    expect(recorder.requests[1]?.headers['authorization']).toMatch(/^Bearer /);
-  });
+
 });
