@@ -6,7 +6,8 @@
  * @module
  */
 
-import { createEmulator } from './emulator.js';
+import { createEmulator } from './emulator/index.js';
+import { API_PREFIX } from '../routes.js';
 
 function argument(name: string, fallback: string): string {
   const args = process.argv.slice(2);
@@ -42,7 +43,7 @@ process.stdout.write(
     `  bot token   ${data.botToken}`,
     `  community   ${data.guildId}`,
     `  channel     ${data.channelId}`,
-    `  webhook     ${emulator.url}/api/v1/webhooks/${data.webhook.id}/${data.webhook.token}`,
+    `  webhook     ${emulator.url}${API_PREFIX}/webhooks/${data.webhook.id}/${data.webhook.token}`,
     '',
     'Press Ctrl+C to stop.',
     '',

@@ -5,9 +5,11 @@
  * @packageDocumentation
  */
 
-export { createEmulator, type Emulator, type EmulatorOptions } from './emulator.js';
 export {
+  createEmulator,
   EmulatorCore,
+  type Emulator,
+  type EmulatorOptions,
   type EmulatorCoreOptions,
   type EmulatorRequest,
   type EmulatorResponse,
@@ -17,6 +19,6 @@ export {
   type InvokedInteraction,
   type SeedData,
   type DispatchTarget,
-} from './emulator-core.js';
+} from './emulator/index.js';
 export { GatewayServer, type GatewayServerOptions } from './gateway-server.js';
 export { createTestInteraction, createTestGateway, createTestPayload, type TestInteractionInput, type TestResponse, type TestGateway } from './interactions.js';

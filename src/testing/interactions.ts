@@ -4,8 +4,10 @@
  * @module
  */
 
+import { InteractionType } from '../constants.js';
 import { Gateway } from '../gateway/gateway.js';
 import { createInteraction, type Interaction, type InteractionPayload, type InteractionResponder } from '../interactions/interaction.js';
+import { ApplicationCommandOptionType, ApplicationCommandType, ComponentType } from './discord.js';
 
 /** An answer a test interaction received. */
 export interface TestResponse {
@@ -40,7 +42,18 @@ export interface TestInteractionInput {
 }
 
 let counter = 0;
-const TYPES = { ping: 1, command: 2, component: 3, autocomplete: 4, modalSubmit: 5 } as const;
+const TYPES = {
+  ping: InteractionType.Ping,
+  command: InteractionType.ApplicationCommand,
+  component: InteractionType.MessageComponent,
+  autocomplete: InteractionType.ApplicationCommandAutocomplete,
+  modalSubmit: InteractionType.ModalSubmit,
+} as const;
+
+function optionType(value: string | number | boolean): number {
+  if (typeof value === 'number') return Number.isInteger(value) ? ApplicationCommandOptionType.Integer : ApplicationCommandOptionType.Number;
+  return typeof value === 'boolean' ? ApplicationCommandOptionType.Boolean : ApplicationCommandOptionType.String;
+}
 
 /** Builds an INTERACTION_CREATE payload as the service would send it. */
 export function createTestPayload(input: TestInteractionInput = {}): InteractionPayload {
@@ -48,18 +61,18 @@ export function createTestPayload(input: TestInteractionInput = {}): Interaction
   counter++;
   const options = Object.entries(input.options ?? {}).map(([name, value]) => ({
     name,
-    type: typeof value === 'number' ? (Number.isInteger(value) ? 4 : 10) : typeof value === 'boolean' ? 5 : 3,
+    type: optionType(value),
     value,
     ...(input.focused === name ? { focused: true } : {}),
   }));
   const data: Record<string, unknown> =
     kind === 'component'
-      ? { custom_id: input.customId ?? 'button', component_type: input.values ? 3 : 2, ...(input.values ? { values: input.values } : {}) }
+      ? { custom_id: input.customId ?? 'button', component_type: input.values ? ComponentType.StringSelect : ComponentType.Button, ...(input.values ? { values: input.values } : {}) }
       : kind === 'modalSubmit'
-        ? { custom_id: input.customId ?? 'form', components: Object.entries(input.fields ?? {}).map(([id, value]) => ({ type: 1, components: [{ type: 4, custom_id: id, value }] })) }
+        ? { custom_id: input.customId ?? 'form', components: Object.entries(input.fields ?? {}).map(([id, value]) => ({ type: ComponentType.ActionRow, components: [{ type: ComponentType.TextInput, custom_id: id, value }] })) }
         : kind === 'ping'
           ? {}
-          : { id: `command-${counter}`, name: input.name ?? 'test', type: 1, options };
+          : { id: `command-${counter}`, name: input.name ?? 'test', type: ApplicationCommandType.ChatInput, options };
   return {
     id: `test-interaction-${counter}`,
     type: TYPES[kind],
@@ -80,7 +93,7 @@ export function createTestPayload(input: TestInteractionInput = {}): Interaction
  * ```ts
  * const { interaction, responses } = createTestInteraction({ name: 'quiz', options: { topic: 'space' } });
  * await handleQuiz(interaction);
- * expect(responses).toEqual([{ interactionType: 4, data: { content: 'Quiz on space' } }]);
+ * expect(responses).toEqual([{ interactionType: InteractionCallbackType.ChannelMessageWithSource, data: { content: 'Quiz on space' } }]);
  * ```
  */
 export function createTestInteraction<I extends Interaction = Interaction>(input: TestInteractionInput = {}): { interaction: I; responses: TestResponse[] } {

@@ -6,7 +6,8 @@
  */
 
 import { http, HttpResponse, type HttpHandler } from 'msw';
-import { EmulatorCore, type EmulatorCoreOptions } from './emulator-core.js';
+import { EmulatorCore, type EmulatorCoreOptions } from './emulator/index.js';
+import { API_PREFIX } from '../routes.js';
 
 /** Options of {@link createMswHandlers}. */
 export interface MswHandlersOptions extends EmulatorCoreOptions {
@@ -30,7 +31,7 @@ export interface MswHandlersOptions extends EmulatorCoreOptions {
 export function createMswHandlers(options: MswHandlersOptions = {}): { handlers: HttpHandler[]; core: EmulatorCore } {
   const core = options.core ?? new EmulatorCore(options);
   const baseUrl = (options.baseUrl ?? 'http://localhost:8080').replace(/\/+$/, '');
-  const handler = http.all(`${baseUrl}/api/v1/*`, async ({ request }) => {
+  const handler = http.all(`${baseUrl}${API_PREFIX}/*`, async ({ request }) => {
     const url = new URL(request.url);
     const headers: Record<string, string> = {};
     request.headers.forEach((value, name) => {

@@ -7,8 +7,11 @@
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { EmulatorCore, type EmulatedCallback, type EmulatedMessage, type EmulatorCoreOptions, type InvokeCommandInput, type InvokedInteraction, type SeedData } from './emulator-core.js';
-import { GatewayServer } from './gateway-server.js';
+import { API_PREFIX } from '../../routes.js';
+import { GatewayServer } from '../gateway-server.js';
+import { EmulatorCore } from './core.js';
+import { gatewayUrlOf } from './gateway-info.js';
+import type { EmulatedCallback, EmulatedMessage, EmulatorCoreOptions, InvokeCommandInput, InvokedInteraction, SeedData } from './types.js';
 
 /** Options of {@link createEmulator}. */
 export interface EmulatorOptions extends EmulatorCoreOptions {
@@ -81,7 +84,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     });
   });
   server.keepAliveTimeout = 5000;
-  const gateway = new GatewayServer({ server, path: '/api/v1/gateway', authorize: (token) => core.isBotToken(token), heartbeatIntervalMs: options.heartbeatIntervalMs });
+  const gateway = new GatewayServer({ server, path: `${API_PREFIX}/gateway`, authorize: (token) => core.isBotToken(token), heartbeatIntervalMs: options.heartbeatIntervalMs });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
@@ -89,11 +92,12 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
+  const gatewayUrl = gatewayUrlOf(url);
   core.attachGateway(gateway, url);
   let closed = false;
   return {
     url,
-    gatewayUrl: `ws://${host}:${address.port}/api/v1/gateway`,
+    gatewayUrl,
     seed: core.seed,
     faults: core.faults,
     core,

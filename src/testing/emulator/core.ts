@@ -1,0 +1,89 @@
+/**
+ * `EmulatorCore`: a stateful, in-memory implementation of the whole contract,
+ * independent of any transport. `createEmulator()` serves it over node:http
+ * and ws; `createMswHandlers()` serves it through MSW.
+ *
+ * It routes with the SDK's own route table and validates with the SDK's own
+ * schemas, and it answers with the shapes recorded in docs/assumptions.md.
+ *
+ * @module
+ */
+
+import { handleRequest } from './router.js';
+import { invokeCommand } from './simulate.js';
+import { EmulatorState } from './state.js';
+import type { DispatchTarget, EmulatedMessage, EmulatorCoreOptions, EmulatorRequest, EmulatorResponse, InvokeCommandInput, InvokedInteraction, SeedData } from './types.js';
+
+/** The stateful core and its control API. */
+export class EmulatorCore {
+  /** The seed data. */
+  readonly seed: SeedData;
+  /** Fault knobs: added latency and a rate of 503 answers on REST calls. */
+  readonly faults = { latencyMs: 0, errorRate: 0 };
+  readonly #state: EmulatorState;
+
+  constructor(options: EmulatorCoreOptions = {}) {
+    this.#state = new EmulatorState(options);
+    this.seed = this.#state.seed;
+  }
+
+  /** The emulator's clock (real time plus whatever `advanceTime` added). */
+  now(): number {
+    return this.#state.now();
+  }
+
+  /** Moves the clock forward, e.g. to expire access tokens (15 min) or interactions (15 min). */
+  advanceTime(ms: number): void {
+    this.#state.clockOffset += ms;
+  }
+
+  /** Connects the Gateway that delivers dispatches. */
+  attachGateway(target: DispatchTarget, baseUrl: string): void {
+    this.#state.gateway = target;
+    this.#state.baseUrl = baseUrl;
+  }
+
+  /** Whether a token belongs to a bot (the Gateway's Identify check). */
+  isBotToken(token: string): boolean {
+    return this.#state.appOfBotToken(token) !== undefined;
+  }
+
+  /** Messages posted to a channel, oldest first. */
+  messages(channelId: string): EmulatedMessage[] {
+    return [...(this.#state.messages.get(channelId) ?? [])];
+  }
+
+  /** Mail sent to an address (password-reset and verification tokens). */
+  mailbox(email: string): { kind: 'reset' | 'verify'; token: string }[] {
+    return [...(this.#state.mailbox.get(email) ?? [])];
+  }
+
+  /** Creates a channel in a community (the contract has no route for it). Returns its id. */
+  createChannel(name: string, guildId: string = this.seed.guildId): string {
+    if (!this.#state.guilds.has(guildId)) throw new Error(`unknown community ${guildId}`);
+    return this.#state.addChannel(guildId, name).id;
+  }
+
+  /** Sends a verification mail to a user, as signing up would. Returns the token. */
+  sendVerificationMail(email: string): string {
+    const token = this.#state.token();
+    this.#state.verifyTokens.set(token, email);
+    this.#state.deliverMail(email, { kind: 'verify', token });
+    return token;
+  }
+
+  /**
+   * Simulates a user running a slash command (or typing in one, for
+   * autocomplete): creates the interaction, delivers INTERACTION_CREATE to
+   * the application's bot over the Gateway, and returns it with a promise of
+   * the bot's first answer.
+   */
+  invokeCommand(input: InvokeCommandInput): InvokedInteraction {
+    return invokeCommand(this.#state, input);
+  }
+
+  /** Handles one REST request. */
+  handle(request: EmulatorRequest): Promise<EmulatorResponse> {
+    return handleRequest(this.#state, this.faults, request);
+  }
+}

@@ -1,0 +1,20 @@
+/**
+ * The emulator: its transport-independent core, and its node:http server.
+ *
+ * @module
+ */
+
+export { EmulatorCore } from './core.js';
+export { createEmulator, type Emulator, type EmulatorOptions } from './server.js';
+export type {
+  DispatchTarget,
+  EmulatedCallback,
+  EmulatedMessage,
+  EmulatorCoreOptions,
+  EmulatorRequest,
+  EmulatorResponse,
+  InvokeCommandInput,
+  InvokedInteraction,
+  SeedData,
+  WindowLimit,
+} from './types.js';

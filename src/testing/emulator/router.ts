@@ -1,0 +1,171 @@
+/**
+ * The router: matches a request to an operation of the SDK's route table
+ * (or to one of the few non-contract routes below), authenticates it,
+ * applies the fault knobs and the global limit, and runs its handler.
+ *
+ * @module
+ */
+
+import { API_PREFIX, routes, type CredentialKind, type HttpMethod, type OperationId } from '../../routes.js';
+import type { Caller } from './access.js';
+import { createDriveLink, handlers, type Context, type Handler, type RouteContext } from './handlers/index.js';
+import { takeGlobal, webhookBucketHeaders } from './limits.js';
+import { HttpError, errorResponse, json } from './responses.js';
+import type { EmulatorState } from './state.js';
+import type { EmulatorRequest, EmulatorResponse } from './types.js';
+
+/** Fault knobs: added latency and a rate of 503 answers on REST calls. */
+export interface Faults {
+  latencyMs: number;
+  errorRate: number;
+}
+
+/** A route the emulator serves beyond the contract. */
+interface ExtraRoute {
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly auth: readonly CredentialKind[];
+}
+
+/** Routes that are not contract operations: the escape hatch's example. Kept out of src/routes.ts. */
+const extraRoutes = {
+  'channels.createDriveLink': { method: 'POST', path: '/channels/{channel_id}/drive-links', auth: ['bot', 'user'] },
+} as const satisfies Record<string, ExtraRoute>;
+
+type ExtraId = keyof typeof extraRoutes;
+
+const extraHandlers: { readonly [Id in ExtraId]: (ctx: RouteContext<(typeof extraRoutes)[Id]>) => EmulatorResponse } = {
+  'channels.createDriveLink': ({ state, request, params, caller }) => createDriveLink(state, request, caller, params.channel_id),
+};
+
+type RouteId = { contract: true; id: OperationId } | { contract: false; id: ExtraId };
+
+function compile(table: Record<string, ExtraRoute>, contract: boolean) {
+  return Object.entries(table).map(([id, route]) => {
+    const names: string[] = [];
+    const pattern = route.path.replace(/\{([a-z_]+)\}/g, (_match, name: string) => {
+      names.push(name);
+      return '([^/]+)';
+    });
+    return { id: { contract, id } as RouteId, route, names, regex: new RegExp(`^${pattern}$`) };
+  });
+}
+
+/** Contract routes first: an extra route only serves what no contract route does. */
+const compiledRoutes = [...compile(routes, true), ...compile(extraRoutes, false)];
+
+interface Match {
+  id: RouteId;
+  route: ExtraRoute;
+  params: Record<string, string>;
+}
+
+function match(method: string, path: string): Match {
+  let pathMatched = false;
+  for (const candidate of compiledRoutes) {
+    const found = candidate.regex.exec(path);
+    if (!found) continue;
+    pathMatched = true;
+    if (candidate.route.method !== method) continue;
+    const params: Record<string, string> = {};
+    candidate.names.forEach((name, index) => {
+      params[name] = decodeURIComponent(found[index + 1] ?? '');
+    });
+    return { id: candidate.id, route: candidate.route, params };
+  }
+  throw pathMatched ? new HttpError(405, `Method ${method} not allowed here`, 40500) : new HttpError(404, 'Unknown route', 0);
+}
+
+function authenticate(state: EmulatorState, request: EmulatorRequest, route: ExtraRoute, params: Record<string, string>): Caller {
+  const accepts = route.auth;
+  if (accepts.includes('none')) return { kind: 'none' };
+  if (accepts.includes('webhook')) {
+    const webhook = state.webhooks.get(params['webhook_id'] ?? '');
+    if (!webhook) throw new HttpError(404, 'Unknown Webhook', 10015);
+    if (webhook.token !== params['webhook_token']) throw new HttpError(401, 'Invalid Webhook Token', 50027);
+    return { kind: 'webhook', webhook };
+  }
+  if (accepts.includes('refreshCookie')) {
+    const token = /(?:^|;\s*)refresh_token=([^;]+)/.exec(request.headers['cookie'] ?? '')?.[1];
+    const session = state.sessions.find((s) => s.refreshToken === token && !s.revoked);
+    if (!session) throw new HttpError(401, 'Refresh token missing, expired or revoked', 40001);
+    return { kind: 'refreshCookie', session };
+  }
+  const header = request.headers['authorization'];
+  if (!header) throw new HttpError(401, '401: Unauthorized (no credentials)', 40001);
+  const [scheme, token] = header.split(' ', 2);
+  let caller: Caller | undefined;
+  if (scheme === 'Bearer' && token) {
+    const session = state.sessions.find((s) => s.accessToken === token);
+    if (!session || session.revoked || session.accessExpiresAt <= state.now()) throw new HttpError(401, '401: Unauthorized (access token expired or revoked)', 40001);
+    const user = state.users.get(session.userId);
+    if (user) caller = { kind: 'user', user };
+  } else if (scheme === 'Bot' && token) {
+    const app = state.appOfBotToken(token);
+    if (!app) throw new HttpError(401, '401: Unauthorized (invalid bot token)', 40001);
+    caller = { kind: 'bot', app };
+    app.apiLogs.push({ id: state.id(), method: request.method, path: request.url.split('?')[0], at: new Date(state.now()).toISOString() });
+  }
+  if (!caller) throw new HttpError(401, '401: Unauthorized (malformed credentials)', 40001);
+  if (!accepts.includes(caller.kind)) throw new HttpError(403, `This route does not accept ${caller.kind} credentials`, 50001);
+  return caller;
+}
+
+/** The rate-limit headers a route's successes carry (only webhook executions have a bucket). */
+function bucketHeadersOf(state: EmulatorState, found: Match | undefined): Record<string, string> {
+  if (found?.id.contract !== true || !('webhookExecution' in found.route)) return {};
+  const webhook = state.webhooks.get(found.params['webhook_id'] ?? '');
+  return webhook ? webhookBucketHeaders(state, webhook) : {};
+}
+
+/** The context a handler gets, before its types are narrowed to its route. */
+interface RawContext {
+  state: EmulatorState;
+  request: EmulatorRequest;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  caller: Caller;
+}
+
+/**
+ * Runs a contract handler. `authenticate` has checked the caller against the
+ * route's `auth` and `match` has filled the route's own path parameters, so
+ * the raw context is the operation's context: the one place types are
+ * asserted rather than inferred.
+ */
+function runContract<Op extends OperationId>(id: Op, ctx: RawContext): EmulatorResponse | Promise<EmulatorResponse> {
+  const handler: Handler<Op> = handlers[id];
+  return handler(ctx as unknown as Context<Op>);
+}
+
+function runExtra<Id extends ExtraId>(id: Id, ctx: RawContext): EmulatorResponse {
+  const handler: (ctx: RouteContext<(typeof extraRoutes)[Id]>) => EmulatorResponse = extraHandlers[id];
+  return handler(ctx as unknown as RouteContext<(typeof extraRoutes)[Id]>);
+}
+
+/** Handles one REST request against `state`. */
+export async function handleRequest(state: EmulatorState, faults: Faults, request: EmulatorRequest): Promise<EmulatorResponse> {
+  if (faults.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, faults.latencyMs));
+  try {
+    const url = new URL(request.url, 'http://emulator');
+    if (faults.errorRate > 0 && state.random() < faults.errorRate) throw new HttpError(503, 'injected failure (faults.errorRate)');
+    const path = url.pathname.startsWith(`${API_PREFIX}/`) ? url.pathname.slice(API_PREFIX.length) : undefined;
+    let found: Match | undefined;
+    let unmatched: unknown;
+    try {
+      if (path === undefined) throw new HttpError(404, `Not found: paths live under ${API_PREFIX}`);
+      found = match(request.method, path);
+    } catch (error) {
+      unmatched = error;
+    }
+    // Every request counts against the global limit, matched or not.
+    takeGlobal(state, () => bucketHeadersOf(state, found));
+    if (!found) throw unmatched;
+    const caller = authenticate(state, request, found.route, found.params);
+    const ctx: RawContext = { state, request, params: found.params, query: url.searchParams, caller };
+    return found.id.contract ? await runContract(found.id.id, ctx) : runExtra(found.id.id, ctx);
+  } catch (error) {
+    if (error instanceof HttpError) return errorResponse(error);
+    return json(500, { message: `emulator error: ${error instanceof Error ? error.message : String(error)}`, code: 0 });
+  }
+}

@@ -1,0 +1,283 @@
+/**
+ * The emulator's in-memory state: users, sessions, applications, communities,
+ * channels, webhooks, activities and interactions, with the emulator clock,
+ * seeded ids and tokens, and the demo data it starts with.
+ *
+ * @module
+ */
+
+import { makeSnowflake } from '../../constants.js';
+import { API_PREFIX } from '../../routes.js';
+import { countCharacters } from '../../schemas/text.js';
+import { HttpError } from './responses.js';
+import type { DispatchTarget, EmulatedCallback, EmulatedMessage, EmulatorCoreOptions, SeedData } from './types.js';
+
+export interface User {
+  id: string;
+  email: string;
+  password: string;
+  username: string;
+  verified: boolean;
+}
+export interface Session {
+  userId: string;
+  accessToken: string;
+  accessExpiresAt: number;
+  refreshToken: string;
+  revoked: boolean;
+}
+export interface Command {
+  id: string;
+  application_id: string;
+  guild_id?: string;
+  name: string;
+  description: string;
+  options: unknown[];
+  dm_permission: boolean;
+  [field: string]: unknown;
+}
+export interface ApplicationWebhook {
+  id: string;
+  url: string;
+  events: string[];
+  secret: string;
+  active: boolean;
+  extra: Record<string, unknown>;
+}
+export interface Application {
+  id: string;
+  ownerId: string;
+  name: string;
+  description: string;
+  extra: Record<string, unknown>;
+  bot: { id: string; username: string; token: string };
+  commands: Command[];
+  guildCommands: Map<string, Command[]>;
+  webhooks: Map<string, ApplicationWebhook>;
+  deliveries: Record<string, unknown>[];
+  apiLogs: Record<string, unknown>[];
+}
+export interface Guild {
+  id: string;
+  name: string;
+  ownerId: string;
+  /** Member user ids with their permission flag. */
+  members: Map<string, { manageWebhooks: boolean }>;
+  botApplications: Set<string>;
+}
+export interface Channel {
+  id: string;
+  guildId: string;
+  name: string;
+  topic: string;
+  extra: Record<string, unknown>;
+  readBy: Set<string>;
+}
+export interface GuildWebhook {
+  id: string;
+  guildId: string;
+  channelId: string;
+  name: string;
+  token: string;
+  executions: number[];
+}
+export interface Activity {
+  id: string;
+  channelId: string;
+  fields: Record<string, unknown>;
+  participants: Set<string>;
+  paused: boolean;
+  positionMs: number;
+  state: Record<string, unknown>;
+  ended: boolean;
+  createdAt: number;
+}
+export interface Interaction {
+  id: string;
+  token: string;
+  applicationId: string;
+  channelId: string;
+  createdAt: number;
+  acknowledgedWith: number | undefined;
+  callbacks: EmulatedCallback[];
+  waiters: ((callback: EmulatedCallback) => void)[];
+}
+export interface Mail {
+  kind: 'reset' | 'verify';
+  token: string;
+}
+
+/** A small seeded PRNG (mulberry32). */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const TOKEN_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/** The state every handler reads and changes. Internal: the public face is `EmulatorCore`. */
+export class EmulatorState {
+  readonly options: EmulatorCoreOptions;
+  readonly random: () => number;
+  readonly seed: SeedData;
+  /** Where the emulator is reachable (for URLs in answers). */
+  baseUrl = 'http://localhost:8080';
+  gateway: DispatchTarget | undefined;
+  clockOffset = 0;
+  #idCounter = 0;
+
+  readonly users = new Map<string, User>();
+  readonly sessions: Session[] = [];
+  readonly apps = new Map<string, Application>();
+  readonly guilds = new Map<string, Guild>();
+  readonly channels = new Map<string, Channel>();
+  readonly webhooks = new Map<string, GuildWebhook>();
+  readonly activities = new Map<string, Activity>();
+  readonly interactions = new Map<string, Interaction>();
+  readonly driveLinks = new Map<string, Record<string, unknown>[]>();
+  /** Messages posted per channel. */
+  readonly messages = new Map<string, EmulatedMessage[]>();
+  /** Addresses and their mail (password reset and verification tokens). */
+  readonly mailbox = new Map<string, Mail[]>();
+  readonly resetTokens = new Map<string, string>();
+  readonly verifyTokens = new Map<string, string>();
+  /** Times of requests counted by the global limit. */
+  readonly globalHits: number[] = [];
+
+  constructor(options: EmulatorCoreOptions = {}) {
+    this.options = options;
+    this.random = prng(options.seed ?? 1);
+    const owner = this.addUser('demo@example.com', 'demo-password', 'demo');
+    const member = this.addUser('member@example.com', 'member-password', 'member');
+    const app = this.addApplication(owner.id, 'Demo App', 'The demo application');
+    const guild: Guild = { id: this.id(), name: 'Demo Community', ownerId: owner.id, members: new Map(), botApplications: new Set([app.id]) };
+    guild.members.set(owner.id, { manageWebhooks: true });
+    guild.members.set(member.id, { manageWebhooks: false });
+    this.guilds.set(guild.id, guild);
+    const channel = this.addChannel(guild.id, 'general');
+    this.driveLinks.set(channel.id, [{ id: this.id(), url: 'https://drive.example/demo-slides', title: 'Demo slides' }]);
+    const webhook: GuildWebhook = { id: this.id(), guildId: guild.id, channelId: channel.id, name: 'Announcements', token: this.token(), executions: [] };
+    this.webhooks.set(webhook.id, webhook);
+    this.seed = {
+      user: { id: owner.id, email: owner.email, password: owner.password, username: owner.username },
+      member: { id: member.id, email: member.email, password: member.password, username: member.username },
+      applicationId: app.id,
+      botUserId: app.bot.id,
+      botToken: app.bot.token,
+      guildId: guild.id,
+      channelId: channel.id,
+      webhook: { id: webhook.id, token: webhook.token },
+    };
+  }
+
+  /** The emulator's clock (real time plus whatever `advanceTime` added). */
+  now(): number {
+    return Date.now() + this.clockOffset;
+  }
+
+  /** A snowflake id whose timestamp is the emulator clock (so interaction ages are right). */
+  id(): string {
+    this.#idCounter = (this.#idCounter + 1) % 4096;
+    return makeSnowflake(this.now(), this.#idCounter);
+  }
+
+  /** A random 32-character token from the seeded PRNG. */
+  token(): string {
+    let out = '';
+    for (let i = 0; i < 32; i++) out += TOKEN_ALPHABET[Math.floor(this.random() * TOKEN_ALPHABET.length)];
+    return out;
+  }
+
+  /** The application whose bot holds `token`. */
+  appOfBotToken(token: string): Application | undefined {
+    for (const app of this.apps.values()) if (app.bot.token === token) return app;
+    return undefined;
+  }
+
+  /** The full URL of a path under the API prefix. */
+  apiUrl(path: string): string {
+    return `${this.baseUrl}${API_PREFIX}${path}`;
+  }
+
+  addUser(email: string, password: string, username: string): User {
+    const user: User = { id: this.id(), email, password, username, verified: false };
+    this.users.set(user.id, user);
+    return user;
+  }
+
+  userByEmail(email: string): User | undefined {
+    for (const user of this.users.values()) if (user.email === email) return user;
+    return undefined;
+  }
+
+  addApplication(ownerId: string, name: string, description: string, extra: Record<string, unknown> = {}): Application {
+    const app: Application = {
+      id: this.id(),
+      ownerId,
+      name,
+      description,
+      extra,
+      bot: { id: this.id(), username: `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-bot`, token: '' },
+      commands: [],
+      guildCommands: new Map(),
+      webhooks: new Map(),
+      deliveries: [],
+      apiLogs: [],
+    };
+    app.bot.token = `${Buffer.from(app.bot.id).toString('base64url')}.${this.token()}`;
+    this.apps.set(app.id, app);
+    return app;
+  }
+
+  addChannel(guildId: string, name: string): Channel {
+    const channel: Channel = { id: this.id(), guildId, name, topic: '', extra: {}, readBy: new Set() };
+    this.channels.set(channel.id, channel);
+    return channel;
+  }
+
+  /** Builds a stored command from a definition, keeping `id` when it replaces one. */
+  makeCommand(applicationId: string, definition: Record<string, unknown>, id?: string): Command {
+    const { name, description, options, dm_permission, ...extra } = definition;
+    return {
+      ...extra,
+      id: id ?? this.id(),
+      application_id: applicationId,
+      name: String(name).toLowerCase(),
+      description: String(description ?? ''),
+      options: Array.isArray(options) ? options : [],
+      dm_permission: dm_permission !== false,
+      version: this.id(),
+    };
+  }
+
+  /** The command `name` that a user in `guildId` can run, and its application. */
+  findCommand(guildId: string, name: string, applicationId: string | undefined): { app: Application; command: Command } | undefined {
+    const guild = this.guilds.get(guildId);
+    if (!guild) return undefined;
+    for (const appId of guild.botApplications) {
+      if (applicationId !== undefined && appId !== applicationId) continue;
+      const app = this.apps.get(appId);
+      const command = app && [...(app.guildCommands.get(guildId) ?? []), ...app.commands].find((c) => c.name === name);
+      if (app && command) return { app, command };
+    }
+    return undefined;
+  }
+
+  /** Posts a message to a channel (1 to 2000 characters, as the contract says). */
+  post(channelId: string, content: string, author: EmulatedMessage['author'], via: EmulatedMessage['via']): void {
+    if (countCharacters(content) < 1 || countCharacters(content) > 2000) throw new HttpError(400, 'Message content must be 1 to 2000 characters', 50035);
+    const list = this.messages.get(channelId) ?? [];
+    list.push({ id: this.id(), channelId, content, author, via, createdAt: this.now() });
+    this.messages.set(channelId, list);
+  }
+
+  deliverMail(email: string, mail: Mail): void {
+    this.mailbox.set(email, [...(this.mailbox.get(email) ?? []), mail]);
+  }
+}

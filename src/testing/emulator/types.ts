@@ -1,0 +1,135 @@
+/**
+ * The emulator's public types: requests and responses as the core sees them,
+ * what it records, its seed data and its options.
+ *
+ * @module
+ */
+
+/** A request as the core sees it. */
+export interface EmulatorRequest {
+  /** HTTP method. */
+  method: string;
+  /** Path and query, e.g. `/api/v1/channels/1?x=y`. */
+  url: string;
+  /** Headers, lower-case names. */
+  headers: Record<string, string | undefined>;
+  /** Raw body. */
+  body: string;
+}
+
+/** A response from the core. */
+export interface EmulatorResponse {
+  /** HTTP status. */
+  status: number;
+  /** Headers; `set-cookie` may be an array. */
+  headers: Record<string, string | string[]>;
+  /** Body text (JSON unless the status is 204). */
+  body: string;
+}
+
+/** A message posted to a channel by a webhook or an interaction reply. */
+export interface EmulatedMessage {
+  /** Message id. */
+  id: string;
+  /** Channel id. */
+  channelId: string;
+  /** Text. */
+  content: string;
+  /** Who posted it. */
+  author: { kind: 'webhook' | 'bot'; id: string; name: string };
+  /** How it was posted. */
+  via: 'webhook' | 'interaction';
+  /** When, epoch milliseconds (emulator clock). */
+  createdAt: number;
+}
+
+/** An interaction callback the emulator received. */
+export interface EmulatedCallback {
+  /** Callback type. */
+  interactionType: number;
+  /** Callback data. */
+  data: Record<string, unknown>;
+  /** When, epoch milliseconds (emulator clock). */
+  at: number;
+}
+
+/** The demo data an emulator starts with. Secrets included: it is a local test service. */
+export interface SeedData {
+  /** A user who owns the application and the community. */
+  user: { id: string; email: string; password: string; username: string };
+  /** A member of the community without MANAGE_WEBHOOKS. */
+  member: { id: string; email: string; password: string; username: string };
+  /** The demo application. */
+  applicationId: string;
+  /** Its bot's user id. */
+  botUserId: string;
+  /** Its bot token. */
+  botToken: string;
+  /** The community. */
+  guildId: string;
+  /** A text channel in it. */
+  channelId: string;
+  /** An incoming webhook for the channel. */
+  webhook: { id: string; token: string };
+}
+
+/** A rolling-window limit. */
+export interface WindowLimit {
+  /** Requests allowed per window. */
+  limit: number;
+  /** Window length, milliseconds. */
+  windowMs: number;
+}
+
+/** Options of the core. */
+export interface EmulatorCoreOptions {
+  /** Seed for ids and tokens, so runs are reproducible. @default 1 */
+  seed?: number | undefined;
+  /** Global rate limit across all requests, or none. @default undefined */
+  globalRateLimit?: WindowLimit | undefined;
+  /** Executions allowed per webhook per window. @default { limit: 30, windowMs: 60000 } */
+  webhookRateLimit?: WindowLimit | undefined;
+  /** Access-token lifetime. @default 900000 */
+  accessTokenLifetimeMs?: number | undefined;
+}
+
+/** Something that delivers Gateway dispatches to a bot. */
+export interface DispatchTarget {
+  /** Dispatches to sessions identified with `token`; returns how many sessions got it. */
+  dispatchToToken(token: string, t: string, d: unknown): number;
+  /** Closes the sessions of a token (after a reset). */
+  closeSessionsOfToken(token: string, code: number): void;
+}
+
+/** What to invoke with `EmulatorCore.invokeCommand`. */
+export interface InvokeCommandInput {
+  /** Command name. */
+  name: string;
+  /** Option values by name. */
+  options?: Record<string, string | number | boolean> | undefined;
+  /** Set to an option name to send an autocomplete interaction with that option focused. */
+  focused?: string | undefined;
+  /** Community. @default the seeded community */
+  guildId?: string | undefined;
+  /** Channel. @default the seeded channel */
+  channelId?: string | undefined;
+  /** The user running it. @default the seeded user */
+  userId?: string | undefined;
+  /** Pick the command of this application, when several have one of that name. */
+  applicationId?: string | undefined;
+}
+
+/** An interaction created by `EmulatorCore.invokeCommand`. */
+export interface InvokedInteraction {
+  /** Interaction id. */
+  id: string;
+  /** The INTERACTION_CREATE payload sent. */
+  payload: Record<string, unknown>;
+  /** How many Gateway sessions received it (0: the bot is not connected). */
+  delivered: number;
+  /** Resolves with the bot's first answer. */
+  response: Promise<EmulatedCallback>;
+  /** Every answer so far. */
+  callbacks(): EmulatedCallback[];
+}
+

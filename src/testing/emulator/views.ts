@@ -1,0 +1,39 @@
+/**
+ * How records look on the wire (the shapes recorded in docs/assumptions.md).
+ *
+ * @module
+ */
+
+import type { Activity, Application, Channel, EmulatorState, GuildWebhook, User } from './state.js';
+
+/** Discord's channel type of a community text channel. */
+export const GUILD_TEXT_CHANNEL = 0;
+
+export function appView(app: Application): Record<string, unknown> {
+  return { ...app.extra, id: app.id, name: app.name, description: app.description, owner_id: app.ownerId, bot_id: app.bot.id };
+}
+
+export function botView(app: Application): Record<string, unknown> {
+  return { id: app.bot.id, username: app.bot.username, application_id: app.id, bot: true };
+}
+
+export function channelView(channel: Channel): Record<string, unknown> {
+  return { ...channel.extra, id: channel.id, guild_id: channel.guildId, name: channel.name, topic: channel.topic, type: GUILD_TEXT_CHANNEL };
+}
+
+export function activityView(activity: Activity): Record<string, unknown> {
+  return { ...activity.fields, id: activity.id, channel_id: activity.channelId, paused: activity.paused, position_ms: activity.positionMs, participants: [...activity.participants], created_at: new Date(activity.createdAt).toISOString() };
+}
+
+export function webhookView(webhook: GuildWebhook): Record<string, unknown> {
+  return { id: webhook.id, guild_id: webhook.guildId, channel_id: webhook.channelId, name: webhook.name };
+}
+
+/** A community webhook with its secret token and URL (create and reset answers). */
+export function webhookWithToken(state: EmulatorState, webhook: GuildWebhook): Record<string, unknown> {
+  return { ...webhookView(webhook), token: webhook.token, url: state.apiUrl(`/webhooks/${webhook.id}/${webhook.token}`) };
+}
+
+export function publicUser(user: User): Record<string, unknown> {
+  return { id: user.id, username: user.username, email: user.email, verified: user.verified };
+}
