@@ -23,7 +23,7 @@ export function isSecretKey(key: string): boolean {
  * replaced by {@link REDACTED}, and every known secret string is scrubbed.
  */
 export function redactValue(value: unknown, secrets: readonly string[] = [], depth = 0): unknown {
-  if (typeof value === 'string') return scrubText(value, secrets);
+  if (typeof value === 'string') return secrets.includes(value) ? REDACTED : scrubText(value, secrets);
   if (typeof value !== 'object' || value === null) return value;
   if (depth > 20) return REDACTED;
   if (Array.isArray(value)) return value.map((item) => redactValue(item, secrets, depth + 1));
@@ -34,11 +34,20 @@ export function redactValue(value: unknown, secrets: readonly string[] = [], dep
   return out;
 }
 
-/** Replaces every occurrence of each known secret (raw or URL-encoded) in `text`. */
+/**
+ * Replaces every occurrence of each known secret (raw or URL-encoded) in
+ * `text`. Secrets shorter than 4 characters are replaced only where they
+ * stand as a whole word, so that a short password cannot shred every message.
+ */
 export function scrubText(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) {
-    if (secret.length < 4) continue;
+    if (secret.length === 0) continue;
+    if (secret.length < 4) {
+      // A short secret is replaced only as a whole word, so that it cannot shred every message.
+      out = out.replace(new RegExp(`(?<![\\p{L}\\p{N}])${secret.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}\\p{N}])`, 'gu'), REDACTED);
+      continue;
+    }
     out = out.split(secret).join(REDACTED);
     const encoded = encodeURIComponent(secret);
     if (encoded !== secret) out = out.split(encoded).join(REDACTED);
@@ -46,15 +55,44 @@ export function scrubText(text: string, secrets: readonly string[]): string {
   return out;
 }
 
-/** Lower-cases header names, drops credentials and cookies, and flattens multi-valued headers. */
-export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+/**
+ * Response headers worth keeping on an error: what describes the body, the
+ * rate limits, and the ids that tie a request to the server's logs. Anything
+ * else (`Location` with a token in its URL, `WWW-Authenticate` echoing a
+ * credential, custom echo headers) is dropped.
+ */
+const DEBUG_HEADER = /^(content-type|content-length|content-encoding|date|age|server|via|retry-after|cache-control|x-ratelimit-[a-z-]+|cf-ray|traceparent|x-amzn-requestid|x-amz-cf-id|(x-)?(request|correlation|trace)-id)$/;
+
+/**
+ * Keeps only the headers that help debugging (see {@link DEBUG_HEADER}), with
+ * lower-cased names, credentials and cookies shown as redacted, multi-valued
+ * headers flattened, and every known secret value scrubbed from each value.
+ */
+export function redactHeaders(headers: Record<string, string | string[] | undefined>, secrets: readonly string[] = []): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name in headers) {
+    const value = headers[name];
     if (value === undefined) continue;
     const lower = name.toLowerCase();
-    out[lower] = SECRET_HEADERS.has(lower) ? REDACTED : Array.isArray(value) ? value.join(', ') : value;
+    if (SECRET_HEADERS.has(lower)) out[lower] = REDACTED;
+    else if (DEBUG_HEADER.test(lower)) out[lower] = scrubText(Array.isArray(value) ? value.join(', ') : value, secrets);
   }
   return out;
+}
+
+/**
+ * The secret values a request body carries: every non-empty string under a
+ * key that names a secret (`password`, `token`, `new_password`, ...), at any
+ * depth. Used to scrub them from whatever the server echoes back.
+ */
+export function secretValuesIn(body: unknown, found: string[] = [], depth = 0): string[] {
+  if (typeof body !== 'object' || body === null || depth > 20) return found;
+  for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
+    if (typeof value === 'string') {
+      if (value !== '' && isSecretKey(key)) found.push(value);
+    } else secretValuesIn(value, found, depth + 1);
+  }
+  return found;
 }
 
 /** Shows that a secret is present without showing it, e.g. for `util.inspect`. */

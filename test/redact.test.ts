@@ -1,8 +1,8 @@
 import { inspect } from 'node:util';
-import { describe, expect, it } from 'vitest';
-import { WebhookClient, isApiError, type ApiError } from '../src/index.js';
-import { redactHeaders, redactValue, scrubText } from '../src/redact.js';
-import { MSW_BASE_URL, SECRETS, createMswClient, useMswRecorder, findLeakedSecrets } from './helpers/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, WebhookClient, isApiError, type ApiError } from '../src/index.js';
+import { redactHeaders, redactValue, scrubText, secretValuesIn } from '../src/redact.js';
+import { MSW_BASE_URL, SECRETS, createMswClient, useMswRecorder, findLeakedSecrets, startLoopbackServer, type LoopbackServer } from './helpers/index.js';
 
 const recorder = useMswRecorder();
 
@@ -33,7 +33,8 @@ describe('secrets never leak', () => {
     const userError = await client.applications.list().catch((e: unknown) => e);
     expect(findLeakedSecrets(everyView(botError))).toEqual([]);
     expect(findLeakedSecrets(everyView(userError))).toEqual([]);
-    expect((botError as ApiError).headers['x-echo']).toBe('ok');
+    // Only headers that help debugging are kept.
+    expect((botError as ApiError).headers['x-echo']).toBeUndefined();
   });
 
   it('keeps the verify-email token out of error paths', async () => {
@@ -78,6 +79,60 @@ describe('secrets never leak', () => {
       list: [{ password: '[redacted]' }],
     });
     expect(scrubText('a secret-value b secret%2Fv', ['secret-value', 'secret/v'])).toBe('a [redacted] b [redacted]');
-    expect(redactHeaders({ Authorization: 'Bot x', 'Set-Cookie': ['a=b'], 'X-A': ['1', '2'] })).toEqual({ authorization: '[redacted]', 'set-cookie': '[redacted]', 'x-a': '1, 2' });
+    expect(redactHeaders({ Authorization: 'Bot x', 'Set-Cookie': ['a=b'], 'X-Request-Id': ['1', '2'], 'X-A': 'dropped' })).toEqual({ authorization: '[redacted]', 'set-cookie': '[redacted]', 'x-request-id': '1, 2' });
+    expect(redactHeaders({ 'content-type': 'text/plain; token=s3cr3t-value' }, ['s3cr3t-value'])).toEqual({ 'content-type': 'text/plain; token=[redacted]' });
+    expect(redactValue({ input: 'abc', other: 'xabcx' }, ['abc'])).toEqual({ input: '[redacted]', other: 'xabcx' });
+    expect(secretValuesIn({ email: 'a@b', password: 'pw', nested: [{ reset_token: 'rt' }], new_password: '' })).toEqual(['pw', 'rt']);
+  });
+});
+
+describe('secrets the server echoes back, over a real loopback server', () => {
+  let server: LoopbackServer;
+  beforeAll(async () => {
+    server = await startLoopbackServer();
+  });
+  afterAll(() => server.close());
+  const views = (error: unknown) => [inspect(error, { depth: 10, showHidden: true }), JSON.stringify(error), String(error), (error as Error).stack].join('\n');
+
+  it.each([
+    ['auth.login', 'pw7', (client: Client, secret: string) => client.auth.login({ email: 'a@b.test', password: secret })],
+    ['auth.resetPassword', 'reset-token-Hq42', (client: Client, secret: string) => client.auth.resetPassword({ token: secret, password: 'new-password-Ux81' })],
+  ] as const)('%s: a FastAPI-style 422 echoing the body in `input` keeps no secret the call sent', async (_operation, secret, call) => {
+    server.setHandler((_request, response, body) => {
+      const sent = JSON.parse(body) as Record<string, string>;
+      const detail = Object.entries(sent).map(([field, input]) => ({ loc: ['body', field], msg: 'rejected', input }));
+      response.writeHead(422, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ detail, echo: `you sent ${body}` }));
+    });
+    const client = new Client({ baseUrl: server.url });
+    const error = await call(client, secret).catch((e: unknown) => e);
+    expect(isApiError(error)).toBe(true);
+    const text = views(error);
+    expect(text).not.toContain(secret);
+    expect(text).not.toContain('new-password-Ux81');
+    expect(JSON.stringify((error as ApiError).body)).toContain('[redacted]');
+    await client.close();
+  });
+
+  it('drops Location and WWW-Authenticate, and scrubs the credential from any header it keeps', async () => {
+    server.setHandler((request, response) => {
+      response.writeHead(401, {
+        'content-type': 'application/json',
+        location: `https://chat.example/api/v1/webhooks/wh1/${SECRETS.webhookToken}`,
+        'www-authenticate': `Bot realm="${request.headers.authorization}"`,
+        'x-request-id': `req-1 ${request.headers.authorization}`,
+        'x-custom-echo': String(request.headers.authorization),
+      });
+      response.end('{}');
+    });
+    const client = new Client({ baseUrl: server.url, auth: { botToken: SECRETS.botToken, webhookTokens: { wh1: SECRETS.webhookToken } } });
+    const botError = (await client.channels.get('ch1').catch((e: unknown) => e)) as ApiError;
+    const hookError = (await client.webhooks.execute('wh1', { content: 'x' }).catch((e: unknown) => e)) as ApiError;
+    for (const error of [botError, hookError]) {
+      expect(findLeakedSecrets(views(error))).toEqual([]);
+      expect(Object.keys(error.headers).sort()).toEqual(['content-type', 'date', 'x-request-id']);
+    }
+    expect(botError.headers['x-request-id']).toBe('req-1 Bot [redacted]');
+    await client.close();
   });
 });

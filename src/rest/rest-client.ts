@@ -10,6 +10,7 @@ import { chooseCredential, credentialOrder, type ChosenCredential, type Credenti
 import { AbortError, ApiError, AuthenticationError, InsecureTransportError, RateLimitError, ValidationError } from '../errors.js';
 import { isInsecureRemoteUrl } from '../loopback.js';
 import { buildPath, buildQuery } from '../path.js';
+import { secretValuesIn } from '../redact.js';
 import { routes, type OperationId, type RouteDefinition } from '../routes.js';
 import { SDK_VERSION } from '../version.js';
 import { attemptFailureError, refusedWaitError, waitError, type CallState } from './call-errors.js';
@@ -268,7 +269,8 @@ export class RestClient {
 
         let error: ApiError;
         try {
-          const secrets = credential.applied ? [...credential.applied.secrets, ...built.secrets] : built.secrets;
+          // Every secret this call sent (credential, path token, password or token in the body), to scrub from whatever the server echoes.
+          const secrets = [...(credential.applied?.secrets ?? []), ...built.secrets, ...secretValuesIn(input.body)];
           error = await toApiError(response, { method: route.method, path: displayPath, operation, credential: credential.kind, attempt }, secrets);
         } finally {
           timer.stop();
