@@ -10,6 +10,25 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, WebSocket } from 'ws';
 import { GatewayDispatch, GatewayOpcode, type GatewayFrame } from '../gateway/protocol.js';
+import { GATEWAY_VERSION, IgnoredGatewayOpcode } from './discord.js';
+
+/** What READY tells a bot about itself (Discord's fields). */
+export interface BotIdentity {
+  /** The bot's user object. */
+  user: { id: string; username: string; bot: true; [field: string]: unknown };
+  /** The communities the bot is in, as unavailable-guild stubs. */
+  guilds: { id: string; unavailable: true }[];
+  /** The bot's application. */
+  application: { id: string; flags: number };
+}
+
+/** The identity READY carries when no `identity` option is given. */
+const DEFAULT_IDENTITY: BotIdentity = { user: { id: '1', username: 'test-bot', bot: true }, guilds: [], application: { id: '1', flags: 0 } };
+
+const IGNORED_OPCODES: ReadonlySet<number> = new Set(Object.values(IgnoredGatewayOpcode));
+
+/** Discord's close code for a shard array it cannot serve. */
+const INVALID_SHARD = 4010;
 
 /** Options of {@link GatewayServer}. */
 export interface GatewayServerOptions {
@@ -23,6 +42,10 @@ export interface GatewayServerOptions {
   path?: string | undefined;
   /** How many already-delivered events to replay again on resume, to exercise the client's de-duplication. @default 0 */
   replayOverlap?: number | undefined;
+  /** What READY tells the bot that identified with `token` about itself; `undefined` refuses the token (close 4004). @default a fixed test bot */
+  identity?: ((token: string) => BotIdentity | undefined) | undefined;
+  /** The `resume_gateway_url` READY carries. @default this server's URL */
+  resumeGatewayUrl?: string | (() => string) | undefined;
 }
 
 interface Session {
@@ -99,14 +122,29 @@ export class GatewayServer {
         case GatewayOpcode.Identify: {
           this.stats.identifies++;
           if (!this.answerSessions) return;
-          const token = String((frame.d as { token?: unknown })?.token ?? '');
-          if (!token || !(this.#options.authorize?.(token) ?? true)) {
+          const d = (frame.d ?? {}) as { token?: unknown; shard?: unknown };
+          const token = String(d.token ?? '');
+          const identity = token && (this.#options.authorize?.(token) ?? true) ? (this.#options.identity ? this.#options.identity(token) : DEFAULT_IDENTITY) : undefined;
+          if (!identity) {
             socket.close(4004, 'authentication failed');
+            return;
+          }
+          const shard = d.shard;
+          if (shard !== undefined && !validShard(shard)) {
+            socket.close(INVALID_SHARD, 'invalid shard');
             return;
           }
           session = { id: `session-${++this.#nextSession}`, token, sequence: 0, log: [], socket };
           this.#sessions.set(session.id, session);
-          this.#dispatch(session, GatewayDispatch.Ready, { v: 1, session_id: session.id, user: { id: 'bot', username: 'bot', bot: true } });
+          this.#dispatch(session, GatewayDispatch.Ready, {
+            v: GATEWAY_VERSION,
+            user: identity.user,
+            guilds: identity.guilds,
+            session_id: session.id,
+            resume_gateway_url: this.#resumeGatewayUrl(),
+            application: identity.application,
+            ...(shard === undefined ? {} : { shard }),
+          });
           return;
         }
         case GatewayOpcode.Resume: {
@@ -127,10 +165,18 @@ export class GatewayServer {
           return;
         }
         default:
+          // Presence, voice state and member requests are valid; the emulator has nothing to do for them.
+          if (IGNORED_OPCODES.has(frame.op)) return;
           socket.close(4001, 'unknown opcode');
       }
     });
     if (this.sendHello) this.#send(socket, { op: GatewayOpcode.Hello, d: { heartbeat_interval: this.#options.heartbeatIntervalMs ?? 41_250 } });
+  }
+
+  #resumeGatewayUrl(): string {
+    const configured = this.#options.resumeGatewayUrl;
+    if (typeof configured === 'function') return configured();
+    return configured ?? this.url;
   }
 
   #send(socket: WebSocket, frame: GatewayFrame): void {
@@ -199,4 +245,11 @@ export class GatewayServer {
     for (const socket of this.#sockets) socket.terminate();
     await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
   }
+}
+
+/** Whether Identify's `shard` is `[shard_id, num_shards]` with `0 <= shard_id < num_shards`. */
+function validShard(shard: unknown): boolean {
+  if (!Array.isArray(shard) || shard.length !== 2) return false;
+  const [id, count] = shard as unknown[];
+  return Number.isInteger(id) && Number.isInteger(count) && (id as number) >= 0 && (id as number) < (count as number);
 }

@@ -20,5 +20,5 @@ export {
   type SeedData,
   type DispatchTarget,
 } from './emulator/index.js';
-export { GatewayServer, type GatewayServerOptions } from './gateway-server.js';
+export { GatewayServer, type GatewayServerOptions, type BotIdentity } from './gateway-server.js';
 export { createTestInteraction, createTestGateway, createTestPayload, type TestInteractionInput, type TestResponse, type TestGateway } from './interactions.js';

@@ -9,10 +9,11 @@
  * @module
  */
 
+import { startGatewaySession } from './gateway-info.js';
 import { handleRequest } from './router.js';
 import { invokeCommand } from './simulate.js';
 import { EmulatorState } from './state.js';
-import type { DispatchTarget, EmulatedMessage, EmulatorCoreOptions, EmulatorRequest, EmulatorResponse, InvokeCommandInput, InvokedInteraction, SeedData } from './types.js';
+import type { BotIdentity, DispatchTarget, EmulatedMessage, EmulatorCoreOptions, EmulatorRequest, EmulatorResponse, InvokeCommandInput, InvokedInteraction, SeedData } from './types.js';
 
 /** The stateful core and its control API. */
 export class EmulatorCore {
@@ -46,6 +47,16 @@ export class EmulatorCore {
   /** Whether a token belongs to a bot (the Gateway's Identify check). */
   isBotToken(token: string): boolean {
     return this.#state.appOfBotToken(token) !== undefined;
+  }
+
+  /**
+   * Starts a Gateway session for a bot token: counts it against the session
+   * start limit and returns what READY tells the bot about itself (its user,
+   * its communities as unavailable stubs, its application), or `undefined`
+   * for a token that is not a bot's.
+   */
+  startGatewaySession(token: string): BotIdentity | undefined {
+    return startGatewaySession(this.#state, token);
   }
 
   /** Messages posted to a channel, oldest first. */

@@ -7,6 +7,7 @@
 export { EmulatorCore } from './core.js';
 export { createEmulator, type Emulator, type EmulatorOptions } from './server.js';
 export type {
+  BotIdentity,
   DispatchTarget,
   EmulatedCallback,
   EmulatedMessage,

@@ -8,6 +8,7 @@
 
 import { API_PREFIX, routes, type CredentialKind, type HttpMethod, type OperationId } from '../../routes.js';
 import type { Caller } from './access.js';
+import { getGateway, getGatewayBot } from './gateway-info.js';
 import { createDriveLink, handlers, type Context, type Handler, type RouteContext } from './handlers/index.js';
 import { takeGlobal, webhookBucketHeaders } from './limits.js';
 import { HttpError, errorResponse, json } from './responses.js';
@@ -27,14 +28,18 @@ interface ExtraRoute {
   readonly auth: readonly CredentialKind[];
 }
 
-/** Routes that are not contract operations: the escape hatch's example. Kept out of src/routes.ts. */
+/** Routes that are not contract operations: Discord's Gateway discovery, and the escape hatch's example. Kept out of src/routes.ts. */
 const extraRoutes = {
+  'gateway.get': { method: 'GET', path: '/gateway', auth: ['none'] },
+  'gateway.getBot': { method: 'GET', path: '/gateway/bot', auth: ['bot'] },
   'channels.createDriveLink': { method: 'POST', path: '/channels/{channel_id}/drive-links', auth: ['bot', 'user'] },
 } as const satisfies Record<string, ExtraRoute>;
 
 type ExtraId = keyof typeof extraRoutes;
 
 const extraHandlers: { readonly [Id in ExtraId]: (ctx: RouteContext<(typeof extraRoutes)[Id]>) => EmulatorResponse } = {
+  'gateway.get': ({ state }) => getGateway(state),
+  'gateway.getBot': ({ state, caller }) => getGatewayBot(state, caller.app.id),
   'channels.createDriveLink': ({ state, request, params, caller }) => createDriveLink(state, request, caller, params.channel_id),
 };
 

@@ -84,7 +84,14 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     });
   });
   server.keepAliveTimeout = 5000;
-  const gateway = new GatewayServer({ server, path: `${API_PREFIX}/gateway`, authorize: (token) => core.isBotToken(token), heartbeatIntervalMs: options.heartbeatIntervalMs });
+  let gatewayUrl = '';
+  const gateway = new GatewayServer({
+    server,
+    path: `${API_PREFIX}/gateway`,
+    identity: (token) => core.startGatewaySession(token),
+    resumeGatewayUrl: () => gatewayUrl,
+    heartbeatIntervalMs: options.heartbeatIntervalMs,
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
@@ -92,7 +99,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
-  const gatewayUrl = gatewayUrlOf(url);
+  gatewayUrl = gatewayUrlOf(url);
   core.attachGateway(gateway, url);
   let closed = false;
   return {

@@ -1,24 +1,34 @@
 /**
  * Simulating a user: running a slash command (or typing in one) creates an
- * interaction and delivers INTERACTION_CREATE to the application's bot over
- * the Gateway.
+ * interaction and delivers INTERACTION_CREATE, with the fields current
+ * Discord clients require, to the application's bot over the Gateway.
  *
  * @module
  */
 
 import { InteractionType } from '../../constants.js';
 import { GatewayDispatch } from '../../gateway/protocol.js';
-import { ApplicationCommandOptionType, ApplicationCommandType, INTERACTION_VERSION } from '../discord.js';
+import { ApplicationCommandOptionType, ApplicationCommandType, ApplicationIntegrationType, ChannelType, INTERACTION_VERSION, InteractionContextType, Permission } from '../discord.js';
 import type { Application, Command, EmulatorState, Interaction, User } from './state.js';
 import type { EmulatedCallback, InvokeCommandInput, InvokedInteraction } from './types.js';
+
+/** The locale every emulated user and community has. */
+export const EMULATED_LOCALE = 'en-US';
+
+/** What the bot may do in a channel; the emulator has no roles, so every bot gets these. */
+export const BOT_CHANNEL_PERMISSIONS = Permission.ViewChannel | Permission.SendMessages | Permission.EmbedLinks | Permission.AttachFiles | Permission.ReadMessageHistory | Permission.UseExternalEmojis;
 
 function optionType(value: string | number | boolean): number {
   if (typeof value === 'number') return ApplicationCommandOptionType.Number;
   return typeof value === 'boolean' ? ApplicationCommandOptionType.Boolean : ApplicationCommandOptionType.String;
 }
 
+function userObject(user: User): Record<string, unknown> {
+  return { id: user.id, username: user.username, discriminator: '0', global_name: user.username, avatar: null, bot: false };
+}
+
 /** The INTERACTION_CREATE payload of an interaction in a community channel. */
-function interactionPayload(interaction: Interaction, app: Application, command: Command, user: User, guildId: string, input: InvokeCommandInput): Record<string, unknown> {
+function interactionPayload(state: EmulatorState, interaction: Interaction, app: Application, command: Command, user: User, guildId: string, input: InvokeCommandInput): Record<string, unknown> {
   const optionTypes = new Map((command.options as { name: string; type: number }[]).map((option) => [option.name, option.type]));
   const options = Object.entries(input.options ?? {}).map(([name, value]) => ({
     name,
@@ -26,16 +36,28 @@ function interactionPayload(interaction: Interaction, app: Application, command:
     value,
     ...(input.focused === name ? { focused: true } : {}),
   }));
+  const guild = state.guilds.get(guildId);
+  const channel = state.channels.get(interaction.channelId);
+  const permissions = guild?.ownerId === user.id || guild?.members.get(user.id)?.manageWebhooks ? Permission.ManageWebhooks : 0n;
   return {
     id: interaction.id,
     application_id: app.id,
     type: input.focused !== undefined ? InteractionType.ApplicationCommandAutocomplete : InteractionType.ApplicationCommand,
+    data: { id: command.id, name: command.name, type: ApplicationCommandType.ChatInput, options, ...(command.guild_id === undefined ? {} : { guild_id: command.guild_id }) },
+    guild_id: guildId,
+    guild: { id: guildId, locale: EMULATED_LOCALE, features: [] },
+    channel: { id: interaction.channelId, type: ChannelType.GuildText, guild_id: guildId, name: channel?.name ?? '' },
+    channel_id: interaction.channelId,
+    member: { user: userObject(user), roles: [], permissions: permissions.toString(), joined_at: new Date(state.now()).toISOString(), nick: null, deaf: false, mute: false, flags: 0, pending: false },
     token: interaction.token,
     version: INTERACTION_VERSION,
-    guild_id: guildId,
-    channel_id: interaction.channelId,
-    member: { user: { id: user.id, username: user.username }, permissions: '0' },
-    data: { id: command.id, name: command.name, type: ApplicationCommandType.ChatInput, options },
+    app_permissions: BOT_CHANNEL_PERMISSIONS.toString(),
+    locale: EMULATED_LOCALE,
+    guild_locale: EMULATED_LOCALE,
+    entitlements: [],
+    authorizing_integration_owners: { [ApplicationIntegrationType.GuildInstall]: guildId },
+    context: InteractionContextType.Guild,
+    attachment_size_limit: 10 * 1024 * 1024,
     created_at: new Date(interaction.createdAt).toISOString(),
   };
 }
@@ -52,7 +74,7 @@ export function invokeCommand(state: EmulatorState, input: InvokeCommandInput): 
   const { app, command } = found;
   const interaction: Interaction = { id: state.id(), token: state.token(), applicationId: app.id, channelId, createdAt: state.now(), acknowledgedWith: undefined, callbacks: [], waiters: [] };
   state.interactions.set(interaction.id, interaction);
-  const payload = interactionPayload(interaction, app, command, user, guildId, input);
+  const payload = interactionPayload(state, interaction, app, command, user, guildId, input);
   const delivered = state.gateway?.dispatchToToken(app.bot.token, GatewayDispatch.InteractionCreate, payload) ?? 0;
   const response = new Promise<EmulatedCallback>((resolve) => interaction.waiters.push(resolve));
   return { id: interaction.id, payload, delivered, response, callbacks: () => [...interaction.callbacks] };

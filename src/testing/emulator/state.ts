@@ -149,6 +149,8 @@ export class EmulatorState {
   readonly verifyTokens = new Map<string, string>();
   /** Times of requests counted by the global limit. */
   readonly globalHits: number[] = [];
+  /** Gateway session starts per application (Discord's daily session start limit). */
+  readonly sessionStarts = new Map<string, number[]>();
 
   constructor(options: EmulatorCoreOptions = {}) {
     this.options = options;

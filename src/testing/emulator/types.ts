@@ -133,3 +133,4 @@ export interface InvokedInteraction {
   callbacks(): EmulatedCallback[];
 }
 
+export type { BotIdentity } from '../gateway-server.js';

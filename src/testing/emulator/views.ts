@@ -4,10 +4,8 @@
  * @module
  */
 
+import { ChannelType } from '../discord.js';
 import type { Activity, Application, Channel, EmulatorState, GuildWebhook, User } from './state.js';
-
-/** Discord's channel type of a community text channel. */
-export const GUILD_TEXT_CHANNEL = 0;
 
 export function appView(app: Application): Record<string, unknown> {
   return { ...app.extra, id: app.id, name: app.name, description: app.description, owner_id: app.ownerId, bot_id: app.bot.id };
@@ -18,7 +16,7 @@ export function botView(app: Application): Record<string, unknown> {
 }
 
 export function channelView(channel: Channel): Record<string, unknown> {
-  return { ...channel.extra, id: channel.id, guild_id: channel.guildId, name: channel.name, topic: channel.topic, type: GUILD_TEXT_CHANNEL };
+  return { ...channel.extra, id: channel.id, guild_id: channel.guildId, name: channel.name, topic: channel.topic, type: ChannelType.GuildText };
 }
 
 export function activityView(activity: Activity): Record<string, unknown> {
