@@ -1,6 +1,8 @@
 /**
  * Rate limits: the contract's per-webhook execution limit and the optional
- * global limit.
+ * global limit, answered with Discord's headers (`X-RateLimit-Limit`,
+ * `-Remaining`, `-Reset`, `-Reset-After`, `-Bucket` on successes and 429s;
+ * `-Scope`, `-Global` and `Retry-After` on 429s).
  *
  * @module
  */
@@ -11,6 +13,12 @@ import type { WindowLimit } from './types.js';
 
 /** The contract's webhook limit: 30 executions a minute per webhook. */
 export const DEFAULT_WEBHOOK_RATE_LIMIT: WindowLimit = { limit: 30, windowMs: 60_000 };
+
+/** The bucket id of webhook executions (one bucket per route; the webhook id is its major parameter). */
+export const WEBHOOK_EXECUTION_BUCKET = 'webhook-execute';
+
+/** Discord's `X-RateLimit-Scope` values. */
+export type RateLimitScope = 'user' | 'global' | 'shared';
 
 function seconds(ms: number): string {
   return (Math.max(0, ms) / 1000).toFixed(3);
@@ -23,38 +31,55 @@ function windowState(hits: number[], limit: WindowLimit, now: number): { remaini
   return { remaining: Math.max(0, limit.limit - hits.length), resetAt: oldest + limit.windowMs };
 }
 
-function tooManyRequests(retryAfterMs: number, global: boolean, headers: Record<string, string>): HttpError {
+/** The bucket headers of a window (what successes carry, and 429s too). */
+function bucketHeaders(limit: WindowLimit, remaining: number, resetAt: number, now: number, bucket: string): Record<string, string> {
+  return {
+    'x-ratelimit-limit': String(limit.limit),
+    'x-ratelimit-remaining': String(remaining),
+    'x-ratelimit-reset': seconds(resetAt),
+    'x-ratelimit-reset-after': seconds(resetAt - now),
+    'x-ratelimit-bucket': bucket,
+  };
+}
+
+function tooManyRequests(retryAfterMs: number, scope: RateLimitScope, headers: Record<string, string>): HttpError {
   const retryAfter = Math.max(0.001, retryAfterMs / 1000);
-  return new HttpError(429, 'You are being rate limited.', 0, { retry_after: retryAfter, global }, { 'retry-after': retryAfter.toFixed(3), ...headers });
+  const global = scope === 'global';
+  return new HttpError(429, 'You are being rate limited.', 0, { retry_after: retryAfter, global }, {
+    ...headers,
+    'retry-after': retryAfter.toFixed(3),
+    'x-ratelimit-scope': scope,
+    ...(global ? { 'x-ratelimit-global': 'true' } : {}),
+  });
 }
 
 function webhookWindow(state: EmulatorState): WindowLimit {
   return state.options.webhookRateLimit ?? DEFAULT_WEBHOOK_RATE_LIMIT;
 }
 
-/** The limit headers of a webhook's executions, without counting one. */
+/** The bucket headers of a webhook's executions, without counting one. */
 export function webhookBucketHeaders(state: EmulatorState, webhook: GuildWebhook): Record<string, string> {
   const now = state.now();
   const limit = webhookWindow(state);
   const { remaining, resetAt } = windowState(webhook.executions, limit, now);
-  return { 'x-ratelimit-limit': String(limit.limit), 'x-ratelimit-remaining': String(remaining), 'x-ratelimit-reset-after': seconds(resetAt - now) };
+  return bucketHeaders(limit, remaining, resetAt, now, WEBHOOK_EXECUTION_BUCKET);
 }
 
-/** Counts one execution of a webhook, or answers 429. */
+/** Counts one execution of a webhook, or answers 429 (scope `shared`: every caller of the webhook shares it). */
 export function takeWebhookExecution(state: EmulatorState, webhook: GuildWebhook): void {
   const now = state.now();
   const limit = webhookWindow(state);
   const { remaining, resetAt } = windowState(webhook.executions, limit, now);
-  if (remaining === 0) throw tooManyRequests(resetAt - now, false, { 'x-ratelimit-scope': 'webhook' });
+  if (remaining === 0) throw tooManyRequests(resetAt - now, 'shared', bucketHeaders(limit, 0, resetAt, now, WEBHOOK_EXECUTION_BUCKET));
   webhook.executions.push(now);
 }
 
-/** Counts one request against the global limit, if there is one, or answers a global 429. */
-export function takeGlobal(state: EmulatorState, _routeHeaders: () => Record<string, string>): void {
+/** Counts one request against the global limit, if there is one, or answers a global 429 carrying the route's own bucket headers. */
+export function takeGlobal(state: EmulatorState, routeHeaders: () => Record<string, string>): void {
   const limit = state.options.globalRateLimit;
   if (!limit) return;
   const now = state.now();
   const { remaining, resetAt } = windowState(state.globalHits, limit, now);
-  if (remaining === 0) throw tooManyRequests(resetAt - now, true, { 'x-ratelimit-global': 'true', 'x-ratelimit-scope': 'global' });
+  if (remaining === 0) throw tooManyRequests(resetAt - now, 'global', routeHeaders());
   state.globalHits.push(now);
 }

@@ -1,0 +1,55 @@
+/**
+ * The emulator's rate-limit headers, as Discord sends them: the bucket
+ * headers on successes and 429s alike, with Discord's scopes on 429s.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/testing/index.js';
+
+const running: Emulator[] = [];
+afterEach(async () => {
+  for (const emulator of running.splice(0)) await emulator.close();
+});
+
+async function start(options: EmulatorOptions = {}): Promise<Emulator> {
+  const emulator = await createEmulator(options);
+  running.push(emulator);
+  return emulator;
+}
+
+describe('rate-limit headers', () => {
+  const bucketHeaders = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-reset-after', 'x-ratelimit-bucket'];
+
+  async function execute(emulator: Emulator) {
+    const response = await fetch(`${emulator.url}/api/v1/webhooks/${emulator.seed.webhook.id}/${emulator.seed.webhook.token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ content: 'hello' }),
+    });
+    return { status: response.status, headers: Object.fromEntries(response.headers) };
+  }
+
+  it('a webhook’s 429 carries the bucket headers of its successes, with scope shared', async () => {
+    const emulator = await start({ webhookRateLimit: { limit: 2, windowMs: 60_000 } });
+    const first = await execute(emulator);
+    expect(first.status).toBe(204);
+    for (const name of bucketHeaders) expect(first.headers).toHaveProperty(name);
+    expect(first.headers).toMatchObject({ 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '1' });
+    expect(Number(first.headers['x-ratelimit-reset'])).toBeCloseTo((emulator.core.now() + 60_000) / 1000, -1);
+    expect((await execute(emulator)).headers['x-ratelimit-remaining']).toBe('0');
+    const limited = await execute(emulator);
+    expect(limited.status).toBe(429);
+    for (const name of bucketHeaders) expect(limited.headers).toHaveProperty(name);
+    expect(limited.headers).toMatchObject({ 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '0', 'x-ratelimit-bucket': first.headers['x-ratelimit-bucket'], 'x-ratelimit-scope': 'shared' });
+    expect(limited.headers).not.toHaveProperty('x-ratelimit-global');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(50);
+  });
+
+  it('a global 429 says so with X-RateLimit-Global and scope global, and keeps the route’s bucket headers', async () => {
+    const emulator = await start({ globalRateLimit: { limit: 1, windowMs: 60_000 } });
+    expect((await execute(emulator)).status).toBe(204);
+    const limited = await execute(emulator);
+    expect(limited.status).toBe(429);
+    expect(limited.headers).toMatchObject({ 'x-ratelimit-global': 'true', 'x-ratelimit-scope': 'global', 'x-ratelimit-remaining': '29' });
+    for (const name of bucketHeaders) expect(limited.headers).toHaveProperty(name);
+  });
+});
