@@ -389,3 +389,90 @@ describe('interaction callback lane', () => {
     expect(await blocked).toBeInstanceOf(RateLimitError);
   });
 });
+
+describe('every wait watches the caller signal and the deadline', () => {
+  const hangingStore = { load: () => new Promise<undefined>(() => {}) };
+  const sessionSnapshot = (expiresInMs: number) => ({
+    accessToken: 'access-held',
+    accessTokenExpiresAt: Date.now() + expiresInMs,
+    cookies: [{ name: 'rt', value: 'refresh-held', path: '/api/v1/auth', expiresAt: undefined }],
+  });
+
+  it('a bot-token call never waits for a user session store that never loads', async () => {
+    server.setHandler((_request, response) => json(response, 200, { id: 'ch1' }));
+    const bot = client({ sessionStore: hangingStore });
+    await expect(bot.channels.get('ch1', { deadlineMs: 2_000 })).resolves.toEqual({ id: 'ch1' });
+    await bot.close();
+  });
+
+  it('a user call waiting on a session store that never loads settles at its deadline, or on abort', async () => {
+    const user = new Client({ baseUrl: server.url, sessionStore: hangingStore });
+    const timedOut = await user.applications.list({ deadlineMs: 150 }).catch((e: unknown) => e);
+    expect(timedOut).toBeInstanceOf(TimeoutError);
+    const controller = new AbortController();
+    const pending = user.applications.list({ signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    expect(await pending.catch((e: unknown) => e)).toBeInstanceOf(AbortError);
+    expect(server.requests).toHaveLength(0);
+    await user.close();
+  });
+
+  it('a refresh that takes 20 s does not hold a call past its 300 ms deadline, nor past an abort', async () => {
+    let release: (() => void) | undefined;
+    server.setHandler((request, response) => {
+      if (request.url?.endsWith('/auth/refresh')) {
+        const timer = setTimeout(() => json(response, 200, { access_token: 'access-new', expires_in: 900 }), 20_000);
+        release = () => {
+          clearTimeout(timer);
+          json(response, 200, { access_token: 'access-new', expires_in: 900 });
+        };
+        return;
+      }
+      json(response, 200, [{ id: 'app1' }]);
+    });
+    const user = new Client({ baseUrl: server.url, auth: { session: sessionSnapshot(1_000) }, refreshMarginMs: 60_000 });
+    const started = Date.now();
+    const error = await user.applications.list({ deadlineMs: 300 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const controller = new AbortController();
+    const pending = user.applications.list({ signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    expect(await pending.catch((e: unknown) => e)).toBeInstanceOf(AbortError);
+    release?.();
+    await user.close();
+  });
+});
+
+describe('one AbortSignal shared by many calls', () => {
+  it('adds one listener to the signal, warns nothing, and leaves none behind', async () => {
+    server.setHandler((_request, response) => setTimeout(() => json(response, 200, { ok: true }), 20));
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    const controller = new AbortController();
+    const shared = client();
+    const calls = Array.from({ length: 25 }, (_, i) => shared.channels.get(`c${i}`, { signal: controller.signal }));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(getEventListeners(controller.signal, 'abort').length).toBeLessThanOrEqual(1);
+    await Promise.all(calls);
+    await new Promise((resolve) => setImmediate(resolve));
+    process.off('warning', onWarning);
+    expect(warnings.filter((warning) => warning.name === 'MaxListenersExceededWarning')).toEqual([]);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    await shared.close();
+  });
+
+  it('aborts every call sharing the signal', async () => {
+    server.setHandler(() => {});
+    const controller = new AbortController();
+    const shared = client({ retries: 0 });
+    const calls = Array.from({ length: 12 }, (_, i) => shared.channels.get(`c${i}`, { signal: controller.signal }).catch((e: unknown) => e));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    controller.abort();
+    const results = await Promise.all(calls);
+    expect(results.every((result) => result instanceof AbortError)).toBe(true);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    await shared.close();
+  });
+});
