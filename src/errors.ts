@@ -259,6 +259,16 @@ export class AbortError extends RequestFailure {
   }
 }
 
+/** The response body was longer than `maxResponseBytes`; the SDK stopped reading it. */
+export class ResponseTooLargeError extends RequestFailure {
+  /** The limit that was exceeded, in bytes. */
+  readonly limitBytes: number;
+  constructor(init: RequestFailureInit, limitBytes: number) {
+    super(init, `the response body exceeds maxResponseBytes (${limitBytes} bytes), so it was not read; raise maxResponseBytes on the client or on this call if you expect a body this large`);
+    this.limitBytes = limitBytes;
+  }
+}
+
 /** A 2xx response whose body the SDK could not use (e.g. invalid JSON, or a login answer without a token). */
 export class UnexpectedResponseError extends CommunityChatError {
   /** Operation id. */
@@ -377,6 +387,7 @@ const ERROR_CLASSES = {
   NetworkError,
   TimeoutError,
   AbortError,
+  ResponseTooLargeError,
   UnexpectedResponseError,
   GatewayError,
   GatewayFatalError,
@@ -424,6 +435,8 @@ export const isNetworkError = guard('NetworkError');
 export const isTimeoutError = guard('TimeoutError');
 /** Whether `value` is an {@link AbortError}. */
 export const isAbortError = guard('AbortError');
+/** Whether `value` is a {@link ResponseTooLargeError}. */
+export const isResponseTooLargeError = guard('ResponseTooLargeError');
 /** Whether `value` is an {@link UnexpectedResponseError}. */
 export const isUnexpectedResponseError = guard('UnexpectedResponseError');
 /** Whether `value` is a {@link GatewayError}. */

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { AbortError, NetworkError, RateLimitError, TimeoutError, isCommunityChatError, type RequestDescription } from '../errors.js';
+import { AbortError, NetworkError, RateLimitError, ResponseTooLargeError, TimeoutError, isCommunityChatError, type RequestDescription } from '../errors.js';
 import type { RequestEventBase } from './events.js';
 import { DeadlineReached } from './deadline.js';
 import type { TransportFailure } from './transport.js';
@@ -21,12 +21,13 @@ export interface CallState {
   readonly callerAborted: boolean;
 }
 
-/** The error of an attempt that got no usable response: its own timeout (or the deadline), the caller's abort, or a network failure. */
-export function attemptFailureError(base: RequestEventBase, failure: TransportFailure | 'timeout', timeoutMs: number, state: CallState): Error {
+/** The error of an attempt that got no usable response: its own timeout (or the deadline), the caller's abort, a body over the size limit, or a network failure. */
+export function attemptFailureError(base: RequestEventBase, failure: TransportFailure | 'timeout', timeoutMs: number, maxResponseBytes: number, state: CallState): Error {
   const timedOut = failure === 'timeout';
   const init = { method: base.method, path: base.path, operation: base.operation, attempt: base.attempt, mayHaveReachedServer: timedOut || failure.mayHaveReachedServer, cause: timedOut ? undefined : failure.cause };
   if (timedOut) return new TimeoutError(init, state.deadlineHit ? state.deadlineMs : timeoutMs);
   if (failure.kind === 'aborted' || state.callerAborted) return new AbortError(init);
+  if (failure.kind === 'tooLarge') return new ResponseTooLargeError(init, maxResponseBytes);
   return new NetworkError(init, failure.detail);
 }
 

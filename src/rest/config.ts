@@ -51,6 +51,8 @@ export interface RestClientConfig {
   timeoutMs: number;
   /** Overall deadline of a call, milliseconds. */
   deadlineMs: number;
+  /** The largest response body read, bytes. */
+  maxResponseBytes: number;
   /** Retry policy. */
   retry: RetryPolicy;
   /** Which rate-limited calls reject at once. */

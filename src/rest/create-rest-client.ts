@@ -27,6 +27,9 @@ function createTransport(option: PipelineOptions['transport'], dispatcher: Dispa
   return choice === 'fetch' ? new FetchTransport() : new UndiciTransport(dispatcher ? { dispatcher } : {});
 }
 
+/** The default `maxResponseBytes`: 10 MiB. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
 /** Builds the REST client of a `Client` or `WebhookClient`. */
 export function createRestClient(options: PipelineOptions, wiring: PipelineWiring): RestClient {
   const now = options.now ?? Date.now;
@@ -37,6 +40,7 @@ export function createRestClient(options: PipelineOptions, wiring: PipelineWirin
     allowInsecureHttp: options.allowInsecureHttp ?? false,
     timeoutMs: options.timeoutMs ?? 30_000,
     deadlineMs: options.deadlineMs ?? 300_000,
+    maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     retry: resolveRetryPolicy(options),
     rejectOnRateLimit: options.rejectOnRateLimit ?? false,
     limiter: new RateLimiter(now, webhookWindow),

@@ -53,6 +53,12 @@ export interface PipelineOptions extends RetryOptions {
   timeoutMs?: number | undefined;
   /** Overall deadline of one call in milliseconds, covering queueing, rate-limit waits, backoff and every attempt. @default 300000 */
   deadlineMs?: number | undefined;
+  /**
+   * The largest response body the SDK reads, in bytes, counted while it
+   * streams; a longer one rejects with `ResponseTooLargeError` (not retried).
+   * @default 10485760 (10 MiB)
+   */
+  maxResponseBytes?: number | undefined;
   /** The longest single rate-limit wait; a longer one rejects with `RateLimitError` instead of waiting. @default 60000 */
   maxRateLimitWaitMs?: number | undefined;
   /** Calls that reject with `RateLimitError` at once instead of waiting: `true` for all, operation ids or path fragments, or a predicate. @default false */
@@ -79,6 +85,8 @@ export interface CallOptions {
   retries?: number | undefined;
   /** Forces one credential kind among those the operation accepts. @default the route table's order */
   credential?: CredentialKind | undefined;
+  /** The largest response body to read for this call, in bytes, overriding the client's. @default the client's `maxResponseBytes` */
+  maxResponseBytes?: number | undefined;
   /** Extra request headers (e.g. `x-audit-log-reason`). Credential headers cannot be overridden. @default undefined */
   headers?: Record<string, string> | undefined;
 }

@@ -35,6 +35,7 @@ interface Call {
   readonly lane: Lane;
   readonly retries: number;
   readonly timeoutMs: number;
+  readonly maxResponseBytes: number;
   readonly deadline: CallDeadline;
 }
 
@@ -119,6 +120,7 @@ export class RestClient {
         lane: route.lane === 'priority' ? 'priority' : 'normal',
         retries: input.retries === undefined ? config.retry.retries : Math.max(0, Math.floor(input.retries)),
         timeoutMs: input.timeoutMs ?? config.timeoutMs,
+        maxResponseBytes: input.maxResponseBytes ?? config.maxResponseBytes,
         deadline: new CallDeadline(config.now, input.deadlineMs ?? config.deadlineMs, input.signal),
       };
       try {
@@ -236,7 +238,7 @@ export class RestClient {
         const timer = new AttemptTimer(call.deadline, call.timeoutMs, input.signal, config.now);
         let response: TransportResponse;
         try {
-          response = await config.transport.send({ method: route.method, origin: config.origin, path: call.prefix + built.path + buildQuery(input.query), headers, body, signal: timer.signal });
+          response = await config.transport.send({ method: route.method, origin: config.origin, path: call.prefix + built.path + buildQuery(input.query), headers, body, signal: timer.signal, maxResponseBytes: call.maxResponseBytes });
         } catch (error) {
           timer.stop();
           if (!(error instanceof TransportFailure)) throw error;
@@ -320,8 +322,8 @@ export class RestClient {
 
   /** No usable response: maps the failure to its typed error, then retries or throws it. */
   #afterFailure(call: Call, base: RequestEventBase, failure: Failure): Promise<void> {
-    const error = attemptFailureError(base, failure, call.timeoutMs, this.#state(call));
-    if (call.input.signal?.aborted) return Promise.reject(error);
+    const error = attemptFailureError(base, failure, call.timeoutMs, call.maxResponseBytes, this.#state(call));
+    if (call.input.signal?.aborted || (failure !== 'timeout' && failure.kind === 'tooLarge')) return Promise.reject(error);
     const outcome: AttemptOutcome = failure === 'timeout' ? { kind: 'timeout' } : { kind: 'network', mayHaveReachedServer: failure.mayHaveReachedServer };
     return this.#retryOrThrow(call, base, outcome, error);
   }

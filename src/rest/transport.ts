@@ -26,6 +26,12 @@ export interface TransportRequest {
   body: string | FormData | undefined;
   /** Aborts the request, including reading its body. */
   signal: TransportSignal;
+  /**
+   * The largest response body to read, in bytes. A longer one must make
+   * `text()` reject with a {@link TransportFailure} of kind `tooLarge`, without
+   * buffering more than this. @default unlimited
+   */
+  maxResponseBytes?: number | undefined;
 }
 
 /**
@@ -115,20 +121,32 @@ export interface Transport {
 
 /** Why a request produced no response. */
 export class TransportFailure extends Error {
-  /** `network`: the connection failed; `aborted`: the signal fired. */
-  readonly kind: 'network' | 'aborted';
+  /** `network`: the connection failed; `aborted`: the signal fired; `tooLarge`: the body exceeded `maxResponseBytes`. */
+  readonly kind: 'network' | 'aborted' | 'tooLarge';
   /** Whether the request may have reached the server. `false` only when that is provably not the case. */
   readonly mayHaveReachedServer: boolean;
   /** A short, secret-free description, e.g. `ECONNREFUSED`. */
   readonly detail: string;
 
-  constructor(kind: 'network' | 'aborted', detail: string, mayHaveReachedServer: boolean, cause: unknown) {
+  constructor(kind: 'network' | 'aborted' | 'tooLarge', detail: string, mayHaveReachedServer: boolean, cause: unknown) {
     super(detail, { cause });
     this.name = 'TransportFailure';
     this.kind = kind;
     this.detail = detail;
     this.mayHaveReachedServer = mayHaveReachedServer;
   }
+}
+
+/** The failure of a body longer than the request's `maxResponseBytes`. */
+export function tooLarge(limit: number): TransportFailure {
+  return new TransportFailure('tooLarge', `the response body exceeds ${limit} bytes`, true, undefined);
+}
+
+/** The declared length of a response, when it has a valid `content-length`. */
+function declaredLength(value: string | string[] | null | undefined): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (text === undefined || text === null || !/^\d+$/.test(text)) return undefined;
+  return Number(text);
 }
 
 /** Error codes meaning the request never left this machine or was never accepted. */
@@ -215,7 +233,7 @@ export class UndiciTransport implements Transport {
     } catch (error) {
       throw classifyFailure(error, request.signal);
     }
-    return new UndiciResponse(response, request.signal);
+    return new UndiciResponse(response, request.signal, request.maxResponseBytes);
   }
 
   async close(): Promise<void> {
@@ -231,18 +249,29 @@ class UndiciResponse implements TransportResponse {
   readonly headers: Record<string, string | string[] | undefined>;
   readonly #body: Dispatcher.ResponseData['body'];
   readonly #signal: TransportSignal;
+  readonly #limit: number | undefined;
 
-  constructor(response: Dispatcher.ResponseData, signal: TransportSignal) {
+  constructor(response: Dispatcher.ResponseData, signal: TransportSignal, limit: number | undefined) {
     this.status = response.statusCode;
     this.headers = response.headers;
     this.#body = response.body;
     this.#signal = signal;
+    this.#limit = limit;
   }
 
   async text(): Promise<string> {
+    const limit = this.#limit;
+    const length = declaredLength(this.headers['content-length']);
+    if (limit !== undefined && length !== undefined && length > limit) {
+      this.#body.destroy();
+      throw tooLarge(limit);
+    }
     try {
-      return await this.#body.text();
+      // undici holds a body to its declared length, so only a body of unknown length is counted as it streams.
+      if (limit === undefined || length !== undefined) return await this.#body.text();
+      return await readLimited(this.#body, limit);
     } catch (error) {
+      if (error instanceof TransportFailure) throw error;
       throw classifyFailure(error, this.#signal);
     }
   }
@@ -292,13 +321,21 @@ export class FetchTransport implements Transport {
     });
     const cookies = response.headers.getSetCookie();
     if (cookies.length > 0) headers['set-cookie'] = cookies;
+    const limit = request.maxResponseBytes;
     return {
       status: response.status,
       headers,
       async text() {
         try {
-          return await response.text();
+          if (limit === undefined) return await response.text();
+          const length = declaredLength(response.headers.get('content-length'));
+          if (length !== undefined && length > limit) {
+            await response.body?.cancel().catch(() => undefined);
+            throw tooLarge(limit);
+          }
+          return response.body ? await readLimited(response.body, limit) : '';
         } catch (error) {
+          if (error instanceof TransportFailure) throw error;
           throw classifyFailure(error, signal);
         } finally {
           detach();
@@ -319,4 +356,28 @@ export class FetchTransport implements Transport {
   async close(): Promise<void> {
     // fetch owns no connections of ours.
   }
+}
+
+/**
+ * Reads a body of unknown length as UTF-8 text, counting bytes as they arrive
+ * and stopping (destroying the stream) as soon as they exceed `limit`.
+ */
+async function readLimited(body: AsyncIterable<Uint8Array> & { destroy?: () => unknown; cancel?: () => unknown }, limit: number): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of body) {
+    total += chunk.byteLength;
+    if (total > limit) {
+      if (typeof body.destroy === 'function') body.destroy();
+      throw tooLarge(limit);
+    }
+    chunks.push(chunk);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AbortError, Client, NetworkError, TimeoutError, UnexpectedResponseError, isNetworkError, isTimeoutError } from '../../src/index.js';
+import { AbortError, Client, NetworkError, ResponseTooLargeError, TimeoutError, UnexpectedResponseError, isNetworkError, isResponseTooLargeError, isTimeoutError } from '../../src/index.js';
 import { SECRETS, findLeakedSecrets, startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
 
 let server: LoopbackServer;
@@ -25,6 +25,44 @@ for (const transport of ['undici', 'fetch'] as const) {
       });
       const sent = server.requests.at(-1);
       expect(sent?.headers['user-agent']).toMatch(/^community-chat-sdk\//);
+    });
+
+    it('refuses a body over maxResponseBytes, declared or streamed, without buffering it', async () => {
+      const big = 'x'.repeat(11 * 1024 * 1024);
+      server.setHandler((_request, response) => {
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(big.length + 2) });
+        response.end(`"${big}"`);
+      });
+      const before = server.requests.length;
+      const declared = await client().channels.get('ch1').catch((e: unknown) => e);
+      expect(declared).toBeInstanceOf(ResponseTooLargeError);
+      expect((declared as ResponseTooLargeError).message).toMatch(/exceeds maxResponseBytes \(10485760 bytes\).*raise maxResponseBytes/);
+      expect(server.requests.length - before).toBe(1);
+
+      // An endless chunked body: the call rejects once 64 KiB have arrived, and the server sees the connection go.
+      let serverSawClose = false;
+      server.setHandler((_request, response) => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        const chunk = 'y'.repeat(16 * 1024);
+        const timer = setInterval(() => response.write(chunk), 1);
+        response.on('close', () => {
+          serverSawClose = true;
+          clearInterval(timer);
+        });
+      });
+      const limited = new Client({ baseUrl: server.url, transport, auth: { botToken: SECRETS.botToken }, maxResponseBytes: 64 * 1024, timeoutMs: 10_000 });
+      const streamed = await limited.channels.get('ch1').catch((e: unknown) => e);
+      expect(isResponseTooLargeError(streamed)).toBe(true);
+      expect((streamed as ResponseTooLargeError).limitBytes).toBe(64 * 1024);
+      await limited.close();
+      await expect.poll(() => serverSawClose, { timeout: 5_000 }).toBe(true);
+
+      // A per-call limit lets a large answer through.
+      server.setHandler((_request, response) => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(`"${big}"`);
+      });
+      await expect(client().channels.get('ch1', { maxResponseBytes: 12 * 1024 * 1024 })).resolves.toHaveLength(big.length);
     });
 
     it('resolves a 204 to undefined', async () => {
