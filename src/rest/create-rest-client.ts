@@ -34,6 +34,7 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 export function createRestClient(options: PipelineOptions, wiring: PipelineWiring): RestClient {
   const now = options.now ?? Date.now;
   const webhookWindow = options.webhookRateLimit === false ? undefined : { limit: options.webhookRateLimit?.limit ?? 30, windowMs: options.webhookRateLimit?.windowMs ?? 60_000 };
+  const retry = resolveRetryPolicy(options);
   return new RestClient({
     ...wiring,
     transport: createTransport(options.transport, options.dispatcher),
@@ -41,9 +42,9 @@ export function createRestClient(options: PipelineOptions, wiring: PipelineWirin
     timeoutMs: options.timeoutMs ?? 30_000,
     deadlineMs: options.deadlineMs ?? 300_000,
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-    retry: resolveRetryPolicy(options),
+    retry,
     rejectOnRateLimit: options.rejectOnRateLimit ?? false,
-    limiter: new RateLimiter(now, webhookWindow),
+    limiter: new RateLimiter(now, webhookWindow, retry.maxRateLimitPauseMs),
     log: createLogFunction(options.logger),
     now,
   });

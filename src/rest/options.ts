@@ -61,6 +61,14 @@ export interface PipelineOptions extends RetryOptions {
   maxResponseBytes?: number | undefined;
   /** The longest single rate-limit wait; a longer one rejects with `RateLimitError` instead of waiting. @default 60000 */
   maxRateLimitWaitMs?: number | undefined;
+  /**
+   * The longest pause the SDK accepts from any server value (`Retry-After`,
+   * `retry_after`, `X-RateLimit-Reset-After`): a larger one is cut to this,
+   * so that a hostile or broken value cannot block a route, or every route,
+   * forever. Calls that would wait longer than `maxRateLimitWaitMs` still
+   * reject with `RateLimitError` meanwhile. @default 600000 (10 minutes)
+   */
+  maxRateLimitPauseMs?: number | undefined;
   /** Calls that reject with `RateLimitError` at once instead of waiting: `true` for all, operation ids or path fragments, or a predicate. @default false */
   rejectOnRateLimit?: RejectOnRateLimit | undefined;
   /** Executions allowed per incoming webhook in a rolling window, or `false` to send without this limit. @default { limit: 30, windowMs: 60000 } */

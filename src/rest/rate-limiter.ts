@@ -60,10 +60,13 @@ export class RateLimiter {
   readonly #webhooks = new Map<string, { queue: PQueue; completions: number[] }>();
   readonly #now: () => number;
   readonly #webhookWindow: WebhookWindowOptions | undefined;
+  readonly #maxPauseMs: number;
 
-  constructor(now: () => number, webhookWindow: WebhookWindowOptions | undefined) {
+  /** @param maxPauseMs The longest pause or bucket reset learned from any server value; longer ones are cut to it. */
+  constructor(now: () => number, webhookWindow: WebhookWindowOptions | undefined, maxPauseMs: number = Number.MAX_SAFE_INTEGER) {
     this.#now = now;
     this.#webhookWindow = webhookWindow;
+    this.#maxPauseMs = maxPauseMs;
   }
 
   /** The bucket key of a request: the server's bucket id when learned, else method and route, plus the major parameter. */
@@ -158,12 +161,12 @@ export class RateLimiter {
       bucket.remaining = headers.remaining;
       bucket.limit ??= headers.remaining + 1;
     }
-    if (headers.resetAfterMs !== undefined) bucket.resetAt = this.#now() + headers.resetAfterMs + RESET_MARGIN_MS;
+    if (headers.resetAfterMs !== undefined) bucket.resetAt = this.#now() + Math.min(headers.resetAfterMs, this.#maxPauseMs) + RESET_MARGIN_MS;
   }
 
   /** Pauses a bucket, or every bucket when `global`, for `ms` milliseconds. */
   pause(key: string, ms: number, global: boolean): void {
-    const until = this.#now() + ms;
+    const until = this.#now() + Math.min(ms, this.#maxPauseMs);
     if (global) this.#globalUntil = Math.max(this.#globalUntil, until);
     else {
       const bucket = this.#bucket(key);

@@ -15,15 +15,21 @@ export interface RetryPolicy extends BackoffPolicy {
   readonly retries: number;
   /** The longest single rate-limit wait before the call rejects with `RateLimitError`. */
   readonly maxRateLimitWaitMs: number;
+  /** The longest pause the SDK learns from any server value (Retry-After, retry_after, reset-after). */
+  readonly maxRateLimitPauseMs: number;
 }
 
+/** The default cap on any pause learned from the server: 10 minutes. */
+export const DEFAULT_MAX_RATE_LIMIT_PAUSE_MS = 10 * 60 * 1000;
+
 /** Fills in the defaults. */
-export function resolveRetryPolicy(options: Pick<PipelineOptions, 'retries' | 'baseDelayMs' | 'maxDelayMs' | 'maxRateLimitWaitMs'> | undefined): RetryPolicy {
+export function resolveRetryPolicy(options: Pick<PipelineOptions, 'retries' | 'baseDelayMs' | 'maxDelayMs' | 'maxRateLimitWaitMs' | 'maxRateLimitPauseMs'> | undefined): RetryPolicy {
   return {
     retries: Math.max(0, Math.floor(options?.retries ?? 3)),
     baseDelayMs: Math.max(0, options?.baseDelayMs ?? 250),
     maxDelayMs: Math.max(0, options?.maxDelayMs ?? 10_000),
     maxRateLimitWaitMs: options?.maxRateLimitWaitMs ?? 60_000,
+    maxRateLimitPauseMs: Math.max(0, options?.maxRateLimitPauseMs ?? DEFAULT_MAX_RATE_LIMIT_PAUSE_MS),
   };
 }
 
@@ -81,7 +87,8 @@ export interface RetryContext {
  */
 export function decideRetry(policy: RetryPolicy, outcome: AttemptOutcome, context: RetryContext): RetryDecision {
   if (outcome.kind === 'rateLimit') {
-    const delayMs = outcome.retryAfterMs ?? Math.min(30_000, 1000 * 2 ** (outcome.count - 1));
+    // A hostile or broken value (1e308 seconds) is clamped, so the pause it causes expires and the client recovers.
+    const delayMs = Math.min(policy.maxRateLimitPauseMs, outcome.retryAfterMs ?? Math.min(30_000, 1000 * 2 ** (outcome.count - 1)));
     const why = refuseRateLimitWait(policy, delayMs, context.remainingMs, false);
     if (why !== undefined) return { retry: false, delayMs, why };
     if (outcome.count > MAX_RATE_LIMIT_RETRIES) return { retry: false, delayMs, why: `rate limited ${outcome.count} times in a row` };

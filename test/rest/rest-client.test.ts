@@ -476,3 +476,41 @@ describe('one AbortSignal shared by many calls', () => {
     await shared.close();
   });
 });
+
+describe('hostile rate-limit values are clamped, so the client recovers', () => {
+  it('a global 429 with retry_after 1e308 rejects calls for at most maxRateLimitPauseMs, then they go through', async () => {
+    let clock = Date.now();
+    let answered = 0;
+    server.setHandler((_request, response) => {
+      answered++;
+      if (answered === 1) return json(response, 429, { message: 'slow down', retry_after: 1e308, global: true });
+      json(response, 200, { ok: true });
+    });
+    const c = client({ now: () => clock, retries: 0 });
+    expect(await c.channels.get('a').catch((e: unknown) => e)).toBeInstanceOf(RateLimitError);
+    // The global pause holds: rejected at once, nothing sent.
+    expect(await c.channels.get('b').catch((e: unknown) => e)).toBeInstanceOf(RateLimitError);
+    expect(answered).toBe(1);
+    clock += 10 * 60_000 + 1_000;
+    await expect(c.channels.get('c')).resolves.toEqual({ ok: true });
+    await expect(c.activities.get('x')).resolves.toEqual({ ok: true });
+    await c.close();
+  });
+
+  it('X-RateLimit-Reset-After: 1e308 on a 200 blocks its route for at most maxRateLimitPauseMs', async () => {
+    let clock = Date.now();
+    let answered = 0;
+    server.setHandler((_request, response) => {
+      answered++;
+      const headers: Record<string, string> = answered === 1 ? { 'x-ratelimit-limit': '1', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset-after': '1e308' } : {};
+      json(response, 200, { ok: answered }, headers);
+    });
+    const c = client({ now: () => clock, maxRateLimitPauseMs: 120_000 });
+    await expect(c.channels.get('a')).resolves.toEqual({ ok: 1 });
+    expect(await c.channels.get('a').catch((e: unknown) => e)).toBeInstanceOf(RateLimitError);
+    expect(answered).toBe(1);
+    clock += 121_000;
+    await expect(c.channels.get('a')).resolves.toEqual({ ok: 2 });
+    await c.close();
+  });
+});

@@ -6,7 +6,7 @@ const context = (overrides: Partial<Parameters<typeof decideRetry>[2]> = {}) => 
 
 describe('resolveRetryPolicy', () => {
   it('defaults to 3 retries, 250 ms to 10 s backoff and a 60 s rate-limit wait, and accepts 0 retries', () => {
-    expect(resolveRetryPolicy(undefined)).toEqual({ retries: 3, baseDelayMs: 250, maxDelayMs: 10_000, maxRateLimitWaitMs: 60_000 });
+    expect(resolveRetryPolicy(undefined)).toEqual({ retries: 3, baseDelayMs: 250, maxDelayMs: 10_000, maxRateLimitWaitMs: 60_000, maxRateLimitPauseMs: 600_000 });
     expect(resolveRetryPolicy({ retries: 0 }).retries).toBe(0);
     expect(resolveRetryPolicy({ retries: -2.5 }).retries).toBe(0);
   });
