@@ -71,7 +71,13 @@ export function buildPath(
       });
       continue;
     }
-    const encoded = encodeURIComponent(value);
+    let encoded: string;
+    try {
+      encoded = encodeURIComponent(value);
+    } catch {
+      (issues ??= []).push({ path: name, message: LONE_SURROGATE });
+      continue;
+    }
     path += encoded + literal;
     if (secretParameters.length === 0) continue;
     if (secretParameters.includes(name)) {
@@ -92,14 +98,73 @@ function describeType(value: unknown): string {
   return typeof value;
 }
 
-/** Builds a query string (`?a=1&b=x`) from defined values, each name and value URL-encoded; `''` when there are none. */
-export function buildQuery(query: Readonly<Record<string, string | number | boolean | undefined>> | undefined): string {
+/** Whether `text` can be URL-encoded (holds no lone surrogate). */
+function encodable(text: string): boolean {
+  try {
+    encodeURIComponent(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const LONE_SURROGATE = 'must be well-formed Unicode (it contains a lone surrogate, which cannot be URL-encoded)';
+
+/**
+ * Builds a query string (`?a=1&b=x`) from defined values, each name and value
+ * URL-encoded; `''` when there are none. Returns the problems instead when a
+ * name or value cannot be encoded.
+ */
+export function buildQuery(query: Readonly<Record<string, string | number | boolean | undefined>> | undefined): string | { issues: ValidationIssue[] } {
   if (query === undefined) return '';
   let out = '';
   for (const key in query) {
     const value = query[key];
     if (value === undefined) continue;
-    out += `${out === '' ? '?' : '&'}${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`;
+    try {
+      out += `${out === '' ? '?' : '&'}${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`;
+    } catch {
+      return { issues: [{ path: `query.${encodable(key) ? key : '(name)'}`, message: LONE_SURROGATE }] };
+    }
   }
   return out;
+}
+
+/**
+ * Checks a hand-written route template for the escape hatch: it must start
+ * with `/`, carry no query or fragment, and have no segment that is, or
+ * decodes to, `.` or `..` or a segment holding `/` or `\` (`%2e%2e`, `%2f`),
+ * which a server would resolve into another route. Returns why not, or
+ * `undefined` when it is fine.
+ */
+export function checkRouteTemplate(template: unknown): string | undefined {
+  const problem = 'must start with "/" and contain no "." or ".." segments (encoded or not), "?" or "#"; pass query parameters in `query`';
+  if (typeof template !== 'string' || !template.startsWith('/') || /[?#]/.test(template)) return problem;
+  for (const segment of template.split('/')) {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(segment);
+    } catch {
+      return `${problem} (a segment is not valid percent-encoding)`;
+    }
+    if (decoded === '.' || decoded === '..' || (decoded !== segment && /[\\/]/.test(decoded)) || segment.includes('\\')) return problem;
+  }
+  return undefined;
+}
+
+/**
+ * Checks per-call request headers before any I/O: names must be HTTP tokens,
+ * values must hold no CR, LF or NUL (header injection). Returns the problems.
+ */
+export function checkHeaders(headers: Readonly<Record<string, unknown>>): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  for (const name in headers) {
+    const value = headers[name];
+    // Shown escaped, so a hostile name cannot put control characters into the error message.
+    const shown = encodable(name) ? JSON.stringify(name.slice(0, 64)).slice(1, -1) : '(name)';
+    if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) issues.push({ path: `headers.${shown}`, message: 'is not a valid header name' });
+    else if (typeof value !== 'string') issues.push({ path: `headers.${shown}`, message: `must be a string (got ${describeType(value)})` });
+    else if (/[\r\n\0]/.test(value)) issues.push({ path: `headers.${shown}`, message: 'must not contain CR, LF or NUL characters' });
+  }
+  return issues;
 }

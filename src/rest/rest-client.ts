@@ -9,7 +9,7 @@
 import { chooseCredential, credentialOrder, type ChosenCredential, type CredentialSet } from '../auth/credential-choice.js';
 import { AbortError, ApiError, AuthenticationError, InsecureTransportError, RateLimitError, ValidationError } from '../errors.js';
 import { isInsecureRemoteUrl } from '../loopback.js';
-import { buildPath, buildQuery } from '../path.js';
+import { buildPath, buildQuery, checkHeaders, checkRouteTemplate } from '../path.js';
 import { secretValuesIn } from '../redact.js';
 import { routes, type OperationId, type RouteDefinition } from '../routes.js';
 import { SDK_VERSION } from '../version.js';
@@ -37,6 +37,8 @@ interface Call {
   readonly timeoutMs: number;
   readonly maxResponseBytes: number;
   readonly deadline: CallDeadline;
+  /** The encoded query string, built once. */
+  readonly query: string;
 }
 
 /** Credentials and path of one attempt. */
@@ -82,11 +84,8 @@ export class RestClient {
 
   /** Runs a request on a route the contract does not list, through the same pipeline. */
   requestCustom<T>(route: CustomRoute, input: RequestInput = {}): Promise<T> {
-    if (typeof route?.path !== 'string' || !route.path.startsWith('/') || /(^|\/)\.\.?(\/|$)|[?#]/.test(route.path)) {
-      return Promise.reject(
-        new ValidationError('request', [{ path: 'path', message: 'must start with "/" and contain no "." or ".." segments, "?" or "#"; pass query parameters in `query`' }]),
-      );
-    }
+    const problem = checkRouteTemplate(route?.path);
+    if (problem !== undefined) return Promise.reject(new ValidationError('request', [{ path: 'path', message: problem }]));
     const definition: RouteDefinition = {
       method: route.method,
       path: route.path,
@@ -110,7 +109,14 @@ export class RestClient {
     let firstError: unknown;
     try {
       const majorValue = route.majorParameter === undefined ? undefined : input.params?.[route.majorParameter];
+      const query = buildQuery(input.query);
+      if (typeof query !== 'string') return Promise.reject(new ValidationError(operation, query.issues));
+      if (input.headers !== undefined) {
+        const issues = checkHeaders(input.headers);
+        if (issues.length > 0) return Promise.reject(new ValidationError(operation, issues));
+      }
       call = {
+        query,
         operation,
         route,
         input,
@@ -238,7 +244,7 @@ export class RestClient {
         const timer = new AttemptTimer(call.deadline, call.timeoutMs, input.signal, config.now);
         let response: TransportResponse;
         try {
-          response = await config.transport.send({ method: route.method, origin: config.origin, path: call.prefix + built.path + buildQuery(input.query), headers, body, signal: timer.signal, maxResponseBytes: call.maxResponseBytes });
+          response = await config.transport.send({ method: route.method, origin: config.origin, path: call.prefix + built.path + call.query, headers, body, signal: timer.signal, maxResponseBytes: call.maxResponseBytes });
         } catch (error) {
           timer.stop();
           if (!(error instanceof TransportFailure)) throw error;

@@ -7,6 +7,7 @@ import {
   RateLimitError,
   ServerError,
   TimeoutError,
+  ValidationError,
   isCommunityChatError,
   type ClientOptions,
   type RateLimitedEvent,
@@ -511,6 +512,26 @@ describe('hostile rate-limit values are clamped, so the client recovers', () => 
     expect(answered).toBe(1);
     clock += 121_000;
     await expect(c.channels.get('a')).resolves.toEqual({ ok: 2 });
+    await c.close();
+  });
+});
+
+describe('input that cannot be sent is refused before any I/O', () => {
+  it.each([
+    ['a CR/LF in a header value', (c: Client) => c.channels.get('ch1', { headers: { 'x-audit-log-reason': 'ok\r\nx-injected: 1' } }), 'headers.x-audit-log-reason'],
+    ['a header name with a space', (c: Client) => c.channels.get('ch1', { headers: { 'bad name': 'v' } }), 'headers.bad name'],
+    ['a lone surrogate in a path parameter', (c: Client) => c.channels.get('\uD800'), 'channel_id'],
+    ['a lone surrogate in a query value', (c: Client) => c.request({ method: 'GET', path: '/channels/{channel_id}/drive-links' }, { params: { channel_id: 'c' }, query: { q: 'x\uDC00' } }), 'query.q'],
+    ['an encoded dot segment in a custom route', (c: Client) => c.request({ method: 'GET', path: '/channels/%2e%2e/%2e%2e/users/@me' }), 'path'],
+    ['an encoded slash in a custom route', (c: Client) => c.request({ method: 'GET', path: '/channels/a%2F..%2Fb' }), 'path'],
+  ] as const)('%s: ValidationError naming the field, nothing sent, no retry', async (_label, call, field) => {
+    server.setHandler((_request, response) => json(response, 200, {}));
+    const c = client();
+    const before = server.requests.length;
+    const error = await call(c).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).issues.map((issue) => issue.path)).toContain(field);
+    expect(server.requests.length - before).toBe(0);
     await c.close();
   });
 });
