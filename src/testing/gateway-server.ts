@@ -10,7 +10,11 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, WebSocket } from 'ws';
 import { GatewayDispatch, GatewayOpcode, type GatewayFrame } from '../gateway/protocol.js';
+import { API_PREFIX } from '../routes.js';
 import { GATEWAY_VERSION, IgnoredGatewayOpcode } from './discord.js';
+
+/** Where the Gateway is served, under the API prefix (as the SDK's client looks for it). */
+export const GATEWAY_PATH = `${API_PREFIX}/gateway`;
 
 /** What READY tells a bot about itself (Discord's fields). */
 export interface BotIdentity {
@@ -38,7 +42,7 @@ export interface GatewayServerOptions {
   heartbeatIntervalMs?: number | undefined;
   /** Attach to this HTTP server (upgrades on `path`) instead of listening on a port of its own. */
   server?: Server | undefined;
-  /** Path served when attached to an HTTP server. @default "/api/v1/gateway" */
+  /** Path served when attached to an HTTP server. @default {@link GATEWAY_PATH} ("/api/v1/gateway") */
   path?: string | undefined;
   /** How many already-delivered events to replay again on resume, to exercise the client's de-duplication. @default 0 */
   replayOverlap?: number | undefined;
@@ -78,7 +82,7 @@ export class GatewayServer {
   constructor(options: GatewayServerOptions = {}) {
     this.#options = options;
     this.#wss = options.server
-      ? new WebSocketServer({ server: options.server, path: options.path ?? '/api/v1/gateway' })
+      ? new WebSocketServer({ server: options.server, path: options.path ?? GATEWAY_PATH })
       : new WebSocketServer({ port: 0, host: '127.0.0.1' });
     this.#wss.on('connection', (socket: WebSocket, request: IncomingMessage) => this.#onConnection(socket, request));
   }

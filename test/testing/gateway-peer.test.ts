@@ -154,21 +154,36 @@ describe('READY', () => {
   });
 });
 
+/** Registers global commands as the seeded user, over raw HTTP. */
+async function registerCommands(emulator: Emulator, commands: Record<string, unknown>[]) {
+  const login = await fetch(`${emulator.url}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: emulator.seed.user.email, password: emulator.seed.user.password }),
+  });
+  const { access_token: access } = (await login.json()) as { access_token: string };
+  const replaced = await fetch(`${emulator.url}/api/v1/applications/${emulator.seed.applicationId}/commands`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${access}` },
+    body: JSON.stringify(commands),
+  });
+  expect(replaced.status).toBe(200);
+}
+
+/** Answers an interaction with a message, over raw HTTP. */
+async function reply(emulator: Emulator, interactionId: string, content: string) {
+  const callback = await fetch(`${emulator.url}/api/v1/interactions/${interactionId}/callback`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bot ${emulator.seed.botToken}` },
+    body: JSON.stringify({ interaction_type: 4, data: { content } }),
+  });
+  return callback.status;
+}
+
 describe('INTERACTION_CREATE', () => {
   it('carries the fields current Discord clients require', async () => {
     const emulator = await start();
-    const login = await fetch(`${emulator.url}/api/v1/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: emulator.seed.user.email, password: emulator.seed.user.password }),
-    });
-    const { access_token: access } = (await login.json()) as { access_token: string };
-    const created = await fetch(`${emulator.url}/api/v1/applications/${emulator.seed.applicationId}/commands`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${access}` },
-      body: JSON.stringify({ name: 'quiz', description: 'Quiz', options: [{ type: 3, name: 'topic', description: 'Topic' }] }),
-    });
-    expect(created.status).toBe(201);
+    await registerCommands(emulator, [{ name: 'quiz', description: 'Quiz', options: [{ type: 3, name: 'topic', description: 'Topic' }] }]);
     const { client } = await identify(emulator);
     const invoked = emulator.invokeCommand({ name: 'quiz', options: { topic: 'space' } });
     expect(invoked.delivered).toBe(1);
@@ -193,13 +208,25 @@ describe('INTERACTION_CREATE', () => {
     expect(payload['token']).toEqual(expect.any(String));
     expect(payload['app_permissions']).toMatch(/^\d+$/);
     expect(payload).not.toHaveProperty('user');
-    // The payload answers like any other: the callback endpoint accepts its id with the bot token.
-    const callback = await fetch(`${emulator.url}/api/v1/interactions/${invoked.id}/callback`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bot ${seed.botToken}` },
-      body: JSON.stringify({ interaction_type: 4, data: { content: 'ok' } }),
-    });
-    expect(callback.status).toBe(204);
+    expect(await reply(emulator, invoked.id, 'ok')).toBe(204);
+  });
+
+  it('in a DM (guildId: null) carries user instead of member, a DM channel and context 1, and only for commands allowed in DMs', async () => {
+    const emulator = await start();
+    await registerCommands(emulator, [
+      { name: 'ping', description: 'Ping' },
+      { name: 'admin', description: 'Admin', dm_permission: false },
+    ]);
+    const { client } = await identify(emulator);
+    expect(() => emulator.invokeCommand({ name: 'admin', guildId: null })).toThrow(/DMs/);
+    const invoked = emulator.invokeCommand({ name: 'ping', guildId: null });
+    const payload = await client.dispatch('INTERACTION_CREATE');
+    const channelId = String(payload['channel_id']);
+    expect(payload).toMatchObject({ id: invoked.id, user: { id: emulator.seed.user.id }, channel: { id: channelId, type: 1 }, context: 1, entitlements: [] });
+    for (const field of ['member', 'guild_id', 'guild_locale']) expect(payload).not.toHaveProperty(field);
+    expect(channelId).not.toBe(emulator.seed.channelId);
+    expect(await reply(emulator, invoked.id, 'pong')).toBe(204);
+    expect(emulator.messages(channelId).map((m) => m.content)).toEqual(['pong']);
   });
 });
 

@@ -6,17 +6,18 @@
  * @module
  */
 
-import { API_PREFIX } from '../../routes.js';
+import { GATEWAY_PATH } from '../gateway-server.js';
 import { json } from './responses.js';
 import type { EmulatorState } from './state.js';
 import type { BotIdentity, EmulatorResponse } from './types.js';
+import { botUserView } from './views.js';
 
 /** Discord's daily session start limit (per bot token). */
 export const SESSION_START_LIMIT = { total: 1000, windowMs: 24 * 60 * 60 * 1000, maxConcurrency: 1 } as const;
 
 /** The Gateway's ws:// URL for an emulator at `baseUrl`. */
 export function gatewayUrlOf(baseUrl: string): string {
-  return `${baseUrl.replace(/^http/, 'ws')}${API_PREFIX}/gateway`;
+  return `${baseUrl.replace(/^http/, 'ws')}${GATEWAY_PATH}`;
 }
 
 function recentStarts(state: EmulatorState, appId: string): number[] {
@@ -54,7 +55,7 @@ export function startGatewaySession(state: EmulatorState, token: string): BotIde
   recentStarts(state, app.id).push(state.now());
   const guilds = [...state.guilds.values()].filter((guild) => guild.botApplications.has(app.id)).map((guild) => ({ id: guild.id, unavailable: true as const }));
   return {
-    user: { id: app.bot.id, username: app.bot.username, discriminator: '0', global_name: null, avatar: null, bot: true, verified: true, flags: 0 },
+    user: botUserView(app),
     guilds,
     application: { id: app.id, flags: 0 },
   };

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { API_PREFIX, routes, type CredentialKind, type HttpMethod, type OperationId } from '../../routes.js';
+import { API_PREFIX, operationIds, routes, type CredentialKind, type HttpMethod, type OperationId } from '../../routes.js';
 import type { Caller } from './access.js';
 import { getGateway, getGatewayBot } from './gateway-info.js';
 import { createDriveLink, handlers, type Context, type Handler, type RouteContext } from './handlers/index.js';
@@ -21,8 +21,8 @@ export interface Faults {
   errorRate: number;
 }
 
-/** A route the emulator serves beyond the contract. */
-interface ExtraRoute {
+/** What the router needs of a route: a contract route or one of the extra ones. */
+interface ServedRoute {
   readonly method: HttpMethod;
   readonly path: string;
   readonly auth: readonly CredentialKind[];
@@ -33,7 +33,7 @@ const extraRoutes = {
   'gateway.get': { method: 'GET', path: '/gateway', auth: ['none'] },
   'gateway.getBot': { method: 'GET', path: '/gateway/bot', auth: ['bot'] },
   'channels.createDriveLink': { method: 'POST', path: '/channels/{channel_id}/drive-links', auth: ['bot', 'user'] },
-} as const satisfies Record<string, ExtraRoute>;
+} as const satisfies Record<string, ServedRoute>;
 
 type ExtraId = keyof typeof extraRoutes;
 
@@ -45,23 +45,24 @@ const extraHandlers: { readonly [Id in ExtraId]: (ctx: RouteContext<(typeof extr
 
 type RouteId = { contract: true; id: OperationId } | { contract: false; id: ExtraId };
 
-function compile(table: Record<string, ExtraRoute>, contract: boolean) {
-  return Object.entries(table).map(([id, route]) => {
-    const names: string[] = [];
-    const pattern = route.path.replace(/\{([a-z_]+)\}/g, (_match, name: string) => {
-      names.push(name);
-      return '([^/]+)';
-    });
-    return { id: { contract, id } as RouteId, route, names, regex: new RegExp(`^${pattern}$`) };
+function compile(id: RouteId, route: ServedRoute) {
+  const names: string[] = [];
+  const pattern = route.path.replace(/\{([a-z_]+)\}/g, (_match, name: string) => {
+    names.push(name);
+    return '([^/]+)';
   });
+  return { id, route, names, regex: new RegExp(`^${pattern}$`) };
 }
 
 /** Contract routes first: an extra route only serves what no contract route does. */
-const compiledRoutes = [...compile(routes, true), ...compile(extraRoutes, false)];
+const compiledRoutes = [
+  ...operationIds.map((id) => compile({ contract: true, id }, routes[id])),
+  ...(Object.keys(extraRoutes) as ExtraId[]).map((id) => compile({ contract: false, id }, extraRoutes[id])),
+];
 
 interface Match {
   id: RouteId;
-  route: ExtraRoute;
+  route: ServedRoute;
   params: Record<string, string>;
 }
 
@@ -81,7 +82,7 @@ function match(method: string, path: string): Match {
   throw pathMatched ? new HttpError(405, `Method ${method} not allowed here`, 40500) : new HttpError(404, 'Unknown route', 0);
 }
 
-function authenticate(state: EmulatorState, request: EmulatorRequest, route: ExtraRoute, params: Record<string, string>): Caller {
+function authenticate(state: EmulatorState, request: EmulatorRequest, route: ServedRoute, params: Record<string, string>): Caller {
   const accepts = route.auth;
   if (accepts.includes('none')) return { kind: 'none' };
   if (accepts.includes('webhook')) {

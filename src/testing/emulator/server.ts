@@ -7,8 +7,7 @@
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { API_PREFIX } from '../../routes.js';
-import { GatewayServer } from '../gateway-server.js';
+import { GATEWAY_PATH, GatewayServer } from '../gateway-server.js';
 import { EmulatorCore } from './core.js';
 import { gatewayUrlOf } from './gateway-info.js';
 import type { EmulatedCallback, EmulatedMessage, EmulatorCoreOptions, InvokeCommandInput, InvokedInteraction, SeedData } from './types.js';
@@ -87,7 +86,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   let gatewayUrl = '';
   const gateway = new GatewayServer({
     server,
-    path: `${API_PREFIX}/gateway`,
+    path: GATEWAY_PATH,
     identity: (token) => core.startGatewaySession(token),
     resumeGatewayUrl: () => gatewayUrl,
     heartbeatIntervalMs: options.heartbeatIntervalMs,

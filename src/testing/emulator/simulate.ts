@@ -15,6 +15,9 @@ import type { EmulatedCallback, InvokeCommandInput, InvokedInteraction } from '.
 /** The locale every emulated user and community has. */
 export const EMULATED_LOCALE = 'en-US';
 
+/** Discord's attachment size limit without boosts (10 MiB). */
+const ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024;
+
 /** What the bot may do in a channel; the emulator has no roles, so every bot gets these. */
 export const BOT_CHANNEL_PERMISSIONS = Permission.ViewChannel | Permission.SendMessages | Permission.EmbedLinks | Permission.AttachFiles | Permission.ReadMessageHistory | Permission.UseExternalEmojis;
 
@@ -27,8 +30,38 @@ function userObject(user: User): Record<string, unknown> {
   return { id: user.id, username: user.username, discriminator: '0', global_name: user.username, avatar: null, bot: false };
 }
 
-/** The INTERACTION_CREATE payload of an interaction in a community channel. */
-function interactionPayload(state: EmulatorState, interaction: Interaction, app: Application, command: Command, user: User, guildId: string, input: InvokeCommandInput): Record<string, unknown> {
+/** Where an interaction happens: a community channel, or the user's DM with the bot. */
+type Place = { guildId: string; channelId: string } | { guildId: undefined; channelId: string };
+
+/** The fields that say where the interaction happened and who ran it. */
+function placeFields(state: EmulatorState, place: Place, user: User): Record<string, unknown> {
+  if (place.guildId === undefined) {
+    return {
+      channel: { id: place.channelId, type: ChannelType.DM, recipients: [userObject(user)] },
+      channel_id: place.channelId,
+      user: userObject(user),
+      authorizing_integration_owners: { [ApplicationIntegrationType.GuildInstall]: '0' },
+      context: InteractionContextType.BotDM,
+    };
+  }
+  const { guildId, channelId } = place;
+  const guild = state.guilds.get(guildId);
+  const permissions = guild?.ownerId === user.id || guild?.members.get(user.id)?.manageWebhooks ? Permission.ManageWebhooks : 0n;
+  return {
+    guild_id: guildId,
+    guild: { id: guildId, locale: EMULATED_LOCALE, features: [] },
+    guild_locale: EMULATED_LOCALE,
+    channel: { id: channelId, type: ChannelType.GuildText, guild_id: guildId, name: state.channels.get(channelId)?.name ?? '' },
+    channel_id: channelId,
+    member: { user: userObject(user), roles: [], permissions: permissions.toString(), joined_at: new Date(state.now()).toISOString(), nick: null, deaf: false, mute: false, flags: 0, pending: false },
+    authorizing_integration_owners: { [ApplicationIntegrationType.GuildInstall]: guildId },
+    context: InteractionContextType.Guild,
+  };
+}
+
+/** The INTERACTION_CREATE payload (Discord's fields). */
+function interactionPayload(state: EmulatorState, interaction: Interaction, found: { app: Application; command: Command }, user: User, place: Place, input: InvokeCommandInput): Record<string, unknown> {
+  const { app, command } = found;
   const optionTypes = new Map((command.options as { name: string; type: number }[]).map((option) => [option.name, option.type]));
   const options = Object.entries(input.options ?? {}).map(([name, value]) => ({
     name,
@@ -36,46 +69,36 @@ function interactionPayload(state: EmulatorState, interaction: Interaction, app:
     value,
     ...(input.focused === name ? { focused: true } : {}),
   }));
-  const guild = state.guilds.get(guildId);
-  const channel = state.channels.get(interaction.channelId);
-  const permissions = guild?.ownerId === user.id || guild?.members.get(user.id)?.manageWebhooks ? Permission.ManageWebhooks : 0n;
   return {
     id: interaction.id,
     application_id: app.id,
     type: input.focused !== undefined ? InteractionType.ApplicationCommandAutocomplete : InteractionType.ApplicationCommand,
     data: { id: command.id, name: command.name, type: ApplicationCommandType.ChatInput, options, ...(command.guild_id === undefined ? {} : { guild_id: command.guild_id }) },
-    guild_id: guildId,
-    guild: { id: guildId, locale: EMULATED_LOCALE, features: [] },
-    channel: { id: interaction.channelId, type: ChannelType.GuildText, guild_id: guildId, name: channel?.name ?? '' },
-    channel_id: interaction.channelId,
-    member: { user: userObject(user), roles: [], permissions: permissions.toString(), joined_at: new Date(state.now()).toISOString(), nick: null, deaf: false, mute: false, flags: 0, pending: false },
+    ...placeFields(state, place, user),
     token: interaction.token,
     version: INTERACTION_VERSION,
     app_permissions: BOT_CHANNEL_PERMISSIONS.toString(),
     locale: EMULATED_LOCALE,
-    guild_locale: EMULATED_LOCALE,
     entitlements: [],
-    authorizing_integration_owners: { [ApplicationIntegrationType.GuildInstall]: guildId },
-    context: InteractionContextType.Guild,
-    attachment_size_limit: 10 * 1024 * 1024,
+    attachment_size_limit: ATTACHMENT_SIZE_LIMIT,
     created_at: new Date(interaction.createdAt).toISOString(),
   };
 }
 
 /** Runs a slash command as a user: see `EmulatorCore.invokeCommand`. */
 export function invokeCommand(state: EmulatorState, input: InvokeCommandInput): InvokedInteraction {
-  const guildId = input.guildId ?? state.seed.guildId;
-  const channelId = input.channelId ?? state.seed.channelId;
   const user = state.users.get(input.userId ?? state.seed.user.id);
   if (!user) throw new Error(`unknown user ${String(input.userId)}`);
   const name = input.name.toLowerCase();
-  const found = state.findCommand(guildId, name, input.applicationId);
-  if (!found) throw new Error(`no command "${name}" is registered for community ${guildId}`);
-  const { app, command } = found;
-  const interaction: Interaction = { id: state.id(), token: state.token(), applicationId: app.id, channelId, createdAt: state.now(), acknowledgedWith: undefined, callbacks: [], waiters: [] };
+  const inDm = input.guildId === null;
+  const guildId = input.guildId ?? state.seed.guildId;
+  const found = inDm ? state.findDmCommand(name, input.applicationId) : state.findCommand(guildId, name, input.applicationId);
+  if (!found) throw new Error(inDm ? `no global command "${name}" usable in DMs (dm_permission) is registered` : `no command "${name}" is registered for community ${guildId}`);
+  const place: Place = inDm ? { guildId: undefined, channelId: input.channelId ?? state.dmChannelOf(found.app.id, user.id) } : { guildId, channelId: input.channelId ?? state.seed.channelId };
+  const interaction: Interaction = { id: state.id(), token: state.token(), applicationId: found.app.id, channelId: place.channelId, createdAt: state.now(), acknowledgedWith: undefined, callbacks: [], waiters: [] };
   state.interactions.set(interaction.id, interaction);
-  const payload = interactionPayload(state, interaction, app, command, user, guildId, input);
-  const delivered = state.gateway?.dispatchToToken(app.bot.token, GatewayDispatch.InteractionCreate, payload) ?? 0;
+  const payload = interactionPayload(state, interaction, found, user, place, input);
+  const delivered = state.gateway?.dispatchToToken(found.app.bot.token, GatewayDispatch.InteractionCreate, payload) ?? 0;
   const response = new Promise<EmulatedCallback>((resolve) => interaction.waiters.push(resolve));
   return { id: interaction.id, payload, delivered, response, callbacks: () => [...interaction.callbacks] };
 }

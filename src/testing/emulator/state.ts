@@ -151,6 +151,8 @@ export class EmulatorState {
   readonly globalHits: number[] = [];
   /** Gateway session starts per application (Discord's daily session start limit). */
   readonly sessionStarts = new Map<string, number[]>();
+  /** The DM channel of each bot and user, keyed `appId:userId`. */
+  readonly dmChannels = new Map<string, string>();
 
   constructor(options: EmulatorCoreOptions = {}) {
     this.options = options;
@@ -269,6 +271,26 @@ export class EmulatorState {
       if (app && command) return { app, command };
     }
     return undefined;
+  }
+
+  /** A global command `name` usable in DMs (`dm_permission`), of `applicationId` or of any application (the seeded one first). */
+  findDmCommand(name: string, applicationId: string | undefined): { app: Application; command: Command } | undefined {
+    for (const app of this.apps.values()) {
+      if (applicationId !== undefined && app.id !== applicationId) continue;
+      const command = app.commands.find((c) => c.name === name && c.dm_permission);
+      if (command) return { app, command };
+    }
+    return undefined;
+  }
+
+  /** The id of the DM channel between a bot and a user (created on first use). */
+  dmChannelOf(appId: string, userId: string): string {
+    const key = `${appId}:${userId}`;
+    const existing = this.dmChannels.get(key);
+    if (existing !== undefined) return existing;
+    const id = this.id();
+    this.dmChannels.set(key, id);
+    return id;
   }
 
   /** Posts a message to a channel (1 to 2000 characters, as the contract says). */

@@ -109,9 +109,9 @@ export interface InvokeCommandInput {
   options?: Record<string, string | number | boolean> | undefined;
   /** Set to an option name to send an autocomplete interaction with that option focused. */
   focused?: string | undefined;
-  /** Community. @default the seeded community */
-  guildId?: string | undefined;
-  /** Channel. @default the seeded channel */
+  /** Community, or `null` for the user's DM with the bot (global commands with `dm_permission` only). @default the seeded community */
+  guildId?: string | null | undefined;
+  /** Channel. @default the seeded channel (in a DM: the DM channel of the bot and the user) */
   channelId?: string | undefined;
   /** The user running it. @default the seeded user */
   userId?: string | undefined;

@@ -11,6 +11,11 @@ export function appView(app: Application): Record<string, unknown> {
   return { ...app.extra, id: app.id, name: app.name, description: app.description, owner_id: app.ownerId, bot_id: app.bot.id };
 }
 
+/** The bot's user object (READY's `user`, and `/users/@me` with a bot token). */
+export function botUserView(app: Application): { id: string; username: string; bot: true; [field: string]: unknown } {
+  return { id: app.bot.id, username: app.bot.username, discriminator: '0', global_name: null, avatar: null, bot: true, verified: true, flags: 0 };
+}
+
 export function botView(app: Application): Record<string, unknown> {
   return { id: app.bot.id, username: app.bot.username, application_id: app.id, bot: true };
 }

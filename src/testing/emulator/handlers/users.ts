@@ -5,9 +5,9 @@
  */
 
 import { json } from '../responses.js';
-import { publicUser } from '../views.js';
+import { botUserView, publicUser } from '../views.js';
 import type { HandlersOf } from './types.js';
 
 export const userHandlers = {
-  'users.getMe': ({ caller }) => (caller.kind === 'bot' ? json(200, { id: caller.app.bot.id, username: caller.app.bot.username, bot: true }) : json(200, publicUser(caller.user))),
+  'users.getMe': ({ caller }) => json(200, caller.kind === 'bot' ? botUserView(caller.app) : publicUser(caller.user)),
 } satisfies HandlersOf<'users'>;
