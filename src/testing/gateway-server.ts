@@ -8,6 +8,7 @@
 
 import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket } from 'ws';
 import { GatewayDispatch, GatewayOpcode, type GatewayFrame } from '../gateway/protocol.js';
 import { API_PREFIX } from '../routes.js';
@@ -68,6 +69,7 @@ export class GatewayServer {
   readonly #sessions = new Map<string, Session>();
   readonly #sockets = new Set<WebSocket>();
   #nextSession = 0;
+  #detach: (() => void) | undefined;
   /** Whether heartbeats are acknowledged (turn off to make the connection a zombie). */
   ackHeartbeats = true;
   /** Whether Hello is sent on connection (turn off to test the Hello timeout). */
@@ -81,9 +83,24 @@ export class GatewayServer {
 
   constructor(options: GatewayServerOptions = {}) {
     this.#options = options;
-    this.#wss = options.server
-      ? new WebSocketServer({ server: options.server, path: options.path ?? GATEWAY_PATH })
-      : new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    const { server } = options;
+    if (server) {
+      // Upgrades are taken by hand so that the path matches with or without a trailing slash, as Discord's does (`/?v=10`).
+      this.#wss = new WebSocketServer({ noServer: true });
+      const path = options.path ?? GATEWAY_PATH;
+      const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+        const pathname = (request.url ?? '').split('?')[0]?.replace(/(.)\/+$/, '$1');
+        if (pathname !== path) {
+          socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+          return;
+        }
+        this.#wss.handleUpgrade(request, socket, head, (ws) => this.#wss.emit('connection', ws, request));
+      };
+      server.on('upgrade', onUpgrade);
+      this.#detach = () => server.off('upgrade', onUpgrade);
+    } else {
+      this.#wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    }
     this.#wss.on('connection', (socket: WebSocket, request: IncomingMessage) => this.#onConnection(socket, request));
   }
 
@@ -94,10 +111,13 @@ export class GatewayServer {
     await new Promise<void>((resolve) => this.#wss.once('listening', () => resolve()));
   }
 
-  /** The ws:// URL (stand-alone servers only). */
+  /** The ws:// URL: the server's own, or the HTTP server's with the Gateway path. */
   get url(): string {
-    const address = this.#wss.address() as AddressInfo;
-    return `ws://127.0.0.1:${address.port}`;
+    const { server } = this.#options;
+    if (!server) return `ws://127.0.0.1:${(this.#wss.address() as AddressInfo).port}`;
+    const address = server.address() as AddressInfo;
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    return `ws://${host}:${address.port}${this.#options.path ?? GATEWAY_PATH}`;
   }
 
   #onConnection(socket: WebSocket, _request: IncomingMessage): void {
@@ -246,6 +266,7 @@ export class GatewayServer {
 
   /** Closes the server and every connection. */
   async close(): Promise<void> {
+    this.#detach?.();
     for (const socket of this.#sockets) socket.terminate();
     await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
   }

@@ -111,6 +111,15 @@ describe('Gateway discovery (GET /gateway and /gateway/bot)', () => {
     expect(limit['reset_after']).toBeLessThanOrEqual(24 * 60 * 60 * 1000);
   });
 
+  it('serves the Gateway at the discovered URL with or without a trailing slash, and refuses other paths', async () => {
+    const emulator = await start();
+    for (const url of [`${emulator.gatewayUrl}?v=10&encoding=json`, `${emulator.gatewayUrl}/?v=10&encoding=json`]) {
+      const client = await open(url);
+      expect((await client.frame((f) => f.op === 10, 'Hello')).d).toMatchObject({ heartbeat_interval: expect.any(Number) });
+    }
+    await expect(open(`${emulator.gatewayUrl}x`)).rejects.toThrow(/400/);
+  });
+
   it('keeps these routes out of the contract’s route table', () => {
     expect(Object.values(routes).filter((route) => route.path.startsWith('/gateway'))).toEqual([]);
   });
