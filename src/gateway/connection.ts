@@ -9,7 +9,21 @@ import WebSocket from 'ws';
 import { backoffDelay } from '../backoff.js';
 import { GatewayError, GatewayFatalError } from '../errors.js';
 import type { GatewayDispatchEvent, GatewayEvents, GatewayStatus, ResolvedGatewayOptions } from './options.js';
-import { GatewayDispatch, GatewayOpcode, closeCodeRule, type GatewayFrame } from './protocol.js';
+import {
+  GatewayDispatch,
+  GatewayOpcode,
+  closeCodeRule,
+  identifyFailureRule,
+  identifyFrame,
+  readFrame,
+  readHeartbeatInterval,
+  readReconnectDelay,
+  type CloseCodeRule,
+  type GatewayFrame,
+} from './protocol.js';
+import { Heartbeat, TimerSet } from './heartbeat.js';
+import { acceptResumeUrl, upgradeHeaders } from './transport.js';
+import { ConnectWaiters } from './waiters.js';
 
 /** The events the connection reports through its host; dispatches go through {@link ConnectionHost.dispatch}. */
 export type ConnectionEvent = 'ready' | 'resumed' | 'reconnecting' | 'close' | 'debug' | 'error';
@@ -24,11 +38,18 @@ export interface ConnectionHost {
   emit<K extends ConnectionEvent>(event: K, ...args: GatewayEvents[K]): void;
   /** Receives every dispatch, once, in sequence order (READY and RESUMED included), before the connection acts on it. */
   dispatch(event: GatewayDispatchEvent): void;
+  /** Whether the token may go over plain ws:// to a host that is not loopback (applies to `resume_gateway_url` too). */
+  readonly allowInsecure: boolean;
 }
 
-interface Waiter {
-  resolve: () => void;
-  reject: (error: Error) => void;
+/** What is known about the socket in use. */
+interface SocketState {
+  /** Whether it was opened on the READY's `resume_gateway_url`. */
+  viaResumeUrl: boolean;
+  /** Whether Identify was sent on it. */
+  identified: boolean;
+  /** Whether READY or RESUMED arrived on it. */
+  ready: boolean;
 }
 
 /** A reconnect the connection itself decided on (zombie, Reconnect, Invalid Session, a timeout). */
@@ -41,8 +62,6 @@ interface PlannedReconnect {
 /** Drives one Gateway session across reconnects. */
 export class GatewayConnection {
   status: GatewayStatus = 'idle';
-  latency: number | undefined;
-  lastAckAt: number | undefined;
   sessionId: string | undefined;
   sequence: number | null = null;
 
@@ -51,59 +70,52 @@ export class GatewayConnection {
   #resumeUrl: string | undefined;
   #ws: WebSocket | undefined;
   #generation = 0;
-  #timers = new Set<ReturnType<typeof setTimeout>>();
-  #heartbeat: ReturnType<typeof setInterval> | undefined;
+  readonly #timers = new TimerSet();
+  readonly #heartbeat: Heartbeat;
   #helloTimer: ReturnType<typeof setTimeout> | undefined;
   #readyTimer: ReturnType<typeof setTimeout> | undefined;
-  #awaitingAck = false;
-  #lastBeatAt = 0;
   #attempt = 0;
   #resuming = false;
   #replayed = 0;
   #planned: PlannedReconnect | undefined;
-  #waiters: Waiter[] = [];
+  readonly #waiters = new ConnectWaiters();
   #destroyed = false;
+  #socket: SocketState = { viaResumeUrl: false, identified: false, ready: false };
+  /** Identify attempts in a row that ended without READY; reset only by READY. */
+  #identifyFailures = 0;
+  readonly #headers: Record<string, string>;
 
   constructor(options: ResolvedGatewayOptions, host: ConnectionHost) {
     this.#options = options;
     this.#host = host;
+    this.#headers = upgradeHeaders(options.headers);
+    this.#heartbeat = new Heartbeat(host.now, options.random);
+  }
+
+  /** Milliseconds between the last heartbeat and its ACK. */
+  get latency(): number | undefined {
+    return this.#heartbeat.latency;
+  }
+
+  /** When the last heartbeat ACK arrived, epoch milliseconds. */
+  get lastAckAt(): number | undefined {
+    return this.#heartbeat.lastAckAt;
   }
 
   /** Resolves on READY or RESUMED; see `Gateway.connect`. */
   connect(signal: AbortSignal | undefined): Promise<void> {
     if (this.status === 'ready') return Promise.resolve();
-    if (signal?.aborted) return Promise.reject(new GatewayError('connect() was aborted', undefined, { cause: signal.reason }));
-    return new Promise<void>((resolve, reject) => {
-      const settle = () => {
-        clearTimeout(timer);
-        this.#timers.delete(timer);
-        signal?.removeEventListener('abort', onAbort);
-        this.#waiters = this.#waiters.filter((w) => w !== waiter);
-      };
-      const waiter: Waiter = {
-        resolve: () => {
-          settle();
-          resolve();
-        },
-        reject: (error) => {
-          settle();
-          reject(error);
-        },
-      };
-      const giveUp = (error: Error) => {
-        waiter.reject(error);
+    const waiting = this.#waiters.wait(
+      this.#options.connectTimeoutMs,
+      signal,
+      () => new GatewayError(`no Gateway session was ready within ${this.#options.connectTimeoutMs} ms (connectTimeoutMs); last status: ${this.status}`),
+      () => {
         // Nobody is waiting for a session that never became ready: stop trying.
-        if (this.#waiters.length === 0 && this.sessionId === undefined && this.status !== 'ready') this.#stop('idle');
-      };
-      const onAbort = () => giveUp(new GatewayError('connect() was aborted', undefined, { cause: signal?.reason }));
-      const timer = this.#setTimer(
-        () => giveUp(new GatewayError(`no Gateway session was ready within ${this.#options.connectTimeoutMs} ms (connectTimeoutMs); last status: ${this.status}`)),
-        this.#options.connectTimeoutMs,
-      );
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.#waiters.push(waiter);
-      if (this.status === 'idle') this.#open();
-    });
+        if (this.#waiters.size === 0 && this.sessionId === undefined && this.status !== 'ready') this.#stop('idle');
+      },
+    );
+    if (this.status === 'idle' && !signal?.aborted) this.#open();
+    return waiting;
   }
 
   /** Closes for good. */
@@ -111,14 +123,13 @@ export class GatewayConnection {
     if (this.#destroyed) return;
     this.#destroyed = true;
     this.#stop('destroyed');
-    for (const waiter of [...this.#waiters]) waiter.reject(new GatewayError('the Gateway was destroyed'));
+    this.#waiters.rejectAll(new GatewayError('the Gateway was destroyed'));
   }
 
   #stop(status: GatewayStatus): void {
     this.#generation++;
-    this.#stopHeartbeat();
-    for (const timer of this.#timers) clearTimeout(timer);
-    this.#timers.clear();
+    this.#heartbeat.stop();
+    this.#timers.clearAll();
     this.#helloTimer = this.#readyTimer = undefined;
     const ws = this.#ws;
     this.#ws = undefined;
@@ -127,21 +138,6 @@ export class GatewayConnection {
       else ws.terminate();
     }
     this.status = status;
-  }
-
-  #setTimer(fn: () => void, ms: number): ReturnType<typeof setTimeout> {
-    const timer = setTimeout(() => {
-      this.#timers.delete(timer);
-      fn();
-    }, ms);
-    this.#timers.add(timer);
-    return timer;
-  }
-
-  #clearTimer(timer: ReturnType<typeof setTimeout> | undefined): void {
-    if (timer === undefined) return;
-    clearTimeout(timer);
-    this.#timers.delete(timer);
   }
 
   #debug(message: string): void {
@@ -157,11 +153,13 @@ export class GatewayConnection {
     const generation = ++this.#generation;
     const resume = this.#canResume();
     this.status = resume ? 'resuming' : 'connecting';
-    const url = resume && this.#resumeUrl ? this.#resumeUrl : this.#options.url;
+    const viaResumeUrl = resume && this.#resumeUrl !== undefined;
+    const url = viaResumeUrl ? (this.#resumeUrl as string) : this.#options.url;
+    this.#socket = { viaResumeUrl, identified: false, ready: false };
     this.#debug(`opening ${url} (${resume ? 'resume' : 'new session'})`);
     let ws: WebSocket;
     try {
-      ws = new WebSocket(url, { handshakeTimeout: this.#options.openTimeoutMs, perMessageDeflate: false, maxPayload: 16 * 1024 * 1024 });
+      ws = new WebSocket(url, { handshakeTimeout: this.#options.openTimeoutMs, perMessageDeflate: false, maxPayload: 16 * 1024 * 1024, headers: this.#headers });
     } catch (error) {
       this.#failAll(new GatewayError(`invalid Gateway URL: ${error instanceof Error ? error.message : String(error)}`));
       return;
@@ -174,24 +172,38 @@ export class GatewayConnection {
     });
     ws.on('open', () => {
       if (generation !== this.#generation) return;
-      this.#helloTimer = this.#setTimer(() => this.#plannedReconnect(ws, { reason: `no Hello within ${this.#options.helloTimeoutMs} ms` }), this.#options.helloTimeoutMs);
+      this.#helloTimer = this.#timers.set(() => this.#plannedReconnect(ws, { reason: `no Hello within ${this.#options.helloTimeoutMs} ms` }), this.#options.helloTimeoutMs);
     });
-    ws.on('message', (data: WebSocket.RawData) => {
-      if (generation === this.#generation) this.#onMessage(ws, data);
+    ws.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
+      if (generation === this.#generation) this.#guarded(() => this.#onMessage(ws, data, isBinary));
     });
     ws.on('close', (code: number, reason: Buffer) => {
-      if (generation === this.#generation) this.#onClose(code, reason.toString());
+      if (generation === this.#generation) this.#guarded(() => this.#onClose(code, reason.toString()));
     });
   }
 
-  #onMessage(ws: WebSocket, data: WebSocket.RawData): void {
-    let frame: GatewayFrame;
+  /** Runs a socket handler; nothing may escape it (an exception there would crash the process). */
+  #guarded(run: () => void): void {
     try {
-      frame = JSON.parse(data.toString()) as GatewayFrame;
-    } catch {
-      this.#host.emit('error', new GatewayError('received a frame that is not JSON; ignored'));
+      run();
+    } catch (error) {
+      try {
+        this.#host.emit('error', error instanceof Error ? error : new GatewayError(`the Gateway connection failed on ${String(error)}`));
+      } catch {
+        // Nothing more to report it to.
+      }
+    }
+  }
+
+  #onMessage(ws: WebSocket, data: WebSocket.RawData, isBinary: boolean): void {
+    // Binary frames are read as UTF-8 JSON too; the SDK asks for neither compression nor ETF.
+    const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.from(data).toString('utf8');
+    const read = readFrame(text);
+    if ('problem' in read) {
+      this.#host.emit('error', new GatewayError(`received ${isBinary ? 'a binary frame: ' : ''}${read.problem}; ignored`));
       return;
     }
+    const { frame } = read;
     switch (frame.op) {
       case GatewayOpcode.Dispatch:
         this.#onDispatch(frame);
@@ -199,19 +211,18 @@ export class GatewayConnection {
       case GatewayOpcode.Hello:
         this.#onHello(ws, frame);
         return;
-      case GatewayOpcode.HeartbeatAck: {
-        const now = this.#host.now();
-        this.#awaitingAck = false;
-        this.lastAckAt = now;
-        this.latency = now - this.#lastBeatAt;
+      case GatewayOpcode.HeartbeatAck:
+        this.#heartbeat.ack();
+        return;
+      case GatewayOpcode.Heartbeat:
+        this.#heartbeat.beat(() => this.#sendBeat(ws));
+        return;
+      case GatewayOpcode.Reconnect: {
+        // Discord sends d: null; a number in d is taken as a delay in milliseconds, capped at reconnectMaxDelayMs.
+        const delayMs = readReconnectDelay(frame.d, this.#options.reconnectMaxDelayMs);
+        this.#plannedReconnect(ws, delayMs === undefined ? { reason: 'the service asked to reconnect' } : { reason: `the service asked to reconnect in ${delayMs} ms`, delayMs });
         return;
       }
-      case GatewayOpcode.Heartbeat:
-        this.#beat(ws);
-        return;
-      case GatewayOpcode.Reconnect:
-        this.#plannedReconnect(ws, { reason: 'the service asked to reconnect' });
-        return;
       case GatewayOpcode.InvalidSession: {
         const resumable = frame.d === true;
         if (!resumable) this.#dropSession();
@@ -224,13 +235,19 @@ export class GatewayConnection {
   }
 
   #onHello(ws: WebSocket, frame: GatewayFrame): void {
-    this.#clearTimer(this.#helloTimer);
-    const interval = (frame.d as { heartbeat_interval?: unknown } | null)?.heartbeat_interval;
-    if (typeof interval !== 'number' || !(interval > 0)) {
-      this.#plannedReconnect(ws, { reason: 'Hello without a valid heartbeat_interval' });
+    this.#timers.clear(this.#helloTimer);
+    const interval = readHeartbeatInterval(frame.d);
+    if (typeof interval === 'string') {
+      // A protocol error: reconnect with the backoff, never with a timer Node would clamp to 1 ms.
+      this.#host.emit('error', new GatewayError(`protocol error: ${interval}; reconnecting`));
+      this.#plannedReconnect(ws, { reason: interval });
       return;
     }
-    this.#startHeartbeat(ws, interval);
+    this.#heartbeat.start(
+      interval,
+      () => this.#sendBeat(ws),
+      () => this.#plannedReconnect(ws, { reason: 'no heartbeat ACK since the last beat (zombie connection)' }, true),
+    );
     const token = this.#host.token();
     if (token === undefined) {
       this.#failAll(new GatewayError('the client has no bot token to identify with'));
@@ -245,12 +262,10 @@ export class GatewayConnection {
     } else {
       this.status = 'identifying';
       this.#resuming = false;
-      this.#send(ws, {
-        op: GatewayOpcode.Identify,
-        d: { token, intents: this.#options.intents, properties: { os: process.platform, browser: 'community-chat-sdk', device: 'community-chat-sdk' } },
-      });
+      this.#socket.identified = true;
+      this.#send(ws, identifyFrame(token, this.#options.intents));
     }
-    this.#readyTimer = this.#setTimer(
+    this.#readyTimer = this.#timers.set(
       () => this.#plannedReconnect(ws, { reason: `no ${this.#resuming ? 'RESUMED' : 'READY'} within ${this.#options.readyTimeoutMs} ms` }),
       this.#options.readyTimeoutMs,
     );
@@ -270,9 +285,10 @@ export class GatewayConnection {
     this.#host.dispatch({ t: type, s: typeof sequence === 'number' ? sequence : null, d: frame.d });
     switch (type) {
       case GatewayDispatch.Ready: {
-        const data = (frame.d ?? {}) as Record<string, unknown>;
+        const data = typeof frame.d === 'object' && frame.d !== null && !Array.isArray(frame.d) ? (frame.d as Record<string, unknown>) : {};
         this.sessionId = typeof data['session_id'] === 'string' ? data['session_id'] : undefined;
-        this.#resumeUrl = typeof data['resume_gateway_url'] === 'string' ? data['resume_gateway_url'] : undefined;
+        this.#resumeUrl = this.#acceptResumeUrl(data['resume_gateway_url']);
+        this.#identifyFailures = 0;
         this.#becameReady();
         this.#host.emit('ready', { sessionId: this.sessionId ?? '', data });
         return;
@@ -288,11 +304,22 @@ export class GatewayConnection {
     }
   }
 
+  /** The READY's `resume_gateway_url`, if it passes the configured URL's transport rule; otherwise an error event and the configured URL. */
+  #acceptResumeUrl(value: unknown): string | undefined {
+    try {
+      return acceptResumeUrl(value, this.#options.url, this.#host.allowInsecure);
+    } catch (error) {
+      this.#host.emit('error', new GatewayError(`ignored the READY resume_gateway_url (${error instanceof Error ? error.message : String(error)}); resuming on the configured URL`));
+      return undefined;
+    }
+  }
+
   #becameReady(): void {
-    this.#clearTimer(this.#readyTimer);
+    this.#timers.clear(this.#readyTimer);
+    this.#socket.ready = true;
     this.status = 'ready';
     this.#attempt = 0;
-    for (const waiter of [...this.#waiters]) waiter.resolve();
+    this.#waiters.resolveAll();
   }
 
   #send(ws: WebSocket, frame: GatewayFrame): void {
@@ -302,30 +329,7 @@ export class GatewayConnection {
     });
   }
 
-  #startHeartbeat(ws: WebSocket, interval: number): void {
-    this.#stopHeartbeat();
-    this.#awaitingAck = false;
-    // The first beat is jittered, so that many clients reconnecting at once do not beat in step.
-    this.#setTimer(() => {
-      this.#beat(ws);
-      this.#heartbeat = setInterval(() => {
-        if (this.#awaitingAck) {
-          this.#plannedReconnect(ws, { reason: 'no heartbeat ACK since the last beat (zombie connection)' }, true);
-          return;
-        }
-        this.#beat(ws);
-      }, interval);
-    }, Math.floor(interval * this.#options.random()));
-  }
-
-  #stopHeartbeat(): void {
-    if (this.#heartbeat !== undefined) clearInterval(this.#heartbeat);
-    this.#heartbeat = undefined;
-  }
-
-  #beat(ws: WebSocket): void {
-    this.#lastBeatAt = this.#host.now();
-    this.#awaitingAck = true;
+  #sendBeat(ws: WebSocket): void {
     this.#send(ws, { op: GatewayOpcode.Heartbeat, d: this.sequence });
   }
 
@@ -339,12 +343,12 @@ export class GatewayConnection {
   #plannedReconnect(ws: WebSocket, plan: PlannedReconnect, terminate = false): void {
     if (ws !== this.#ws) return;
     this.#planned = plan;
-    this.#stopHeartbeat();
+    this.#heartbeat.stop();
     if (terminate || ws.readyState !== WebSocket.OPEN) ws.terminate();
     // 4000 keeps the session resumable on the service side (1000 and 1001 would end it).
     else ws.close(4000, 'reconnecting');
     // If the socket does not report its close in time, carry on anyway.
-    this.#setTimer(() => {
+    this.#timers.set(() => {
       if (ws === this.#ws && this.#planned === plan) {
         ws.terminate();
         this.#onClose(4000, 'close timed out');
@@ -354,14 +358,21 @@ export class GatewayConnection {
 
   #onClose(code: number, reason: string): void {
     this.#generation++;
-    this.#stopHeartbeat();
-    this.#clearTimer(this.#helloTimer);
-    this.#clearTimer(this.#readyTimer);
+    this.#heartbeat.stop();
+    this.#timers.clear(this.#helloTimer);
+    this.#timers.clear(this.#readyTimer);
     this.#ws = undefined;
     if (this.#destroyed) return;
     const planned = this.#planned;
     this.#planned = undefined;
-    const rule = planned ? { name: planned.reason, action: 'resume' as const } : closeCodeRule(code);
+    const socket = this.#socket;
+    if (socket.viaResumeUrl && !socket.ready && this.#resumeUrl !== undefined) {
+      this.#resumeUrl = undefined;
+      this.#debug('the resume on resume_gateway_url failed; falling back to the configured URL');
+    }
+    if (socket.identified && !socket.ready) this.#identifyFailures++;
+    let rule: CloseCodeRule = planned ? { name: planned.reason, action: 'resume' } : closeCodeRule(code);
+    if (rule.action !== 'fatal' && this.#identifyFailures >= this.#options.maxIdentifyFailures) rule = identifyFailureRule(this.#identifyFailures);
     if (rule.action === 'fatal') {
       const error = new GatewayFatalError(code, rule.name, rule.hint ?? 'see the close code');
       this.#host.emit('close', { code, reason, willReconnect: false });
@@ -377,10 +388,10 @@ export class GatewayConnection {
     const delayMs = planned?.delayMs ?? backoffDelay({ baseDelayMs: this.#options.reconnectBaseDelayMs, maxDelayMs: this.#options.reconnectMaxDelayMs }, this.#attempt, this.#options.random);
     this.status = 'reconnecting';
     this.#host.emit('reconnecting', { attempt: this.#attempt, delayMs, resume: this.#canResume(), reason: planned ? planned.reason : `closed with ${code} (${rule.name})` });
-    this.#setTimer(() => this.#open(), delayMs);
+    this.#timers.set(() => this.#open(), delayMs);
   }
 
   #failAll(error: Error): void {
-    for (const waiter of [...this.#waiters]) waiter.reject(error);
+    this.#waiters.rejectAll(error);
   }
 }

@@ -8,15 +8,26 @@
  */
 
 import { EventEmitter } from 'eventemitter3';
-import { GatewayError, InsecureTransportError, ValidationError } from '../errors.js';
-import { isLoopbackHost } from '../loopback.js';
-import { inspectSymbol, redactValue } from '../redact.js';
+import { GatewayError, ValidationError } from '../errors.js';
+import { inspectSymbol, redactValue, scrubText } from '../redact.js';
 import type { InteractionFromDispatch } from '../interactions/from-dispatch.js';
 import type { CommandOptionValues, TypedCommandDefinition } from '../interactions/options.js';
 import type { CommandInteraction, Interaction, InteractionByKind, InteractionKind } from '../interactions/interaction.js';
-import type { ConnectionHost, GatewayConnection } from './connection.js';
-import { resolveGatewayOptions, type GatewayEvents, type GatewayOptions, type GatewayStatus, type GatewayWiring, type InteractionHandler, type ResolvedGatewayOptions } from './options.js';
+import type { ConnectionEvent, ConnectionHost, GatewayConnection } from './connection.js';
+import {
+  resolveGatewayOptions,
+  type GatewayDispatchEvent,
+  type GatewayEvents,
+  type GatewayOptions,
+  type GatewayReadyEvent,
+  type GatewayStatus,
+  type GatewayWiring,
+  type InteractionHandler,
+  type ResolvedGatewayOptions,
+} from './options.js';
 import { GatewayDispatch } from './protocol.js';
+import { SecretBook, scrubError } from './secrets.js';
+import { checkGatewayUrl, upgradeHeaders } from './transport.js';
 
 export type {
   GatewayCloseEvent,
@@ -37,6 +48,8 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   readonly #options: ResolvedGatewayOptions;
   readonly #wiring: GatewayWiring;
   readonly #handlers = new Map<string, Set<InteractionHandler<Interaction>>>();
+  /** The bot token and recent interaction tokens, scrubbed from everything this Gateway emits. */
+  readonly #secrets: SecretBook;
   #connection: GatewayConnection | undefined;
   #loading: Promise<GatewayConnection> | undefined;
   /** Builds interactions from INTERACTION_CREATE; loaded with the connection (it pulls in zod). */
@@ -47,6 +60,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     super();
     this.#options = resolveGatewayOptions(options, wiring.defaultUrl);
     this.#wiring = wiring;
+    this.#secrets = new SecretBook(wiring.now);
   }
 
   /** The connection's status. */
@@ -142,26 +156,20 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   /**
    * Connects, identifies (or resumes), and resolves when the session is READY
    * or RESUMED. Rejects with `GatewayFatalError` on a close code that must not
-   * be retried, with `GatewayError` after `connectTimeoutMs`, on `destroy()` or
-   * when `signal` aborts.
+   * be retried or after `maxIdentifyFailures` Identify attempts in a row
+   * without READY (a likely invalid token or intents), with `GatewayError`
+   * after `connectTimeoutMs`, on `destroy()` or when `signal` aborts, and with
+   * `ValidationError` / `InsecureTransportError` for unusable options.
    */
   async connect(options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
     if (this.#destroyed) throw new GatewayError('this Gateway was destroyed; client.gateway gives a new one');
     if (this.#wiring.token() === undefined) {
       throw new ValidationError('gateway.connect', [{ path: 'auth.botToken', message: 'the Gateway identifies with the bot token; the client has none' }]);
     }
-    const url = this.#options.url;
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      throw new ValidationError('gateway.connect', [{ path: 'gateway.url', message: 'must be an absolute ws:// or wss:// URL' }]);
-    }
-    if (parsed.protocol !== 'ws:' && parsed.protocol !== 'wss:') {
-      throw new ValidationError('gateway.connect', [{ path: 'gateway.url', message: 'must use ws: or wss:' }]);
-    }
-    if (parsed.protocol === 'ws:' && !this.#wiring.allowInsecure && !isLoopbackHost(parsed.hostname)) {
-      throw new InsecureTransportError('gateway.connect', parsed.origin);
+    checkGatewayUrl(this.#options.url, this.#wiring.allowInsecure);
+    upgradeHeaders(this.#options.headers);
+    if (!Number.isInteger(this.#options.maxIdentifyFailures) || this.#options.maxIdentifyFailures < 1) {
+      throw new ValidationError('gateway.connect', [{ path: 'gateway.maxIdentifyFailures', message: 'must be a whole number of at least 1' }]);
     }
     this.#loading ??= Promise.all([import('./connection.js'), import('../interactions/from-dispatch.js')]).then(([{ GatewayConnection }, { interactionFromDispatch }]) => {
       this.#fromDispatch = (payload) => interactionFromDispatch(payload, this.#wiring.respond, this.#wiring.now);
@@ -170,29 +178,65 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     });
     const connection = await this.#loading;
     if (this.#destroyed) throw new GatewayError('the Gateway was destroyed while connecting');
-    return connection.connect(options.signal);
+    return connection.connect(options.signal).catch((error: unknown) => {
+      throw error instanceof Error ? scrubError(error, this.#knownSecrets()) : error;
+    });
   }
 
   /** What the connection reports to and asks of this Gateway. */
   #host(): ConnectionHost {
     return {
-      token: () => this.#wiring.token(),
-      now: () => this.#wiring.now(),
-      emit: (event, ...args) => {
-        (this.emit as (event: string, ...args: unknown[]) => boolean)(event, ...args);
+      token: () => {
+        const token = this.#wiring.token();
+        this.#secrets.rememberBotToken(token);
+        return token;
       },
+      now: () => this.#wiring.now(),
+      allowInsecure: this.#wiring.allowInsecure,
+      emit: (event, ...args) => this.#report(event, args[0]),
       dispatch: (event) => this.#onDispatch(event),
     };
   }
 
-  /** Emits the raw dispatch (redacted), and turns INTERACTION_CREATE into a typed interaction for the handlers. */
-  #onDispatch(event: { t: string; s: number | null; d: unknown }): void {
-    // Payloads carry secrets (an interaction's token): listeners get a redacted copy, built only when someone listens.
-    if (this.listenerCount('dispatch') > 0) this.emit('dispatch', { t: event.t, s: event.s, d: redactValue(event.d) });
-    if (event.t !== GatewayDispatch.InteractionCreate || !this.#fromDispatch) return;
+  #knownSecrets(): string[] {
+    return this.#secrets.list(this.#wiring.token());
+  }
+
+  /** Emits a connection event with every known secret scrubbed from it (built only when someone listens). */
+  #report(event: ConnectionEvent, payload: unknown): void {
+    if (this.listenerCount(event) === 0) return;
+    const secrets = this.#knownSecrets();
+    let scrubbed: unknown = payload;
+    if (event === 'debug') scrubbed = scrubText(payload as string, secrets);
+    else if (event === 'error') scrubbed = scrubError(payload as Error, secrets);
+    else if (event === 'ready') scrubbed = { ...(payload as GatewayReadyEvent), data: redactValue((payload as GatewayReadyEvent).data, secrets) };
+    else if (event === 'close' || event === 'reconnecting') scrubbed = { ...(payload as { reason: string }), reason: scrubText((payload as { reason: string }).reason, secrets) };
+    this.#emitSafely(event, scrubbed);
+  }
+
+  /** Emits; a listener that throws becomes an `error` event instead of escaping into the socket handler. */
+  #emitSafely(event: keyof GatewayEvents, payload: unknown): void {
+    try {
+      (this.emit as (event: string, payload: unknown) => boolean)(event, payload);
+    } catch (error) {
+      if (event === 'error') return;
+      const message = error instanceof Error ? error.message : String(error);
+      this.#report('error', new GatewayError(`a '${event}' listener threw: ${message}`, undefined, { cause: error }));
+    }
+  }
+
+  /** Emits the dispatch (redacted), and turns INTERACTION_CREATE into a typed interaction for the handlers. */
+  #onDispatch(event: GatewayDispatchEvent): void {
+    const interaction = event.t === GatewayDispatch.InteractionCreate;
+    if (interaction) {
+      const token = (event.d as { token?: unknown } | null | undefined)?.token;
+      if (typeof token === 'string' && token !== '') this.#secrets.remember(token);
+    }
+    if (this.listenerCount('dispatch') > 0) this.#emitSafely('dispatch', { t: event.t, s: event.s, d: redactValue(event.d, this.#knownSecrets()) });
+    if (!interaction || !this.#fromDispatch) return;
     const built = this.#fromDispatch(event.d);
     if (built.ok) this.deliver(built.interaction);
-    else this.emit('error', built.error);
+    else this.#report('error', built.error);
   }
 
   /** Closes the connection for good, clearing every timer and listener. */

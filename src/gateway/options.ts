@@ -26,8 +26,23 @@ export interface GatewayOptions {
   readyTimeoutMs?: number | undefined;
   /** First reconnect backoff ceiling, milliseconds; doubles each attempt. @default 1000 */
   reconnectBaseDelayMs?: number | undefined;
-  /** Largest reconnect backoff ceiling, milliseconds. @default 30000 */
+  /** Largest reconnect backoff ceiling, milliseconds; also caps the delay a Reconnect (op 7) asks for in `d`. @default 30000 */
   reconnectMaxDelayMs?: number | undefined;
+  /**
+   * Identify attempts in a row that may end without READY (whatever the close
+   * code, or a READY timeout) before the Gateway stops and `connect()` rejects
+   * with a `GatewayFatalError` naming the likely cause (an invalid token or
+   * intents). The count resets only on READY. @default 3
+   */
+  maxIdentifyFailures?: number | undefined;
+  /**
+   * Extra headers for the WebSocket upgrade request. The SDK always sends
+   * `User-Agent: community-chat-sdk/<version>`; a `User-Agent` given here is
+   * appended after that product token (`community-chat-sdk/0.1.0 my-bot/2.0`),
+   * never replacing it. Handshake headers (`Host`, `Connection`, `Upgrade`,
+   * `Sec-WebSocket-*`) are refused. @default {}
+   */
+  headers?: Readonly<Record<string, string>> | undefined;
   /** A source of numbers in [0, 1) for jitter. @default Math.random */
   random?: (() => number) | undefined;
 }
@@ -46,6 +61,8 @@ export function resolveGatewayOptions(options: GatewayOptions, defaultUrl: strin
     readyTimeoutMs: options.readyTimeoutMs ?? 15_000,
     reconnectBaseDelayMs: options.reconnectBaseDelayMs ?? 1_000,
     reconnectMaxDelayMs: options.reconnectMaxDelayMs ?? 30_000,
+    maxIdentifyFailures: options.maxIdentifyFailures ?? 3,
+    headers: { ...options.headers },
     random: options.random ?? Math.random,
   };
 }
@@ -68,7 +85,7 @@ export interface GatewayWiring {
 export interface GatewayReadyEvent {
   /** The new session's id. */
   sessionId: string;
-  /** The READY payload, as received. */
+  /** The READY payload, with secret-named fields (e.g. `session_id`) and known secrets (the bot token) redacted. */
   data: Record<string, unknown>;
 }
 
@@ -94,7 +111,7 @@ export interface GatewayReconnectingEvent {
 export interface GatewayCloseEvent {
   /** Close code. */
   code: number;
-  /** Close reason text. */
+  /** The server's close reason, with known secrets (the bot token, interaction tokens) scrubbed. */
   reason: string;
   /** Whether the Gateway will reconnect. */
   willReconnect: boolean;
@@ -106,7 +123,7 @@ export interface GatewayDispatchEvent {
   t: string;
   /** Sequence number. */
   s: number | null;
-  /** Payload. */
+  /** Payload, with secret-named fields (e.g. `token`) and known secrets redacted. */
   d: unknown;
 }
 

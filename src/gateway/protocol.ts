@@ -61,6 +61,7 @@ export const closeCodes: Readonly<Record<number, CloseCodeRule>> = {
   4003: { name: 'not authenticated', action: 'resume' },
   4004: { name: 'authentication failed', action: 'fatal', hint: 'the bot token is invalid or was reset; pass a valid token (client.setBotToken)' },
   4005: { name: 'already authenticated', action: 'resume' },
+  4006: { name: 'session no longer valid', action: 'reidentify' },
   4007: { name: 'invalid sequence', action: 'reidentify' },
   4008: { name: 'rate limited', action: 'resume' },
   4009: { name: 'session timed out', action: 'reidentify' },
@@ -74,6 +75,61 @@ export const closeCodes: Readonly<Record<number, CloseCodeRule>> = {
 /** The rule for a close code. */
 export function closeCodeRule(code: number): CloseCodeRule {
   return closeCodes[code] ?? { name: code === 1000 || code === 1001 ? 'closed by the server' : 'connection lost', action: 'resume' };
+}
+
+/**
+ * The rule that stops the Gateway after `count` Identify attempts in a row
+ * ended without READY, whatever their close codes (e.g. a wrong token closed
+ * with 4000 instead of 4004).
+ */
+export function identifyFailureRule(count: number): CloseCodeRule {
+  return {
+    name: `no READY after ${count} Identify attempts in a row`,
+    action: 'fatal',
+    hint: 'the bot token is likely invalid or was reset, or the intents are invalid or not allowed; check auth.botToken and gateway.intents (gateway.maxIdentifyFailures sets the count)',
+  };
+}
+
+/** The Identify frame. */
+export function identifyFrame(token: string, intents: number): GatewayFrame {
+  return { op: GatewayOpcode.Identify, d: { token, intents, properties: { os: process.platform, browser: 'community-chat-sdk', device: 'community-chat-sdk' } } };
+}
+
+/** The longest heartbeat interval a Hello may announce (10 minutes); longer is a protocol error. */
+export const MAX_HEARTBEAT_INTERVAL_MS = 10 * 60 * 1000;
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Reads a text frame: a JSON object with an integer `op`, or a sentence saying why it is not one. */
+export function readFrame(text: string): { frame: GatewayFrame } | { problem: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { problem: 'a frame that is not JSON' };
+  }
+  if (!isRecord(value)) return { problem: `a frame that is JSON but not an object (${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value})` };
+  if (!Number.isInteger(value['op'])) return { problem: 'a frame without an integer op' };
+  const frame: GatewayFrame = { op: value['op'] as number, d: value['d'] };
+  if (typeof value['s'] === 'number' || value['s'] === null) frame.s = value['s'];
+  if (typeof value['t'] === 'string' || value['t'] === null) frame.t = value['t'];
+  return { frame };
+}
+
+/** The heartbeat interval of a Hello's `d`, or a sentence saying why it is unusable (missing, non-finite, non-positive, over 10 minutes). */
+export function readHeartbeatInterval(d: unknown): number | string {
+  const interval = isRecord(d) ? d['heartbeat_interval'] : undefined;
+  if (typeof interval !== 'number') return `Hello without a numeric heartbeat_interval (${interval === undefined ? 'missing' : typeof interval})`;
+  if (!Number.isFinite(interval) || interval <= 0 || interval > MAX_HEARTBEAT_INTERVAL_MS) {
+    return `Hello with an unusable heartbeat_interval (${interval}; expected more than 0 and at most ${MAX_HEARTBEAT_INTERVAL_MS} ms)`;
+  }
+  return interval;
+}
+
+/** The delay a Reconnect (op 7) asks for in `d`, milliseconds, capped at `maxMs`; `undefined` unless `d` is a finite number of 0 or more. */
+export function readReconnectDelay(d: unknown, maxMs: number): number | undefined {
+  if (typeof d !== 'number' || !Number.isFinite(d) || d < 0) return undefined;
+  return Math.min(Math.floor(d), maxMs);
 }
 
 /** Dispatch event names the SDK acts on. */

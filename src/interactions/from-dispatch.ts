@@ -15,9 +15,15 @@ import type { InteractionPayload, InteractionResponder } from './types.js';
 /** The interaction built from a dispatch, or why none could be. */
 export type InteractionFromDispatch = { ok: true; interaction: Interaction } | { ok: false; error: Error };
 
-/** Validates an INTERACTION_CREATE payload and builds its typed interaction. */
+/** Validates an INTERACTION_CREATE payload and builds its typed interaction; never throws. */
 export function interactionFromDispatch(payload: unknown, respond: InteractionResponder, now: () => number): InteractionFromDispatch {
   const result = interactionPayloadSchema.safeParse(payload);
   if (!result.success) return { ok: false, error: new ValidationError('INTERACTION_CREATE', toIssues(result.error)) };
-  return { ok: true, interaction: createInteraction(result.data as InteractionPayload, respond, now) };
+  try {
+    return { ok: true, interaction: createInteraction(result.data as InteractionPayload, respond, now) };
+  } catch (error) {
+    // The schema describes what the builder reads; this is the last line of defence, never a crash.
+    const message = error instanceof Error ? error.message : String(error);
+    return { ok: false, error: new ValidationError('INTERACTION_CREATE', [{ path: '', message: `the interaction could not be built: ${message}` }]) };
+  }
 }

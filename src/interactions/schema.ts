@@ -1,11 +1,58 @@
 /**
- * The zod schema of INTERACTION_CREATE payloads. Only the fields the SDK
- * relies on are checked; every other field is kept.
+ * The zod schema of INTERACTION_CREATE payloads. It describes every field the
+ * interaction builder reads (strings are strings, arrays are arrays), so a
+ * payload that passes can always be built; every other field is kept.
  *
  * @module
  */
 
 import { z } from 'zod';
+
+/** A user as carried by an interaction. */
+const userSchema = z.looseObject({
+  id: z.string(),
+  username: z.string().optional(),
+});
+
+/** A received command option; sub-commands and groups nest options. */
+interface ReceivedOptionShape {
+  name: string;
+  type?: number | undefined;
+  value?: string | number | boolean | undefined;
+  focused?: boolean | undefined;
+  options?: ReceivedOptionShape[] | undefined;
+}
+
+const optionSchema: z.ZodType<ReceivedOptionShape> = z.looseObject({
+  name: z.string(),
+  type: z.int().optional(),
+  value: z.union([z.string(), z.number(), z.boolean()]).optional(),
+  focused: z.boolean().optional(),
+  get options() {
+    return z.array(optionSchema).optional();
+  },
+});
+
+/** A modal row: inputs with a custom id and a text value. */
+const modalRowSchema = z.looseObject({
+  components: z
+    .array(
+      z.looseObject({
+        custom_id: z.string().optional(),
+        value: z.string().optional(),
+      }),
+    )
+    .optional(),
+});
+
+/** The `data` of a command, autocomplete, component or modal submit. */
+const dataSchema = z.looseObject({
+  name: z.string().optional(),
+  custom_id: z.string().optional(),
+  values: z.array(z.string()).optional(),
+  options: z.array(optionSchema).optional(),
+  components: z.array(modalRowSchema).optional(),
+});
 
 /** Validates an interaction payload (Discord's shape), keeping unknown fields. */
 export const interactionPayloadSchema = z.looseObject({
@@ -13,7 +60,10 @@ export const interactionPayloadSchema = z.looseObject({
   type: z.int(),
   token: z.string().min(1),
   application_id: z.string().optional(),
-  data: z.looseObject({}).optional(),
+  data: dataSchema.optional(),
   guild_id: z.string().optional(),
   channel_id: z.string().optional(),
+  member: z.looseObject({ user: userSchema.optional() }).optional(),
+  user: userSchema.optional(),
+  created_at: z.union([z.string(), z.number()]).optional(),
 });

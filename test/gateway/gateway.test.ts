@@ -221,6 +221,8 @@ describe('robustness', () => {
     const error = await gateway.connect().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GatewayError);
     expect(String(error)).toMatch(/connectTimeoutMs/);
+    // An upgrade already in flight when connect() gave up may still reach the server: let it land first.
+    await new Promise((resolve) => setTimeout(resolve, 50));
     const connections = server.stats.connections;
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(server.stats.connections).toBe(connections);

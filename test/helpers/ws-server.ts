@@ -134,19 +134,19 @@ export const frames = {
   resumed: (s: number) => ({ op: 0, t: 'RESUMED', s, d: {} }),
 };
 
-/** A peer that answers like a well-behaved Gateway: Hello at once, READY on Identify, RESUMED on Resume, ACK to heartbeats. */
+/** A peer that answers like a well-behaved Gateway: Hello at once, READY (sequence 1) on Identify, RESUMED (the resumed sequence + 1) on Resume, ACK to heartbeats. */
 export function behaveWell(peer: WsPeer, options: { heartbeatInterval?: number; ready?: Record<string, unknown> } = {}): void {
-  let sequence = 0;
   peer.socket.on('message', (data) => {
-    let frame: { op?: unknown };
+    let frame: { op?: unknown; d?: { seq?: unknown } };
     try {
-      frame = JSON.parse(data.toString()) as { op?: unknown };
+      frame = JSON.parse(data.toString()) as typeof frame;
     } catch {
       return;
     }
     if (frame.op === 1) peer.send({ op: 11, d: null });
-    else if (frame.op === 2) peer.send(frames.ready(++sequence, options.ready));
-    else if (frame.op === 6) peer.send(frames.resumed(++sequence));
+    else if (frame.op === 2) peer.send(frames.ready(1, options.ready));
+    // RESUMED follows the last sequence the client saw, so it is not dropped as a replay.
+    else if (frame.op === 6) peer.send(frames.resumed((typeof frame.d?.seq === 'number' ? frame.d.seq : 0) + 1));
   });
   peer.send(frames.hello(options.heartbeatInterval ?? 45_000));
 }

@@ -1,0 +1,81 @@
+/**
+ * Point 5: known secret values (the bot token, each interaction's token) are
+ * scrubbed from every event and error the Gateway emits; the book of
+ * interaction tokens is bounded in size and time.
+ */
+import { inspect } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SecretBook } from '../../src/gateway/secrets.js';
+import { Client, INTERACTION_LIFETIME_MS } from '../../src/index.js';
+import { SECRETS } from '../helpers/index.js';
+import { behaveWell, frames, startWsServer, type WsPeer } from '../helpers/ws-server.js';
+
+const cleanups: (() => Promise<unknown> | unknown)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const until = async (predicate: () => boolean, timeoutMs = 5000) => {
+  const started = Date.now();
+  while (!predicate()) {
+    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+};
+
+const INTERACTION_TOKEN = 'itok-Rr42-interaction.secret';
+
+describe('secrets in Gateway events', () => {
+  it('scrubs the bot token and interaction tokens a server echoes in READY, dispatches and close reasons', async () => {
+    const ws = await startWsServer();
+    cleanups.push(() => ws.close());
+    ws.onConnection((peer: WsPeer) => {
+      if (ws.peers.length > 1) return behaveWell(peer);
+      behaveWell(peer, { ready: { motd: `welcome, ${SECRETS.botToken}`, nested: { echo: [encodeURIComponent(SECRETS.botToken)] } } });
+    });
+    const client = new Client({ baseUrl: 'http://127.0.0.1:9', auth: { botToken: SECRETS.botToken }, gateway: { url: ws.url, reconnectBaseDelayMs: 5, reconnectMaxDelayMs: 20 } });
+    cleanups.push(() => client.close());
+    const gateway = client.gateway;
+    const seen: unknown[] = [];
+    for (const name of ['ready', 'resumed', 'reconnecting', 'close', 'debug', 'error', 'dispatch'] as const) gateway.on(name, (event: unknown) => seen.push(event));
+    const dispatched: string[] = [];
+    gateway.on('dispatch', (event) => dispatched.push(event.t));
+    const ready: Record<string, unknown>[] = [];
+    gateway.on('ready', (event) => ready.push(event.data));
+    const interactions: string[] = [];
+    gateway.onInteraction('command', (interaction) => {
+      interactions.push(interaction.id);
+    });
+    await gateway.connect();
+    const peer = await ws.peer(0);
+    peer.send(frames.dispatch('INTERACTION_CREATE', 2, { id: 'i1', type: 2, token: INTERACTION_TOKEN, data: { name: 'quiz' } }));
+    peer.send(frames.dispatch('MESSAGE_CREATE', 3, { content: `someone pasted ${INTERACTION_TOKEN} here`, author: { note: SECRETS.botToken } }));
+    // A payload that fails the schema, with the interaction token in its (wrongly typed) fields.
+    peer.send(frames.dispatch('INTERACTION_CREATE', 4, { id: 'i2', type: 2, token: 'itok-second-Bb17.secret', data: { name: { echo: 'itok-second-Bb17.secret' } } }));
+    await until(() => interactions.length >= 1 && dispatched.length === 4);
+    peer.close(4000, `token ${SECRETS.botToken} was sent from the wrong place`);
+    await until(() => gateway.status === 'ready' && ws.peers.length === 2);
+
+    const text = JSON.stringify(seen) + seen.map((event) => (event instanceof Error ? `${event.message}${event.stack ?? ''}` : inspect(event, { depth: 10 }))).join();
+    expect(text).not.toContain(SECRETS.botToken);
+    expect(text).not.toContain(encodeURIComponent(SECRETS.botToken));
+    expect(text).not.toContain(INTERACTION_TOKEN);
+    expect(text).not.toContain('itok-second-Bb17.secret');
+    // What is not secret stays readable.
+    expect(ready[0]?.['motd']).toBe('welcome, [redacted]');
+    expect(text).toContain('someone pasted [redacted] here');
+    expect(text).toContain('was sent from the wrong place');
+  });
+});
+
+describe('SecretBook', () => {
+  it('remembers interaction tokens for their lifetime only, and at most `capacity` of them', () => {
+    let now = 1_000_000;
+    const book = new SecretBook(() => now, 3);
+    for (const token of ['tok-aaaa', 'tok-bbbb', 'tok-cccc', 'tok-dddd']) book.remember(token);
+    expect(book.interactionTokens()).toEqual(['tok-bbbb', 'tok-cccc', 'tok-dddd']);
+    now += INTERACTION_LIFETIME_MS + 1;
+    book.remember('tok-eeee');
+    expect(book.interactionTokens()).toEqual(['tok-eeee']);
+  });
+});

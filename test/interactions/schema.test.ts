@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { interactionPayloadSchema } from '../../src/interactions/schema.js';
+
+const base = { id: '1', type: 2, token: 'tok' };
+
+describe('interactionPayloadSchema', () => {
+  it('describes what the builder relies on: strings are strings, arrays are arrays', () => {
+    const rejected = [
+      { ...base, data: { name: 5 } },
+      { ...base, data: { custom_id: [] } },
+      { ...base, data: { values: 'a' } },
+      { ...base, data: { values: [1] } },
+      { ...base, data: { options: {} } },
+      { ...base, data: { options: [{ name: 1 }] } },
+      { ...base, data: { options: [{ name: 'a', options: [{ name: null }] }] } },
+      { ...base, data: { components: [{ components: {} }] } },
+      { ...base, data: { components: [{ components: [{ value: 1 }] }] } },
+      { ...base, data: { components: [null] } },
+      { ...base, member: { user: { id: 5 } } },
+      { ...base, user: 'u' },
+      { ...base, created_at: {} },
+    ];
+    for (const payload of rejected) expect(interactionPayloadSchema.safeParse(payload).success, JSON.stringify(payload)).toBe(false);
+  });
+
+  it('keeps unknown fields everywhere', () => {
+    const payload = { ...base, new_top: 1, data: { name: 'q', new_data: 2, options: [{ name: 'a', value: 1, new_option: 3 }] }, member: { user: { id: 'u', new_user: 4 }, nick: 'n' } };
+    expect(interactionPayloadSchema.parse(payload)).toEqual(payload);
+  });
+});
