@@ -11,6 +11,12 @@ export const ApplicationCommandType = { ChatInput: 1 } as const;
 /** The `type` of a command option. */
 export const ApplicationCommandOptionType = { String: 3, Integer: 4, Boolean: 5, Number: 10 } as const;
 
+/** The option type Discord would give a value of an option the command does not declare. */
+export function optionTypeOf(value: string | number | boolean): number {
+  if (typeof value === 'number') return Number.isInteger(value) ? ApplicationCommandOptionType.Integer : ApplicationCommandOptionType.Number;
+  return typeof value === 'boolean' ? ApplicationCommandOptionType.Boolean : ApplicationCommandOptionType.String;
+}
+
 /** The `type` of a message component. */
 export const ComponentType = { ActionRow: 1, Button: 2, StringSelect: 3, TextInput: 4 } as const;
 
@@ -45,6 +51,12 @@ export const IgnoredGatewayOpcode = {
   /** Request soundboard sounds. */
   RequestSoundboardSounds: 31,
 } as const;
+
+/** Gateway intents the emulator acts on. */
+export const GatewayIntent = { Guilds: 1 << 0 } as const;
+
+/** The dispatch that completes an unavailable community after READY (with the GUILDS intent). */
+export const GUILD_CREATE = 'GUILD_CREATE';
 
 /** The Gateway version the emulator speaks (Discord's current one). */
 export const GATEWAY_VERSION = 10;

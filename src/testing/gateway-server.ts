@@ -12,7 +12,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket } from 'ws';
 import { GatewayDispatch, GatewayOpcode, type GatewayFrame } from '../gateway/protocol.js';
 import { API_PREFIX } from '../routes.js';
-import { GATEWAY_VERSION, IgnoredGatewayOpcode } from './discord.js';
+import { GATEWAY_VERSION, GatewayIntent, GUILD_CREATE, IgnoredGatewayOpcode } from './discord.js';
 
 /** Where the Gateway is served, under the API prefix (as the SDK's client looks for it). */
 export const GATEWAY_PATH = `${API_PREFIX}/gateway`;
@@ -25,6 +25,8 @@ export interface BotIdentity {
   guilds: { id: string; unavailable: true }[];
   /** The bot's application. */
   application: { id: string; flags: number };
+  /** The full community objects sent as GUILD_CREATE after READY when Identify asks for the GUILDS intent. */
+  guildCreates?: Record<string, unknown>[] | undefined;
 }
 
 /** The identity READY carries when no `identity` option is given. */
@@ -146,29 +148,7 @@ export class GatewayServer {
         case GatewayOpcode.Identify: {
           this.stats.identifies++;
           if (!this.answerSessions) return;
-          const d = (frame.d ?? {}) as { token?: unknown; shard?: unknown };
-          const token = String(d.token ?? '');
-          const identity = token && (this.#options.authorize?.(token) ?? true) ? (this.#options.identity ? this.#options.identity(token) : DEFAULT_IDENTITY) : undefined;
-          if (!identity) {
-            socket.close(4004, 'authentication failed');
-            return;
-          }
-          const shard = d.shard;
-          if (shard !== undefined && !validShard(shard)) {
-            socket.close(INVALID_SHARD, 'invalid shard');
-            return;
-          }
-          session = { id: `session-${++this.#nextSession}`, token, sequence: 0, log: [], socket };
-          this.#sessions.set(session.id, session);
-          this.#dispatch(session, GatewayDispatch.Ready, {
-            v: GATEWAY_VERSION,
-            user: identity.user,
-            guilds: identity.guilds,
-            session_id: session.id,
-            resume_gateway_url: this.#resumeGatewayUrl(),
-            application: identity.application,
-            ...(shard === undefined ? {} : { shard }),
-          });
+          session = this.#identify(socket, frame.d) ?? session;
           return;
         }
         case GatewayOpcode.Resume: {
@@ -195,6 +175,40 @@ export class GatewayServer {
       }
     });
     if (this.sendHello) this.#send(socket, { op: GatewayOpcode.Hello, d: { heartbeat_interval: this.#options.heartbeatIntervalMs ?? 41_250 } });
+  }
+
+  /** Answers Identify: READY, then GUILD_CREATE for each community when the GUILDS intent is set. Closes the socket and returns `undefined` on a refusal. */
+  #identify(socket: WebSocket, data: unknown): Session | undefined {
+    const d = (data ?? {}) as { token?: unknown; shard?: unknown; intents?: unknown };
+    const token = String(d.token ?? '');
+    const shard = d.shard;
+    if (shard !== undefined && !validShard(shard)) {
+      socket.close(INVALID_SHARD, 'invalid shard');
+      return undefined;
+    }
+    const identity = token && (this.#options.authorize?.(token) ?? true) ? (this.#options.identity ? this.#options.identity(token) : DEFAULT_IDENTITY) : undefined;
+    if (!identity) {
+      socket.close(4004, 'authentication failed');
+      return undefined;
+    }
+    const session: Session = { id: `session-${++this.#nextSession}`, token, sequence: 0, log: [], socket };
+    this.#sessions.set(session.id, session);
+    this.#dispatch(session, GatewayDispatch.Ready, {
+      v: GATEWAY_VERSION,
+      user: identity.user,
+      guilds: identity.guilds,
+      session_id: session.id,
+      session_type: 'normal',
+      resume_gateway_url: this.#resumeGatewayUrl(),
+      application: identity.application,
+      private_channels: [],
+      presences: [],
+      relationships: [],
+      ...(shard === undefined ? {} : { shard }),
+    });
+    const intents = typeof d.intents === 'number' ? d.intents : 0;
+    if ((intents & GatewayIntent.Guilds) !== 0) for (const guild of identity.guildCreates ?? []) this.#dispatch(session, GUILD_CREATE, guild);
+    return session;
   }
 
   #resumeGatewayUrl(): string {

@@ -7,7 +7,7 @@
 import { InteractionType } from '../constants.js';
 import { Gateway } from '../gateway/gateway.js';
 import { createInteraction, type Interaction, type InteractionPayload, type InteractionResponder } from '../interactions/interaction.js';
-import { ApplicationCommandOptionType, ApplicationCommandType, ComponentType } from './discord.js';
+import { ApplicationCommandType, ComponentType, optionTypeOf } from './discord.js';
 
 /** An answer a test interaction received. */
 export interface TestResponse {
@@ -50,18 +50,13 @@ const TYPES = {
   modalSubmit: InteractionType.ModalSubmit,
 } as const;
 
-function optionType(value: string | number | boolean): number {
-  if (typeof value === 'number') return Number.isInteger(value) ? ApplicationCommandOptionType.Integer : ApplicationCommandOptionType.Number;
-  return typeof value === 'boolean' ? ApplicationCommandOptionType.Boolean : ApplicationCommandOptionType.String;
-}
-
 /** Builds an INTERACTION_CREATE payload as the service would send it. */
 export function createTestPayload(input: TestInteractionInput = {}): InteractionPayload {
   const kind = input.kind ?? 'command';
   counter++;
   const options = Object.entries(input.options ?? {}).map(([name, value]) => ({
     name,
-    type: optionType(value),
+    type: optionTypeOf(value),
     value,
     ...(input.focused === name ? { focused: true } : {}),
   }));

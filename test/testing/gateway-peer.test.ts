@@ -140,6 +140,7 @@ describe('READY', () => {
     });
     expect(me.body['username']).not.toBe('bot');
     expect(typeof ready['session_id']).toBe('string');
+    expect(ready['private_channels']).toEqual([]);
     expect(ready).not.toHaveProperty('shard');
   });
 
@@ -152,6 +153,18 @@ describe('READY', () => {
     await again.frame((f) => f.op === 10, 'Hello');
     again.send({ op: 6, d: { token: emulator.seed.botToken, session_id: ready['session_id'], seq: sequence } });
     expect(await again.dispatch('RESUMED')).toEqual({});
+  });
+
+  it('completes each community with GUILD_CREATE after READY when Identify asks for the GUILDS intent, and not otherwise', async () => {
+    const emulator = await start();
+    const { client } = await identify(emulator, { intents: 1 });
+    const guild = await client.dispatch('GUILD_CREATE');
+    expect(guild).toMatchObject({ id: emulator.seed.guildId, unavailable: false, members: [{ user: { id: emulator.seed.botUserId } }], roles: [{ id: emulator.seed.guildId, name: '@everyone' }] });
+    expect(guild['channels']).toEqual(expect.arrayContaining([expect.objectContaining({ id: emulator.seed.channelId, type: 0 })]));
+    const without = await identify(emulator, { intents: 0 });
+    without.client.send({ op: 1, d: null });
+    await without.client.frame((f) => f.op === 11, 'Heartbeat ACK');
+    expect(without.client.frames.filter((f) => f.t === 'GUILD_CREATE')).toEqual([]);
   });
 
   it('closes with 4010 on a shard it cannot serve', async () => {

@@ -6,11 +6,12 @@
  * @module
  */
 
+import { snowflakeTimestamp } from '../../constants.js';
 import { GATEWAY_PATH } from '../gateway-server.js';
 import { json } from './responses.js';
-import type { EmulatorState } from './state.js';
+import type { Application, EmulatorState, Guild } from './state.js';
 import type { BotIdentity, EmulatorResponse } from './types.js';
-import { botUserView } from './views.js';
+import { BOT_CHANNEL_PERMISSIONS, EMULATED_LOCALE, botUserView, channelView } from './views.js';
 
 /** Discord's daily session start limit (per bot token). */
 export const SESSION_START_LIMIT = { total: 1000, windowMs: 24 * 60 * 60 * 1000, maxConcurrency: 1 } as const;
@@ -48,15 +49,46 @@ export function getGatewayBot(state: EmulatorState, appId: string): EmulatorResp
   });
 }
 
+/** A community as GUILD_CREATE carries it (Discord's fields; the emulator has no roles beyond @everyone, no emojis, no voice). */
+function guildCreate(state: EmulatorState, guild: Guild, app: Application): Record<string, unknown> {
+  const joinedAt = new Date(snowflakeTimestamp(guild.id) ?? state.now()).toISOString();
+  const channels = [...state.channels.values()].filter((channel) => channel.guildId === guild.id).map((channel, position) => ({ ...channelView(channel), position }));
+  const everyone = { id: guild.id, name: '@everyone', permissions: BOT_CHANNEL_PERMISSIONS.toString(), position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 };
+  return {
+    id: guild.id,
+    name: guild.name,
+    owner_id: guild.ownerId,
+    unavailable: false,
+    joined_at: joinedAt,
+    large: false,
+    member_count: guild.members.size + guild.botApplications.size,
+    members: [{ user: botUserView(app), roles: [], joined_at: joinedAt, deaf: false, mute: false, flags: 0 }],
+    channels,
+    threads: [],
+    roles: [everyone],
+    emojis: [],
+    stickers: [],
+    features: [],
+    presences: [],
+    voice_states: [],
+    stage_instances: [],
+    guild_scheduled_events: [],
+    soundboard_sounds: [],
+    icon: null,
+    preferred_locale: EMULATED_LOCALE,
+  };
+}
+
 /** Records a new Gateway session of a bot and returns what its READY says about it, or `undefined` for an unknown token. */
 export function startGatewaySession(state: EmulatorState, token: string): BotIdentity | undefined {
   const app = state.appOfBotToken(token);
   if (!app) return undefined;
   recentStarts(state, app.id).push(state.now());
-  const guilds = [...state.guilds.values()].filter((guild) => guild.botApplications.has(app.id)).map((guild) => ({ id: guild.id, unavailable: true as const }));
+  const guilds = [...state.guilds.values()].filter((guild) => guild.botApplications.has(app.id));
   return {
     user: botUserView(app),
-    guilds,
+    guilds: guilds.map((guild) => ({ id: guild.id, unavailable: true as const })),
     application: { id: app.id, flags: 0 },
+    guildCreates: guilds.map((guild) => guildCreate(state, guild, app)),
   };
 }

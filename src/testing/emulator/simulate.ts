@@ -8,23 +8,10 @@
 
 import { InteractionType } from '../../constants.js';
 import { GatewayDispatch } from '../../gateway/protocol.js';
-import { ApplicationCommandOptionType, ApplicationCommandType, ApplicationIntegrationType, ChannelType, INTERACTION_VERSION, InteractionContextType, Permission } from '../discord.js';
+import { ApplicationCommandType, ApplicationIntegrationType, ChannelType, INTERACTION_VERSION, InteractionContextType, Permission, optionTypeOf } from '../discord.js';
 import type { Application, Command, EmulatorState, Interaction, User } from './state.js';
+import { ATTACHMENT_SIZE_LIMIT, BOT_CHANNEL_PERMISSIONS, EMULATED_LOCALE } from './views.js';
 import type { EmulatedCallback, InvokeCommandInput, InvokedInteraction } from './types.js';
-
-/** The locale every emulated user and community has. */
-export const EMULATED_LOCALE = 'en-US';
-
-/** Discord's attachment size limit without boosts (10 MiB). */
-const ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024;
-
-/** What the bot may do in a channel; the emulator has no roles, so every bot gets these. */
-export const BOT_CHANNEL_PERMISSIONS = Permission.ViewChannel | Permission.SendMessages | Permission.EmbedLinks | Permission.AttachFiles | Permission.ReadMessageHistory | Permission.UseExternalEmojis;
-
-function optionType(value: string | number | boolean): number {
-  if (typeof value === 'number') return ApplicationCommandOptionType.Number;
-  return typeof value === 'boolean' ? ApplicationCommandOptionType.Boolean : ApplicationCommandOptionType.String;
-}
 
 function userObject(user: User): Record<string, unknown> {
   return { id: user.id, username: user.username, discriminator: '0', global_name: user.username, avatar: null, bot: false };
@@ -65,7 +52,7 @@ function interactionPayload(state: EmulatorState, interaction: Interaction, foun
   const optionTypes = new Map((command.options as { name: string; type: number }[]).map((option) => [option.name, option.type]));
   const options = Object.entries(input.options ?? {}).map(([name, value]) => ({
     name,
-    type: optionTypes.get(name) ?? optionType(value),
+    type: optionTypes.get(name) ?? optionTypeOf(value),
     value,
     ...(input.focused === name ? { focused: true } : {}),
   }));

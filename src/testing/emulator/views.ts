@@ -4,8 +4,17 @@
  * @module
  */
 
-import { ChannelType } from '../discord.js';
+import { ChannelType, Permission } from '../discord.js';
 import type { Activity, Application, Channel, EmulatorState, GuildWebhook, User } from './state.js';
+
+/** The locale every emulated user and community has. */
+export const EMULATED_LOCALE = 'en-US';
+
+/** Discord's attachment size limit without boosts (10 MiB). */
+export const ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024;
+
+/** What the bot may do in a channel; the emulator has no roles, so every bot gets these. */
+export const BOT_CHANNEL_PERMISSIONS = Permission.ViewChannel | Permission.SendMessages | Permission.EmbedLinks | Permission.AttachFiles | Permission.ReadMessageHistory | Permission.UseExternalEmojis;
 
 export function appView(app: Application): Record<string, unknown> {
   return { ...app.extra, id: app.id, name: app.name, description: app.description, owner_id: app.ownerId, bot_id: app.bot.id };
