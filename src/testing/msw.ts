@@ -29,8 +29,8 @@ export interface MswHandlersOptions extends EmulatorCoreOptions {
  * ```
  */
 export function createMswHandlers(options: MswHandlersOptions = {}): { handlers: HttpHandler[]; core: EmulatorCore } {
-  const core = options.core ?? new EmulatorCore(options);
   const baseUrl = (options.baseUrl ?? 'http://localhost:8080').replace(/\/+$/, '');
+  const core = options.core ?? new EmulatorCore({ ...options, baseUrl });
   const handler = http.all(`${baseUrl}${API_PREFIX}/*`, async ({ request }) => {
     const url = new URL(request.url);
     const headers: Record<string, string> = {};

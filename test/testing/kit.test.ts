@@ -60,4 +60,13 @@ describe('createMswHandlers', () => {
     expect(core.messages(core.seed.channelId).map((m) => m.content)).toEqual(['from a unit test']);
     await expect(bot.applications.list({ credential: 'user' })).rejects.toThrow(/credentials/);
   });
+
+  it('answers with URLs under the base URL the handlers serve', async () => {
+    const client = new Client({ baseUrl: 'https://chat.test', transport: 'fetch', applicationId: core.seed.applicationId });
+    await client.auth.login({ email: core.seed.user.email, password: core.seed.user.password });
+    const created = await client.webhooks.create(core.seed.guildId, { name: 'Alerts', channel_id: core.seed.channelId });
+    expect(String(created.url)).toMatch(/^https:\/\/chat\.test\/api\/v1\/webhooks\//);
+    const gateway = (await client.request({ method: 'GET', path: '/gateway', auth: ['none'] })) as { url: string };
+    expect(gateway.url).toBe('wss://chat.test/api/v1/gateway');
+  });
 });

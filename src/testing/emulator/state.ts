@@ -127,7 +127,7 @@ export class EmulatorState {
   readonly random: () => number;
   readonly seed: SeedData;
   /** Where the emulator is reachable (for URLs in answers). */
-  baseUrl = 'http://localhost:8080';
+  baseUrl: string;
   gateway: DispatchTarget | undefined;
   clockOffset = 0;
   #idCounter = 0;
@@ -156,6 +156,7 @@ export class EmulatorState {
 
   constructor(options: EmulatorCoreOptions = {}) {
     this.options = options;
+    this.baseUrl = (options.baseUrl ?? 'http://localhost:8080').replace(/\/+$/, '');
     this.random = prng(options.seed ?? 1);
     const owner = this.addUser('demo@example.com', 'demo-password', 'demo');
     const member = this.addUser('member@example.com', 'member-password', 'member');

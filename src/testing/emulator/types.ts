@@ -91,6 +91,8 @@ export interface EmulatorCoreOptions {
   webhookRateLimit?: WindowLimit | undefined;
   /** Access-token lifetime. @default 900000 */
   accessTokenLifetimeMs?: number | undefined;
+  /** The base URL clients use, for the URLs in answers (webhook, invite, attachment and Gateway URLs); `createEmulator` sets its own. @default "http://localhost:8080" */
+  baseUrl?: string | undefined;
 }
 
 /** Something that delivers Gateway dispatches to a bot. */
