@@ -34,6 +34,9 @@ const DEFAULT_IDENTITY: BotIdentity = { user: { id: '1', username: 'test-bot', b
 
 const IGNORED_OPCODES: ReadonlySet<number> = new Set(Object.values(IgnoredGatewayOpcode));
 
+/** Discord's close code for a second Identify on one connection. */
+const ALREADY_AUTHENTICATED = 4005;
+
 /** Discord's close code for a shard array it cannot serve. */
 const INVALID_SHARD = 4010;
 
@@ -148,6 +151,10 @@ export class GatewayServer {
         case GatewayOpcode.Identify: {
           this.stats.identifies++;
           if (!this.answerSessions) return;
+          if (session?.socket === socket) {
+            socket.close(ALREADY_AUTHENTICATED, 'already authenticated');
+            return;
+          }
           session = this.#identify(socket, frame.d) ?? session;
           return;
         }

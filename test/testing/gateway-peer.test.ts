@@ -167,6 +167,13 @@ describe('READY', () => {
     expect(without.client.frames.filter((f) => f.t === 'GUILD_CREATE')).toEqual([]);
   });
 
+  it('closes with 4005 on a second Identify over the same connection', async () => {
+    const emulator = await start();
+    const { client } = await identify(emulator);
+    client.send({ op: 2, d: { token: emulator.seed.botToken, intents: 0, properties: {} } });
+    expect(await client.closed()).toEqual({ code: 4005 });
+  });
+
   it('closes with 4010 on a shard it cannot serve', async () => {
     const emulator = await start();
     const client = await open(emulator.gatewayUrl);
