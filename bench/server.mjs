@@ -3,10 +3,19 @@
 import http from 'node:http';
 
 const body = JSON.stringify({ id: '123', name: 'general', topic: 'benchmarks', position: 3, nsfw: false, extra_field: { nested: [1, 2, 3] } });
+// With --ratelimit, every response carries X-RateLimit-* headers with a bucket id that changes every
+// 1,000 responses, as a server with many buckets would (the soak benchmark uses it).
+const rateLimited = process.argv.includes('--ratelimit');
+let served = 0;
 const server = http.createServer((request, response) => {
   request.resume();
   request.on('end', () => {
-    response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+    if (rateLimited) {
+      served++;
+      Object.assign(headers, { 'x-ratelimit-limit': '50', 'x-ratelimit-remaining': '49', 'x-ratelimit-reset-after': '1', 'x-ratelimit-bucket': `b${Math.floor(served / 1000)}` });
+    }
+    response.writeHead(200, headers);
     response.end(body);
   });
 });

@@ -132,7 +132,7 @@ export const routes = {
   'channels.listDriveLinks': { method: 'GET', path: '/channels/{channel_id}/drive-links', auth: USER_OR_BOT, majorParameter: 'channel_id' },
 
   // Interactions
-  'interactions.respond': { method: 'POST', path: '/interactions/{interaction_id}/callback', auth: ['bot'], majorParameter: 'interaction_id', lane: 'priority' },
+  'interactions.respond': { method: 'POST', path: '/interactions/{interaction_id}/callback', auth: ['bot'], lane: 'priority' },
 
   // Webhooks (community scope, user with MANAGE_WEBHOOKS or owner)
   'webhooks.list': { method: 'GET', path: '/guilds/{guild_id}/webhooks', auth: USER, majorParameter: 'guild_id' },

@@ -49,6 +49,13 @@ export interface RateLimitHeaders {
  */
 const RESET_MARGIN_MS = 50;
 
+/** Past this many buckets, a bucket that holds nothing worth keeping is dropped as soon as its last request ends. */
+const KEEP_BLANK_BUCKETS = 64;
+/** After this many new buckets (or webhook windows), idle ones are swept. */
+const SWEEP_EVERY = 256;
+/** The most route keys whose server bucket id is remembered. */
+const MAX_ROUTE_HASHES = 1024;
+
 /** What a lane may skip. `priority` lanes (interaction callbacks, session refresh) never wait behind other traffic. */
 export type Lane = 'normal' | 'priority';
 
@@ -57,10 +64,12 @@ export class RateLimiter {
   #globalUntil = 0;
   readonly #buckets = new Map<string, Bucket>();
   readonly #routeHashes = new Map<string, string>();
-  readonly #webhooks = new Map<string, { queue: PQueue; completions: number[] }>();
+  readonly #webhooks = new Map<string, WebhookLane>();
   readonly #now: () => number;
   readonly #webhookWindow: WebhookWindowOptions | undefined;
   readonly #maxPauseMs: number;
+  #created = 0;
+  #webhooksCreated = 0;
 
   /** @param maxPauseMs The longest pause or bucket reset learned from any server value; longer ones are cut to it. */
   constructor(now: () => number, webhookWindow: WebhookWindowOptions | undefined, maxPauseMs: number = Number.MAX_SAFE_INTEGER) {
@@ -83,10 +92,32 @@ export class RateLimiter {
   #bucket(key: string): Bucket {
     let bucket = this.#buckets.get(key);
     if (!bucket) {
+      // Swept before the new bucket joins, so the sweep cannot drop it.
+      if (++this.#created % SWEEP_EVERY === 0) this.sweep();
       bucket = { limit: undefined, remaining: undefined, resetAt: 0, pausedUntil: 0, inFlight: 0, waiting: 0, queue: undefined };
       this.#buckets.set(key, bucket);
     }
     return bucket;
+  }
+
+  /** How many buckets and webhook windows are held (for leak checks). */
+  get size(): { buckets: number; webhooks: number; routeHashes: number } {
+    return { buckets: this.#buckets.size, webhooks: this.#webhooks.size, routeHashes: this.#routeHashes.size };
+  }
+
+  /**
+   * Drops every bucket nothing waits on whose pause and reset have passed,
+   * and every webhook window with nothing queued whose executions have all
+   * left the window. Runs by itself as new ones are created, so a bot that
+   * touches a new channel or webhook id on every call keeps bounded state.
+   */
+  sweep(): void {
+    const now = this.#now();
+    for (const [key, bucket] of this.#buckets) if (isIdle(bucket, now)) this.#buckets.delete(key);
+    const window = this.#webhookWindow?.windowMs ?? 0;
+    for (const [id, entry] of this.#webhooks) {
+      if (entry.queued === 0 && (entry.completions.at(-1) ?? -Infinity) <= now - window) this.#webhooks.delete(id);
+    }
   }
 
   #delay(bucket: Bucket, lane: Lane): { ms: number; reason: 'global' | 'bucket' } {
@@ -148,12 +179,18 @@ export class RateLimiter {
   /** Marks a request of the bucket as finished. */
   release(key: string): void {
     const bucket = this.#buckets.get(key);
-    if (bucket && bucket.inFlight > 0) bucket.inFlight--;
+    if (bucket === undefined) return;
+    if (bucket.inFlight > 0) bucket.inFlight--;
+    // A bucket that learned nothing is only an in-flight counter: past a few, drop it when it empties.
+    if (bucket.limit === undefined && this.#buckets.size > KEEP_BLANK_BUCKETS && isIdle(bucket, this.#now())) this.#buckets.delete(key);
   }
 
   /** Learns from a response's rate-limit headers. */
   learn(routeKey: string, major: string, headers: RateLimitHeaders): void {
-    if (headers.bucket !== undefined) this.#routeHashes.set(routeKey, headers.bucket);
+    if (headers.bucket !== undefined && this.#routeHashes.get(routeKey) !== headers.bucket) {
+      if (this.#routeHashes.size >= MAX_ROUTE_HASHES && !this.#routeHashes.has(routeKey)) this.#routeHashes.delete(this.#routeHashes.keys().next().value as string);
+      this.#routeHashes.set(routeKey, headers.bucket);
+    }
     if (headers.limit === undefined && headers.remaining === undefined) return;
     const bucket = this.#bucket(this.bucketKey(routeKey, major));
     if (headers.limit !== undefined) bucket.limit = headers.limit;
@@ -186,10 +223,11 @@ export class RateLimiter {
   serializeWebhook<T>(webhookId: string, task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
     let entry = this.#webhooks.get(webhookId);
     if (!entry) {
-      entry = { queue: new PQueue({ concurrency: 1 }), completions: [] };
+      if (++this.#webhooksCreated % SWEEP_EVERY === 0) this.sweep();
+      entry = { tail: RESOLVED, queued: 0, completions: [] };
       this.#webhooks.set(webhookId, entry);
     }
-    return entry.queue.add(task, signal ? { signal } : {});
+    return runInTurn(entry, task, signal);
   }
 
   /**
@@ -215,6 +253,75 @@ export class RateLimiter {
 
   /** Records that an execution attempt of the webhook has finished (or failed). */
   webhookDone(webhookId: string): void {
-    this.#webhooks.get(webhookId)?.completions.push(this.#now());
+    const completions = this.#webhooks.get(webhookId)?.completions;
+    if (completions === undefined) return;
+    completions.push(this.#now());
+    // Only the newest `limit` completions decide the next turn.
+    if (completions.length > (this.#webhookWindow?.limit ?? 0)) completions.shift();
   }
+}
+
+/**
+ * One webhook's executions, in order: a promise chain rather than a queue
+ * object, so that an idle webhook costs a few fields.
+ */
+interface WebhookLane {
+  /** Settles when the last execution queued so far has finished. */
+  tail: Promise<void>;
+  /** Executions queued or running. */
+  queued: number;
+  /** When the latest attempts finished (the newest `limit` of them). */
+  completions: number[];
+}
+
+const RESOLVED: Promise<void> = Promise.resolve();
+
+/**
+ * Runs `task` once every earlier task of the lane has finished. A task whose
+ * signal aborts while it waits rejects at once, and hands its turn on when
+ * the task before it finishes, so the order of the others holds.
+ */
+function runInTurn<T>(lane: WebhookLane, task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  const previous = lane.tail;
+  // Nothing queued: every earlier task has finished, so this one may start now.
+  const idle = lane.queued === 0;
+  let finish!: () => void;
+  lane.tail = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  lane.queued++;
+  const done = (): void => {
+    lane.queued--;
+    finish();
+  };
+  const run = (): Promise<T> => {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return task();
+  };
+  if (idle || signal === undefined) {
+    const result = idle ? run() : previous.then(run);
+    result.then(done, done);
+    return result;
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => {
+      reject(signal.reason);
+      // Hand the turn on only after the task before this one has finished.
+      void previous.then(done);
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    void previous.then(() => {
+      if (signal.aborted) return;
+      signal.removeEventListener('abort', onAbort);
+      const result = task();
+      result.then(done, done);
+      result.then(resolve, reject);
+    });
+  });
+}
+
+/** Whether a bucket holds nothing that still matters: no request in flight or waiting, no pause or reset ahead. */
+function isIdle(bucket: Bucket, now: number): boolean {
+  return bucket.inFlight === 0 && bucket.waiting === 0 && bucket.pausedUntil <= now && bucket.resetAt <= now && (bucket.queue === undefined || (bucket.queue.size === 0 && bucket.queue.pending === 0));
 }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Client, type Transport, type TransportRequest } from '../../src/index.js';
+import { RateLimiter } from '../../src/rest/rate-limiter.js';
 import { loadSchemas } from '../../src/schemas/validate.js';
 
 /** A transport with no sockets: records the (fake) time of every send and answers 204. */
@@ -54,5 +55,86 @@ describe('webhook rolling window with the contract defaults (fake timers)', () =
     const client = new Client({ baseUrl: 'https://chat.test', transport, auth: { webhookTokens: { wh1: 't' } }, webhookRateLimit: false });
     await Promise.all(Array.from({ length: 40 }, (_, i) => client.webhooks.execute('wh1', { content: `m${i}` })));
     expect(transport.sends).toHaveLength(40);
+  });
+});
+
+describe('rate-limit state stays bounded', () => {
+  it('evicts buckets learned for distinct ids once their reset has passed', () => {
+    let clock = 1_000_000;
+    const limiter = new RateLimiter(() => clock, { limit: 30, windowMs: 60_000 });
+    const route = 'GET /channels/{channel_id}';
+    for (let i = 0; i < 5000; i++) {
+      const key = limiter.bucketKey(route, `c${i}`);
+      expect(limiter.tryAcquire(key, 'normal')).toBe(true);
+      limiter.release(key);
+      limiter.learn(route, `c${i}`, { limit: 5, remaining: 4, resetAfterMs: 1000, bucket: `hash-${i % 3}` });
+      clock += 1;
+    }
+    // Only the buckets whose reset lies ahead (about the last second of ids) survive the sweeps.
+    expect(limiter.size.buckets).toBeLessThan(1400);
+    clock += 2_000;
+    limiter.sweep();
+    expect(limiter.size.buckets).toBe(0);
+    expect(limiter.size.routeHashes).toBe(1);
+  });
+
+  it('drops blank buckets (nothing learned) when their request ends', () => {
+    const limiter = new RateLimiter(() => 0, undefined);
+    for (let i = 0; i < 10_000; i++) {
+      const key = limiter.bucketKey('POST /interactions/{interaction_id}/callback', `i${i}`);
+      limiter.tryAcquire(key, 'priority');
+      limiter.release(key);
+    }
+    expect(limiter.size.buckets).toBeLessThanOrEqual(65);
+  });
+
+  it('keeps a paused bucket until its pause ends', () => {
+    let clock = 0;
+    const limiter = new RateLimiter(() => clock, undefined);
+    for (let i = 0; i < 100; i++) limiter.pause(limiter.bucketKey('GET /x', `m${i}`), 5_000, false);
+    limiter.sweep();
+    expect(limiter.size.buckets).toBe(100);
+    clock = 5_001;
+    limiter.sweep();
+    expect(limiter.size.buckets).toBe(0);
+  });
+
+  it('evicts webhook windows once their executions have left the window', async () => {
+    let clock = 0;
+    const limiter = new RateLimiter(() => clock, { limit: 30, windowMs: 60_000 });
+    for (let i = 0; i < 1000; i++) {
+      await limiter.serializeWebhook(`w${i}`, async () => limiter.webhookDone(`w${i}`), undefined);
+    }
+    // Every window still holds an execution of the last minute, so none may go yet.
+    expect(limiter.size.webhooks).toBe(1000);
+    clock = 60_001;
+    limiter.sweep();
+    expect(limiter.size.webhooks).toBe(0);
+  });
+});
+
+describe('webhook lanes run executions in order', () => {
+  it('a waiter aborted mid-queue rejects at once, and the rest keep their order', async () => {
+    const limiter = new RateLimiter(() => 0, { limit: 30, windowMs: 60_000 });
+    const order: string[] = [];
+    let releaseFirst!: () => void;
+    const first = limiter.serializeWebhook('w', () => new Promise<string>((resolve) => (releaseFirst = () => resolve('first'))).then((v) => (order.push(v), v)), undefined);
+    const controller = new AbortController();
+    const second = limiter.serializeWebhook('w', async () => (order.push('second'), 'second'), controller.signal);
+    const third = limiter.serializeWebhook('w', async () => (order.push('third'), 'third'), new AbortController().signal);
+    controller.abort(new Error('gave up'));
+    await expect(second).rejects.toThrow('gave up');
+    expect(order).toEqual([]);
+    releaseFirst();
+    await expect(first).resolves.toBe('first');
+    await expect(third).resolves.toBe('third');
+    expect(order).toEqual(['first', 'third']);
+    // The lane is idle again: the next task starts at once, in the same turn.
+    let ran = false;
+    const next = limiter.serializeWebhook('w', async () => {
+      ran = true;
+    }, undefined);
+    expect(ran).toBe(true);
+    await next;
   });
 });
