@@ -259,6 +259,23 @@ describe('INTERACTION_CREATE', () => {
   });
 });
 
+describe('Discord’s interaction callback route', () => {
+  it('answers POST /interactions/{id}/{token}/callback with Discord’s body ({ type, data }), once, and only with the right token', async () => {
+    const emulator = await start();
+    await registerCommands(emulator, [{ name: 'ping', description: 'Ping' }]);
+    const invoked = emulator.invokeCommand({ name: 'ping' });
+    const token = String(invoked.payload['token']);
+    const post = (path: string, body: unknown) =>
+      fetch(`${emulator.url}/api/v1/interactions/${invoked.id}/${path}/callback?with_response=false`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect((await post('not-the-token', { type: 4, data: { content: 'pong' } })).status).toBe(404);
+    expect((await post(token, { type: 7, data: {} })).status).toBe(400);
+    expect((await post(token, { type: 4, data: { content: 'pong' } })).status).toBe(204);
+    expect((await post(token, { type: 4, data: { content: 'again' } })).status).toBe(400);
+    expect(invoked.callbacks()).toEqual([expect.objectContaining({ interactionType: 4, data: { content: 'pong' } })]);
+    expect(emulator.messages().map((m) => m.content)).toEqual(['pong']);
+  });
+});
+
 describe('opcodes', () => {
   it('accepts presence, voice state and member requests without acting, and closes 4001 on an unknown opcode', async () => {
     const emulator = await start();

@@ -49,11 +49,21 @@ export function parseJson(text: string): unknown {
   }
 }
 
-/** Parses and validates a JSON body, answering 400 (Discord's 50109 / 50035) when it does not fit. */
-export function validate<S extends ZodType>(schema: S, body: string): ReturnType<S['parse']> {
+/** Parses a JSON body, answering 400 (Discord's 50109) when it is not JSON. */
+export function parseBody(body: string): unknown {
   const parsed = parseJson(body);
   if (parsed === INVALID_JSON) throw new HttpError(400, 'The request body is not valid JSON', 50109);
-  const result = schema.safeParse(parsed);
+  return parsed;
+}
+
+/** Parses and validates a JSON body, answering 400 (Discord's 50109 / 50035) when it does not fit. */
+export function validate<S extends ZodType>(schema: S, body: string): ReturnType<S['parse']> {
+  return validateValue(schema, parseBody(body));
+}
+
+/** Validates a parsed body, answering 400 (Discord's 50035) when it does not fit. */
+export function validateValue<S extends ZodType>(schema: S, value: unknown): ReturnType<S['parse']> {
+  const result = schema.safeParse(value);
   if (!result.success) {
     const errors = Object.fromEntries(result.error.issues.map((issue) => [issue.path.map(String).join('.') || '(body)', issue.message]));
     throw new HttpError(400, 'Invalid Form Body', 50035, { errors });

@@ -9,7 +9,7 @@
 import { API_PREFIX, operationIds, routes, type CredentialKind, type HttpMethod, type OperationId } from '../../routes.js';
 import type { Caller } from './access.js';
 import { getGateway, getGatewayBot } from './gateway-info.js';
-import { createDriveLink, handlers, type Context, type Handler, type RouteContext } from './handlers/index.js';
+import { createDriveLink, handlers, respondWithToken, type Context, type Handler, type RouteContext } from './handlers/index.js';
 import { takeGlobal, webhookBucketHeaders } from './limits.js';
 import { HttpError, errorResponse, json } from './responses.js';
 import type { EmulatorState } from './state.js';
@@ -28,11 +28,12 @@ interface ServedRoute {
   readonly auth: readonly CredentialKind[];
 }
 
-/** Routes that are not contract operations: Discord's Gateway discovery, and the escape hatch's example. Kept out of src/routes.ts. */
+/** Routes that are not contract operations: Discord's Gateway discovery and interaction callback, and the escape hatch's example. Kept out of src/routes.ts. */
 const extraRoutes = {
   'gateway.get': { method: 'GET', path: '/gateway', auth: ['none'] },
   'gateway.getBot': { method: 'GET', path: '/gateway/bot', auth: ['bot'] },
   'channels.createDriveLink': { method: 'POST', path: '/channels/{channel_id}/drive-links', auth: ['bot', 'user'] },
+  'interactions.respondWithToken': { method: 'POST', path: '/interactions/{interaction_id}/{interaction_token}/callback', auth: ['none'] },
 } as const satisfies Record<string, ServedRoute>;
 
 type ExtraId = keyof typeof extraRoutes;
@@ -41,6 +42,7 @@ const extraHandlers: { readonly [Id in ExtraId]: (ctx: RouteContext<(typeof extr
   'gateway.get': ({ state }) => getGateway(state),
   'gateway.getBot': ({ state, caller }) => getGatewayBot(state, caller.app.id),
   'channels.createDriveLink': ({ state, request, params, caller }) => createDriveLink(state, request, caller, params.channel_id),
+  'interactions.respondWithToken': ({ state, request, params }) => respondWithToken(state, request, params.interaction_id, params.interaction_token),
 };
 
 type RouteId = { contract: true; id: OperationId } | { contract: false; id: ExtraId };

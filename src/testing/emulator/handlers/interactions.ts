@@ -1,35 +1,59 @@
 /**
  * The interaction callback: acknowledged once (autocomplete results may
- * repeat), within the interaction token's 15-minute lifetime.
+ * repeat), within the interaction token's 15-minute lifetime. Served at the
+ * contract's route (bot token, `interaction_type`) and at Discord's own
+ * (token in the path, `type`), so Discord client libraries can answer too.
  *
  * @module
  */
 
 import { INTERACTION_LIFETIME_MS, InteractionCallbackType } from '../../../constants.js';
 import * as schemas from '../../../schemas/requests.js';
-import { HttpError, noContent, validate } from '../responses.js';
-import type { EmulatedCallback } from '../types.js';
+import { HttpError, noContent, parseBody, validate, validateValue } from '../responses.js';
+import type { Application, EmulatorState, Interaction } from '../state.js';
+import type { EmulatedCallback, EmulatorRequest, EmulatorResponse } from '../types.js';
 import type { HandlersOf } from './types.js';
 
+type CallbackBody = ReturnType<(typeof schemas.interactionResponseSchema)['parse']>;
+
+/** An interaction that `owns` accepts, still within its lifetime (404, code 10062, otherwise). */
+function liveInteraction(state: EmulatorState, id: string, owns: (interaction: Interaction) => boolean): Interaction {
+  const interaction = state.interactions.get(id);
+  if (!interaction || !owns(interaction)) throw new HttpError(404, 'Unknown interaction', 10062);
+  if (state.now() >= interaction.createdAt + INTERACTION_LIFETIME_MS) throw new HttpError(404, 'Unknown interaction (its token expired after 15 minutes)', 10062);
+  return interaction;
+}
+
+/** Records an answer: once, except repeated autocomplete results; a message with source is posted to the channel. */
+function acknowledge(state: EmulatorState, app: Application, interaction: Interaction, body: CallbackBody): EmulatorResponse {
+  const type = body.interaction_type;
+  const autocomplete = InteractionCallbackType.ApplicationCommandAutocompleteResult;
+  if (interaction.acknowledgedWith !== undefined && !(type === autocomplete && interaction.acknowledgedWith === autocomplete)) {
+    throw new HttpError(400, 'Interaction has already been acknowledged.', 40060);
+  }
+  interaction.acknowledgedWith = type;
+  const callback: EmulatedCallback = { interactionType: type, data: body.data, at: state.now() };
+  interaction.callbacks.push(callback);
+  if (type === InteractionCallbackType.ChannelMessageWithSource) {
+    state.post(interaction.channelId, String(body.data['content']), { kind: 'bot', id: app.bot.id, name: app.bot.username }, 'interaction');
+  }
+  for (const waiter of interaction.waiters.splice(0)) waiter(callback);
+  return noContent();
+}
+
 export const interactionHandlers = {
-  'interactions.respond': ({ state, request, params, caller }) => {
-    const { app } = caller;
-    const interaction = state.interactions.get(params.interaction_id);
-    if (!interaction || interaction.applicationId !== app.id) throw new HttpError(404, 'Unknown interaction', 10062);
-    if (state.now() >= interaction.createdAt + INTERACTION_LIFETIME_MS) throw new HttpError(404, 'Unknown interaction (its token expired after 15 minutes)', 10062);
-    const body = validate(schemas.interactionResponseSchema, request.body);
-    const type = body.interaction_type;
-    const autocomplete = InteractionCallbackType.ApplicationCommandAutocompleteResult;
-    if (interaction.acknowledgedWith !== undefined && !(type === autocomplete && interaction.acknowledgedWith === autocomplete)) {
-      throw new HttpError(400, 'Interaction has already been acknowledged.', 40060);
-    }
-    interaction.acknowledgedWith = type;
-    const callback: EmulatedCallback = { interactionType: type, data: body.data, at: state.now() };
-    interaction.callbacks.push(callback);
-    if (type === InteractionCallbackType.ChannelMessageWithSource) {
-      state.post(interaction.channelId, String(body.data['content']), { kind: 'bot', id: app.bot.id, name: app.bot.username }, 'interaction');
-    }
-    for (const waiter of interaction.waiters.splice(0)) waiter(callback);
-    return noContent();
+  'interactions.respond': ({ state, request, params, caller: { app } }) => {
+    const interaction = liveInteraction(state, params.interaction_id, (candidate) => candidate.applicationId === app.id);
+    return acknowledge(state, app, interaction, validate(schemas.interactionResponseSchema, request.body));
   },
 } satisfies HandlersOf<'interactions'>;
+
+/** Discord's callback route, POST /interactions/{id}/{token}/callback: not a contract operation; the token in the path authenticates and the body says `type`. */
+export function respondWithToken(state: EmulatorState, request: EmulatorRequest, interactionId: string, token: string): EmulatorResponse {
+  const interaction = liveInteraction(state, interactionId, (candidate) => candidate.token === token);
+  const app = state.apps.get(interaction.applicationId);
+  if (!app) throw new HttpError(404, 'Unknown Application', 10002);
+  const parsed = parseBody(request.body);
+  const { type, ...rest } = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  return acknowledge(state, app, interaction, validateValue(schemas.interactionResponseSchema, { ...rest, interaction_type: type }));
+}
