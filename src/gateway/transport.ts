@@ -7,7 +7,7 @@
  */
 
 import { InsecureTransportError, ValidationError } from '../errors.js';
-import { isLoopbackHost } from '../loopback.js';
+import { isInsecureRemoteUrl } from '../loopback.js';
 import { SDK_VERSION } from '../version.js';
 
 /** The SDK's product token, sent as the upgrade's `User-Agent` (as REST sends it). */
@@ -31,7 +31,7 @@ export function checkGatewayUrl(url: string, allowInsecure: boolean, operation =
   if (parsed.protocol !== 'ws:' && parsed.protocol !== 'wss:') {
     throw new ValidationError(operation, [{ path, message: 'must use ws: or wss:' }]);
   }
-  if (parsed.protocol === 'ws:' && !allowInsecure && !isLoopbackHost(parsed.hostname)) {
+  if (!allowInsecure && isInsecureRemoteUrl(parsed)) {
     throw new InsecureTransportError(operation, parsed.origin);
   }
   return parsed;
