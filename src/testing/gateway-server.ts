@@ -1,6 +1,8 @@
 /**
  * A Gateway server speaking the SDK's protocol (Discord's), for the emulator
- * and for tests: sessions, heartbeats, resume with replay, and knobs to drop
+ * and for tests: sessions with Discord's READY (and GUILD_CREATE with the
+ * GUILDS intent), heartbeats, resume with replay, Discord's close codes for
+ * unknown opcodes, a second Identify and invalid shards, and knobs to drop
  * connections, stop acknowledging heartbeats, or reject a token.
  *
  * @module

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { API_PREFIX, operationIds, routes, type CredentialKind, type HttpMethod, type OperationId } from '../../routes.js';
+import { API_PREFIX, operationIds, routes, type CredentialKind, type HttpMethod, type OperationId, type RouteDefinition } from '../../routes.js';
 import type { Caller } from './access.js';
 import { getGateway, getGatewayBot } from './gateway-info.js';
 import { createDriveLink, handlers, respondWithToken, type Context, type Handler, type RouteContext } from './handlers/index.js';
@@ -121,7 +121,9 @@ function authenticate(state: EmulatorState, request: EmulatorRequest, route: Ser
 
 /** The rate-limit headers a route's successes carry (only webhook executions have a bucket). */
 function bucketHeadersOf(state: EmulatorState, found: Match | undefined): Record<string, string> {
-  if (found?.id.contract !== true || !('webhookExecution' in found.route)) return {};
+  if (found?.id.contract !== true) return {};
+  const route: RouteDefinition = routes[found.id.id];
+  if (route.webhookExecution !== true) return {};
   const webhook = state.webhooks.get(found.params['webhook_id'] ?? '');
   return webhook ? webhookBucketHeaders(state, webhook) : {};
 }
