@@ -1,0 +1,38 @@
+/**
+ * The root of the error hierarchy, and the brand that lets any copy of the package recognise its errors.
+ *
+ * @module
+ */
+
+/** Marks each SDK error class's prototype with its kind; a global symbol, so two copies of the package agree. */
+export const KIND = Symbol.for('community-chat-sdk.error.kind');
+
+/** How version 0.1 branded its errors (a list of kinds per class), still recognised so that both versions in one tree agree. */
+const LEGACY_KINDS = Symbol.for('community-chat-sdk.error.kinds');
+
+/** Whether `value` has `kind` anywhere on its prototype chain: its class or one of its ancestors. */
+export function hasKind(value: unknown, kind: string): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const legacy = (value as Record<symbol, unknown>)[LEGACY_KINDS];
+  if (Array.isArray(legacy)) return legacy.includes(kind);
+  for (let proto: object | null = Object.getPrototypeOf(value); proto !== null; proto = Object.getPrototypeOf(proto)) {
+    if (Object.prototype.hasOwnProperty.call(proto, KIND) && (proto as Record<symbol, unknown>)[KIND] === kind) return true;
+  }
+  return false;
+}
+
+/** Options shared by every SDK error. */
+export interface CommunityChatErrorOptions {
+  /** The underlying error, if any. */
+  cause?: unknown;
+}
+
+/** Base class of every error thrown by the SDK. */
+export class CommunityChatError extends Error {
+  constructor(message: string, options?: CommunityChatErrorOptions) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    // The registered kind survives bundlers that rename classes; a user's own subclass keeps its class name.
+    const prototype = new.target.prototype as unknown as Record<symbol, unknown>;
+    this.name = Object.prototype.hasOwnProperty.call(prototype, KIND) ? String(prototype[KIND]) : new.target.name;
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * Errors raised before any network I/O: bad input, a missing credential, an insecure transport.
+ *
+ * @module
+ */
+
+import type { CredentialKind } from '../routes.js';
+import { CommunityChatError } from './base.js';
+
+/** One problem found while validating input. */
+export interface ValidationIssue {
+  /** Dotted path of the offending field, e.g. `data.content` or `options.0.name`. */
+  path: string;
+  /** What is wrong with it. */
+  message: string;
+}
+
+/** Input was rejected locally, before any network I/O. */
+export class ValidationError extends CommunityChatError {
+  /** Every offending field. */
+  readonly issues: readonly ValidationIssue[];
+  /** The operation whose input was rejected. */
+  readonly operation: string;
+
+  constructor(operation: string, issues: readonly ValidationIssue[]) {
+    const list = issues.map((issue) => `${issue.path || '(input)'}: ${issue.message}`).join('; ');
+    super(`Invalid input for ${operation}: ${list}`);
+    this.operation = operation;
+    this.issues = issues;
+  }
+}
+
+/** The operation needs a credential the client does not hold; nothing was sent. */
+export class MissingCredentialError extends CommunityChatError {
+  /** Operation id. */
+  readonly operation: string;
+  /** Credential kinds the operation accepts. */
+  readonly accepted: readonly CredentialKind[];
+
+  constructor(operation: string, accepted: readonly CredentialKind[], reasons: readonly string[] = []) {
+    super(
+      `${operation} needs one of these credentials: ${accepted.join(', ')}; the client holds none of them${reasons.length > 0 ? ` (${reasons.join('; ')})` : ''}. Nothing was sent.`,
+    );
+    this.operation = operation;
+    this.accepted = accepted;
+  }
+}
+
+/** Credentials would have gone over plain HTTP to a non-loopback host; nothing was sent. */
+export class InsecureTransportError extends CommunityChatError {
+  constructor(operation: string, origin: string) {
+    super(
+      `${operation} refused to send credentials over plain HTTP to ${origin}. Use https://, or pass allowInsecureHttp: true if you really mean it. Nothing was sent.`,
+    );
+  }
+}
