@@ -217,3 +217,7 @@ try {
 } finally {
   child.kill('SIGTERM');
 }
+
+// The soak of long-running state, in a process of its own (it needs --expose-gc to measure the heap after GC).
+console.log('');
+execFileSync(process.execPath, ['--expose-gc', here('./soak.mjs')], { stdio: 'inherit' });
