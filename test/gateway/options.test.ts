@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { resolveGatewayOptions } from '../../src/gateway/options.js';
 import { Client } from '../../src/index.js';
 import { GatewayServer } from '../../src/testing/gateway-server.js';
+import { startLoopbackServer } from '../helpers/index.js';
 
 describe('resolveGatewayOptions', () => {
   it('fills every default in one place, the URL from the client', () => {
@@ -29,20 +30,16 @@ describe('resolveGatewayOptions', () => {
 
 describe('the default Gateway URL', () => {
   it('is derived from the base URL and used by the connection as is', async () => {
-    const { createServer } = await import('node:http');
-    const http = createServer();
-    const server = new GatewayServer({ server: http, path: '/base/api/v1/gateway' });
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    const { port } = http.address() as import('node:net').AddressInfo;
-    const client = new Client({ baseUrl: `http://127.0.0.1:${port}/base`, auth: { botToken: 'token-for-url-test' } });
+    const http = await startLoopbackServer();
+    const server = new GatewayServer({ server: http.server, path: '/base/api/v1/gateway' });
+    const client = new Client({ baseUrl: `${http.url}/base`, auth: { botToken: 'token-for-url-test' } });
     try {
       await client.gateway.connect();
       expect(server.stats.identifies).toBe(1);
     } finally {
       await client.close();
       await server.close();
-      http.closeAllConnections();
-      await new Promise((resolve) => http.close(resolve));
+      await http.close();
     }
   });
 });

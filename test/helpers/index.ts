@@ -92,6 +92,8 @@ export function useMswRecorder(): MswRecorder {
 /** A real HTTP server on 127.0.0.1, port 0. */
 export interface LoopbackServer {
   url: string;
+  /** The underlying node:http server (to attach a WebSocket server to it). */
+  server: http.Server;
   requests: RecordedRequest[];
   /** Raw handler access, for fault injection. */
   setHandler(handler: (request: http.IncomingMessage, response: http.ServerResponse, body: string) => void): void;
@@ -125,6 +127,7 @@ export async function startLoopbackServer(
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    server,
     requests,
     setHandler(next) {
       current = next;
