@@ -9,7 +9,7 @@ import type { CredentialStrategy } from '../auth/strategies.js';
 import type { CredentialKind } from '../routes.js';
 import type { ClientEvents, LogFunction } from './events.js';
 import type { RejectOnRateLimit, RouteOverrides } from './options.js';
-import type { RateLimiter } from './rate-limiter.js';
+import type { RateLimitStore } from './rate-limit-store.js';
 import type { RetryPolicy } from './retry.js';
 import type { Transport } from './transport.js';
 
@@ -59,8 +59,8 @@ export interface RestClientConfig {
   rejectOnRateLimit: RejectOnRateLimit;
   /** Overrides of route rows. */
   routeOverrides: RouteOverrides;
-  /** Rate-limit state. */
-  limiter: RateLimiter;
+  /** Rate-limit state: the in-memory store, or a shared one. */
+  limiter: RateLimitStore;
   /** Called with the `Set-Cookie` values of every response. */
   onSetCookie: ((values: string[]) => void) | undefined;
   /** Session hooks, if the client has a user session. */

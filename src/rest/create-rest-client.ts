@@ -10,6 +10,7 @@ import type { Dispatcher } from 'undici';
 import { createLogFunction } from './events.js';
 import type { PipelineOptions } from './options.js';
 import { RateLimiter } from './rate-limiter.js';
+import type { RateLimitStore } from './rate-limit-store.js';
 import type { RestClientConfig } from './config.js';
 import { RestClient } from './rest-client.js';
 import { resolveRetryPolicy } from './retry.js';
@@ -35,6 +36,12 @@ export function createRestClient(options: PipelineOptions, wiring: PipelineWirin
   const now = options.now ?? Date.now;
   const webhookWindow = options.webhookRateLimit === false ? undefined : { limit: options.webhookRateLimit?.limit ?? 30, windowMs: options.webhookRateLimit?.windowMs ?? 60_000 };
   const retry = resolveRetryPolicy(options);
+  let limiter: RateLimitStore;
+  if (options.rateLimitStore === undefined) limiter = new RateLimiter(now, webhookWindow, retry.maxRateLimitPauseMs, options.globalRateLimit);
+  else {
+    limiter = options.rateLimitStore;
+    limiter.configure({ now, webhookWindow, maxPauseMs: retry.maxRateLimitPauseMs, globalRateLimit: options.globalRateLimit });
+  }
   return new RestClient({
     ...wiring,
     transport: createTransport(options.transport, options.dispatcher),
@@ -44,7 +51,7 @@ export function createRestClient(options: PipelineOptions, wiring: PipelineWirin
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     retry,
     rejectOnRateLimit: options.rejectOnRateLimit ?? false,
-    limiter: new RateLimiter(now, webhookWindow, retry.maxRateLimitPauseMs),
+    limiter,
     log: createLogFunction(options.logger),
     now,
   });

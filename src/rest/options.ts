@@ -8,7 +8,7 @@
 import type { Dispatcher } from 'undici';
 import type { CredentialKind, HttpMethod, OperationId, RouteDefinition } from '../routes.js';
 import type { Logger } from './events.js';
-import type { WebhookWindowOptions } from './rate-limiter.js';
+import type { GlobalRateLimitOptions, RateLimitStore, WebhookWindowOptions } from './rate-limit-store.js';
 import type { Transport } from './transport.js';
 
 /** Retry settings. */
@@ -73,6 +73,21 @@ export interface PipelineOptions extends RetryOptions {
   rejectOnRateLimit?: RejectOnRateLimit | undefined;
   /** Executions allowed per incoming webhook in a rolling window, or `false` to send without this limit. @default { limit: 30, windowMs: 60000 } */
   webhookRateLimit?: WebhookWindowOptions | false | undefined;
+  /**
+   * A proactive cap on all requests (per client, or per store when shared):
+   * at most `limit` in any rolling `windowMs`, counted until each response
+   * arrives. Interaction callbacks and session refresh count but never wait.
+   * @default undefined (off: the per-IP global limit is learned from 429s only)
+   */
+  globalRateLimit?: GlobalRateLimitOptions | undefined;
+  /**
+   * Where rate-limit state lives: give a shared store (such as
+   * `createRedisRateLimitStore` from `community-chat-sdk/redis`) to share
+   * buckets, pauses, webhook windows and the global cap between processes.
+   * A store serves one client.
+   * @default an in-memory store of this client
+   */
+  rateLimitStore?: RateLimitStore | undefined;
   /** Allow credentials over plain `http://` to a host that is not loopback. @default false */
   allowInsecureHttp?: boolean | undefined;
   /** A levelled logger: `console`, pino, or anything with `debug`/`info`/`warn`/`error`. Lines never contain secrets. @default undefined (silent) */

@@ -10,10 +10,15 @@
  */
 
 import PQueue from 'p-queue';
+import { RouteHashes, type GlobalRateLimitOptions, type Lane, type RateLimitHeaders, type RateLimitSettings, type RateLimitStore, type WaitGuard, type WebhookWindowOptions } from './rate-limit-store.js';
 import { sleep } from './sleep.js';
+import { RESOLVED, runInTurn, type WebhookLane } from './webhook-lane.js';
 
-/** Called before each wait with its length; throw to refuse waiting that long. */
-export type WaitGuard = (delayMs: number, reason: 'global' | 'bucket' | 'webhook') => void;
+export type { Lane, RateLimitHeaders, WaitGuard, WebhookWindowOptions } from './rate-limit-store.js';
+
+/** Whether a bucket's limits are known: not yet, one request is finding out, or learned (limits, or no headers at all). */
+const Discovery = { Unknown: 0, Discovering: 1, Known: 2 } as const;
+type Discovery = (typeof Discovery)[keyof typeof Discovery];
 
 interface Bucket {
   limit: number | undefined;
@@ -23,22 +28,9 @@ interface Bucket {
   inFlight: number;
   waiting: number;
   queue: PQueue | undefined;
-}
-
-/** Rolling-window settings of incoming-webhook executions. */
-export interface WebhookWindowOptions {
-  /** Executions allowed per window, per webhook. @default 30 */
-  limit: number;
-  /** Window length in milliseconds. @default 60000 */
-  windowMs: number;
-}
-
-/** Rate-limit headers read from a response. */
-export interface RateLimitHeaders {
-  limit: number | undefined;
-  remaining: number | undefined;
-  resetAfterMs: number | undefined;
-  bucket: string | undefined;
+  discovery: Discovery;
+  /** Wakes the requests waiting for the discovering one; set while someone waits. */
+  discovered: { promise: Promise<void>; resolve: () => void } | undefined;
 }
 
 /**
@@ -53,35 +45,54 @@ const RESET_MARGIN_MS = 50;
 const KEEP_BLANK_BUCKETS = 64;
 /** After this many new buckets (or webhook windows), idle ones are swept. */
 const SWEEP_EVERY = 256;
-/** The most route keys whose server bucket id is remembered. */
-const MAX_ROUTE_HASHES = 1024;
+/** How often a request polls a full proactive global cap whose places are all in flight. */
+const GLOBAL_POLL_MS = 10;
 
-/** What a lane may skip. `priority` lanes (interaction callbacks, session refresh) never wait behind other traffic. */
-export type Lane = 'normal' | 'priority';
-
-/** Tracks every rate limit the client knows of. */
-export class RateLimiter {
+/**
+ * The in-memory rate-limit store, the default: tracks every rate limit one
+ * client knows of, in its own process.
+ */
+export class RateLimiter implements RateLimitStore {
   #globalUntil = 0;
   readonly #buckets = new Map<string, Bucket>();
-  readonly #routeHashes = new Map<string, string>();
+  readonly #routeHashes = new RouteHashes();
   readonly #webhooks = new Map<string, WebhookLane>();
-  readonly #now: () => number;
-  readonly #webhookWindow: WebhookWindowOptions | undefined;
-  readonly #maxPauseMs: number;
+  #now: () => number;
+  #webhookWindow: WebhookWindowOptions | undefined;
+  #maxPauseMs: number;
+  #globalCap: GlobalRateLimitOptions | undefined;
+  /** Completion times of the latest requests under the proactive global cap (the newest `limit`). */
+  readonly #globalTimes: number[] = [];
+  #globalInFlight = 0;
+  /** Buckets not yet known: while there are none, a response without headers costs nothing. */
+  #unknown = 0;
   #created = 0;
   #webhooksCreated = 0;
 
-  /** @param maxPauseMs The longest pause or bucket reset learned from any server value; longer ones are cut to it. */
-  constructor(now: () => number, webhookWindow: WebhookWindowOptions | undefined, maxPauseMs: number = Number.MAX_SAFE_INTEGER) {
+  /**
+   * @param now The clock. @default Date.now
+   * @param webhookWindow The per-webhook rolling window. @default undefined (off)
+   * @param maxPauseMs The longest pause or bucket reset learned from any server value; longer ones are cut to it. @default Number.MAX_SAFE_INTEGER
+   * @param globalRateLimit The proactive global cap. @default undefined (off)
+   */
+  constructor(now: () => number = Date.now, webhookWindow?: WebhookWindowOptions, maxPauseMs: number = Number.MAX_SAFE_INTEGER, globalRateLimit?: GlobalRateLimitOptions) {
     this.#now = now;
     this.#webhookWindow = webhookWindow;
     this.#maxPauseMs = maxPauseMs;
+    this.#globalCap = globalRateLimit;
+  }
+
+  /** Takes the client's settings (when the store was created by hand and given as `rateLimitStore`). */
+  configure(settings: RateLimitSettings): void {
+    this.#now = settings.now;
+    this.#webhookWindow = settings.webhookWindow;
+    this.#maxPauseMs = settings.maxPauseMs;
+    this.#globalCap = settings.globalRateLimit;
   }
 
   /** The bucket key of a request: the server's bucket id when learned, else method and route, plus the major parameter. */
   bucketKey(routeKey: string, major: string): string {
-    const hash = this.#routeHashes.get(routeKey);
-    return `${hash ?? routeKey}:${major}`;
+    return this.#routeHashes.key(routeKey, major);
   }
 
   /** Milliseconds the global pause still lasts. */
@@ -94,8 +105,9 @@ export class RateLimiter {
     if (!bucket) {
       // Swept before the new bucket joins, so the sweep cannot drop it.
       if (++this.#created % SWEEP_EVERY === 0) this.sweep();
-      bucket = { limit: undefined, remaining: undefined, resetAt: 0, pausedUntil: 0, inFlight: 0, waiting: 0, queue: undefined };
+      bucket = { limit: undefined, remaining: undefined, resetAt: 0, pausedUntil: 0, inFlight: 0, waiting: 0, queue: undefined, discovery: Discovery.Unknown, discovered: undefined };
       this.#buckets.set(key, bucket);
+      this.#unknown++;
     }
     return bucket;
   }
@@ -113,11 +125,47 @@ export class RateLimiter {
    */
   sweep(): void {
     const now = this.#now();
-    for (const [key, bucket] of this.#buckets) if (isIdle(bucket, now)) this.#buckets.delete(key);
+    for (const [key, bucket] of this.#buckets) if (isIdle(bucket, now)) this.#drop(key, bucket);
     const window = this.#webhookWindow?.windowMs ?? 0;
     for (const [id, entry] of this.#webhooks) {
       if (entry.queued === 0 && (entry.completions.at(-1) ?? -Infinity) <= now - window) this.#webhooks.delete(id);
     }
+  }
+
+  #drop(key: string, bucket: Bucket): void {
+    this.#buckets.delete(key);
+    if (bucket.discovery !== Discovery.Known) this.#unknown--;
+  }
+
+  /** Marks a bucket known and wakes whoever waited for its discovery. */
+  #known(bucket: Bucket): void {
+    if (bucket.discovery === Discovery.Known) return;
+    bucket.discovery = Discovery.Known;
+    this.#unknown--;
+    this.#wake(bucket);
+  }
+
+  #wake(bucket: Bucket): void {
+    const discovered = bucket.discovered;
+    bucket.discovered = undefined;
+    discovered?.resolve();
+  }
+
+  /** Milliseconds until the proactive global cap has a place (0 when off or free). */
+  #capDelay(now: number): number {
+    const cap = this.#globalCap;
+    if (cap === undefined) return 0;
+    const times = this.#globalTimes;
+    while (times.length > 0 && (times[0] as number) <= now - cap.windowMs) times.shift();
+    if (times.length + this.#globalInFlight < cap.limit) return 0;
+    return times.length > 0 ? (times[0] as number) + cap.windowMs - now + 1 : GLOBAL_POLL_MS;
+  }
+
+  /** Counts a request as in flight in its bucket (and under the global cap); the first of an unknown bucket discovers it. */
+  #take(bucket: Bucket, lane: Lane): void {
+    bucket.inFlight++;
+    if (this.#globalCap !== undefined) this.#globalInFlight++;
+    if (lane === 'normal' && bucket.discovery === Discovery.Unknown) bucket.discovery = Discovery.Discovering;
   }
 
   #delay(bucket: Bucket, lane: Lane): { ms: number; reason: 'global' | 'bucket' } {
@@ -135,7 +183,12 @@ export class RateLimiter {
         reason = 'bucket';
       }
     }
-    return { ms: Math.max(0, until - now), reason };
+    const ms = Math.max(0, until - now);
+    if (lane === 'normal' && this.#globalCap !== undefined) {
+      const cap = this.#capDelay(now);
+      if (cap > ms) return { ms: cap, reason: 'global' };
+    }
+    return { ms, reason };
   }
 
   /**
@@ -146,25 +199,41 @@ export class RateLimiter {
    */
   tryAcquire(key: string, lane: Lane): boolean {
     const bucket = this.#bucket(key);
-    if (lane === 'priority' ? bucket.pausedUntil <= this.#now() : bucket.waiting === 0 && this.#delay(bucket, lane).ms === 0) {
-      bucket.inFlight++;
+    if (
+      lane === 'priority' ? bucket.pausedUntil <= this.#now() : bucket.waiting === 0 && bucket.discovery !== Discovery.Discovering && this.#delay(bucket, lane).ms === 0
+    ) {
+      this.#take(bucket, lane);
       return true;
     }
     return false;
   }
 
-  /** Waits, in order behind earlier waiters of the bucket, until it may send; then counts the request as in flight. */
+  /**
+   * Waits, in order behind earlier waiters of the bucket, until it may send;
+   * then counts the request as in flight. While another request discovers
+   * the bucket, waits for its response (bounded by that request's own
+   * timeout: if it fails, the next waiter discovers).
+   */
   async acquireSlow(key: string, lane: Lane, signal: AbortSignal | undefined, guard: WaitGuard): Promise<void> {
     const bucket = this.#bucket(key);
     const wait = async () => {
       for (;;) {
+        if (lane === 'normal' && bucket.discovery === Discovery.Discovering) {
+          if (bucket.discovered === undefined) {
+            let resolve!: () => void;
+            const promise = new Promise<void>((done) => (resolve = done));
+            bucket.discovered = { promise, resolve };
+          }
+          await untilAborted(bucket.discovered.promise, signal);
+          continue;
+        }
         const { ms, reason } = lane === 'priority' ? { ms: Math.max(0, bucket.pausedUntil - this.#now()), reason: 'bucket' as const } : this.#delay(bucket, lane);
         if (ms === 0) break;
         guard(ms, reason);
         // Timers can fire a millisecond early against the wall clock; one more avoids a second lap.
         await sleep(ms + 1, signal);
       }
-      bucket.inFlight++;
+      this.#take(bucket, lane);
     };
     if (lane === 'priority') return wait();
     bucket.queue ??= new PQueue({ concurrency: 1 });
@@ -181,24 +250,41 @@ export class RateLimiter {
     const bucket = this.#buckets.get(key);
     if (bucket === undefined) return;
     if (bucket.inFlight > 0) bucket.inFlight--;
+    if (this.#globalCap !== undefined && this.#globalInFlight > 0) {
+      this.#globalInFlight--;
+      this.#globalTimes.push(this.#now());
+      if (this.#globalTimes.length > this.#globalCap.limit) this.#globalTimes.shift();
+    }
+    // The discovering request ended: a response calls `learn` right after (before any waiter runs), else the next waiter discovers.
+    if (bucket.discovery === Discovery.Discovering) {
+      bucket.discovery = Discovery.Unknown;
+      this.#wake(bucket);
+    }
     // A bucket that learned nothing is only an in-flight counter: past a few, drop it when it empties.
-    if (bucket.limit === undefined && this.#buckets.size > KEEP_BLANK_BUCKETS && isIdle(bucket, this.#now())) this.#buckets.delete(key);
+    if (bucket.limit === undefined && this.#buckets.size > KEEP_BLANK_BUCKETS && isIdle(bucket, this.#now())) this.#drop(key, bucket);
   }
 
-  /** Learns from a response's rate-limit headers. */
-  learn(routeKey: string, major: string, headers: RateLimitHeaders): void {
-    if (headers.bucket !== undefined && this.#routeHashes.get(routeKey) !== headers.bucket) {
-      if (this.#routeHashes.size >= MAX_ROUTE_HASHES && !this.#routeHashes.has(routeKey)) this.#routeHashes.delete(this.#routeHashes.keys().next().value as string);
-      this.#routeHashes.set(routeKey, headers.bucket);
+  /** Learns from a response: its rate-limit headers, or `undefined` when it had none (the bucket is then known to be unlimited). */
+  learn(routeKey: string, major: string, headers: RateLimitHeaders | undefined): void {
+    if (headers === undefined) {
+      if (this.#unknown === 0) return;
+      const used = this.#buckets.get(this.bucketKey(routeKey, major));
+      if (used !== undefined) this.#known(used);
+      return;
     }
-    if (headers.limit === undefined && headers.remaining === undefined) return;
+    // The bucket the request used: when the bucket id is new, the requests that waited on it learn the same limits.
+    const used = this.#buckets.get(this.bucketKey(routeKey, major));
+    if (headers.bucket !== undefined) this.#routeHashes.set(routeKey, headers.bucket);
     const bucket = this.#bucket(this.bucketKey(routeKey, major));
-    if (headers.limit !== undefined) bucket.limit = headers.limit;
-    if (headers.remaining !== undefined) {
-      bucket.remaining = headers.remaining;
-      bucket.limit ??= headers.remaining + 1;
+    for (const target of used === undefined || used === bucket ? [bucket] : [bucket, used]) {
+      if (headers.limit !== undefined) target.limit = headers.limit;
+      if (headers.remaining !== undefined) {
+        target.remaining = headers.remaining;
+        target.limit ??= headers.remaining + 1;
+      }
+      if (headers.resetAfterMs !== undefined) target.resetAt = this.#now() + Math.min(headers.resetAfterMs, this.#maxPauseMs) + RESET_MARGIN_MS;
+      this.#known(target);
     }
-    if (headers.resetAfterMs !== undefined) bucket.resetAt = this.#now() + Math.min(headers.resetAfterMs, this.#maxPauseMs) + RESET_MARGIN_MS;
   }
 
   /** Pauses a bucket, or every bucket when `global`, for `ms` milliseconds. */
@@ -261,65 +347,22 @@ export class RateLimiter {
   }
 }
 
-/**
- * One webhook's executions, in order: a promise chain rather than a queue
- * object, so that an idle webhook costs a few fields.
- */
-interface WebhookLane {
-  /** Settles when the last execution queued so far has finished. */
-  tail: Promise<void>;
-  /** Executions queued or running. */
-  queued: number;
-  /** When the latest attempts finished (the newest `limit` of them). */
-  completions: number[];
-}
-
-const RESOLVED: Promise<void> = Promise.resolve();
-
-/**
- * Runs `task` once every earlier task of the lane has finished. A task whose
- * signal aborts while it waits rejects at once, and hands its turn on when
- * the task before it finishes, so the order of the others holds.
- */
-function runInTurn<T>(lane: WebhookLane, task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  const previous = lane.tail;
-  // Nothing queued: every earlier task has finished, so this one may start now.
-  const idle = lane.queued === 0;
-  let finish!: () => void;
-  lane.tail = new Promise<void>((resolve) => {
-    finish = resolve;
-  });
-  lane.queued++;
-  const done = (): void => {
-    lane.queued--;
-    finish();
-  };
-  const run = (): Promise<T> => {
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    return task();
-  };
-  if (idle || signal === undefined) {
-    const result = idle ? run() : previous.then(run);
-    result.then(done, done);
-    return result;
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => {
-      reject(signal.reason);
-      // Hand the turn on only after the task before this one has finished.
-      void previous.then(done);
-    };
-    if (signal.aborted) return onAbort();
+/** Waits for `promise`, or rejects with the signal's reason when it aborts first. */
+function untilAborted(promise: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
-    void previous.then(() => {
-      if (signal.aborted) return;
+    void promise.then(() => {
       signal.removeEventListener('abort', onAbort);
-      const result = task();
-      result.then(done, done);
-      result.then(resolve, reject);
+      resolve();
     });
   });
 }
+
+/** The in-memory store under the name of its kind. */
+export const MemoryRateLimitStore = RateLimiter;
 
 /** Whether a bucket holds nothing that still matters: no request in flight or waiting, no pause or reset ahead. */
 function isIdle(bucket: Bucket, now: number): boolean {

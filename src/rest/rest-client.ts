@@ -18,7 +18,7 @@ import { AttemptTimer, CallDeadline } from './deadline.js';
 import type { RestClientConfig } from './config.js';
 import type { ClientEvents, RequestEventBase } from './events.js';
 import type { CustomRoute, RateLimitInfo, RequestInput } from './options.js';
-import type { Lane, WaitGuard } from './rate-limiter.js';
+import type { Lane, WaitGuard } from './rate-limit-store.js';
 import { hasRateLimitHeaders, parseSuccessBody, readRateLimitHeaders, toApiError } from './response.js';
 import { decideRetry, refuseRateLimitWait, rejectsOnRateLimit, type AttemptOutcome } from './retry.js';
 import { sleep } from './sleep.js';
@@ -258,7 +258,7 @@ export class RestClient {
         const cookies = response.headers['set-cookie'];
         if (cookies !== undefined && config.onSetCookie) config.onSetCookie(Array.isArray(cookies) ? cookies : [cookies]);
         this.#emit('response', { ...base, status, durationMs: config.now() - started });
-        if (hasRateLimitHeaders(response)) config.limiter.learn(call.routeKey, call.major, readRateLimitHeaders(response));
+        config.limiter.learn(call.routeKey, call.major, hasRateLimitHeaders(response) ? readRateLimitHeaders(response) : undefined);
 
         if (status >= 200 && status < 300) {
           let result: unknown;

@@ -1,0 +1,126 @@
+/**
+ * The one interface through which the request pipeline learns and enforces
+ * rate limits: route buckets learned from `X-RateLimit-*` headers and their
+ * shared bucket ids, global and route pauses after 429s, the per-webhook
+ * rolling window, and the optional proactive global cap.
+ *
+ * The in-memory store (`RateLimiter`, the default) keeps everything in one
+ * process; `community-chat-sdk/redis` shares it between processes.
+ *
+ * @module
+ */
+
+/** Called before each wait with its length; throw to refuse waiting that long. */
+export type WaitGuard = (delayMs: number, reason: 'global' | 'bucket' | 'webhook') => void;
+
+/** What a lane may skip. `priority` lanes (interaction callbacks, session refresh) never wait behind other traffic. */
+export type Lane = 'normal' | 'priority';
+
+/** Rolling-window settings of incoming-webhook executions. */
+export interface WebhookWindowOptions {
+  /** Executions allowed per window, per webhook. @default 30 */
+  limit: number;
+  /** Window length in milliseconds. @default 60000 */
+  windowMs: number;
+}
+
+/** A proactive cap on every request of the client (or, with a shared store, of every process sharing it). */
+export interface GlobalRateLimitOptions {
+  /** Requests allowed per window. */
+  limit: number;
+  /** Window length in milliseconds. */
+  windowMs: number;
+}
+
+/** Rate-limit headers read from a response. */
+export interface RateLimitHeaders {
+  /** `X-RateLimit-Limit`. */
+  limit: number | undefined;
+  /** `X-RateLimit-Remaining`. */
+  remaining: number | undefined;
+  /** `X-RateLimit-Reset-After`, in milliseconds. */
+  resetAfterMs: number | undefined;
+  /** `X-RateLimit-Bucket`. */
+  bucket: string | undefined;
+}
+
+/** What a client tells the store it uses, once, when it is created. */
+export interface RateLimitSettings {
+  /** The clock, epoch milliseconds (the in-memory store's; a shared store keeps its own clock). @default Date.now */
+  now: () => number;
+  /** The per-webhook rolling window, or `undefined` when off. @default { limit: 30, windowMs: 60000 } */
+  webhookWindow: WebhookWindowOptions | undefined;
+  /** The longest pause or reset accepted from any server value. @default 600000 */
+  maxPauseMs: number;
+  /** The proactive global cap, or `undefined` when off. @default undefined */
+  globalRateLimit: GlobalRateLimitOptions | undefined;
+}
+
+/**
+ * Where rate-limit state lives. The pipeline calls, for each attempt:
+ * `bucketKey`, then `tryAcquire` (and `acquireSlow` when it returns
+ * `false`), sends, then `release` and `learn` (with the response's headers,
+ * or `undefined` when it had none), and `pause` after a 429. Webhook
+ * executions also run inside `serializeWebhook`, with `webhookTurn` before
+ * and `webhookDone` after each attempt.
+ *
+ * A store must let exactly one request discover a bucket it does not know
+ * yet: the others of that bucket wait until `learn` (or until the
+ * discovering request is released without a response, when the next one
+ * discovers).
+ */
+export interface RateLimitStore {
+  /** Called once by the client that uses the store, with the client's settings. */
+  configure(settings: RateLimitSettings): void;
+  /** The bucket key of a request: the server's bucket id when learned, else method and route, plus the major parameter. Synchronous. */
+  bucketKey(routeKey: string, major: string): string;
+  /**
+   * Counts the request as in flight and returns `true` when the bucket may
+   * send at once, synchronously and without allocating a promise; otherwise
+   * `false`, and the pipeline calls {@link RateLimitStore.acquireSlow}.
+   */
+  tryAcquire(key: string, lane: Lane): boolean;
+  /** Waits until the bucket may send (calling `guard` before each wait), then counts the request as in flight. Rejects when the store cannot answer. */
+  acquireSlow(key: string, lane: Lane, signal: AbortSignal | undefined, guard: WaitGuard): Promise<void>;
+  /** Marks a request of the bucket as finished (sent or failed). */
+  release(key: string): void;
+  /** Learns from a response: its rate-limit headers, or `undefined` when it had none (the bucket is then known to be unlimited). */
+  learn(routeKey: string, major: string, headers: RateLimitHeaders | undefined): void;
+  /** Pauses a bucket, or every bucket when `global`, for `ms` milliseconds. */
+  pause(key: string, ms: number, global: boolean): void;
+  /** Whether executions of incoming webhooks are limited. */
+  readonly limitsWebhooks: boolean;
+  /** Runs `task` after every earlier task of the same webhook in this process, in order. */
+  serializeWebhook<T>(webhookId: string, task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T>;
+  /** Waits until one more execution fits in the webhook's rolling window, and holds that place. */
+  webhookTurn(webhookId: string, signal: AbortSignal | undefined, guard: WaitGuard): Promise<void>;
+  /** Records that an execution attempt of the webhook has finished (or failed). */
+  webhookDone(webhookId: string): void;
+}
+
+/** The most route keys whose server bucket id is remembered. */
+const MAX_ROUTE_HASHES = 1024;
+
+/** Server bucket ids by route key (`METHOD template`), bounded: the oldest is forgotten first. */
+export class RouteHashes {
+  readonly #hashes = new Map<string, string>();
+
+  /** The bucket key of a route and major parameter. */
+  key(routeKey: string, major: string): string {
+    const hash = this.#hashes.get(routeKey);
+    return `${hash ?? routeKey}:${major}`;
+  }
+
+  /** Records a route's bucket id; returns whether it changed. */
+  set(routeKey: string, hash: string): boolean {
+    if (this.#hashes.get(routeKey) === hash) return false;
+    if (this.#hashes.size >= MAX_ROUTE_HASHES && !this.#hashes.has(routeKey)) this.#hashes.delete(this.#hashes.keys().next().value as string);
+    this.#hashes.set(routeKey, hash);
+    return true;
+  }
+
+  /** How many are held. */
+  get size(): number {
+    return this.#hashes.size;
+  }
+}
