@@ -2,7 +2,7 @@ import { defineConfig } from 'tsup';
 
 export default defineConfig([
   {
-    entry: { index: 'src/index.ts', transport: 'src/transport.ts', 'testing/index': 'src/testing/index.ts', 'testing/msw': 'src/testing/msw.ts' },
+    entry: { index: 'src/index.ts', transport: 'src/transport.ts', 'testing/index': 'src/testing/index.ts', 'testing/msw': 'src/testing/msw.ts', 'redis/index': 'src/redis/index.ts' },
     format: ['esm', 'cjs'],
     dts: true,
     sourcemap: true,

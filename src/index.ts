@@ -59,3 +59,5 @@ export {
 } from './interactions/interaction.js';
 export { defineCommand, type CommandOptionValues, type CommandOptionTypeMap, type CommandOptionValue, type TypedCommandDefinition } from './interactions/options.js';
 export { isCommandInteraction, isAutocompleteInteraction, isComponentInteraction, isModalSubmitInteraction, isPingInteraction, isUnknownInteraction } from './interactions/guards.js';
+export { RateLimiter as MemoryRateLimitStore } from './rest/rate-limiter.js';
+export type { RateLimitStore, RateLimitSettings, RateLimitHeaders, GlobalRateLimitOptions, Lane, WaitGuard } from './rest/rate-limit-store.js';

@@ -45,13 +45,29 @@ function readTokenFrom(body: unknown, depth: number): AccessTokenGrant | undefin
   return typeof expiresIn === 'number' ? { accessToken: token, expiresInMs: expiresIn * 1000 } : { accessToken: token };
 }
 
-/** Persists a session across restarts. Both methods may be async. */
+/**
+ * Persists a session across restarts. Every method may be async.
+ *
+ * A store shared by several processes also implements `lockRefresh` and
+ * `unlockRefresh`: the refresh cookie rotates on every refresh, so only the
+ * process holding the lock refreshes; the others wait for the session it
+ * saves, and read it with `load`.
+ */
 export interface SessionStore {
-  /** Returns the saved session, if any. Called once, before the first call that needs the session. */
+  /** Returns the saved session, if any. Called before the first call that needs the session (and, with a lock, while waiting for another process's refresh). */
   load?(): SessionSnapshot | undefined | Promise<SessionSnapshot | undefined>;
   /** Saves the session after login and refresh, or `undefined` after logout or expiry. The snapshot holds secrets. */
   save?(snapshot: SessionSnapshot | undefined): void | Promise<void>;
+  /** Takes the refresh lock shared by every process, with an expiry; resolves whether this process now holds it. @default undefined (refresh is single-flight in this process only) */
+  lockRefresh?(): boolean | Promise<boolean>;
+  /** Releases the refresh lock this process holds. @default undefined */
+  unlockRefresh?(): void | Promise<void>;
 }
+
+/** How often a process polls the store while another one refreshes. */
+const SHARED_REFRESH_POLL_MS = 50;
+/** The longest a process waits for another one's refresh before giving up. */
+const SHARED_REFRESH_WAIT_MS = 60_000;
 
 /** The result of login or refresh. Token fields are redacted: the session holds them. */
 export interface SessionGrant {
@@ -155,8 +171,7 @@ export class SessionRefresher {
   refresh(trigger: 'expiry' | 'unauthorized' | 'manual'): Promise<SessionGrant> {
     this.#inflight ??= (async () => {
       try {
-        const body = await this.#options.performRefresh();
-        const grant = this.adopt('auth.refresh', body);
+        const grant = this.#options.store?.lockRefresh ? await this.#refreshShared(this.#options.store) : this.adopt('auth.refresh', await this.#options.performRefresh());
         this.#options.onRefreshed(grant.accessTokenExpiresAt, trigger);
         return grant;
       } catch (error) {
@@ -167,6 +182,45 @@ export class SessionRefresher {
       }
     })();
     return this.#inflight;
+  }
+
+  /**
+   * Refreshes under the lock shared by every process, or waits for the
+   * process that holds it and takes the session it saved. The session is
+   * saved before the lock is released, so the next process never refreshes
+   * with a revoked cookie.
+   */
+  async #refreshShared(store: SessionStore): Promise<SessionGrant> {
+    const { session, now } = this.#options;
+    const before = session.accessToken;
+    const started = now();
+    for (;;) {
+      if (await store.lockRefresh?.()) {
+        try {
+          const newer = await this.#adoptNewer(store, before);
+          if (newer !== undefined) return newer;
+          const grant = this.adopt('auth.refresh', await this.#options.performRefresh());
+          await store.save?.(session.export());
+          return grant;
+        } finally {
+          await store.unlockRefresh?.();
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, SHARED_REFRESH_POLL_MS));
+      const newer = await this.#adoptNewer(store, before);
+      if (newer !== undefined) return newer;
+      if (now() - started > SHARED_REFRESH_WAIT_MS) throw new UnexpectedResponseError('auth.refresh', 0, 'another process held the shared refresh lock and saved no new session in time');
+    }
+  }
+
+  /** Takes the stored session when another process saved a fresh access token (not the one this process had). */
+  async #adoptNewer(store: SessionStore, before: string | undefined): Promise<SessionGrant | undefined> {
+    const { session, now, refreshMarginMs } = this.#options;
+    const snapshot = await store.load?.();
+    if (snapshot?.accessToken === undefined || snapshot.accessToken === before) return undefined;
+    if (snapshot.accessTokenExpiresAt !== undefined && snapshot.accessTokenExpiresAt - now() <= refreshMarginMs) return undefined;
+    session.restore(snapshot);
+    return { accessTokenExpiresAt: session.accessTokenExpiresAt ?? now() + ACCESS_TOKEN_LIFETIME_MS, body: {} };
   }
 
   /** Stores the token of a login or refresh response, persists the session, and returns a redacted view. */

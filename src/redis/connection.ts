@@ -1,0 +1,66 @@
+/**
+ * What the Redis stores need of a node-redis client, and running a script
+ * on it: `EVALSHA`, with `EVAL` when the server does not hold the script
+ * yet; failing fast, with a {@link RateLimitStoreError}, when the client is
+ * not connected or Redis does not answer in time.
+ *
+ * @module
+ */
+
+import { createHash } from 'node:crypto';
+import { RateLimitStoreError } from '../errors.js';
+
+/**
+ * The part of a connected node-redis v6 client (`createClient()` after
+ * `await client.connect()`) the stores use. Any client with these two
+ * members works.
+ */
+export interface RedisClientLike {
+  /** Whether the client is connected and ready for commands. */
+  readonly isReady: boolean;
+  /** Sends one raw command, e.g. `['GET', 'key']`. */
+  sendCommand(args: string[]): Promise<unknown>;
+}
+
+/** A Lua script with its SHA-1, run by `EVALSHA`. */
+export class RedisScript {
+  readonly #source: string;
+  readonly #sha: string;
+
+  constructor(source: string) {
+    this.#source = source;
+    this.#sha = createHash('sha1').update(source).digest('hex');
+  }
+
+  /** Runs the script with no keys and these arguments. */
+  async run(client: RedisClientLike, args: string[]): Promise<unknown> {
+    try {
+      return await client.sendCommand(['EVALSHA', this.#sha, '0', ...args]);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      // EVAL also caches the script, so the next step is an EVALSHA again.
+      return client.sendCommand(['EVAL', this.#source, '0', ...args]);
+    }
+  }
+}
+
+/**
+ * Runs `command` unless the client is not ready, and gives up after
+ * `timeoutMs`: either way with a {@link RateLimitStoreError}.
+ */
+export function withinTime<T>(client: RedisClientLike, timeoutMs: number, command: () => Promise<T>): Promise<T> {
+  if (!client.isReady) return Promise.reject(new RateLimitStoreError('the Redis client is not connected'));
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new RateLimitStoreError(`Redis did not answer within ${timeoutMs} ms`)), timeoutMs);
+    command().then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error instanceof RateLimitStoreError ? error : new RateLimitStoreError(`Redis failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+      },
+    );
+  });
+}

@@ -1,0 +1,12 @@
+/**
+ * `community-chat-sdk/redis`: rate limits and the user session shared
+ * between processes through Redis (node-redis v6, an optional peer
+ * dependency). The main entry never loads this module nor `redis`.
+ *
+ * @packageDocumentation
+ */
+
+export { createRedisRateLimitStore, RedisRateLimitStore, type RedisRateLimitStoreOptions } from './rate-limit-store.js';
+export { createRedisSessionStore, RedisSessionStore, type RedisSessionStoreOptions } from './session-store.js';
+export type { RedisClientLike } from './connection.js';
+export { RateLimitStoreError, isRateLimitStoreError } from '../errors.js';

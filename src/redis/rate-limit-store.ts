@@ -1,0 +1,333 @@
+/**
+ * The Redis rate-limit store: every process sharing one Redis (and prefix)
+ * shares route buckets, their bucket ids, global and route pauses, the
+ * per-webhook rolling windows and the proactive global cap.
+ *
+ * Each check-and-take is one atomic Lua step ({@link STEP_SCRIPT}) that
+ * also carries what this process finished since its last step (releases,
+ * learned headers, pauses, webhook completions), so a request whose bucket
+ * has room costs one round trip. Finished work not carried by a step within
+ * the same turn of the event loop is sent on its own.
+ *
+ * @module
+ */
+
+import { randomBytes } from 'node:crypto';
+import { RateLimiter } from '../rest/rate-limiter.js';
+import { RouteHashes, type Lane, type RateLimitHeaders, type RateLimitSettings, type RateLimitStore, type WaitGuard, type WebhookWindowOptions } from '../rest/rate-limit-store.js';
+import { sleep } from '../rest/sleep.js';
+import { runInTurn, RESOLVED, type WebhookLane } from '../rest/webhook-lane.js';
+import { RedisScript, withinTime, type RedisClientLike } from './connection.js';
+import { OP_FIELDS, STEP_SCRIPT } from './scripts.js';
+
+/** Options of {@link createRedisRateLimitStore}. */
+export interface RedisRateLimitStoreOptions {
+  /** A connected node-redis v6 client (`await createClient({ url }).connect()`), or anything with `isReady` and `sendCommand`. */
+  client: RedisClientLike;
+  /** Prefix of every key; processes share limits when they share Redis and prefix. @default "ccsdk:rl:" */
+  prefix?: string | undefined;
+  /**
+   * How long a reservation (a request in flight, or a bucket's discovery)
+   * holds its place when its process never releases it (it died): keep it
+   * at least the client's `timeoutMs`. @default 30000
+   */
+  reservationMs?: number | undefined;
+  /** How often a request polls while its bucket is being discovered elsewhere or every place is in flight. @default 50 */
+  pollMs?: number | undefined;
+  /** How long a Redis command may take before the call fails (or falls back). @default 2000 */
+  commandTimeoutMs?: number | undefined;
+  /** How long an idle learned bucket and a bucket id are kept. @default 600000 */
+  keepMs?: number | undefined;
+  /**
+   * When Redis cannot answer: `"throw"` rejects the call with
+   * `RateLimitStoreError` (nothing is sent); `"local"` goes on with an
+   * in-memory store of this process and emits `warn`, until the client is
+   * ready again. @default "throw"
+   */
+  onStoreError?: 'throw' | 'local' | undefined;
+}
+
+/** A place this process holds: a reservation in Redis, or one in the local fallback store. */
+interface Held {
+  id: string;
+  /** The bucket the key resolved to in Redis; `undefined` for a place held locally. */
+  resolved: string | undefined;
+  discovering: boolean;
+  countsGlobally: boolean;
+}
+
+type StepReply = [number, number, string, string];
+
+/** How long the local fallback lasts before Redis is tried again (when the client says it is ready). */
+const LOCAL_RETRY_MS = 5000;
+
+/** The Redis rate-limit store. Create it with {@link createRedisRateLimitStore}. */
+export class RedisRateLimitStore implements RateLimitStore {
+  readonly #client: RedisClientLike;
+  readonly #prefix: string;
+  readonly #reservationMs: number;
+  readonly #pollMs: number;
+  readonly #timeoutMs: number;
+  readonly #keepMs: number;
+  readonly #onStoreError: 'throw' | 'local';
+  readonly #script = new RedisScript(STEP_SCRIPT);
+  readonly #routes = new RouteHashes();
+  readonly #held = new Map<string, Held[]>();
+  readonly #webhookHeld = new Map<string, Held[]>();
+  readonly #lanes = new Map<string, WebhookLane>();
+  readonly #warnListeners: ((error: Error) => void)[] = [];
+  readonly #tag = randomBytes(6).toString('hex');
+  #settings: RateLimitSettings = { now: Date.now, webhookWindow: undefined, maxPauseMs: 600_000, globalRateLimit: undefined };
+  #local = new RateLimiter();
+  #onLocal = false;
+  /** When the store last fell back (epoch ms of this host: only to pace retries of Redis). */
+  #localSince = 0;
+  #ops: string[] = [];
+  #flushScheduled = false;
+  #sequence = 0;
+
+  constructor(options: RedisRateLimitStoreOptions) {
+    this.#client = options.client;
+    this.#prefix = options.prefix ?? 'ccsdk:rl:';
+    this.#reservationMs = options.reservationMs ?? 30_000;
+    this.#pollMs = options.pollMs ?? 50;
+    this.#timeoutMs = options.commandTimeoutMs ?? 2000;
+    this.#keepMs = options.keepMs ?? 600_000;
+    this.#onStoreError = options.onStoreError ?? 'throw';
+  }
+
+  /** Listens to `warn`: emitted with the error when the store falls back to in-memory limits (`onStoreError: "local"`) or drops finished work it could not send. */
+  on(event: 'warn', listener: (error: Error) => void): this {
+    if (event === 'warn') this.#warnListeners.push(listener);
+    return this;
+  }
+
+  /** Whether calls currently use the in-memory fallback. */
+  get usingLocalFallback(): boolean {
+    return this.#onLocal;
+  }
+
+  /** Takes the client's settings; the webhook window and global cap then hold across every process sharing the store. */
+  configure(settings: RateLimitSettings): void {
+    this.#settings = settings;
+    this.#local = new RateLimiter(settings.now, settings.webhookWindow, settings.maxPauseMs, settings.globalRateLimit);
+  }
+
+  /** The bucket key of a request; bucket ids learned by other processes are resolved in Redis. */
+  bucketKey(routeKey: string, major: string): string {
+    return this.#routes.key(routeKey, major);
+  }
+
+  /** Always `false` unless on the local fallback: a shared bucket is checked in Redis, in {@link RedisRateLimitStore.acquireSlow}. */
+  tryAcquire(key: string, lane: Lane): boolean {
+    if (!this.#useLocal() || !this.#local.tryAcquire(key, lane)) return false;
+    this.#hold(this.#held, key, { id: '', resolved: undefined, discovering: false, countsGlobally: false });
+    return true;
+  }
+
+  /** Takes a place in the shared bucket in one atomic step, waiting (and polling) while there is none. */
+  async acquireSlow(key: string, lane: Lane, signal: AbortSignal | undefined, guard: WaitGuard): Promise<void> {
+    for (;;) {
+      if (this.#useLocal()) {
+        await this.#local.acquireSlow(key, lane, signal, guard);
+        this.#hold(this.#held, key, { id: '', resolved: undefined, discovering: false, countsGlobally: false });
+        return;
+      }
+      const id = this.#nextId();
+      const reply = await this.#step('b', key, id, lane);
+      if (reply === undefined) continue;
+      const [ok, value, reason, resolved] = reply;
+      if (ok === 1) {
+        const countsGlobally = lane === 'normal' && this.#settings.globalRateLimit !== undefined;
+        this.#hold(this.#held, key, { id, resolved, discovering: value === 1, countsGlobally });
+        return;
+      }
+      const ms = Math.max(1, value);
+      // Waiting for another request's discovery is bounded by that request's reservation, not a rate limit to refuse.
+      if (reason !== 'discovery') guard(ms, reason === 'global' ? 'global' : 'bucket');
+      await sleep(ms, signal);
+    }
+  }
+
+  /** Releases the place; sent with this process's next step. */
+  release(key: string): void {
+    const held = this.#unhold(this.#held, key);
+    if (held === undefined) return;
+    if (held.resolved === undefined) return this.#local.release(key);
+    this.#op('r', held.resolved, held.id, held.discovering ? '1' : '0', held.countsGlobally ? '1' : '0', '');
+  }
+
+  /** Learns from a response; sent with this process's next step. A window only narrows until it resets, whichever process learns it. */
+  learn(routeKey: string, major: string, headers: RateLimitHeaders | undefined): void {
+    if (this.#onLocal) this.#local.learn(routeKey, major, headers);
+    const used = this.#routes.key(routeKey, major);
+    if (headers?.bucket !== undefined) this.#routes.set(routeKey, headers.bucket);
+    const learned = this.#routes.key(routeKey, major);
+    const field = (value: number | undefined) => (value === undefined ? '' : String(Math.ceil(value)));
+    this.#op('l', used, learned, field(headers?.limit), field(headers?.remaining), field(headers?.resetAfterMs));
+  }
+
+  /** Pauses a bucket, or every bucket when `global`, in every process. */
+  pause(key: string, ms: number, global: boolean): void {
+    if (this.#onLocal) this.#local.pause(key, ms, global);
+    this.#op('p', key, '', String(Math.ceil(ms)), global ? '1' : '0', '');
+  }
+
+  /** Whether executions of incoming webhooks are limited. */
+  get limitsWebhooks(): boolean {
+    return this.#settings.webhookWindow !== undefined;
+  }
+
+  /** Runs `task` after every earlier task of the same webhook in this process, in order (each process keeps its own order). */
+  serializeWebhook<T>(webhookId: string, task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    let lane = this.#lanes.get(webhookId);
+    if (lane === undefined) {
+      lane = { tail: RESOLVED, queued: 0, completions: [] };
+      this.#lanes.set(webhookId, lane);
+    }
+    const entry = lane;
+    const result = runInTurn(entry, task, signal);
+    const forget = () => {
+      if (entry.queued === 0 && this.#lanes.get(webhookId) === entry) this.#lanes.delete(webhookId);
+    };
+    result.then(forget, forget);
+    return result;
+  }
+
+  /** Takes a place in the webhook's rolling window shared by every process, waiting while it is full. */
+  async webhookTurn(webhookId: string, signal: AbortSignal | undefined, guard: WaitGuard): Promise<void> {
+    const window: WebhookWindowOptions | undefined = this.#settings.webhookWindow;
+    if (window === undefined) return;
+    for (;;) {
+      if (this.#useLocal()) {
+        await this.#local.serializeWebhook(webhookId, () => this.#local.webhookTurn(webhookId, signal, guard), signal);
+        this.#hold(this.#webhookHeld, webhookId, { id: '', resolved: undefined, discovering: false, countsGlobally: false });
+        return;
+      }
+      const id = this.#nextId();
+      const reply = await this.#step('w', webhookId, id, 'normal');
+      if (reply === undefined) continue;
+      if (reply[0] === 1) {
+        this.#hold(this.#webhookHeld, webhookId, { id, resolved: webhookId, discovering: false, countsGlobally: false });
+        return;
+      }
+      const ms = Math.max(1, reply[1]);
+      guard(ms, 'webhook');
+      await sleep(ms, signal);
+    }
+  }
+
+  /** Records that an execution attempt finished: it counts in the window from now on. */
+  webhookDone(webhookId: string): void {
+    const held = this.#unhold(this.#webhookHeld, webhookId);
+    if (held === undefined) return;
+    if (held.resolved === undefined) {
+      // The local window needs its lane entry: record the completion there.
+      void this.#local.serializeWebhook(webhookId, async () => this.#local.webhookDone(webhookId), undefined);
+      return;
+    }
+    this.#op('w', webhookId, held.id, '', '', '');
+  }
+
+  #nextId(): string {
+    return `${this.#tag}:${(this.#sequence++).toString(36)}`;
+  }
+
+  #hold(map: Map<string, Held[]>, key: string, held: Held): void {
+    const list = map.get(key);
+    if (list === undefined) map.set(key, [held]);
+    else list.push(held);
+  }
+
+  #unhold(map: Map<string, Held[]>, key: string): Held | undefined {
+    const list = map.get(key);
+    if (list === undefined) return undefined;
+    const held = list.shift();
+    if (list.length === 0) map.delete(key);
+    return held;
+  }
+
+  /** Queues finished work for the next step, and makes sure a step carries it within this turn of the event loop. */
+  #op(type: string, key: string, id: string, a: string, b: string, c: string): void {
+    this.#ops.push(type, key, id, a, b, c);
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    setImmediate(() => {
+      this.#flushScheduled = false;
+      if (this.#ops.length > 0) void this.#step('n', '', '', 'normal');
+    });
+  }
+
+  /** Whether to use the in-memory fallback now; leaves it once the client is ready again (trying Redis again at most every few seconds). */
+  #useLocal(): boolean {
+    if (this.#onLocal && this.#client.isReady && Date.now() - this.#localSince >= LOCAL_RETRY_MS) {
+      this.#onLocal = false;
+      this.#warn(new Error('the Redis client is ready again: rate limits are shared again'));
+    }
+    return this.#onLocal;
+  }
+
+  #warn(error: Error): void {
+    for (const listener of this.#warnListeners) listener(error);
+  }
+
+  /**
+   * Runs one atomic step carrying every queued operation. Resolves
+   * `undefined` when it failed and the store fell back to local limits;
+   * rejects with `RateLimitStoreError` when it failed otherwise.
+   */
+  async #step(action: 'b' | 'w' | 'n', key: string, id: string, lane: Lane): Promise<StepReply | undefined> {
+    const ops = this.#ops;
+    this.#ops = [];
+    const { globalRateLimit, webhookWindow, maxPauseMs } = this.#settings;
+    const args = [
+      this.#prefix,
+      String(this.#keepMs),
+      String(maxPauseMs),
+      String(this.#reservationMs),
+      String(this.#pollMs),
+      String(globalRateLimit?.limit ?? 0),
+      String(globalRateLimit?.windowMs ?? 0),
+      String(webhookWindow?.limit ?? 0),
+      String(webhookWindow?.windowMs ?? 0),
+      String(ops.length / OP_FIELDS),
+      ...ops,
+      action,
+      key,
+      id,
+      lane,
+    ];
+    try {
+      return (await withinTime(this.#client, this.#timeoutMs, () => this.#script.run(this.#client, args))) as StepReply;
+    } catch (error) {
+      // Finished work that could not be sent is dropped: its reservations expire by themselves.
+      if (action === 'n') {
+        this.#warn(error as Error);
+        return undefined;
+      }
+      if (this.#onStoreError !== 'local') throw error;
+      if (!this.#onLocal) this.#warn(error as Error);
+      this.#onLocal = true;
+      this.#localSince = Date.now();
+      return undefined;
+    }
+  }
+}
+
+/**
+ * Creates a rate-limit store shared through Redis. Pass it as the client's
+ * `rateLimitStore`, one store per client.
+ *
+ * @example
+ * ```ts
+ * import { createClient } from 'redis';
+ * import { Client } from 'community-chat-sdk';
+ * import { createRedisRateLimitStore } from 'community-chat-sdk/redis';
+ *
+ * const redis = await createClient({ url: process.env.REDIS_URL }).connect();
+ * const client = new Client({ auth: { botToken }, rateLimitStore: createRedisRateLimitStore({ client: redis }) });
+ * ```
+ */
+export function createRedisRateLimitStore(options: RedisRateLimitStoreOptions): RedisRateLimitStore {
+  return new RedisRateLimitStore(options);
+}

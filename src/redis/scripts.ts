@@ -1,0 +1,172 @@
+/**
+ * The Lua script of the Redis rate-limit store: one atomic step that first
+ * applies what this process finished since its last step (releases, learned
+ * headers, pauses, webhook completions), then checks and takes one place.
+ * Redis `TIME` is its only clock.
+ *
+ * Keys under the prefix `P`:
+ * - `P b:<bucket>` hash: `k` known, `l` limit, `r` remaining, `t` reset (ms), `p` paused until (ms)
+ * - `P r:<bucket>` sorted set of reservations in flight, scored by their expiry
+ * - `P d:<bucket>` the discovery lock of an unknown bucket (expires like a reservation)
+ * - `P a:<key>` the bucket a route key resolves to once the server named its bucket id
+ * - `P gp` the global pause, until (ms)
+ * - `P g` sorted set of the proactive global cap: in flight scored by expiry, done by completion
+ * - `P w:<webhook id>` sorted set of one webhook's executions, scored the same way
+ *
+ * @module
+ */
+
+/** Fields per finished operation in ARGV. */
+export const OP_FIELDS = 6;
+
+/**
+ * ARGV: prefix, keepMs, maxPauseMs, reservationMs, pollMs, globalLimit,
+ * globalWindowMs, webhookLimit, webhookWindowMs, opCount, then opCount ×
+ * (type, key, id, a, b, c), then the action: type (`b` bucket, `w` webhook,
+ * `n` none), key, reservation id, lane.
+ *
+ * Returns `{ ok, discovering or wait ms, reason, resolved key }`.
+ */
+export const STEP_SCRIPT = `
+local P = ARGV[1]
+local keep = tonumber(ARGV[2])
+local maxPause = tonumber(ARGV[3])
+local resMs = tonumber(ARGV[4])
+local poll = tonumber(ARGV[5])
+local gLimit = tonumber(ARGV[6])
+local gWindow = tonumber(ARGV[7])
+local whLimit = tonumber(ARGV[8])
+local whWindow = tonumber(ARGV[9])
+local n = tonumber(ARGV[10])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+
+local function extend(key, ms)
+  if redis.call('PTTL', key) < ms then redis.call('PEXPIRE', key, ms) end
+end
+local function resolve(k)
+  return redis.call('GET', P .. 'a:' .. k) or k
+end
+
+local i = 11
+for _ = 1, n do
+  local ty, k, id, a, b, c = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5]
+  i = i + 6
+  if ty == 'r' then
+    redis.call('ZREM', P .. 'r:' .. k, id)
+    local al = redis.call('GET', P .. 'a:' .. k)
+    if al then redis.call('ZREM', P .. 'r:' .. al, id) end
+    if a == '1' then redis.call('DEL', P .. 'd:' .. k) end
+    if b == '1' then redis.call('ZADD', P .. 'g', 'XX', now, id) end
+  elseif ty == 'l' then
+    local bk = P .. 'b:' .. id
+    if a == '' and b == '' then
+      redis.call('HSETNX', bk, 'k', '1')
+      extend(bk, keep)
+    else
+      local cur = redis.call('HMGET', bk, 'l', 'r', 't')
+      local l, r, rt = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]) or 0
+      local hl, hr, ha = tonumber(a), tonumber(b), tonumber(c)
+      local nt = rt
+      if ha then nt = now + math.min(ha, maxPause) + 50 end
+      if rt > now and r then
+        -- The stored window is still open: a response can only narrow it.
+        if hr then r = math.min(r, hr) end
+        nt = math.max(rt, nt)
+      elseif hr then
+        r = hr
+      end
+      l = hl or l or (hr and hr + 1)
+      redis.call('HSET', bk, 'k', '1', 'l', l, 'r', r or l, 't', nt)
+      extend(bk, math.max(nt - now, 0) + keep)
+    end
+    if id ~= k then
+      redis.call('SET', P .. 'a:' .. k, id, 'PX', keep)
+      local old = P .. 'r:' .. k
+      if redis.call('EXISTS', old) == 1 then
+        redis.call('ZUNIONSTORE', P .. 'r:' .. id, 2, P .. 'r:' .. id, old, 'AGGREGATE', 'MAX')
+        extend(P .. 'r:' .. id, resMs)
+      end
+    end
+  elseif ty == 'p' then
+    local untilMs = now + math.min(tonumber(a), maxPause)
+    if b == '1' then
+      local cur = tonumber(redis.call('GET', P .. 'gp')) or 0
+      if untilMs > cur then redis.call('SET', P .. 'gp', untilMs, 'PX', untilMs - now + 1) end
+    else
+      local bk = P .. 'b:' .. resolve(k)
+      local cur = tonumber(redis.call('HGET', bk, 'p')) or 0
+      if untilMs > cur then
+        redis.call('HSET', bk, 'p', untilMs)
+        extend(bk, untilMs - now + keep)
+      end
+    end
+  elseif ty == 'w' then
+    redis.call('ZADD', P .. 'w:' .. k, 'XX', now, id)
+  end
+end
+
+local action, key, rid, lane = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
+if action == 'w' then
+  local wz = P .. 'w:' .. key
+  redis.call('ZREMRANGEBYSCORE', wz, '-inf', now - whWindow)
+  if redis.call('ZCARD', wz) >= whLimit then
+    local first = tonumber(redis.call('ZRANGE', wz, 0, 0, 'WITHSCORES')[2])
+    local w = first + whWindow - now + 1
+    if first > now then w = poll end
+    return { 0, w, 'webhook', key }
+  end
+  redis.call('ZADD', wz, now + resMs, rid)
+  extend(wz, whWindow + resMs)
+  return { 1, 0, '', key }
+end
+if action ~= 'b' then return { 1, 0, '', '' } end
+
+local rk = resolve(key)
+if lane == 'normal' then
+  local gp = tonumber(redis.call('GET', P .. 'gp')) or 0
+  if gp > now then return { 0, gp - now, 'global', rk } end
+end
+local bk = P .. 'b:' .. rk
+local h = redis.call('HMGET', bk, 'k', 'l', 'r', 't', 'p')
+local p = tonumber(h[5]) or 0
+if p > now then return { 0, p - now, 'bucket', rk } end
+local rz = P .. 'r:' .. rk
+redis.call('ZREMRANGEBYSCORE', rz, '-inf', now)
+local disc = 0
+if lane == 'normal' then
+  if h[3] then
+    local l, r, rt = tonumber(h[2]), tonumber(h[3]), tonumber(h[4]) or 0
+    if now >= rt then r = l end
+    if r - redis.call('ZCARD', rz) <= 0 then
+      local w = poll
+      if rt > now then w = rt - now end
+      return { 0, w, 'bucket', rk }
+    end
+  end
+  if gLimit > 0 then
+    local g = P .. 'g'
+    redis.call('ZREMRANGEBYSCORE', g, '-inf', now - gWindow)
+    if redis.call('ZCARD', g) >= gLimit then
+      local first = tonumber(redis.call('ZRANGE', g, 0, 0, 'WITHSCORES')[2])
+      local w = first + gWindow - now + 1
+      if first > now then w = poll end
+      return { 0, w, 'global', rk }
+    end
+  end
+  if not h[1] then
+    local dk = P .. 'd:' .. rk
+    if not redis.call('SET', dk, rid, 'NX', 'PX', resMs) then
+      return { 0, math.max(1, math.min(redis.call('PTTL', dk), poll)), 'discovery', rk }
+    end
+    disc = 1
+  end
+  if gLimit > 0 then
+    redis.call('ZADD', P .. 'g', now + resMs, rid)
+    extend(P .. 'g', gWindow + resMs)
+  end
+end
+redis.call('ZADD', rz, now + resMs, rid)
+extend(rz, resMs)
+return { 1, disc, '', rk }
+`;

@@ -1,0 +1,83 @@
+/**
+ * A user session shared through Redis: persisted under one key, and
+ * refreshed by one process at a time under a lock with an expiry.
+ *
+ * @module
+ */
+
+import { randomBytes } from 'node:crypto';
+import type { SessionStore } from '../auth/refresher.js';
+import type { SessionSnapshot } from '../auth/session.js';
+import { RedisScript, withinTime, type RedisClientLike } from './connection.js';
+
+/** Options of {@link createRedisSessionStore}. */
+export interface RedisSessionStoreOptions {
+  /** A connected node-redis v6 client, or anything with `isReady` and `sendCommand`. */
+  client: RedisClientLike;
+  /** The key holding the session (JSON with its secrets: protect Redis accordingly); the lock is `<key>:refresh-lock`. */
+  key: string;
+  /** How long the refresh lock lasts if its holder dies mid-refresh: keep it above the client's `timeoutMs`. @default 30000 */
+  lockMs?: number | undefined;
+  /** How long a Redis command may take. @default 2000 */
+  commandTimeoutMs?: number | undefined;
+}
+
+/** Deletes the lock only while this process still holds it. */
+const UNLOCK = new RedisScript(`if redis.call('GET', ARGV[1]) == ARGV[2] then return redis.call('DEL', ARGV[1]) end return 0`);
+
+/** The Redis session store. Create it with {@link createRedisSessionStore}. */
+export class RedisSessionStore implements SessionStore {
+  readonly #client: RedisClientLike;
+  readonly #key: string;
+  readonly #lockKey: string;
+  readonly #lockMs: number;
+  readonly #timeoutMs: number;
+  readonly #owner = randomBytes(12).toString('hex');
+
+  constructor(options: RedisSessionStoreOptions) {
+    this.#client = options.client;
+    this.#key = options.key;
+    this.#lockKey = `${options.key}:refresh-lock`;
+    this.#lockMs = options.lockMs ?? 30_000;
+    this.#timeoutMs = options.commandTimeoutMs ?? 2000;
+  }
+
+  /** Reads the saved session. */
+  async load(): Promise<SessionSnapshot | undefined> {
+    const text = await this.#run(['GET', this.#key]);
+    return typeof text === 'string' ? (JSON.parse(text) as SessionSnapshot) : undefined;
+  }
+
+  /** Saves the session, or deletes it after logout or expiry. */
+  async save(snapshot: SessionSnapshot | undefined): Promise<void> {
+    await this.#run(snapshot === undefined ? ['DEL', this.#key] : ['SET', this.#key, JSON.stringify(snapshot)]);
+  }
+
+  /** Takes the refresh lock (`SET NX PX`); resolves whether this process holds it. */
+  async lockRefresh(): Promise<boolean> {
+    return (await this.#run(['SET', this.#lockKey, this.#owner, 'NX', 'PX', String(this.#lockMs)])) === 'OK';
+  }
+
+  /** Releases the refresh lock if this process still holds it. */
+  async unlockRefresh(): Promise<void> {
+    await withinTime(this.#client, this.#timeoutMs, () => UNLOCK.run(this.#client, [this.#lockKey, this.#owner]));
+  }
+
+  #run(command: string[]): Promise<unknown> {
+    return withinTime(this.#client, this.#timeoutMs, () => this.#client.sendCommand(command));
+  }
+}
+
+/**
+ * Creates a session store shared through Redis: pass it as the client's
+ * `sessionStore`. Every process using the same key shares one session, and
+ * only one of them refreshes it at a time.
+ *
+ * @example
+ * ```ts
+ * const client = new Client({ sessionStore: createRedisSessionStore({ client: redis, key: 'bot:session' }) });
+ * ```
+ */
+export function createRedisSessionStore(options: RedisSessionStoreOptions): RedisSessionStore {
+  return new RedisSessionStore(options);
+}

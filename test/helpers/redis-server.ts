@@ -1,0 +1,119 @@
+/**
+ * A real Redis for the tests: `redis-server` (Debian's package) on a free
+ * loopback port, persistence off, stopped by its pid.
+ *
+ * Without `redis-server` on PATH the Redis suites skip with one loud line,
+ * except under `CI=true`, where a missing binary fails the run.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { connect, createServer } from 'node:net';
+import { describe } from 'vitest';
+
+/** The path of `redis-server`, or `undefined` when it is not installed. */
+export function findRedisServer(): string | undefined {
+  const found = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' });
+  const path = found.stdout.trim();
+  return found.status === 0 && path !== '' ? path : undefined;
+}
+
+const binary = findRedisServer();
+let warned = false;
+
+/**
+ * `describe` when `redis-server` exists; otherwise `describe.skip` with one
+ * loud line (or a failure under `CI=true`).
+ */
+export function describeWithRedis(name: string, body: () => void): void {
+  if (binary !== undefined) {
+    describe(name, body);
+    return;
+  }
+  if (process.env.CI === 'true') {
+    describe(name, () => {
+      throw new Error('redis-server is not on PATH and CI=true: install it with apt-get install -y redis-server');
+    });
+    return;
+  }
+  if (!warned) {
+    warned = true;
+    console.warn('\n!!! SKIPPING the Redis suites: redis-server is not on PATH. Install it with: apt-get install -y redis-server\n');
+  }
+  describe.skip(name, body);
+}
+
+/** A running `redis-server`. */
+export interface RunningRedis {
+  /** `redis://127.0.0.1:<port>`. */
+  url: string;
+  port: number;
+  pid: number;
+  /** Stops the server by its pid (SIGTERM, then SIGKILL) and waits for it to exit. */
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Whether Redis answers PING on the port. */
+function ping(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let reply = '';
+    socket.setTimeout(500, () => socket.destroy());
+    socket.on('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (chunk: Buffer) => {
+      reply += chunk.toString();
+      if (reply.includes('\r\n')) socket.end();
+    });
+    socket.on('close', () => resolve(reply.startsWith('+PONG')));
+    socket.on('error', () => undefined);
+  });
+}
+
+/** Starts `redis-server` on a free loopback port with persistence off, and waits until it accepts connections. */
+export async function startRedisServer(): Promise<RunningRedis> {
+  if (binary === undefined) throw new Error('redis-server is not on PATH: apt-get install -y redis-server');
+  const port = await freePort();
+  const child: ChildProcess = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no', '--loglevel', 'warning'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const started = Date.now();
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`redis-server exited at once: ${output}`);
+    const ready = await ping(port);
+    if (ready) break;
+    if (Date.now() - started > 10_000) {
+      child.kill('SIGKILL');
+      throw new Error(`redis-server did not start on port ${port}: ${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const pid = child.pid as number;
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    pid,
+    async stop() {
+      if (child.exitCode !== null) return;
+      process.kill(pid, 'SIGTERM');
+      const timer = setTimeout(() => {
+        if (child.exitCode === null) process.kill(pid, 'SIGKILL');
+      }, 3000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
