@@ -138,3 +138,91 @@ describe('webhook lanes run executions in order', () => {
     await next;
   });
 });
+
+describe('discovery of an unknown bucket', () => {
+  const headers = { limit: 2, remaining: 1, resetAfterMs: 1000, bucket: 'shared-id' };
+
+  it('lets one request discover it; the others wait for its headers, then go as far as the bucket allows', async () => {
+    let clock = 0;
+    const limiter = new RateLimiter(() => clock, undefined);
+    const route = 'GET /channels/{channel_id}';
+    const key = limiter.bucketKey(route, '1');
+    expect(limiter.tryAcquire(key, 'normal')).toBe(true);
+    // The bucket is being discovered: nobody else passes the fast path.
+    expect(limiter.tryAcquire(key, 'normal')).toBe(false);
+    const started: number[] = [];
+    const waiters = [1, 2].map((n) => limiter.acquireSlow(key, 'normal', undefined, () => undefined).then(() => started.push(n)));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(started).toEqual([]);
+    // The response arrives: release, then learn in the same turn (as the pipeline does).
+    limiter.release(key);
+    limiter.learn(route, '1', headers);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    // One place was left in the window: the first waiter goes, the second waits for the reset.
+    expect(started).toEqual([1]);
+    clock = 1100;
+    await Promise.all(waiters);
+    expect(started).toEqual([1, 2]);
+    // The bucket id is learned for the route, and the bucket is known there too.
+    expect(limiter.bucketKey(route, '1')).toBe('shared-id:1');
+  });
+
+  it('when the discovering request fails (no response), the next one discovers', async () => {
+    const limiter = new RateLimiter(() => 0, undefined);
+    const key = limiter.bucketKey('GET /x', '');
+    expect(limiter.tryAcquire(key, 'normal')).toBe(true);
+    let second = false;
+    const waiter = limiter.acquireSlow(key, 'normal', undefined, () => undefined).then(() => (second = true));
+    limiter.release(key); // no learn: the attempt failed
+    await waiter;
+    expect(second).toBe(true);
+    // The second is now the one discovering: a third waits again.
+    expect(limiter.tryAcquire(key, 'normal')).toBe(false);
+    limiter.release(key);
+    limiter.learn('GET /x', '', undefined); // a response without headers: known, and unlimited
+    expect(limiter.tryAcquire(key, 'normal')).toBe(true);
+    expect(limiter.tryAcquire(key, 'normal')).toBe(true);
+  });
+
+  it('a waiter aborted while the bucket is discovered rejects at once', async () => {
+    const limiter = new RateLimiter(() => 0, undefined);
+    const key = limiter.bucketKey('GET /y', '');
+    limiter.tryAcquire(key, 'normal');
+    const controller = new AbortController();
+    const waiter = limiter.acquireSlow(key, 'normal', controller.signal, () => undefined);
+    controller.abort(new Error('gave up'));
+    await expect(waiter).rejects.toThrow('gave up');
+  });
+
+  it('interaction callbacks (priority lane) never wait for a discovery', () => {
+    const limiter = new RateLimiter(() => 0, undefined);
+    const key = limiter.bucketKey('POST /interactions/{interaction_id}/callback', '');
+    expect(limiter.tryAcquire(key, 'priority')).toBe(true);
+    expect(limiter.tryAcquire(key, 'priority')).toBe(true);
+  });
+});
+
+describe('the proactive global cap', () => {
+  it('is off by default, and with globalRateLimit lets at most `limit` requests through per rolling window', async () => {
+    let clock = 0;
+    const off = new RateLimiter(() => clock, undefined);
+    for (let i = 0; i < 100; i++) {
+      const key = off.bucketKey('GET /z', String(i));
+      expect(off.tryAcquire(key, 'normal')).toBe(true);
+      off.release(key);
+      off.learn('GET /z', String(i), undefined);
+    }
+    const capped = new RateLimiter(() => clock, undefined, undefined, { limit: 3, windowMs: 1000 });
+    const keys = [0, 1, 2, 3].map((i) => capped.bucketKey('GET /z', String(i)));
+    for (const key of keys.slice(0, 3)) expect(capped.tryAcquire(key, 'normal')).toBe(true);
+    expect(capped.tryAcquire(keys[3] as string, 'normal')).toBe(false);
+    for (const key of keys.slice(0, 3)) capped.release(key);
+    // Counted until a second after each response.
+    expect(capped.tryAcquire(keys[3] as string, 'normal')).toBe(false);
+    const waits: number[] = [];
+    const waiting = capped.acquireSlow(keys[3] as string, 'normal', undefined, (ms) => void waits.push(ms));
+    clock = 1001;
+    await waiting;
+    expect(waits[0]).toBe(1001);
+  });
+});
