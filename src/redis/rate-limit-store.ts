@@ -159,7 +159,8 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   /** Learns from a response; sent with this process's next step. A window only narrows until it resets, whichever process learns it. */
   learn(routeKey: string, major: string, headers: RateLimitHeaders | undefined): void {
-    if (this.#onLocal) this.#local.learn(routeKey, major, headers);
+    // On the fallback, what is learned stays local: it is not queued for a Redis that cannot take it.
+    if (this.#onLocal) return this.#local.learn(routeKey, major, headers);
     const used = this.#routes.key(routeKey, major);
     if (headers?.bucket !== undefined) this.#routes.set(routeKey, headers.bucket);
     const learned = this.#routes.key(routeKey, major);
@@ -169,7 +170,7 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   /** Pauses a bucket, or every bucket when `global`, in every process. */
   pause(key: string, ms: number, global: boolean): void {
-    if (this.#onLocal) this.#local.pause(key, ms, global);
+    if (this.#onLocal) return this.#local.pause(key, ms, global);
     this.#op('p', key, '', String(Math.ceil(ms)), global ? '1' : '0', '');
   }
 
@@ -302,7 +303,7 @@ export class RedisRateLimitStore implements RateLimitStore {
     } catch (error) {
       // Finished work that could not be sent is dropped: its reservations expire by themselves.
       if (action === 'n') {
-        this.#warn(error as Error);
+        if (!this.#onLocal) this.#warn(error as Error);
         return undefined;
       }
       if (this.#onStoreError !== 'local') throw error;

@@ -1,0 +1,124 @@
+/**
+ * The Redis rate-limit store in one process, against a real redis-server:
+ * round trips per request, buckets that only move forward, the proactive
+ * global cap shared by two clients, and what happens when Redis is gone.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createClient } from 'redis';
+import { Client, isRateLimitStoreError } from '../../src/index.js';
+import { createRedisRateLimitStore } from '../../src/redis/index.js';
+import { startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
+import { describeWithRedis, startRedisServer, type RunningRedis } from '../helpers/redis-server.js';
+
+type Redis = ReturnType<typeof createClient>;
+
+async function connect(url: string): Promise<Redis> {
+  const client = createClient({ url, socket: { reconnectStrategy: 100 } });
+  client.on('error', () => undefined);
+  await client.connect();
+  return client;
+}
+
+/** `calls` of the EVALSHA/EVAL commands so far, from INFO commandstats. */
+async function scriptCalls(redis: Redis): Promise<number> {
+  const info = await redis.info('commandstats');
+  let total = 0;
+  for (const match of info.matchAll(/cmdstat_(evalsha|eval):calls=(\d+)/g)) total += Number(match[2]);
+  return total;
+}
+
+describeWithRedis('the Redis rate-limit store', () => {
+  let redis: RunningRedis;
+  let connection: Redis;
+  let server: LoopbackServer;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    connection = await connect(redis.url);
+    // Every response carries a roomy bucket, as a real server's would.
+    server = await startLoopbackServer((request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'x-ratelimit-limit': '1000', 'x-ratelimit-remaining': '999', 'x-ratelimit-reset-after': '60', 'x-ratelimit-bucket': 'roomy' });
+      response.end(JSON.stringify({ id: request.url }));
+    });
+  }, 20_000);
+  afterAll(async () => {
+    await server?.close();
+    await connection?.quit();
+    await redis?.stop();
+  });
+
+  it('costs one Redis round trip per request when the bucket has room (release and learn ride on the next take)', async () => {
+    const client = new Client({ baseUrl: server.url, auth: { botToken: 't' }, rateLimitStore: createRedisRateLimitStore({ client: connection, prefix: `trips-${Date.now()}:` }) });
+    await client.channels.get('1');
+    const before = await scriptCalls(connection);
+    const total = 400;
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < total) {
+          next++;
+          await client.channels.get('1');
+        }
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const perRequest = ((await scriptCalls(connection)) - before - 1) / total;
+    console.log(`[round trips] ${perRequest.toFixed(3)} Redis scripts per request at concurrency 16`);
+    expect(perRequest).toBeLessThanOrEqual(1.05);
+    await client.close();
+  });
+
+  it('a learned bucket only moves forward: a stale response cannot widen a window another process narrowed', async () => {
+    const prefix = `forward-${Date.now()}:`;
+    const a = createRedisRateLimitStore({ client: connection, prefix });
+    const b = createRedisRateLimitStore({ client: connection, prefix });
+    for (const store of [a, b]) store.configure({ now: Date.now, webhookWindow: undefined, maxPauseMs: 600_000, globalRateLimit: undefined });
+    const route = 'GET /channels/{channel_id}';
+    a.learn(route, '9', { limit: 5, remaining: 1, resetAfterMs: 5000, bucket: 'narrow' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    b.learn(route, '9', { limit: 5, remaining: 4, resetAfterMs: 4000, bucket: 'narrow' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const stored = await connection.hGetAll(`${prefix}b:narrow:9`);
+    expect(stored.r).toBe('1');
+    expect(stored.l).toBe('5');
+  });
+
+  it('the proactive global cap holds across clients sharing the store prefix', async () => {
+    const prefix = `cap-${Date.now()}:`;
+    const globalRateLimit = { limit: 5, windowMs: 1000 };
+    const clients = [0, 1].map(() => new Client({ baseUrl: server.url, auth: { botToken: 't' }, globalRateLimit, rateLimitStore: createRedisRateLimitStore({ client: connection, prefix }) }));
+    const before = server.requests.length;
+    const started = Date.now();
+    await Promise.all(clients.flatMap((client, c) => Array.from({ length: 6 }, (_, i) => client.channels.get(`${c}-${i}`))));
+    const arrivals = server.requests.slice(before).map((request) => request.receivedAt as number);
+    for (const first of arrivals) expect(arrivals.filter((at) => at >= first && at < first + 1000).length).toBeLessThanOrEqual(5);
+    expect(Date.now() - started).toBeGreaterThan(2000);
+    await Promise.all(clients.map((client) => client.close()));
+  });
+
+  it('when Redis is unreachable, calls fail fast with RateLimitStoreError, or go on in memory with a warning under onStoreError: "local"', async () => {
+    const doomed = await startRedisServer();
+    const lost = await connect(doomed.url);
+    const failing = new Client({ baseUrl: server.url, auth: { botToken: 't' }, rateLimitStore: createRedisRateLimitStore({ client: lost, prefix: 'gone:' }) });
+    const local = createRedisRateLimitStore({ client: lost, prefix: 'gone:', onStoreError: 'local' });
+    const warnings: string[] = [];
+    local.on('warn', (error) => warnings.push(error.message));
+    const falling = new Client({ baseUrl: server.url, auth: { botToken: 't' }, rateLimitStore: local });
+    await failing.channels.get('1');
+    await doomed.stop();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = Date.now();
+    const error = await failing.channels.get('1').catch((caught: unknown) => caught);
+    expect(isRateLimitStoreError(error)).toBe(true);
+    expect(String((error as Error).message)).toContain('unreachable');
+    expect(Date.now() - started).toBeLessThan(500);
+    const before = server.requests.length;
+    await falling.channels.get('2');
+    await falling.channels.get('3');
+    expect(server.requests.length - before).toBe(2);
+    expect(local.usingLocalFallback).toBe(true);
+    expect(warnings).toHaveLength(1);
+    await Promise.all([failing.close(), falling.close()]);
+    await lost.destroy();
+  });
+});
