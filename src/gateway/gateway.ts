@@ -11,6 +11,7 @@ import { EventEmitter } from 'eventemitter3';
 import { GatewayError, ValidationError } from '../errors.js';
 import { inspectSymbol, redactValue, scrubText } from '../redact.js';
 import type { InteractionFromDispatch } from '../interactions/from-dispatch.js';
+import { InteractionRouter } from '../interactions/router.js';
 import type { CommandOptionValues, TypedCommandDefinition } from '../interactions/options.js';
 import type { CommandInteraction, Interaction, InteractionByKind, InteractionKind } from '../interactions/interaction.js';
 import type { ConnectionEvent, ConnectionHost, GatewayConnection } from './connection.js';
@@ -22,6 +23,7 @@ import {
   type GatewayReadyEvent,
   type GatewayStatus,
   type GatewayWiring,
+  type InteractionErrorEvent,
   type InteractionHandler,
   type ResolvedGatewayOptions,
 } from './options.js';
@@ -47,7 +49,10 @@ export type {
 export class Gateway extends EventEmitter<GatewayEvents> {
   readonly #options: ResolvedGatewayOptions;
   readonly #wiring: GatewayWiring;
-  readonly #handlers = new Map<string, Set<InteractionHandler<Interaction>>>();
+  /** The handlers registered with `gateway.onCommand` / `gateway.onInteraction`. */
+  readonly #router = new InteractionRouter();
+  /** Routers added with `use()`, run after the Gateway's own. */
+  readonly #routers = new Set<InteractionRouter>();
   /** The bot token and recent interaction tokens, scrubbed from everything this Gateway emits. */
   readonly #secrets: SecretBook;
   #connection: GatewayConnection | undefined;
@@ -95,7 +100,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
    * Returns a function that removes the handler.
    */
   onInteraction<K extends InteractionKind>(kind: K, handler: InteractionHandler<InteractionByKind[K]>): () => void {
-    return this.#addHandler(kind, handler as InteractionHandler<Interaction>);
+    return this.#router.onInteraction(kind, handler);
   }
 
   /** Handles one slash command by name. Returns a function that removes the handler. */
@@ -103,51 +108,40 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   /** Handles one slash command by its definition (from `defineCommand`), which types `interaction.options`. */
   onCommand<D extends TypedCommandDefinition>(command: D, handler: InteractionHandler<CommandInteraction<CommandOptionValues<D>>>): () => void;
   onCommand(command: TypedCommandDefinition | string, handler: InteractionHandler<CommandInteraction<never>>): () => void {
-    const name = (typeof command === 'string' ? command : command.name).toLowerCase();
-    return this.#addHandler(`command:${name}`, handler as InteractionHandler<Interaction>);
+    return this.#router.onCommand(command as string, handler as InteractionHandler<CommandInteraction>);
   }
 
-  #addHandler(key: string, handler: InteractionHandler<Interaction>): () => void {
-    let set = this.#handlers.get(key);
-    if (!set) {
-      set = new Set();
-      this.#handlers.set(key, set);
-    }
-    set.add(handler);
+  /**
+   * Runs the handlers of a shared {@link InteractionRouter} (from
+   * `createInteractionRouter()`) for every interaction this Gateway receives,
+   * after its own. Their errors are emitted as `interactionError` on the
+   * router and on this Gateway. Returns a function that stops using it.
+   */
+  use(router: InteractionRouter): () => void {
+    this.#routers.add(router);
     return () => {
-      set?.delete(handler);
+      this.#routers.delete(router);
     };
   }
 
   /**
    * Runs the handlers of an interaction: `interactionCreate` listeners, the
-   * handlers of its kind, and for commands those of its name. Nothing a
-   * handler throws escapes: it is emitted as `interactionError`.
+   * handlers of its kind, and for commands those of its name, then those of
+   * every router added with `use()`. Nothing a handler throws escapes: it is
+   * emitted as `interactionError`.
    */
   deliver(interaction: Interaction): void {
-    this.#safely(interaction, () => this.emit('interactionCreate', interaction));
-    const keys = interaction.kind === 'command' ? [interaction.kind, `command:${interaction.commandName.toLowerCase()}`] : [interaction.kind];
-    for (const key of keys) {
-      const set = this.#handlers.get(key);
-      if (!set) continue;
-      for (const handler of set) this.#safely(interaction, () => handler(interaction));
-    }
-  }
-
-  #safely(interaction: Interaction, run: () => unknown): void {
     try {
-      const result = run();
-      if (result && typeof (result as Promise<unknown>).then === 'function') {
-        (result as Promise<unknown>).then(undefined, (error: unknown) => this.#reportHandlerError(error, interaction));
-      }
+      this.emit('interactionCreate', interaction);
     } catch (error) {
-      this.#reportHandlerError(error, interaction);
+      this.#reportHandlerError({ error, interaction });
     }
+    for (const router of [this.#router, ...this.#routers]) void router.dispatch(interaction, (event) => this.#reportHandlerError(event));
   }
 
-  #reportHandlerError(error: unknown, interaction: Interaction): void {
+  #reportHandlerError(event: InteractionErrorEvent): void {
     try {
-      this.emit('interactionError', { error, interaction });
+      this.emit('interactionError', event);
     } catch {
       // A throwing interactionError listener must not crash the connection either.
     }
@@ -243,7 +237,8 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   async destroy(): Promise<void> {
     this.#destroyed = true;
     await this.#connection?.destroy();
-    this.#handlers.clear();
+    this.#router.clear();
+    this.#routers.clear();
     this.removeAllListeners();
   }
 

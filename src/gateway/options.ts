@@ -6,6 +6,9 @@
  */
 
 import type { Interaction, InteractionResponder } from '../interactions/interaction.js';
+import type { InteractionErrorEvent } from '../interactions/router.js';
+
+export type { InteractionErrorEvent, InteractionHandler } from '../interactions/router.js';
 
 /** Status of the Gateway connection. */
 export type GatewayStatus = 'idle' | 'connecting' | 'identifying' | 'resuming' | 'ready' | 'reconnecting' | 'destroyed';
@@ -127,14 +130,6 @@ export interface GatewayDispatchEvent {
   d: unknown;
 }
 
-/** Emitted when an interaction handler throws or rejects. */
-export interface InteractionErrorEvent {
-  /** What the handler threw. */
-  error: unknown;
-  /** The interaction it was handling. */
-  interaction: Interaction;
-}
-
 /** Every event the Gateway emits. */
 export interface GatewayEvents {
   /** A new session is ready. */
@@ -156,6 +151,3 @@ export interface GatewayEvents {
   /** An interaction handler threw or rejected. */
   interactionError: [event: InteractionErrorEvent];
 }
-
-/** A handler of interactions of one kind. */
-export type InteractionHandler<I> = (interaction: I) => unknown;

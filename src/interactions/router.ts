@@ -1,0 +1,134 @@
+/**
+ * The one place interaction handlers are registered and run, whatever brought
+ * the interaction: the Gateway (`client.gateway.use(router)`) or an HTTP
+ * delivery (`createWebhookReceiver({ router })`). A bot's handlers are written
+ * once and run over either.
+ *
+ * @module
+ */
+
+import { EventEmitter } from 'eventemitter3';
+import type { CommandOptionValues, TypedCommandDefinition } from './options.js';
+import type { CommandInteraction, Interaction, InteractionByKind, InteractionKind } from './interaction.js';
+
+/** A handler of interactions of one kind. */
+export type InteractionHandler<I> = (interaction: I) => unknown;
+
+/** Emitted when an interaction handler throws or rejects. */
+export interface InteractionErrorEvent {
+  /** What the handler threw. */
+  error: unknown;
+  /** The interaction it was handling. */
+  interaction: Interaction;
+}
+
+/** Every event an {@link InteractionRouter} emits. */
+export interface InteractionRouterEvents {
+  /** A typed interaction arrived (before its handlers run). */
+  interactionCreate: [interaction: Interaction];
+  /** An interaction handler (or an `interactionCreate` listener) threw or rejected. */
+  interactionError: [event: InteractionErrorEvent];
+}
+
+/**
+ * Typed interaction handlers: by kind (`onInteraction`) and by command name
+ * (`onCommand`). Nothing a handler throws escapes: it becomes an
+ * `interactionError` event, on the router and on whatever delivered it.
+ */
+export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
+  readonly #handlers = new Map<string, Set<InteractionHandler<Interaction>>>();
+
+  /**
+   * Handles interactions of one kind; the handler's parameter is narrowed to
+   * that kind. Exceptions and rejections become `interactionError` events.
+   * Returns a function that removes the handler.
+   */
+  onInteraction<K extends InteractionKind>(kind: K, handler: InteractionHandler<InteractionByKind[K]>): () => void {
+    return this.#addHandler(kind, handler as InteractionHandler<Interaction>);
+  }
+
+  /** Handles one slash command by name. Returns a function that removes the handler. */
+  onCommand(name: string, handler: InteractionHandler<CommandInteraction>): () => void;
+  /** Handles one slash command by its definition (from `defineCommand`), which types `interaction.options`. */
+  onCommand<D extends TypedCommandDefinition>(command: D, handler: InteractionHandler<CommandInteraction<CommandOptionValues<D>>>): () => void;
+  onCommand(command: TypedCommandDefinition | string, handler: InteractionHandler<CommandInteraction<never>>): () => void {
+    const name = (typeof command === 'string' ? command : command.name).toLowerCase();
+    return this.#addHandler(`command:${name}`, handler as InteractionHandler<Interaction>);
+  }
+
+  #addHandler(key: string, handler: InteractionHandler<Interaction>): () => void {
+    let set = this.#handlers.get(key);
+    if (!set) {
+      set = new Set();
+      this.#handlers.set(key, set);
+    }
+    set.add(handler);
+    return () => {
+      set?.delete(handler);
+    };
+  }
+
+  /** How many handlers are registered (kind and command handlers together). */
+  get handlerCount(): number {
+    let count = 0;
+    for (const set of this.#handlers.values()) count += set.size;
+    return count;
+  }
+
+  /**
+   * Runs the handlers of an interaction: `interactionCreate` listeners, the
+   * handlers of its kind, and for commands those of its name. Nothing a
+   * handler throws escapes: it is emitted as `interactionError` on this
+   * router and passed to `onError` (the Gateway or receiver re-emits it).
+   * The promise resolves once every handler has settled; it never rejects.
+   */
+  dispatch(interaction: Interaction, onError?: (event: InteractionErrorEvent) => void): Promise<void> {
+    const pending: Promise<unknown>[] = [];
+    const report = (error: unknown) => {
+      const event: InteractionErrorEvent = { error, interaction };
+      for (const sink of [(e: InteractionErrorEvent) => this.emit('interactionError', e), onError]) {
+        try {
+          sink?.(event);
+        } catch {
+          // A throwing error listener must not break the others, nor whatever delivered the interaction.
+        }
+      }
+    };
+    const safely = (run: () => unknown) => {
+      try {
+        const result = run();
+        if (result && typeof (result as Promise<unknown>).then === 'function') pending.push(Promise.resolve(result).then(undefined, report));
+      } catch (error) {
+        report(error);
+      }
+    };
+    safely(() => this.emit('interactionCreate', interaction));
+    const keys = interaction.kind === 'command' ? [interaction.kind, `command:${interaction.commandName.toLowerCase()}`] : [interaction.kind];
+    for (const key of keys) {
+      const set = this.#handlers.get(key);
+      if (!set) continue;
+      for (const handler of [...set]) safely(() => handler(interaction));
+    }
+    return Promise.all(pending).then(() => undefined);
+  }
+
+  /** Removes every handler and listener. */
+  clear(): void {
+    this.#handlers.clear();
+    this.removeAllListeners();
+  }
+}
+
+/**
+ * Creates a router for interaction handlers, to be used by the Gateway
+ * (`client.gateway.use(router)`), by an HTTP receiver
+ * (`createWebhookReceiver({ router })`), or both.
+ *
+ * @example
+ * const router = createInteractionRouter();
+ * router.onCommand('ping', (interaction) => interaction.reply('pong'));
+ * client.gateway.use(router);
+ */
+export function createInteractionRouter(): InteractionRouter {
+  return new InteractionRouter();
+}
