@@ -11,6 +11,8 @@
 
 import { Pool, type Dispatcher } from 'undici';
 import type { HttpMethod } from '../routes.js';
+import { MultipartBody, MultipartStreamError } from './multipart.js';
+import { mswHint } from './network-hint.js';
 
 /** One HTTP request, ready to send. */
 export interface TransportRequest {
@@ -22,7 +24,13 @@ export interface TransportRequest {
   path: string;
   /** Request headers, lower-case names. */
   headers: Record<string, string>;
-  /** Request body. */
+  /**
+   * Request body: JSON text, or a multipart form. A form may be a
+   * {@link MultipartBody} whose files are streams: send
+   * `MultipartBody.from(body).chunks()` (with its `contentType` and, when
+   * known, `length`) rather than encoding the `FormData` itself, and check
+   * `consumed` before a resend.
+   */
   body: string | FormData | undefined;
   /** Aborts the request, including reading its body. */
   signal: TransportSignal;
@@ -156,8 +164,24 @@ const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI
 export function classifyFailure(error: unknown, signal: TransportSignal): TransportFailure {
   if (signal.aborted) return new TransportFailure('aborted', 'aborted', true, error);
   const code = findCode(error);
-  const detail = code ?? (error instanceof Error ? error.name : 'unknown error');
+  const upload = findUploadError(error);
+  const detail = upload ? `${upload.code}: ${upload.message}` : (code ?? (error instanceof Error ? error.name : 'unknown error'));
   return new TransportFailure('network', detail, code === undefined || !NEVER_SENT_CODES.has(code), error);
+}
+
+function findUploadError(error: unknown): MultipartStreamError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
+    if (current instanceof MultipartStreamError) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** The failure of a resend whose one-shot upload stream an earlier attempt already read: never sent, never retried (it may have reached the server before). */
+function notReplayable(): TransportFailure {
+  const error = new MultipartStreamError('ERR_UPLOAD_STREAM_CONSUMED', 'the upload stream was already read by an earlier attempt, so it is not sent again (upload a Blob, e.g. fs.openAsBlob(path), to allow retries)');
+  return new TransportFailure('network', `${error.code}: ${error.message}`, true, error);
 }
 
 function findCode(error: unknown): string | undefined {
@@ -207,16 +231,17 @@ export class UndiciTransport implements Transport {
 
   async send(request: TransportRequest): Promise<TransportResponse> {
     let response: Dispatcher.ResponseData;
-    let body: string | Uint8Array | null = null;
+    let body: string | AsyncIterable<Uint8Array> | null = null;
     let headers = request.headers;
     if (typeof request.body === 'string') {
       body = request.body;
     } else if (request.body !== undefined) {
-      // The runtime's FormData may come from another undici than ours (Node 20 bundles undici 6),
-      // so it is encoded by the runtime's own Response, which shares its realm.
-      const encoded = new Response(request.body);
-      body = new Uint8Array(await encoded.arrayBuffer());
-      headers = { ...headers, 'content-type': encoded.headers.get('content-type') ?? 'multipart/form-data' };
+      // Streamed with framing of our own: nothing is buffered, and a known length is sent as Content-Length (else chunked).
+      const form = MultipartBody.from(request.body);
+      if (form.consumed) throw notReplayable();
+      body = form.chunks();
+      headers = { ...headers, 'content-type': form.contentType };
+      if (form.length !== undefined) headers['content-length'] = String(form.length);
     }
     try {
       response = await this.#poolFor(request.origin).request({
@@ -224,14 +249,17 @@ export class UndiciTransport implements Transport {
         method: request.method,
         path: request.path,
         headers,
-        body,
+        // undici sends an async iterable body as it is pulled (its types name only Readable).
+        body: body as Exclude<Dispatcher.RequestOptions['body'], undefined>,
         signal: request.signal as unknown as AbortSignal,
         // Timeouts are enforced by the caller's signal, so the pool's own are disabled.
         headersTimeout: 0,
         bodyTimeout: 0,
       });
     } catch (error) {
-      throw classifyFailure(error, request.signal);
+      const failure = classifyFailure(error, request.signal);
+      const hint = failure.kind === 'network' ? mswHint(failure.detail, request.origin) : undefined;
+      throw hint === undefined ? failure : new TransportFailure('network', `${failure.detail} (${hint})`, failure.mayHaveReachedServer, error);
     }
     return new UndiciResponse(response, request.signal, request.maxResponseBytes);
   }
@@ -304,14 +332,21 @@ export class FetchTransport implements Transport {
     const detach = () => signal.removeListener('abort', onAbort);
     let response: Response;
     try {
-      response = await fetchFn(request.origin + request.path, {
-        method: request.method,
-        headers: request.headers,
-        body: request.body ?? null,
-        signal: controller.signal,
-        redirect: 'manual',
-      });
+      const init: RequestInit & { duplex?: 'half' } = { method: request.method, headers: request.headers, signal: controller.signal, redirect: 'manual' };
+      const body = request.body;
+      if (body instanceof MultipartBody && !body.replayable) {
+        // A one-shot stream goes out as a streamed request body (chunked).
+        if (body.consumed) throw notReplayable();
+        init.body = body.stream();
+        init.duplex = 'half';
+        init.headers = { ...request.headers, 'content-type': body.contentType };
+      } else init.body = body ?? null;
+      response = await fetchFn(request.origin + request.path, init);
     } catch (error) {
+      if (error instanceof TransportFailure) {
+        detach();
+        throw error;
+      }
       detach();
       throw classifyFailure(error, signal);
     }
@@ -381,3 +416,4 @@ async function readLimited(body: AsyncIterable<Uint8Array> & { destroy?: () => u
   }
   return new TextDecoder().decode(bytes);
 }
+

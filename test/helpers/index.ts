@@ -227,3 +227,32 @@ export async function startScript(file: string, options: { env?: Record<string, 
     },
   };
 }
+
+/** A loopback HTTP server that hands each request over unread, for tests of streamed request bodies. */
+export interface RawLoopbackServer {
+  url: string;
+  setHandler(handler: (request: http.IncomingMessage, response: http.ServerResponse) => void): void;
+  close(): Promise<void>;
+}
+
+/** Starts a {@link RawLoopbackServer} on 127.0.0.1, port 0. */
+export async function startRawLoopbackServer(handler: (request: http.IncomingMessage, response: http.ServerResponse) => void): Promise<RawLoopbackServer> {
+  let current = handler;
+  const server = http.createServer((request, response) => current(request, response));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    setHandler(next) {
+      current = next;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
