@@ -1,7 +1,7 @@
 // npm run bench: client CPU per request of the SDK against raw undici on the
 // same server in the same run, and cold import time against undici alone.
 // Prints ratios; it asserts nothing (timings do not belong in tests).
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -218,6 +218,15 @@ try {
   child.kill('SIGTERM');
 }
 
+// The Redis rate-limit store against the in-memory one, when redis-server is installed (bench/redis.mjs starts its own).
+console.log('');
+if (spawnSync('sh', ['-c', 'command -v redis-server'], { stdio: 'ignore' }).status === 0) execFileSync(process.execPath, [here('./redis.mjs')], { stdio: 'inherit' });
+else console.log('redis: redis-server is not installed (apt-get install -y redis-server): skipping the Redis store benchmark');
+
 // The soak of long-running state, in a process of its own (it needs --expose-gc to measure the heap after GC).
 console.log('');
 execFileSync(process.execPath, ['--expose-gc', here('./soak.mjs')], { stdio: 'inherit' });
+
+// Peak memory of a 200 MB streamed attachment upload, in a process of its own (--expose-gc for a settled baseline).
+console.log('');
+execFileSync(process.execPath, ['--expose-gc', here('./upload.mjs')], { stdio: 'inherit' });

@@ -10,14 +10,14 @@ import { createRedisRateLimitStore } from '../../src/redis/index.js';
 import { startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
 import { describeWithRedis, startRedisServer, type RunningRedis } from '../helpers/redis-server.js';
 
-type Redis = ReturnType<typeof createClient>;
-
-async function connect(url: string): Promise<Redis> {
+async function connect(url: string) {
   const client = createClient({ url, socket: { reconnectStrategy: 100 } });
   client.on('error', () => undefined);
   await client.connect();
   return client;
 }
+
+type Redis = Awaited<ReturnType<typeof connect>>;
 
 /** `calls` of the EVALSHA/EVAL commands so far, from INFO commandstats. */
 async function scriptCalls(redis: Redis): Promise<number> {

@@ -1,0 +1,104 @@
+// The Redis rate-limit store against the in-memory default: client CPU per request on the same loopback
+// server at concurrency 16, and Redis round trips per request (INFO commandstats deltas). npm run bench runs
+// it when redis-server is installed; it starts its own (persistence off) and stops it by pid. Prints; asserts nothing.
+//   node bench/redis.mjs
+import { spawn, execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { createClient } from 'redis';
+import { Client } from '../dist/index.js';
+import { createRedisRateLimitStore } from '../dist/redis/index.js';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
+const CONCURRENCY = 16;
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const freePort = () =>
+  new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+
+async function measure(fn, total) {
+  let next = 0;
+  const worker = async () => {
+    while (next < total) {
+      next++;
+      await fn();
+    }
+  };
+  const start = process.cpuUsage();
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / total;
+}
+
+/** Commands Redis has run so far (every command but INFO itself, those run inside scripts included), and how many of them were scripts. */
+async function commandCounts(redis) {
+  const info = await redis.info('commandstats');
+  let all = 0;
+  let scripts = 0;
+  for (const [, name, calls] of info.matchAll(/cmdstat_([a-z|]+):calls=(\d+)/g)) {
+    if (name === 'info') continue;
+    all += Number(calls);
+    if (name === 'evalsha' || name === 'eval') scripts += Number(calls);
+  }
+  return { all, scripts };
+}
+
+const redisPort = await freePort();
+const redisServer = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'], { stdio: 'ignore' });
+const httpServer = spawn(process.execPath, [fileURLToPath(new URL('./server.mjs', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
+try {
+  const [chunk] = await once(httpServer.stdout, 'data');
+  const baseUrl = `http://127.0.0.1:${Number(String(chunk).trim())}`;
+  let redis;
+  for (let i = 0; ; i++) {
+    try {
+      redis = createClient({ url: `redis://127.0.0.1:${redisPort}` });
+      redis.on('error', () => undefined);
+      await redis.connect();
+      break;
+    } catch (error) {
+      if (i > 100) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  const memory = new Client({ baseUrl, auth: { botToken: 'bench-token' } });
+  const shared = new Client({ baseUrl, auth: { botToken: 'bench-token' }, rateLimitStore: createRedisRateLimitStore({ client: redis, prefix: 'bench:' }) });
+  const memoryGet = () => memory.channels.get('123');
+  const redisGet = () => shared.channels.get('123');
+  await measure(memoryGet, 2000);
+  await measure(redisGet, 2000);
+  const memoryTimes = [];
+  const redisTimes = [];
+  let trips = { all: 0, scripts: 0, requests: 0 };
+  for (let round = 0; round < ROUNDS; round++) {
+    const before = await commandCounts(redis);
+    if (round % 2 === 0) {
+      memoryTimes.push(await measure(memoryGet, REQUESTS));
+      redisTimes.push(await measure(redisGet, REQUESTS));
+    } else {
+      redisTimes.push(await measure(redisGet, REQUESTS));
+      memoryTimes.push(await measure(memoryGet, REQUESTS));
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    const after = await commandCounts(redis);
+    trips = { all: trips.all + after.all - before.all, scripts: trips.scripts + after.scripts - before.scripts, requests: trips.requests + REQUESTS };
+  }
+  const memoryUs = median(memoryTimes);
+  const redisUs = median(redisTimes);
+  console.log(`Redis rate-limit store (redis-server ${execFileSync('redis-server', ['--version'], { encoding: 'utf8' }).match(/v=(\S+)/)?.[1] ?? '?'} on loopback), GET channels.get at concurrency ${CONCURRENCY}, median of ${ROUNDS} rounds of ${REQUESTS}:`);
+  console.log(`  client CPU per request: Redis store ${redisUs.toFixed(1)} µs vs in-memory ${memoryUs.toFixed(1)} µs: ratio ${(redisUs / memoryUs).toFixed(2)}x`);
+  // The store sends nothing but EVALSHA (EVAL once per script cache miss), so scripts are its round trips; commandstats also counts the commands the scripts run inside Redis.
+  console.log(`  Redis round trips per request: ${(trips.scripts / trips.requests).toFixed(3)} (EVALSHA; target 1), running ${((trips.all - trips.scripts) / trips.requests).toFixed(1)} commands inside the script`);
+  await Promise.all([memory.close(), shared.close()]);
+  await redis.quit();
+} finally {
+  httpServer.kill('SIGTERM');
+  redisServer.kill('SIGTERM');
+}
