@@ -1,0 +1,50 @@
+/**
+ * Reads a `node:http` request body into bytes, up to a limit.
+ *
+ * @module
+ */
+
+import type { IncomingMessage } from 'node:http';
+
+/** The body's bytes, or the status to answer instead (413 past the limit, 400 if the request broke off). */
+export type ReadBodyResult = { ok: true; body: Buffer } | { ok: false; status: 400 | 413 };
+
+/**
+ * Reads the whole body of `request`, refusing (413) one whose `Content-Length`
+ * or streamed size exceeds `maxBytes`; past the limit the rest is drained,
+ * not buffered.
+ */
+export function readNodeBody(request: IncomingMessage, maxBytes: number): Promise<ReadBodyResult> {
+  const declared = Number(request.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    request.resume();
+    return Promise.resolve({ ok: false, status: 413 });
+  }
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (result: ReadBodyResult) => {
+      // The 'error' listener stays: an error on a request nobody listens to would crash the process.
+      request.off('data', onData);
+      request.off('end', onEnd);
+      resolve(result);
+    };
+    const onData = (chunk: Buffer | string) => {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+      size += bytes.length;
+      if (size > maxBytes) {
+        finish({ ok: false, status: 413 });
+        chunks.length = 0;
+        request.resume();
+        return;
+      }
+      chunks.push(bytes);
+    };
+    const onEnd = () => finish({ ok: true, body: Buffer.concat(chunks, size) });
+    const onError = () => finish({ ok: false, status: 400 });
+    request.on('data', onData);
+    request.on('end', onEnd);
+    request.on('error', onError);
+    request.on('aborted', onError);
+  });
+}

@@ -1,0 +1,273 @@
+/**
+ * The webhook receiver: verifies each delivery, refuses replays, answers
+ * before the handlers run, de-duplicates retries, and runs typed handlers by
+ * event type. An INTERACTION_CREATE delivery becomes the same typed
+ * interaction the Gateway builds, run through the shared interaction router,
+ * with `reply()` bound to the callback endpoint through the client.
+ *
+ * @module
+ */
+
+import { createHash } from 'node:crypto';
+import { EventEmitter } from 'eventemitter3';
+import { ValidationError, WebhookVerificationError, isCommunityChatError, isWebhookVerificationError } from '../errors.js';
+import { inspectSymbol, scrubText } from '../redact.js';
+import type { InteractionCallbackType } from '../constants.js';
+import type { InteractionResponder } from '../interactions/types.js';
+import { InteractionRouter, type InteractionErrorEvent } from '../interactions/router.js';
+import type { WebhookDelivery, WebhookEventMap } from './delivery.js';
+import { createExpressMiddleware, type ExpressMiddleware } from './express.js';
+import { createFetchHandler, type FetchHandler } from './fetch.js';
+import { headerLookup, secretKeys, type WebhookHeaders } from './input.js';
+import { createNodeHandler, type NodeRequestHandler } from './node.js';
+import type { ReceiveOutcome, ReceiverCore } from './outcome.js';
+import { MemoryReplayStore, type ReplayStore } from './replay-store.js';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_TOLERANCE_SECONDS, resolveScheme, type ResolvedWebhookScheme, type WebhookScheme, type WebhookSecret } from './scheme.js';
+import { verifyWebhookDelivery } from './verify.js';
+
+/** What the receiver needs of a client: `client.interactions.respond` (a `Client` fits). */
+export interface InteractionCallbackClient {
+  /** The interaction callback manager. */
+  readonly interactions: {
+    /** `POST /interactions/{interaction_id}/callback`. */
+    respond(interactionId: string, body: { interaction_type: InteractionCallbackType; data: Record<string, unknown> }): Promise<unknown>;
+  };
+}
+
+/** Options of {@link createWebhookReceiver}. */
+export interface WebhookReceiverOptions {
+  /** The webhook's signing secret, or several while rotating. An empty or whitespace secret is refused. */
+  secret: WebhookSecret | readonly WebhookSecret[];
+  /** Answers interactions delivered over HTTP (`client.interactions.respond`). @default none: interactions cannot be answered */
+  client?: InteractionCallbackClient | undefined;
+  /** The interaction handlers; share one with `client.gateway.use(router)`. @default a new router, as `receiver.router` */
+  router?: InteractionRouter | undefined;
+  /** Where accepted signatures and delivery ids are remembered. @default a `MemoryReplayStore` (10000 keys, this process only) */
+  replayStore?: ReplayStore | undefined;
+  /** How far the signing time may be from now, either way, in seconds. @default 300 */
+  toleranceSeconds?: number | undefined;
+  /** How long a delivery id is remembered, so that a retry is not handled twice, in milliseconds. @default twice `toleranceSeconds` (10 minutes) */
+  dedupeTtlMs?: number | undefined;
+  /** Largest body the adapters read; past it they answer 413. @default 1048576 (1 MiB) */
+  maxBodyBytes?: number | undefined;
+  /** The signing scheme (header names, signed string, body shape). @default the scheme in docs/assumptions.md */
+  scheme?: WebhookScheme | undefined;
+  /** The delivery type whose `data` is an interaction. @default 'INTERACTION_CREATE' */
+  interactionEventType?: string | undefined;
+  /** The clock, epoch milliseconds. @default Date.now */
+  now?: (() => number) | undefined;
+}
+
+/** Emitted when a handler (or the receiver itself) fails; never a crash, never a 500 after the 2xx. */
+export interface WebhookErrorEvent {
+  /** What was thrown. */
+  error: unknown;
+  /** The delivery being handled, if any. */
+  delivery: WebhookDelivery | undefined;
+}
+
+/** The receiver's own events (delivery types are subscribed to with the same `on`). */
+export interface WebhookReceiverEvents {
+  /** Every new verified delivery, whatever its type: the catch-all. */
+  delivery: [delivery: WebhookDelivery];
+  /** A retry of a delivery already handled (same id, new signature): answered 200, not handled again. */
+  duplicate: [delivery: WebhookDelivery];
+  /** A request that failed verification (answered 401). */
+  rejected: [error: WebhookVerificationError];
+  /** A handler threw or rejected, or the receiver could not do its job (the replay store failed, a body parser ran first). */
+  error: [event: WebhookErrorEvent];
+  /** An interaction handler threw or rejected (also emitted on the router). */
+  interactionError: [event: InteractionErrorEvent];
+}
+
+/** The receiver's own event names; a delivery of one of these types reaches only the `delivery` catch-all. */
+const OWN_EVENTS = new Set<string>(['delivery', 'duplicate', 'rejected', 'error', 'interactionError']);
+
+type DeliveryHandler = (delivery: WebhookDelivery) => unknown;
+
+/**
+ * Receives signed deliveries over HTTP. Mount one of its adapters:
+ * `receiver.node` (`node:http`), `receiver.fetch` (edge and serverless),
+ * `receiver.express` (Express-compatible middleware).
+ */
+export class WebhookReceiver<Events extends object = WebhookEventMap> {
+  /** The interaction handlers (the one given, or a new one). */
+  readonly router: InteractionRouter;
+  /** `http.createServer(receiver.node)`. */
+  readonly node: NodeRequestHandler;
+  /** `export default { fetch: (request, env, ctx) => receiver.fetch(request, ctx) }`. */
+  readonly fetch: FetchHandler;
+  /** `app.post('/webhooks', receiver.express)`. */
+  readonly express: ExpressMiddleware;
+  readonly #events = new EventEmitter<WebhookReceiverEvents>();
+  readonly #handlers = new Map<string, Set<DeliveryHandler>>();
+  readonly #secrets: WebhookSecret[];
+  readonly #secretTexts: string[];
+  readonly #store: ReplayStore;
+  readonly #scheme: ResolvedWebhookScheme;
+  readonly #tolerance: number;
+  readonly #dedupeTtlMs: number;
+  readonly #interactionType: string;
+  readonly #respond: InteractionResponder | undefined;
+  readonly #now: () => number;
+  /** Builds interactions; loaded on the first INTERACTION_CREATE (it pulls in zod). */
+  #fromDispatch: Promise<typeof import('../interactions/from-dispatch.js')> | undefined;
+
+  constructor(options: WebhookReceiverOptions) {
+    const operation = 'createWebhookReceiver';
+    secretKeys(operation, options.secret);
+    this.#secrets = Array.isArray(options.secret) ? [...(options.secret as readonly WebhookSecret[])] : [options.secret as WebhookSecret];
+    this.#secretTexts = this.#secrets.filter((secret): secret is string => typeof secret === 'string');
+    this.#tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+    this.#dedupeTtlMs = options.dedupeTtlMs ?? this.#tolerance * 2000;
+    const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    const issues = [
+      !Number.isFinite(this.#tolerance) || this.#tolerance < 0 ? { path: 'toleranceSeconds', message: 'must be a finite number of seconds, 0 or more' } : undefined,
+      !Number.isFinite(this.#dedupeTtlMs) || this.#dedupeTtlMs <= 0 ? { path: 'dedupeTtlMs', message: 'must be a positive number of milliseconds' } : undefined,
+      !Number.isInteger(maxBodyBytes) || maxBodyBytes < 1 ? { path: 'maxBodyBytes', message: 'must be a whole number of bytes, at least 1' } : undefined,
+    ].filter((issue) => issue !== undefined);
+    if (issues.length > 0) throw new ValidationError(operation, issues);
+    this.#scheme = resolveScheme(options.scheme);
+    this.#store = options.replayStore ?? new MemoryReplayStore(options.now ? { now: options.now } : {});
+    this.#interactionType = options.interactionEventType ?? 'INTERACTION_CREATE';
+    const client = options.client;
+    this.#respond = client ? (interactionId, body) => client.interactions.respond(interactionId, body) : undefined;
+    this.#now = options.now ?? Date.now;
+    this.router = options.router ?? new InteractionRouter();
+    const core: ReceiverCore = { receive: (rawBody, headers) => this.#receive(rawBody, headers), fail: (error) => this.#emitError(error, undefined), maxBodyBytes };
+    this.node = createNodeHandler(core);
+    this.fetch = createFetchHandler(core);
+    this.express = createExpressMiddleware(core);
+  }
+
+  /** Listens to one of the receiver's own events. */
+  on<K extends keyof WebhookReceiverEvents>(event: K, listener: (...args: WebhookReceiverEvents[K]) => unknown): this;
+  /** Handles deliveries of one known type; `delivery.data` is typed by the event map. */
+  on<T extends keyof Events & string>(type: T, handler: (delivery: WebhookDelivery<T, Events[T]>) => unknown): this;
+  /** Handles deliveries of any other type; `delivery.data` is `unknown`. */
+  on(type: string, handler: (delivery: WebhookDelivery) => unknown): this;
+  on(name: string, listener: (...args: never[]) => unknown): this {
+    if (OWN_EVENTS.has(name)) this.#events.on(name as keyof WebhookReceiverEvents, listener as never);
+    else {
+      let set = this.#handlers.get(name);
+      if (!set) this.#handlers.set(name, (set = new Set()));
+      set.add(listener as DeliveryHandler);
+    }
+    return this;
+  }
+
+  /** Removes a listener or handler added with `on`. */
+  off(name: string, listener: (...args: never[]) => unknown): this {
+    if (OWN_EVENTS.has(name)) this.#events.off(name as keyof WebhookReceiverEvents, listener as never);
+    else this.#handlers.get(name)?.delete(listener as DeliveryHandler);
+    return this;
+  }
+
+  /**
+   * Verifies and claims one request, and says what to answer; the handlers
+   * start only when the outcome's `dispatch()` is called (the adapters call
+   * it after answering). For frameworks without an adapter. Never rejects.
+   */
+  receive(rawBody: Uint8Array | string, headers: WebhookHeaders): Promise<ReceiveOutcome> {
+    return this.#receive(typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody, headers);
+  }
+
+  async #receive(rawBody: Uint8Array, headers: WebhookHeaders): Promise<ReceiveOutcome> {
+    let delivery: WebhookDelivery;
+    try {
+      delivery = verifyWebhookDelivery({ rawBody, headers, secret: this.#secrets, toleranceSeconds: this.#tolerance, now: this.#now, scheme: this.#scheme });
+      // The signature, hashed (it never reaches the store in clear): the same signed request twice is a replay.
+      const signature = headerLookup('receiver', headers)(this.#scheme.signatureHeader);
+      const key = `sig:${createHash('sha256').update(String(signature)).digest('hex')}`;
+      const signatureTtl = Math.max(this.#tolerance * 2000, 1000);
+      if (!(await this.#store.claim(key, signatureTtl))) throw new WebhookVerificationError('replayed', 'this exact signed request was already received');
+      if (!(await this.#store.claim(`delivery:${delivery.id}`, this.#dedupeTtlMs))) {
+        this.#emit('duplicate', delivery);
+        return { status: 200, body: { ok: true, duplicate: true }, dispatch: () => Promise.resolve() };
+      }
+    } catch (error) {
+      if (isWebhookVerificationError(error)) {
+        this.#emit('rejected', error);
+        return { status: 401, body: { ok: false, reason: error.reason }, dispatch: () => Promise.resolve() };
+      }
+      this.#emitError(error, undefined);
+      return { status: 503, body: { ok: false, reason: 'unavailable' }, dispatch: () => Promise.resolve() };
+    }
+    let started: Promise<void> | undefined;
+    return { status: 200, body: { ok: true }, dispatch: () => (started ??= this.#dispatch(delivery)) };
+  }
+
+  /** Runs every handler of a verified delivery; never rejects. */
+  async #dispatch(delivery: WebhookDelivery): Promise<void> {
+    const pending: Promise<unknown>[] = [];
+    const handlers = [...(this.#events.listeners('delivery') as DeliveryHandler[]), ...(OWN_EVENTS.has(delivery.type) ? [] : [...(this.#handlers.get(delivery.type) ?? [])])];
+    for (const handler of handlers) {
+      try {
+        const result = handler(delivery);
+        if (result && typeof (result as Promise<unknown>).then === 'function') pending.push(Promise.resolve(result).then(undefined, (error: unknown) => this.#emitError(error, delivery)));
+      } catch (error) {
+        this.#emitError(error, delivery);
+      }
+    }
+    if (delivery.type === this.#interactionType) pending.push(this.#interaction(delivery));
+    await Promise.all(pending);
+  }
+
+  /** Builds the typed interaction of an INTERACTION_CREATE delivery and runs the router; never rejects. */
+  async #interaction(delivery: WebhookDelivery): Promise<void> {
+    try {
+      const respond = this.#respond;
+      if (respond === undefined) {
+        throw new ValidationError('createWebhookReceiver', [{ path: 'client', message: `a ${this.#interactionType} delivery arrived, but the receiver has no client to answer it: pass createWebhookReceiver({ client })` }]);
+      }
+      this.#fromDispatch ??= import('../interactions/from-dispatch.js');
+      const { interactionFromDispatch } = await this.#fromDispatch;
+      const built = interactionFromDispatch(delivery.data, respond, this.#now);
+      if (!built.ok) throw built.error;
+      await this.router.dispatch(built.interaction, (event) => this.#emit('interactionError', event));
+    } catch (error) {
+      this.#emitError(error, delivery);
+    }
+  }
+
+  #emitError(error: unknown, delivery: WebhookDelivery | undefined): void {
+    if (isCommunityChatError(error)) {
+      // The SDK's own errors never hold a secret; scrub anyway, as the Gateway does.
+      error.message = scrubText(error.message, this.#secretTexts);
+      if (error.stack !== undefined) error.stack = scrubText(error.stack, this.#secretTexts);
+    }
+    this.#emit('error', { error, delivery });
+  }
+
+  /** Emits; a listener that throws is swallowed (an `error` listener) or reported as `error`. */
+  #emit<K extends keyof WebhookReceiverEvents>(event: K, ...args: WebhookReceiverEvents[K]): void {
+    try {
+      (this.#events.emit as (event: K, ...args: WebhookReceiverEvents[K]) => boolean)(event, ...args);
+    } catch (error) {
+      if (event !== 'error') this.#emitError(error, undefined);
+    }
+  }
+
+  /** Redacted view for `util.inspect`: never a secret. */
+  [inspectSymbol](): string {
+    return `WebhookReceiver { secrets: ${this.#secrets.length} [redacted], types: [${[...this.#handlers.keys()].join(', ')}], interactionHandlers: ${this.router.handlerCount} }`;
+  }
+
+  /** Redacted view for `JSON.stringify`. */
+  toJSON(): Record<string, unknown> {
+    return { secrets: `${this.#secrets.length} [redacted]`, types: [...this.#handlers.keys()], interactionHandlers: this.router.handlerCount };
+  }
+}
+
+/**
+ * Creates a receiver of signed application-webhook deliveries (and of
+ * interactions over HTTP, without a Gateway).
+ *
+ * @example
+ * const receiver = createWebhookReceiver({ secret: process.env.WEBHOOK_SECRET, client });
+ * receiver.router.onCommand('ping', (interaction) => interaction.reply('pong'));
+ * http.createServer(receiver.node).listen(3000);
+ */
+export function createWebhookReceiver<Events extends object = WebhookEventMap>(options: WebhookReceiverOptions): WebhookReceiver<Events> {
+  return new WebhookReceiver<Events>(options);
+}

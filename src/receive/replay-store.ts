@@ -1,0 +1,75 @@
+/**
+ * Where a receiver remembers what it has already accepted, so that a replayed
+ * request or a retried delivery is not handled twice. The default is in
+ * memory and bounded; a shared store (Redis) implements the same interface
+ * for several instances behind a load balancer.
+ *
+ * @module
+ */
+
+import { ValidationError } from '../errors.js';
+
+/**
+ * Remembers keys for a while. `claim` must be atomic across every instance
+ * that shares the store (Redis: `SET key 1 NX PX ttlMs`).
+ */
+export interface ReplayStore {
+  /**
+   * Claims `key` for `ttlMs` milliseconds: resolves `true` if it was free
+   * (now claimed), `false` if it was already claimed and has not expired.
+   */
+  claim(key: string, ttlMs: number): Promise<boolean> | boolean;
+}
+
+/** Options of {@link MemoryReplayStore}. */
+export interface MemoryReplayStoreOptions {
+  /** Most keys kept; past it the oldest is forgotten first. @default 10000 */
+  maxEntries?: number | undefined;
+  /** The clock, epoch milliseconds. @default Date.now */
+  now?: (() => number) | undefined;
+}
+
+/**
+ * The default replay store: a map in this process, bounded by `maxEntries`
+ * (the oldest key is forgotten first) and by each key's time to live.
+ * Instances behind a load balancer do not share it: use a shared store there.
+ */
+export class MemoryReplayStore implements ReplayStore {
+  /** Key → when it expires; insertion order is claim order. */
+  readonly #entries = new Map<string, number>();
+  readonly #maxEntries: number;
+  readonly #now: () => number;
+
+  constructor(options: MemoryReplayStoreOptions = {}) {
+    const maxEntries = options.maxEntries ?? 10_000;
+    if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new ValidationError('MemoryReplayStore', [{ path: 'maxEntries', message: 'must be a whole number of at least 1' }]);
+    this.#maxEntries = maxEntries;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** How many keys are remembered now. */
+  get size(): number {
+    this.#prune(this.#now());
+    return this.#entries.size;
+  }
+
+  /** Claims `key` for `ttlMs`; `false` if it is already claimed. Synchronous, so two claims cannot interleave. */
+  claim(key: string, ttlMs: number): boolean {
+    const now = this.#now();
+    this.#prune(now);
+    const until = this.#entries.get(key);
+    if (until !== undefined && until > now) return false;
+    this.#entries.delete(key);
+    this.#entries.set(key, now + ttlMs);
+    while (this.#entries.size > this.#maxEntries) this.#entries.delete(this.#entries.keys().next().value as string);
+    return true;
+  }
+
+  /** Drops expired keys from the front (keys are claimed with one TTL per receiver, so the front expires first). */
+  #prune(now: number): void {
+    for (const [key, until] of this.#entries) {
+      if (until > now) break;
+      this.#entries.delete(key);
+    }
+  }
+}
