@@ -1,0 +1,172 @@
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import {
+  Client,
+  createInteraction,
+  createInteractionRouter,
+  createWebhookReceiver,
+  defineCommand,
+  InteractionRouter,
+  type AutocompleteInteraction,
+  type CommandInteraction,
+  type ComponentInteraction,
+  type Interaction,
+  type InteractionErrorEvent,
+  type InteractionPayload,
+  type ModalSubmitInteraction,
+  type PingInteraction,
+} from '../../src/index.js';
+import { SECRETS, startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
+import { NOW_MS, signedDelivery, WEBHOOK_SECRET } from '../receive/helpers.js';
+
+let service: LoopbackServer;
+beforeAll(async () => {
+  service = await startLoopbackServer((_req, res) => {
+    res.statusCode = 204;
+    res.end();
+  });
+});
+afterAll(() => service.close());
+
+const quiz = defineCommand({
+  name: 'Quiz',
+  description: 'Start a quiz',
+  options: [
+    { type: 3, name: 'topic', description: 'Topic', required: true },
+    { type: 4, name: 'rounds', description: 'Rounds' },
+  ],
+});
+
+function payload(id: string, overrides: Partial<InteractionPayload> = {}): InteractionPayload {
+  return { id, type: 2, token: `tok-${id}-secret`, created_at: NOW_MS, data: { name: 'quiz', options: [{ name: 'topic', type: 3, value: 'space' }] }, ...overrides };
+}
+
+/** One bot's handlers, written once. */
+function quizBot() {
+  const router = createInteractionRouter();
+  const answered: string[] = [];
+  router.onCommand(quiz, async (interaction) => {
+    await interaction.reply(`Quiz about ${interaction.options.topic}`);
+    answered.push(interaction.id);
+  });
+  router.onInteraction('autocomplete', (interaction) => interaction.autocomplete([{ name: 'space', value: 'space' }]));
+  return { router, answered };
+}
+
+describe('the interaction router', () => {
+  it('runs the same handlers over the Gateway and over HTTP, each answering once through the callback', async () => {
+    const { router, answered } = quizBot();
+    const client = new Client({ baseUrl: service.url, auth: { botToken: SECRETS.botToken } });
+    client.gateway.use(router);
+    const respond = (id: string, body: { interaction_type: 1 | 4 | 5 | 6 | 8 | 9; data: Record<string, unknown> }) => client.interactions.respond(id, body);
+    client.gateway.deliver(createInteraction(payload('over-gateway'), respond, () => NOW_MS));
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, client, router, now: () => NOW_MS });
+    const { body, headers } = signedDelivery({ type: 'INTERACTION_CREATE', data: payload('over-http') });
+    const outcome = await receiver.receive(body, headers);
+    expect(outcome.status).toBe(200);
+    await outcome.dispatch();
+    const started = Date.now();
+    while (answered.length < 2 && Date.now() - started < 5000) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(answered.sort()).toEqual(['over-gateway', 'over-http']);
+    expect(service.requests.map((request) => request.url).sort()).toEqual(['/api/v1/interactions/over-gateway/callback', '/api/v1/interactions/over-http/callback']);
+    expect(service.requests.map((request) => JSON.parse(request.body) as unknown)).toEqual([
+      { interaction_type: 4, data: { content: 'Quiz about space' } },
+      { interaction_type: 4, data: { content: 'Quiz about space' } },
+    ]);
+    await client.close();
+  });
+
+  it('keeps gateway.onCommand and onInteraction working; the Gateway runs its own handlers, then used routers, until unused', () => {
+    const client = new Client({ auth: { botToken: 'x' } });
+    const gateway = client.gateway;
+    const order: string[] = [];
+    gateway.onCommand('quiz', () => void order.push('gateway:quiz'));
+    const removeKind = gateway.onInteraction('command', () => void order.push('gateway:command'));
+    const router = new InteractionRouter();
+    router.onCommand('QUIZ', () => void order.push('router:quiz'));
+    const stop = gateway.use(router);
+    const noop = () => Promise.resolve();
+    gateway.deliver(createInteraction(payload('a'), noop));
+    expect(order).toEqual(['gateway:command', 'gateway:quiz', 'router:quiz']);
+    order.length = 0;
+    stop();
+    removeKind();
+    gateway.deliver(createInteraction(payload('b'), noop));
+    expect(order).toEqual(['gateway:quiz']);
+  });
+
+  it('turns throws and rejections into interactionError on the router and on the Gateway, and runs the other handlers', async () => {
+    const client = new Client({ auth: { botToken: 'x' } });
+    const router = createInteractionRouter();
+    const onRouter: InteractionErrorEvent[] = [];
+    const onGateway: InteractionErrorEvent[] = [];
+    router.on('interactionError', (event) => void onRouter.push(event));
+    client.gateway.on('interactionError', (event) => void onGateway.push(event));
+    client.gateway.use(router);
+    let ranAfter = false;
+    router.onInteraction('command', () => {
+      throw new Error('sync failure');
+    });
+    router.onInteraction('command', async () => {
+      await Promise.resolve();
+      throw new Error('async failure');
+    });
+    router.onInteraction('command', () => void (ranAfter = true));
+    client.gateway.deliver(createInteraction(payload('c'), () => Promise.resolve()));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(ranAfter).toBe(true);
+    expect(onRouter.map((event) => (event.error as Error).message)).toEqual(['sync failure', 'async failure']);
+    expect(onGateway.map((event) => event.interaction.id)).toEqual(['c', 'c']);
+  });
+
+  it('dispatch() resolves once every handler has settled, never rejects, and survives a throwing error listener', async () => {
+    const router = createInteractionRouter();
+    let done = false;
+    router.onInteraction('command', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      done = true;
+    });
+    router.onInteraction('command', () => Promise.reject(new Error('no')));
+    router.on('interactionError', () => {
+      throw new Error('listener broke');
+    });
+    await expect(router.dispatch(createInteraction(payload('d'), () => Promise.resolve()))).resolves.toBeUndefined();
+    expect(done).toBe(true);
+    expect(router.handlerCount).toBe(2);
+    router.clear();
+    expect(router.handlerCount).toBe(0);
+  });
+});
+
+// Checked by the type checker (npm test runs tsc over test/), as test/interactions/types.test.ts does for the Gateway.
+describe('types of router handlers', () => {
+  const router = createInteractionRouter();
+
+  it('narrows onInteraction handlers to their kind', () => {
+    router.onInteraction('autocomplete', (interaction) => {
+      expectTypeOf(interaction).toEqualTypeOf<AutocompleteInteraction>();
+      // @ts-expect-error autocomplete interactions cannot reply with a message
+      void interaction.reply('no');
+    });
+    router.onInteraction('ping', (interaction) => {
+      expectTypeOf(interaction).toEqualTypeOf<PingInteraction>();
+      // @ts-expect-error pings only pong
+      void interaction.defer();
+    });
+    router.onInteraction('component', (interaction) => expectTypeOf(interaction).toEqualTypeOf<ComponentInteraction>());
+    router.onInteraction('modalSubmit', (interaction) => expectTypeOf(interaction).toEqualTypeOf<ModalSubmitInteraction>());
+    router.on('interactionCreate', (interaction) => expectTypeOf(interaction).toEqualTypeOf<Interaction>());
+    // @ts-expect-error not a kind
+    router.onInteraction('button', () => undefined);
+  });
+
+  it('types command options from a definition, and plain names as CommandInteraction', () => {
+    router.onCommand(quiz, (interaction) => {
+      expectTypeOf(interaction.options.topic).toEqualTypeOf<string>();
+      expectTypeOf(interaction.options.rounds).toEqualTypeOf<number | undefined>();
+      // @ts-expect-error not an option of this command
+      void interaction.options.colour;
+    });
+    router.onCommand('plain', (interaction) => expectTypeOf(interaction).toEqualTypeOf<CommandInteraction>());
+    expectTypeOf(new Client({}).gateway.use).parameter(0).toEqualTypeOf<InteractionRouter>();
+  });
+});

@@ -1,0 +1,213 @@
+import { inspect } from 'node:util';
+import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, it, vi } from 'vitest';
+import {
+  Client,
+  createInteractionRouter,
+  createWebhookReceiver,
+  isInteractionAlreadyAcknowledgedError,
+  isInteractionExpiredError,
+  isValidationError,
+  type CommandInteraction,
+  type InteractionErrorEvent,
+  type InteractionPayload,
+  type WebhookDelivery,
+  type WebhookErrorEvent,
+} from '../../src/index.js';
+import { SECRETS, startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
+import { NOW_MS, OLD_WEBHOOK_SECRET, settle, signedDelivery, waitFor, WEBHOOK_SECRET } from './helpers.js';
+
+const INTERACTION_TOKEN = 'interaction-token-Hh42.secret';
+
+/** The loopback server standing in for the service's interaction callback. */
+let service: LoopbackServer;
+beforeAll(async () => {
+  service = await startLoopbackServer((_req, res) => {
+    res.statusCode = 204;
+    res.end();
+  });
+});
+afterEach(() => {
+  service.requests.length = 0;
+});
+afterAll(() => service.close());
+
+function commandPayload(overrides: Partial<InteractionPayload> = {}): InteractionPayload {
+  return {
+    id: 'int-1',
+    type: 2,
+    token: INTERACTION_TOKEN,
+    application_id: 'app1',
+    channel_id: 'ch1',
+    created_at: new Date(NOW_MS).toISOString(),
+    member: { user: { id: 'u1', username: 'ada' } },
+    data: { name: 'ping', options: [{ name: 'loud', type: 5, value: true }] },
+    ...overrides,
+  };
+}
+
+function botClient(): Client {
+  return new Client({ baseUrl: service.url, auth: { botToken: SECRETS.botToken }, retries: 0 });
+}
+
+describe('interactions over HTTP', () => {
+  it('builds the typed interaction from INTERACTION_CREATE; reply() sends exactly one callback to the service', async () => {
+    const router = createInteractionRouter();
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, client: botClient(), router, now: () => NOW_MS });
+    const seen: CommandInteraction[] = [];
+    const second: unknown[] = [];
+    router.onCommand('PING', async (interaction) => {
+      seen.push(interaction);
+      await interaction.reply(`pong${interaction.options['loud'] === true ? '!' : ''}`);
+      await interaction.reply('again').catch((error: unknown) => void second.push(error));
+    });
+    const typed: string[] = [];
+    receiver.on('INTERACTION_CREATE', (delivery) => {
+      expectTypeOf(delivery.data).toEqualTypeOf<InteractionPayload>();
+      typed.push(delivery.data.id);
+    });
+    const { body, headers } = signedDelivery({ type: 'INTERACTION_CREATE', data: commandPayload() });
+    const answer = await receiver.fetch(new Request('https://bot.example/i', { method: 'POST', body, headers }));
+    expect(answer.status).toBe(200);
+    await waitFor(() => second.length === 1);
+    await settle(50);
+    expect(service.requests).toHaveLength(1);
+    const [callback] = service.requests;
+    expect(callback?.method).toBe('POST');
+    expect(callback?.url).toBe('/api/v1/interactions/int-1/callback');
+    expect(callback?.headers['authorization']).toBe(`Bot ${SECRETS.botToken}`);
+    expect(JSON.parse(callback?.body ?? '')).toEqual({ interaction_type: 4, data: { content: 'pong!' } });
+    expect(isInteractionAlreadyAcknowledgedError(second[0])).toBe(true);
+    expect(typed).toEqual(['int-1']);
+    expect(seen[0]?.kind).toBe('command');
+    expect(seen[0]?.state).toBe('acknowledged');
+    expect(seen[0]?.user?.username).toBe('ada');
+    expect(seen[0]?.expiresAt).toBe(NOW_MS + 15 * 60_000);
+  });
+
+  it('keeps the expiry: an interaction created 16 minutes ago rejects reply() without any request', async () => {
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, client: botClient(), now: () => NOW_MS });
+    const failures: unknown[] = [];
+    receiver.router.onCommand('ping', (interaction) => interaction.reply('late'));
+    receiver.on('interactionError', ({ error }) => void failures.push(error));
+    const fresh = signedDelivery({ type: 'INTERACTION_CREATE', data: commandPayload({ created_at: new Date(NOW_MS - 16 * 60_000).toISOString() }) });
+    const accepted = await receiver.receive(fresh.body, fresh.headers);
+    await accepted.dispatch();
+    expect(failures).toHaveLength(1);
+    expect(isInteractionExpiredError(failures[0])).toBe(true);
+    expect(service.requests).toHaveLength(0);
+  });
+
+  it('routes handler errors to interactionError on the receiver and the router; the delivery was still acknowledged', async () => {
+    const router = createInteractionRouter();
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, client: botClient(), router, now: () => NOW_MS });
+    const onRouter: InteractionErrorEvent[] = [];
+    const onReceiver: InteractionErrorEvent[] = [];
+    router.on('interactionError', (event) => void onRouter.push(event));
+    receiver.on('interactionError', (event) => void onReceiver.push(event));
+    router.onInteraction('command', () => {
+      throw new Error('command handler failed');
+    });
+    const { body, headers } = signedDelivery({ type: 'INTERACTION_CREATE', data: commandPayload() });
+    const outcome = await receiver.receive(body, headers);
+    expect(outcome.status).toBe(200);
+    await outcome.dispatch();
+    expect(onRouter.map((event) => (event.error as Error).message)).toEqual(['command handler failed']);
+    expect(onReceiver.map((event) => event.interaction.id)).toEqual(['int-1']);
+  });
+
+  it('reports an INTERACTION_CREATE it cannot answer (no client) or build (no token) as an error event, still delivering it to the catch-all', async () => {
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, now: () => NOW_MS });
+    const errors: WebhookErrorEvent[] = [];
+    const all: WebhookDelivery[] = [];
+    receiver.on('error', (event) => void errors.push(event));
+    receiver.on('delivery', (delivery) => void all.push(delivery));
+    const first = signedDelivery({ type: 'INTERACTION_CREATE', data: commandPayload() });
+    await (await receiver.receive(first.body, first.headers)).dispatch();
+    expect(isValidationError(errors[0]?.error)).toBe(true);
+    expect((errors[0]?.error as Error).message).toMatch(/createWebhookReceiver\(\{ client \}\)/);
+    const withClient = createWebhookReceiver({ secret: WEBHOOK_SECRET, client: botClient(), now: () => NOW_MS });
+    withClient.on('error', (event) => void errors.push(event));
+    const { token: _token, ...tokenless } = commandPayload();
+    const second = signedDelivery({ type: 'INTERACTION_CREATE', data: tokenless });
+    await (await withClient.receive(second.body, second.headers)).dispatch();
+    expect(isValidationError(errors[1]?.error)).toBe(true);
+    expect(all.map((delivery) => delivery.type)).toEqual(['INTERACTION_CREATE']);
+    expect(service.requests).toHaveLength(0);
+  });
+});
+
+describe('typed deliveries and the catch-all', () => {
+  it('runs the handlers of a type and the catch-all; an unknown type reaches only the catch-all; removed handlers stop', async () => {
+    const receiver = createWebhookReceiver<{ MEMBER_JOINED: { user_id: string } }>({ secret: WEBHOOK_SECRET, now: () => NOW_MS });
+    const log: string[] = [];
+    const joined = (delivery: WebhookDelivery<'MEMBER_JOINED', { user_id: string }>) => void log.push(`joined:${delivery.data.user_id}`);
+    receiver.on('MEMBER_JOINED', joined);
+    receiver.on('delivery', (delivery) => void log.push(`any:${delivery.type}`));
+    receiver.on('SOMETHING_ELSE', (delivery) => {
+      expectTypeOf(delivery.data).toEqualTypeOf<unknown>();
+    });
+    for (const [type, data] of [
+      ['MEMBER_JOINED', { user_id: 'u7' }],
+      ['BRAND_NEW_EVENT', { x: 1 }],
+      ['error', {}],
+    ] as const) {
+      const { body, headers } = signedDelivery({ type, data });
+      await (await receiver.receive(body, headers)).dispatch();
+    }
+    receiver.off('MEMBER_JOINED', joined);
+    const again = signedDelivery({ type: 'MEMBER_JOINED', data: { user_id: 'u8' } });
+    await (await receiver.receive(again.body, again.headers)).dispatch();
+    expect(log).toEqual(['any:MEMBER_JOINED', 'joined:u7', 'any:BRAND_NEW_EVENT', 'any:error', 'any:MEMBER_JOINED']);
+  });
+
+  it('refuses an empty or whitespace secret and bad limits when created', () => {
+    for (const secret of ['', ' \n', [] as string[]]) expect(() => createWebhookReceiver({ secret })).toThrow(/secret/);
+    expect(() => createWebhookReceiver({ secret: WEBHOOK_SECRET, maxBodyBytes: 0 })).toThrow(/maxBodyBytes/);
+    expect(() => createWebhookReceiver({ secret: WEBHOOK_SECRET, toleranceSeconds: -1 })).toThrow(/toleranceSeconds/);
+  });
+});
+
+describe('secrets and signatures', () => {
+  it('never appear in errors, events, util.inspect, JSON or logs', async () => {
+    const logged: string[] = [];
+    for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) {
+      vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void logged.push(args.map((arg) => inspect(arg)).join(' ')));
+    }
+    const router = createInteractionRouter();
+    const receiver = createWebhookReceiver({ secret: [WEBHOOK_SECRET, OLD_WEBHOOK_SECRET], client: botClient(), router, now: () => NOW_MS });
+    const captured: unknown[] = [];
+    for (const event of ['delivery', 'duplicate', 'rejected', 'error', 'interactionError'] as const) receiver.on(event, (...args: unknown[]) => void captured.push(...args));
+    router.onCommand('ping', async (interaction) => {
+      captured.push(interaction);
+      await interaction.reply('pong');
+      await interaction.reply('twice');
+    });
+    receiver.on('TEST_EVENT', () => {
+      throw new Error('a handler failed');
+    });
+    const interaction = signedDelivery({ type: 'INTERACTION_CREATE', data: commandPayload() });
+    const plain = signedDelivery();
+    const signatures = [interaction, plain].map((delivery) => (delivery.headers['x-signature-256'] ?? '').slice('sha256='.length));
+    const attempts = [
+      interaction,
+      interaction, // replay
+      plain,
+      { body: `${plain.body}!`, headers: plain.headers }, // tampered
+      { body: plain.body, headers: { ...plain.headers, 'x-signature-timestamp': '1' } }, // stale and bad
+      signedDelivery({ secret: 'wrong-secret-Zz99' }),
+    ];
+    for (const { body, headers } of attempts) await (await receiver.receive(body, headers)).dispatch();
+    await waitFor(() => service.requests.length === 1);
+    await settle(30);
+    expect(captured.length).toBeGreaterThan(6);
+    const texts = [
+      ...captured.map((item) => `${inspect(item, { depth: 8 })} ${JSON.stringify(item)} ${item instanceof Error ? `${item.message} ${item.stack ?? ''}` : ''}`),
+      inspect(receiver, { depth: 8 }),
+      JSON.stringify(receiver),
+      ...logged,
+    ].join('\n');
+    for (const secret of [WEBHOOK_SECRET, OLD_WEBHOOK_SECRET, INTERACTION_TOKEN, ...signatures]) expect(texts).not.toContain(secret);
+    expect(texts).toContain('a handler failed'); // the check above looked at real content
+    expect(texts).toContain('replayed');
+  });
+});
