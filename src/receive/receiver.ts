@@ -10,7 +10,7 @@
 
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'eventemitter3';
-import { ValidationError, WebhookVerificationError, isCommunityChatError, isWebhookVerificationError } from '../errors.js';
+import { ValidationError, WebhookVerificationError, isCommunityChatError, isValidationError, isWebhookVerificationError } from '../errors.js';
 import { inspectSymbol, scrubText } from '../redact.js';
 import type { InteractionCallbackType } from '../constants.js';
 import type { InteractionResponder } from '../interactions/types.js';
@@ -18,7 +18,7 @@ import { InteractionRouter, type InteractionErrorEvent } from '../interactions/r
 import type { WebhookDelivery, WebhookEventMap } from './delivery.js';
 import { createExpressMiddleware, type ExpressMiddleware } from './express.js';
 import { createFetchHandler, type FetchHandler } from './fetch.js';
-import { headerLookup, secretKeys, type WebhookHeaders } from './input.js';
+import { bodyBytes, headerLookup, secretKeys, type RawBody, type WebhookHeaders } from './input.js';
 import { createNodeHandler, type NodeRequestHandler } from './node.js';
 import type { ReceiveOutcome, ReceiverCore } from './outcome.js';
 import { MemoryReplayStore, type ReplayStore } from './replay-store.js';
@@ -113,6 +113,7 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
   /** Builds interactions; loaded on the first INTERACTION_CREATE (it pulls in zod). */
   #fromDispatch: Promise<typeof import('../interactions/from-dispatch.js')> | undefined;
 
+  /** Prefer {@link createWebhookReceiver}. Refuses an empty secret and unusable limits with a `ValidationError`. */
   constructor(options: WebhookReceiverOptions) {
     const operation = 'createWebhookReceiver';
     secretKeys(operation, options.secret);
@@ -166,10 +167,12 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
   /**
    * Verifies and claims one request, and says what to answer; the handlers
    * start only when the outcome's `dispatch()` is called (the adapters call
-   * it after answering). For frameworks without an adapter. Never rejects.
+   * it after answering). For frameworks without an adapter. Rejects only
+   * with a `ValidationError` when `rawBody` is not the raw body (a parsed
+   * object); every verification failure is an outcome (401), not a rejection.
    */
-  receive(rawBody: Uint8Array | string, headers: WebhookHeaders): Promise<ReceiveOutcome> {
-    return this.#receive(typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody, headers);
+  async receive(rawBody: RawBody, headers: WebhookHeaders): Promise<ReceiveOutcome> {
+    return this.#receive(bodyBytes('WebhookReceiver.receive', rawBody), headers);
   }
 
   async #receive(rawBody: Uint8Array, headers: WebhookHeaders): Promise<ReceiveOutcome> {
@@ -191,7 +194,9 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
         return { status: 401, body: { ok: false, reason: error.reason }, dispatch: () => Promise.resolve() };
       }
       this.#emitError(error, undefined);
-      return { status: 503, body: { ok: false, reason: 'unavailable' }, dispatch: () => Promise.resolve() };
+      // A replay store that cannot answer is worth a retry later; anything else is a bug on this side.
+      const failed = isValidationError(error) ? { status: 500, reason: 'internal-error' } : { status: 503, reason: 'unavailable' };
+      return { status: failed.status, body: { ok: false, reason: failed.reason }, dispatch: () => Promise.resolve() };
     }
     let started: Promise<void> | undefined;
     return { status: 200, body: { ok: true }, dispatch: () => (started ??= this.#dispatch(delivery)) };

@@ -40,6 +40,7 @@ export class MemoryReplayStore implements ReplayStore {
   readonly #maxEntries: number;
   readonly #now: () => number;
 
+  /** Refuses a `maxEntries` that is not a whole number of at least 1 with a `ValidationError`. */
   constructor(options: MemoryReplayStoreOptions = {}) {
     const maxEntries = options.maxEntries ?? 10_000;
     if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new ValidationError('MemoryReplayStore', [{ path: 'maxEntries', message: 'must be a whole number of at least 1' }]);

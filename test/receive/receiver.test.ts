@@ -7,6 +7,7 @@ import {
   isInteractionAlreadyAcknowledgedError,
   isInteractionExpiredError,
   isValidationError,
+  MemoryReplayStore,
   type CommandInteraction,
   type InteractionErrorEvent,
   type InteractionPayload,
@@ -164,6 +165,32 @@ describe('typed deliveries and the catch-all', () => {
     for (const secret of ['', ' \n', [] as string[]]) expect(() => createWebhookReceiver({ secret })).toThrow(/secret/);
     expect(() => createWebhookReceiver({ secret: WEBHOOK_SECRET, maxBodyBytes: 0 })).toThrow(/maxBodyBytes/);
     expect(() => createWebhookReceiver({ secret: WEBHOOK_SECRET, toleranceSeconds: -1 })).toThrow(/toleranceSeconds/);
+  });
+
+  it('rejects receive() of a parsed body with a ValidationError that says what to pass', async () => {
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, now: () => NOW_MS });
+    const { body, headers } = signedDelivery();
+    const error: unknown = await receiver.receive(JSON.parse(body) as string, headers).catch((caught: unknown) => caught);
+    expect(isValidationError(error)).toBe(true);
+    expect((error as Error).message).toMatch(/raw request body/);
+    expect((await receiver.receive(body, headers)).status).toBe(200);
+  });
+
+  it('de-duplicates across instances that share an asynchronous replay store (as behind a load balancer)', async () => {
+    const shared = new MemoryReplayStore({ now: () => NOW_MS });
+    const claims: string[] = [];
+    const store = { claim: async (key: string, ttlMs: number) => (claims.push(key.split(':')[0] ?? ''), shared.claim(key, ttlMs)) };
+    const handled: string[] = [];
+    const [a, b] = [1, 2].map(() => createWebhookReceiver({ secret: WEBHOOK_SECRET, replayStore: store, now: () => NOW_MS }));
+    for (const receiver of [a, b]) receiver?.on('delivery', (delivery) => void handled.push(delivery.id));
+    const first = signedDelivery({ id: 'dlv-lb' });
+    const retry = signedDelivery({ id: 'dlv-lb', timestamp: NOW_MS / 1000 + 5 });
+    const outcomes = [await a?.receive(first.body, first.headers), await b?.receive(retry.body, retry.headers), await b?.receive(first.body, first.headers)];
+    for (const outcome of outcomes) await outcome?.dispatch();
+    expect(outcomes.map((outcome) => outcome?.status)).toEqual([200, 200, 401]);
+    expect(outcomes[1]?.body).toEqual({ ok: true, duplicate: true });
+    expect(handled).toEqual(['dlv-lb']);
+    expect(claims).toEqual(['sig', 'delivery', 'sig', 'delivery', 'sig']);
   });
 });
 
