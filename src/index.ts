@@ -61,3 +61,15 @@ export { defineCommand, type CommandOptionValues, type CommandOptionTypeMap, typ
 export { isCommandInteraction, isAutocompleteInteraction, isComponentInteraction, isModalSubmitInteraction, isPingInteraction, isUnknownInteraction } from './interactions/guards.js';
 export { RateLimiter as MemoryRateLimitStore } from './rest/rate-limiter.js';
 export type { RateLimitStore, RateLimitSettings, RateLimitHeaders, GlobalRateLimitOptions, Lane, WaitGuard } from './rest/rate-limit-store.js';
+export { InteractionRouter, createInteractionRouter, type InteractionRouterEvents } from './interactions/router.js';
+export { verifyWebhookDelivery, type VerifyWebhookOptions } from './receive/verify.js';
+export { signWebhookDelivery, type SignWebhookOptions } from './receive/sign.js';
+export { createWebhookReceiver, WebhookReceiver, type WebhookReceiverOptions, type WebhookReceiverEvents, type WebhookErrorEvent, type InteractionCallbackClient } from './receive/receiver.js';
+export { MemoryReplayStore, type ReplayStore, type MemoryReplayStoreOptions } from './receive/replay-store.js';
+export type { WebhookDelivery, WebhookEventMap, AnyWebhookDelivery } from './receive/delivery.js';
+export type { WebhookScheme, WebhookSecret, DeliveryFields, SignedPayloadParts } from './receive/scheme.js';
+export type { WebhookHeaders, RawBody } from './receive/input.js';
+export type { NodeRequestHandler } from './receive/node.js';
+export type { FetchHandler, FetchHandlerContext } from './receive/fetch.js';
+export type { ExpressMiddleware } from './receive/express.js';
+export type { ReceiveOutcome } from './receive/outcome.js';
