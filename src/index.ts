@@ -66,7 +66,7 @@ export { verifyWebhookDelivery, type VerifyWebhookOptions } from './receive/veri
 export { signWebhookDelivery, type SignWebhookOptions } from './receive/sign.js';
 export { createWebhookReceiver, WebhookReceiver, type WebhookReceiverOptions, type WebhookReceiverEvents, type WebhookErrorEvent, type InteractionCallbackClient } from './receive/receiver.js';
 export { MemoryReplayStore, type ReplayStore, type MemoryReplayStoreOptions } from './receive/replay-store.js';
-export type { WebhookDelivery, WebhookEventMap, AnyWebhookDelivery } from './receive/delivery.js';
+export type { WebhookDelivery, WebhookEventMap } from './receive/delivery.js';
 export type { WebhookScheme, WebhookSecret, DeliveryFields, SignedPayloadParts } from './receive/scheme.js';
 export type { WebhookHeaders, RawBody } from './receive/input.js';
 export type { NodeRequestHandler } from './receive/node.js';

@@ -32,9 +32,6 @@ export interface WebhookDelivery<T extends string = string, D = unknown> {
   readonly signedAt: number;
 }
 
-/** A delivery of any type, with `data` typed for the types of `Events` (and `unknown` for the others). */
-export type AnyWebhookDelivery<Events extends object = WebhookEventMap> = { [K in keyof Events & string]: WebhookDelivery<K, Events[K]> }[keyof Events & string] | WebhookDelivery<string, unknown>;
-
 /** Builds the frozen delivery object, whose `toJSON` and `util.inspect` redact secret-named fields of `data`. */
 export function makeDelivery(fields: { id: string; type: string; createdAt: string | number | undefined; data: unknown; signedAt: number }): WebhookDelivery {
   const delivery = { id: fields.id, type: fields.type, createdAt: fields.createdAt, data: fields.data, signedAt: fields.signedAt };
