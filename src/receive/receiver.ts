@@ -46,7 +46,7 @@ export interface WebhookReceiverOptions {
   replayStore?: ReplayStore | undefined;
   /** How far the signing time may be from now, either way, in seconds. @default 300 */
   toleranceSeconds?: number | undefined;
-  /** How long a delivery id is remembered, so that a retry is not handled twice, in milliseconds. @default twice `toleranceSeconds` (10 minutes) */
+  /** How long a delivery id is remembered, so that a retry is not handled twice, in milliseconds. @default twice `toleranceSeconds` (10 minutes), at least 1 s */
   dedupeTtlMs?: number | undefined;
   /** Largest body the adapters read; past it they answer 413. @default 1048576 (1 MiB) */
   maxBodyBytes?: number | undefined;
@@ -120,7 +120,7 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
     this.#secrets = Array.isArray(options.secret) ? [...(options.secret as readonly WebhookSecret[])] : [options.secret as WebhookSecret];
     this.#secretTexts = this.#secrets.filter((secret): secret is string => typeof secret === 'string');
     this.#tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-    this.#dedupeTtlMs = options.dedupeTtlMs ?? this.#tolerance * 2000;
+    this.#dedupeTtlMs = options.dedupeTtlMs ?? Math.max(this.#tolerance * 2000, 1000);
     const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     const issues = [
       !Number.isFinite(this.#tolerance) || this.#tolerance < 0 ? { path: 'toleranceSeconds', message: 'must be a finite number of seconds, 0 or more' } : undefined,
