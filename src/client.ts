@@ -14,7 +14,7 @@ import { Gateway } from './gateway/gateway.js';
 import type { GatewayOptions } from './gateway/options.js';
 import type { ClientEvents } from './rest/events.js';
 import { createRestClient } from './rest/create-rest-client.js';
-import type { CustomRoute, PipelineOptions, RequestInput, RouteOverrides } from './rest/options.js';
+import type { CallOptions, CustomRoute, PipelineOptions, RequestInput, RouteOverrides } from './rest/options.js';
 import type { RestClient } from './rest/rest-client.js';
 import { API_PREFIX, type CredentialKind } from './routes.js';
 import { ActivitiesManager } from './resources/activities.js';
@@ -67,6 +67,15 @@ export interface ClientOptions extends PipelineOptions {
   refreshMarginMs?: number | undefined;
   /** Options of `client.gateway`. @default {} */
   gateway?: GatewayOptions | undefined;
+  /**
+   * Whether an application, command, webhook, channel or activity in a
+   * response must carry a string `id`: when one does not, the call rejects
+   * with `UnexpectedResponseError` naming the field, so the types can promise
+   * `id: string`. Set `false` to accept such responses as they are (their
+   * `id` may then be missing despite its type). Nothing else in a response is
+   * checked. @default true
+   */
+  requireResponseIds?: boolean | undefined;
 }
 
 /** Resolved, non-secret view of a client's configuration. */
@@ -165,6 +174,8 @@ export class Client extends EventEmitter<ClientEvents> {
     this.#now = now;
     this.#gatewayDefaultUrl = `${url.protocol === 'https:' ? 'wss:' : 'ws:'}//${url.host}${basePath}${normalizePrefix(options.apiPrefix ?? API_PREFIX)}/gateway`;
     let refresher: SessionRefresher | undefined;
+    // The options of a manual `auth.refresh(options)`, taken by the refresh request it starts.
+    let refreshOptions: CallOptions | undefined;
     this.#rest = createRestClient(
       { ...options, now },
       {
@@ -186,7 +197,11 @@ export class Client extends EventEmitter<ClientEvents> {
     const rest = this.#rest;
     refresher = new SessionRefresher({
       session: this.session,
-      performRefresh: () => rest.request('auth.refresh'),
+      performRefresh: () => {
+        const call = refreshOptions;
+        refreshOptions = undefined;
+        return rest.request('auth.refresh', { ...call });
+      },
       readAccessToken: options.readAccessToken ?? defaultAccessTokenReader,
       refreshMarginMs: options.refreshMarginMs ?? 60_000,
       store: options.sessionStore,
@@ -201,15 +216,18 @@ export class Client extends EventEmitter<ClientEvents> {
         this.emit('debug', `session store failed: ${error instanceof Error ? error.name : 'error'}`);
       },
     });
-    this.applications = new ApplicationsManager(rest);
+    const requireIds = options.requireResponseIds ?? true;
+    this.applications = new ApplicationsManager(rest, requireIds);
     this.bots = new BotsManager(rest);
-    this.applicationWebhooks = new ApplicationWebhooksManager(rest);
-    this.commands = new CommandsManager(rest, () => this.#applicationId);
-    this.activities = new ActivitiesManager(rest);
-    this.channels = new ChannelsManager(rest, options.attachmentFieldName ?? 'file');
-    this.webhooks = new WebhooksManager(rest);
+    this.applicationWebhooks = new ApplicationWebhooksManager(rest, requireIds);
+    this.commands = new CommandsManager(rest, () => this.#applicationId, requireIds);
+    this.activities = new ActivitiesManager(rest, requireIds);
+    this.channels = new ChannelsManager(rest, options.attachmentFieldName ?? 'file', requireIds);
+    this.webhooks = new WebhooksManager(rest, requireIds);
     this.interactions = new InteractionsManager(rest);
-    this.auth = new AuthManager(rest, refresher);
+    this.auth = new AuthManager(rest, refresher, (call) => {
+      refreshOptions = call;
+    });
     this.users = new UsersManager(rest);
   }
 
@@ -280,10 +298,29 @@ export class Client extends EventEmitter<ClientEvents> {
     return this.#rest.requestCustom<T>(route, input);
   }
 
-  /** Destroys the Gateway, if one was created, and closes idle HTTP connections. REST calls still work afterwards. */
+  /**
+   * Destroys the Gateway, if one was created, and closes idle HTTP
+   * connections, so the process can exit. Safe to call more than once; REST
+   * calls still work afterwards (they open new connections).
+   *
+   * @example
+   * ```ts
+   * await using client = new Client({ auth: { botToken } }); // closed when the scope ends
+   * ```
+   */
   async close(): Promise<void> {
     await this.#gateway?.destroy();
     await this.#rest.close();
+  }
+
+  /** The same as {@link Client.close}. */
+  destroy(): Promise<void> {
+    return this.close();
+  }
+
+  /** Closes the client at the end of an `await using` scope: the same as {@link Client.close}. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 
   /** A summary that never contains secrets. */

@@ -9,6 +9,7 @@ import { WebhookTokenStrategy } from './auth/strategies.js';
 import { ValidationError } from './errors.js';
 import { inspectSymbol } from './redact.js';
 import { validate } from './schemas/validate.js';
+import { withId } from './resources/response-ids.js';
 import { createRestClient } from './rest/create-rest-client.js';
 import type { CallOptions, PipelineOptions } from './rest/options.js';
 import type { RestClient } from './rest/rest-client.js';
@@ -16,7 +17,10 @@ import type { UpdateWebhookRequest, WebhookMessage } from './schemas/requests.js
 import type { ApiObject, GuildWebhook } from './schemas/responses.js';
 
 /** Options of {@link WebhookClient}: the request pipeline's options (transport, timeouts, retries, rate limits, logger). */
-export type WebhookClientOptions = PipelineOptions;
+export interface WebhookClientOptions extends PipelineOptions {
+  /** Whether the webhook returned by `update()` must carry a string `id` (else the call rejects with `UnexpectedResponseError`). @default true */
+  requireResponseIds?: boolean | undefined;
+}
 
 const WEBHOOK_PATH = /^(.*)\/webhooks\/([^/]+)\/([^/]+)\/?$/;
 
@@ -35,6 +39,7 @@ export class WebhookClient {
   readonly id: string;
   readonly #rest: RestClient;
   readonly #origin: string;
+  readonly #requireIds: boolean;
 
   constructor(url: string, options: WebhookClientOptions = {}) {
     let parsed: URL;
@@ -50,6 +55,7 @@ export class WebhookClient {
     const [, prefix = '', id = '', token = ''] = match;
     this.id = decodeURIComponent(id);
     this.#origin = parsed.origin;
+    this.#requireIds = options.requireResponseIds ?? true;
     this.#rest = createRestClient(options, {
       origin: parsed.origin,
       apiPrefix: prefix,
@@ -72,7 +78,7 @@ export class WebhookClient {
   /** Updates the webhook. */
   async update(changes: UpdateWebhookRequest, options?: CallOptions): Promise<GuildWebhook> {
     const body = await validate('webhooks.updateWithToken', 'updateWebhookSchema', changes);
-    return this.#rest.request('webhooks.updateWithToken', { ...options, params: { webhook_id: this.id }, body });
+    return withId('webhooks.updateWithToken', await this.#rest.request('webhooks.updateWithToken', { ...options, params: { webhook_id: this.id }, body }), this.#requireIds);
   }
 
   /** Deletes the webhook. */
@@ -80,9 +86,27 @@ export class WebhookClient {
     return this.#rest.request('webhooks.deleteWithToken', { ...options, params: { webhook_id: this.id } });
   }
 
-  /** Closes idle connections. */
+  /**
+   * Closes idle connections, so the process can exit. Safe to call more than
+   * once; calls still work afterwards (they open new connections).
+   *
+   * @example
+   * ```ts
+   * await using hook = new WebhookClient(process.env.WEBHOOK_URL!); // closed when the scope ends
+   * ```
+   */
   close(): Promise<void> {
     return this.#rest.close();
+  }
+
+  /** The same as {@link WebhookClient.close}. */
+  destroy(): Promise<void> {
+    return this.close();
+  }
+
+  /** Closes the client at the end of an `await using` scope: the same as {@link WebhookClient.close}. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 
   /** A summary without the token. */

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { Client, InsecureTransportError, MissingCredentialError, WebhookClient, isMissingCredentialError, isValidationError } from '../src/index.js';
-import { SECRETS, createMswClient, useMswRecorder } from './helpers/index.js';
+import type { Socket } from 'node:net';
+import { SECRETS, createMswClient, startLoopbackServer, useMswRecorder } from './helpers/index.js';
 
 const recorder = useMswRecorder();
 
 describe('WebhookClient', () => {
   it('executes, updates and deletes its one webhook with the path token', async () => {
-    recorder.respond((request) => (request.method === 'PATCH' ? { json: { name: 'n' } } : { status: 204 }));
+    recorder.respond((request) => (request.method === 'PATCH' ? { json: { id: 'wh7', name: 'n' } } : { status: 204 }));
     const hook = new WebhookClient(`https://chat.test/api/v1/webhooks/wh7/${SECRETS.webhookToken}`, { transport: 'fetch' });
     expect(hook.id).toBe('wh7');
     await hook.execute({ content: 'hello', username: 'Deploy' });
@@ -25,5 +26,34 @@ describe('WebhookClient', () => {
   it('rejects URLs that are not webhook URLs', () => {
     expect(() => new WebhookClient('https://chat.test/api/v1/channels/1')).toThrow(/webhooks/);
     expect(() => new WebhookClient('nope')).toThrow(/absolute/);
+  });
+
+  it('closes its connections with close(), destroy() or at the end of an await using scope', async () => {
+    const server = await startLoopbackServer((_request, response) => {
+      response.statusCode = 204;
+      response.end();
+    });
+    const open = new Set<Socket>();
+    server.server.on('connection', (socket: Socket) => {
+      open.add(socket);
+      socket.on('close', () => open.delete(socket));
+    });
+    const url = `${server.url}/api/v1/webhooks/wh7/${SECRETS.webhookToken}`;
+    try {
+      {
+        await using hook = new WebhookClient(url);
+        await hook.execute({ content: 'hi' });
+        expect(open.size).toBe(1);
+      }
+      await expect.poll(() => open.size).toBe(0);
+      const hook = new WebhookClient(url);
+      await hook.execute({ content: 'again' });
+      expect(open.size).toBe(1);
+      await hook.destroy();
+      await expect.poll(() => open.size).toBe(0);
+      await hook.close();
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -1,32 +1,37 @@
 import type { CallOptions } from '../rest/options.js';
 import type { RestClient } from '../rest/rest-client.js';
 import { validate } from '../schemas/validate.js';
+import { withId, withIds } from './response-ids.js';
 import type { CreateActivityRequest, PlayPauseRequest, SeekRequest, StateUpdateRequest } from '../schemas/requests.js';
 import type { Activity, ActivitySnapshot } from '../schemas/responses.js';
 
 /** Channel activities: create, join, leave, play or pause, seek, state, snapshot, end. User or bot credentials. */
 export class ActivitiesManager {
-  constructor(private readonly rest: RestClient) {}
+  constructor(
+    private readonly rest: RestClient,
+    /** Whether responses must carry a string `id` (the client option `requireResponseIds`). @default true */
+    private readonly requireIds: boolean = true,
+  ) {}
 
   /** `GET /channels/{channel_id}/activities`. */
-  list(channelId: string, options?: CallOptions): Promise<Activity[]> {
-    return this.rest.request('activities.list', { ...options, params: { channel_id: channelId } });
+  async list(channelId: string, options?: CallOptions): Promise<Activity[]> {
+    return withIds('activities.list', await this.rest.request('activities.list', { ...options, params: { channel_id: channelId } }), this.requireIds);
   }
 
   /** `POST /channels/{channel_id}/activities`. */
   async create(channelId: string, activity: CreateActivityRequest, options?: CallOptions): Promise<Activity> {
     const body = await validate('activities.create', 'createActivitySchema', activity);
-    return this.rest.request('activities.create', { ...options, params: { channel_id: channelId }, body });
+    return withId('activities.create', await this.rest.request('activities.create', { ...options, params: { channel_id: channelId }, body }), this.requireIds);
   }
 
   /** `GET /channels/{channel_id}/activities/active`: the channel's active activity. */
-  getActive(channelId: string, options?: CallOptions): Promise<Activity> {
-    return this.rest.request('activities.getActive', { ...options, params: { channel_id: channelId } });
+  async getActive(channelId: string, options?: CallOptions): Promise<Activity> {
+    return withId('activities.getActive', await this.rest.request('activities.getActive', { ...options, params: { channel_id: channelId } }), this.requireIds);
   }
 
   /** `GET /activities/{activity_id}`. */
-  get(activityId: string, options?: CallOptions): Promise<Activity> {
-    return this.rest.request('activities.get', { ...options, params: { activity_id: activityId } });
+  async get(activityId: string, options?: CallOptions): Promise<Activity> {
+    return withId('activities.get', await this.rest.request('activities.get', { ...options, params: { activity_id: activityId } }), this.requireIds);
   }
 
   /** `DELETE /activities/{activity_id}`: ends the activity. */

@@ -1,29 +1,35 @@
 import type { CallOptions } from '../rest/options.js';
 import type { RestClient } from '../rest/rest-client.js';
 import { validate } from '../schemas/validate.js';
+import { withId, withIds } from './response-ids.js';
 import type { CreateApplicationWebhookRequest, PageQuery, UpdateApplicationWebhookRequest } from '../schemas/requests.js';
 import type { ApplicationWebhook, ApplicationWebhookSecret, Page, WebhookDelivery, WebhookTestDelivery } from '../schemas/responses.js';
 import { fetchPage, iteratePages, type IteratePagesOptions } from './pagination.js';
 
 /** Application-level webhooks: their secrets, test deliveries and delivery history. User credentials. */
 export class ApplicationWebhooksManager {
-  constructor(private readonly rest: RestClient) {}
+  constructor(
+    private readonly rest: RestClient,
+    /** Whether responses must carry a string `id` (the client option `requireResponseIds`). @default true */
+    private readonly requireIds: boolean = true,
+  ) {}
 
   /** `GET /applications/{app_id}/webhooks`. */
-  list(applicationId: string, options?: CallOptions): Promise<ApplicationWebhook[]> {
-    return this.rest.request('applicationWebhooks.list', { ...options, params: { app_id: applicationId } });
+  async list(applicationId: string, options?: CallOptions): Promise<ApplicationWebhook[]> {
+    return withIds('applicationWebhooks.list', await this.rest.request('applicationWebhooks.list', { ...options, params: { app_id: applicationId } }), this.requireIds);
   }
 
   /** `POST /applications/{app_id}/webhooks`. */
   async create(applicationId: string, webhook: CreateApplicationWebhookRequest, options?: CallOptions): Promise<ApplicationWebhook> {
     const body = await validate('applicationWebhooks.create', 'createApplicationWebhookSchema', webhook);
-    return this.rest.request('applicationWebhooks.create', { ...options, params: { app_id: applicationId }, body });
+    return withId('applicationWebhooks.create', await this.rest.request('applicationWebhooks.create', { ...options, params: { app_id: applicationId }, body }), this.requireIds);
   }
 
   /** `PATCH /applications/{app_id}/webhooks/{webhook_id}`. */
   async update(applicationId: string, webhookId: string, changes: UpdateApplicationWebhookRequest, options?: CallOptions): Promise<ApplicationWebhook> {
     const body = await validate('applicationWebhooks.update', 'updateApplicationWebhookSchema', changes);
-    return this.rest.request('applicationWebhooks.update', { ...options, params: { app_id: applicationId, webhook_id: webhookId }, body });
+    const updated = await this.rest.request('applicationWebhooks.update', { ...options, params: { app_id: applicationId, webhook_id: webhookId }, body });
+    return withId('applicationWebhooks.update', updated, this.requireIds);
   }
 
   /** `DELETE /applications/{app_id}/webhooks/{webhook_id}`. */

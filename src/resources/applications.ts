@@ -1,34 +1,39 @@
 import type { CallOptions } from '../rest/options.js';
 import type { RestClient } from '../rest/rest-client.js';
 import { validate } from '../schemas/validate.js';
+import { withId, withIds } from './response-ids.js';
 import type { CreateApplicationRequest, PageQuery, UpdateApplicationRequest } from '../schemas/requests.js';
 import type { ApiLogEntry, Application, ApplicationMetrics, Page, PublicApplication } from '../schemas/responses.js';
 import { fetchPage, iteratePages, type IteratePagesOptions } from './pagination.js';
 
 /** Applications: registration, the public view, api-logs and metrics. User credentials, except {@link ApplicationsManager.getPublic}. */
 export class ApplicationsManager {
-  constructor(private readonly rest: RestClient) {}
+  constructor(
+    private readonly rest: RestClient,
+    /** Whether responses must carry a string `id` (the client option `requireResponseIds`). @default true */
+    private readonly requireIds: boolean = true,
+  ) {}
 
   /** `GET /applications`: the logged-in user's applications. */
-  list(options?: CallOptions): Promise<Application[]> {
-    return this.rest.request('applications.list', { ...options });
+  async list(options?: CallOptions): Promise<Application[]> {
+    return withIds('applications.list', await this.rest.request('applications.list', { ...options }), this.requireIds);
   }
 
   /** `POST /applications`: registers an application. */
   async create(application: CreateApplicationRequest, options?: CallOptions): Promise<Application> {
     const body = await validate('applications.create', 'createApplicationSchema', application);
-    return this.rest.request('applications.create', { ...options, body });
+    return withId('applications.create', await this.rest.request('applications.create', { ...options, body }), this.requireIds);
   }
 
   /** `GET /applications/{app_id}`. */
-  get(applicationId: string, options?: CallOptions): Promise<Application> {
-    return this.rest.request('applications.get', { ...options, params: { app_id: applicationId } });
+  async get(applicationId: string, options?: CallOptions): Promise<Application> {
+    return withId('applications.get', await this.rest.request('applications.get', { ...options, params: { app_id: applicationId } }), this.requireIds);
   }
 
   /** `PATCH /applications/{app_id}`. */
   async update(applicationId: string, changes: UpdateApplicationRequest, options?: CallOptions): Promise<Application> {
     const body = await validate('applications.update', 'updateApplicationSchema', changes);
-    return this.rest.request('applications.update', { ...options, params: { app_id: applicationId }, body });
+    return withId('applications.update', await this.rest.request('applications.update', { ...options, params: { app_id: applicationId }, body }), this.requireIds);
   }
 
   /** `DELETE /applications/{app_id}`. */

@@ -1,5 +1,5 @@
 import type { SessionGrant, SessionRefresher } from '../auth/refresher.js';
-import { isAuthenticationError } from '../errors.js';
+import { AbortError, isAuthenticationError } from '../errors.js';
 import { validate } from '../schemas/validate.js';
 import type { CallOptions } from '../rest/options.js';
 import type { RestClient } from '../rest/rest-client.js';
@@ -11,6 +11,8 @@ export class AuthManager {
   constructor(
     private readonly rest: RestClient,
     private readonly refresher: SessionRefresher,
+    /** Hands the options of a manual refresh to the refresh request it starts. @default ignores them */
+    private readonly setRefreshOptions: (options: CallOptions | undefined) => void = () => undefined,
   ) {}
 
   /**
@@ -23,9 +25,28 @@ export class AuthManager {
     return this.refresher.adopt('auth.login', response);
   }
 
-  /** `POST /auth/refresh`: renews the access token and the refresh cookie. */
-  refresh(): Promise<SessionGrant> {
-    return this.refresher.refresh('manual');
+  /**
+   * `POST /auth/refresh`: renews the access token and the refresh cookie.
+   * Concurrent refreshes share one request: `options` apply when this call
+   * starts it, and its `signal` always stops this call's wait (an
+   * `AbortError`) without cancelling a refresh others are waiting for.
+   */
+  async refresh(options?: CallOptions): Promise<SessionGrant> {
+    const signal = options?.signal;
+    if (signal?.aborted) throw refreshAborted(signal, false);
+    this.setRefreshOptions(options);
+    let pending: Promise<SessionGrant>;
+    try {
+      pending = this.refresher.refresh('manual');
+    } finally {
+      this.setRefreshOptions(undefined);
+    }
+    if (!signal) return pending;
+    return new Promise<SessionGrant>((resolve, reject) => {
+      const onAbort = () => reject(refreshAborted(signal, true));
+      signal.addEventListener('abort', onAbort, { once: true });
+      pending.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
   }
 
   /** `POST /auth/logout`: revokes the refresh token and clears the local session. */
@@ -56,4 +77,8 @@ export class AuthManager {
   verifyEmail(token: string, options?: CallOptions): Promise<ApiObject | undefined> {
     return this.rest.request('auth.verifyEmail', { ...options, params: { token } });
   }
+}
+
+function refreshAborted(signal: AbortSignal, mayHaveReachedServer: boolean): AbortError {
+  return new AbortError({ method: 'POST', path: '/auth/refresh', operation: 'auth.refresh', mayHaveReachedServer, cause: signal.reason });
 }

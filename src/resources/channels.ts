@@ -1,5 +1,6 @@
 import { ValidationError, type ValidationIssue } from '../errors.js';
 import { validate } from '../schemas/validate.js';
+import { withId, withIds } from './response-ids.js';
 import { MultipartBody, type MultipartFileSource } from '../rest/multipart.js';
 import type { CallOptions } from '../rest/options.js';
 import type { RestClient } from '../rest/rest-client.js';
@@ -66,17 +67,19 @@ export class ChannelsManager {
   constructor(
     private readonly rest: RestClient,
     private readonly attachmentFieldName: string,
+    /** Whether responses must carry a string `id` (the client option `requireResponseIds`). @default true */
+    private readonly requireIds: boolean = true,
   ) {}
 
   /** `GET /channels/{channel_id}`. */
-  get(channelId: string, options?: CallOptions): Promise<Channel> {
-    return this.rest.request('channels.get', { ...options, params: { channel_id: channelId } });
+  async get(channelId: string, options?: CallOptions): Promise<Channel> {
+    return withId('channels.get', await this.rest.request('channels.get', { ...options, params: { channel_id: channelId } }), this.requireIds);
   }
 
   /** `PATCH /channels/{channel_id}`. */
   async update(channelId: string, changes: UpdateChannelRequest, options?: CallOptions): Promise<Channel> {
     const body = await validate('channels.update', 'updateChannelSchema', changes);
-    return this.rest.request('channels.update', { ...options, params: { channel_id: channelId }, body });
+    return withId('channels.update', await this.rest.request('channels.update', { ...options, params: { channel_id: channelId }, body }), this.requireIds);
   }
 
   /** `DELETE /channels/{channel_id}`. */

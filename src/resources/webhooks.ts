@@ -1,5 +1,6 @@
 import { ValidationError } from '../errors.js';
 import { validate } from '../schemas/validate.js';
+import { withId, withIds } from './response-ids.js';
 import type { CallOptions } from '../rest/options.js';
 import type { RestClient } from '../rest/rest-client.js';
 import type { CreateGuildWebhookRequest, UpdateWebhookRequest, WebhookMessage } from '../schemas/requests.js';
@@ -20,17 +21,21 @@ function targetParams(operation: string, target: WebhookTarget): Record<string, 
 
 /** Incoming webhooks: community management (user with MANAGE_WEBHOOKS or owner) and path-token execution. */
 export class WebhooksManager {
-  constructor(private readonly rest: RestClient) {}
+  constructor(
+    private readonly rest: RestClient,
+    /** Whether responses must carry a string `id` (the client option `requireResponseIds`). @default true */
+    private readonly requireIds: boolean = true,
+  ) {}
 
   /** `GET /guilds/{guild_id}/webhooks`. */
-  list(guildId: string, options?: CallOptions): Promise<GuildWebhook[]> {
-    return this.rest.request('webhooks.list', { ...options, params: { guild_id: guildId } });
+  async list(guildId: string, options?: CallOptions): Promise<GuildWebhook[]> {
+    return withIds('webhooks.list', await this.rest.request('webhooks.list', { ...options, params: { guild_id: guildId } }), this.requireIds);
   }
 
   /** `POST /guilds/{guild_id}/webhooks`: creates a webhook limited to one channel. The result holds its secret token. */
   async create(guildId: string, webhook: CreateGuildWebhookRequest, options?: CallOptions): Promise<GuildWebhook> {
     const body = await validate('webhooks.create', 'createGuildWebhookSchema', webhook);
-    return this.rest.request('webhooks.create', { ...options, params: { guild_id: guildId }, body });
+    return withId('webhooks.create', await this.rest.request('webhooks.create', { ...options, params: { guild_id: guildId }, body }), this.requireIds);
   }
 
   /** `DELETE /guilds/{guild_id}/webhooks/{webhook_id}`. */
@@ -39,8 +44,8 @@ export class WebhooksManager {
   }
 
   /** `POST /guilds/{guild_id}/webhooks/{webhook_id}/reset-token`: replaces the path token; the old one stops working. */
-  resetToken(guildId: string, webhookId: string, options?: CallOptions): Promise<GuildWebhook> {
-    return this.rest.request('webhooks.resetToken', { ...options, params: { guild_id: guildId, webhook_id: webhookId } });
+  async resetToken(guildId: string, webhookId: string, options?: CallOptions): Promise<GuildWebhook> {
+    return withId('webhooks.resetToken', await this.rest.request('webhooks.resetToken', { ...options, params: { guild_id: guildId, webhook_id: webhookId } }), this.requireIds);
   }
 
   /** `POST /webhooks/{webhook_id}/{webhook_token}`: publishes a message (content 1 to 2000 characters). */
@@ -54,7 +59,7 @@ export class WebhooksManager {
   async updateWithToken(webhook: WebhookTarget, changes: UpdateWebhookRequest, options?: CallOptions): Promise<GuildWebhook> {
     const params = targetParams('webhooks.updateWithToken', webhook);
     const body = await validate('webhooks.updateWithToken', 'updateWebhookSchema', changes);
-    return this.rest.request('webhooks.updateWithToken', { ...options, params, body });
+    return withId('webhooks.updateWithToken', await this.rest.request('webhooks.updateWithToken', { ...options, params, body }), this.requireIds);
   }
 
   /** `DELETE /webhooks/{webhook_id}/{token}`: deletes the webhook with its path token. */

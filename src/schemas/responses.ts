@@ -6,6 +6,11 @@
  * every other field through an index signature. Responses are never rejected
  * for carrying more than we know.
  *
+ * One field is promised: the `id` of a resource the contract identifies by
+ * one (application, command, application and community webhooks, channel,
+ * activity). The SDK checks that it is a string before it resolves (client
+ * option `requireResponseIds`, on by default), so `const id: string = app.id` compiles.
+ *
  * @module
  */
 
@@ -16,8 +21,8 @@ export interface ApiObject {
 
 /** An application record (fields not shown in the contract). */
 export interface Application extends ApiObject {
-  /** Application id. */
-  id?: string;
+  /** Id (the `app_id` of the contract's paths); checked to be a string unless `requireResponseIds` is false. */
+  id: string;
   /** Display name. */
   name?: string;
 }
@@ -52,8 +57,8 @@ export interface BotTokenReset extends ApiObject {
 
 /** A registered slash command as the service returns it. */
 export interface Command extends ApiObject {
-  /** Command id (the `cmd_id` of the contract's paths). */
-  id?: string;
+  /** Id (the `cmd_id` of the contract's paths); checked to be a string unless `requireResponseIds` is false. */
+  id: string;
   /** Lowercased name. */
   name: string;
   /** Description. */
@@ -66,8 +71,8 @@ export interface Command extends ApiObject {
 
 /** An activity in a channel (fields not shown). */
 export interface Activity extends ApiObject {
-  /** Activity id. */
-  id?: string;
+  /** Id (the `activity_id` of the contract's paths); checked to be a string unless `requireResponseIds` is false. */
+  id: string;
   /** The channel it belongs to. */
   channel_id?: string;
 }
@@ -77,8 +82,8 @@ export type ActivitySnapshot = ApiObject;
 
 /** A channel (fields not shown). */
 export interface Channel extends ApiObject {
-  /** Channel id. */
-  id?: string;
+  /** Id (the `channel_id` of the contract's paths); checked to be a string unless `requireResponseIds` is false. */
+  id: string;
   /** Channel name. */
   name?: string;
 }
@@ -99,8 +104,8 @@ export interface DriveLink extends ApiObject {
 
 /** A community (incoming) webhook. */
 export interface GuildWebhook extends ApiObject {
-  /** Webhook id. */
-  id?: string;
+  /** Id (the `webhook_id` of the contract's paths); checked to be a string unless `requireResponseIds` is false. */
+  id: string;
   /** Webhook name. */
   name?: string;
   /** The one channel it posts to. */
@@ -111,8 +116,8 @@ export interface GuildWebhook extends ApiObject {
 
 /** An application-level (outgoing) webhook. */
 export interface ApplicationWebhook extends ApiObject {
-  /** Webhook id. */
-  id?: string;
+  /** Id (the `webhook_id` of the contract's paths); checked to be a string unless `requireResponseIds` is false. */
+  id: string;
   /** Delivery URL. */
   url?: string;
   /** Signing secret (returned on create and regenerate). Treat as a secret. */

@@ -73,7 +73,7 @@ describe('commands.sync', () => {
     ['an extra command', [{ name: 'quiz', description: 'Start a quiz', options: [{ type: 3, name: 'topic', description: 'Topic', autocomplete: true }] }, { name: 'score', description: 'Score' }]],
     ['dm_permission turned off', [{ name: 'quiz', description: 'Start a quiz', dm_permission: false, options: [{ type: 3, name: 'topic', description: 'Topic', autocomplete: true }] }]],
   ])('replaces them once on %s', async (_label, definitions) => {
-    recorder.respond((request) => ({ json: request.method === 'GET' ? serverCommands : JSON.parse(request.body) }));
+    recorder.respond((request) => ({ json: request.method === 'GET' ? serverCommands : (JSON.parse(request.body) as object[]).map((command, i) => ({ id: `new${i}`, ...command })) }));
     const result = await createMswClient().commands.sync(definitions, { guildId: 'g1' });
     expect(result.changed).toBe(true);
     expect(recorder.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /api/v1/guilds/g1/commands/app1', 'PUT /api/v1/guilds/g1/commands/app1']);
