@@ -18,7 +18,7 @@ describe('credential selection', () => {
   });
 
   it('a bot-only client cannot reach user-only routes, and a user-only client falls back to Bearer on shared routes', async () => {
-    recorder.respond(() => ({ json: {} }));
+    recorder.respond(() => ({ json: { id: 'ch1' } }));
     const botOnly = new Client({ baseUrl: 'https://chat.test', transport: 'fetch', auth: { botToken: SECRETS.botToken } });
     await expect(botOnly.bots.get('app1')).rejects.toBeInstanceOf(MissingCredentialError);
     const userOnly = new Client({ baseUrl: 'https://chat.test', transport: 'fetch', auth: { session: { accessToken: SECRETS.accessToken, cookies: [] } } });
@@ -27,7 +27,7 @@ describe('credential selection', () => {
   });
 
   it('honours preferredCredential and a per-call credential', async () => {
-    recorder.respond(() => ({ json: {} }));
+    recorder.respond(() => ({ json: { id: 'ch1' } }));
     await createMswClient({ preferredCredential: 'user' }).channels.get('ch1');
     await createMswClient().channels.get('ch1', { credential: 'user' });
     await createMswClient().channels.get('ch1');

@@ -19,7 +19,7 @@ describe('events and logs', () => {
       n++;
       if (n === 1) return { status: 503 };
       if (n === 2) return { status: 429, headers: { 'retry-after': '0.01' } };
-      return { json: { ok: true } };
+      return { json: { id: 'ch1', ok: true } };
     });
     const client = createMswClient({ baseDelayMs: 1, maxDelayMs: 2 });
     const seen = captureEvents(client);
