@@ -47,13 +47,13 @@ export class ApplicationWebhooksManager {
     return this.rest.request('applicationWebhooks.test', { ...options, params: { app_id: applicationId, webhook_id: webhookId } });
   }
 
-  /** `GET /applications/{app_id}/webhook-deliveries`: one page of past deliveries. */
-  listDeliveries(applicationId: string, page: PageQuery, options?: CallOptions): Promise<Page<WebhookDelivery>> {
+  /** `GET /applications/{app_id}/webhook-deliveries`: one page of past deliveries (`page` @default 1, `perPage` @default 50). */
+  listDeliveries(applicationId: string, page?: PageQuery, options?: CallOptions): Promise<Page<WebhookDelivery>> {
     return fetchPage(this.rest, 'applicationWebhooks.listDeliveries', { app_id: applicationId }, page, options);
   }
 
   /** Walks every page of past deliveries, one delivery at a time. */
-  iterateDeliveries(applicationId: string, options: IteratePagesOptions): AsyncGenerator<WebhookDelivery, void, undefined> {
+  iterateDeliveries(applicationId: string, options?: IteratePagesOptions): AsyncGenerator<WebhookDelivery, void, undefined> {
     return iteratePages(this.rest, 'applicationWebhooks.listDeliveries', { app_id: applicationId }, options);
   }
 }

@@ -46,13 +46,13 @@ export class ApplicationsManager {
     return this.rest.request('applications.getPublic', { ...options, params: { app_id: applicationId } });
   }
 
-  /** `GET /applications/{app_id}/api-logs`: one page of API logs. */
-  listApiLogs(applicationId: string, page: PageQuery, options?: CallOptions): Promise<Page<ApiLogEntry>> {
+  /** `GET /applications/{app_id}/api-logs`: one page of API logs (`page` @default 1, `perPage` @default 50). */
+  listApiLogs(applicationId: string, page?: PageQuery, options?: CallOptions): Promise<Page<ApiLogEntry>> {
     return fetchPage(this.rest, 'applications.listApiLogs', { app_id: applicationId }, page, options);
   }
 
   /** Walks every page of API logs, one entry at a time. */
-  iterateApiLogs(applicationId: string, options: IteratePagesOptions): AsyncGenerator<ApiLogEntry, void, undefined> {
+  iterateApiLogs(applicationId: string, options?: IteratePagesOptions): AsyncGenerator<ApiLogEntry, void, undefined> {
     return iteratePages(this.rest, 'applications.listApiLogs', { app_id: applicationId }, options);
   }
 

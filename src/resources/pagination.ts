@@ -5,6 +5,7 @@
  * @module
  */
 
+import { ValidationError } from '../errors.js';
 import type { CallOptions } from '../rest/options.js';
 import type { RestClient } from '../rest/rest-client.js';
 import type { OperationId } from '../routes.js';
@@ -45,18 +46,18 @@ export async function fetchPage<T>(
   rest: RestClient,
   operation: OperationId,
   params: Record<string, string>,
-  query: PageQuery,
+  query: PageQuery | undefined,
   options?: CallOptions,
 ): Promise<Page<T>> {
-  const { page, perPage } = await validate(operation, 'pageQuerySchema', query);
+  const { page, perPage } = await validate(operation, 'pageQuerySchema', query ?? {});
   const raw = await rest.request<unknown>(operation, { ...options, params, query: { page, per_page: perPage } });
   return { items: extractPageItems<T>(raw), page, perPage, raw };
 }
 
 /** Options for walking every page. */
 export interface IteratePagesOptions extends CallOptions {
-  /** Items per page. */
-  perPage: number;
+  /** Items per page. @default 50 */
+  perPage?: number | undefined;
   /** First page to fetch. @default 1 */
   startPage?: number | undefined;
   /** Stop after this many pages. @default Infinity */
@@ -68,10 +69,17 @@ export async function* iteratePages<T>(
   rest: RestClient,
   operation: OperationId,
   params: Record<string, string>,
-  options: IteratePagesOptions,
+  options: IteratePagesOptions | undefined,
 ): AsyncGenerator<T, void, undefined> {
-  const { perPage, startPage = 1, maxPages = Number.POSITIVE_INFINITY, ...callOptions } = options;
-  await validate(operation, 'pageQuerySchema', { page: startPage, perPage });
+  const { perPage: perPageOption, startPage = 1, maxPages = Number.POSITIVE_INFINITY, ...callOptions } = options ?? {};
+  let perPage: number;
+  try {
+    ({ perPage } = await validate(operation, 'pageQuerySchema', { page: startPage, perPage: perPageOption }));
+  } catch (error) {
+    // The caller wrote startPage, not page: name it so.
+    if (error instanceof ValidationError) throw new ValidationError(operation, error.issues.map((issue) => (issue.path === 'page' ? { ...issue, path: 'startPage' } : issue)));
+    throw error;
+  }
   for (let page = startPage, fetched = 0; fetched < maxPages; page++, fetched++) {
     const result = await fetchPage<T>(rest, operation, params, { page, perPage }, callOptions);
     yield* result.items;

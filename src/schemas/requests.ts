@@ -56,15 +56,32 @@ export const commandOptionSchema = z.looseObject({
   },
 });
 
+/** Discord's rule for slash command names, after lowercasing: letters, digits, `-` and `_` only, 1 to 32 of them. */
+const COMMAND_NAME = /^[-_\p{L}\p{N}]{1,32}$/u;
+
+/** A command name: lowercased, 1 to 32 characters, then Discord's character rule (reported only when the length is right, so one problem gives one message). */
+const commandName = z
+  .string()
+  .transform((name) => name.toLowerCase())
+  .pipe(
+    characters(1, 32).check((ctx) => {
+      const length = countCharacters(ctx.value);
+      if (length >= 1 && length <= 32 && !COMMAND_NAME.test(ctx.value)) {
+        ctx.issues.push({ code: 'custom', input: ctx.value, message: `may hold only letters, digits, "-" and "_", with no spaces or other symbols (got ${JSON.stringify(ctx.value)})` });
+      }
+    }),
+  );
+
 /**
  * A slash command definition (the contract's CreateCommandRequest).
  *
- * `name` is 1 to 32 characters and is lowercased before sending;
- * `dm_permission` defaults to `true`.
+ * `name` is 1 to 32 letters, digits, `-` or `_` (Discord's rule, checked
+ * after lowercasing) and is lowercased before sending; `dm_permission`
+ * defaults to `true`.
  */
 export const commandDefinitionSchema = z.looseObject({
-  /** Command name: 1 to 32 characters, sent lowercased. */
-  name: z.string().transform((name) => name.toLowerCase()).pipe(characters(1, 32)),
+  /** Command name: 1 to 32 letters, digits, `-` or `_`, sent lowercased. */
+  name: commandName,
   /** Command description. */
   description: z.string(),
   /** Typed option descriptors. */
@@ -111,12 +128,15 @@ export const loginSchema = z.object({
   password: z.string().min(1, 'is required'),
 });
 
-/** Page selection for paginated lists. */
+/** The page size used when the caller gives none. */
+export const DEFAULT_PER_PAGE = 50;
+
+/** Page selection for paginated lists; the defaults are applied before validation, so only what the caller passed can be reported. */
 export const pageQuerySchema = z.object({
-  /** Page number, starting at 1 (see docs/assumptions.md). */
-  page: z.int().positive(),
-  /** Items per page. */
-  perPage: z.int().positive(),
+  /** Page number, starting at 1 (see docs/assumptions.md). @default 1 */
+  page: z.int().positive().default(1),
+  /** Items per page. @default 50 */
+  perPage: z.int().positive().default(DEFAULT_PER_PAGE),
 });
 
 /** Body of `POST /interactions/{interaction_id}/callback`. */
@@ -187,7 +207,12 @@ export type CreateGuildWebhookRequest = z.input<typeof createGuildWebhookSchema>
 /** Login credentials. */
 export type LoginCredentials = z.input<typeof loginSchema>;
 /** Page selection for paginated lists. */
-export type PageQuery = z.input<typeof pageQuerySchema>;
+export interface PageQuery {
+  /** Page number, starting at 1. @default 1 */
+  page?: number | undefined;
+  /** Items per page. @default 50 */
+  perPage?: number | undefined;
+}
 /** An interaction callback body. */
 export type InteractionResponse = z.input<typeof interactionResponseSchema>;
 /** Body of CreateApplicationRequest (fields assumed). */

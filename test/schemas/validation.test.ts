@@ -27,7 +27,11 @@ const invalid: InvalidCase[] = [
   { name: 'interaction type not allowed', call: (c) => c.interactions.respond('i1', { interaction_type: 7 } as never), paths: ['interaction_type'] },
   { name: 'type 4 without content', call: (c) => c.interactions.respond('i1', { interaction_type: 4, data: {} }), paths: ['data.content'] },
   { name: 'page zero, per_page fractional', call: (c) => c.applications.listApiLogs('app1', { page: 0, perPage: 1.5 }), paths: ['page', 'perPage'] },
-  { name: 'deliveries missing per_page', call: (c) => c.applicationWebhooks.listDeliveries('app1', { page: 1 } as never), paths: ['perPage'] },
+  { name: 'deliveries with page 0 (perPage left to its default)', call: (c) => c.applicationWebhooks.listDeliveries('app1', { page: 0 }), paths: ['page'] },
+  { name: 'iteration from startPage 0', call: (c) => c.applications.iterateApiLogs('app1', { startPage: 0 }).next(), paths: ['startPage'] },
+  { name: 'command name with a space', call: (c) => c.commands.create('app1', { name: 'Bad Name', description: 'd' }), paths: ['name'] },
+  { name: 'command name with a symbol', call: (c) => c.commands.create('app1', { name: 'ping!', description: 'd' }), paths: ['name'] },
+  { name: 'command name with an emoji', call: (c) => c.commands.replace('app1', [{ name: 'quiz😀', description: 'd' }]), paths: ['0.name'] },
   { name: 'login with bad email and empty password', call: (c) => c.auth.login({ email: 'not-an-email', password: '' }), paths: ['email', 'password'] },
   { name: 'empty path parameter', call: (c) => c.channels.get(''), paths: ['channel_id'] },
   { name: 'dot-dot path parameter', call: (c) => c.activities.get('..'), paths: ['activity_id'] },
@@ -118,5 +122,42 @@ describe('every method settles, never throwing synchronously', () => {
       }
     }
     expect(checked).toBeGreaterThanOrEqual(58);
+  });
+});
+
+describe('what the caller got wrong, and only that', () => {
+  it('applies the page defaults (page 1, perPage 50) before validating', async () => {
+    const error = (await createMswClient()
+      .applicationWebhooks.listDeliveries('app1', { page: 0 })
+      .catch((e: unknown) => e)) as ValidationError;
+    expect(error.issues.map((issue) => issue.path)).toEqual(['page']);
+    expect(error.message).not.toContain('perPage');
+    recorder.respond(() => ({ json: { items: [] } }));
+    await createMswClient().applicationWebhooks.listDeliveries('app1');
+    await createMswClient().applications.listApiLogs('app1', { perPage: 5 });
+    for await (const _entry of createMswClient().applications.iterateApiLogs('app1')) break;
+    expect(recorder.requests.map((r) => r.url)).toEqual([
+      '/api/v1/applications/app1/webhook-deliveries?page=1&per_page=50',
+      '/api/v1/applications/app1/api-logs?page=1&per_page=5',
+      '/api/v1/applications/app1/api-logs?page=1&per_page=50',
+    ]);
+  });
+
+  it('explains a command name with a space in words, once', async () => {
+    const error = (await createMswClient()
+      .commands.create('app1', { name: 'Bad Name', description: 'd' })
+      .catch((e: unknown) => e)) as ValidationError;
+    expect(error.issues).toEqual([{ path: 'name', message: 'may hold only letters, digits, "-" and "_", with no spaces or other symbols (got "bad name")' }]);
+    const tooLong = (await createMswClient()
+      .commands.create('app1', { name: 'a b'.repeat(20), description: 'd' })
+      .catch((e: unknown) => e)) as ValidationError;
+    expect(tooLong.issues.map((issue) => issue.message)).toEqual(['must be 1 to 32 characters (got 60)']);
+  });
+
+  it('accepts letters and digits of any script, "-" and "_"', async () => {
+    recorder.respond((request) => ({ status: 201, json: { id: 'c1', ...JSON.parse(request.body) } }));
+    const client = createMswClient();
+    for (const name of ['quiz', 'Top-10_scores', 'café', 'привет', '日本語', 'x'.repeat(32)]) await client.commands.create('app1', { name, description: 'd' });
+    expect(recorder.requests.map((r) => JSON.parse(r.body).name)).toEqual(['quiz', 'top-10_scores', 'café', 'привет', '日本語', 'x'.repeat(32)]);
   });
 });
