@@ -85,6 +85,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   #ops: string[] = [];
   #flushScheduled = false;
   #sequence = 0;
+  #head: string[] = [];
 
   constructor(options: RedisRateLimitStoreOptions) {
     this.#client = options.client;
@@ -94,6 +95,7 @@ export class RedisRateLimitStore implements RateLimitStore {
     this.#timeoutMs = options.commandTimeoutMs ?? 2000;
     this.#keepMs = options.keepMs ?? 600_000;
     this.#onStoreError = options.onStoreError ?? 'throw';
+    this.#head = this.#settingsArgs();
   }
 
   /** Listens to `warn`: emitted with the error when the store falls back to in-memory limits (`onStoreError: "local"`) or drops finished work it could not send. */
@@ -110,6 +112,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   /** Takes the client's settings; the webhook window and global cap then hold across every process sharing the store. */
   configure(settings: RateLimitSettings): void {
     this.#settings = settings;
+    this.#head = this.#settingsArgs();
     this.#local = new RateLimiter(settings.now, settings.webhookWindow, settings.maxPauseMs, settings.globalRateLimit);
   }
 
@@ -138,7 +141,7 @@ export class RedisRateLimitStore implements RateLimitStore {
       if (reply === undefined) continue;
       const [ok, value, reason, resolved] = reply;
       if (ok === 1) {
-        const countsGlobally = lane === 'normal' && this.#settings.globalRateLimit !== undefined;
+        const countsGlobally = this.#settings.globalRateLimit !== undefined;
         this.#hold(this.#held, key, { id, resolved, discovering: value === 1, countsGlobally });
         return;
       }
@@ -230,6 +233,22 @@ export class RedisRateLimitStore implements RateLimitStore {
     this.#op('w', webhookId, held.id, '', '', '');
   }
 
+  /** The first arguments of every step: the settings, as the script reads them. */
+  #settingsArgs(): string[] {
+    const { globalRateLimit, webhookWindow, maxPauseMs } = this.#settings;
+    return [
+      this.#prefix,
+      String(this.#keepMs),
+      String(maxPauseMs),
+      String(this.#reservationMs),
+      String(this.#pollMs),
+      String(globalRateLimit?.limit ?? 0),
+      String(globalRateLimit?.windowMs ?? 0),
+      String(webhookWindow?.limit ?? 0),
+      String(webhookWindow?.windowMs ?? 0),
+    ];
+  }
+
   #nextId(): string {
     return `${this.#tag}:${(this.#sequence++).toString(36)}`;
   }
@@ -280,24 +299,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   async #step(action: 'b' | 'w' | 'n', key: string, id: string, lane: Lane): Promise<StepReply | undefined> {
     const ops = this.#ops;
     this.#ops = [];
-    const { globalRateLimit, webhookWindow, maxPauseMs } = this.#settings;
-    const args = [
-      this.#prefix,
-      String(this.#keepMs),
-      String(maxPauseMs),
-      String(this.#reservationMs),
-      String(this.#pollMs),
-      String(globalRateLimit?.limit ?? 0),
-      String(globalRateLimit?.windowMs ?? 0),
-      String(webhookWindow?.limit ?? 0),
-      String(webhookWindow?.windowMs ?? 0),
-      String(ops.length / OP_FIELDS),
-      ...ops,
-      action,
-      key,
-      id,
-      lane,
-    ];
+    const args = this.#head.concat(String(ops.length / OP_FIELDS), ops, action, key, id, lane);
     try {
       return (await withinTime(this.#client, this.#timeoutMs, () => this.#script.run(this.#client, args))) as StepReply;
     } catch (error) {

@@ -161,10 +161,11 @@ if lane == 'normal' then
     end
     disc = 1
   end
-  if gLimit > 0 then
-    redis.call('ZADD', P .. 'g', now + resMs, rid)
-    extend(P .. 'g', gWindow + resMs)
-  end
+end
+-- Priority requests count under the global cap too, though they never wait for it.
+if gLimit > 0 then
+  redis.call('ZADD', P .. 'g', now + resMs, rid)
+  extend(P .. 'g', gWindow + resMs)
 end
 redis.call('ZADD', rz, now + resMs, rid)
 extend(rz, resMs)
