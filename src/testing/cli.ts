@@ -1,7 +1,10 @@
 /**
  * `community-chat-emulator`: runs the emulator from the command line.
  *
- *   npx community-chat-emulator --port 8080 [--host 127.0.0.1] [--seed 1]
+ *   npx community-chat-emulator --port 8080 [--host 127.0.0.1] [--seed 1] [--no-playground]
+ *
+ * The playground (a web page to chat with a bot) is served at the root URL
+ * unless `--no-playground` is given.
  *
  * @module
  */
@@ -18,7 +21,7 @@ function argument(name: string, fallback: string): string {
 }
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
-  process.stdout.write('Usage: community-chat-emulator [--port 8080] [--host 127.0.0.1] [--seed 1]\n');
+  process.stdout.write('Usage: community-chat-emulator [--port 8080] [--host 127.0.0.1] [--seed 1] [--no-playground]\n');
   process.exit(0);
 }
 
@@ -30,11 +33,13 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 
-const emulator = await createEmulator({ port, host, seed });
+const playground = !process.argv.includes('--no-playground');
+const emulator = await createEmulator({ port, host, seed, playground });
 const { seed: data } = emulator;
 process.stdout.write(
   [
     `Community Chat emulator listening on ${emulator.url} (Gateway ${emulator.gatewayUrl})`,
+    ...(emulator.playgroundUrl ? [`Playground: open ${emulator.playgroundUrl} to chat with the bot you connect`] : []),
     '',
     'Seeded demo data (local test credentials):',
     `  user        ${data.user.email} / ${data.user.password}`,

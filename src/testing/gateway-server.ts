@@ -58,7 +58,12 @@ export interface GatewayServerOptions {
   identity?: ((token: string) => BotIdentity | undefined) | undefined;
   /** The `resume_gateway_url` READY carries. @default this server's URL */
   resumeGatewayUrl?: string | (() => string) | undefined;
+  /** Called for every frame received (`in`) or sent (`out`) and when a connection opens or closes (tokens included: redact before showing). @default undefined */
+  onTraffic?: ((event: GatewayTraffic) => void) | undefined;
 }
+
+/** What {@link GatewayServerOptions.onTraffic} reports. */
+export type GatewayTraffic = { kind: 'in' | 'out'; frame: GatewayFrame } | { kind: 'open' | 'close'; code?: number | undefined };
 
 interface Session {
   id: string;
@@ -131,9 +136,11 @@ export class GatewayServer {
     this.stats.connections++;
     this.#sockets.add(socket);
     let session: Session | undefined;
-    socket.on('close', () => {
+    this.#options.onTraffic?.({ kind: 'open' });
+    socket.on('close', (code: number) => {
       this.#sockets.delete(socket);
       if (session?.socket === socket) session.socket = undefined;
+      this.#options.onTraffic?.({ kind: 'close', code });
     });
     socket.on('error', () => undefined);
     socket.on('message', (raw) => {
@@ -145,6 +152,7 @@ export class GatewayServer {
         return;
       }
       this.received.push(frame);
+      this.#options.onTraffic?.({ kind: 'in', frame });
       switch (frame.op) {
         case GatewayOpcode.Heartbeat:
           this.stats.heartbeats++;
@@ -227,7 +235,9 @@ export class GatewayServer {
   }
 
   #send(socket: WebSocket, frame: GatewayFrame): void {
-    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(frame));
+    if (socket.readyState !== WebSocket.OPEN) return;
+    socket.send(JSON.stringify(frame));
+    this.#options.onTraffic?.({ kind: 'out', frame });
   }
 
   #dispatch(session: Session, t: string, d: unknown): number {

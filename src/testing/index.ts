@@ -19,6 +19,10 @@ export {
   type InvokedInteraction,
   type SeedData,
   type DispatchTarget,
+  type ComponentInput,
+  type ModalSubmitInput,
+  type EmulatorEvent,
+  type EmulatorSnapshot,
 } from './emulator/index.js';
-export { GatewayServer, type GatewayServerOptions, type BotIdentity } from './gateway-server.js';
+export { GatewayServer, type GatewayServerOptions, type GatewayTraffic, type BotIdentity } from './gateway-server.js';
 export { createTestInteraction, createTestGateway, createTestPayload, type TestInteractionInput, type TestResponse, type TestGateway } from './interactions.js';

@@ -10,10 +10,25 @@
  */
 
 import { startGatewaySession } from './gateway-info.js';
-import { handleRequest } from './router.js';
-import { invokeCommand } from './simulate.js';
+import { inspectState, secretsOf, type EmulatorSnapshot } from './inspect.js';
+import { handleRequest, routeOf } from './router.js';
+import { clickComponent, invokeCommand, submitModal } from './simulate.js';
 import { EmulatorState } from './state.js';
-import type { BotIdentity, DispatchTarget, EmulatedMessage, EmulatorCoreOptions, EmulatorRequest, EmulatorResponse, InvokeCommandInput, InvokedInteraction, SeedData } from './types.js';
+import type {
+  BotIdentity,
+  ComponentInput,
+  DispatchTarget,
+  EmulatedMessage,
+  EmulatorCoreOptions,
+  EmulatorEvent,
+  EmulatorRequest,
+  EmulatorResponse,
+  InvokeCommandInput,
+  InvokedInteraction,
+  ModalSubmitInput,
+  SeedData,
+  WindowLimit,
+} from './types.js';
 
 /** The stateful core and its control API. */
 export class EmulatorCore {
@@ -36,6 +51,43 @@ export class EmulatorCore {
   /** Moves the clock forward, e.g. to expire access tokens (15 min) or interactions (15 min). */
   advanceTime(ms: number): void {
     this.#state.clockOffset += ms;
+    this.#state.notify({ kind: 'change' });
+  }
+
+  /** The global rate limit in force (`undefined`: none). Starts as the `globalRateLimit` option. */
+  get globalRateLimit(): WindowLimit | undefined {
+    return this.#state.globalRateLimit;
+  }
+
+  set globalRateLimit(limit: WindowLimit | undefined) {
+    this.#state.globalRateLimit = limit;
+    this.#state.globalHits.length = 0;
+  }
+
+  /** Calls `observer` for every REST call served and every change of state; returns a function that stops it. */
+  observe(observer: (event: EmulatorEvent) => void): () => void {
+    this.#state.observers.add(observer);
+    return () => this.#state.observers.delete(observer);
+  }
+
+  /** A secret-free picture of the state (what the playground shows). */
+  snapshot(): EmulatorSnapshot {
+    return inspectState(this.#state);
+  }
+
+  /** Every secret the state holds (tokens, secrets, passwords), to scrub from logs. */
+  secrets(): string[] {
+    return secretsOf(this.#state);
+  }
+
+  /** Simulates a user pressing a button or choosing in a select menu of a bot's message (a component interaction). */
+  clickComponent(input: ComponentInput): InvokedInteraction {
+    return clickComponent(this.#state, input);
+  }
+
+  /** Simulates a user submitting the modal a bot opened with callback type 9 (a modal-submit interaction). */
+  submitModal(input: ModalSubmitInput): InvokedInteraction {
+    return submitModal(this.#state, input);
   }
 
   /** Connects the Gateway that delivers dispatches. */
@@ -93,8 +145,22 @@ export class EmulatorCore {
     return invokeCommand(this.#state, input);
   }
 
-  /** Handles one REST request. */
-  handle(request: EmulatorRequest): Promise<EmulatorResponse> {
-    return handleRequest(this.#state, this.faults, request);
+  /** Handles one REST request (and tells the observers about it). */
+  async handle(request: EmulatorRequest): Promise<EmulatorResponse> {
+    const state = this.#state;
+    if (state.observers.size === 0) return handleRequest(state, this.faults, request);
+    const started = performance.now();
+    const answer = await handleRequest(state, this.faults, request);
+    const bucket = answer.headers['x-ratelimit-bucket'];
+    state.notify({
+      kind: 'rest',
+      method: request.method,
+      route: routeOf(state, request.method, request.url) ?? `${request.url.split('?')[0]?.split('/').slice(0, 4).join('/') ?? ''}…`,
+      status: answer.status,
+      durationMs: Math.round(performance.now() - started),
+      bucket: typeof bucket === 'string' ? bucket : undefined,
+      at: state.now(),
+    });
+    return answer;
   }
 }

@@ -6,8 +6,12 @@
 
 export { EmulatorCore } from './core.js';
 export { createEmulator, type Emulator, type EmulatorOptions } from './server.js';
+export type { EmulatorSnapshot } from './inspect.js';
 export type {
   BotIdentity,
+  ComponentInput,
+  EmulatorEvent,
+  ModalSubmitInput,
   DispatchTarget,
   EmulatedCallback,
   EmulatedMessage,

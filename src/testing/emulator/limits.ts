@@ -76,7 +76,7 @@ export function takeWebhookExecution(state: EmulatorState, webhook: GuildWebhook
 
 /** Counts one request against the global limit, if there is one, or answers a global 429 carrying the route's own bucket headers. */
 export function takeGlobal(state: EmulatorState, routeHeaders: () => Record<string, string>): void {
-  const limit = state.options.globalRateLimit;
+  const limit = state.globalRateLimit;
   if (!limit) return;
   const now = state.now();
   const { remaining, resetAt } = windowState(state.globalHits, limit, now);

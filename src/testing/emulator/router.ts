@@ -9,7 +9,7 @@
 import { API_PREFIX, operationIds, routes, type CredentialKind, type HttpMethod, type OperationId, type RouteDefinition } from '../../routes.js';
 import type { Caller } from './access.js';
 import { getGateway, getGatewayBot } from './gateway-info.js';
-import { createDriveLink, handlers, respondWithToken, type Context, type Handler, type RouteContext } from './handlers/index.js';
+import { createDriveLink, followUp, handlers, respondWithToken, type Context, type Handler, type RouteContext } from './handlers/index.js';
 import { takeGlobal, webhookBucketHeaders } from './limits.js';
 import { HttpError, errorResponse, json } from './responses.js';
 import type { EmulatorState } from './state.js';
@@ -34,6 +34,8 @@ const extraRoutes = {
   'gateway.getBot': { method: 'GET', path: '/gateway/bot', auth: ['bot'] },
   'channels.createDriveLink': { method: 'POST', path: '/channels/{channel_id}/drive-links', auth: ['bot', 'user'] },
   'interactions.respondWithToken': { method: 'POST', path: '/interactions/{interaction_id}/{interaction_token}/callback', auth: ['none'] },
+  'interactions.followUp': { method: 'POST', path: '/webhooks/{application_id}/{interaction_token}', auth: ['none'] },
+  'interactions.editOriginal': { method: 'PATCH', path: '/webhooks/{application_id}/{interaction_token}/messages/@original', auth: ['none'] },
 } as const satisfies Record<string, ServedRoute>;
 
 type ExtraId = keyof typeof extraRoutes;
@@ -43,6 +45,8 @@ const extraHandlers: { readonly [Id in ExtraId]: (ctx: RouteContext<(typeof extr
   'gateway.getBot': ({ state, caller }) => getGatewayBot(state, caller.app.id),
   'channels.createDriveLink': ({ state, request, params, caller }) => createDriveLink(state, request, caller, params.channel_id),
   'interactions.respondWithToken': ({ state, request, params }) => respondWithToken(state, request, params.interaction_id, params.interaction_token),
+  'interactions.followUp': ({ state, request, params }) => followUp(state, request, params.application_id, params.interaction_token),
+  'interactions.editOriginal': ({ state, request, params }) => followUp(state, request, params.application_id, params.interaction_token),
 };
 
 type RouteId = { contract: true; id: OperationId } | { contract: false; id: ExtraId };
@@ -68,7 +72,14 @@ interface Match {
   params: Record<string, string>;
 }
 
-function match(method: string, path: string): Match {
+/** Discord's follow-up shares the path of a webhook execution: it is the follow-up when the id is an application's. */
+const followUpRoute = compiledRoutes.find((candidate) => !candidate.id.contract && candidate.id.id === 'interactions.followUp');
+
+function match(method: string, path: string, isApplication: (id: string) => boolean): Match {
+  const followUpMatch = method === 'POST' ? followUpRoute?.regex.exec(path) : null;
+  if (followUpRoute && followUpMatch && isApplication(decodeURIComponent(followUpMatch[1] ?? ''))) {
+    return { id: followUpRoute.id, route: followUpRoute.route, params: { application_id: decodeURIComponent(followUpMatch[1] ?? ''), interaction_token: decodeURIComponent(followUpMatch[2] ?? '') } };
+  }
   let pathMatched = false;
   for (const candidate of compiledRoutes) {
     const found = candidate.regex.exec(path);
@@ -153,6 +164,17 @@ function runExtra<Id extends ExtraId>(id: Id, ctx: RawContext): EmulatorResponse
   return handler(ctx as unknown as RouteContext<(typeof extraRoutes)[Id]>);
 }
 
+/** The route template a request matches (for logs), or `undefined`. */
+export function routeOf(state: EmulatorState, method: string, url: string): string | undefined {
+  const { pathname } = new URL(url, 'http://emulator');
+  if (!pathname.startsWith(`${API_PREFIX}/`)) return undefined;
+  try {
+    return match(method, pathname.slice(API_PREFIX.length), (id) => state.apps.has(id)).route.path;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Handles one REST request against `state`. */
 export async function handleRequest(state: EmulatorState, faults: Faults, request: EmulatorRequest): Promise<EmulatorResponse> {
   if (faults.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, faults.latencyMs));
@@ -164,7 +186,7 @@ export async function handleRequest(state: EmulatorState, faults: Faults, reques
     let unmatched: unknown;
     try {
       if (path === undefined) throw new HttpError(404, `Not found: paths live under ${API_PREFIX}`);
-      found = match(request.method, path);
+      found = match(request.method, path, (id) => state.apps.has(id));
     } catch (error) {
       unmatched = error;
     }

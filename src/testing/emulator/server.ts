@@ -8,6 +8,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GATEWAY_PATH, GatewayServer } from '../gateway-server.js';
+import { createPlayground, type Playground } from '../playground/server.js';
 import { EmulatorCore } from './core.js';
 import { gatewayUrlOf } from './gateway-info.js';
 import type { EmulatedCallback, EmulatedMessage, EmulatorCoreOptions, InvokeCommandInput, InvokedInteraction, SeedData } from './types.js';
@@ -20,6 +21,8 @@ export interface EmulatorOptions extends EmulatorCoreOptions {
   host?: string | undefined;
   /** Heartbeat interval the Gateway announces, milliseconds. @default 41250 */
   heartbeatIntervalMs?: number | undefined;
+  /** Serve the playground, a web page to chat with your bot, at the root URL (`/`). The CLI turns it on. @default false */
+  playground?: boolean | undefined;
 }
 
 /** A running emulator. */
@@ -34,6 +37,8 @@ export interface Emulator {
   readonly faults: { latencyMs: number; errorRate: number };
   /** The in-memory state and its control API. */
   readonly core: EmulatorCore;
+  /** The playground's URL (the root URL), when the `playground` option is on. */
+  readonly playgroundUrl: string | undefined;
   /** Simulates a user running a slash command (or typing in it, with `focused`), delivered to the bot over the Gateway. */
   invokeCommand(input: InvokeCommandInput): InvokedInteraction;
   /** Messages posted to a channel by webhooks and interaction replies. */
@@ -64,10 +69,12 @@ export type { EmulatedCallback, EmulatedMessage, InvokeCommandInput, InvokedInte
  */
 export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const core = new EmulatorCore(options);
+  let playground: Playground | undefined;
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
+      if (playground?.serve(request, response, Buffer.concat(chunks).toString('utf8'))) return;
       const headers: Record<string, string | undefined> = {};
       for (const [name, value] of Object.entries(request.headers)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
       core
@@ -90,7 +97,19 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     identity: (token) => core.startGatewaySession(token),
     resumeGatewayUrl: () => gatewayUrl,
     heartbeatIntervalMs: options.heartbeatIntervalMs,
+    onTraffic: (event) => playground?.onGateway(event),
   });
+  if (options.playground === true) {
+    playground = createPlayground({
+      core,
+      listen: () => {
+        const { address, port } = server.address() as AddressInfo;
+        return { host: options.host ?? address, port };
+      },
+      botSessions: () => gateway.connectedSessions(),
+      dropGateway: () => gateway.dropConnections(),
+    });
+  }
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
@@ -107,6 +126,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     seed: core.seed,
     faults: core.faults,
     core,
+    playgroundUrl: playground ? `${url}/` : undefined,
     invokeCommand: (input) => core.invokeCommand(input),
     messages: (channelId) => core.messages(channelId ?? core.seed.channelId),
     advanceTime: (ms) => core.advanceTime(ms),
@@ -122,6 +142,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     async close() {
       if (closed) return;
       closed = true;
+      playground?.close();
       await gateway.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

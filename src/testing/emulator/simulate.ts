@@ -8,10 +8,12 @@
 
 import { InteractionType } from '../../constants.js';
 import { GatewayDispatch } from '../../gateway/protocol.js';
-import { ApplicationCommandType, ApplicationIntegrationType, ChannelType, INTERACTION_VERSION, InteractionContextType, Permission, optionTypeOf } from '../discord.js';
+import { InteractionCallbackType } from '../../constants.js';
+import { ApplicationCommandType, ApplicationIntegrationType, ChannelType, ComponentType, INTERACTION_VERSION, InteractionContextType, Permission, optionTypeOf } from '../discord.js';
+import { HttpError } from './responses.js';
 import type { Application, Command, EmulatorState, Interaction, User } from './state.js';
 import { ATTACHMENT_SIZE_LIMIT, BOT_CHANNEL_PERMISSIONS, EMULATED_LOCALE } from './views.js';
-import type { EmulatedCallback, InvokeCommandInput, InvokedInteraction } from './types.js';
+import type { ComponentInput, EmulatedCallback, InvokeCommandInput, InvokedInteraction, ModalSubmitInput } from './types.js';
 
 function userObject(user: User): Record<string, unknown> {
   return { id: user.id, username: user.username, discriminator: '0', global_name: user.username, avatar: null, bot: false };
@@ -74,18 +76,83 @@ function interactionPayload(state: EmulatorState, interaction: Interaction, foun
 
 /** Runs a slash command as a user: see `EmulatorCore.invokeCommand`. */
 export function invokeCommand(state: EmulatorState, input: InvokeCommandInput): InvokedInteraction {
-  const user = state.users.get(input.userId ?? state.seed.user.id);
-  if (!user) throw new Error(`unknown user ${String(input.userId)}`);
+  const user = userFor(state, input.userId);
   const name = input.name.toLowerCase();
   const inDm = input.guildId === null;
   const guildId = input.guildId ?? state.seed.guildId;
   const found = inDm ? state.findDmCommand(name, input.applicationId) : state.findCommand(guildId, name, input.applicationId);
   if (!found) throw new Error(inDm ? `no global command "${name}" usable in DMs (dm_permission) is registered` : `no command "${name}" is registered for community ${guildId}`);
   const place: Place = inDm ? { guildId: undefined, channelId: input.channelId ?? state.dmChannelOf(found.app.id, user.id) } : { guildId, channelId: input.channelId ?? state.seed.channelId };
-  const interaction: Interaction = { id: state.id(), token: state.token(), applicationId: found.app.id, channelId: place.channelId, createdAt: state.now(), acknowledgedWith: undefined, callbacks: [], waiters: [] };
+  const type = input.focused !== undefined ? InteractionType.ApplicationCommandAutocomplete : InteractionType.ApplicationCommand;
+  const interaction = newInteraction(state, found.app, place.channelId, type, found.command.name, user.id);
+  return deliver(state, found.app, interaction, interactionPayload(state, interaction, found, user, place, input));
+}
+
+function newInteraction(state: EmulatorState, app: Application, channelId: string, type: number, label: string, userId: string): Interaction {
+  const interaction: Interaction = { id: state.id(), token: state.token(), applicationId: app.id, channelId, createdAt: state.now(), acknowledgedWith: undefined, callbacks: [], waiters: [], type, label, userId };
   state.interactions.set(interaction.id, interaction);
-  const payload = interactionPayload(state, interaction, found, user, place, input);
-  const delivered = state.gateway?.dispatchToToken(found.app.bot.token, GatewayDispatch.InteractionCreate, payload) ?? 0;
+  return interaction;
+}
+
+/** Sends INTERACTION_CREATE to the application's bot and tells the observers. */
+function deliver(state: EmulatorState, app: Application, interaction: Interaction, payload: Record<string, unknown>): InvokedInteraction {
+  const delivered = state.gateway?.dispatchToToken(app.bot.token, GatewayDispatch.InteractionCreate, payload) ?? 0;
   const response = new Promise<EmulatedCallback>((resolve) => interaction.waiters.push(resolve));
+  state.notify({ kind: 'change' });
   return { id: interaction.id, payload, delivered, response, callbacks: () => [...interaction.callbacks] };
+}
+
+/** The common fields of a component or modal-submit interaction in a community channel. */
+function followOnPayload(state: EmulatorState, interaction: Interaction, app: Application, user: User, type: number, data: Record<string, unknown>, extra: Record<string, unknown>): Record<string, unknown> {
+  const guildId = state.channels.get(interaction.channelId)?.guildId;
+  const place: Place = guildId === undefined ? { guildId: undefined, channelId: interaction.channelId } : { guildId, channelId: interaction.channelId };
+  return {
+    id: interaction.id,
+    application_id: app.id,
+    type,
+    data,
+    ...placeFields(state, place, user),
+    ...extra,
+    token: interaction.token,
+    version: INTERACTION_VERSION,
+    app_permissions: BOT_CHANNEL_PERMISSIONS.toString(),
+    locale: EMULATED_LOCALE,
+    entitlements: [],
+    attachment_size_limit: ATTACHMENT_SIZE_LIMIT,
+    created_at: new Date(interaction.createdAt).toISOString(),
+  };
+}
+
+function userFor(state: EmulatorState, userId: string | undefined): User {
+  const user = state.users.get(userId ?? state.seed.user.id);
+  if (!user) throw new Error(`unknown user ${String(userId)}`);
+  return user;
+}
+
+/** A user presses a button or chooses in a select menu of a bot's message: see `EmulatorCore.clickComponent`. */
+export function clickComponent(state: EmulatorState, input: ComponentInput): InvokedInteraction {
+  const user = userFor(state, input.userId);
+  const message = [...state.messages.values()].flat().find((candidate) => candidate.id === input.messageId);
+  if (!message || message.author.kind !== 'bot') throw new Error(`no bot message ${input.messageId}`);
+  const app = [...state.apps.values()].find((candidate) => candidate.bot.id === message.author.id);
+  if (!app) throw new Error(`the bot of message ${input.messageId} is gone`);
+  const type = InteractionType.MessageComponent;
+  const interaction = newInteraction(state, app, message.channelId, type, input.customId, user.id);
+  const data = { custom_id: input.customId, component_type: input.values ? ComponentType.StringSelect : ComponentType.Button, ...(input.values ? { values: input.values } : {}) };
+  const messageObject = { id: message.id, channel_id: message.channelId, content: message.content, components: message.components ?? [], author: { id: app.bot.id, username: app.bot.username, bot: true }, timestamp: new Date(message.createdAt).toISOString() };
+  return deliver(state, app, interaction, followOnPayload(state, interaction, app, user, type, data, { message: messageObject }));
+}
+
+/** A user submits the modal a bot opened: see `EmulatorCore.submitModal`. */
+export function submitModal(state: EmulatorState, input: ModalSubmitInput): InvokedInteraction {
+  const user = userFor(state, input.userId);
+  const opener = state.interactions.get(input.interactionId);
+  const modal = opener?.callbacks.find((callback) => callback.interactionType === InteractionCallbackType.Modal);
+  const app = opener && state.apps.get(opener.applicationId);
+  if (!opener || !modal || !app) throw new HttpError(404, `interaction ${input.interactionId} opened no modal`, 10062);
+  const customId = String(modal.data['custom_id'] ?? '');
+  const type = InteractionType.ModalSubmit;
+  const interaction = newInteraction(state, app, opener.channelId, type, customId, user.id);
+  const rows = Object.entries(input.fields).map(([id, value]) => ({ type: ComponentType.ActionRow, components: [{ type: ComponentType.TextInput, custom_id: id, value }] }));
+  return deliver(state, app, interaction, followOnPayload(state, interaction, app, user, type, { custom_id: customId, components: rows }, {}));
 }

@@ -10,7 +10,7 @@ import { makeSnowflake } from '../../constants.js';
 import { API_PREFIX } from '../../routes.js';
 import { countCharacters } from '../../schemas/text.js';
 import { HttpError } from './responses.js';
-import type { DispatchTarget, EmulatedCallback, EmulatedMessage, EmulatorCoreOptions, SeedData } from './types.js';
+import type { DispatchTarget, EmulatedCallback, EmulatedMessage, EmulatorCoreOptions, EmulatorEvent, SeedData, WindowLimit } from './types.js';
 
 export interface User {
   id: string;
@@ -97,6 +97,12 @@ export interface Interaction {
   token: string;
   applicationId: string;
   channelId: string;
+  /** Interaction type, the command's name (or the component's custom id), and who ran it: for the playground. */
+  type?: number;
+  label?: string;
+  userId?: string;
+  /** Whether a follow-up (or an edit of the deferred original) was posted. */
+  followedUp?: boolean;
   createdAt: number;
   acknowledgedWith: number | undefined;
   callbacks: EmulatedCallback[];
@@ -130,6 +136,10 @@ export class EmulatorState {
   baseUrl: string;
   gateway: DispatchTarget | undefined;
   clockOffset = 0;
+  /** The global limit now in force (starts as `options.globalRateLimit`; the playground may change it). */
+  globalRateLimit: WindowLimit | undefined;
+  /** Observers of REST calls and changes (the playground). */
+  readonly observers = new Set<(event: EmulatorEvent) => void>();
   #idCounter = 0;
 
   readonly users = new Map<string, User>();
@@ -158,6 +168,7 @@ export class EmulatorState {
     this.options = options;
     this.baseUrl = (options.baseUrl ?? 'http://localhost:8080').replace(/\/+$/, '');
     this.random = prng(options.seed ?? 1);
+    this.globalRateLimit = options.globalRateLimit;
     const owner = this.addUser('demo@example.com', 'demo-password', 'demo');
     const member = this.addUser('member@example.com', 'member-password', 'member');
     const app = this.addApplication(owner.id, 'Demo App', 'The demo application');
@@ -295,11 +306,20 @@ export class EmulatorState {
   }
 
   /** Posts a message to a channel (1 to 2000 characters, as the contract says). */
-  post(channelId: string, content: string, author: EmulatedMessage['author'], via: EmulatedMessage['via']): void {
+  post(channelId: string, content: string, author: EmulatedMessage['author'], via: EmulatedMessage['via'], extra: Pick<EmulatedMessage, 'components' | 'interactionId'> = {}): EmulatedMessage {
     if (countCharacters(content) < 1 || countCharacters(content) > 2000) throw new HttpError(400, 'Message content must be 1 to 2000 characters', 50035);
     const list = this.messages.get(channelId) ?? [];
-    list.push({ id: this.id(), channelId, content, author, via, createdAt: this.now() });
+    const message: EmulatedMessage = { id: this.id(), channelId, content, author, via, createdAt: this.now() };
+    if (extra.components !== undefined) message.components = extra.components;
+    if (extra.interactionId !== undefined) message.interactionId = extra.interactionId;
+    list.push(message);
     this.messages.set(channelId, list);
+    return message;
+  }
+
+  /** Tells the observers. */
+  notify(event: EmulatorEvent): void {
+    for (const observer of this.observers) observer(event);
   }
 
   deliverMail(email: string, mail: Mail): void {

@@ -41,7 +41,34 @@ export interface EmulatedMessage {
   via: 'webhook' | 'interaction';
   /** When, epoch milliseconds (emulator clock). */
   createdAt: number;
+  /** Message components (buttons, select menus) the bot attached, Discord's shapes. @default undefined */
+  components?: unknown[] | undefined;
+  /** The interaction this message answers (a reply or a follow-up). @default undefined */
+  interactionId?: string | undefined;
 }
+
+/** What the emulator reports to observers (the playground): a REST call it served, or a change of its state. */
+export type EmulatorEvent =
+  | {
+      /** A REST call. */
+      kind: 'rest';
+      /** HTTP method. */
+      method: string;
+      /** The route template (e.g. `/channels/{channel_id}`), or the path's first segment when no route matched. */
+      route: string;
+      /** Answer status. */
+      status: number;
+      /** Time taken, milliseconds. */
+      durationMs: number;
+      /** The `X-RateLimit-Bucket` of the answer, if any. */
+      bucket: string | undefined;
+      /** When, epoch milliseconds (emulator clock). */
+      at: number;
+    }
+  | {
+      /** Something changed (an interaction created, the clock moved). */
+      kind: 'change';
+    };
 
 /** An interaction callback the emulator received. */
 export interface EmulatedCallback {
@@ -119,6 +146,28 @@ export interface InvokeCommandInput {
   userId?: string | undefined;
   /** Pick the command of this application, when several have one of that name. */
   applicationId?: string | undefined;
+}
+
+/** What to send with `EmulatorCore.clickComponent`: a user pressing a button or choosing in a select menu of a bot's message. */
+export interface ComponentInput {
+  /** The message holding the component. */
+  messageId: string;
+  /** The component's `custom_id`. */
+  customId: string;
+  /** Values chosen in a select menu (absent for a button). @default undefined */
+  values?: string[] | undefined;
+  /** The user. @default the seeded user */
+  userId?: string | undefined;
+}
+
+/** What to send with `EmulatorCore.submitModal`: a user submitting the modal a bot opened. */
+export interface ModalSubmitInput {
+  /** The interaction the bot answered with the modal (callback type 9). */
+  interactionId: string;
+  /** Text input values by their `custom_id`. */
+  fields: Record<string, string>;
+  /** The user. @default the seeded user */
+  userId?: string | undefined;
 }
 
 /** An interaction created by `EmulatorCore.invokeCommand`. */

@@ -32,5 +32,5 @@ export const handlers: HandlerTable = {
 } satisfies HandlerTable;
 
 export { createDriveLink } from './channels.js';
-export { respondWithToken } from './interactions.js';
+export { followUp, respondWithToken } from './interactions.js';
 export type { Context, Handler, HandlerTable, RouteContext } from './types.js';

@@ -9,7 +9,7 @@
 
 import { INTERACTION_LIFETIME_MS, InteractionCallbackType } from '../../../constants.js';
 import * as schemas from '../../../schemas/requests.js';
-import { HttpError, noContent, parseBody, validate, validateValue } from '../responses.js';
+import { HttpError, json, noContent, parseBody, validate, validateValue } from '../responses.js';
 import type { Application, EmulatorState, Interaction } from '../state.js';
 import type { EmulatedCallback, EmulatorRequest, EmulatorResponse } from '../types.js';
 import type { HandlersOf } from './types.js';
@@ -35,7 +35,8 @@ function acknowledge(state: EmulatorState, app: Application, interaction: Intera
   const callback: EmulatedCallback = { interactionType: type, data: body.data, at: state.now() };
   interaction.callbacks.push(callback);
   if (type === InteractionCallbackType.ChannelMessageWithSource) {
-    state.post(interaction.channelId, String(body.data['content']), { kind: 'bot', id: app.bot.id, name: app.bot.username }, 'interaction');
+    const components = Array.isArray(body.data['components']) ? (body.data['components'] as unknown[]) : undefined;
+    state.post(interaction.channelId, String(body.data['content']), { kind: 'bot', id: app.bot.id, name: app.bot.username }, 'interaction', { components, interactionId: interaction.id });
   }
   for (const waiter of interaction.waiters.splice(0)) waiter(callback);
   return noContent();
@@ -47,6 +48,26 @@ export const interactionHandlers = {
     return acknowledge(state, app, interaction, validate(schemas.interactionResponseSchema, request.body));
   },
 } satisfies HandlersOf<'interactions'>;
+
+/**
+ * Discord's follow-up routes, not contract operations: `POST /webhooks/{application_id}/{interaction_token}`
+ * (a follow-up message) and `PATCH .../messages/@original` (edit the original answer; after a deferral, it
+ * posts the answer). Either turns a deferred "is thinking" into the message. `content` is required, as in
+ * the contract's webhook execution.
+ */
+export function followUp(state: EmulatorState, request: EmulatorRequest, appId: string, token: string): EmulatorResponse {
+  const interaction = liveInteraction(state, [...state.interactions.values()].find((candidate) => candidate.token === token && candidate.applicationId === appId)?.id ?? '', () => true);
+  const app = state.apps.get(appId);
+  if (!app) throw new HttpError(404, 'Unknown Application', 10002);
+  if (interaction.acknowledgedWith === undefined) throw new HttpError(404, 'Unknown Webhook (answer the interaction first)', 10015);
+  const raw = parseBody(request.body);
+  const body = validateValue(schemas.webhookMessageSchema, raw);
+  const rawComponents = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)['components'] : undefined;
+  const components = Array.isArray(rawComponents) ? (rawComponents as unknown[]) : undefined;
+  const message = state.post(interaction.channelId, body.content, { kind: 'bot', id: app.bot.id, name: app.bot.username }, 'interaction', { components, interactionId: interaction.id });
+  interaction.followedUp = true;
+  return json(200, { id: message.id, channel_id: message.channelId, content: message.content, application_id: app.id, timestamp: new Date(message.createdAt).toISOString() });
+}
 
 /** Discord's callback route, POST /interactions/{id}/{token}/callback: not a contract operation; the token in the path authenticates and the body says `type`. */
 export function respondWithToken(state: EmulatorState, request: EmulatorRequest, interactionId: string, token: string): EmulatorResponse {
