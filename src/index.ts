@@ -73,3 +73,4 @@ export type { NodeRequestHandler } from './receive/node.js';
 export type { FetchHandler, FetchHandlerContext } from './receive/fetch.js';
 export type { ExpressMiddleware } from './receive/express.js';
 export type { ReceiveOutcome } from './receive/outcome.js';
+export { MultipartBody, MultipartStreamError, type MultipartFileSource, type MultipartFilePart, type MultipartTextPart } from './rest/multipart.js';
