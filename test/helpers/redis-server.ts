@@ -6,7 +6,10 @@
  * except under `CI=true`, where a missing binary fails the run.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe } from 'vitest';
 
 /** The path of `redis-server`, or `undefined` when it is not installed. */
@@ -17,6 +20,16 @@ export function findRedisServer(): string | undefined {
 }
 
 const binary = findRedisServer();
+
+/** Whether no other test file of this run has printed the skip line yet (the files run in workers of one vitest process). */
+function firstInRun(): boolean {
+  try {
+    writeFileSync(join(tmpdir(), `ccsdk-redis-skip-${process.ppid}`), '', { flag: 'wx' });
+    return true;
+  } catch {
+    return false;
+  }
+}
 let warned = false;
 
 /**
@@ -34,7 +47,7 @@ export function describeWithRedis(name: string, body: () => void): void {
     });
     return;
   }
-  if (!warned) {
+  if (!warned && firstInRun()) {
     warned = true;
     console.warn('\n!!! SKIPPING the Redis suites: redis-server is not on PATH. Install it with: apt-get install -y redis-server\n');
   }
