@@ -14,7 +14,8 @@ import { ApiError, AuthenticationError, NotFoundError, PermissionError, RateLimi
 import { CommunityChatError, hasKind, KIND } from './errors/base.js';
 import { GatewayError, GatewayFatalError } from './errors/gateway.js';
 import { InteractionAlreadyAcknowledgedError, InteractionError, InteractionExpiredError, InteractionResponseError } from './errors/interaction.js';
-import { InsecureTransportError, MissingCredentialError, ValidationError } from './errors/local.js';
+import { InsecureTransportError, MissingCredentialError, RateLimitStoreError, ValidationError } from './errors/local.js';
+import { WebhookVerificationError } from './errors/receive.js';
 import { AbortError, NetworkError, ResponseTooLargeError, TimeoutError, UnexpectedResponseError } from './errors/request.js';
 
 export * from './errors/api.js';
@@ -22,6 +23,7 @@ export { CommunityChatError, type CommunityChatErrorOptions } from './errors/bas
 export * from './errors/gateway.js';
 export * from './errors/interaction.js';
 export * from './errors/local.js';
+export * from './errors/receive.js';
 export * from './errors/request.js';
 
 /**
@@ -45,12 +47,14 @@ const ERROR_CLASSES = {
   AbortError,
   ResponseTooLargeError,
   UnexpectedResponseError,
+  RateLimitStoreError,
   GatewayError,
   GatewayFatalError,
   InteractionError,
   InteractionAlreadyAcknowledgedError,
   InteractionExpiredError,
   InteractionResponseError,
+  WebhookVerificationError,
 } as const;
 
 /** Names of every error class, used by the cross-copy guards. */
@@ -95,6 +99,8 @@ export const isAbortError = guard('AbortError');
 export const isResponseTooLargeError = guard('ResponseTooLargeError');
 /** Whether `value` is an {@link UnexpectedResponseError}. */
 export const isUnexpectedResponseError = guard('UnexpectedResponseError');
+/** Whether `value` is a {@link RateLimitStoreError}. */
+export const isRateLimitStoreError = guard('RateLimitStoreError');
 /** Whether `value` is a {@link GatewayError}. */
 export const isGatewayError = guard('GatewayError');
 /** Whether `value` is a {@link GatewayFatalError}. */
@@ -107,3 +113,5 @@ export const isInteractionAlreadyAcknowledgedError = guard('InteractionAlreadyAc
 export const isInteractionExpiredError = guard('InteractionExpiredError');
 /** Whether `value` is an {@link InteractionResponseError}. */
 export const isInteractionResponseError = guard('InteractionResponseError');
+/** Whether `value` is a {@link WebhookVerificationError}. */
+export const isWebhookVerificationError = guard('WebhookVerificationError');

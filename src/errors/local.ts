@@ -54,3 +54,18 @@ export class InsecureTransportError extends CommunityChatError {
     );
   }
 }
+
+/**
+ * A shared rate-limit store (such as the Redis one) could not answer in
+ * time, so the SDK refused to send without its limits; nothing was sent.
+ * Pass `onStoreError: 'local'` to the store to fall back to in-memory limits
+ * instead.
+ */
+export class RateLimitStoreError extends CommunityChatError {
+  /** Always `false`: the request was not sent. */
+  readonly mayHaveReachedServer = false;
+
+  constructor(detail: string, options?: { cause?: unknown }) {
+    super(`The shared rate-limit store is unreachable (${detail}); nothing was sent. Pass onStoreError: 'local' to the store to fall back to in-memory limits.`, options);
+  }
+}

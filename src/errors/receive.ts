@@ -1,0 +1,28 @@
+/**
+ * Errors of receiving events over HTTP.
+ *
+ * @module
+ */
+
+import { CommunityChatError } from './base.js';
+
+/** Why a webhook delivery was refused. */
+export type WebhookVerificationReason = 'missing-header' | 'malformed' | 'bad-signature' | 'stale' | 'replayed';
+
+/**
+ * A webhook delivery failed verification: a header is missing or malformed,
+ * the signature matches no secret, the signing time is outside the tolerance,
+ * or the delivery was already received. Receivers answer it with 401. Its
+ * message never holds a secret or a signature.
+ */
+export class WebhookVerificationError extends CommunityChatError {
+  /** Why the delivery was refused. */
+  readonly reason: WebhookVerificationReason;
+  /** The status a receiver answers with: always 401. */
+  readonly status = 401;
+
+  constructor(reason: WebhookVerificationReason, detail: string) {
+    super(`Webhook delivery refused (${reason}): ${detail}`);
+    this.reason = reason;
+  }
+}
