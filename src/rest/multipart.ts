@@ -41,6 +41,16 @@ export class MultipartStreamError extends Error {
     this.name = 'MultipartStreamError';
     this.code = code;
   }
+
+  /** The first `MultipartStreamError` in an error's cause chain (as the HTTP client wraps it), if any. */
+  static find(error: unknown): MultipartStreamError | undefined {
+    let current: unknown = error;
+    for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
+      if (current instanceof MultipartStreamError) return current;
+      current = (current as { cause?: unknown }).cause;
+    }
+    return undefined;
+  }
 }
 
 const encoder = new TextEncoder();

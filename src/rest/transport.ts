@@ -164,18 +164,9 @@ const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI
 export function classifyFailure(error: unknown, signal: TransportSignal): TransportFailure {
   if (signal.aborted) return new TransportFailure('aborted', 'aborted', true, error);
   const code = findCode(error);
-  const upload = findUploadError(error);
+  const upload = MultipartStreamError.find(error);
   const detail = upload ? `${upload.code}: ${upload.message}` : (code ?? (error instanceof Error ? error.name : 'unknown error'));
   return new TransportFailure('network', detail, code === undefined || !NEVER_SENT_CODES.has(code), error);
-}
-
-function findUploadError(error: unknown): MultipartStreamError | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
-    if (current instanceof MultipartStreamError) return current;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
 }
 
 /** The failure of a resend whose one-shot upload stream an earlier attempt already read: never sent, never retried (it may have reached the server before). */
