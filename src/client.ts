@@ -48,7 +48,7 @@ export interface ClientOptions extends PipelineOptions {
   authPrefix?: string | undefined;
   /** Credentials. */
   auth?: ClientAuth | undefined;
-  /** Default application id for command calls. @default undefined */
+  /** The application the deprecated command-call forms use when the call names none (`commands.list()`, `commands.create(definition)`, ...); the current forms take the application id as their first argument. @default undefined */
   applicationId?: string | undefined;
   /**
    * Which credential to use when an operation accepts both bot and user.
