@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // npm run screenshot: starts `npm run playground` on a free port, chats with the quiz bot in
-// headless Chromium (a /quiz with autocomplete, a webhook post, a click on the reply's button)
-// and saves the main view as docs/playground.png.
+// headless Chromium (/watch starts an activity, a webhook post, /quiz with the bot's autocomplete,
+// a click on the reply's button, then the bot's choices open again) and saves the main view as
+// docs/playground.png.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -30,11 +31,14 @@ try {
   await page.locator('body[data-ready=true]').waitFor();
   await fetch(webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: 'Deploy 42 finished: all checks green.', username: 'CI' }) });
   const input = page.getByRole('combobox', { name: /^Message/ });
+  await input.fill('/watch title:Launch stream');
+  await input.press('Escape');
+  await input.press('Enter');
+  await page.getByText('Watching "Launch stream" together').waitFor();
   await input.fill('/quiz topic:sp');
   await page.getByRole('option', { name: 'spices' }).waitFor();
   await input.press('Enter');
   await input.press('Enter');
-  if (process.env.DEBUG) console.log(await input.inputValue(), '|', await page.locator('#composer-hint').textContent());
   await page.getByRole('button', { name: 'Ready' }).first().click();
   await page.getByText('is ready. Question 1').waitFor();
   await input.fill('/quiz topic:');
@@ -44,5 +48,4 @@ try {
 } finally {
   await browser.close();
   child.kill('SIGTERM');
-  if (process.env.DEBUG) console.log(out);
 }

@@ -57,7 +57,7 @@ function status(acknowledgedWith: number | undefined, followedUp: boolean): stri
 
 /** Draws the picture; `secrets` (from {@link secretsOf}) are scrubbed from every text in it. */
 export function inspectState(state: EmulatorState, secrets: readonly string[] = secretsOf(state)): EmulatorSnapshot {
-  const usernames = new Map([...state.users.values()].map((user) => [user.id, user.username]));
+  const usernames = new Map([...[...state.users.values()].map((user) => [user.id, user.username] as const), ...[...state.apps.values()].map((app) => [app.bot.id, app.bot.username] as const)]);
   const messages: Record<string, Record<string, unknown>[]> = {};
   for (const [channelId, list] of state.messages) messages[channelId] = list.slice(-RECENT).map((message) => ({ ...message }));
   const interactions = [...state.interactions.values()].slice(-RECENT).map((interaction) => {

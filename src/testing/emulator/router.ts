@@ -46,7 +46,7 @@ const extraHandlers: { readonly [Id in ExtraId]: (ctx: RouteContext<(typeof extr
   'channels.createDriveLink': ({ state, request, params, caller }) => createDriveLink(state, request, caller, params.channel_id),
   'interactions.respondWithToken': ({ state, request, params }) => respondWithToken(state, request, params.interaction_id, params.interaction_token),
   'interactions.followUp': ({ state, request, params }) => followUp(state, request, params.application_id, params.interaction_token),
-  'interactions.editOriginal': ({ state, request, params }) => followUp(state, request, params.application_id, params.interaction_token),
+  'interactions.editOriginal': ({ state, request, params }) => followUp(state, request, params.application_id, params.interaction_token, true),
 };
 
 type RouteId = { contract: true; id: OperationId } | { contract: false; id: ExtraId };

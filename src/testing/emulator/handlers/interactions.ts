@@ -51,11 +51,11 @@ export const interactionHandlers = {
 
 /**
  * Discord's follow-up routes, not contract operations: `POST /webhooks/{application_id}/{interaction_token}`
- * (a follow-up message) and `PATCH .../messages/@original` (edit the original answer; after a deferral, it
- * posts the answer). Either turns a deferred "is thinking" into the message. `content` is required, as in
+ * (a follow-up message) and `PATCH .../messages/@original` (edits the original answer; after a deferral,
+ * posts it). Either turns a deferred "is thinking" into the message. `content` is required, as in
  * the contract's webhook execution.
  */
-export function followUp(state: EmulatorState, request: EmulatorRequest, appId: string, token: string): EmulatorResponse {
+export function followUp(state: EmulatorState, request: EmulatorRequest, appId: string, token: string, editOriginal = false): EmulatorResponse {
   const interaction = liveInteraction(state, [...state.interactions.values()].find((candidate) => candidate.token === token && candidate.applicationId === appId)?.id ?? '', () => true);
   const app = state.apps.get(appId);
   if (!app) throw new HttpError(404, 'Unknown Application', 10002);
@@ -64,7 +64,12 @@ export function followUp(state: EmulatorState, request: EmulatorRequest, appId: 
   const body = validateValue(schemas.webhookMessageSchema, raw);
   const rawComponents = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)['components'] : undefined;
   const components = Array.isArray(rawComponents) ? (rawComponents as unknown[]) : undefined;
-  const message = state.post(interaction.channelId, body.content, { kind: 'bot', id: app.bot.id, name: app.bot.username }, 'interaction', { components, interactionId: interaction.id });
+  const original = editOriginal ? state.messages.get(interaction.channelId)?.find((candidate) => candidate.interactionId === interaction.id) : undefined;
+  if (original) {
+    original.content = body.content;
+    if (components !== undefined) original.components = components;
+  }
+  const message = original ?? state.post(interaction.channelId, body.content, { kind: 'bot', id: app.bot.id, name: app.bot.username }, 'interaction', { components, interactionId: interaction.id });
   interaction.followedUp = true;
   return json(200, { id: message.id, channel_id: message.channelId, content: message.content, application_id: app.id, timestamp: new Date(message.createdAt).toISOString() });
 }

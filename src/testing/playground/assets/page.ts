@@ -44,8 +44,9 @@ export const PAGE_HTML = `<!doctype html>
       <form id="faults" class="faults">
         <label>Latency (ms) <input id="latency" type="number" min="0" max="60000" step="50" inputmode="numeric"></label>
         <label>Error rate (%) <input id="error-rate" type="number" min="0" max="100" step="5" inputmode="numeric"></label>
-        <label>Global limit (requests/s, empty: none) <input id="global-limit" type="number" min="1" step="1" inputmode="numeric"></label>
-        <button type="submit">Apply</button>
+        <label>Global limit (req/s) <input id="global-limit" type="number" min="1" step="1" inputmode="numeric" placeholder="none" aria-describedby="global-limit-help"></label>
+        <span id="global-limit-help" class="sr">Requests per second across all routes; leave empty for no limit.</span>
+        <button type="submit">Apply the faults</button>
       </form>
       <div class="row">
         <button id="drop" type="button">Drop the Gateway connections</button>
@@ -122,7 +123,7 @@ time{font-size:.8rem;color:var(--muted)}.ctx{font-size:.85rem;color:var(--muted)
 .hint{grid-column:1/-1;margin:0;font-size:.85rem;color:var(--muted)}.hint.error{color:var(--bad)}
 .side{border-left:1px solid var(--line);background:var(--panel);padding:.8rem;overflow:auto;height:calc(100vh - 52px);display:flex;flex-direction:column;gap:1rem}
 .side section{border-bottom:1px solid var(--line);padding-bottom:.8rem}
-.faults{display:grid;gap:.4rem}.faults label{display:grid;gap:.15rem;font-size:.85rem}
+.faults{display:grid;grid-template-columns:repeat(3,minmax(0,1fr));gap:.4rem;align-items:end}.faults label{display:grid;gap:.15rem;font-size:.85rem}.faults input{width:100%}.faults button{grid-column:1/-1}
 .row{display:flex;flex-wrap:wrap;gap:.4rem;margin-top:.4rem;border:0;padding:0}.row.end{justify-content:flex-end}
 ul.plain{list-style:none;margin:0;padding:0;font-size:.88rem}ul.plain li{padding:.2rem 0;border-bottom:1px dotted var(--line)}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85em}
