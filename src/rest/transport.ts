@@ -334,12 +334,8 @@ export class FetchTransport implements Transport {
       } else init.body = body ?? null;
       response = await fetchFn(request.origin + request.path, init);
     } catch (error) {
-      if (error instanceof TransportFailure) {
-        detach();
-        throw error;
-      }
       detach();
-      throw classifyFailure(error, signal);
+      throw error instanceof TransportFailure ? error : classifyFailure(error, signal);
     }
     const headers: Record<string, string | string[]> = {};
     response.headers.forEach((value, name) => {
@@ -407,4 +403,3 @@ async function readLimited(body: AsyncIterable<Uint8Array> & { destroy?: () => u
   }
   return new TextDecoder().decode(bytes);
 }
-
