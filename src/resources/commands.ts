@@ -92,11 +92,10 @@ export class CommandsManager {
    */
   create(definition: CommandDefinition, scope?: Omit<CommandScope, 'guildId'>): Promise<Command>;
   async create(first: string | CommandDefinition, second?: CommandDefinition | Omit<CommandScope, 'guildId'>, third?: CallOptions): Promise<Command> {
-    let applicationId: string | undefined;
-    let definition: unknown;
-    let options: CallOptions | undefined;
-    if (typeof first === 'string') [applicationId, definition, options] = [first, second, third];
-    else ({ applicationId, options } = splitScope(second as CommandScope | undefined)), (definition = first);
+    const deprecated = typeof first === 'string' ? undefined : splitScope(second as CommandScope | undefined);
+    const applicationId = deprecated ? deprecated.applicationId : (first as string);
+    const definition: unknown = deprecated ? first : second;
+    const options = deprecated ? deprecated.options : third;
     const body = await validate('commands.create', 'commandDefinitionSchema', definition);
     const appId = this.#applicationId('commands.create', applicationId);
     return withId<Command>('commands.create', await this.rest.request('commands.create', { ...options, params: { app_id: appId }, body }), this.requireIds);
@@ -136,11 +135,10 @@ export class CommandsManager {
    */
   delete(commandId: string, scope?: Omit<CommandScope, 'guildId'>): Promise<void>;
   async delete(first: string, second?: string | Omit<CommandScope, 'guildId'>, third?: CallOptions): Promise<void> {
-    let applicationId: string | undefined;
-    let commandId: string;
-    let options: CallOptions | undefined;
-    if (typeof second === 'string') [applicationId, commandId, options] = [first, second, third];
-    else ({ applicationId, options } = splitScope(second)), (commandId = first);
+    const deprecated = typeof second === 'string' ? undefined : splitScope(second);
+    const applicationId = deprecated ? deprecated.applicationId : first;
+    const commandId = deprecated ? first : (second as string);
+    const options = deprecated ? deprecated.options : third;
     const appId = this.#applicationId('commands.delete', applicationId);
     return this.rest.request('commands.delete', { ...options, params: { app_id: appId, cmd_id: commandId } });
   }
