@@ -54,7 +54,7 @@ export class PlaygroundHub {
     response.on('close', () => this.#clients.delete(response));
     this.#flush();
     response.write(`event: state\ndata: ${JSON.stringify(this.#source.picture())}\n\n`);
-    response.write(`event: log\ndata: ${JSON.stringify(this.#log)}\n\n`);
+    response.write(`event: backlog\ndata: ${JSON.stringify(this.#log)}\n\n`);
   }
 
   /** The emulator served a REST call or changed. */

@@ -219,8 +219,8 @@ describe.skipIf(!run)('the playground in Chromium', () => {
       expect(overflow).toBeLessThanOrEqual(0);
       await composer(page).fill('/watch title:Launch');
       await composer(page).press('Enter');
-      await page.getByRole('region', { name: 'Channel activity' }).getByText('playing').waitFor();
-      await expect(page.getByRole('region', { name: 'Channel activity' }).textContent()).resolves.toMatch(/Launch.*playing.*position 90\.0 s.*liftoff/);
+      const activity = page.getByRole('region', { name: 'Channel activity' });
+      await expect.poll(() => activity.textContent(), { timeout: 10_000 }).toMatch(/Launch.*playing.*position 90\.0 s.*liftoff.*participants: demo-app-bot/);
       await page.context().close();
     },
     TIMEOUT,

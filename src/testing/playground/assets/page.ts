@@ -12,6 +12,7 @@ export const PAGE_HTML = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Community Chat playground</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/_playground/app.css">
 <script type="module" src="/_playground/app.js"></script>
 </head>

@@ -284,6 +284,7 @@ $('advance').addEventListener('click', () => api('advance', { ms: 900000 }).then
 
 const events = new EventSource('/_playground/events');
 events.addEventListener('state', (event) => { ui.picture = JSON.parse(event.data); render(); document.body.dataset.ready = 'true'; });
+events.addEventListener('backlog', (event) => { $('log').replaceChildren(); appendLog(JSON.parse(event.data)); });
 events.addEventListener('log', (event) => appendLog(JSON.parse(event.data)));
 events.addEventListener('error', () => { $('bot-status').textContent = 'Playground: reconnecting to the emulator…'; $('bot-status').className = 'pill off'; });
 `;
