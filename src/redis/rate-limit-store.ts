@@ -58,6 +58,9 @@ interface Held {
 
 type StepReply = [number, number, string, string];
 
+/** The most buckets remembered as unlimited; past it the memory starts over. */
+const MAX_UNLIMITED = 4096;
+
 /** How long the local fallback lasts before Redis is tried again (when the client says it is ready). */
 const LOCAL_RETRY_MS = 5000;
 
@@ -86,6 +89,8 @@ export class RedisRateLimitStore implements RateLimitStore {
   #flushScheduled = false;
   #sequence = 0;
   #head: string[] = [];
+  /** Buckets this process told Redis are unlimited (no headers), until when it need not tell again (this host's clock: only paces repeats). */
+  readonly #unlimited = new Map<string, number>();
 
   constructor(options: RedisRateLimitStoreOptions) {
     this.#client = options.client;
@@ -157,6 +162,8 @@ export class RedisRateLimitStore implements RateLimitStore {
     const held = this.#unhold(this.#held, key);
     if (held === undefined) return;
     if (held.resolved === undefined) return this.#local.release(key);
+    // This request discovered the bucket (Redis had forgotten it): what its response says must reach Redis.
+    if (held.discovering) this.#unlimited.delete(key);
     this.#op('r', held.resolved, held.id, held.discovering ? '1' : '0', held.countsGlobally ? '1' : '0', '');
   }
 
@@ -165,6 +172,13 @@ export class RedisRateLimitStore implements RateLimitStore {
     // On the fallback, what is learned stays local: it is not queued for a Redis that cannot take it.
     if (this.#onLocal) return this.#local.learn(routeKey, major, headers);
     const used = this.#routes.key(routeKey, major);
+    if (headers === undefined) {
+      // A bucket already known to be unlimited need not be told again on every response (only now and then, to keep it alive).
+      const now = Date.now();
+      if ((this.#unlimited.get(used) ?? 0) > now) return;
+      if (this.#unlimited.size >= MAX_UNLIMITED) this.#unlimited.clear();
+      this.#unlimited.set(used, now + this.#keepMs / 2);
+    } else this.#unlimited.delete(used);
     if (headers?.bucket !== undefined) this.#routes.set(routeKey, headers.bucket);
     const learned = this.#routes.key(routeKey, major);
     const field = (value: number | undefined) => (value === undefined ? '' : String(Math.ceil(value)));
@@ -236,17 +250,8 @@ export class RedisRateLimitStore implements RateLimitStore {
   /** The first arguments of every step: the settings, as the script reads them. */
   #settingsArgs(): string[] {
     const { globalRateLimit, webhookWindow, maxPauseMs } = this.#settings;
-    return [
-      this.#prefix,
-      String(this.#keepMs),
-      String(maxPauseMs),
-      String(this.#reservationMs),
-      String(this.#pollMs),
-      String(globalRateLimit?.limit ?? 0),
-      String(globalRateLimit?.windowMs ?? 0),
-      String(webhookWindow?.limit ?? 0),
-      String(webhookWindow?.windowMs ?? 0),
-    ];
+    const numbers = [this.#keepMs, maxPauseMs, this.#reservationMs, this.#pollMs, globalRateLimit?.limit ?? 0, globalRateLimit?.windowMs ?? 0, webhookWindow?.limit ?? 0, webhookWindow?.windowMs ?? 0];
+    return [this.#prefix, numbers.map((value) => String(Math.ceil(value))).join(',')];
   }
 
   #nextId(): string {

@@ -20,8 +20,9 @@
 export const OP_FIELDS = 6;
 
 /**
- * ARGV: prefix, keepMs, maxPauseMs, reservationMs, pollMs, globalLimit,
- * globalWindowMs, webhookLimit, webhookWindowMs, opCount, then opCount ×
+ * ARGV: prefix, the settings as one comma-separated argument (keepMs,
+ * maxPauseMs, reservationMs, pollMs, globalLimit, globalWindowMs,
+ * webhookLimit, webhookWindowMs: fewer arguments to encode), opCount, then opCount ×
  * (type, key, id, a, b, c), then the action: type (`b` bucket, `w` webhook,
  * `n` none), key, reservation id, lane.
  *
@@ -29,15 +30,10 @@ export const OP_FIELDS = 6;
  */
 export const STEP_SCRIPT = `
 local P = ARGV[1]
-local keep = tonumber(ARGV[2])
-local maxPause = tonumber(ARGV[3])
-local resMs = tonumber(ARGV[4])
-local poll = tonumber(ARGV[5])
-local gLimit = tonumber(ARGV[6])
-local gWindow = tonumber(ARGV[7])
-local whLimit = tonumber(ARGV[8])
-local whWindow = tonumber(ARGV[9])
-local n = tonumber(ARGV[10])
+local s = {}
+for v in string.gmatch(ARGV[2], '[^,]+') do s[#s + 1] = tonumber(v) end
+local keep, maxPause, resMs, poll, gLimit, gWindow, whLimit, whWindow = s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8]
+local n = tonumber(ARGV[3])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
@@ -48,7 +44,7 @@ local function resolve(k)
   return redis.call('GET', P .. 'a:' .. k) or k
 end
 
-local i = 11
+local i = 4
 for _ = 1, n do
   local ty, k, id, a, b, c = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5]
   i = i + 6
