@@ -91,9 +91,9 @@ export class PlaygroundHub {
     this.#timer = setTimeout(() => this.#flush(), FLUSH_MS);
   }
 
-  /** With no page open, keep the backlog but do not build pictures. */
+  /** With no page open: build no picture, and keep only the newest raw events (redacted when a page opens). */
   #drainQuietly(): void {
-    if (this.#pending.length > 0) this.#remember(this.#entries());
+    if (this.#pending.length > BACKLOG) this.#pending.splice(0, this.#pending.length - BACKLOG);
     this.#stateDirty = false;
   }
 

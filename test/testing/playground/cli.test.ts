@@ -1,6 +1,7 @@
 /**
  * `npx community-chat-emulator` serves the playground at its root URL on
- * loopback by default, and not with `--no-playground`.
+ * loopback by default, and not with `--no-playground`; `npm run playground`
+ * (examples/playground.ts) starts it with the quiz bot connected.
  */
 import { describe, expect, it } from 'vitest';
 import { startScript } from '../../helpers/index.js';
@@ -28,6 +29,18 @@ describe('the emulator CLI and its playground', () => {
     } finally {
       cli.kill('SIGINT');
       await cli.exited;
+    }
+  }, 30_000);
+
+  it('npm run playground starts the emulator with the quiz bot connected and prints the URL', async () => {
+    const script = await startScript('examples/playground.ts', { args: ['--port', '0'] });
+    try {
+      const [, url] = await script.waitForOutput(/Community Chat playground: (http:\/\/127\.0\.0\.1:\d+\/)/);
+      await script.waitForOutput(/quiz bot is connected/);
+      expect((await fetch(String(url))).status).toBe(200);
+    } finally {
+      script.kill('SIGINT');
+      await script.exited;
     }
   }, 30_000);
 });
