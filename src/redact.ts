@@ -29,14 +29,36 @@ export function redactValue(value: unknown, secrets: readonly string[] = [], dep
   if (Array.isArray(value)) return value.map((item) => redactValue(item, secrets, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-    out[key] = isSecretKey(key) && item !== null && item !== undefined && item !== '' ? REDACTED : redactValue(item, secrets, depth + 1);
+    const redacted = isSecretKey(key) && item !== null && item !== undefined && item !== '' ? REDACTED : redactValue(item, secrets, depth + 1);
+    // A `__proto__` key from JSON is kept as a plain field, never as the copy's prototype.
+    if (key === '__proto__') Object.defineProperty(out, key, { value: redacted, enumerable: true, writable: true, configurable: true });
+    else out[key] = redacted;
   }
   return out;
 }
 
+const HTML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+const PLAIN = /^[A-Za-z0-9\-_.!~*()]*$/;
+
+/** A secret as it stands, URL-encoded, escaped inside a JSON string, and HTML-escaped (each distinct). */
+function secretForms(secret: string): readonly string[] {
+  // Most tokens hold only characters that no encoding changes: one form, nothing allocated.
+  if (PLAIN.test(secret)) return [secret];
+  let encoded: string;
+  try {
+    encoded = encodeURIComponent(secret);
+  } catch {
+    encoded = secret;
+  }
+  const html = secret.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] ?? c);
+  const numeric = secret.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return [...new Set([secret, encoded, JSON.stringify(secret).slice(1, -1), html, numeric])];
+}
+
 /**
- * Replaces every occurrence of each known secret (raw or URL-encoded) in
- * `text`. Secrets shorter than 4 characters are replaced only where they
+ * Replaces every occurrence of each known secret in `text`: raw,
+ * URL-encoded, escaped inside a JSON string, or HTML-escaped. Secrets shorter than 4 characters are replaced only where they
  * stand as a whole word, so that a short password cannot shred every message.
  */
 export function scrubText(text: string, secrets: readonly string[]): string {
@@ -48,9 +70,8 @@ export function scrubText(text: string, secrets: readonly string[]): string {
       out = out.replace(new RegExp(`(?<![\\p{L}\\p{N}])${secret.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}\\p{N}])`, 'gu'), REDACTED);
       continue;
     }
-    out = out.split(secret).join(REDACTED);
-    const encoded = encodeURIComponent(secret);
-    if (encoded !== secret) out = out.split(encoded).join(REDACTED);
+    // The raw value, and the forms a server may echo it in: URL-encoded, inside a JSON string, HTML-escaped.
+    for (const form of secretForms(secret)) if (out.includes(form)) out = out.split(form).join(REDACTED);
   }
   return out;
 }

@@ -135,4 +135,18 @@ describe('secrets the server echoes back, over a real loopback server', () => {
     expect(botError.headers['x-request-id']).toBe('req-1 Bot [redacted]');
     await client.close();
   });
+
+  it('scrubs a password the server echoes escaped: inside a JSON string, or HTML-escaped', async () => {
+    const password = 'pa"ss&<word>-9931';
+    const variants = [JSON.stringify(password).slice(1, -1), password.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')];
+    server.setHandler((_request, response, body) => {
+      response.writeHead(400, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ message: `rejected ${variants[1]}`, raw: body, escaped: `"${variants[0]}"` }));
+    });
+    const client = new Client({ baseUrl: server.url });
+    const error = await client.auth.login({ email: 'a@b.test', password }).catch((e: unknown) => e);
+    const text = views(error);
+    for (const form of [password, ...variants]) expect(text).not.toContain(form);
+    await client.close();
+  });
 });

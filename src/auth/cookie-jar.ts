@@ -24,6 +24,11 @@ export interface StoredCookie {
   expiresAt: number | undefined;
 }
 
+/** The most cookies a jar holds (RFC 6265's minimum per domain); past it the oldest go first. */
+const MAX_COOKIES = 50;
+/** The longest cookie (name and value) a jar accepts, in characters (RFC 6265's minimum). */
+const MAX_COOKIE_LENGTH = 4096;
+
 /** Holds cookies set by one origin. */
 export class CookieJar {
   #cookies = new Map<string, StoredCookie>();
@@ -34,12 +39,19 @@ export class CookieJar {
     this.#now = now;
   }
 
-  /** Stores the cookies of every `Set-Cookie` header value. An expired or empty cookie deletes the stored one. */
+  /**
+   * Stores the cookies of every `Set-Cookie` header value. An expired or
+   * empty cookie deletes the stored one. A jar holds at most 50 cookies of at
+   * most 4096 characters each (RFC 6265's minimums); past that the oldest
+   * cookie goes first, and a longer cookie is ignored.
+   */
   storeSetCookieHeaders(values: readonly string[]): void {
     if (values.length === 0) return;
     const headers = new UndiciHeaders();
     for (const value of values) headers.append('set-cookie', value);
     for (const cookie of getSetCookies(headers)) {
+      // undici gives null for a header it cannot parse (an oversized one, say): skip it.
+      if (cookie === null || cookie === undefined) continue;
       let expiresAt: number | undefined;
       if (cookie.maxAge !== undefined) expiresAt = this.#now() + cookie.maxAge * 1000;
       else if (cookie.expires instanceof Date) expiresAt = cookie.expires.getTime();
@@ -47,7 +59,11 @@ export class CookieJar {
       const path = cookie.path && cookie.path.startsWith('/') ? cookie.path : '/';
       const key = `${cookie.name};${path}`;
       if (cookie.value === '' || (expiresAt !== undefined && expiresAt <= this.#now())) this.#cookies.delete(key);
-      else this.#cookies.set(key, { name: cookie.name, value: cookie.value, path, expiresAt });
+      else if (cookie.name.length + cookie.value.length <= MAX_COOKIE_LENGTH) {
+        this.#cookies.delete(key);
+        this.#cookies.set(key, { name: cookie.name, value: cookie.value, path, expiresAt });
+        while (this.#cookies.size > MAX_COOKIES) this.#cookies.delete(this.#cookies.keys().next().value as string);
+      }
     }
   }
 

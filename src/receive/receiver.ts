@@ -42,7 +42,7 @@ export interface WebhookReceiverOptions {
   client?: InteractionCallbackClient | undefined;
   /** The interaction handlers; share one with `client.gateway.use(router)`. @default a new router, as `receiver.router` */
   router?: InteractionRouter | undefined;
-  /** Where accepted signatures and delivery ids are remembered. @default a `MemoryReplayStore` (10000 keys, this process only) */
+  /** Where accepted signatures and delivery ids are remembered. @default a `MemoryReplayStore` (100000 live keys, this process only) */
   replayStore?: ReplayStore | undefined;
   /** How far the signing time may be from now, either way, in seconds. @default 300 */
   toleranceSeconds?: number | undefined;

@@ -23,7 +23,12 @@ export interface ReplayStore {
 
 /** Options of {@link MemoryReplayStore}. */
 export interface MemoryReplayStoreOptions {
-  /** Most keys kept; past it the oldest is forgotten first. @default 10000 */
+  /**
+   * Most keys kept at once. A key is never forgotten before its time to live
+   * (forgetting it would let a captured delivery be replayed), so when every
+   * key is still live a new claim fails and the receiver answers 503, which
+   * the sender retries later. @default 100000
+   */
   maxEntries?: number | undefined;
   /** The clock, epoch milliseconds. @default Date.now */
   now?: (() => number) | undefined;
@@ -31,7 +36,7 @@ export interface MemoryReplayStoreOptions {
 
 /**
  * The default replay store: a map in this process, bounded by `maxEntries`
- * (the oldest key is forgotten first) and by each key's time to live.
+ * and by each key's time to live; a key is never forgotten while it lives.
  * Instances behind a load balancer do not share it: use a shared store there.
  */
 export class MemoryReplayStore implements ReplayStore {
@@ -42,7 +47,7 @@ export class MemoryReplayStore implements ReplayStore {
 
   /** Refuses a `maxEntries` that is not a whole number of at least 1 with a `ValidationError`. */
   constructor(options: MemoryReplayStoreOptions = {}) {
-    const maxEntries = options.maxEntries ?? 10_000;
+    const maxEntries = options.maxEntries ?? 100_000;
     if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new ValidationError('MemoryReplayStore', [{ path: 'maxEntries', message: 'must be a whole number of at least 1' }]);
     this.#maxEntries = maxEntries;
     this.#now = options.now ?? Date.now;
@@ -60,9 +65,11 @@ export class MemoryReplayStore implements ReplayStore {
     this.#prune(now);
     const until = this.#entries.get(key);
     if (until !== undefined && until > now) return false;
+    if (until === undefined && this.#entries.size >= this.#maxEntries) {
+      throw new Error(`the replay store holds ${this.#maxEntries} live delivery ids (maxEntries); refusing a new one rather than forgetting a live one`);
+    }
     this.#entries.delete(key);
     this.#entries.set(key, now + ttlMs);
-    while (this.#entries.size > this.#maxEntries) this.#entries.delete(this.#entries.keys().next().value as string);
     return true;
   }
 

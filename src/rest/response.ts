@@ -65,8 +65,9 @@ export function parseSuccessBody(text: string, response: TransportResponse, oper
   if (typeof type === 'string' && !type.includes('json')) return text;
   try {
     return JSON.parse(text);
-  } catch (error) {
-    if (typeof type === 'string') throw new UnexpectedResponseError(operation, response.status, 'the body is not valid JSON', { cause: error });
+  } catch {
+    // The parser's message quotes the body, which may echo a secret: it is not kept as the cause.
+    if (typeof type === 'string') throw new UnexpectedResponseError(operation, response.status, 'the body is not valid JSON');
     return text;
   }
 }
@@ -100,7 +101,15 @@ function numberHeader(response: TransportResponse, name: string): number | undef
   return Number.isFinite(parsed) && parsed >= 0 ? parsed : undefined;
 }
 
+/** No server value of a wait is taken past a day (the pause itself is cut further, to `maxRateLimitPauseMs`). */
+const MAX_REPORTED_WAIT_MS = 24 * 60 * 60 * 1000;
+
 function retryAfterOf(response: TransportResponse, body: unknown): number | undefined {
+  const wait = rawRetryAfter(response, body);
+  return wait === undefined ? undefined : Math.min(wait, MAX_REPORTED_WAIT_MS);
+}
+
+function rawRetryAfter(response: TransportResponse, body: unknown): number | undefined {
   const fromHeader = parseRetryAfter(header(response, 'retry-after'));
   if (fromHeader !== undefined) return fromHeader;
   const resetAfter = parseRetryAfter(header(response, 'x-ratelimit-reset-after'));
@@ -119,12 +128,15 @@ function isGlobalLimit(response: TransportResponse, body: unknown): boolean {
 }
 
 const MAX_SUMMARY = 300;
+/** Only the head of a long text body is summarised, so the work stays small whatever the body's size. */
+const MAX_SUMMARY_INPUT = 16 * 1024;
 
 /** Produces a short, readable summary of an error body of any shape (JSON with messages, codes or field errors, text, HTML). */
 export function summarizeBody(body: unknown): string {
   if (body === undefined || body === null) return '';
   if (typeof body === 'string') {
-    const text = looksLikeHtml(body) ? htmlToText(body) : body;
+    const head = body.length > MAX_SUMMARY_INPUT ? body.slice(0, MAX_SUMMARY_INPUT) : body;
+    const text = looksLikeHtml(head) ? htmlToText(head) : head;
     return truncate(text.replace(/\s+/g, ' ').trim());
   }
   if (typeof body !== 'object') return truncate(String(body));
@@ -136,7 +148,7 @@ export function summarizeBody(body: unknown): string {
   if (code !== undefined && String(code) !== message) parts.push(`code ${String(code)}`);
   const fieldErrors = describeFieldErrors(record['errors']);
   if (fieldErrors) parts.push(fieldErrors);
-  if (parts.length === 0) return truncate(JSON.stringify(body));
+  if (parts.length === 0) return truncate(JSON.stringify(body).slice(0, MAX_SUMMARY + 1));
   return truncate(parts.join('; '));
 }
 
@@ -192,11 +204,12 @@ function looksLikeHtml(text: string): boolean {
   return /^\s*<(!doctype|html|head|body|\?xml)/i.test(text);
 }
 
+/** The page's title and first heading, or its text without tags. Every pattern stops at the next `<`, so the scan is linear. */
 function htmlToText(html: string): string {
-  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(html)?.[1]?.trim();
-  const h1 = /<h1[^>]*>([^<]*)<\/h1>/i.exec(html)?.[1]?.trim();
+  const title = /<title[^<>]*>([^<]*)<\/title>/i.exec(html)?.[1]?.trim();
+  const h1 = /<h1[^<>]*>([^<]*)<\/h1>/i.exec(html)?.[1]?.trim();
   if (title || h1) return [title, h1].filter((part, index, all) => part && all.indexOf(part) === index).join(': ');
-  return html.replace(/<[^>]*>/g, ' ');
+  return html.replace(/<[^<>]*>/g, ' ');
 }
 
 function truncate(text: string): string {

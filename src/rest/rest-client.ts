@@ -256,7 +256,8 @@ export class RestClient {
         }
         const status = response.status;
         const cookies = response.headers['set-cookie'];
-        if (cookies !== undefined && config.onSetCookie) config.onSetCookie(Array.isArray(cookies) ? cookies : [cookies]);
+        // Only the session routes (login, refresh, logout) may set cookies: other responses cannot fill the jar.
+        if (cookies !== undefined && route.prefix === 'auth' && config.onSetCookie) config.onSetCookie(Array.isArray(cookies) ? cookies : [cookies]);
         this.#emit('response', { ...base, status, durationMs: config.now() - started });
         config.limiter.learn(call.routeKey, call.major, hasRateLimitHeaders(response) ? readRateLimitHeaders(response) : undefined);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AuthenticationError, Client, CookieJar, UnexpectedResponseError } from '../../src/index.js';
-import { useMswRecorder } from '../helpers/index.js';
+import { startLoopbackServer, useMswRecorder } from '../helpers/index.js';
 
 describe('CookieJar', () => {
   it('matches paths, expires cookies and deletes on empty values', () => {
@@ -14,5 +14,34 @@ describe('CookieJar', () => {
     jar.storeSetCookieHeaders(['b=; Max-Age=0']);
     expect(jar.headerFor('/')).toBeUndefined();
     expect(JSON.stringify(jar)).not.toContain('=3');
+  });
+});
+
+describe('the cookie jar stays bounded', () => {
+  it('holds at most 50 cookies, the newest, and ignores one longer than 4096 characters', () => {
+    const jar = new CookieJar(() => 0);
+    jar.storeSetCookieHeaders(Array.from({ length: 300 }, (_, i) => `junk${i}=v${i}; Path=/`));
+    expect(jar.export()).toHaveLength(50);
+    expect(jar.export().map((cookie) => cookie.name)).toContain('junk299');
+    jar.storeSetCookieHeaders([`huge=${'x'.repeat(5000)}; Path=/`]);
+    expect(jar.export().some((cookie) => cookie.name === 'huge')).toBe(false);
+  });
+
+  it('only the session routes fill the jar: cookies set on any other response are not kept', async () => {
+    const server = await startLoopbackServer((request, response) => {
+      const url = request.url ?? '';
+      response.writeHead(200, {
+        'content-type': 'application/json',
+        'set-cookie': url.endsWith('/auth/login') ? ['refresh_token=rt-1; Path=/api/v1/auth; HttpOnly'] : Array.from({ length: 20 }, (_, i) => `junk${i}=${url.length}; Path=/`),
+      });
+      response.end(JSON.stringify({ access_token: 'at-1', id: 'c1' }));
+    });
+    const client = new Client({ baseUrl: server.url, auth: { botToken: 'bot-token-cj' } });
+    for (let i = 0; i < 10; i++) await client.channels.get(`c${i}`);
+    expect(client.session.cookies.export()).toHaveLength(0);
+    await client.auth.login({ email: 'a@b.test', password: 'pw-123456' });
+    expect(client.session.cookies.export().map((cookie) => cookie.name)).toEqual(['refresh_token']);
+    await client.close();
+    await server.close();
   });
 });

@@ -14,13 +14,17 @@ describe('MemoryReplayStore', () => {
     expect(store.claim('b', 100)).toBe(true);
   });
 
-  it('stays bounded: past maxEntries the oldest key is forgotten first, and expired keys are dropped', () => {
+  it('stays bounded without forgetting a live key: past maxEntries a new claim fails until keys expire', () => {
     let now = 0;
     const store = new MemoryReplayStore({ maxEntries: 3, now: () => now });
-    for (const key of ['k1', 'k2', 'k3', 'k4']) expect(store.claim(key, 1_000)).toBe(true);
+    for (const key of ['k1', 'k2', 'k3']) expect(store.claim(key, 1_000)).toBe(true);
+    expect(() => store.claim('k4', 1_000)).toThrow(/maxEntries/);
+    // The live keys are all still remembered: a replay of any of them is refused.
+    for (const key of ['k1', 'k2', 'k3']) expect(store.claim(key, 1_000)).toBe(false);
     expect(store.size).toBe(3);
-    expect(store.claim('k1', 1_000)).toBe(true); // forgotten to make room
-    expect(store.claim('k4', 1_000)).toBe(false);
+    now = 1_000;
+    expect(store.claim('k4', 1_000)).toBe(true);
+    expect(store.size).toBe(1);
     now = 5_000;
     expect(store.size).toBe(0);
   });

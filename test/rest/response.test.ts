@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { inspect } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ApiError,
   AuthenticationError,
@@ -14,8 +15,11 @@ import {
   isRateLimitError,
   isServerError,
   isValidationError,
+  isUnexpectedResponseError,
+  Client,
+  type UnexpectedResponseError,
 } from '../../src/index.js';
-import { createMswClient, useMswRecorder, type CannedResponse } from '../helpers/index.js';
+import { createMswClient, startLoopbackServer, useMswRecorder, type CannedResponse, type LoopbackServer } from '../helpers/index.js';
 
 const recorder = useMswRecorder();
 
@@ -108,4 +112,64 @@ describe('error mapping', () => {
   });
 
 
+});
+
+describe('hostile error bodies, over a real loopback server', () => {
+  let server: LoopbackServer;
+  beforeAll(async () => {
+    server = await startLoopbackServer();
+  });
+  afterAll(() => server.close());
+
+  it('summarises a 2 MB HTML body of unclosed tags at once (no backtracking scan)', async () => {
+    const body = `<html><title${'<title'.repeat(200_000)}${'<'.repeat(800_000)}`;
+    server.setHandler((_request, response) => {
+      response.writeHead(400, { 'content-type': 'text/html' });
+      response.end(body);
+    });
+    const client = new Client({ baseUrl: server.url, auth: { botToken: 'hostile-bot-token' }, retries: 0 });
+    const error = await client.channels.get('c1').catch((e: unknown) => e);
+    expect(isApiError(error)).toBe(true);
+    expect((error as ApiError).message.length).toBeLessThan(500);
+    await client.close();
+  });
+
+  it('keeps a "__proto__" key of an error body as a plain field, never as the prototype', async () => {
+    server.setHandler((_request, response) => {
+      response.writeHead(409, { 'content-type': 'application/json' });
+      response.end('{"__proto__":{"message":"inherited","polluted":true},"code":1}');
+    });
+    const client = new Client({ baseUrl: server.url, auth: { botToken: 'hostile-bot-token' } });
+    const error = (await client.channels.get('c1').catch((e: unknown) => e)) as ApiError;
+    expect(Object.getPrototypeOf(error.body)).toBe(Object.prototype);
+    expect((error.body as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(error.message).not.toContain('inherited');
+    expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+    await client.close();
+  });
+
+  it('does not keep the JSON parser error, which quotes the body, as the cause', async () => {
+    const secret = 'echoed-Secret-Token-4711';
+    server.setHandler((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(`[1,1,1,1,1,${secret}`);
+    });
+    const client = new Client({ baseUrl: server.url, auth: { botToken: secret } });
+    const error = (await client.channels.get('c1').catch((e: unknown) => e)) as UnexpectedResponseError;
+    expect(isUnexpectedResponseError(error)).toBe(true);
+    expect(error.cause).toBeUndefined();
+    expect(inspect(error, { depth: 10 })).not.toMatch(/Secret-Token|1,1,1/);
+    await client.close();
+  });
+
+  it('reports no wait longer than a day, whatever the server says', async () => {
+    server.setHandler((_request, response) => {
+      response.writeHead(429, { 'content-type': 'application/json' });
+      response.end('{"retry_after":1e300}');
+    });
+    const client = new Client({ baseUrl: server.url, auth: { botToken: 'hostile-bot-token' } });
+    const error = (await client.channels.get('c1').catch((e: unknown) => e)) as RateLimitError;
+    expect(error.retryAfterMs).toBe(24 * 60 * 60 * 1000);
+    await client.close();
+  });
 });
