@@ -61,6 +61,7 @@ export function installPlaygroundBot(client: Client): void {
     await client.activities.playPause(id, { paused: false });
     await client.activities.seek(id, { position_ms: 90_000 });
     await client.activities.updateState(id, { state: { chapter: 'liftoff' } });
+    await client.activities.getSnapshot(id);
     await interaction.reply(`Watching "${title}" together: playing from 1:30.`);
   });
   gateway.onInteraction('modalSubmit', (interaction) => interaction.reply(`Thanks ${interaction.fields['name'] ?? 'friend'}! You said: "${interaction.fields['comment'] ?? ''}"`));

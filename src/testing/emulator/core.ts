@@ -85,6 +85,14 @@ export class EmulatorCore {
     return clickComponent(this.#state, input);
   }
 
+  /** Plays or pauses a channel activity, as a participant's player would (the playground's play/pause button). */
+  setActivityPaused(activityId: string, paused: boolean): void {
+    const activity = this.#state.activities.get(activityId);
+    if (!activity || activity.ended) throw new Error(`no running activity ${activityId}`);
+    activity.paused = paused;
+    this.#state.notify({ kind: 'change' });
+  }
+
   /** Simulates a user submitting the modal a bot opened with callback type 9 (a modal-submit interaction). */
   submitModal(input: ModalSubmitInput): InvokedInteraction {
     return submitModal(this.#state, input);

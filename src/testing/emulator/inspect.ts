@@ -85,7 +85,7 @@ export function inspectState(state: EmulatorState, secrets: readonly string[] = 
   }));
   const activities: Record<string, Record<string, unknown>> = {};
   for (const activity of state.activities.values()) {
-    activities[activity.channelId] = { ...activity.fields, id: activity.id, paused: activity.paused, position_ms: activity.positionMs, state: activity.state, participants: [...activity.participants].map((id) => usernames.get(id) ?? id), ended: activity.ended };
+    activities[activity.channelId] = { ...activity.fields, id: activity.id, paused: activity.paused, position_ms: activity.positionMs, state: activity.state, participants: [...activity.participants].map((id) => usernames.get(id) ?? id), ended: activity.ended, last_snapshot: activity.lastSnapshot ?? null };
   }
   const guilds = [...state.guilds.values()].map((guild) => ({
     id: guild.id,

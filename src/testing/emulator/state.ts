@@ -91,6 +91,8 @@ export interface Activity {
   state: Record<string, unknown>;
   ended: boolean;
   createdAt: number;
+  /** The last snapshot taken (`GET /activities/{id}/snapshot`), for the playground. */
+  lastSnapshot?: Record<string, unknown>;
 }
 export interface Interaction {
   id: string;

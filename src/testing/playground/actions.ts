@@ -88,6 +88,10 @@ const actions: Record<string, (body: Body, ctx: ActionContext) => Promise<Action
     changed();
     return { status: 200, body: { faults: core.faults, globalLimit: core.globalRateLimit ?? null } };
   },
+  activity: (body, { core }) => {
+    core.setActivityPaused(String(body['activityId'] ?? ''), body['paused'] === true);
+    return { status: 200, body: { paused: body['paused'] === true } };
+  },
   drop: (_body, { dropGateway, changed }) => {
     dropGateway();
     changed();

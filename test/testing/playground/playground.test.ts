@@ -102,9 +102,10 @@ describe.skipIf(!run)('the playground in Chromium', () => {
   );
 
   it(
-    'renders the modal the bot opens as a form; its submission reaches the bot, whose answer appears',
+    'renders the modal the bot opens as a form; its submission, as the chosen seeded user, reaches the bot, whose answer appears',
     async () => {
       const page = await openPlayground(world);
+      await page.getByLabel('Act as').selectOption({ label: 'member' });
       const input = composer(page);
       await input.fill('/feedback');
       await input.press('Enter');
@@ -115,6 +116,7 @@ describe.skipIf(!run)('the playground in Chromium', () => {
       await dialog.getByLabel('What did you think?').fill('Great quiz');
       await dialog.getByRole('button', { name: 'Submit' }).click();
       await messages(page).getByText('Thanks Ada! You said: "Great quiz"').waitFor();
+      await messages(page).getByText('member submitted feedback').waitFor();
       await expect(dialog.isVisible()).resolves.toBe(false);
       await page.context().close();
     },
@@ -208,7 +210,7 @@ describe.skipIf(!run)('the playground in Chromium', () => {
   );
 
   it(
-    'labels every control and fits a narrow window',
+    'labels every control and fits a narrow window, where the channel activity shows its state, position and latest snapshot and plays or pauses',
     async () => {
       const page = await openPlayground(world, { width: 420, height: 800 });
       const unlabelled = await page.evaluate<string[]>(`[...document.querySelectorAll('input, select, textarea, button')]
@@ -220,7 +222,10 @@ describe.skipIf(!run)('the playground in Chromium', () => {
       await composer(page).fill('/watch title:Launch');
       await composer(page).press('Enter');
       const activity = page.getByRole('region', { name: 'Channel activity' });
-      await expect.poll(() => activity.textContent(), { timeout: 10_000 }).toMatch(/Launch.*playing.*position 90\.0 s.*liftoff.*participants: demo-app-bot/);
+      await expect.poll(() => activity.textContent(), { timeout: 10_000 }).toMatch(/Launch.*playing.*position 90\.0 s.*liftoff.*participants: demo-app-bot.*latest snapshot .* playing at 90\.0 s/);
+      await activity.getByRole('button', { name: 'Pause' }).click();
+      await activity.getByRole('button', { name: 'Play' }).waitFor();
+      await expect(activity.textContent()).resolves.toMatch(/paused/);
       await page.context().close();
     },
     TIMEOUT,

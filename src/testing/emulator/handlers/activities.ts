@@ -65,6 +65,8 @@ export const activityHandlers = {
   },
   'activities.getSnapshot': ({ state, params, caller }) => {
     const activity = activityFor(state, caller, params.activity_id);
-    return json(200, { activity_id: activity.id, paused: activity.paused, position_ms: activity.positionMs, state: activity.state, participants: [...activity.participants], taken_at: new Date(state.now()).toISOString() });
+    const snapshot = { activity_id: activity.id, paused: activity.paused, position_ms: activity.positionMs, state: structuredClone(activity.state), participants: [...activity.participants], taken_at: new Date(state.now()).toISOString() };
+    activity.lastSnapshot = snapshot;
+    return json(200, snapshot);
   },
 } satisfies HandlersOf<'activities'>;

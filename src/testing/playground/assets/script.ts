@@ -146,11 +146,17 @@ function renderActivity() {
   section.hidden = !activity;
   if (!activity) return;
   const title = activity.title || activity.kind || 'Activity';
+  const snap = activity.last_snapshot;
+  const hadFocus = section.contains(document.activeElement);
   section.replaceChildren(h('strong', { text: title }),
     h('span', { text: activity.ended ? 'ended' : activity.paused ? 'paused' : 'playing' }),
     h('span', { text: 'position ' + (activity.position_ms / 1000).toFixed(1) + ' s' }),
     h('span', { text: 'state ' + JSON.stringify(activity.state) }),
-    h('span', { class: 'muted', text: 'participants: ' + (activity.participants.join(', ') || 'none') }));
+    h('span', { class: 'muted', text: 'participants: ' + (activity.participants.join(', ') || 'none') }),
+    h('span', { class: 'muted', text: snap ? 'latest snapshot ' + timeOf(Date.parse(snap.taken_at)) + ': ' + (snap.paused ? 'paused' : 'playing') + ' at ' + (snap.position_ms / 1000).toFixed(1) + ' s' : 'no snapshot yet' }),
+    activity.ended ? null : h('button', { type: 'button', id: 'play-pause', text: activity.paused ? 'Play' : 'Pause',
+      onclick: () => api('activity', { activityId: activity.id, paused: !activity.paused }).catch((e) => hint(e.message, true)) }));
+  if (hadFocus && $('play-pause')) $('play-pause').focus();
 }
 
 function renderSide() {
