@@ -13,6 +13,7 @@ import { buildPath, buildQuery, checkHeaders, checkRouteTemplate } from '../path
 import { secretValuesIn } from '../redact.js';
 import { routes, type OperationId, type RouteDefinition } from '../routes.js';
 import { SDK_VERSION } from '../version.js';
+import { MultipartBody } from './multipart.js';
 import { attemptFailureError, refusedWaitError, waitError, type CallState } from './call-errors.js';
 import { AttemptTimer, CallDeadline } from './deadline.js';
 import type { RestClientConfig } from './config.js';
@@ -290,7 +291,7 @@ export class RestClient {
           continue;
         }
         if (error instanceof AuthenticationError) {
-          if (credential.kind === 'user' && config.session && !refreshedAfter401) {
+          if (credential.kind === 'user' && config.session && !refreshedAfter401 && !bodySpent(input)) {
             refreshedAfter401 = true;
             if (await this.#waitFor(call, config.session.onUnauthorized(credential.applied?.secrets[0]))) {
               this.#emit('retry', { ...base, reason: 'unauthorized', status: 401, delayMs: 0 });
@@ -316,7 +317,8 @@ export class RestClient {
     config.limiter.pause(base.bucket, waitMs, false);
     if (error.global) config.limiter.pause(base.bucket, waitMs, true);
     const info: RateLimitInfo = { operation: call.operation, method: base.method, path: base.path, retryAfterMs: waitMs, global: error.global };
-    const willRetry = decision.retry && !rejectsOnRateLimit(this.#config.rejectOnRateLimit, info);
+    // A one-shot upload stream already read cannot be sent again: the 429 itself is the answer.
+    const willRetry = decision.retry && !bodySpent(call.input) && !rejectsOnRateLimit(this.#config.rejectOnRateLimit, info);
     this.#emit('rateLimited', { ...base, retryAfterMs: waitMs, global: error.global, willRetry });
     config.log?.('warn', `rate limited on ${base.method} ${base.path}${error.global ? ' (global)' : ''}; ${willRetry ? `waiting ${waitMs} ms` : 'rejecting'}`, {
       operation: call.operation,
@@ -338,7 +340,7 @@ export class RestClient {
   /** Asks the retry policy; waits out its backoff or throws `error`. */
   async #retryOrThrow(call: Call, base: RequestEventBase, outcome: AttemptOutcome, error: Error): Promise<void> {
     const decision = decideRetry(this.#config.retry, outcome, this.#retryContext(call, base));
-    if (!decision.retry || call.deadline.hit) throw error;
+    if (!decision.retry || call.deadline.hit || bodySpent(call.input)) throw error;
     const { delayMs, reason } = decision;
     const status = outcome.kind === 'status' ? outcome.status : undefined;
     this.#emit('retry', { ...base, reason, ...(status === undefined ? {} : { status }), delayMs });
@@ -398,4 +400,9 @@ export class RestClient {
     const events = this.#config.events;
     if (events !== undefined && events.listenerCount(event) > 0) events.emit(event, ...args);
   }
+}
+
+/** Whether the call's body is a one-shot upload stream that an attempt has already read, so it cannot be sent again. */
+function bodySpent(input: RequestInput): boolean {
+  return input.formData instanceof MultipartBody && input.formData.consumed;
 }
