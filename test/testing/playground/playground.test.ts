@@ -54,7 +54,7 @@ describe.skipIf(!run)('the playground in Chromium', () => {
   );
 
   it(
-    'shows a webhook execution from a script without a reload or any polling, and never shows a secret',
+    'shows a webhook execution from a script, and application webhooks with their deliveries, without a reload or any polling, and never shows a secret',
     async () => {
       const page = await openPlayground(world);
       const requests: string[] = [];
@@ -66,6 +66,10 @@ describe.skipIf(!run)('the playground in Chromium', () => {
       await item.waitFor();
       await expect(item.textContent()).resolves.toMatch(/^CIWEBHOOK/);
       await page.getByText(/REST POST \/webhooks\/\{webhook_id\}\/\{webhook_token\} 204 \d+ ms bucket webhook-execute/).waitFor();
+      const appHook = await world.admin.applicationWebhooks.create(seed.applicationId, { url: 'https://hooks.example/quiz', events: ['INTERACTION_CREATE'] });
+      await world.admin.applicationWebhooks.sendTest(seed.applicationId, String(appHook.id));
+      await page.getByRole('region', { name: 'Deliveries' }).getByText(/TEST → queued/).waitFor();
+      await page.getByRole('region', { name: 'Webhooks' }).getByText('https://hooks.example/quiz').waitFor();
       await page.waitForTimeout(300);
       expect(requests).toEqual([]);
       const html = await page.content();
