@@ -68,6 +68,25 @@ export interface SessionStore {
 const SHARED_REFRESH_POLL_MS = 50;
 /** The longest a process waits for another one's refresh before giving up. */
 const SHARED_REFRESH_WAIT_MS = 60_000;
+/** The longest one call into the session store may take during a refresh before the refresh gives up (a hung store must not wedge the session). */
+const STORE_CALL_TIMEOUT_MS = 5_000;
+
+/** Settles with `pending`, or rejects once `ms` have passed. */
+function within<T>(pending: Promise<T> | T, ms: number, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new UnexpectedResponseError('auth.refresh', 0, `the session store did not answer ${what} within ${ms} ms`)), ms);
+    Promise.resolve(pending).then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
 
 /** The result of login or refresh. Token fields are redacted: the session holds them. */
 export interface SessionGrant {
@@ -105,6 +124,8 @@ export class SessionRefresher {
   #inflight: Promise<SessionGrant> | undefined;
   #loading: Promise<void> | undefined;
   #loaded: boolean;
+  /** The lifetime of the last access token received; the refresh margin never exceeds half of it. */
+  #lifetimeMs = ACCESS_TOKEN_LIFETIME_MS;
 
   constructor(options: SessionRefresherOptions) {
     this.#options = options;
@@ -139,7 +160,9 @@ export class SessionRefresher {
    * when there is nothing to wait for.
    */
   prepare(): Promise<void> | undefined {
-    const { session, refreshMarginMs, now } = this.#options;
+    const { session, now } = this.#options;
+    // A token that lives shorter than the margin would be refreshed before every call: refresh at half its life instead.
+    const refreshMarginMs = Math.min(this.#options.refreshMarginMs, this.#lifetimeMs / 2);
     const expiresAt = session.accessTokenExpiresAt;
     const due = expiresAt !== undefined && expiresAt - now() <= refreshMarginMs && session.canRefresh;
     if (!due && this.#inflight === undefined) return undefined;
@@ -171,7 +194,7 @@ export class SessionRefresher {
   refresh(trigger: 'expiry' | 'unauthorized' | 'manual'): Promise<SessionGrant> {
     this.#inflight ??= (async () => {
       try {
-        const grant = this.#options.store?.lockRefresh ? await this.#refreshShared(this.#options.store) : this.adopt('auth.refresh', await this.#options.performRefresh());
+        const grant = this.#options.store?.lockRefresh ? await this.#refreshShared(this.#options.store) : await this.#refreshHere();
         this.#options.onRefreshed(grant.accessTokenExpiresAt, trigger);
         return grant;
       } catch (error) {
@@ -195,15 +218,15 @@ export class SessionRefresher {
     const before = session.accessToken;
     const started = now();
     for (;;) {
-      if (await store.lockRefresh?.()) {
+      if (await within(store.lockRefresh?.(), STORE_CALL_TIMEOUT_MS, 'lockRefresh')) {
         try {
           const newer = await this.#adoptNewer(store, before);
           if (newer !== undefined) return newer;
-          const grant = this.adopt('auth.refresh', await this.#options.performRefresh());
-          await store.save?.(session.export());
+          const grant = await this.#refreshHere();
+          await within(store.save?.(session.export()), STORE_CALL_TIMEOUT_MS, 'save');
           return grant;
         } finally {
-          await store.unlockRefresh?.();
+          await within(store.unlockRefresh?.(), STORE_CALL_TIMEOUT_MS, 'unlockRefresh').catch((error: unknown) => this.#options.onStoreError(error));
         }
       }
       await new Promise((resolve) => setTimeout(resolve, SHARED_REFRESH_POLL_MS));
@@ -216,23 +239,41 @@ export class SessionRefresher {
   /** Takes the stored session when another process saved a fresh access token (not the one this process had). */
   async #adoptNewer(store: SessionStore, before: string | undefined): Promise<SessionGrant | undefined> {
     const { session, now, refreshMarginMs } = this.#options;
-    const snapshot = await store.load?.();
+    const snapshot = await within(store.load?.(), STORE_CALL_TIMEOUT_MS, 'load');
     if (snapshot?.accessToken === undefined || snapshot.accessToken === before) return undefined;
     if (snapshot.accessTokenExpiresAt !== undefined && snapshot.accessTokenExpiresAt - now() <= refreshMarginMs) return undefined;
     session.restore(snapshot);
     return { accessTokenExpiresAt: session.accessTokenExpiresAt ?? now() + ACCESS_TOKEN_LIFETIME_MS, body: {} };
   }
 
-  /** Stores the token of a login or refresh response, persists the session, and returns a redacted view. */
-  adopt(operation: string, body: unknown): SessionGrant {
+  /** Sends the refresh and adopts its token; the cookies it sent are scrubbed from what it returns, like the new ones. */
+  async #refreshHere(): Promise<SessionGrant> {
+    const sent = this.#cookieValues();
+    return this.adopt('auth.refresh', await this.#options.performRefresh(), sent);
+  }
+
+  /** The values of the cookies held (the refresh cookie among them), to scrub from what a refresh returns. */
+  #cookieValues(): string[] {
+    return this.#options.session.cookies.export().map((cookie) => cookie.value);
+  }
+
+  /**
+   * Stores the token of a login or refresh response, persists the session,
+   * and returns a view of the body with every secret redacted: the new access
+   * token, secret-named fields, and `sent` (the password or cookies the call
+   * sent), wherever the server echoed them.
+   */
+  adopt(operation: string, body: unknown, sent: readonly string[] = []): SessionGrant {
     const { session, readAccessToken } = this.#options;
     const grant = readAccessToken(body);
     if (grant === undefined) {
       throw new UnexpectedResponseError(operation, 200, 'no access token found in the body; set the client option readAccessToken (see docs/assumptions.md)');
     }
-    session.setAccessToken(grant.accessToken, grant.expiresInMs ?? ACCESS_TOKEN_LIFETIME_MS);
+    const lifetimeMs = grant.expiresInMs ?? ACCESS_TOKEN_LIFETIME_MS;
+    session.setAccessToken(grant.accessToken, lifetimeMs);
+    this.#lifetimeMs = lifetimeMs;
     this.#persist(session.export());
-    const redacted = redactValue(body, [grant.accessToken]);
+    const redacted = redactValue(body, [grant.accessToken, ...sent, ...this.#cookieValues()]);
     return {
       accessTokenExpiresAt: session.accessTokenExpiresAt ?? this.#options.now() + ACCESS_TOKEN_LIFETIME_MS,
       body: typeof redacted === 'object' && redacted !== null ? (redacted as Record<string, unknown>) : {},

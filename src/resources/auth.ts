@@ -1,5 +1,5 @@
 import type { SessionGrant, SessionRefresher } from '../auth/refresher.js';
-import { AbortError, isAuthenticationError } from '../errors.js';
+import { AbortError, TimeoutError, isAuthenticationError } from '../errors.js';
 import { validate } from '../schemas/validate.js';
 import type { CallOptions } from '../rest/options.js';
 import type { RestClient } from '../rest/rest-client.js';
@@ -22,7 +22,7 @@ export class AuthManager {
   async login(credentials: LoginCredentials, options?: CallOptions): Promise<SessionGrant> {
     const body = await validate('auth.login', 'loginSchema', credentials);
     const response = await this.rest.request<unknown>('auth.login', { ...options, body });
-    return this.refresher.adopt('auth.login', response);
+    return this.refresher.adopt('auth.login', response, typeof credentials.password === 'string' ? [credentials.password] : []);
   }
 
   /**
@@ -41,11 +41,17 @@ export class AuthManager {
     } finally {
       this.setRefreshOptions(undefined);
     }
-    if (!signal) return pending;
+    const deadlineMs = options?.deadlineMs;
+    if (!signal && deadlineMs === undefined) return pending;
+    // This caller's wait ends at its signal or deadline; a refresh others wait for goes on.
     return new Promise<SessionGrant>((resolve, reject) => {
-      const onAbort = () => reject(refreshAborted(signal, true));
-      signal.addEventListener('abort', onAbort, { once: true });
-      pending.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+      const onAbort = () => reject(refreshAborted(signal as AbortSignal, true));
+      const timer = deadlineMs === undefined ? undefined : setTimeout(() => reject(refreshTimedOut(deadlineMs)), deadlineMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      pending.then(resolve, reject).finally(() => {
+        signal?.removeEventListener('abort', onAbort);
+        if (timer !== undefined) clearTimeout(timer);
+      });
     });
   }
 
@@ -77,6 +83,11 @@ export class AuthManager {
   verifyEmail(token: string, options?: CallOptions): Promise<ApiObject | undefined> {
     return this.rest.request('auth.verifyEmail', { ...options, params: { token } });
   }
+}
+
+/** The error of a manual refresh whose caller stopped waiting at its deadline. */
+function refreshTimedOut(deadlineMs: number): TimeoutError {
+  return new TimeoutError({ method: 'POST', path: '/auth/refresh', operation: 'auth.refresh', mayHaveReachedServer: true }, deadlineMs);
 }
 
 function refreshAborted(signal: AbortSignal, mayHaveReachedServer: boolean): AbortError {

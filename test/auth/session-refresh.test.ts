@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AuthenticationError, Client, MissingCredentialError, type SessionExpiredEvent, type SessionRefreshedEvent, type SessionSnapshot } from '../../src/index.js';
+import { AuthenticationError, Client, MissingCredentialError, TimeoutError, type SessionExpiredEvent, type SessionRefreshedEvent, type SessionSnapshot } from '../../src/index.js';
 import { startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
 
 /** A fake auth service: tokens `access-N`, refresh cookies `refresh-N`; only the newest of each is valid. */
@@ -154,5 +154,56 @@ describe('session refresh', () => {
     expect(saved).toHaveLength(1);
     expect(saved[0]?.accessToken).toBe(`access-${generation}`);
     expect(saved[0]?.cookies[0]?.value).toBe(`refresh-${generation}`);
+  });
+});
+
+describe('refresh under hostile conditions', () => {
+  it('a shared-lock store that hangs cannot wedge the session: the caller settles at its deadline, and a later refresh goes through', async () => {
+    let hang = true;
+    const store = {
+      lockRefresh: () => (hang ? new Promise<boolean>(() => {}) : true),
+      unlockRefresh: () => undefined,
+      load: () => undefined,
+      save: () => undefined,
+    };
+    const client = sessionClient({ store });
+    const error = await client.auth.refresh({ deadlineMs: 300 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+    // The hung lock attempt gives up on its own (the store's calls are bounded), so the session is not stuck.
+    hang = false;
+    await expect.poll(async () => (await client.auth.refresh({ deadlineMs: 2_000 }).then(() => 'ok', (e: unknown) => (e as Error).name)), { timeout: 9_000, interval: 500 }).toBe('ok');
+    expect(refreshCalls).toBeGreaterThanOrEqual(1);
+  }, 15_000);
+
+  it('a token that lives shorter than the refresh margin is refreshed at half its life, not before every call', async () => {
+    const echo = await startLoopbackServer((request, response) => {
+      if (request.url?.endsWith('/auth/refresh')) return json(response, 200, { access_token: `short-${Date.now()}`, expires_in: 30 }, { 'set-cookie': 'rt=next; Path=/api/v1/auth' });
+      json(response, 200, { ok: true });
+    });
+    const client = new Client({
+      baseUrl: echo.url,
+      auth: { session: { accessToken: 'a0', accessTokenExpiresAt: Date.now() + 20_000, cookies: [{ name: 'rt', value: 'r0', path: '/api/v1/auth', expiresAt: undefined }] } },
+    });
+    for (let i = 0; i < 20; i++) await client.applications.list();
+    expect(echo.requests.filter((r) => r.url.endsWith('/auth/refresh'))).toHaveLength(1);
+    await client.close();
+    await echo.close();
+  });
+
+  it('what login and refresh return holds neither the password nor the cookies the call sent, even echoed', async () => {
+    const password = 'correct-horse-SECRETPW';
+    const echo = await startLoopbackServer((request, response, body) => {
+      if (request.url?.endsWith('/auth/login')) {
+        return json(response, 200, { access_token: 'acc-1', user: { bio: `your password is ${JSON.parse(body).password}` } }, { 'set-cookie': 'rt=COOKIESECRETVALUE; Path=/api/v1/auth' });
+      }
+      json(response, 200, { access_token: 'acc-2', note: `cookie was ${request.headers.cookie}` }, { 'set-cookie': 'rt=COOKIESECRETVALUE2; Path=/api/v1/auth' });
+    });
+    const client = new Client({ baseUrl: echo.url });
+    const login = await client.auth.login({ email: 'a@b.test', password });
+    const refresh = await client.auth.refresh();
+    const text = JSON.stringify([login, refresh]);
+    for (const secret of [password, 'COOKIESECRETVALUE', 'acc-1', 'acc-2']) expect(text).not.toContain(secret);
+    await client.close();
+    await echo.close();
   });
 });
