@@ -250,6 +250,7 @@ export class Client extends EventEmitter<ClientEvents> {
         defaultUrl: this.#gatewayDefaultUrl,
         now: this.#now,
         allowInsecure: this.#allowInsecure,
+        gatewayBot: () => this.request({ method: 'GET', path: '/gateway/bot', auth: ['bot'] }),
       });
     }
     return this.#gateway;

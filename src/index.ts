@@ -74,3 +74,8 @@ export type { FetchHandler, FetchHandlerContext } from './receive/fetch.js';
 export type { ExpressMiddleware } from './receive/express.js';
 export type { ReceiveOutcome } from './receive/outcome.js';
 export { MultipartBody, MultipartStreamError, type MultipartFileSource, type MultipartFilePart, type MultipartTextPart } from './rest/multipart.js';
+export { createMemoryIdentifyThrottle, MemoryIdentifyThrottle, identifyBucket, DEFAULT_IDENTIFY_INTERVAL_MS, type IdentifyThrottle, type IdentifyRequest, type MemoryIdentifyThrottleOptions } from './gateway/identify-throttle.js';
+export { MemoryGatewaySessionStore, type GatewaySessionStore, type GatewaySessionRecord } from './gateway/session-store.js';
+export type { GatewayConnectionOptions, GatewayShardingOptions, ShardEvent } from './gateway/options.js';
+export type { ShardInfo } from './gateway/shards.js';
+export { shardOfGuild } from './gateway/protocol.js';

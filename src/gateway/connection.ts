@@ -8,14 +8,14 @@
 import WebSocket from 'ws';
 import { backoffDelay } from '../backoff.js';
 import { GatewayError, GatewayFatalError } from '../errors.js';
-import type { GatewayDispatchEvent, GatewayEvents, GatewayStatus, ResolvedGatewayOptions } from './options.js';
+import type { GatewayStatus, ResolvedGatewayOptions } from './options.js';
 import {
   GatewayDispatch,
   GatewayOpcode,
   closeCodeRule,
   identifyFailureRule,
   identifyFrame,
-  readFrame,
+  decodeFrame,
   readHeartbeatInterval,
   readReconnectDelay,
   type CloseCodeRule,
@@ -24,40 +24,10 @@ import {
 import { Heartbeat, TimerSet } from './heartbeat.js';
 import { acceptResumeUrl, upgradeHeaders } from './transport.js';
 import { ConnectWaiters } from './waiters.js';
+import type { GatewaySessionRecord } from './session-store.js';
+import { awaitIdentifyTurn, type ConnectionHost, type PlannedReconnect, type SocketState } from './connection-host.js';
 
-/** The events the connection reports through its host; dispatches go through {@link ConnectionHost.dispatch}. */
-export type ConnectionEvent = 'ready' | 'resumed' | 'reconnecting' | 'close' | 'debug' | 'error';
-
-/** What the connection needs from whoever hosts it (the `Gateway`). */
-export interface ConnectionHost {
-  /** The bot token, read at each Identify and Resume. */
-  token(): string | undefined;
-  /** The clock. */
-  now(): number;
-  /** Reports a connection event. */
-  emit<K extends ConnectionEvent>(event: K, ...args: GatewayEvents[K]): void;
-  /** Receives every dispatch, once, in sequence order (READY and RESUMED included), before the connection acts on it. */
-  dispatch(event: GatewayDispatchEvent): void;
-  /** Whether the token may go over plain ws:// to a host that is not loopback (applies to `resume_gateway_url` too). */
-  readonly allowInsecure: boolean;
-}
-
-/** What is known about the socket in use. */
-interface SocketState {
-  /** Whether it was opened on the READY's `resume_gateway_url`. */
-  viaResumeUrl: boolean;
-  /** Whether Identify was sent on it. */
-  identified: boolean;
-  /** Whether READY or RESUMED arrived on it. */
-  ready: boolean;
-}
-
-/** A reconnect the connection itself decided on (zombie, Reconnect, Invalid Session, a timeout). */
-interface PlannedReconnect {
-  reason: string;
-  /** Fixed delay instead of the backoff (Invalid Session waits 1 to 5 s). */
-  delayMs?: number;
-}
+export type { ConnectionEvent, ConnectionHost, Unsharded } from './connection-host.js';
 
 /** Drives one Gateway session across reconnects. */
 export class GatewayConnection {
@@ -84,6 +54,8 @@ export class GatewayConnection {
   /** Identify attempts in a row that ended without READY; reset only by READY. */
   #identifyFailures = 0;
   readonly #headers: Record<string, string>;
+  /** Aborts a wait for an Identify turn when its socket goes away. */
+  #identifyWait: AbortController | undefined;
 
   constructor(options: ResolvedGatewayOptions, host: ConnectionHost) {
     this.#options = options;
@@ -100,6 +72,18 @@ export class GatewayConnection {
   /** When the last heartbeat ACK arrived, epoch milliseconds. */
   get lastAckAt(): number | undefined {
     return this.#heartbeat.lastAckAt;
+  }
+
+  /** The resume URL in use (from READY), if any. */
+  get resumeUrl(): string | undefined {
+    return this.#resumeUrl;
+  }
+
+  /** The session to resume on the next connect (a saved one); the usual rules apply if the service refuses it. */
+  restore(record: GatewaySessionRecord): void {
+    this.sessionId = record.sessionId;
+    this.sequence = record.sequence;
+    this.#resumeUrl = record.resumeUrl === undefined ? undefined : this.#acceptResumeUrl(record.resumeUrl);
   }
 
   /** Resolves on READY or RESUMED; see `Gateway.connect`. */
@@ -128,6 +112,7 @@ export class GatewayConnection {
 
   #stop(status: GatewayStatus): void {
     this.#generation++;
+    this.#identifyWait?.abort();
     this.#heartbeat.stop();
     this.#timers.clearAll();
     this.#helloTimer = this.#readyTimer = undefined;
@@ -196,9 +181,7 @@ export class GatewayConnection {
   }
 
   #onMessage(ws: WebSocket, data: WebSocket.RawData, isBinary: boolean): void {
-    // Binary frames are read as UTF-8 JSON too; the SDK asks for neither compression nor ETF.
-    const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.from(data).toString('utf8');
-    const read = readFrame(text);
+    const read = decodeFrame(data);
     if ('problem' in read) {
       this.#host.emit('error', new GatewayError(`received ${isBinary ? 'a binary frame: ' : ''}${read.problem}; ignored`));
       return;
@@ -259,12 +242,27 @@ export class GatewayConnection {
       this.#resuming = true;
       this.#replayed = 0;
       this.#send(ws, { op: GatewayOpcode.Resume, d: { token, session_id: this.sessionId, seq: this.sequence } });
-    } else {
-      this.status = 'identifying';
-      this.#resuming = false;
-      this.#socket.identified = true;
-      this.#send(ws, identifyFrame(token, this.#options.intents));
+      this.#armReadyTimer(ws);
+      return;
     }
+    this.status = 'identifying';
+    this.#resuming = false;
+    const controller = (this.#identifyWait = new AbortController());
+    awaitIdentifyTurn(this.#host, controller, () => this.#identify(ws), (error) => {
+      this.#host.emit('error', error);
+      this.#plannedReconnect(ws, { reason: 'the Identify throttle failed' });
+    });
+  }
+
+  #identify(ws: WebSocket): void {
+    const token = this.#host.token();
+    if (ws !== this.#ws || token === undefined) return;
+    this.#socket.identified = true;
+    this.#send(ws, identifyFrame(token, this.#options.intents, this.#host.shard));
+    this.#armReadyTimer(ws);
+  }
+
+  #armReadyTimer(ws: WebSocket): void {
     this.#readyTimer = this.#timers.set(
       () => this.#plannedReconnect(ws, { reason: `no ${this.#resuming ? 'RESUMED' : 'READY'} within ${this.#options.readyTimeoutMs} ms` }),
       this.#options.readyTimeoutMs,
@@ -358,6 +356,7 @@ export class GatewayConnection {
 
   #onClose(code: number, reason: string): void {
     this.#generation++;
+    this.#identifyWait?.abort();
     this.#heartbeat.stop();
     this.#timers.clear(this.#helloTimer);
     this.#timers.clear(this.#readyTimer);

@@ -14,13 +14,15 @@ import type { InteractionFromDispatch } from '../interactions/from-dispatch.js';
 import { InteractionRouter } from '../interactions/router.js';
 import type { CommandOptionValues, TypedCommandDefinition } from '../interactions/options.js';
 import type { CommandInteraction, Interaction, InteractionByKind, InteractionKind } from '../interactions/interaction.js';
-import type { ConnectionEvent, ConnectionHost, GatewayConnection } from './connection.js';
+import type { ConnectionEvent } from './connection-host.js';
+import { MemoryIdentifyThrottle, type IdentifyThrottle } from './identify-throttle.js';
 import {
   resolveGatewayOptions,
   type GatewayDispatchEvent,
   type GatewayEvents,
   type GatewayOptions,
   type GatewayReadyEvent,
+  type GatewayShardingOptions,
   type GatewayStatus,
   type GatewayWiring,
   type InteractionErrorEvent,
@@ -29,14 +31,21 @@ import {
 } from './options.js';
 import { GatewayDispatch } from './protocol.js';
 import { SecretBook, scrubError } from './secrets.js';
+import { SessionSaver } from './session-store.js';
+import { checkShardingOptions, resolveShardPlan, type ShardPlan } from './shard-plan.js';
+import { connectShards, connectionHost, localShard, overallStatus, sessionRecordOf, type ShardHandle, type ShardHost, type ShardInfo } from './shards.js';
 import { checkGatewayUrl, upgradeHeaders } from './transport.js';
 
+export type { ShardInfo } from './shards.js';
 export type {
   GatewayCloseEvent,
   GatewayDispatchEvent,
   GatewayEvents,
   GatewayOptions,
   GatewayReadyEvent,
+  GatewayConnectionOptions,
+  GatewayShardingOptions,
+  ShardEvent,
   GatewayReconnectingEvent,
   GatewayResumedEvent,
   GatewayStatus,
@@ -55,8 +64,13 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   readonly #routers = new Set<InteractionRouter>();
   /** The bot token and recent interaction tokens, scrubbed from everything this Gateway emits. */
   readonly #secrets: SecretBook;
-  #connection: GatewayConnection | undefined;
-  #loading: Promise<GatewayConnection> | undefined;
+  readonly #sharding: GatewayShardingOptions;
+  /** Paces Identify of the shards (and of the single connection when `identifyThrottle` is given). */
+  readonly #throttle: IdentifyThrottle;
+  #plan: ShardPlan | undefined;
+  #shards: ShardHandle[] = [];
+  readonly #savers = new Map<number, SessionSaver>();
+  #loading: Promise<ShardHandle[]> | undefined;
   /** Builds interactions from INTERACTION_CREATE; loaded with the connection (it pulls in zod). */
   #fromDispatch: ((payload: unknown) => InteractionFromDispatch) | undefined;
   #destroyed = false;
@@ -64,34 +78,47 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   constructor(options: GatewayOptions, wiring: GatewayWiring) {
     super();
     this.#options = resolveGatewayOptions(options, wiring.defaultUrl);
+    const { shards, shardCount, maxConcurrency, shardsPerWorker, identifyThrottle, sessionStore } = options;
+    this.#sharding = { shards, shardCount, maxConcurrency, shardsPerWorker, identifyThrottle, sessionStore };
+    this.#throttle = identifyThrottle ?? new MemoryIdentifyThrottle({ now: wiring.now });
     this.#wiring = wiring;
     this.#secrets = new SecretBook(wiring.now);
   }
 
-  /** The connection's status. */
+  /** The status: that of the connection, or with shards `ready` once every shard is (else the least advanced shard's). */
   get status(): GatewayStatus {
     if (this.#destroyed) return 'destroyed';
-    return this.#connection?.status ?? 'idle';
+    return overallStatus(this.#shards);
   }
 
-  /** Milliseconds between the last heartbeat and its ACK, or `undefined` before the first ACK. */
+  /** Milliseconds between the last heartbeat and its ACK (of the first shard), or `undefined` before the first ACK. */
   get latency(): number | undefined {
-    return this.#connection?.latency;
+    return this.#shards[0]?.latency;
   }
 
-  /** When the last heartbeat ACK arrived, epoch milliseconds. */
+  /** When the last heartbeat ACK arrived (on the first shard), epoch milliseconds. */
   get lastAckAt(): number | undefined {
-    return this.#connection?.lastAckAt;
+    return this.#shards[0]?.lastAckAt;
   }
 
-  /** The current session id. */
+  /** The current session id (of the first shard; see {@link Gateway.shards}). */
   get sessionId(): string | undefined {
-    return this.#connection?.sessionId;
+    return this.#shards[0]?.sessionId;
   }
 
-  /** The last dispatch sequence number received. */
+  /** The last dispatch sequence number received (by the first shard). */
   get sequence(): number | null {
-    return this.#connection?.sequence ?? null;
+    return this.#shards[0]?.sequence ?? null;
+  }
+
+  /** The shards this Gateway runs, with their state (one, shard 0, without sharding); empty before `connect()`. */
+  get shards(): ShardInfo[] {
+    return this.#shards.map(({ id, status, sessionId, sequence, latency, lastAckAt }) => ({ id, status, sessionId, sequence, latency, lastAckAt }));
+  }
+
+  /** The total number of shards across every process (1 without sharding); `undefined` until `connect()` has resolved it. */
+  get shardCount(): number | undefined {
+    return this.#plan?.count;
   }
 
   /**
@@ -130,9 +157,9 @@ export class Gateway extends EventEmitter<GatewayEvents> {
    * every router added with `use()`. Nothing a handler throws escapes: it is
    * emitted as `interactionError`.
    */
-  deliver(interaction: Interaction): void {
+  deliver(interaction: Interaction, shardId = 0): void {
     try {
-      this.emit('interactionCreate', interaction);
+      this.emit('interactionCreate', interaction, shardId);
     } catch (error) {
       this.#reportHandlerError({ error, interaction });
     }
@@ -165,20 +192,58 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     if (!Number.isInteger(this.#options.maxIdentifyFailures) || this.#options.maxIdentifyFailures < 1) {
       throw new ValidationError('gateway.connect', [{ path: 'gateway.maxIdentifyFailures', message: 'must be a whole number of at least 1' }]);
     }
-    this.#loading ??= Promise.all([import('./connection.js'), import('../interactions/from-dispatch.js')]).then(([{ GatewayConnection }, { interactionFromDispatch }]) => {
-      this.#fromDispatch = (payload) => interactionFromDispatch(payload, this.#wiring.respond, this.#wiring.now);
-      this.#connection = new GatewayConnection(this.#options, this.#host());
-      return this.#connection;
+    checkShardingOptions(this.#sharding);
+    const loading = (this.#loading ??= this.#load());
+    // A failed start (GET /gateway/bot, a worker) may be tried again.
+    loading.catch(() => {
+      if (this.#loading === loading) this.#loading = undefined;
     });
-    const connection = await this.#loading;
-    if (this.#destroyed) throw new GatewayError('the Gateway was destroyed while connecting');
-    return connection.connect(options.signal).catch((error: unknown) => {
+    try {
+      const shards = await loading;
+      if (this.#destroyed) throw new GatewayError('the Gateway was destroyed while connecting');
+      await connectShards(shards, this.#plan?.maxConcurrency ?? 1, options.signal);
+    } catch (error) {
       throw error instanceof Error ? scrubError(error, this.#knownSecrets()) : error;
-    });
+    }
   }
 
-  /** What the connection reports to and asks of this Gateway. */
-  #host(): ConnectionHost {
+  /** Loads the connection code, resolves the shards, and creates them (in this thread or in workers) with their saved sessions. */
+  async #load(): Promise<ShardHandle[]> {
+    const [{ GatewayConnection }, { interactionFromDispatch }] = await Promise.all([import('./connection.js'), import('../interactions/from-dispatch.js')]);
+    this.#fromDispatch = (payload) => interactionFromDispatch(payload, this.#wiring.respond, this.#wiring.now);
+    const plan = await resolveShardPlan(this.#sharding, this.#wiring.gatewayBot);
+    this.#plan = plan;
+    const host = this.#host(plan);
+    let shards: ShardHandle[];
+    if (plan.perWorker === undefined) {
+      shards = plan.ids.map((id) => localShard(id, new GatewayConnection(this.#options, connectionHost(host, id, plan))));
+    } else {
+      const { startShardWorkers } = await import('./worker-pool.js');
+      shards = await startShardWorkers(plan, this.#options, host);
+    }
+    const store = this.#sharding.sessionStore;
+    if (store) {
+      await Promise.all(
+        shards.map(async (shard) => {
+          const record = await store.load(shard.id, plan.count).catch((error: unknown) => this.#storeFailed(error));
+          if (record) shard.restore(record);
+          this.#savers.set(shard.id, new SessionSaver(store, shard.id, plan.count, () => sessionRecordOf(shard), (error) => this.#storeFailed(error)));
+        }),
+      );
+    }
+    this.#shards = shards;
+    if (this.#destroyed) await Promise.all(shards.map((shard) => shard.destroy()));
+    return shards;
+  }
+
+  #storeFailed(error: unknown): undefined {
+    this.#report('error', new GatewayError(`the Gateway session store failed: ${error instanceof Error ? error.message : String(error)}`, undefined, { cause: error }));
+    return undefined;
+  }
+
+  /** What the shards report to and ask of this Gateway. */
+  #host(plan: ShardPlan): ShardHost {
+    const throttled = plan.sharded || this.#sharding.identifyThrottle !== undefined;
     return {
       token: () => {
         const token = this.#wiring.token();
@@ -187,8 +252,10 @@ export class Gateway extends EventEmitter<GatewayEvents> {
       },
       now: () => this.#wiring.now(),
       allowInsecure: this.#wiring.allowInsecure,
-      emit: (event, ...args) => this.#report(event, args[0]),
+      emit: (event, payload, shardId) => this.#report(event, payload, shardId),
       dispatch: (event) => this.#onDispatch(event),
+      beforeIdentify: throttled ? (shardId, signal) => this.#throttle.wait({ shardId, shardCount: plan.count, maxConcurrency: plan.maxConcurrency, signal }) : undefined,
+      changed: (shardId) => this.#savers.get(shardId)?.schedule(),
     };
   }
 
@@ -196,15 +263,17 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     return this.#secrets.list(this.#wiring.token());
   }
 
-  /** Emits a connection event with every known secret scrubbed from it (built only when someone listens). */
-  #report(event: ConnectionEvent, payload: unknown): void {
+  /** Emits a connection event of a shard with every known secret scrubbed from it (built only when someone listens); events with a payload object carry `shardId`. */
+  #report(event: ConnectionEvent, payload: unknown, shardId = 0): void {
     if (this.listenerCount(event) === 0) return;
     const secrets = this.#knownSecrets();
-    let scrubbed: unknown = payload;
-    if (event === 'debug') scrubbed = scrubText(payload as string, secrets);
+    const sharded = this.#plan?.sharded === true;
+    let scrubbed: unknown;
+    if (event === 'debug') scrubbed = scrubText(sharded ? `[shard ${shardId}] ${payload as string}` : (payload as string), secrets);
     else if (event === 'error') scrubbed = scrubError(payload as Error, secrets);
-    else if (event === 'ready') scrubbed = { ...(payload as GatewayReadyEvent), data: redactValue((payload as GatewayReadyEvent).data, secrets) };
-    else if (event === 'close' || event === 'reconnecting') scrubbed = { ...(payload as { reason: string }), reason: scrubText((payload as { reason: string }).reason, secrets) };
+    else if (event === 'ready') scrubbed = { ...(payload as GatewayReadyEvent), data: redactValue((payload as GatewayReadyEvent).data, secrets), shardId };
+    else if (event === 'close' || event === 'reconnecting') scrubbed = { ...(payload as { reason: string }), reason: scrubText((payload as { reason: string }).reason, secrets), shardId };
+    else scrubbed = { ...(payload as object), shardId };
     this.#emitSafely(event, scrubbed);
   }
 
@@ -226,17 +295,19 @@ export class Gateway extends EventEmitter<GatewayEvents> {
       const token = (event.d as { token?: unknown } | null | undefined)?.token;
       if (typeof token === 'string' && token !== '') this.#secrets.remember(token);
     }
-    if (this.listenerCount('dispatch') > 0) this.#emitSafely('dispatch', { t: event.t, s: event.s, d: redactValue(event.d, this.#knownSecrets()) });
+    if (this.listenerCount('dispatch') > 0) this.#emitSafely('dispatch', { t: event.t, s: event.s, d: redactValue(event.d, this.#knownSecrets()), shardId: event.shardId });
     if (!interaction || !this.#fromDispatch) return;
     const built = this.#fromDispatch(event.d);
-    if (built.ok) this.deliver(built.interaction);
-    else this.#report('error', built.error);
+    if (built.ok) this.deliver(built.interaction, event.shardId);
+    else this.#report('error', built.error, event.shardId);
   }
 
   /** Closes the connection for good, clearing every timer and listener. */
   async destroy(): Promise<void> {
     this.#destroyed = true;
-    await this.#connection?.destroy();
+    await Promise.all(this.#shards.map((shard) => shard.destroy()));
+    // The last sequences reach the store, so that a shard started elsewhere resumes from them.
+    await Promise.all([...this.#savers.values()].map((saver) => saver.flush()));
     this.#router.clear();
     this.#routers.clear();
     this.removeAllListeners();
@@ -244,6 +315,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
 
   /** Redacted view for `util.inspect`. */
   [inspectSymbol](): string {
-    return `Gateway { status: ${this.status}, sessionId: ${this.sessionId ?? 'none'}, latency: ${this.latency ?? 'n/a'} }`;
+    const shards = this.#plan?.sharded ? `, shards: ${this.#shards.map((shard) => shard.id).join(',')} of ${this.#plan.count}` : '';
+    return `Gateway { status: ${this.status}, sessionId: ${this.sessionId ?? 'none'}, latency: ${this.latency ?? 'n/a'}${shards} }`;
   }
 }

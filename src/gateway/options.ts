@@ -7,14 +7,16 @@
 
 import type { Interaction, InteractionResponder } from '../interactions/interaction.js';
 import type { InteractionErrorEvent } from '../interactions/router.js';
+import type { IdentifyThrottle } from './identify-throttle.js';
+import type { GatewaySessionStore } from './session-store.js';
 
 export type { InteractionErrorEvent, InteractionHandler } from '../interactions/router.js';
 
 /** Status of the Gateway connection. */
 export type GatewayStatus = 'idle' | 'connecting' | 'identifying' | 'resuming' | 'ready' | 'reconnecting' | 'destroyed';
 
-/** Options of the Gateway. */
-export interface GatewayOptions {
+/** Options of every Gateway connection (each shard's, when sharded). */
+export interface GatewayConnectionOptions {
   /** The Gateway URL. @default the base URL with a ws(s) scheme and the path /api/v1/gateway */
   url?: string | undefined;
   /** Gateway intents sent with Identify. INTERACTION_CREATE needs none. @default 0 */
@@ -50,11 +52,57 @@ export interface GatewayOptions {
   random?: (() => number) | undefined;
 }
 
-/** Gateway options with their defaults filled in. */
-export type ResolvedGatewayOptions = { readonly [K in keyof GatewayOptions]-?: Exclude<GatewayOptions[K], undefined> };
+/**
+ * Sharding (Discord's scheme): each shard is one connection that identifies
+ * with `shard: [id, count]` and receives the events of the communities with
+ * `(guild_id >> 22) % count === id` (DMs go to shard 0).
+ */
+export interface GatewayShardingOptions {
+  /**
+   * The shards this Gateway runs: `'auto'` runs every shard of `shardCount`;
+   * an array runs those ids only (another process runs the others).
+   * @default undefined: no sharding, one connection whose Identify carries no `shard`
+   */
+  shards?: 'auto' | readonly number[] | undefined;
+  /** The total number of shards, across every process. @default the `shards` of `GET /gateway/bot` */
+  shardCount?: number | undefined;
+  /**
+   * How many shards may identify at once: shard `id` identifies in bucket
+   * `id % maxConcurrency`, at most once per 5 s per bucket.
+   * @default the `session_start_limit.max_concurrency` of `GET /gateway/bot` (1 when it does not say)
+   */
+  maxConcurrency?: number | undefined;
+  /**
+   * Runs the shards in `worker_threads`, this many per worker (the sockets,
+   * heartbeats and frame parsing move off the main thread; interactions are
+   * still built, handled and answered on the main thread, through this client).
+   * @default undefined: every shard in the current thread
+   */
+  shardsPerWorker?: number | undefined;
+  /**
+   * Paces Identify: one per 5 s per concurrency bucket. Pass
+   * `createRedisIdentifyThrottle()` (`community-chat-sdk/redis`) to pace
+   * several processes or hosts together.
+   * @default an in-memory throttle of this Gateway
+   */
+  identifyThrottle?: IdentifyThrottle | undefined;
+  /**
+   * Where each shard's session (id, sequence, resume URL) is kept, so that a
+   * shard restarted in another process resumes it instead of identifying.
+   * Pass `createRedisGatewaySessionStore()` to share it between processes.
+   * @default undefined: sessions live in this Gateway only
+   */
+  sessionStore?: GatewaySessionStore | undefined;
+}
 
-/** Fills in the defaults of every option; the only place defaults live. */
-export function resolveGatewayOptions(options: GatewayOptions, defaultUrl: string): ResolvedGatewayOptions {
+/** Options of the Gateway. */
+export interface GatewayOptions extends GatewayConnectionOptions, GatewayShardingOptions {}
+
+/** Gateway connection options with their defaults filled in. */
+export type ResolvedGatewayOptions = { readonly [K in keyof GatewayConnectionOptions]-?: Exclude<GatewayConnectionOptions[K], undefined> };
+
+/** Fills in the defaults of every connection option; the only place defaults live. */
+export function resolveGatewayOptions(options: GatewayConnectionOptions, defaultUrl: string): ResolvedGatewayOptions {
   return {
     url: options.url ?? defaultUrl,
     intents: options.intents ?? 0,
@@ -82,10 +130,18 @@ export interface GatewayWiring {
   now: () => number;
   /** Whether the token may go over plain ws:// to a host that is not loopback. */
   allowInsecure: boolean;
+  /** `GET /gateway/bot` (the recommended shard count and the session start limit), for sharding; without it, `shardCount` and `maxConcurrency` must be given. */
+  gatewayBot?: (() => Promise<unknown>) | undefined;
+}
+
+/** Which shard an event came from. Without sharding, every event comes from shard 0. */
+export interface ShardEvent {
+  /** The shard's id. */
+  shardId: number;
 }
 
 /** Emitted on READY. */
-export interface GatewayReadyEvent {
+export interface GatewayReadyEvent extends ShardEvent {
   /** The new session's id. */
   sessionId: string;
   /** The READY payload, with secret-named fields (e.g. `session_id`) and known secrets (the bot token) redacted. */
@@ -93,13 +149,13 @@ export interface GatewayReadyEvent {
 }
 
 /** Emitted on RESUMED. */
-export interface GatewayResumedEvent {
+export interface GatewayResumedEvent extends ShardEvent {
   /** How many missed dispatches the service replayed. */
   replayed: number;
 }
 
 /** Emitted before a reconnect. */
-export interface GatewayReconnectingEvent {
+export interface GatewayReconnectingEvent extends ShardEvent {
   /** Reconnect attempt since the last READY or RESUMED, starting at 1. */
   attempt: number;
   /** Milliseconds until it starts. */
@@ -111,7 +167,7 @@ export interface GatewayReconnectingEvent {
 }
 
 /** Emitted when the connection closes. */
-export interface GatewayCloseEvent {
+export interface GatewayCloseEvent extends ShardEvent {
   /** Close code. */
   code: number;
   /** The server's close reason, with known secrets (the bot token, interaction tokens) scrubbed. */
@@ -121,7 +177,7 @@ export interface GatewayCloseEvent {
 }
 
 /** A raw dispatch. */
-export interface GatewayDispatchEvent {
+export interface GatewayDispatchEvent extends ShardEvent {
   /** Event name, e.g. `INTERACTION_CREATE`. */
   t: string;
   /** Sequence number. */
@@ -146,8 +202,8 @@ export interface GatewayEvents {
   error: [error: Error];
   /** Every dispatch, raw. */
   dispatch: [event: GatewayDispatchEvent];
-  /** A typed interaction arrived. */
-  interactionCreate: [interaction: Interaction];
+  /** A typed interaction arrived, on shard `shardId` (0 without sharding). */
+  interactionCreate: [interaction: Interaction, shardId: number];
   /** An interaction handler threw or rejected. */
   interactionError: [event: InteractionErrorEvent];
 }

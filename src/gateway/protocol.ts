@@ -90,15 +90,28 @@ export function identifyFailureRule(count: number): CloseCodeRule {
   };
 }
 
-/** The Identify frame. */
-export function identifyFrame(token: string, intents: number): GatewayFrame {
-  return { op: GatewayOpcode.Identify, d: { token, intents, properties: { os: process.platform, browser: 'community-chat-sdk', device: 'community-chat-sdk' } } };
+/** The Identify frame; with `shard` (`[shard_id, num_shards]`) when sharded. */
+export function identifyFrame(token: string, intents: number, shard?: readonly [number, number]): GatewayFrame {
+  const properties = { os: process.platform, browser: 'community-chat-sdk', device: 'community-chat-sdk' };
+  return { op: GatewayOpcode.Identify, d: { token, intents, properties, ...(shard === undefined ? {} : { shard: [shard[0], shard[1]] }) } };
+}
+
+/** The shard that receives the events of a community: `(guild_id >> 22) % count` (Discord's rule); DMs and anything without a community go to shard 0. */
+export function shardOfGuild(guildId: string | undefined | null, shardCount: number): number {
+  if (guildId === undefined || guildId === null || !/^\d+$/.test(guildId) || shardCount <= 1) return 0;
+  return Number((BigInt(guildId) >> 22n) % BigInt(shardCount));
 }
 
 /** The longest heartbeat interval a Hello may announce (10 minutes); longer is a protocol error. */
 export const MAX_HEARTBEAT_INTERVAL_MS = 10 * 60 * 1000;
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Reads a `ws` message (binary frames as UTF-8 JSON too: the SDK asks for neither compression nor ETF). */
+export function decodeFrame(data: Buffer | ArrayBuffer | Buffer[]): { frame: GatewayFrame } | { problem: string } {
+  const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.from(data).toString('utf8');
+  return readFrame(text);
+}
 
 /** Reads a text frame: a JSON object with an integer `op`, or a sentence saying why it is not one. */
 export function readFrame(text: string): { frame: GatewayFrame } | { problem: string } {

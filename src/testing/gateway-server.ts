@@ -12,7 +12,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket } from 'ws';
-import { GatewayDispatch, GatewayOpcode, type GatewayFrame } from '../gateway/protocol.js';
+import { GatewayDispatch, GatewayOpcode, shardOfGuild, type GatewayFrame } from '../gateway/protocol.js';
 import { API_PREFIX } from '../routes.js';
 import { GATEWAY_VERSION, GatewayIntent, GUILD_CREATE, IgnoredGatewayOpcode } from './discord.js';
 
@@ -60,6 +60,26 @@ export interface GatewayServerOptions {
   resumeGatewayUrl?: string | (() => string) | undefined;
   /** Called for every frame received (`in`) or sent (`out`) and when a connection opens or closes (tokens included: redact before showing). @default undefined */
   onTraffic?: ((event: GatewayTraffic) => void) | undefined;
+  /**
+   * Paces Identify as Discord does: per bot token, shard `id` identifies in
+   * bucket `id % maxConcurrency` (no `shard`: bucket 0), and an Identify less
+   * than `intervalMs` after the previous accepted one of its bucket is
+   * answered with Invalid Session (op 9, `d: false`) and counted in
+   * `stats.tooEarlyIdentifies`. @default undefined (no pacing)
+   */
+  identifyPacing?: { maxConcurrency: number; intervalMs: number; now?: (() => number) | undefined } | undefined;
+}
+
+/** One Identify the server received, for tests. */
+export interface IdentifyRecord {
+  /** When, on the pacing clock (else `Date.now()`). */
+  at: number;
+  /** The Identify's `shard`, if any. */
+  shard: [number, number] | undefined;
+  /** Whether it was answered with READY (not refused nor too early). */
+  accepted: boolean;
+  /** Whether it came too early in its bucket (answered with Invalid Session). */
+  tooEarly: boolean;
 }
 
 /** What {@link GatewayServerOptions.onTraffic} reports. */
@@ -72,6 +92,8 @@ interface Session {
   /** Dispatches of this session, for replay. */
   log: { s: number; t: string; d: unknown }[];
   socket: WebSocket | undefined;
+  /** `[shard_id, num_shards]` from Identify: the session gets only its shard's communities (DMs on shard 0). */
+  shard: [number, number] | undefined;
 }
 
 /** A Gateway server on `ws`. */
@@ -89,7 +111,11 @@ export class GatewayServer {
   /** Whether Identify and Resume are answered (turn off to test the READY timeout). */
   answerSessions = true;
   /** Counters, for tests. */
-  readonly stats = { connections: 0, identifies: 0, resumes: 0, heartbeats: 0 };
+  readonly stats = { connections: 0, identifies: 0, resumes: 0, heartbeats: 0, tooEarlyIdentifies: 0 };
+  /** Every Identify, oldest first, for tests (at most the last 10,000). */
+  readonly identifyLog: IdentifyRecord[] = [];
+  /** Per token and bucket: when its last accepted Identify arrived. */
+  readonly #lastIdentify = new Map<string, number>();
   /** Frames received from clients, newest last (tokens included: test use only). */
   readonly received: GatewayFrame[] = [];
 
@@ -203,12 +229,28 @@ export class GatewayServer {
       socket.close(INVALID_SHARD, 'invalid shard');
       return undefined;
     }
+    const record: IdentifyRecord = { at: this.#options.identifyPacing?.now?.() ?? Date.now(), shard: shard as [number, number] | undefined, accepted: false, tooEarly: false };
+    this.identifyLog.push(record);
+    if (this.identifyLog.length > 10_000) this.identifyLog.shift();
+    const pacing = this.#options.identifyPacing;
+    const bucketKey = pacing && `${token}\u0000${(record.shard?.[0] ?? 0) % Math.max(1, pacing.maxConcurrency)}`;
+    if (pacing && bucketKey !== undefined) {
+      const last = this.#lastIdentify.get(bucketKey);
+      if (last !== undefined && record.at - last < pacing.intervalMs) {
+        record.tooEarly = true;
+        this.stats.tooEarlyIdentifies++;
+        this.#send(socket, { op: GatewayOpcode.InvalidSession, d: false });
+        return undefined;
+      }
+    }
     const identity = token && (this.#options.authorize?.(token) ?? true) ? (this.#options.identity ? this.#options.identity(token) : DEFAULT_IDENTITY) : undefined;
     if (!identity) {
       socket.close(4004, 'authentication failed');
       return undefined;
     }
-    const session: Session = { id: `session-${++this.#nextSession}`, token, sequence: 0, log: [], socket };
+    if (bucketKey !== undefined) this.#lastIdentify.set(bucketKey, record.at);
+    record.accepted = true;
+    const session: Session = { id: `session-${++this.#nextSession}`, token, sequence: 0, log: [], socket, shard: record.shard && [record.shard[0], record.shard[1]] };
     this.#sessions.set(session.id, session);
     this.#dispatch(session, GatewayDispatch.Ready, {
       v: GATEWAY_VERSION,
@@ -259,11 +301,18 @@ export class GatewayServer {
     return count;
   }
 
-  /** Dispatches to the sessions identified with `token` (queued for replay while one is disconnected); returns how many are connected and got it now. */
+  /**
+   * Dispatches to the sessions identified with `token` (queued for replay
+   * while one is disconnected); a sharded session gets only the events of
+   * its communities (`(guild_id >> 22) % count`, events without `guild_id`
+   * on shard 0). Returns how many are connected and got it now.
+   */
   dispatchToToken(token: string, t: string, d: unknown): number {
+    const guildId = (d as { guild_id?: unknown } | null | undefined)?.guild_id;
     let count = 0;
     for (const session of this.#sessions.values()) {
       if (session.token !== token) continue;
+      if (session.shard && shardOfGuild(typeof guildId === 'string' ? guildId : undefined, session.shard[1]) !== session.shard[0]) continue;
       this.#dispatch(session, t, d);
       if (session.socket) count++;
     }

@@ -39,12 +39,12 @@ export function getGatewayBot(state: EmulatorState, appId: string): EmulatorResp
   const oldest = starts[0];
   return json(200, {
     url: gatewayUrlOf(state.baseUrl),
-    shards: 1,
+    shards: state.options.gateway?.shards ?? 1,
     session_start_limit: {
       total: SESSION_START_LIMIT.total,
       remaining: Math.max(0, SESSION_START_LIMIT.total - starts.length),
       reset_after: oldest === undefined ? 0 : Math.max(0, oldest + SESSION_START_LIMIT.windowMs - state.now()),
-      max_concurrency: SESSION_START_LIMIT.maxConcurrency,
+      max_concurrency: state.options.gateway?.maxConcurrency ?? SESSION_START_LIMIT.maxConcurrency,
     },
   });
 }

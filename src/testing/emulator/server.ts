@@ -7,7 +7,7 @@
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GATEWAY_PATH, GatewayServer } from '../gateway-server.js';
+import { GATEWAY_PATH, GatewayServer, type IdentifyRecord } from '../gateway-server.js';
 import { createPlayground, type Playground } from '../playground/server.js';
 import { EmulatorCore } from './core.js';
 import { gatewayUrlOf } from './gateway-info.js';
@@ -51,6 +51,8 @@ export interface Emulator {
   isBotConnected(botToken?: string): boolean;
   /** Waits until the bot has a live Gateway session. */
   waitForBot(options?: { botToken?: string; timeoutMs?: number }): Promise<void>;
+  /** The Gateway's counters (connections, identifies, resumes, heartbeats, tooEarlyIdentifies) and every Identify it received. */
+  readonly gatewayStats: { readonly counts: GatewayServer['stats']; readonly identifies: readonly IdentifyRecord[] };
   /** Stops the emulator and closes every connection. */
   close(): Promise<void>;
 }
@@ -98,6 +100,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     resumeGatewayUrl: () => gatewayUrl,
     heartbeatIntervalMs: options.heartbeatIntervalMs,
     onTraffic: (event) => playground?.onGateway(event),
+    identifyPacing: options.gateway && { maxConcurrency: options.gateway.maxConcurrency ?? 1, intervalMs: options.gateway.identifyIntervalMs ?? 5000, now: () => core.now() },
   });
   if (options.playground === true) {
     playground = createPlayground({
@@ -131,6 +134,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     messages: (channelId) => core.messages(channelId ?? core.seed.channelId),
     advanceTime: (ms) => core.advanceTime(ms),
     dropGatewayConnections: () => gateway.dropConnections(),
+    gatewayStats: { counts: gateway.stats, identifies: gateway.identifyLog },
     isBotConnected: (botToken) => gateway.connectedSessions(botToken ?? core.seed.botToken) > 0,
     async waitForBot({ botToken, timeoutMs = 10_000 } = {}) {
       const started = Date.now();

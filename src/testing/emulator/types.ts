@@ -120,6 +120,18 @@ export interface EmulatorCoreOptions {
   accessTokenLifetimeMs?: number | undefined;
   /** The base URL clients use, for the URLs in answers (webhook, invite, attachment and Gateway URLs); `createEmulator` sets its own. @default "http://localhost:8080" */
   baseUrl?: string | undefined;
+  /** Sharding of the Gateway: what `GET /gateway/bot` recommends, and Identify pacing. @default undefined (1 shard, max_concurrency 1, Identify not paced) */
+  gateway?: EmulatorGatewayOptions | undefined;
+}
+
+/** Sharding options of the emulator's Gateway (Discord's rules). */
+export interface EmulatorGatewayOptions {
+  /** The shard count `GET /gateway/bot` recommends. @default 1 */
+  shards?: number | undefined;
+  /** `session_start_limit.max_concurrency`: Identify buckets (`shard_id % max_concurrency`). @default 1 */
+  maxConcurrency?: number | undefined;
+  /** Least time between two Identify of one bot in one bucket, on the emulator clock; an earlier one is answered with Invalid Session (op 9, `d: false`). @default 5000 */
+  identifyIntervalMs?: number | undefined;
 }
 
 /** Something that delivers Gateway dispatches to a bot. */

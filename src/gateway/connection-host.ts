@@ -1,0 +1,69 @@
+/**
+ * What a Gateway connection needs from whoever hosts it (the `Gateway` in
+ * this thread, or a shard worker), and the connection's internal records.
+ *
+ * @module
+ */
+
+import { GatewayError } from '../errors.js';
+import type { GatewayDispatchEvent, GatewayEvents, ShardEvent } from './options.js';
+
+/** The events the connection reports through its host; dispatches go through {@link ConnectionHost.dispatch}. */
+export type ConnectionEvent = 'ready' | 'resumed' | 'reconnecting' | 'close' | 'debug' | 'error';
+
+/** An event's arguments as the connection reports them: without the shard id, which its host adds. */
+export type Unsharded<A extends unknown[]> = { [I in keyof A]: A[I] extends ShardEvent ? Omit<A[I], 'shardId'> : A[I] };
+
+/** What the connection needs from whoever hosts it (the `Gateway`, or a shard worker). */
+export interface ConnectionHost {
+  /** The bot token, read at each Identify and Resume. */
+  token(): string | undefined;
+  /** The clock. */
+  now(): number;
+  /** Reports a connection event. */
+  emit<K extends ConnectionEvent>(event: K, ...args: Unsharded<GatewayEvents[K]>): void;
+  /** Receives every dispatch, once, in sequence order (READY and RESUMED included), before the connection acts on it. */
+  dispatch(event: Omit<GatewayDispatchEvent, 'shardId'>): void;
+  /** `[shard_id, num_shards]` for Identify; absent without sharding. */
+  readonly shard?: readonly [number, number] | undefined;
+  /** Waits for this shard's Identify turn (the throttle); aborted when the socket goes away first. Absent: identify at once. */
+  beforeIdentify?: ((signal: AbortSignal) => Promise<void>) | undefined;
+  /** Whether the token may go over plain ws:// to a host that is not loopback (applies to `resume_gateway_url` too). */
+  readonly allowInsecure: boolean;
+}
+
+/** What is known about the socket in use. */
+export interface SocketState {
+  /** Whether it was opened on the READY's `resume_gateway_url`. */
+  viaResumeUrl: boolean;
+  /** Whether Identify was sent on it. */
+  identified: boolean;
+  /** Whether READY or RESUMED arrived on it. */
+  ready: boolean;
+}
+
+/** A reconnect the connection itself decided on (zombie, Reconnect, Invalid Session, a timeout). */
+export interface PlannedReconnect {
+  reason: string;
+  /** Fixed delay instead of the backoff (Invalid Session waits 1 to 5 s). */
+  delayMs?: number;
+}
+
+/**
+ * Waits for an Identify turn through the host's throttle (at once without
+ * one); calls `go` when it comes, `fail` when the wait failed, neither when
+ * `controller` aborted first (the socket went away).
+ */
+export function awaitIdentifyTurn(host: ConnectionHost, controller: AbortController, go: () => void, fail: (error: GatewayError) => void): void {
+  if (!host.beforeIdentify) return go();
+  host.emit('debug', 'waiting for an Identify turn');
+  host.beforeIdentify(controller.signal).then(
+    () => {
+      if (!controller.signal.aborted) go();
+    },
+    (error: unknown) => {
+      if (controller.signal.aborted) return;
+      fail(new GatewayError(`no Identify turn: ${error instanceof Error ? error.message : String(error)}; reconnecting`, undefined, { cause: error }));
+    },
+  );
+}

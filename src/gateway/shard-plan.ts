@@ -1,0 +1,82 @@
+/**
+ * Which shards a Gateway runs, out of how many, with which Identify
+ * concurrency: from the sharding options and, where they leave it open,
+ * `GET /gateway/bot` (the recommended shard count and
+ * `session_start_limit.max_concurrency`).
+ *
+ * @module
+ */
+
+import { GatewayError, ValidationError } from '../errors.js';
+import type { GatewayShardingOptions } from './options.js';
+
+/** The shards this Gateway runs. */
+export interface ShardPlan {
+  /** Whether Identify carries `shard` (false: today's single connection). */
+  sharded: boolean;
+  /** The shard ids run here, ascending. */
+  ids: number[];
+  /** The total number of shards. */
+  count: number;
+  /** The number of Identify concurrency buckets. */
+  maxConcurrency: number;
+  /** Shards per worker thread, or `undefined` to run them in this thread. */
+  perWorker: number | undefined;
+}
+
+const positive = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 1;
+
+function invalid(path: string, message: string): ValidationError {
+  return new ValidationError('gateway.connect', [{ path: `gateway.${path}`, message }]);
+}
+
+/** Checks the sharding options before any I/O; throws `ValidationError` naming the option. */
+export function checkShardingOptions(options: GatewayShardingOptions): void {
+  const { shards, shardCount, maxConcurrency, shardsPerWorker } = options;
+  if (shards !== undefined && shards !== 'auto') {
+    if (!Array.isArray(shards) || shards.length === 0 || !shards.every((id) => Number.isInteger(id) && id >= 0)) throw invalid('shards', "must be 'auto' or a non-empty array of shard ids (whole numbers from 0)");
+    if (new Set(shards).size !== shards.length) throw invalid('shards', 'lists a shard id twice');
+    if (shardCount !== undefined && shards.some((id) => id >= shardCount)) throw invalid('shards', `holds an id that is not below shardCount (${shardCount})`);
+  }
+  if (shardCount !== undefined && !positive(shardCount)) throw invalid('shardCount', 'must be a whole number of at least 1');
+  if (maxConcurrency !== undefined && !positive(maxConcurrency)) throw invalid('maxConcurrency', 'must be a whole number of at least 1');
+  if (shardsPerWorker !== undefined && !positive(shardsPerWorker)) throw invalid('shardsPerWorker', 'must be a whole number of at least 1');
+  if (shardsPerWorker !== undefined && shards === undefined && shardCount === undefined) throw invalid('shardsPerWorker', "runs shards in workers: set shards ('auto' or ids) or shardCount too");
+}
+
+/** Reads `GET /gateway/bot`: the recommended shard count and the Identify concurrency (1 when it does not say). */
+export function readGatewayBot(body: unknown): { shards: number | undefined; maxConcurrency: number } {
+  const record = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  const limit = record['session_start_limit'];
+  const concurrency = typeof limit === 'object' && limit !== null ? (limit as Record<string, unknown>)['max_concurrency'] : undefined;
+  return { shards: positive(record['shards']) ? record['shards'] : undefined, maxConcurrency: positive(concurrency) ? concurrency : 1 };
+}
+
+/**
+ * Resolves the plan. Sharding is on when `shards` or `shardCount` is given;
+ * `GET /gateway/bot` is asked only for what the options leave open.
+ */
+export async function resolveShardPlan(options: GatewayShardingOptions, gatewayBot: (() => Promise<unknown>) | undefined): Promise<ShardPlan> {
+  checkShardingOptions(options);
+  const { shards, shardsPerWorker } = options;
+  if (shards === undefined && options.shardCount === undefined) return { sharded: false, ids: [0], count: 1, maxConcurrency: options.maxConcurrency ?? 1, perWorker: undefined };
+  let { shardCount: count, maxConcurrency } = options;
+  if (count === undefined || maxConcurrency === undefined) {
+    if (!gatewayBot) throw invalid(count === undefined ? 'shardCount' : 'maxConcurrency', 'is needed: this Gateway cannot ask GET /gateway/bot');
+    let body: unknown;
+    try {
+      body = await gatewayBot();
+    } catch (error) {
+      throw new GatewayError(`GET /gateway/bot failed, so the shard count is unknown (set gateway.shardCount and gateway.maxConcurrency to skip it): ${error instanceof Error ? error.message : String(error)}`, undefined, { cause: error });
+    }
+    const info = readGatewayBot(body);
+    maxConcurrency ??= info.maxConcurrency;
+    if (count === undefined) {
+      if (info.shards === undefined) throw new GatewayError('GET /gateway/bot did not say how many shards to run (no whole number in `shards`); set gateway.shardCount');
+      count = info.shards;
+    }
+  }
+  const ids = shards === undefined || shards === 'auto' ? Array.from({ length: count }, (_, id) => id) : [...shards].sort((a, b) => a - b);
+  if (ids.some((id) => id >= count)) throw invalid('shards', `holds an id that is not below the shard count (${count})`);
+  return { sharded: true, ids, count, maxConcurrency, perWorker: shardsPerWorker };
+}

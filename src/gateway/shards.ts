@@ -1,0 +1,142 @@
+/**
+ * The shards of a Gateway, as the `Gateway` sees them whether they run in
+ * this thread or in a worker: a handle per shard, the host each connection
+ * reports to, and the status of them all.
+ *
+ * @module
+ */
+
+import type { ConnectionEvent, ConnectionHost } from './connection-host.js';
+import type { GatewayConnection } from './connection.js';
+import type { GatewayDispatchEvent, GatewayStatus } from './options.js';
+import type { ShardPlan } from './shard-plan.js';
+import type { GatewaySessionRecord } from './session-store.js';
+
+/** One shard's state, as `gateway.shards` lists it. */
+export interface ShardInfo {
+  /** The shard id (0 without sharding). */
+  id: number;
+  /** Its connection's status. */
+  status: GatewayStatus;
+  /** Its session id, once READY. */
+  sessionId: string | undefined;
+  /** The last dispatch sequence it received. */
+  sequence: number | null;
+  /** Milliseconds between its last heartbeat and the ACK. */
+  latency: number | undefined;
+  /** When its last heartbeat ACK arrived, epoch milliseconds. */
+  lastAckAt: number | undefined;
+}
+
+/** A shard, in this thread or in a worker. */
+export interface ShardHandle extends ShardInfo {
+  /** The resume URL in use, for the session store. */
+  readonly resumeUrl: string | undefined;
+  /** Resumes this session on the next connect. */
+  restore(record: GatewaySessionRecord): void;
+  /** Resolves on READY or RESUMED. */
+  connect(signal: AbortSignal | undefined): Promise<void>;
+  /** Closes for good. */
+  destroy(): Promise<void>;
+}
+
+/** What the shards report to and ask of the `Gateway`. */
+export interface ShardHost {
+  /** The bot token. */
+  token(): string | undefined;
+  /** The clock. */
+  now(): number;
+  /** Whether the token may go over plain ws:// to a host that is not loopback. */
+  readonly allowInsecure: boolean;
+  /** Reports a connection event of a shard (its payload without the shard id). */
+  emit(event: ConnectionEvent, payload: unknown, shardId: number): void;
+  /** Receives a dispatch of a shard. */
+  dispatch(event: GatewayDispatchEvent): void;
+  /** Waits for a shard's Identify turn; absent: identify at once. */
+  beforeIdentify?: ((shardId: number, signal: AbortSignal) => Promise<void>) | undefined;
+  /** A shard's session changed (a dispatch, READY, a dropped session): save it. */
+  changed(shardId: number): void;
+}
+
+/** The connection host of shard `id`. */
+export function connectionHost(host: ShardHost, id: number, plan: ShardPlan): ConnectionHost {
+  const wait = host.beforeIdentify;
+  return {
+    token: () => host.token(),
+    now: () => host.now(),
+    allowInsecure: host.allowInsecure,
+    emit: (event, ...args) => {
+      host.emit(event, args[0], id);
+      if (event === 'ready' || event === 'resumed' || event === 'reconnecting') host.changed(id);
+    },
+    dispatch: (event) => {
+      host.dispatch({ ...event, shardId: id });
+      host.changed(id);
+    },
+    shard: plan.sharded ? [id, plan.count] : undefined,
+    beforeIdentify: wait && ((signal) => wait(id, signal)),
+  };
+}
+
+/** A shard running in this thread. */
+export function localShard(id: number, connection: GatewayConnection): ShardHandle {
+  return {
+    id,
+    get status() {
+      return connection.status;
+    },
+    get sessionId() {
+      return connection.sessionId;
+    },
+    get sequence() {
+      return connection.sequence;
+    },
+    get latency() {
+      return connection.latency;
+    },
+    get lastAckAt() {
+      return connection.lastAckAt;
+    },
+    get resumeUrl() {
+      return connection.resumeUrl;
+    },
+    restore: (record) => connection.restore(record),
+    connect: (signal) => connection.connect(signal),
+    destroy: () => connection.destroy(),
+  };
+}
+
+/** The session record of a shard, or `undefined` when it has none to resume. */
+export function sessionRecordOf(shard: ShardHandle): GatewaySessionRecord | undefined {
+  if (shard.sessionId === undefined) return undefined;
+  return { sessionId: shard.sessionId, sequence: shard.sequence, ...(shard.resumeUrl === undefined ? {} : { resumeUrl: shard.resumeUrl }) };
+}
+
+const PROGRESS: readonly GatewayStatus[] = ['reconnecting', 'connecting', 'identifying', 'resuming', 'idle'];
+
+/** One status for every shard: `ready` when all are, `idle` when all are, else the least advanced of the others. */
+export function overallStatus(shards: readonly ShardInfo[]): GatewayStatus {
+  if (shards.length === 0) return 'idle';
+  const statuses = new Set(shards.map((shard) => shard.status));
+  if (statuses.size === 1) return shards[0]?.status ?? 'idle';
+  statuses.delete('ready');
+  return PROGRESS.find((status) => statuses.has(status)) ?? 'idle';
+}
+
+/**
+ * Connects shards: those of one concurrency bucket one after another (each
+ * starts when the previous one is ready, so that its `connectTimeoutMs` is
+ * not spent waiting for its Identify turn), the buckets side by side.
+ */
+export async function connectShards(shards: readonly ShardHandle[], maxConcurrency: number, signal: AbortSignal | undefined): Promise<void> {
+  const buckets = new Map<number, ShardHandle[]>();
+  for (const shard of shards) {
+    const bucket = shard.id % maxConcurrency;
+    buckets.set(bucket, [...(buckets.get(bucket) ?? []), shard]);
+  }
+  await Promise.all(
+    [...buckets.values()].map(async (list) => {
+      for (const shard of list) await shard.connect(signal);
+    }),
+  );
+}

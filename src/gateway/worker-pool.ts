@@ -1,0 +1,204 @@
+/**
+ * Shards in `worker_threads` (`gateway.shardsPerWorker`), seen from the main
+ * thread: one handle per shard mirroring its state, events and dispatches
+ * passed on to the `Gateway`, and Identify turns taken from the main
+ * thread's throttle for the workers.
+ *
+ * The worker script is `shard-worker.js` next to this module (the package
+ * build must emit it there); run from the TypeScript sources it is
+ * `shard-worker.ts`, loaded through `tsx`.
+ *
+ * @module
+ */
+
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { GatewayError } from '../errors.js';
+import type { GatewayDispatchEvent, ResolvedGatewayOptions } from './options.js';
+import type { GatewaySessionRecord } from './session-store.js';
+import type { ShardPlan } from './shard-plan.js';
+import type { ShardHandle, ShardHost } from './shards.js';
+import { receiveError, sendError, type FromWorker, type ShardState, type ShardWorkerData, type ToWorker } from './worker-messages.js';
+
+/**
+ * Starts the worker script: `shard-worker.js` next to this module, or from
+ * the TypeScript sources `shard-worker.ts` through tsx's loader (registered
+ * in the worker before the script loads).
+ */
+function startWorker(data: ShardWorkerData): Worker {
+  const here: unknown = import.meta.url;
+  if (typeof here !== 'string') throw new GatewayError('shardsPerWorker needs the ES module build of the SDK (import, not require)');
+  if (!here.endsWith('.ts')) return new Worker(new URL('./shard-worker.js', here), { workerData: data });
+  let tsx: string;
+  try {
+    // tsx's ES module build of its register API (its CommonJS one cannot register from an eval worker).
+    tsx = pathToFileURL(createRequire(here).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+  } catch (error) {
+    throw new GatewayError('shardsPerWorker from the TypeScript sources needs tsx installed', undefined, { cause: error });
+  }
+  const script = new URL('./shard-worker.ts', here).href;
+  return new Worker(`import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(script)}); });`, { eval: true, workerData: data, execArgv: [] });
+}
+
+/** One worker and the shards it runs. */
+class ShardWorker {
+  readonly #worker: Worker;
+  readonly #host: ShardHost;
+  readonly #connects = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  readonly #turns = new Map<number, AbortController>();
+  readonly states = new Map<number, ShardState>();
+  #nextRequest = 0;
+  #exited = false;
+  readonly #gone: Promise<void>;
+
+  constructor(data: ShardWorkerData, host: ShardHost) {
+    this.#host = host;
+    this.#worker = startWorker(data);
+    for (const id of data.ids) this.states.set(id, { status: 'idle', sessionId: undefined, sequence: null, latency: undefined, lastAckAt: undefined, resumeUrl: undefined });
+    this.#worker.on('message', (message: FromWorker) => this.#onMessage(message));
+    this.#worker.on('error', (error: Error) => host.emit('error', new GatewayError(`a shard worker failed: ${error.message}`, undefined, { cause: error }), data.ids[0] ?? 0));
+    this.#gone = new Promise((resolve) =>
+      this.#worker.once('exit', () => {
+        this.#exited = true;
+        for (const waiter of this.#connects.values()) waiter.reject(new GatewayError('the shard worker exited'));
+        this.#connects.clear();
+        resolve();
+      }),
+    );
+  }
+
+  #post(message: ToWorker): void {
+    if (!this.#exited) this.#worker.postMessage(message);
+  }
+
+  #onMessage(message: FromWorker): void {
+    switch (message.type) {
+      case 'event':
+        this.#host.emit(message.event, message.event === 'error' ? receiveError(message.payload as ReturnType<typeof sendError>) : message.payload, message.shardId);
+        return;
+      case 'dispatch':
+        this.#host.dispatch(message.event as GatewayDispatchEvent);
+        return;
+      case 'state':
+        this.states.set(message.shardId, message.state);
+        this.#host.changed(message.shardId);
+        return;
+      case 'connected': {
+        this.states.set(message.shardId, message.state);
+        const waiter = this.#connects.get(message.requestId);
+        this.#connects.delete(message.requestId);
+        if (message.error) waiter?.reject(receiveError(message.error));
+        else waiter?.resolve();
+        return;
+      }
+      case 'turn':
+        this.#giveTurn(message.requestId, message.shardId);
+        return;
+      case 'cancel-turn':
+        this.#turns.get(message.requestId)?.abort();
+        this.#turns.delete(message.requestId);
+        return;
+      default:
+    }
+  }
+
+  /** Waits for the shard's turn in the main thread's throttle, then sends it with the current token. */
+  #giveTurn(requestId: number, shardId: number): void {
+    const controller = new AbortController();
+    this.#turns.set(requestId, controller);
+    const wait = this.#host.beforeIdentify?.(shardId, controller.signal) ?? Promise.resolve();
+    wait.then(
+      () => {
+        if (this.#turns.delete(requestId)) this.#post({ type: 'turn', requestId, token: this.#host.token() });
+      },
+      (error: unknown) => {
+        if (this.#turns.delete(requestId)) this.#post({ type: 'turn', requestId, token: undefined, error: sendError(error) });
+      },
+    );
+  }
+
+  connect(shardId: number, signal: AbortSignal | undefined): Promise<void> {
+    if (this.#exited) return Promise.reject(new GatewayError('the shard worker exited'));
+    if (signal?.aborted) return Promise.reject(new GatewayError('connect() was aborted', undefined, { cause: signal.reason }));
+    const requestId = this.#nextRequest++;
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        this.#connects.delete(requestId);
+        reject(new GatewayError('connect() was aborted', undefined, { cause: signal?.reason }));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const settle = () => signal?.removeEventListener('abort', onAbort);
+      this.#connects.set(requestId, {
+        resolve: () => {
+          settle();
+          resolve();
+        },
+        reject: (error) => {
+          settle();
+          reject(error);
+        },
+      });
+      this.#post({ type: 'connect', shardId, requestId });
+    });
+  }
+
+  restore(shardId: number, record: GatewaySessionRecord): void {
+    const state = this.states.get(shardId);
+    if (state) this.states.set(shardId, { ...state, sessionId: record.sessionId, sequence: record.sequence, resumeUrl: record.resumeUrl });
+    this.#post({ type: 'restore', shardId, record });
+  }
+
+  /** Closes its shards, then the worker; terminates it if it does not finish within 5 s. */
+  async destroy(): Promise<void> {
+    for (const controller of this.#turns.values()) controller.abort();
+    this.#turns.clear();
+    if (this.#exited) return;
+    this.#post({ type: 'destroy' });
+    const timer = setTimeout(() => void this.#worker.terminate(), 5000);
+    await this.#gone;
+    clearTimeout(timer);
+  }
+}
+
+/** The handle of a shard run by a worker. */
+function workerShard(id: number, worker: ShardWorker): ShardHandle {
+  const state = () => worker.states.get(id) as ShardState;
+  return {
+    id,
+    get status() {
+      return state().status;
+    },
+    get sessionId() {
+      return state().sessionId;
+    },
+    get sequence() {
+      return state().sequence;
+    },
+    get latency() {
+      return state().latency;
+    },
+    get lastAckAt() {
+      return state().lastAckAt;
+    },
+    get resumeUrl() {
+      return state().resumeUrl;
+    },
+    restore: (record) => worker.restore(id, record),
+    connect: (signal) => worker.connect(id, signal),
+    destroy: () => worker.destroy(),
+  };
+}
+
+/** Starts `ceil(shards / shardsPerWorker)` workers, each with its run of consecutive shard ids. */
+export async function startShardWorkers(plan: ShardPlan, options: ResolvedGatewayOptions, host: ShardHost): Promise<ShardHandle[]> {
+  const perWorker = plan.perWorker ?? plan.ids.length;
+  const { random: _random, ...cloneable } = options;
+  const handles: ShardHandle[] = [];
+  for (let start = 0; start < plan.ids.length; start += perWorker) {
+    const ids = plan.ids.slice(start, start + perWorker);
+    const worker = new ShardWorker({ ids, plan, options: cloneable, token: host.token(), throttled: host.beforeIdentify !== undefined, allowInsecure: host.allowInsecure }, host);
+    for (const id of ids) handles.push(workerShard(id, worker));
+  }
+  return handles;
+}

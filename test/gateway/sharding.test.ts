@@ -1,0 +1,223 @@
+/**
+ * Sharding in one process (Discord's scheme): Identify carries the shard,
+ * each interaction reaches exactly one shard (the one owning its community;
+ * DMs shard 0) and the same handlers, events carry the shard id, and the
+ * plan comes from GET /gateway/bot where the options leave it open.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  Client,
+  GatewayOpcode,
+  ValidationError,
+  createInteractionRouter,
+  createMemoryIdentifyThrottle,
+  shardOfGuild,
+  MemoryGatewaySessionStore,
+  type GatewayOptions,
+  type GatewayReadyEvent,
+} from '../../src/index.js';
+import { GatewayServer, type GatewayServerOptions } from '../../src/testing/gateway-server.js';
+import { SECRETS } from '../helpers/index.js';
+import { guildIdOnShard, startShardedEmulator } from '../helpers/sharded-emulator.js';
+
+const cleanups: (() => Promise<unknown> | unknown)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function setup(gateway: GatewayOptions, serverOptions: GatewayServerOptions = {}) {
+  const server = new GatewayServer({ heartbeatIntervalMs: 60_000, ...serverOptions });
+  await server.listening();
+  const client = new Client({ baseUrl: 'http://127.0.0.1:9', auth: { botToken: SECRETS.botToken }, gateway: { url: server.url, reconnectBaseDelayMs: 5, reconnectMaxDelayMs: 20, ...gateway } });
+  cleanups.push(() => server.close(), () => client.close());
+  return { server, client, gateway: client.gateway };
+}
+
+const payload = (id: string, guildId: string | undefined) => ({
+  id,
+  type: 2,
+  token: `interaction-token-${id}`,
+  application_id: 'app1',
+  channel_id: 'ch1',
+  ...(guildId === undefined ? { user: { id: 'u1', username: 'ada' } } : { guild_id: guildId, member: { user: { id: 'u1', username: 'ada' } } }),
+  data: { id: 'cmd1', name: 'ping' },
+});
+
+const until = async (predicate: () => boolean, timeoutMs = 5000) => {
+  const started = Date.now();
+  while (!predicate()) {
+    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+};
+
+describe('shardOfGuild', () => {
+  it("is Discord's (guild_id >> 22) % count, with DMs and bad ids on shard 0", () => {
+    // 175928847299117063 is Discord's documentation example: timestamp 41944705796 ms.
+    expect(shardOfGuild('175928847299117063', 4)).toBe(Number(41944705796n % 4n));
+    expect(shardOfGuild('175928847299117063', 1)).toBe(0);
+    for (let shard = 0; shard < 5; shard++) expect(shardOfGuild(guildIdOnShard(shard, 5), 5)).toBe(shard);
+    expect(shardOfGuild(undefined, 4)).toBe(0);
+    expect(shardOfGuild('not-a-snowflake', 4)).toBe(0);
+  });
+});
+
+describe('sharding in one process', () => {
+  it('identifies each shard with [id, count], delivers each interaction exactly once on the shard owning its community, to the same handlers', async () => {
+    const { server, gateway } = await setup({ shards: 'auto', shardCount: 4, maxConcurrency: 4 });
+    const router = createInteractionRouter();
+    const handled: string[] = [];
+    router.onCommand('ping', (interaction) => void handled.push(interaction.id));
+    gateway.use(router);
+    const seen: { id: string; shardId: number }[] = [];
+    gateway.on('interactionCreate', (interaction, shardId) => seen.push({ id: interaction.id, shardId }));
+    const ready: GatewayReadyEvent[] = [];
+    gateway.on('ready', (event) => ready.push(event));
+    await gateway.connect();
+
+    expect(gateway.status).toBe('ready');
+    expect(gateway.shardCount).toBe(4);
+    expect(gateway.shards.map((shard) => [shard.id, shard.status])).toEqual([0, 1, 2, 3].map((id) => [id, 'ready']));
+    const identified = server.received.filter((frame) => frame.op === GatewayOpcode.Identify).map((frame) => (frame.d as { shard: number[] }).shard);
+    expect(identified.sort()).toEqual([[0, 4], [1, 4], [2, 4], [3, 4]]);
+    expect(ready.map((event) => event.shardId).sort()).toEqual([0, 1, 2, 3]);
+    expect(new Set(ready.map((event) => event.sessionId)).size).toBe(4);
+
+    const expected = new Map<string, number>();
+    for (let round = 1; round <= 3; round++) {
+      for (let shard = 0; shard < 4; shard++) {
+        const id = `r${round}s${shard}`;
+        expect(server.dispatchToToken(SECRETS.botToken, 'INTERACTION_CREATE', payload(id, guildIdOnShard(shard, 4, round)))).toBe(1);
+        expected.set(id, shard);
+      }
+    }
+    expect(server.dispatchToToken(SECRETS.botToken, 'INTERACTION_CREATE', payload('dm', undefined))).toBe(1);
+    expected.set('dm', 0);
+    await until(() => seen.length >= expected.size && handled.length >= expected.size);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(seen).toHaveLength(expected.size);
+    expect(new Map(seen.map((entry) => [entry.id, entry.shardId]))).toEqual(expected);
+    expect(handled.sort()).toEqual([...expected.keys()].sort());
+  });
+
+  it('runs only the listed shards: another process runs the others', async () => {
+    const { server, gateway } = await setup({ shards: [1, 3], shardCount: 4, maxConcurrency: 4 });
+    const seen: number[] = [];
+    gateway.on('interactionCreate', (_interaction, shardId) => seen.push(shardId));
+    await gateway.connect();
+    expect(gateway.shards.map((shard) => shard.id)).toEqual([1, 3]);
+    expect(server.dispatchToToken(SECRETS.botToken, 'INTERACTION_CREATE', payload('a', guildIdOnShard(1, 4)))).toBe(1);
+    expect(server.dispatchToToken(SECRETS.botToken, 'INTERACTION_CREATE', payload('b', guildIdOnShard(2, 4)))).toBe(0);
+    expect(server.dispatchToToken(SECRETS.botToken, 'INTERACTION_CREATE', payload('c', undefined))).toBe(0);
+    await until(() => seen.length === 1);
+    expect(seen).toEqual([1]);
+  });
+
+  it('events carry the shard id: ready, dispatch, close, reconnecting, resumed', async () => {
+    const { server, gateway } = await setup({ shards: 'auto', shardCount: 2, maxConcurrency: 2 });
+    const events: string[] = [];
+    for (const name of ['ready', 'close', 'reconnecting', 'resumed', 'dispatch'] as const) gateway.on(name, (event: { shardId: number }) => events.push(`${name}:${event.shardId}`));
+    await gateway.connect();
+    server.dropConnections();
+    await until(() => events.filter((event) => event.startsWith('resumed')).length === 2);
+    for (const shard of [0, 1]) for (const name of ['ready', 'close', 'reconnecting', 'resumed', 'dispatch']) expect(events).toContain(`${name}:${shard}`);
+  });
+
+  it('without sharding: one connection, Identify without shard, events from shard 0 (as before)', async () => {
+    const { server, gateway } = await setup({});
+    const shards: number[] = [];
+    gateway.on('ready', (event) => shards.push(event.shardId));
+    gateway.on('interactionCreate', (_interaction, shardId) => shards.push(shardId));
+    await gateway.connect();
+    expect(server.received.find((frame) => frame.op === GatewayOpcode.Identify)?.d).not.toHaveProperty('shard');
+    expect(gateway.shardCount).toBe(1);
+    server.dispatchToToken(SECRETS.botToken, 'INTERACTION_CREATE', payload('x', guildIdOnShard(3, 4)));
+    await until(() => shards.length === 2);
+    expect(shards).toEqual([0, 0]);
+  });
+
+  it('refuses unusable sharding options before any I/O, naming the option', async () => {
+    const server = new GatewayServer();
+    await server.listening();
+    cleanups.push(() => server.close());
+    const cases: [GatewayOptions, string][] = [
+      [{ shards: [0, 0], shardCount: 2 }, 'gateway.shards'],
+      [{ shards: [4], shardCount: 4 }, 'gateway.shards'],
+      [{ shards: [-1] }, 'gateway.shards'],
+      [{ shardCount: 0 }, 'gateway.shardCount'],
+      [{ shards: 'auto', maxConcurrency: 1.5 }, 'gateway.maxConcurrency'],
+      [{ shardsPerWorker: 2 }, 'gateway.shardsPerWorker'],
+    ];
+    for (const [options, path] of cases) {
+      const client = new Client({ auth: { botToken: SECRETS.botToken }, gateway: { url: server.url, ...options } });
+      const error = await client.gateway.connect().catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).message).toContain(path);
+      await client.close();
+    }
+    expect(server.stats.connections).toBe(0);
+  });
+
+  it('a throttle with no pacing lets shards of one bucket identify too early: the server answers Invalid Session; the default pacing never does', async () => {
+    const pacing = { maxConcurrency: 1, intervalMs: 200 };
+    const early = await setup({ shards: 'auto', shardCount: 2, maxConcurrency: 1, identifyThrottle: createMemoryIdentifyThrottle({ intervalMs: 0 }) }, { identifyPacing: pacing });
+    await early.gateway.connect();
+    expect(early.server.stats.tooEarlyIdentifies).toBeGreaterThanOrEqual(1);
+
+    const paced = await setup({ shards: 'auto', shardCount: 2, maxConcurrency: 1, identifyThrottle: createMemoryIdentifyThrottle({ intervalMs: 250 }) }, { identifyPacing: pacing });
+    await paced.gateway.connect();
+    expect(paced.server.stats.tooEarlyIdentifies).toBe(0);
+    expect(paced.server.identifyLog.map((record) => record.accepted)).toEqual([true, true]);
+  });
+
+  it('a shard restarted with a session store resumes its session instead of identifying', async () => {
+    const store = new MemoryGatewaySessionStore();
+    const first = await setup({ shards: [1], shardCount: 2, maxConcurrency: 2, sessionStore: store });
+    await first.gateway.connect();
+    first.server.dispatchToToken(SECRETS.botToken, 'INTERACTION_CREATE', payload('before', guildIdOnShard(1, 2)));
+    await until(() => first.gateway.sequence === 2);
+    await first.gateway.destroy();
+    expect(await store.load(1, 2)).toMatchObject({ sessionId: first.gateway.sessionId ?? expect.any(String), sequence: 2 });
+
+    // A new process (here: a new client) runs shard 1 again; the dispatch it missed is replayed.
+    first.server.dispatchToToken(SECRETS.botToken, 'INTERACTION_CREATE', payload('missed', guildIdOnShard(1, 2)));
+    const client = new Client({ auth: { botToken: SECRETS.botToken }, gateway: { url: first.server.url, shards: [1], shardCount: 2, maxConcurrency: 2, sessionStore: store } });
+    cleanups.push(() => client.close());
+    const seen: string[] = [];
+    client.gateway.on('interactionCreate', (interaction) => seen.push(interaction.id));
+    const resumed: number[] = [];
+    client.gateway.on('resumed', (event) => resumed.push(event.shardId));
+    await client.gateway.connect();
+    expect(resumed).toEqual([1]);
+    expect(first.server.stats.identifies).toBe(1);
+    expect(first.server.stats.resumes).toBe(1);
+    await until(() => seen.length === 1);
+    expect(seen).toEqual(['missed']);
+  });
+});
+
+describe('sharding against the emulator', () => {
+  it("takes the shard count from GET /gateway/bot; the emulator routes each interaction to its community's shard (DMs: 0), and reply() answers it", async () => {
+    const emulator = await startShardedEmulator({ gateway: { shards: 3, maxConcurrency: 3 } });
+    cleanups.push(() => emulator.close());
+    const client = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: { shards: 'auto' } });
+    cleanups.push(() => client.close());
+    const seen: { id: string; shardId: number }[] = [];
+    client.gateway.on('interactionCreate', (interaction, shardId) => seen.push({ id: interaction.id, shardId }));
+    client.gateway.onCommand('ping', (interaction) => interaction.reply(`pong from ${interaction.guildId ?? 'a DM'}`));
+    await client.gateway.connect();
+    expect(client.gateway.shardCount).toBe(3);
+    expect(emulator.gatewayStats.identifies.map((record) => record.shard?.join('/')).sort()).toEqual(['0/3', '1/3', '2/3']);
+
+    const inGuild = emulator.invokeCommand({ name: 'ping' });
+    const inDm = emulator.invokeCommand({ name: 'ping', guildId: null });
+    expect([inGuild.delivered, inDm.delivered]).toEqual([1, 1]);
+    expect(await inGuild.response).toMatchObject({ interactionType: 4, data: { content: `pong from ${emulator.seed.guildId}` } });
+    expect(await inDm.response).toMatchObject({ interactionType: 4, data: { content: 'pong from a DM' } });
+    expect(seen).toEqual([
+      { id: inGuild.id, shardId: shardOfGuild(emulator.seed.guildId, 3) },
+      { id: inDm.id, shardId: 0 },
+    ]);
+    expect(emulator.gatewayStats.counts.tooEarlyIdentifies).toBe(0);
+  });
+});

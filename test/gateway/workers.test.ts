@@ -1,0 +1,72 @@
+/**
+ * Shards in worker_threads (`shardsPerWorker`): 4 shards in 2 workers. The
+ * sockets live in the workers; interactions are built, handled and answered
+ * on the main thread, through the main thread's client.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { Client, GatewayFatalError, shardOfGuild, type GatewayReadyEvent } from '../../src/index.js';
+import { startShardedEmulator } from '../helpers/sharded-emulator.js';
+
+const cleanups: (() => Promise<unknown> | unknown)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+describe('shards in worker threads', () => {
+  it('4 shards in 2 workers: each interaction reaches the main thread once, from the right shard, and reply() answers through the main client', async () => {
+    const emulator = await startShardedEmulator({ gateway: { shards: 4, maxConcurrency: 4 } });
+    cleanups.push(() => emulator.close());
+    const client = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: { shards: 'auto', shardsPerWorker: 2 } });
+    cleanups.push(() => client.close());
+    const answeredBy: string[] = [];
+    client.on('request', (event) => answeredBy.push(event.operation));
+    const seen: { id: string; shardId: number }[] = [];
+    client.gateway.on('interactionCreate', (interaction, shardId) => seen.push({ id: interaction.id, shardId }));
+    client.gateway.onCommand('ping', (interaction) => interaction.reply('pong'));
+    const ready: GatewayReadyEvent[] = [];
+    client.gateway.on('ready', (event) => ready.push(event));
+    await client.gateway.connect();
+
+    expect(client.gateway.status).toBe('ready');
+    expect(client.gateway.shards.map((shard) => shard.status)).toEqual(['ready', 'ready', 'ready', 'ready']);
+    expect(client.gateway.shards.every((shard) => typeof shard.sessionId === 'string')).toBe(true);
+    expect(ready.map((event) => event.shardId).sort()).toEqual([0, 1, 2, 3]);
+    expect(emulator.gatewayStats.counts.connections).toBe(4);
+
+    const invoked = [emulator.invokeCommand({ name: 'ping' }), emulator.invokeCommand({ name: 'ping', guildId: null }), emulator.invokeCommand({ name: 'ping' })];
+    for (const interaction of invoked) {
+      expect(interaction.delivered).toBe(1);
+      expect(await interaction.response).toMatchObject({ interactionType: 4, data: { content: 'pong' } });
+    }
+    const guildShard = shardOfGuild(emulator.seed.guildId, 4);
+    // Workers deliver side by side: compare by interaction, not by order of arrival.
+    expect(new Map(seen.map((entry) => [entry.id, entry.shardId]))).toEqual(
+      new Map([
+        [invoked[0]?.id, guildShard],
+        [invoked[1]?.id, 0],
+        [invoked[2]?.id, guildShard],
+      ]),
+    );
+    expect(seen).toHaveLength(3);
+    // The answers went through the main thread's client (its request events saw them).
+    expect(answeredBy.filter((operation) => operation === 'interactions.respond')).toHaveLength(3);
+
+    const gateway = client.gateway;
+    await gateway.destroy();
+    expect(gateway.status).toBe('destroyed');
+    const deadline = Date.now() + 5000;
+    while (emulator.isBotConnected() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(emulator.isBotConnected()).toBe(false);
+  }, 30_000);
+
+  it('a fatal close in a worker rejects connect() on the main thread with GatewayFatalError', async () => {
+    const emulator = await startShardedEmulator({ gateway: { shards: 2, maxConcurrency: 2 } });
+    cleanups.push(() => emulator.close());
+    const client = new Client({ baseUrl: emulator.url, auth: { botToken: 'not-a-bot-token' }, gateway: { shards: [0, 1], shardCount: 2, maxConcurrency: 2, shardsPerWorker: 1 } });
+    cleanups.push(() => client.close());
+    const error = await client.gateway.connect().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(GatewayFatalError);
+    expect((error as GatewayFatalError).code).toBe(4004);
+    expect((error as Error).message).not.toContain('not-a-bot-token');
+  }, 30_000);
+});
