@@ -5,7 +5,7 @@
  * @module
  */
 
-import { ValidationError } from '../errors.js';
+import { TimeoutError, UnexpectedResponseError, ValidationError } from '../errors.js';
 import type { CallOptions } from '../rest/options.js';
 import type { RestClient } from '../rest/rest-client.js';
 import type { OperationId } from '../routes.js';
@@ -31,14 +31,24 @@ export function extractPageItems<T>(raw: unknown): T[] {
 }
 
 function isLastPage(raw: unknown, page: number, perPage: number, count: number): boolean {
-  if (count === 0 || count < perPage) return true;
+  if (count === 0) return true;
+  // What the service says wins over counting: a service that caps the page size still says has_more.
   if (typeof raw === 'object' && raw !== null && !Array.isArray(raw)) {
     const record = raw as Record<string, unknown>;
+    if (record['has_more'] === true) return false;
     if (record['has_more'] === false) return true;
     const total = record['total_pages'];
-    if (typeof total === 'number' && page >= total) return true;
+    if (typeof total === 'number') return page >= total;
+    const served = record['per_page'];
+    if (typeof served === 'number' && served > 0) return count < served;
   }
-  return false;
+  return count < perPage;
+}
+
+/** A cheap fingerprint of a page's items, to notice a service that ignores `page` and serves the same page again. */
+function fingerprint(items: readonly unknown[]): string {
+  const edge = (item: unknown) => (typeof item === 'object' && item !== null && 'id' in item ? String((item as { id: unknown }).id) : JSON.stringify(item) ?? '');
+  return `${items.length}:${edge(items[0])}:${edge(items[items.length - 1])}`;
 }
 
 /** Fetches one page of a paginated operation. */
@@ -62,6 +72,8 @@ export interface IteratePagesOptions extends CallOptions {
   startPage?: number | undefined;
   /** Stop after this many pages. @default Infinity */
   maxPages?: number | undefined;
+  /** The whole walk's deadline in milliseconds (each page's request also keeps its own). @default none */
+  deadlineMs?: number | undefined;
 }
 
 /** Walks pages until one is short, empty, or says it is the last. */
@@ -80,8 +92,20 @@ export async function* iteratePages<T>(
     if (error instanceof ValidationError) throw new ValidationError(operation, error.issues.map((issue) => (issue.path === 'page' ? { ...issue, path: 'startPage' } : issue)));
     throw error;
   }
+  // deadlineMs bounds the whole walk: each page gets what is left of it.
+  const endsAt = callOptions.deadlineMs === undefined ? undefined : Date.now() + callOptions.deadlineMs;
+  let previous: string | undefined;
   for (let page = startPage, fetched = 0; fetched < maxPages; page++, fetched++) {
-    const result = await fetchPage<T>(rest, operation, params, { page, perPage }, callOptions);
+    const left = endsAt === undefined ? undefined : endsAt - Date.now();
+    if (left !== undefined && left <= 0) {
+      throw new TimeoutError({ method: 'GET', path: operation, operation, mayHaveReachedServer: false }, callOptions.deadlineMs as number);
+    }
+    const result = await fetchPage<T>(rest, operation, params, { page, perPage }, left === undefined ? callOptions : { ...callOptions, deadlineMs: left });
+    const print = fingerprint(result.items);
+    if (result.items.length > 0 && print === previous) {
+      throw new UnexpectedResponseError(operation, 200, `page ${page} repeats page ${page - 1}: the service seems to ignore the page parameter, so the walk stops here`);
+    }
+    previous = print;
     yield* result.items;
     if (isLastPage(result.raw, page, perPage, result.items.length)) return;
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { extractPageItems } from '../../src/index.js';
-import { createMswClient, useMswRecorder } from '../helpers/index.js';
+import { Client, extractPageItems, isTimeoutError, isUnexpectedResponseError } from '../../src/index.js';
+import { createMswClient, startLoopbackServer, useMswRecorder } from '../helpers/index.js';
 
 const recorder = useMswRecorder();
 
@@ -78,5 +78,55 @@ describe('commands.sync', () => {
     expect(result.changed).toBe(true);
     expect(recorder.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /api/v1/guilds/g1/commands/app1', 'PUT /api/v1/guilds/g1/commands/app1']);
     expect(JSON.parse(recorder.requests[1]?.body ?? '[]')).toHaveLength(definitions.length);
+  });
+});
+
+describe('pagination against a hostile or capped service, over a real loopback server', () => {
+  const items = Array.from({ length: 250 }, (_, i) => ({ id: `d${i}` }));
+  async function serve(handler: (page: number, perPage: number) => unknown, delayMs = 0) {
+    return startLoopbackServer((request, response) => {
+      const url = new URL(request.url ?? '/', 'http://x');
+      const body = JSON.stringify(handler(Number(url.searchParams.get('page')), Number(url.searchParams.get('per_page'))));
+      setTimeout(() => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(body);
+      }, delayMs);
+    });
+  }
+
+  it('follows has_more when the service caps the page size below perPage', async () => {
+    const server = await serve((page) => ({ items: items.slice((page - 1) * 100, page * 100), has_more: page * 100 < items.length }));
+    const client = new Client({ baseUrl: server.url, auth: { session: { accessToken: 'at', accessTokenExpiresAt: Date.now() + 600_000, cookies: [] } } });
+    const seen: string[] = [];
+    for await (const delivery of client.applicationWebhooks.iterateDeliveries('app1', { perPage: 200 })) seen.push(String(delivery['id']));
+    expect(seen).toEqual(items.map((item) => item.id));
+    await client.close();
+    await server.close();
+  });
+
+  it('stops with a typed error when the service ignores page and serves the same page again', async () => {
+    const server = await serve(() => ({ items: items.slice(0, 50), has_more: true }));
+    const client = new Client({ baseUrl: server.url, auth: { session: { accessToken: 'at', accessTokenExpiresAt: Date.now() + 600_000, cookies: [] } } });
+    const seen: unknown[] = [];
+    const error = await (async () => {
+      for await (const delivery of client.applicationWebhooks.iterateDeliveries('app1', { perPage: 50 })) seen.push(delivery);
+    })().catch((e: unknown) => e);
+    expect(isUnexpectedResponseError(error)).toBe(true);
+    expect(seen).toHaveLength(50);
+    expect(server.requests).toHaveLength(2);
+    await client.close();
+    await server.close();
+  });
+
+  it('applies deadlineMs to the whole walk, not to each page', async () => {
+    const server = await serve((page) => ({ items: [{ id: `p${page}` }], has_more: true }), 40);
+    const client = new Client({ baseUrl: server.url, auth: { session: { accessToken: 'at', accessTokenExpiresAt: Date.now() + 600_000, cookies: [] } } });
+    const error = await (async () => {
+      for await (const _ of client.applicationWebhooks.iterateDeliveries('app1', { perPage: 1, deadlineMs: 300 })) void _;
+    })().catch((e: unknown) => e);
+    expect(isTimeoutError(error)).toBe(true);
+    expect(server.requests.length).toBeLessThan(50);
+    await client.close();
+    await server.close();
   });
 });
