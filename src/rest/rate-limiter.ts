@@ -45,6 +45,13 @@ const RESET_MARGIN_MS = 50;
 const KEEP_BLANK_BUCKETS = 64;
 /** After this many new buckets (or webhook windows), idle ones are swept. */
 const SWEEP_EVERY = 256;
+/**
+ * The most buckets kept. A server that answers every id with a long reset
+ * would otherwise keep one per id for `maxRateLimitPauseMs`; past this the
+ * oldest buckets nothing is using are forgotten (at worst, one of them draws
+ * a 429 again later).
+ */
+const MAX_BUCKETS = 10_000;
 /** How often a request polls a full proactive global cap whose places are all in flight. */
 const GLOBAL_POLL_MS = 10;
 
@@ -126,6 +133,12 @@ export class RateLimiter implements RateLimitStore {
   sweep(): void {
     const now = this.#now();
     for (const [key, bucket] of this.#buckets) if (isIdle(bucket, now)) this.#drop(key, bucket);
+    if (this.#buckets.size > MAX_BUCKETS) {
+      for (const [key, bucket] of this.#buckets) {
+        if (this.#buckets.size <= MAX_BUCKETS) break;
+        if (bucket.inFlight === 0 && bucket.waiting === 0) this.#drop(key, bucket);
+      }
+    }
     const window = this.#webhookWindow?.windowMs ?? 0;
     for (const [id, entry] of this.#webhooks) {
       if (entry.queued === 0 && (entry.completions.at(-1) ?? -Infinity) <= now - window) this.#webhooks.delete(id);

@@ -88,7 +88,9 @@ export interface RetryContext {
 export function decideRetry(policy: RetryPolicy, outcome: AttemptOutcome, context: RetryContext): RetryDecision {
   if (outcome.kind === 'rateLimit') {
     // A hostile or broken value (1e308 seconds) is clamped, so the pause it causes expires and the client recovers.
-    const delayMs = Math.min(policy.maxRateLimitPauseMs, outcome.retryAfterMs ?? Math.min(30_000, 1000 * 2 ** (outcome.count - 1)));
+    // A 429 that says "retry now" (0, a past date) again and again still backs off a little: 0, 250, 500, 1000 ms...
+    const floor = outcome.retryAfterMs === 0 && outcome.count > 1 ? Math.min(30_000, 125 * 2 ** (outcome.count - 1)) : 0;
+    const delayMs = Math.min(policy.maxRateLimitPauseMs, Math.max(floor, outcome.retryAfterMs ?? Math.min(30_000, 1000 * 2 ** (outcome.count - 1))));
     const why = refuseRateLimitWait(policy, delayMs, context.remainingMs, false);
     if (why !== undefined) return { retry: false, delayMs, why };
     if (outcome.count > MAX_RATE_LIMIT_RETRIES) return { retry: false, delayMs, why: `rate limited ${outcome.count} times in a row` };

@@ -226,3 +226,18 @@ describe('the proactive global cap', () => {
     expect(waits[0]).toBe(1001);
   });
 });
+
+describe('a server that keeps every bucket alive', () => {
+  it('cannot make the limiter hold more than about 10,000 buckets, however long their resets', () => {
+    const clock = 1_000_000;
+    const limiter = new RateLimiter(() => clock, undefined, 600_000);
+    const route = 'GET /channels/{channel_id}';
+    for (let i = 0; i < 20_000; i++) {
+      const key = limiter.bucketKey(route, `c${i}`);
+      limiter.tryAcquire(key, 'normal');
+      limiter.release(key);
+      limiter.learn(route, `c${i}`, { limit: 1, remaining: 0, resetAfterMs: 1e12, bucket: undefined });
+    }
+    expect(limiter.size.buckets).toBeLessThanOrEqual(10_000 + 256);
+  });
+});

@@ -52,4 +52,10 @@ describe('decideRetry', () => {
   it('calls GET, PUT and DELETE idempotent, POST and PATCH not', () => {
     expect(['GET', 'PUT', 'DELETE', 'POST', 'PATCH'].map((method) => isIdempotent(method as 'GET'))).toEqual([true, true, true, false, false]);
   });
+
+  it('backs off a little from a 429 that keeps saying "retry now"', () => {
+    expect(decideRetry(policy, { kind: 'rateLimit', retryAfterMs: 0, count: 1 }, context()).delayMs).toBe(0);
+    expect(decideRetry(policy, { kind: 'rateLimit', retryAfterMs: 0, count: 2 }, context()).delayMs).toBe(250);
+    expect(decideRetry(policy, { kind: 'rateLimit', retryAfterMs: 0, count: 4 }, context()).delayMs).toBe(1000);
+  });
 });
