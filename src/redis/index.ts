@@ -10,3 +10,7 @@ export { createRedisRateLimitStore, RedisRateLimitStore, type RedisRateLimitStor
 export { createRedisSessionStore, RedisSessionStore, type RedisSessionStoreOptions } from './session-store.js';
 export type { RedisClientLike } from './connection.js';
 export { RateLimitStoreError, isRateLimitStoreError } from '../errors.js';
+export { createRedisIdentifyThrottle, RedisIdentifyThrottle, type RedisIdentifyThrottleOptions } from './identify-throttle.js';
+export { createRedisGatewaySessionStore, RedisGatewaySessionStore, type RedisGatewaySessionStoreOptions } from './gateway-session-store.js';
+export type { IdentifyThrottle, IdentifyRequest } from '../gateway/identify-throttle.js';
+export type { GatewaySessionStore, GatewaySessionRecord } from '../gateway/session-store.js';

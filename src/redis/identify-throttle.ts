@@ -1,0 +1,105 @@
+/**
+ * The Identify throttle shared through Redis: every process and host using
+ * one Redis (and prefix) takes its Identify turns from the same buckets.
+ * Each attempt is one atomic Lua step on Redis `TIME`, so the hosts' clocks
+ * never matter.
+ *
+ * Keys under the prefix `P`: `P<maxConcurrency>:<bucket>` holds the Redis
+ * time (ms) of the bucket's last turn, and expires with its interval.
+ *
+ * @module
+ */
+
+import { DEFAULT_IDENTIFY_INTERVAL_MS, identifyBucket, sleepUnlessAborted, type IdentifyRequest, type IdentifyThrottle } from '../gateway/identify-throttle.js';
+import { RedisScript, withinTime, type RedisClientLike } from './connection.js';
+
+/** Options of {@link createRedisIdentifyThrottle}. */
+export interface RedisIdentifyThrottleOptions {
+  /** A connected node-redis v6 client, or anything with `isReady` and `sendCommand`. */
+  client: RedisClientLike;
+  /** Prefix of the keys; processes share turns when they share Redis and prefix (use one prefix per bot token). @default "ccsdk:gw:identify:" */
+  prefix?: string | undefined;
+  /** Time between two Identify of one bucket, milliseconds. @default 5500 (Discord's 5 s plus 500 ms) */
+  intervalMs?: number | undefined;
+  /** Longest pause between two attempts while another process holds the bucket. @default 1000 */
+  pollMs?: number | undefined;
+  /** How long a Redis command may take before the wait fails (the shard then reconnects and asks again). @default 2000 */
+  commandTimeoutMs?: number | undefined;
+}
+
+/**
+ * ARGV: key, interval (ms). Takes the turn and returns 0 when the bucket's
+ * last turn is at least an interval old on Redis `TIME`; otherwise returns
+ * the milliseconds left.
+ */
+export const IDENTIFY_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local interval = tonumber(ARGV[2])
+local last = tonumber(redis.call('GET', ARGV[1]))
+if last and now - last < interval then return interval - (now - last) end
+redis.call('SET', ARGV[1], now, 'PX', interval)
+return 0
+`;
+
+/** The Redis Identify throttle. Create it with {@link createRedisIdentifyThrottle}. */
+export class RedisIdentifyThrottle implements IdentifyThrottle {
+  readonly #client: RedisClientLike;
+  readonly #prefix: string;
+  readonly #intervalMs: number;
+  readonly #pollMs: number;
+  readonly #timeoutMs: number;
+  readonly #script = new RedisScript(IDENTIFY_SCRIPT);
+  /** Per bucket, this process's queue: its shards ask Redis one at a time. */
+  readonly #tails = new Map<string, Promise<void>>();
+
+  constructor(options: RedisIdentifyThrottleOptions) {
+    this.#client = options.client;
+    this.#prefix = options.prefix ?? 'ccsdk:gw:identify:';
+    this.#intervalMs = options.intervalMs ?? DEFAULT_IDENTIFY_INTERVAL_MS;
+    this.#pollMs = options.pollMs ?? 1000;
+    this.#timeoutMs = options.commandTimeoutMs ?? 2000;
+  }
+
+  /** Resolves once this shard holds its bucket's turn in Redis; rejects with `RateLimitStoreError` when Redis cannot answer, or when `signal` aborts. */
+  wait(request: IdentifyRequest): Promise<void> {
+    const key = `${this.#prefix}${request.maxConcurrency}:${identifyBucket(request.shardId, request.maxConcurrency)}`;
+    const previous = this.#tails.get(key) ?? Promise.resolve();
+    const turn = previous.then(() => this.#take(key, request.signal));
+    const tail = turn.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#tails.set(key, tail);
+    void tail.then(() => {
+      if (this.#tails.get(key) === tail) this.#tails.delete(key);
+    });
+    return turn;
+  }
+
+  async #take(key: string, signal: AbortSignal | undefined): Promise<void> {
+    for (;;) {
+      if (signal?.aborted) await sleepUnlessAborted(0, signal);
+      const left = Number(await withinTime(this.#client, this.#timeoutMs, () => this.#script.run(this.#client, [key, String(this.#intervalMs)])));
+      if (left <= 0) return;
+      await sleepUnlessAborted(Math.min(left, this.#pollMs), signal);
+    }
+  }
+}
+
+/**
+ * Creates an Identify throttle shared through Redis: pass it as
+ * `gateway.identifyThrottle` in every process running shards of one bot.
+ *
+ * @example
+ * ```ts
+ * const redis = await createClient({ url: process.env.REDIS_URL }).connect();
+ * const client = new Client({
+ *   auth: { botToken },
+ *   gateway: { shards: [0, 1], shardCount: 4, identifyThrottle: createRedisIdentifyThrottle({ client: redis }) },
+ * });
+ * ```
+ */
+export function createRedisIdentifyThrottle(options: RedisIdentifyThrottleOptions): RedisIdentifyThrottle {
+  return new RedisIdentifyThrottle(options);
+}
