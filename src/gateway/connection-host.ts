@@ -24,9 +24,9 @@ export interface ConnectionHost {
   emit<K extends ConnectionEvent>(event: K, ...args: Unsharded<GatewayEvents[K]>): void;
   /** Receives every dispatch, once, in sequence order (READY and RESUMED included), before the connection acts on it. */
   dispatch(event: Omit<GatewayDispatchEvent, 'shardId'>): void;
-  /** `[shard_id, num_shards]` for Identify; absent without sharding. */
+  /** `[shard_id, num_shards]` for Identify. @default undefined (no sharding) */
   readonly shard?: readonly [number, number] | undefined;
-  /** Waits for this shard's Identify turn (the throttle); aborted when the socket goes away first. Absent: identify at once. */
+  /** Waits for this shard's Identify turn (the throttle); aborted when the socket goes away first. @default undefined (identify at once) */
   beforeIdentify?: ((signal: AbortSignal) => Promise<void>) | undefined;
   /** Whether the token may go over plain ws:// to a host that is not loopback (applies to `resume_gateway_url` too). */
   readonly allowInsecure: boolean;

@@ -27,7 +27,7 @@ export interface IdentifyRequest {
   shardCount: number;
   /** `session_start_limit.max_concurrency`: the number of buckets. */
   maxConcurrency: number;
-  /** Stops waiting: the promise rejects and no turn is taken. */
+  /** Stops waiting: the promise rejects and no turn is taken. @default undefined */
   signal?: AbortSignal | undefined;
 }
 

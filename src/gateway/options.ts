@@ -130,7 +130,7 @@ export interface GatewayWiring {
   now: () => number;
   /** Whether the token may go over plain ws:// to a host that is not loopback. */
   allowInsecure: boolean;
-  /** `GET /gateway/bot` (the recommended shard count and the session start limit), for sharding; without it, `shardCount` and `maxConcurrency` must be given. */
+  /** `GET /gateway/bot` (the recommended shard count and the session start limit), for sharding; without it, `shardCount` and `maxConcurrency` must be given. @default undefined */
   gatewayBot?: (() => Promise<unknown>) | undefined;
 }
 
