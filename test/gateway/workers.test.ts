@@ -4,7 +4,7 @@
  * on the main thread, through the main thread's client.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client, GatewayFatalError, shardOfGuild, type GatewayReadyEvent } from '../../src/index.js';
+import { Client, GatewayFatalError, MemoryGatewaySessionStore, createMemoryIdentifyThrottle, shardOfGuild, type GatewayReadyEvent } from '../../src/index.js';
 import { startShardedEmulator } from '../helpers/sharded-emulator.js';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
@@ -68,5 +68,47 @@ describe('shards in worker threads', () => {
     expect(error).toBeInstanceOf(GatewayFatalError);
     expect((error as GatewayFatalError).code).toBe(4004);
     expect((error as Error).message).not.toContain('not-a-bot-token');
+  }, 30_000);
+
+  it('Identify turns come from the main thread: shards in 2 workers, one bucket, none too early; without pacing some are', async () => {
+    const counts: Record<string, number> = {};
+    // Unpaced, 2 shards are enough (each too-early Identify costs a 1-5 s Invalid Session wait); paced, 4.
+    for (const [label, intervalMs, shards] of [['unpaced', 0, 2], ['paced', 300, 4]] as const) {
+      const emulator = await startShardedEmulator({ gateway: { shards, maxConcurrency: 1, identifyIntervalMs: 250 } });
+      cleanups.push(() => emulator.close());
+      const client = new Client({
+        baseUrl: emulator.url,
+        auth: { botToken: emulator.seed.botToken },
+        gateway: { shards: 'auto', shardsPerWorker: shards / 2, identifyThrottle: createMemoryIdentifyThrottle({ intervalMs }) },
+      });
+      cleanups.push(() => client.close());
+      await client.gateway.connect();
+      counts[label] = emulator.gatewayStats.counts.tooEarlyIdentifies;
+      expect(emulator.gatewayStats.identifies.filter((record) => record.accepted)).toHaveLength(shards);
+    }
+    expect(counts['paced']).toBe(0);
+    expect(counts['unpaced']).toBeGreaterThanOrEqual(1);
+  }, 60_000);
+
+  it("a worker shard saves its session to the main thread's store, and a new Gateway resumes it", async () => {
+    const emulator = await startShardedEmulator({ gateway: { shards: 2, maxConcurrency: 2 } });
+    cleanups.push(() => emulator.close());
+    const store = new MemoryGatewaySessionStore();
+    const options = { shards: [0, 1], shardCount: 2, maxConcurrency: 2, shardsPerWorker: 1, sessionStore: store };
+    const first = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: options });
+    await first.gateway.connect();
+    const sessions = first.gateway.shards.map((shard) => shard.sessionId);
+    await first.close();
+    expect((await store.load(0, 2))?.sessionId).toBe(sessions[0]);
+    expect((await store.load(1, 2))?.sessionId).toBe(sessions[1]);
+
+    const second = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: options });
+    cleanups.push(() => second.close());
+    const resumed: number[] = [];
+    second.gateway.on('resumed', (event) => resumed.push(event.shardId));
+    await second.gateway.connect();
+    expect(resumed.sort()).toEqual([0, 1]);
+    expect(second.gateway.shards.map((shard) => shard.sessionId)).toEqual(sessions);
+    expect(emulator.gatewayStats.counts.identifies).toBe(2);
   }, 30_000);
 });
