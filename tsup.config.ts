@@ -18,7 +18,7 @@ const common: Pick<Options, 'silent' | 'sourcemap' | 'esbuildOptions'> = {
 export default defineConfig([
   {
     ...common,
-    entry: { index: 'src/index.ts', transport: 'src/transport.ts', 'testing/index': 'src/testing/index.ts', 'testing/msw': 'src/testing/msw.ts', 'redis/index': 'src/redis/index.ts' },
+    entry: { index: 'src/index.ts', transport: 'src/transport.ts', 'testing/index': 'src/testing/index.ts', 'testing/msw': 'src/testing/msw.ts', 'redis/index': 'src/redis/index.ts', 'shard-worker': 'src/gateway/shard-worker.ts' },
     format: ['esm', 'cjs'],
     dts: true,
     clean: true,
@@ -26,6 +26,8 @@ export default defineConfig([
     platform: 'node',
     splitting: true,
     treeshake: true,
+    // import.meta.url in the CommonJS build too: the Gateway's worker pool finds shard-worker.js beside itself.
+    shims: true,
     // ESM-only dependencies must be bundled into the CJS build, or require() breaks at run time.
     noExternal: ['p-queue'],
   },

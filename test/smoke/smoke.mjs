@@ -77,6 +77,23 @@ for (const [label, sdk, testing] of [['import', esm, esmTesting], ['require', cj
   });
 }
 
+for (const [label, sdk, testing] of [['import', esm, esmTesting], ['require', cjs, cjsTesting]]) {
+  await check(`${label}: shards in worker threads load the built shard-worker and answer an interaction`, async () => {
+    const emulator = await testing.createEmulator({ gateway: { shards: 2, maxConcurrency: 2 } });
+    const admin = new sdk.Client({ baseUrl: emulator.url, applicationId: emulator.seed.applicationId });
+    await admin.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
+    await admin.commands.create(emulator.seed.applicationId, { name: 'ping', description: 'Ping' });
+    const bot = new sdk.Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: { shards: 'auto', shardsPerWorker: 1 } });
+    bot.gateway.onCommand('ping', (interaction) => interaction.reply('pong'));
+    await bot.gateway.connect();
+    assert.equal(bot.gateway.shardCount, 2);
+    const invoked = emulator.invokeCommand({ name: 'ping' });
+    assert.deepEqual((await invoked.response).data, { content: 'pong' });
+    await Promise.all([bot.close(), admin.close()]);
+    await emulator.close();
+  });
+}
+
 for (const [label, sdk, transport] of [['import', esm, esmTransport], ['require', cjs, cjsTransport]]) {
   await check(`${label}: a custom transport wrapping the undici one, from the transport entry`, async () => {
     assert.equal(sdk.TransportFailure, undefined, 'the main entry no longer exports transport internals');
