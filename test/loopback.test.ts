@@ -18,7 +18,7 @@ describe('plain HTTP policy', () => {
   });
 
   it('still sends credential-free public calls, and everything when allowed', async () => {
-    recorder.respond(() => ({ json: {} }));
+    recorder.respond(() => ({ json: { id: 'ch1' } }));
     const client = new Client({ baseUrl: 'http://chat.example', transport: 'fetch', auth: { botToken: SECRETS.botToken } });
     await client.applications.getPublic('app1');
     const allowed = new Client({ baseUrl: 'http://chat.example', transport: 'fetch', auth: { botToken: SECRETS.botToken }, allowInsecureHttp: true });
@@ -27,7 +27,7 @@ describe('plain HTTP policy', () => {
   });
 
   it('treats localhost, 127.0.0.0/8 and [::1] as loopback', async () => {
-    recorder.respond(() => ({ json: {} }));
+    recorder.respond(() => ({ json: { id: 'ch1' } }));
     for (const host of ['localhost', '127.0.0.9', '[::1]']) {
       await new Client({ baseUrl: `http://${host}:8080`, transport: 'fetch', auth: { botToken: SECRETS.botToken } }).channels.get('ch1');
     }
