@@ -14,6 +14,8 @@ import { Gateway } from './gateway/gateway.js';
 import type { GatewayOptions } from './gateway/options.js';
 import type { ClientEvents } from './rest/events.js';
 import { createRestClient } from './rest/create-rest-client.js';
+import { observeGateway } from './rest/gateway-diagnostics.js';
+import type { RequestHooks } from './rest/hooks.js';
 import type { CallOptions, CustomRoute, PipelineOptions, RequestInput, RouteOverrides } from './rest/options.js';
 import type { RestClient } from './rest/rest-client.js';
 import { API_PREFIX, type CredentialKind } from './routes.js';
@@ -143,6 +145,12 @@ export class Client extends EventEmitter<ClientEvents> {
   readonly webhookTokens: WebhookTokenStrategy;
   /** The base URL, without the API prefix. */
   readonly baseUrl: string;
+  /**
+   * Request hooks, read at each call: set `client.hooks.beforeRequest`,
+   * `afterResponse` or `onError` at any time. The same object as the `hooks`
+   * option when one was given. @default {}
+   */
+  readonly hooks: RequestHooks;
 
   readonly #rest: RestClient;
   readonly #credentials: Partial<Record<CredentialKind, CredentialStrategy>>;
@@ -176,8 +184,9 @@ export class Client extends EventEmitter<ClientEvents> {
     let refresher: SessionRefresher | undefined;
     // The options of a manual `auth.refresh(options)`, taken by the refresh request it starts.
     let refreshOptions: CallOptions | undefined;
+    this.hooks = options.hooks ?? {};
     this.#rest = createRestClient(
-      { ...options, now },
+      { ...options, now, hooks: this.hooks },
       {
         origin: url.origin,
         apiPrefix: basePath + normalizePrefix(options.apiPrefix ?? API_PREFIX),
@@ -252,6 +261,7 @@ export class Client extends EventEmitter<ClientEvents> {
         allowInsecure: this.#allowInsecure,
         gatewayBot: () => this.request({ method: 'GET', path: '/gateway/bot', auth: ['bot'] }),
       });
+      observeGateway(this.#gateway, this.#now);
     }
     return this.#gateway;
   }

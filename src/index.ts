@@ -79,3 +79,17 @@ export { MemoryGatewaySessionStore, type GatewaySessionStore, type GatewaySessio
 export type { GatewayConnectionOptions, GatewayShardingOptions, ShardEvent } from './gateway/options.js';
 export type { ShardInfo } from './gateway/shards.js';
 export { shardOfGuild } from './gateway/protocol.js';
+export type { RequestHooks, RequestHookView, BeforeRequestView, BeforeRequestResult, AfterResponseView, RequestErrorView } from './rest/hooks.js';
+export {
+  DIAGNOSTICS_CHANNELS,
+  type RequestDiagnosticsBase,
+  type RequestStartMessage,
+  type RequestRateLimitWaitMessage,
+  type RequestAttemptMessage,
+  type RequestEndMessage,
+  type RequestErrorMessage,
+  type GatewayConnectMessage,
+  type GatewayReadyMessage,
+  type GatewayResumeMessage,
+  type GatewayCloseMessage,
+} from './rest/diagnostics.js';

@@ -87,3 +87,54 @@ export class UnexpectedResponseError extends CommunityChatError {
     this.status = status;
   }
 }
+
+/** The request hooks a client runs around its calls. */
+export type RequestHookName = 'beforeRequest' | 'afterResponse' | 'onError';
+
+/** What a {@link HookError} knows of the call. */
+export interface HookErrorInit extends RequestDescription {
+  /** The hook that failed. */
+  hook: RequestHookName;
+  /** Attempt number, starting at 1. */
+  attempt: number;
+  /** Whether the request was sent (`false` for `beforeRequest`). */
+  mayHaveReachedServer: boolean;
+  /** What the hook threw, or the refused header's problem. */
+  cause?: unknown;
+  /** For `onError`: the error the call was rejecting with when the hook failed. */
+  callError?: unknown;
+}
+
+/**
+ * A request hook (`beforeRequest`, `afterResponse` or `onError`) threw or
+ * rejected, or `beforeRequest` tried to set a credential header or an invalid
+ * one. The call rejects with this error; other calls are not affected. The
+ * hook's own error is the `cause`.
+ */
+export class HookError extends CommunityChatError {
+  /** The hook that failed. */
+  readonly hook: RequestHookName;
+  /** HTTP method. */
+  readonly method: HttpMethod;
+  /** Redacted path. */
+  readonly path: string;
+  /** Operation id. */
+  readonly operation: string;
+  /** Attempt number, starting at 1. */
+  readonly attempt: number;
+  /** Whether the request was sent before the hook failed. */
+  readonly mayHaveReachedServer: boolean;
+  /** For `onError`: the error the call was rejecting with. @default undefined */
+  readonly callError: unknown;
+
+  constructor(init: HookErrorInit, detail: string) {
+    super(`${init.method} ${init.path}: the ${init.hook} hook failed: ${detail}`, { cause: init.cause });
+    this.hook = init.hook;
+    this.method = init.method;
+    this.path = init.path;
+    this.operation = init.operation;
+    this.attempt = init.attempt;
+    this.mayHaveReachedServer = init.mayHaveReachedServer;
+    this.callError = init.callError;
+  }
+}

@@ -8,6 +8,7 @@
 import type { CredentialStrategy } from '../auth/strategies.js';
 import type { CredentialKind } from '../routes.js';
 import type { ClientEvents, LogFunction } from './events.js';
+import type { RequestHooks } from './hooks.js';
 import type { RejectOnRateLimit, RouteOverrides } from './options.js';
 import type { RateLimitStore } from './rate-limit-store.js';
 import type { RetryPolicy } from './retry.js';
@@ -71,4 +72,6 @@ export interface RestClientConfig {
   log: LogFunction | undefined;
   /** Clock. */
   now: () => number;
+  /** Request hooks, read at each call; `undefined` when none. */
+  hooks: RequestHooks | undefined;
 }

@@ -54,5 +54,6 @@ export function createRestClient(options: PipelineOptions, wiring: PipelineWirin
     limiter,
     log: createLogFunction(options.logger),
     now,
+    hooks: options.hooks,
   });
 }

@@ -8,6 +8,7 @@
 import type { Dispatcher } from 'undici';
 import type { CredentialKind, HttpMethod, OperationId, RouteDefinition } from '../routes.js';
 import type { Logger } from './events.js';
+import type { RequestHooks } from './hooks.js';
 import type { GlobalRateLimitOptions, RateLimitStore, WebhookWindowOptions } from './rate-limit-store.js';
 import type { Transport } from './transport.js';
 
@@ -94,6 +95,13 @@ export interface PipelineOptions extends RetryOptions {
   logger?: Logger | undefined;
   /** The clock, in epoch milliseconds. @default Date.now */
   now?: (() => number) | undefined;
+  /**
+   * Request hooks (`beforeRequest`, `afterResponse`, `onError`), read at each
+   * call, so hooks set on this object later apply too (`client.hooks` is this
+   * object). A hook that throws rejects its call with `HookError`.
+   * @default undefined (no hooks, no cost)
+   */
+  hooks?: RequestHooks | undefined;
 }
 
 /** Options every SDK method accepts as its last argument. */

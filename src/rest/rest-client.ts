@@ -6,20 +6,20 @@
  * @module
  */
 
-import { chooseCredential, credentialOrder, type ChosenCredential, type CredentialSet } from '../auth/credential-choice.js';
+import { chooseCredential, credentialOrder, type CredentialSet } from '../auth/credential-choice.js';
 import { AbortError, ApiError, AuthenticationError, InsecureTransportError, RateLimitError, ValidationError } from '../errors.js';
 import { isInsecureRemoteUrl } from '../loopback.js';
 import { buildPath, buildQuery, checkHeaders, checkRouteTemplate } from '../path.js';
-import { secretValuesIn } from '../redact.js';
 import { routes, type OperationId, type RouteDefinition } from '../routes.js';
 import { SDK_VERSION } from '../version.js';
-import { MultipartBody } from './multipart.js';
 import { attemptFailureError, refusedWaitError, waitError, type CallState } from './call-errors.js';
 import { AttemptTimer, CallDeadline } from './deadline.js';
+import { observeCall, type CallObserver } from './call-observer.js';
 import type { RestClientConfig } from './config.js';
 import type { ClientEvents, RequestEventBase } from './events.js';
 import type { CustomRoute, RateLimitInfo, RequestInput } from './options.js';
 import type { Lane, WaitGuard } from './rate-limit-store.js';
+import { bodySpent, callSecrets, requestParts, type Prepared } from './request-parts.js';
 import { hasRateLimitHeaders, parseSuccessBody, readRateLimitHeaders, toApiError } from './response.js';
 import { decideRetry, refuseRateLimitWait, rejectsOnRateLimit, type AttemptOutcome } from './retry.js';
 import { sleep } from './sleep.js';
@@ -40,12 +40,6 @@ interface Call {
   readonly deadline: CallDeadline;
   /** The encoded query string, built once. */
   readonly query: string;
-}
-
-/** Credentials and path of one attempt. */
-interface Prepared {
-  readonly credential: ChosenCredential;
-  readonly built: { readonly path: string; readonly displayPath: string; readonly secrets: readonly string[] };
 }
 
 /** An attempt that ended without a usable response. */
@@ -208,6 +202,7 @@ export class RestClient {
     let attempt = 0;
     let rateLimits = 0;
     let refreshedAfter401 = false;
+    const obs = observeCall(config.hooks, config.origin, config.now, { operation, method: route.method, path: call.prefix + first.built.displayPath, route: call.prefix + route.path });
     try {
       for (;;) {
         attempt++;
@@ -224,28 +219,25 @@ export class RestClient {
         const bucketKey = config.limiter.bucketKey(call.routeKey, call.major);
         const base: RequestEventBase = { operation, method: route.method, path: displayPath, attempt, bucket: bucketKey };
 
-        if (webhookId !== undefined) await this.#waitFor(call, config.limiter.webhookTurn(webhookId, call.deadline.signal, this.#guard(call, base)));
+        if (webhookId !== undefined) await this.#waitFor(call, config.limiter.webhookTurn(webhookId, call.deadline.signal, this.#guard(call, base, obs)));
         if (!config.limiter.tryAcquire(bucketKey, call.lane)) {
-          await this.#waitFor(call, config.limiter.acquireSlow(bucketKey, call.lane, call.deadline.signal, this.#guard(call, base)));
+          await this.#waitFor(call, config.limiter.acquireSlow(bucketKey, call.lane, call.deadline.signal, this.#guard(call, base, obs)));
         }
 
         // Send the attempt under its own timeout. The timer keeps running while the body is read.
-        const headers: Record<string, string> = { 'user-agent': this.#userAgent };
-        if (input.headers) for (const name in input.headers) headers[name.toLowerCase()] = input.headers[name] as string;
-        let body: string | FormData | undefined;
-        if (input.formData !== undefined) body = input.formData;
-        else if (input.body !== undefined) {
-          body = JSON.stringify(input.body);
-          headers['content-type'] = 'application/json';
-        }
-        if (credential.applied?.headers) Object.assign(headers, credential.applied.headers);
+        const { headers, body } = requestParts(this.#userAgent, input);
         this.#emit('request', { ...base, credential: credential.kind });
         config.log?.('debug', `${route.method} ${displayPath} (attempt ${attempt})`, { operation, attempt });
         const started = config.now();
         const timer = new AttemptTimer(call.deadline, call.timeoutMs, input.signal, config.now);
         let response: TransportResponse;
         try {
-          response = await config.transport.send({ method: route.method, origin: config.origin, path: call.prefix + built.path + call.query, headers, body, signal: timer.signal, maxResponseBytes: call.maxResponseBytes });
+          // Hooks see the headers before the credential's are added, and cannot replace them.
+          const hooked = obs?.beforeRequest(base, headers, credential.applied?.headers);
+          if (hooked !== undefined) await this.#waitFor(call, hooked);
+          if (credential.applied?.headers) Object.assign(headers, credential.applied.headers);
+          const send = () => config.transport.send({ method: route.method, origin: config.origin, path: call.prefix + built.path + call.query, headers, body, signal: timer.signal, maxResponseBytes: call.maxResponseBytes });
+          response = await (obs === undefined ? send() : obs.send(base, timer, send));
         } catch (error) {
           timer.stop();
           if (!(error instanceof TransportFailure)) throw error;
@@ -261,6 +253,8 @@ export class RestClient {
         if (cookies !== undefined && route.prefix === 'auth' && config.onSetCookie) config.onSetCookie(Array.isArray(cookies) ? cookies : [cookies]);
         this.#emit('response', { ...base, status, durationMs: config.now() - started });
         config.limiter.learn(call.routeKey, call.major, hasRateLimitHeaders(response) ? readRateLimitHeaders(response) : undefined);
+        const observed = obs?.afterResponse(base, response, config.now() - started, () => callSecrets(prepared, input), timer);
+        if (observed !== undefined) await this.#waitFor(call, observed);
 
         if (status >= 200 && status < 300) {
           let result: unknown;
@@ -274,14 +268,13 @@ export class RestClient {
           } finally {
             timer.stop();
           }
+          obs?.end(status);
           return result as T;
         }
 
         let error: ApiError;
         try {
-          // Every secret this call sent (credential, path token, password or token in the body), to scrub from whatever the server echoes.
-          const secrets = [...(credential.applied?.secrets ?? []), ...built.secrets, ...secretValuesIn(input.body)];
-          error = await toApiError(response, { method: route.method, path: displayPath, operation, credential: credential.kind, attempt }, secrets);
+          error = await toApiError(response, { method: route.method, path: displayPath, operation, credential: credential.kind, attempt }, callSecrets(prepared, input));
         } finally {
           timer.stop();
         }
@@ -304,6 +297,8 @@ export class RestClient {
         }
         await this.#retryOrThrow(call, base, { kind: 'status', status }, error);
       }
+    } catch (error) {
+      throw obs === undefined ? error : await obs.fail(error, attempt);
     } finally {
       call.deadline.dispose();
     }
@@ -382,7 +377,7 @@ export class RestClient {
    * `maxRateLimitWaitMs` and `rejectOnRateLimit`; the SDK's own webhook
    * pacing only by the deadline.
    */
-  #guard(call: Call, base: RequestEventBase): WaitGuard {
+  #guard(call: Call, base: RequestEventBase, obs: CallObserver | undefined): WaitGuard {
     return (delayMs, reason) => {
       const config = this.#config;
       const ownPacing = reason === 'webhook';
@@ -392,6 +387,7 @@ export class RestClient {
       const message = `waiting ${delayMs} ms for ${ownPacing ? "the webhook's rolling window" : `a ${reason === 'global' ? 'global' : 'route'} rate limit`} before ${base.method} ${base.path}`;
       config.log?.('debug', message, { operation: call.operation });
       this.#emit('debug', message);
+      obs?.rateLimitWait(base, delayMs, reason);
     };
   }
 
@@ -400,9 +396,4 @@ export class RestClient {
     const events = this.#config.events;
     if (events !== undefined && events.listenerCount(event) > 0) events.emit(event, ...args);
   }
-}
-
-/** Whether the call's body is a one-shot upload stream that an attempt has already read, so it cannot be sent again. */
-function bodySpent(input: RequestInput): boolean {
-  return input.formData instanceof MultipartBody && input.formData.consumed;
 }
