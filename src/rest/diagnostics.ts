@@ -80,9 +80,9 @@ export interface RequestAttemptMessage extends RequestDiagnosticsBase {
   readonly bucket: string;
   /** From sending to the response headers (or the failure), milliseconds. */
   readonly durationMs: number;
-  /** The response's status, when one arrived. */
+  /** The response's status, when one arrived. @default undefined (no response) */
   readonly status?: number;
-  /** Why no response arrived: `NetworkError`, `TimeoutError`, `AbortError` or `ResponseTooLargeError`. */
+  /** Why no response arrived: `NetworkError`, `TimeoutError`, `AbortError` or `ResponseTooLargeError`. @default undefined (a response arrived) */
   readonly errorType?: string;
 }
 
@@ -102,7 +102,7 @@ export interface RequestErrorMessage extends RequestDiagnosticsBase {
   readonly attempts: number;
   /** From the start of the call, milliseconds. */
   readonly durationMs: number;
-  /** The status of the error response, if the error is one. */
+  /** The status of the error response, if the error is one. @default undefined */
   readonly status?: number;
   /** The error's `name`, e.g. `NotFoundError`, `TimeoutError`, `HookError`. */
   readonly errorName: string;
@@ -147,7 +147,7 @@ export interface InteractionTraceInfo {
   readonly id: string;
   /** Its kind, e.g. `command`. */
   readonly kind: string;
-  /** The command's name, for commands. */
+  /** The command's name, for commands. @default undefined */
   readonly commandName?: string;
 }
 

@@ -54,7 +54,7 @@ export interface RequestErrorView extends RequestHookView {
   readonly error: unknown;
   /** The error's name, e.g. `ServerError`. */
   readonly errorName: string;
-  /** The status of the error response, if the error is one. */
+  /** The status of the error response, if the error is one. @default undefined */
   readonly status?: number;
 }
 
