@@ -18,7 +18,7 @@ const common: Pick<Options, 'silent' | 'sourcemap' | 'esbuildOptions'> = {
 export default defineConfig([
   {
     ...common,
-    entry: { index: 'src/index.ts', transport: 'src/transport.ts', 'testing/index': 'src/testing/index.ts', 'testing/msw': 'src/testing/msw.ts', 'redis/index': 'src/redis/index.ts', 'shard-worker': 'src/gateway/shard-worker.ts' },
+    entry: { index: 'src/index.ts', transport: 'src/transport.ts', 'testing/index': 'src/testing/index.ts', 'testing/msw': 'src/testing/msw.ts', 'redis/index': 'src/redis/index.ts', 'shard-worker': 'src/gateway/shard-worker.ts', 'otel/index': 'src/otel/index.ts' },
     format: ['esm', 'cjs'],
     dts: true,
     clean: true,
@@ -30,6 +30,8 @@ export default defineConfig([
     shims: true,
     // ESM-only dependencies must be bundled into the CJS build, or require() breaks at run time.
     noExternal: ['p-queue'],
+    // community-chat-sdk/otel must use the application's copy of the API (one global tracer provider), never a bundled one.
+    external: ['@opentelemetry/api'],
   },
   {
     // The emulator's command-line entry (a bin): ESM only, with a shebang.
