@@ -13,10 +13,17 @@
 import { ApiError, AuthenticationError, NotFoundError, PermissionError, RateLimitError, ServerError } from './errors/api.js';
 import { CommunityChatError, hasKind, KIND } from './errors/base.js';
 import { GatewayError, GatewayFatalError } from './errors/gateway.js';
-import { InteractionAlreadyAcknowledgedError, InteractionError, InteractionExpiredError, InteractionResponseError } from './errors/interaction.js';
+import {
+  InteractionAlreadyAcknowledgedError,
+  InteractionError,
+  InteractionExpiredError,
+  InteractionResponseError,
+  InteractionTimeoutError,
+  InteractionWaitAbortedError,
+} from './errors/interaction.js';
 import { InsecureTransportError, MissingCredentialError, RateLimitStoreError, ValidationError } from './errors/local.js';
 import { WebhookVerificationError } from './errors/receive.js';
-import { AbortError, NetworkError, ResponseTooLargeError, TimeoutError, UnexpectedResponseError } from './errors/request.js';
+import { AbortError, HookError, NetworkError, ResponseTooLargeError, TimeoutError, UnexpectedResponseError } from './errors/request.js';
 
 export * from './errors/api.js';
 export { CommunityChatError, type CommunityChatErrorOptions } from './errors/base.js';
@@ -47,6 +54,7 @@ const ERROR_CLASSES = {
   AbortError,
   ResponseTooLargeError,
   UnexpectedResponseError,
+  HookError,
   RateLimitStoreError,
   GatewayError,
   GatewayFatalError,
@@ -54,6 +62,8 @@ const ERROR_CLASSES = {
   InteractionAlreadyAcknowledgedError,
   InteractionExpiredError,
   InteractionResponseError,
+  InteractionTimeoutError,
+  InteractionWaitAbortedError,
   WebhookVerificationError,
 } as const;
 
@@ -99,6 +109,8 @@ export const isAbortError = guard('AbortError');
 export const isResponseTooLargeError = guard('ResponseTooLargeError');
 /** Whether `value` is an {@link UnexpectedResponseError}. */
 export const isUnexpectedResponseError = guard('UnexpectedResponseError');
+/** Whether `value` is a {@link HookError} (a request hook threw, or set a credential header). */
+export const isHookError = guard('HookError');
 /** Whether `value` is a {@link RateLimitStoreError}. */
 export const isRateLimitStoreError = guard('RateLimitStoreError');
 /** Whether `value` is a {@link GatewayError}. */
@@ -113,5 +125,9 @@ export const isInteractionAlreadyAcknowledgedError = guard('InteractionAlreadyAc
 export const isInteractionExpiredError = guard('InteractionExpiredError');
 /** Whether `value` is an {@link InteractionResponseError}. */
 export const isInteractionResponseError = guard('InteractionResponseError');
+/** Whether `value` is an {@link InteractionTimeoutError} (an `awaitComponent` / `awaitModalSubmit` that timed out). */
+export const isInteractionTimeoutError = guard('InteractionTimeoutError');
+/** Whether `value` is an {@link InteractionWaitAbortedError} (a wait ended by its signal or by clearing the router). */
+export const isInteractionWaitAbortedError = guard('InteractionWaitAbortedError');
 /** Whether `value` is a {@link WebhookVerificationError}. */
 export const isWebhookVerificationError = guard('WebhookVerificationError');

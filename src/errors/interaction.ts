@@ -70,3 +70,42 @@ export class InteractionResponseError extends InteractionError {
     this.mayHaveBeenDelivered = mayHaveBeenDelivered;
   }
 }
+
+/** What an `awaitComponent` or `awaitModalSubmit` call was waiting for. */
+export type InteractionWaitKind = 'component' | 'modalSubmit';
+
+function waitedForText(waitedFor: InteractionWaitKind): string {
+  return waitedFor === 'component' ? 'a component interaction (awaitComponent)' : 'a modal submit (awaitModalSubmit)';
+}
+
+/**
+ * No matching interaction arrived within `timeoutMs` of `awaitComponent` or
+ * `awaitModalSubmit`. The service never reports a dismissed modal or an
+ * ignored button, so every wait ends this way when the user does nothing.
+ * `interactionId` is the interaction that waited (the original).
+ */
+export class InteractionTimeoutError extends InteractionError {
+  /** What was awaited. */
+  readonly waitedFor: InteractionWaitKind;
+  /** The timeout that elapsed, in milliseconds. */
+  readonly timeoutMs: number;
+  constructor(init: InteractionErrorInit, waitedFor: InteractionWaitKind, timeoutMs: number) {
+    super(init, `no matching interaction arrived within ${timeoutMs} ms while waiting for ${waitedForText(waitedFor)}; the service does not report a dismissed modal or an ignored message`);
+    this.waitedFor = waitedFor;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * A wait of `awaitComponent` or `awaitModalSubmit` ended before its timeout:
+ * the caller's signal aborted (the signal's reason is the `cause`), or the
+ * router was cleared (as `gateway.destroy()` does).
+ */
+export class InteractionWaitAbortedError extends InteractionError {
+  /** What was awaited. */
+  readonly waitedFor: InteractionWaitKind;
+  constructor(init: InteractionErrorInit, waitedFor: InteractionWaitKind, why: string, options?: CommunityChatErrorOptions) {
+    super(init, `stopped waiting for ${waitedForText(waitedFor)}: ${why}`, options);
+    this.waitedFor = waitedFor;
+  }
+}

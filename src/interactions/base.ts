@@ -166,17 +166,33 @@ function messageData(message: ReplyMessage): Record<string, unknown> {
   return typeof message === 'string' ? { content: message } : message;
 }
 
-/** An interaction that can be answered with a message or deferred: commands, components, modal submits and unknown kinds. */
+/**
+ * An interaction that can be answered with a message or deferred: commands,
+ * components, modal submits and unknown kinds.
+ *
+ * The contract has one interaction route, `POST /interactions/{interaction_id}/callback`:
+ * there is no route for follow-up messages nor for editing or deleting the
+ * original answer, so the SDK offers no `followUp()` or `editReply()`.
+ */
 export abstract class RepliableInteraction extends BaseInteraction {
-  /** Answers with a message (interaction_type 4). */
+  /**
+   * Answers with a message (interaction_type 4). This is the one answer: the
+   * contract has no route to edit it afterwards or to send follow-ups.
+   */
   reply(message: string): Promise<void>;
-  /** Answers with a message object (interaction_type 4); `content` is required. */
+  /** Answers with a message object (interaction_type 4); `content` is required. The contract has no route to edit it afterwards or to send follow-ups. */
   reply(message: { content: string } & Record<string, unknown>): Promise<void>;
   reply(message: ReplyMessage): Promise<void> {
     return this.respond(InteractionCallbackType.ChannelMessageWithSource, messageData(message));
   }
 
-  /** Acknowledges now and answers later (interaction_type 5). */
+  /**
+   * Acknowledges now and answers later (interaction_type 5). The contract has
+   * no route for that later answer (Discord's follow-up webhook or
+   * `PATCH .../messages/@original`), so through the SDK a deferral shows
+   * "is thinking" until the service gives up; prefer {@link RepliableInteraction.reply}.
+   * @param data Callback data. @default {}
+   */
   defer(data?: Record<string, unknown>): Promise<void> {
     return this.respond(InteractionCallbackType.DeferredChannelMessageWithSource, data);
   }

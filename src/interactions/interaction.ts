@@ -8,6 +8,7 @@
  */
 
 import { InteractionCallbackType, InteractionType } from '../constants.js';
+import { ValidationError } from '../errors.js';
 import { BaseInteraction, RepliableInteraction } from './base.js';
 import { readOptions, type CommandOptionValue } from './options.js';
 import type { AutocompleteChoice, InteractionPayload, InteractionResponder, ModalForm } from './types.js';
@@ -52,9 +53,40 @@ export class CommandInteraction<Options extends object = Record<string, CommandO
     this.options = parsed.values as Options;
   }
 
-  /** Opens a modal form (interaction_type 9). */
+  /** Opens a modal form (interaction_type 9); {@link CommandInteraction.awaitModalSubmit} waits for its submission. */
   showModal(form: ModalForm): Promise<void> {
     return this.respond(InteractionCallbackType.Modal, form);
+  }
+
+  /**
+   * Waits for the next component interaction tied to this one: a click on a
+   * button (or a choice in a select menu) of its reply, by the same user.
+   * See {@link AwaitComponentOptions} for the match. The matched interaction
+   * goes to this caller only: no handler or `interactionCreate` listener of
+   * any router sees it. Rejects with `InteractionTimeoutError` after
+   * `timeoutMs`, `InteractionWaitAbortedError` when `signal` aborts.
+   *
+   * @example
+   * await interaction.reply({ content: 'Sure?', components: [row] });
+   * const click = await interaction.awaitComponent({ timeoutMs: 60_000, filter: (i) => i.customId === 'yes' });
+   * await click.reply('Done.');
+   */
+  awaitComponent<T extends ComponentInteraction>(options: AwaitComponentOptions & { filter: (interaction: ComponentInteraction) => interaction is T }): Promise<T>;
+  /** Waits for the next component interaction tied to this one (see the overload above). */
+  awaitComponent(options: AwaitComponentOptions): Promise<ComponentInteraction>;
+  awaitComponent(options: AwaitComponentOptions): Promise<ComponentInteraction> {
+    return waitFor(this, 'component', options);
+  }
+
+  /**
+   * Waits for the submission of the modal opened with {@link CommandInteraction.showModal}:
+   * the next modal submit with `customId`, by the same user. Rejects with
+   * `InteractionTimeoutError` after `timeoutMs` (a dismissed modal is never
+   * reported by the service) and `InteractionWaitAbortedError` when `signal`
+   * aborts. The submission goes to this caller only.
+   */
+  awaitModalSubmit(options: AwaitModalSubmitOptions): Promise<ModalSubmitInteraction> {
+    return waitFor(this, 'modalSubmit', options);
   }
 }
 
@@ -89,12 +121,16 @@ export class ComponentInteraction extends RepliableInteraction {
   readonly customId: string;
   /** Selected values, for select menus. */
   readonly values: readonly string[];
+  /** The message the component belongs to, as received (Discord's `message` object), if the payload has one. */
+  readonly message: Readonly<Record<string, unknown>> | undefined;
 
   constructor(payload: InteractionPayload, respond: InteractionResponder, now?: () => number) {
     super(payload, respond, now);
     this.customId = String(payload.data?.['custom_id'] ?? '');
     const values = payload.data?.['values'];
     this.values = Array.isArray(values) ? values.map(String) : [];
+    const message = payload['message'];
+    this.message = typeof message === 'object' && message !== null && !Array.isArray(message) ? (message as Record<string, unknown>) : undefined;
   }
 
   /** Acknowledges and updates the original message later (interaction_type 6). */
@@ -102,9 +138,25 @@ export class ComponentInteraction extends RepliableInteraction {
     return this.respond(InteractionCallbackType.DeferredUpdateMessage);
   }
 
-  /** Opens a modal form (interaction_type 9). */
+  /** Opens a modal form (interaction_type 9); {@link ComponentInteraction.awaitModalSubmit} waits for its submission. */
   showModal(form: ModalForm): Promise<void> {
     return this.respond(InteractionCallbackType.Modal, form);
+  }
+
+  /**
+   * Waits for the next component interaction tied to this one: on its reply,
+   * or on the same message, by the same user (see {@link CommandInteraction.awaitComponent}).
+   */
+  awaitComponent<T extends ComponentInteraction>(options: AwaitComponentOptions & { filter: (interaction: ComponentInteraction) => interaction is T }): Promise<T>;
+  /** Waits for the next component interaction tied to this one (see {@link CommandInteraction.awaitComponent}). */
+  awaitComponent(options: AwaitComponentOptions): Promise<ComponentInteraction>;
+  awaitComponent(options: AwaitComponentOptions): Promise<ComponentInteraction> {
+    return waitFor(this, 'component', options);
+  }
+
+  /** Waits for the submission of the modal opened with {@link ComponentInteraction.showModal} (see {@link CommandInteraction.awaitModalSubmit}). */
+  awaitModalSubmit(options: AwaitModalSubmitOptions): Promise<ModalSubmitInteraction> {
+    return waitFor(this, 'modalSubmit', options);
   }
 }
 
@@ -132,6 +184,14 @@ export class ModalSubmitInteraction extends RepliableInteraction {
   /** Acknowledges and updates the original message later (interaction_type 6). */
   deferUpdate(): Promise<void> {
     return this.respond(InteractionCallbackType.DeferredUpdateMessage);
+  }
+
+  /** Waits for the next component interaction on this submission's reply, by the same user (see {@link CommandInteraction.awaitComponent}). */
+  awaitComponent<T extends ComponentInteraction>(options: AwaitComponentOptions & { filter: (interaction: ComponentInteraction) => interaction is T }): Promise<T>;
+  /** Waits for the next component interaction tied to this one (see {@link CommandInteraction.awaitComponent}). */
+  awaitComponent(options: AwaitComponentOptions): Promise<ComponentInteraction>;
+  awaitComponent(options: AwaitComponentOptions): Promise<ComponentInteraction> {
+    return waitFor(this, 'component', options);
   }
 }
 
@@ -175,4 +235,71 @@ export function createInteraction(payload: InteractionPayload, respond: Interact
     default:
       return new UnknownInteraction(payload, respond, now);
   }
+}
+
+/**
+ * Options of `awaitComponent`. A component interaction matches when all of
+ * these hold:
+ *
+ * 1. It is tied to the interaction that waits: its message says it answers
+ *    that interaction (Discord's `message.interaction_metadata.id`, or the
+ *    older `message.interaction.id`), or it is on the same message as the
+ *    component interaction that waits; when the message says nothing of the
+ *    kind (the service may not send it), it is in the same channel.
+ * 2. The same user used it (when the waiting interaction carries a user).
+ * 3. `filter`, if given, returns `true`. The custom id is yours to check there.
+ */
+export interface AwaitComponentOptions {
+  /**
+   * Narrows the match further, after the default (tied to this interaction,
+   * same user). A throw rejects the wait with what was thrown.
+   * @default undefined (the default match alone)
+   */
+  filter?: ((interaction: ComponentInteraction) => boolean) | undefined;
+  /** How long to wait, in milliseconds (1 to 2147483647). Required: the service never reports an ignored message. */
+  timeoutMs: number;
+  /** Stops waiting when aborted (the wait rejects with `InteractionWaitAbortedError`). @default undefined */
+  signal?: AbortSignal | undefined;
+}
+
+/** Options of `awaitModalSubmit`: the next modal submit with `customId`, by the same user, matches. */
+export interface AwaitModalSubmitOptions {
+  /** The `custom_id` of the modal form that was shown. */
+  customId: string;
+  /** How long to wait, in milliseconds (1 to 2147483647). Required: the service never reports a dismissed modal. */
+  timeoutMs: number;
+  /** Stops waiting when aborted (the wait rejects with `InteractionWaitAbortedError`). @default undefined */
+  signal?: AbortSignal | undefined;
+}
+
+/** The waiters of the router that delivered an interaction, which `awaitComponent` and `awaitModalSubmit` register with. */
+export interface InteractionWaitRegistry {
+  /** Registers a wait for a component interaction tied to `original`. */
+  awaitComponent(original: BaseInteraction, options: AwaitComponentOptions): Promise<ComponentInteraction>;
+  /** Registers a wait for a modal submit of `original`'s user. */
+  awaitModalSubmit(original: BaseInteraction, options: AwaitModalSubmitOptions): Promise<ModalSubmitInteraction>;
+}
+
+/** The registry of each interaction: that of the first router that dispatched it. */
+const registries = new WeakMap<BaseInteraction, InteractionWaitRegistry>();
+
+/**
+ * Ties an interaction to the waiters of the router dispatching it, unless a
+ * router did so before (the Gateway runs its own router first, then those of
+ * `use()`). Called by the router; not part of the public API.
+ */
+export function bindWaitRegistry(interaction: BaseInteraction, registry: InteractionWaitRegistry): void {
+  if (!registries.has(interaction)) registries.set(interaction, registry);
+}
+
+function waitFor(original: BaseInteraction, kind: 'component', options: AwaitComponentOptions): Promise<ComponentInteraction>;
+function waitFor(original: BaseInteraction, kind: 'modalSubmit', options: AwaitModalSubmitOptions): Promise<ModalSubmitInteraction>;
+function waitFor(original: BaseInteraction, kind: 'component' | 'modalSubmit', options: AwaitComponentOptions | AwaitModalSubmitOptions): Promise<Interaction> {
+  const registry = registries.get(original);
+  if (!registry) {
+    const operation = kind === 'component' ? 'interaction.awaitComponent' : 'interaction.awaitModalSubmit';
+    const message = 'this interaction was not dispatched by an InteractionRouter (the Gateway or a webhook receiver), so no later interaction can reach it';
+    return Promise.reject(new ValidationError(operation, [{ path: '', message }]));
+  }
+  return kind === 'component' ? registry.awaitComponent(original, options as AwaitComponentOptions) : registry.awaitModalSubmit(original, options as AwaitModalSubmitOptions);
 }

@@ -8,8 +8,10 @@
  */
 
 import { EventEmitter } from 'eventemitter3';
+import { sdkTracer } from '../rest/diagnostics.js';
 import type { CommandOptionValues, TypedCommandDefinition } from './options.js';
-import type { CommandInteraction, Interaction, InteractionByKind, InteractionKind } from './interaction.js';
+import { bindWaitRegistry, type CommandInteraction, type Interaction, type InteractionByKind, type InteractionKind } from './interaction.js';
+import { DEFAULT_MAX_WAITERS, InteractionWaiters } from './waiters.js';
 
 /** A handler of interactions of one kind. */
 export type InteractionHandler<I> = (interaction: I) => unknown;
@@ -30,13 +32,36 @@ export interface InteractionRouterEvents {
   interactionError: [event: InteractionErrorEvent];
 }
 
+/** Options of {@link createInteractionRouter}. */
+export interface InteractionRouterOptions {
+  /**
+   * The most `awaitComponent` / `awaitModalSubmit` calls waiting at once on
+   * this router; one more is refused with a `ValidationError`.
+   * @default 1000
+   */
+  maxWaiters?: number | undefined;
+}
+
 /**
  * Typed interaction handlers: by kind (`onInteraction`) and by command name
  * (`onCommand`). Nothing a handler throws escapes: it becomes an
  * `interactionError` event, on the router and on whatever delivered it.
+ *
+ * The router also holds the waits of `interaction.awaitComponent()` and
+ * `awaitModalSubmit()`: an interaction waits on the first router that
+ * dispatched it (for the Gateway, its own router, which runs before those of
+ * `use()`), and every dispatch offers the new interaction to those waits
+ * before anything else. An interaction a wait takes goes to that wait only.
  */
 export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
   readonly #handlers = new Map<string, Set<InteractionHandler<Interaction>>>();
+  readonly #waiters: InteractionWaiters;
+
+  /** @param options Router options. @default {} */
+  constructor(options: InteractionRouterOptions = {}) {
+    super();
+    this.#waiters = new InteractionWaiters(options.maxWaiters ?? DEFAULT_MAX_WAITERS);
+  }
 
   /**
    * Handles interactions of one kind; the handler's parameter is narrowed to
@@ -68,6 +93,11 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
     };
   }
 
+  /** How many `awaitComponent` / `awaitModalSubmit` calls are waiting on this router. */
+  get waiterCount(): number {
+    return this.#waiters.size;
+  }
+
   /** How many handlers are registered (kind and command handlers together). */
   get handlerCount(): number {
     let count = 0;
@@ -81,8 +111,22 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
    * handler throws escapes: it is emitted as `interactionError` on this
    * router and passed to `onError` (the Gateway or receiver re-emits it).
    * The promise resolves once every handler has settled; it never rejects.
+   *
+   * First, the interaction is offered to the pending `awaitComponent` /
+   * `awaitModalSubmit` waits: one that matches takes it, and then no
+   * listener or handler (of this router or any other) runs for it.
    */
   dispatch(interaction: Interaction, onError?: (event: InteractionErrorEvent) => void): Promise<void> {
+    // With a tracer installed (community-chat-sdk/otel), the handlers run inside its span, so their calls become its children.
+    const tracer = sdkTracer();
+    if (tracer === undefined) return this.#dispatch(interaction, onError);
+    const info = { id: interaction.id, kind: interaction.kind, ...(interaction.kind === 'command' ? { commandName: interaction.commandName } : {}) };
+    return tracer.runInteraction(info, (failed) => this.#dispatch(interaction, (event) => (failed(event.error), onError?.(event))));
+  }
+
+  #dispatch(interaction: Interaction, onError?: (event: InteractionErrorEvent) => void): Promise<void> {
+    bindWaitRegistry(interaction, this.#waiters);
+    if (this.#waiters.offer(interaction)) return Promise.resolve();
     const pending: Promise<unknown>[] = [];
     const report = (error: unknown) => {
       const event: InteractionErrorEvent = { error, interaction };
@@ -112,8 +156,9 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
     return Promise.all(pending).then(() => undefined);
   }
 
-  /** Removes every handler and listener. */
+  /** Removes every handler and listener, and ends every wait with `InteractionWaitAbortedError`. */
   clear(): void {
+    this.#waiters.abortAll('the router was cleared');
     this.#handlers.clear();
     this.removeAllListeners();
   }
@@ -129,6 +174,6 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
  * router.onCommand('ping', (interaction) => interaction.reply('pong'));
  * client.gateway.use(router);
  */
-export function createInteractionRouter(): InteractionRouter {
-  return new InteractionRouter();
+export function createInteractionRouter(options: InteractionRouterOptions = {}): InteractionRouter {
+  return new InteractionRouter(options);
 }

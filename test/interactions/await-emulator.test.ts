@@ -1,0 +1,105 @@
+/**
+ * awaitComponent / awaitModalSubmit against the emulator, over real sockets:
+ * the bot gets the command over the Gateway, answers through the callback
+ * route, and the emulator's playground actions click the button or submit
+ * the modal.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, createInteractionRouter, InteractionTimeoutError, isInteractionTimeoutError, type ComponentInteraction } from '../../src/index.js';
+import { createEmulator, type Emulator } from '../../src/testing/index.js';
+
+let emulator: Emulator;
+let admin: Client;
+let bot: Client;
+const router = createInteractionRouter();
+/** Interactions that reached a normal handler (not a wait). */
+const handled: string[] = [];
+/** Resolves when a handler has started waiting. */
+let waitingStarted: () => void = () => undefined;
+const nextWait = () => new Promise<void>((resolve) => (waitingStarted = resolve));
+let timeoutError: unknown;
+
+const buttons = [{ type: 1, components: ['yes', 'no'].map((id) => ({ type: 2, style: 1, label: id, custom_id: id })) }];
+
+beforeAll(async () => {
+  emulator = await createEmulator();
+  admin = new Client({ baseUrl: emulator.url, applicationId: emulator.seed.applicationId });
+  await admin.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
+  await admin.commands.sync(['vote', 'survey', 'slow'].map((name) => ({ name, description: name })));
+  router.onCommand('vote', async (interaction) => {
+    await interaction.reply({ content: 'Pick one', components: buttons });
+    const waiting = interaction.awaitComponent({ timeoutMs: 10_000 });
+    waitingStarted();
+    const click = await waiting;
+    await click.reply(`You chose ${click.customId}`);
+  });
+  router.onCommand('survey', async (interaction) => {
+    await interaction.showModal({ custom_id: 'survey-form', title: 'Survey', components: [{ type: 1, components: [{ type: 4, custom_id: 'name', label: 'Name', style: 1 }] }] });
+    const waiting = interaction.awaitModalSubmit({ customId: 'survey-form', timeoutMs: 10_000 });
+    waitingStarted();
+    const submitted = await waiting;
+    await submitted.reply(`Thanks, ${submitted.fields['name'] ?? '?'}`);
+  });
+  router.onCommand('slow', async (interaction) => {
+    await interaction.reply({ content: 'Quick!', components: buttons });
+    timeoutError = await interaction.awaitComponent({ timeoutMs: 50 }).catch((error: unknown) => error);
+    waitingStarted();
+  });
+  router.onInteraction('component', (interaction: ComponentInteraction) => {
+    handled.push(interaction.id);
+    return interaction.reply('Handled by the component handler');
+  });
+  router.onInteraction('modalSubmit', (interaction) => {
+    handled.push(interaction.id);
+    return interaction.reply('Handled by the modal handler');
+  });
+  bot = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken } });
+  bot.gateway.use(router);
+  await bot.gateway.connect();
+});
+afterAll(async () => {
+  await Promise.all([admin.close(), bot.close()]);
+  await emulator.close();
+});
+
+const replyTo = (interactionId: string) => emulator.messages().find((message) => message.interactionId === interactionId);
+
+describe('interaction flows against the emulator', () => {
+  it('a bot replies with buttons; awaitComponent takes the user’s own click, another user’s click goes to the handler', async () => {
+    const started = nextWait();
+    const run = emulator.invokeCommand({ name: 'vote' });
+    expect(await run.response).toMatchObject({ interactionType: 4, data: { content: 'Pick one' } });
+    await started;
+    const messageId = String(replyTo(run.id)?.id);
+    const other = emulator.core.clickComponent({ messageId, customId: 'yes', userId: emulator.seed.member.id });
+    expect((await other.response).data).toEqual({ content: 'Handled by the component handler' });
+    const mine = emulator.core.clickComponent({ messageId, customId: 'no' });
+    expect(await mine.response).toMatchObject({ interactionType: 4, data: { content: 'You chose no' } });
+    expect(handled).toEqual([other.id]);
+  });
+
+  it('showModal + awaitModalSubmit: the submission goes to the waiting command, not to the modal handler', async () => {
+    const started = nextWait();
+    const run = emulator.invokeCommand({ name: 'survey' });
+    expect(await run.response).toMatchObject({ interactionType: 9, data: { custom_id: 'survey-form' } });
+    await started;
+    handled.length = 0;
+    const submit = emulator.core.submitModal({ interactionId: run.id, fields: { name: 'Ada' } });
+    expect(await submit.response).toMatchObject({ interactionType: 4, data: { content: 'Thanks, Ada' } });
+    expect(handled).toEqual([]);
+  });
+
+  it('a timeout rejects with InteractionTimeoutError, and a later click reaches the component handler', async () => {
+    const done = nextWait();
+    const run = emulator.invokeCommand({ name: 'slow' });
+    await run.response;
+    await done;
+    expect(timeoutError).toBeInstanceOf(InteractionTimeoutError);
+    expect(isInteractionTimeoutError(timeoutError)).toBe(true);
+    expect(timeoutError).toMatchObject({ interactionId: run.id, waitedFor: 'component', timeoutMs: 50 });
+    handled.length = 0;
+    const late = emulator.core.clickComponent({ messageId: String(replyTo(run.id)?.id), customId: 'yes' });
+    expect((await late.response).data).toEqual({ content: 'Handled by the component handler' });
+    expect(handled).toEqual([late.id]);
+  });
+});
