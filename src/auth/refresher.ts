@@ -45,6 +45,16 @@ function readTokenFrom(body: unknown, depth: number): AccessTokenGrant | undefin
   return typeof expiresIn === 'number' ? { accessToken: token, expiresInMs: expiresIn * 1000 } : { accessToken: token };
 }
 
+/** Says what was missing from a login or refresh body: where the default reader looked, and the body's top-level field names (never values). */
+function missingTokenMessage(body: unknown, defaultReader: boolean): string {
+  const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? Object.keys(body).slice(0, 10) : [];
+  const seen = fields.length > 0 ? `; the body's top-level fields: ${fields.join(', ')}` : typeof body === 'object' && body !== null ? '; the body is empty' : `; the body is ${body === undefined ? 'empty' : typeof body}`;
+  const where = defaultReader
+    ? 'no access token in the body (looked for access_token, accessToken, token at the top level and under data, session, tokens, result)'
+    : 'the readAccessToken option found no access token in the body';
+  return `${where}${seen}; set readAccessToken (see docs/assumptions.md). The session was left as it was before the call`;
+}
+
 /**
  * Persists a session across restarts. Every method may be async.
  *
@@ -246,10 +256,47 @@ export class SessionRefresher {
     return { accessTokenExpiresAt: session.accessTokenExpiresAt ?? now() + ACCESS_TOKEN_LIFETIME_MS, body: {} };
   }
 
-  /** Sends the refresh and adopts its token; the cookies it sent are scrubbed from what it returns, like the new ones. */
+  /**
+   * Sends the refresh and adopts its token; the cookies it sent are scrubbed
+   * from what it returns, like the new ones. An answer without a usable
+   * token leaves the session as it was (the cookies it set are discarded).
+   */
   async #refreshHere(): Promise<SessionGrant> {
-    const sent = this.#cookieValues();
-    return this.adopt('auth.refresh', await this.#options.performRefresh(), sent);
+    const before = this.#options.session.export();
+    const sent = before.cookies.map((cookie) => cookie.value);
+    const body = await this.#options.performRefresh();
+    return this.adoptOrRestore('auth.refresh', body, sent, before);
+  }
+
+  /**
+   * Sends a login (`send`) and adopts its token. When the call fails, or
+   * answers without a usable token, the session is put back as it was
+   * before the call: the cookies that answer set are discarded.
+   */
+  async exchange(operation: string, send: () => Promise<unknown>, sent: readonly string[] = []): Promise<SessionGrant> {
+    const before = this.#options.session.export();
+    let body: unknown;
+    try {
+      body = await send();
+    } catch (error) {
+      this.#options.session.restore(before);
+      throw error;
+    }
+    return this.adoptOrRestore(operation, body, sent, before);
+  }
+
+  /**
+   * {@link SessionRefresher.adopt}, but when the body holds no usable token
+   * the session is put back to `before` (what it was before the call), so the
+   * cookies that answer set are discarded; then the error is thrown.
+   */
+  adoptOrRestore(operation: string, body: unknown, sent: readonly string[], before: SessionSnapshot): SessionGrant {
+    try {
+      return this.adopt(operation, body, sent);
+    } catch (error) {
+      this.#options.session.restore(before);
+      throw error;
+    }
   }
 
   /** The values of the cookies held (the refresh cookie among them), to scrub from what a refresh returns. */
@@ -266,9 +313,7 @@ export class SessionRefresher {
   adopt(operation: string, body: unknown, sent: readonly string[] = []): SessionGrant {
     const { session, readAccessToken } = this.#options;
     const grant = readAccessToken(body);
-    if (grant === undefined) {
-      throw new UnexpectedResponseError(operation, 200, 'no access token found in the body; set the client option readAccessToken (see docs/assumptions.md)');
-    }
+    if (grant === undefined) throw new UnexpectedResponseError(operation, 200, missingTokenMessage(body, readAccessToken === defaultAccessTokenReader));
     const lifetimeMs = grant.expiresInMs ?? ACCESS_TOKEN_LIFETIME_MS;
     session.setAccessToken(grant.accessToken, lifetimeMs);
     this.#lifetimeMs = lifetimeMs;

@@ -18,11 +18,14 @@ export class AuthManager {
   /**
    * `POST /auth/login`: logs in with e-mail and password. The client keeps the
    * access token and the refresh cookie, and uses them for user-credential calls.
+   * A failed login (an error, or a 2xx answer without a usable token, an
+   * `UnexpectedResponseError` saying what was missing) leaves the session as
+   * it was before the call: the cookies that answer set are discarded.
    */
   async login(credentials: LoginCredentials, options?: CallOptions): Promise<SessionGrant> {
     const body = await validate('auth.login', 'loginSchema', credentials);
-    const response = await this.rest.request<unknown>('auth.login', { ...options, body });
-    return this.refresher.adopt('auth.login', response, typeof credentials.password === 'string' ? [credentials.password] : []);
+    const sent = typeof credentials.password === 'string' ? [credentials.password] : [];
+    return this.refresher.exchange('auth.login', () => this.rest.request<unknown>('auth.login', { ...options, body }), sent);
   }
 
   /**
