@@ -4,13 +4,13 @@
  *   npx community-chat-emulator --port 8080 [--host 127.0.0.1] [--seed 1] [--no-playground]
  *
  * The playground (a web page to chat with a bot) is served at the root URL
- * unless `--no-playground` is given.
+ * unless `--no-playground` is given. `--help` says how to stop it (npx does
+ * not forward a SIGINT sent to its own pid).
  *
  * @module
  */
 
 import { createEmulator } from './emulator/index.js';
-import { API_PREFIX } from '../routes.js';
 
 function argument(name: string, fallback: string): string {
   const args = process.argv.slice(2);
@@ -20,8 +20,20 @@ function argument(name: string, fallback: string): string {
   return index >= 0 && args[index + 1] !== undefined ? (args[index + 1] as string) : fallback;
 }
 
+const HELP = `Usage: community-chat-emulator [--port 8080] [--host 127.0.0.1] [--seed 1] [--no-playground]
+
+Starts the Community Chat emulator with seeded demo data and prints it.
+Application-webhook deliveries go to loopback URLs only.
+
+Stopping it: Ctrl+C in its terminal (the whole process group gets SIGINT), or
+SIGINT/SIGTERM to the node process whose pid it prints. Started through npx
+(or npm exec), a SIGINT sent to npx's own pid is not forwarded to it (npm does
+not forward it), so the emulator keeps running: signal the printed pid, or
+start node directly: node node_modules/community-chat-sdk/dist/testing/cli.js
+`;
+
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
-  process.stdout.write('Usage: community-chat-emulator [--port 8080] [--host 127.0.0.1] [--seed 1] [--no-playground]\n');
+  process.stdout.write(HELP);
   process.exit(0);
 }
 
@@ -48,9 +60,9 @@ process.stdout.write(
     `  bot token   ${data.botToken}`,
     `  community   ${data.guildId}`,
     `  channel     ${data.channelId}`,
-    `  webhook     ${emulator.url}${API_PREFIX}/webhooks/${data.webhook.id}/${data.webhook.token}`,
+    `  webhook     ${data.webhookUrl}`,
     '',
-    'Press Ctrl+C to stop.',
+    `Press Ctrl+C to stop (or send SIGINT to pid ${process.pid}).`,
     '',
   ].join('\n'),
 );

@@ -23,6 +23,14 @@ export {
   type ModalSubmitInput,
   type EmulatorEvent,
   type EmulatorSnapshot,
+  type DeliveryRequest,
+  type DeliveryTimingOptions,
+  type DeliveryTransport,
+  type WebhookDeliveryRecord,
 } from './emulator/index.js';
+export { EmulatorError, EmulatorInteractionExpiredError, EmulatorNotFoundError, EmulatorUnknownCommandError } from './errors.js';
+export { createTestDelivery, type TestDelivery, type TestDeliveryInput } from './test-deliveries.js';
+/** The SDK's signer, re-exported so tests can sign deliveries for their receivers. */
+export { signWebhookDelivery, type SignWebhookOptions } from '../receive/sign.js';
 export { GatewayServer, type GatewayServerOptions, type GatewayTraffic, type BotIdentity } from './gateway-server.js';
 export { createTestInteraction, createTestGateway, createTestPayload, type TestInteractionInput, type TestResponse, type TestGateway } from './interactions.js';

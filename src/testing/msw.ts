@@ -6,7 +6,7 @@
  */
 
 import { http, HttpResponse, type HttpHandler } from 'msw';
-import { EmulatorCore, type EmulatorCoreOptions } from './emulator/index.js';
+import { EmulatorCore, type DeliveryTransport, type EmulatorCoreOptions } from './emulator/index.js';
 import { API_PREFIX } from '../routes.js';
 
 /** Options of {@link createMswHandlers}. */
@@ -15,6 +15,14 @@ export interface MswHandlersOptions extends EmulatorCoreOptions {
   baseUrl?: string | undefined;
   /** Share state with an existing core (e.g. to inspect it). @default a new core */
   core?: EmulatorCore | undefined;
+  /**
+   * Hands every application-webhook delivery to this fetch-style handler
+   * instead of the network, e.g. your receiver's `receiver.fetch`: the
+   * request carries the signed body and headers; its answer's status decides
+   * success or a retry. Ignored when `core` is given. @default deliveries go over
+   * the network (loopback URLs only, unless `allowExternalDeliveries`)
+   */
+  deliverTo?: ((request: Request) => Response | Promise<Response>) | undefined;
 }
 
 /**
@@ -30,7 +38,11 @@ export interface MswHandlersOptions extends EmulatorCoreOptions {
  */
 export function createMswHandlers(options: MswHandlersOptions = {}): { handlers: HttpHandler[]; core: EmulatorCore } {
   const baseUrl = (options.baseUrl ?? 'http://localhost:8080').replace(/\/+$/, '');
-  const core = options.core ?? new EmulatorCore({ ...options, baseUrl });
+  const { deliverTo } = options;
+  const deliveryTransport: DeliveryTransport | undefined = deliverTo
+    ? async ({ url, headers, body, signal }) => ({ status: (await deliverTo(new Request(url, { method: 'POST', headers, body, signal }))).status })
+    : options.deliveryTransport;
+  const core = options.core ?? new EmulatorCore({ ...options, baseUrl, deliveryTransport });
   const handler = http.all(`${baseUrl}${API_PREFIX}/*`, async ({ request }) => {
     const url = new URL(request.url);
     const headers: Record<string, string> = {};

@@ -9,11 +9,14 @@
  * @module
  */
 
+import { EmulatorNotFoundError } from '../errors.js';
 import { startGatewaySession } from './gateway-info.js';
 import { inspectState, secretsOf, type EmulatorSnapshot } from './inspect.js';
 import { handleRequest, routeOf } from './router.js';
+import { expireInteractions } from './lifecycle.js';
 import { clickComponent, invokeCommand, submitModal } from './simulate.js';
 import { EmulatorState } from './state.js';
+import { stopTimers } from './timers.js';
 import type {
   BotIdentity,
   ComponentInput,
@@ -38,9 +41,23 @@ export class EmulatorCore {
   readonly faults = { latencyMs: 0, errorRate: 0 };
   readonly #state: EmulatorState;
 
+  /**
+   * The emulator's clock as a function, epoch milliseconds: give it to the SDK
+   * (`new Client({ now: core.clock })`) so that interaction expiry and session
+   * refresh follow `advanceTime`.
+   */
+  readonly clock: () => number;
+
   constructor(options: EmulatorCoreOptions = {}) {
     this.#state = new EmulatorState(options);
     this.seed = this.#state.seed;
+    const state = this.#state;
+    this.clock = () => state.now();
+  }
+
+  /** Stops what runs in the background: delivery attempts and their retries, expiry timers. Nothing new starts after it. */
+  close(): void {
+    stopTimers(this.#state);
   }
 
   /** The emulator's clock (real time plus whatever `advanceTime` added). */
@@ -48,9 +65,14 @@ export class EmulatorCore {
     return this.#state.now();
   }
 
-  /** Moves the clock forward, e.g. to expire access tokens (15 min) or interactions (15 min). */
+  /**
+   * Moves the clock forward, e.g. to expire access tokens (15 min) or
+   * interactions (15 min): `invokeCommand().response` of an interaction now
+   * expired unanswered rejects with `EmulatorInteractionExpiredError`.
+   */
   advanceTime(ms: number): void {
     this.#state.clockOffset += ms;
+    expireInteractions(this.#state);
     this.#state.notify({ kind: 'change' });
   }
 
@@ -88,7 +110,7 @@ export class EmulatorCore {
   /** Plays or pauses a channel activity, as a participant's player would (the playground's play/pause button). */
   setActivityPaused(activityId: string, paused: boolean): void {
     const activity = this.#state.activities.get(activityId);
-    if (!activity || activity.ended) throw new Error(`no running activity ${activityId}`);
+    if (!activity || activity.ended) throw new EmulatorNotFoundError(`no running activity ${activityId}`);
     activity.paused = paused;
     this.#state.notify({ kind: 'change' });
   }
@@ -131,7 +153,7 @@ export class EmulatorCore {
 
   /** Creates a channel in a community (the contract has no route for it). Returns its id. */
   createChannel(name: string, guildId: string = this.seed.guildId): string {
-    if (!this.#state.guilds.has(guildId)) throw new Error(`unknown community ${guildId}`);
+    if (!this.#state.guilds.has(guildId)) throw new EmulatorNotFoundError(`unknown community ${guildId}`);
     return this.#state.addChannel(guildId, name).id;
   }
 
@@ -146,8 +168,10 @@ export class EmulatorCore {
   /**
    * Simulates a user running a slash command (or typing in one, for
    * autocomplete): creates the interaction, delivers INTERACTION_CREATE to
-   * the application's bot over the Gateway, and returns it with a promise of
-   * the bot's first answer.
+   * the application's webhooks subscribed to it (signed, over HTTP), or to
+   * its bot over the Gateway when none is, and returns it with a promise of
+   * the bot's first answer. Throws `EmulatorUnknownCommandError` (listing the
+   * registered commands) for a command not registered there.
    */
   invokeCommand(input: InvokeCommandInput): InvokedInteraction {
     return invokeCommand(this.#state, input);

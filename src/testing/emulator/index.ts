@@ -10,6 +10,9 @@ export type { EmulatorSnapshot } from './inspect.js';
 export type {
   BotIdentity,
   ComponentInput,
+  DeliveryRequest,
+  DeliveryTimingOptions,
+  DeliveryTransport,
   EmulatorEvent,
   ModalSubmitInput,
   DispatchTarget,
@@ -21,5 +24,6 @@ export type {
   InvokeCommandInput,
   InvokedInteraction,
   SeedData,
+  WebhookDeliveryRecord,
   WindowLimit,
 } from './types.js';

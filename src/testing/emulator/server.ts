@@ -31,19 +31,30 @@ export interface Emulator {
   readonly url: string;
   /** The Gateway URL. */
   readonly gatewayUrl: string;
-  /** Demo data: user credentials, application, bot token, community, channel, webhook. */
+  /** Demo data: user credentials, application, bot token, community, channel, webhook and its URL (see {@link SeedData}). */
   readonly seed: SeedData;
+  /**
+   * The emulator's clock, epoch milliseconds (real time plus `advanceTime`).
+   * Give it to the SDK, `new Client({ now: emulator.clock })`, so that its
+   * interaction expiry and session refresh follow the emulator's time.
+   */
+  readonly clock: () => number;
   /** Fault knobs: `latencyMs` added to every REST call, `errorRate` of 503 answers. */
   readonly faults: { latencyMs: number; errorRate: number };
   /** The in-memory state and its control API. */
   readonly core: EmulatorCore;
   /** The playground's URL (the root URL), when the `playground` option is on. */
   readonly playgroundUrl: string | undefined;
-  /** Simulates a user running a slash command (or typing in it, with `focused`), delivered to the bot over the Gateway. */
+  /**
+   * Simulates a user running a slash command (or typing in it, with
+   * `focused`), delivered to the application's webhooks subscribed to
+   * INTERACTION_CREATE, else to the bot over the Gateway. Throws
+   * `EmulatorUnknownCommandError` for a command not registered there.
+   */
   invokeCommand(input: InvokeCommandInput): InvokedInteraction;
   /** Messages posted to a channel by webhooks and interaction replies. */
   messages(channelId?: string): EmulatedMessage[];
-  /** Moves the emulator's clock forward (access tokens and interactions expire after 15 minutes). */
+  /** Moves the emulator's clock forward (access tokens and interactions expire after 15 minutes); the SDK follows only with `now: emulator.clock`. */
   advanceTime(ms: number): void;
   /** Drops every Gateway connection, as a network failure would. */
   dropGatewayConnections(): void;
@@ -53,7 +64,7 @@ export interface Emulator {
   waitForBot(options?: { botToken?: string; timeoutMs?: number }): Promise<void>;
   /** The Gateway's counters (connections, identifies, resumes, heartbeats, tooEarlyIdentifies) and every Identify it received. */
   readonly gatewayStats: { readonly counts: GatewayServer['stats']; readonly identifies: readonly IdentifyRecord[] };
-  /** Stops the emulator and closes every connection. */
+  /** Stops the emulator, its delivery retries and every connection. */
   close(): Promise<void>;
 }
 
@@ -127,6 +138,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     url,
     gatewayUrl,
     seed: core.seed,
+    clock: core.clock,
     faults: core.faults,
     core,
     playgroundUrl: playground ? `${url}/` : undefined,
@@ -146,6 +158,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     async close() {
       if (closed) return;
       closed = true;
+      core.close();
       playground?.close();
       await gateway.close();
       server.closeAllConnections();

@@ -1,19 +1,22 @@
 /**
  * Simulating a user: running a slash command (or typing in one) creates an
  * interaction and delivers INTERACTION_CREATE, with the fields current
- * Discord clients require, to the application's bot over the Gateway.
+ * Discord clients require, to the application's webhooks subscribed to it,
+ * else to its bot over the Gateway.
  *
  * @module
  */
 
 import { InteractionType } from '../../constants.js';
-import { GatewayDispatch } from '../../gateway/protocol.js';
 import { InteractionCallbackType } from '../../constants.js';
 import { ApplicationCommandType, ApplicationIntegrationType, ChannelType, ComponentType, INTERACTION_VERSION, InteractionContextType, Permission, optionTypeOf } from '../discord.js';
+import { EmulatorNotFoundError } from '../errors.js';
+import { sendInteraction } from './deliveries.js';
+import { answerOf, unknownCommand } from './lifecycle.js';
 import { HttpError } from './responses.js';
 import type { Application, Command, EmulatorState, Interaction, User } from './state.js';
 import { ATTACHMENT_SIZE_LIMIT, BOT_CHANNEL_PERMISSIONS, EMULATED_LOCALE } from './views.js';
-import type { ComponentInput, EmulatedCallback, InvokeCommandInput, InvokedInteraction, ModalSubmitInput } from './types.js';
+import type { ComponentInput, InvokeCommandInput, InvokedInteraction, ModalSubmitInput } from './types.js';
 
 function userObject(user: User): Record<string, unknown> {
   return { id: user.id, username: user.username, discriminator: '0', global_name: user.username, avatar: null, bot: false };
@@ -81,7 +84,7 @@ export function invokeCommand(state: EmulatorState, input: InvokeCommandInput): 
   const inDm = input.guildId === null;
   const guildId = input.guildId ?? state.seed.guildId;
   const found = inDm ? state.findDmCommand(name, input.applicationId) : state.findCommand(guildId, name, input.applicationId);
-  if (!found) throw new Error(inDm ? `no global command "${name}" usable in DMs (dm_permission) is registered` : `no command "${name}" is registered for community ${guildId}`);
+  if (!found) throw unknownCommand(state, name, inDm ? null : guildId, input.applicationId);
   const place: Place = inDm ? { guildId: undefined, channelId: input.channelId ?? state.dmChannelOf(found.app.id, user.id) } : { guildId, channelId: input.channelId ?? state.seed.channelId };
   const type = input.focused !== undefined ? InteractionType.ApplicationCommandAutocomplete : InteractionType.ApplicationCommand;
   const interaction = newInteraction(state, found.app, place.channelId, type, found.command.name, user.id);
@@ -94,12 +97,12 @@ function newInteraction(state: EmulatorState, app: Application, channelId: strin
   return interaction;
 }
 
-/** Sends INTERACTION_CREATE to the application's bot and tells the observers. */
+/** Sends INTERACTION_CREATE to the application's webhooks subscribed to it, else to its bot over the Gateway, and tells the observers. */
 function deliver(state: EmulatorState, app: Application, interaction: Interaction, payload: Record<string, unknown>): InvokedInteraction {
-  const delivered = state.gateway?.dispatchToToken(app.bot.token, GatewayDispatch.InteractionCreate, payload) ?? 0;
-  const response = new Promise<EmulatedCallback>((resolve) => interaction.waiters.push(resolve));
+  const { delivered, via, deliveryIds } = sendInteraction(state, app, payload);
+  const response = answerOf(state, interaction);
   state.notify({ kind: 'change' });
-  return { id: interaction.id, payload, delivered, response, callbacks: () => [...interaction.callbacks] };
+  return { id: interaction.id, payload, delivered, via, deliveryIds, response, callbacks: () => [...interaction.callbacks] };
 }
 
 /** The common fields of a component or modal-submit interaction in a community channel. */
@@ -125,7 +128,7 @@ function followOnPayload(state: EmulatorState, interaction: Interaction, app: Ap
 
 function userFor(state: EmulatorState, userId: string | undefined): User {
   const user = state.users.get(userId ?? state.seed.user.id);
-  if (!user) throw new Error(`unknown user ${String(userId)}`);
+  if (!user) throw new EmulatorNotFoundError(`unknown user ${String(userId)}`);
   return user;
 }
 
@@ -133,9 +136,9 @@ function userFor(state: EmulatorState, userId: string | undefined): User {
 export function clickComponent(state: EmulatorState, input: ComponentInput): InvokedInteraction {
   const user = userFor(state, input.userId);
   const message = [...state.messages.values()].flat().find((candidate) => candidate.id === input.messageId);
-  if (!message || message.author.kind !== 'bot') throw new Error(`no bot message ${input.messageId}`);
+  if (!message || message.author.kind !== 'bot') throw new EmulatorNotFoundError(`no bot message ${input.messageId}`);
   const app = [...state.apps.values()].find((candidate) => candidate.bot.id === message.author.id);
-  if (!app) throw new Error(`the bot of message ${input.messageId} is gone`);
+  if (!app) throw new EmulatorNotFoundError(`the bot of message ${input.messageId} is gone`);
   const type = InteractionType.MessageComponent;
   const interaction = newInteraction(state, app, message.channelId, type, input.customId, user.id);
   const data = { custom_id: input.customId, component_type: input.values ? ComponentType.StringSelect : ComponentType.Button, ...(input.values ? { values: input.values } : {}) };

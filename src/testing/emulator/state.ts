@@ -10,7 +10,7 @@ import { makeSnowflake } from '../../constants.js';
 import { API_PREFIX } from '../../routes.js';
 import { countCharacters } from '../../schemas/text.js';
 import { HttpError } from './responses.js';
-import type { DispatchTarget, EmulatedCallback, EmulatedMessage, EmulatorCoreOptions, EmulatorEvent, SeedData, WindowLimit } from './types.js';
+import type { DispatchTarget, EmulatedCallback, EmulatedMessage, EmulatorCoreOptions, EmulatorEvent, SeedData, WebhookDeliveryRecord, WindowLimit } from './types.js';
 
 export interface User {
   id: string;
@@ -54,7 +54,8 @@ export interface Application {
   commands: Command[];
   guildCommands: Map<string, Command[]>;
   webhooks: Map<string, ApplicationWebhook>;
-  deliveries: Record<string, unknown>[];
+  /** Newest first. */
+  deliveries: WebhookDeliveryRecord[];
   apiLogs: Record<string, unknown>[];
 }
 export interface Guild {
@@ -108,7 +109,8 @@ export interface Interaction {
   createdAt: number;
   acknowledgedWith: number | undefined;
   callbacks: EmulatedCallback[];
-  waiters: ((callback: EmulatedCallback) => void)[];
+  /** Who waits for the first answer (`invokeCommand().response`). */
+  waiters: { resolve: (callback: EmulatedCallback) => void; reject: (error: Error) => void }[];
 }
 export interface Mail {
   kind: 'reset' | 'verify';
@@ -182,6 +184,7 @@ export class EmulatorState {
     this.driveLinks.set(channel.id, [{ id: this.id(), url: 'https://drive.example/demo-slides', title: 'Demo slides' }]);
     const webhook: GuildWebhook = { id: this.id(), guildId: guild.id, channelId: channel.id, name: 'Announcements', token: this.token(), executions: [] };
     this.webhooks.set(webhook.id, webhook);
+    const state = this;
     this.seed = {
       user: { id: owner.id, email: owner.email, password: owner.password, username: owner.username },
       member: { id: member.id, email: member.email, password: member.password, username: member.username },
@@ -191,6 +194,10 @@ export class EmulatorState {
       guildId: guild.id,
       channelId: channel.id,
       webhook: { id: webhook.id, token: webhook.token },
+      // A getter: the address is known only once the server listens (createEmulator sets baseUrl).
+      get webhookUrl() {
+        return state.apiUrl(`/webhooks/${webhook.id}/${webhook.token}`);
+      },
     };
   }
 

@@ -80,24 +80,36 @@ export interface EmulatedCallback {
   at: number;
 }
 
-/** The demo data an emulator starts with. Secrets included: it is a local test service. */
+/**
+ * The demo data an emulator starts with. Secrets included: it is a local test
+ * service. The same `seed` option gives the same ids and tokens.
+ */
 export interface SeedData {
-  /** A user who owns the application and the community. */
+  /**
+   * A user who owns the application and the community (and so may manage its
+   * webhooks): log in with `email` and `password` for user-credential routes.
+   */
   user: { id: string; email: string; password: string; username: string };
-  /** A member of the community without MANAGE_WEBHOOKS. */
+  /** A member of the community without MANAGE_WEBHOOKS (for 403 tests); log in like `user`. */
   member: { id: string; email: string; password: string; username: string };
-  /** The demo application. */
+  /** The demo application (owned by `user`): `new Client({ applicationId })`. */
   applicationId: string;
-  /** Its bot's user id. */
+  /** Its bot's user id (the author of the bot's messages, READY's `user.id`). */
   botUserId: string;
-  /** Its bot token. */
+  /** Its bot token: `new Client({ auth: { botToken } })`. Reset by `POST /applications/{app_id}/bot/reset-token`. */
   botToken: string;
-  /** The community. */
+  /** The community; the bot is in it and `invokeCommand` runs there by default. */
   guildId: string;
-  /** A text channel in it. */
+  /** A text channel in it: where `invokeCommand` runs and `emulator.messages()` reads by default. */
   channelId: string;
-  /** An incoming webhook for the channel. */
+  /** An incoming webhook for the channel: its id and path token. */
   webhook: { id: string; token: string };
+  /**
+   * The incoming webhook's full execution URL (`{url}/api/v1/webhooks/{id}/{token}`),
+   * under the emulator's own address: `new WebhookClient(seed.webhookUrl)`.
+   * The CLI prints it.
+   */
+  readonly webhookUrl: string;
 }
 
 /** A rolling-window limit. */
@@ -122,7 +134,68 @@ export interface EmulatorCoreOptions {
   baseUrl?: string | undefined;
   /** Sharding of the Gateway: what `GET /gateway/bot` recommends, and Identify pacing. @default undefined (1 shard, max_concurrency 1, Identify not paced) */
   gateway?: EmulatorGatewayOptions | undefined;
+  /**
+   * Let application-webhook deliveries go to hosts that are not loopback
+   * (`localhost`, `127.0.0.0/8`, `[::1]`). Off, a delivery to another host is
+   * recorded as `failed` without any request. Ignored by a `deliveryTransport`. @default false
+   */
+  allowExternalDeliveries?: boolean | undefined;
+  /** Timing of application-webhook deliveries (real time, not the emulator clock). @default see each field */
+  deliveries?: DeliveryTimingOptions | undefined;
+  /**
+   * Sends a delivery instead of the network (e.g. to a receiver's `fetch`
+   * handler in a unit test); resolves with the status the receiver answered.
+   * @default undici, one POST with `Connection: close`
+   */
+  deliveryTransport?: DeliveryTransport | undefined;
 }
+
+/** Timing of application-webhook deliveries. Three attempts in all, with the same delivery id. */
+export interface DeliveryTimingOptions {
+  /** First backoff ceiling before a retry, milliseconds (full jitter, doubling). @default 1000 */
+  retryBaseDelayMs?: number | undefined;
+  /** Largest backoff ceiling, milliseconds. @default 10000 */
+  retryMaxDelayMs?: number | undefined;
+  /** How long one attempt may take before it counts as failed, milliseconds. @default 5000 */
+  timeoutMs?: number | undefined;
+}
+
+/** One delivery attempt, as a {@link DeliveryTransport} gets it. */
+export interface DeliveryRequest {
+  /** The webhook's URL. */
+  url: string;
+  /** The headers: `content-type`, the signature headers, `X-Delivery-Id`, `X-Event-Type`. */
+  headers: Record<string, string>;
+  /** The JSON body `{ id, type, created_at, data }`, exactly as signed. */
+  body: string;
+  /** Aborted when the attempt times out or the emulator closes. */
+  signal: AbortSignal;
+}
+
+/** Sends one delivery attempt; a status outside 2xx, a throw or a rejection is a failed attempt. */
+export type DeliveryTransport = (request: DeliveryRequest) => Promise<{ status: number }>;
+
+/** One application-webhook delivery, as `GET /applications/{app_id}/webhook-deliveries` lists it. */
+export type WebhookDeliveryRecord = {
+  /** The delivery id (the body's `id` and `X-Delivery-Id`; the same on every attempt). */
+  id: string;
+  /** The application webhook it goes to. */
+  webhook_id: string;
+  /** The event type (`TEST`, `INTERACTION_CREATE`). */
+  event: string;
+  /** `queued` before the first attempt ends, `retrying` between attempts, then `succeeded` (a 2xx) or `failed`. */
+  status: 'queued' | 'retrying' | 'succeeded' | 'failed';
+  /** Attempts made so far (at most 3; 0 when refused before sending). */
+  attempts: number;
+  /** How long the latest attempt took, milliseconds (`null` before any). */
+  duration_ms: number | null;
+  /** When it was created (emulator clock), ISO 8601. */
+  created_at: string;
+  /** The status the latest attempt got (`null`: none, e.g. refused or timed out). */
+  response_status: number | null;
+  /** Why the latest attempt failed (`null` after a success). */
+  error: string | null;
+};
 
 /** Sharding options of the emulator's Gateway (Discord's rules). */
 export interface EmulatorGatewayOptions {
@@ -188,9 +261,20 @@ export interface InvokedInteraction {
   id: string;
   /** The INTERACTION_CREATE payload sent. */
   payload: Record<string, unknown>;
-  /** How many Gateway sessions received it (0: the bot is not connected). */
+  /**
+   * How many Gateway sessions received it, or how many application webhooks
+   * it was queued to (see `via`); 0: nobody will see it (no bot connected).
+   */
   delivered: number;
-  /** Resolves with the bot's first answer. */
+  /** How it went out: to the application's webhooks subscribed to INTERACTION_CREATE, else over the Gateway. */
+  via: 'gateway' | 'webhook';
+  /** The ids of the webhook deliveries carrying it (empty over the Gateway). */
+  deliveryIds: string[];
+  /**
+   * Resolves with the bot's first answer; rejects with
+   * `EmulatorInteractionExpiredError` if 15 minutes pass on the emulator clock
+   * (real time or `advanceTime`) with none.
+   */
   response: Promise<EmulatedCallback>;
   /** Every answer so far. */
   callbacks(): EmulatedCallback[];

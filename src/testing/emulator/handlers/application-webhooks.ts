@@ -1,6 +1,7 @@
 /**
- * Application-level webhooks: their secrets, test deliveries and delivery
- * history.
+ * Application-level webhooks: their secrets, test deliveries (really sent,
+ * see deliveries.ts) and delivery history. A new secret takes effect at
+ * once: every later attempt is signed with it.
  *
  * @module
  */
@@ -8,6 +9,7 @@
 import { GatewayDispatch } from '../../../gateway/protocol.js';
 import * as schemas from '../../../schemas/requests.js';
 import { appWebhook, ownedApp } from '../access.js';
+import { sendDelivery, TEST_EVENT } from '../deliveries.js';
 import { HttpError, json, noContent, page, validate } from '../responses.js';
 import type { ApplicationWebhook } from '../state.js';
 import type { HandlersOf } from './types.js';
@@ -47,9 +49,8 @@ export const applicationWebhookHandlers = {
   'applicationWebhooks.test': ({ state, params, caller }) => {
     const app = ownedApp(state, caller, params.app_id);
     const hook = appWebhook(state, caller, params.app_id, params.webhook_id);
-    const delivery = { id: state.id(), webhook_id: hook.id, event: 'TEST', status: 'queued', created_at: new Date(state.now()).toISOString() };
-    app.deliveries.unshift(delivery);
-    return json(202, delivery);
+    const data = { application_id: app.id, webhook_id: hook.id, message: 'A test delivery from the emulator' };
+    return json(202, { ...sendDelivery(state, app, hook, TEST_EVENT, data) });
   },
   'applicationWebhooks.listDeliveries': ({ state, params, query, caller }) => json(200, page(ownedApp(state, caller, params.app_id).deliveries, query)),
 } satisfies HandlersOf<'applicationWebhooks'>;

@@ -38,7 +38,7 @@ function acknowledge(state: EmulatorState, app: Application, interaction: Intera
     const components = Array.isArray(body.data['components']) ? (body.data['components'] as unknown[]) : undefined;
     state.post(interaction.channelId, String(body.data['content']), { kind: 'bot', id: app.bot.id, name: app.bot.username }, 'interaction', { components, interactionId: interaction.id });
   }
-  for (const waiter of interaction.waiters.splice(0)) waiter(callback);
+  for (const waiter of interaction.waiters.splice(0)) waiter.resolve(callback);
   return noContent();
 }
 

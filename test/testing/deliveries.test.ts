@@ -1,0 +1,209 @@
+/**
+ * The emulator delivers application-webhook events for real, over real
+ * sockets, to receivers built with createWebhookReceiver: signed with the
+ * SDK's signer, retried with the same delivery id, refused off loopback.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Client, createInteractionRouter, createWebhookReceiver, type WebhookVerificationError } from '../../src/index.js';
+import { createEmulator, type Emulator, type EmulatorOptions, type WebhookDeliveryRecord } from '../../src/testing/index.js';
+
+const FAST = { deliveries: { retryBaseDelayMs: 20, retryMaxDelayMs: 50, timeoutMs: 2000 } } satisfies EmulatorOptions;
+const cleanup: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+async function start(options: EmulatorOptions = FAST): Promise<{ emulator: Emulator; admin: Client }> {
+  const emulator = await createEmulator(options);
+  const admin = new Client({ baseUrl: emulator.url, applicationId: emulator.seed.applicationId });
+  await admin.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
+  cleanup.push(() => emulator.close(), () => admin.close());
+  return { emulator, admin };
+}
+
+/** A real node:http server on 127.0.0.1; `listener` sees every request. */
+async function serve(listener: http.RequestListener): Promise<string> {
+  const server = http.createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanup.push(
+    () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(resolve);
+      }),
+  );
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+}
+
+async function until<T>(read: () => T | undefined, timeoutMs = 10_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = read();
+    if (value !== undefined) return value;
+    if (Date.now() - started > timeoutMs) throw new Error('condition never became true');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+async function deliveries(admin: Client, appId: string): Promise<WebhookDeliveryRecord[]> {
+  return (await admin.applicationWebhooks.listDeliveries(appId, { page: 1, perPage: 100 })).items as unknown as WebhookDeliveryRecord[];
+}
+
+async function finished(admin: Client, appId: string, id: string): Promise<WebhookDeliveryRecord> {
+  let found: WebhookDeliveryRecord | undefined;
+  const started = Date.now();
+  for (;;) {
+    found = (await deliveries(admin, appId)).find((delivery) => delivery.id === id);
+    if (found && (found.status === 'succeeded' || found.status === 'failed')) return found;
+    if (Date.now() - started > 10_000) throw new Error(`delivery ${id} never finished: ${JSON.stringify(found)}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('application-webhook deliveries', () => {
+  it('sends a signed TEST delivery that a receiver verifies and handles once', async () => {
+    const { emulator, admin } = await start();
+    const appId = emulator.seed.applicationId;
+    const handled: { id: string; data: unknown }[] = [];
+    let receiver: ReturnType<typeof createWebhookReceiver> | undefined;
+    const url = await serve((request, response) => receiver?.node(request, response));
+    const hook = await admin.applicationWebhooks.create(appId, { url, events: ['INTERACTION_CREATE'] });
+    receiver = createWebhookReceiver({ secret: String(hook['secret']) });
+    receiver.on('TEST', (delivery) => void handled.push({ id: delivery.id, data: delivery.data }));
+    const queued = await admin.applicationWebhooks.sendTest(appId, hook.id);
+    expect(queued).toMatchObject({ event: 'TEST', status: 'queued', attempts: 0 });
+    const done = await finished(admin, appId, String(queued['id']));
+    expect(done).toMatchObject({ status: 'succeeded', attempts: 1, response_status: 200, error: null });
+    expect(handled).toEqual([{ id: queued['id'], data: { application_id: appId, webhook_id: hook.id, message: expect.any(String) } }]);
+  });
+
+  it('retries a failing receiver with the same delivery id, three attempts in all, and the receiver handles it once', async () => {
+    const { emulator, admin } = await start();
+    const appId = emulator.seed.applicationId;
+    const seenIds: string[] = [];
+    let handled = 0;
+    let receiver: ReturnType<typeof createWebhookReceiver> | undefined;
+    const url = await serve((request, response) => {
+      seenIds.push(String(request.headers['x-delivery-id']));
+      if (seenIds.length <= 2) response.writeHead(500).end();
+      else receiver?.node(request, response);
+    });
+    const hook = await admin.applicationWebhooks.create(appId, { url, events: ['TEST'] });
+    receiver = createWebhookReceiver({ secret: String(hook['secret']) });
+    receiver.on('delivery', () => void handled++);
+    const queued = await admin.applicationWebhooks.sendTest(appId, hook.id);
+    const done = await finished(admin, appId, String(queued['id']));
+    expect(done).toMatchObject({ status: 'succeeded', attempts: 3, response_status: 200 });
+    expect(seenIds).toEqual([queued['id'], queued['id'], queued['id']]);
+    expect(handled).toBe(1);
+  });
+
+  it('gives up after three failed attempts, and counts a refused connection as a failure', async () => {
+    const { emulator, admin } = await start();
+    const appId = emulator.seed.applicationId;
+    const url = await serve((request, response) => response.writeHead(503).end());
+    const failing = await admin.applicationWebhooks.create(appId, { url, events: ['TEST'] });
+    const first = await admin.applicationWebhooks.sendTest(appId, failing.id);
+    expect(await finished(admin, appId, String(first['id']))).toMatchObject({ status: 'failed', attempts: 3, response_status: 503, error: expect.stringMatching(/503/) });
+    const closed = await admin.applicationWebhooks.create(appId, { url: 'http://127.0.0.1:9/nothing-listens', events: ['TEST'] });
+    const second = await admin.applicationWebhooks.sendTest(appId, closed.id);
+    expect(await finished(admin, appId, String(second['id']))).toMatchObject({ status: 'failed', attempts: 3, response_status: null, error: expect.stringMatching(/ECONNREFUSED|refused/i) });
+  });
+
+  it('signs with the new secret at once after regenerate-secret: the old one fails', async () => {
+    const { emulator, admin } = await start();
+    const appId = emulator.seed.applicationId;
+    let receiver: ReturnType<typeof createWebhookReceiver> | undefined;
+    const url = await serve((request, response) => receiver?.node(request, response));
+    const hook = await admin.applicationWebhooks.create(appId, { url, events: ['TEST'] });
+    const oldSecret = String(hook['secret']);
+    const rejected: WebhookVerificationError[] = [];
+    let handled = 0;
+    receiver = createWebhookReceiver({ secret: oldSecret });
+    receiver.on('rejected', (error) => void rejected.push(error));
+    receiver.on('delivery', () => void handled++);
+    const { secret: newSecret } = await admin.applicationWebhooks.regenerateSecret(appId, hook.id);
+    expect(newSecret).not.toBe(oldSecret);
+    const stale = await admin.applicationWebhooks.sendTest(appId, hook.id);
+    expect(await finished(admin, appId, String(stale['id']))).toMatchObject({ status: 'failed', attempts: 3, response_status: 401 });
+    expect(rejected.map((error) => error.reason)).toEqual(['bad-signature', 'bad-signature', 'bad-signature']);
+    expect(handled).toBe(0);
+    receiver = createWebhookReceiver({ secret: String(newSecret) });
+    receiver.on('delivery', () => void handled++);
+    const fresh = await admin.applicationWebhooks.sendTest(appId, hook.id);
+    expect(await finished(admin, appId, String(fresh['id']))).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect(handled).toBe(1);
+  });
+
+  it('refuses a URL that is not loopback unless allowExternalDeliveries is on', async () => {
+    const { emulator, admin } = await start();
+    const appId = emulator.seed.applicationId;
+    const hook = await admin.applicationWebhooks.create(appId, { url: 'http://hooks.invalid/quiz', events: ['TEST'] });
+    const queued = await admin.applicationWebhooks.sendTest(appId, hook.id);
+    expect(await finished(admin, appId, String(queued['id']))).toMatchObject({ status: 'failed', attempts: 0, error: expect.stringMatching(/not a loopback address.*allowExternalDeliveries/) });
+
+    const open = await start({ deliveries: { ...FAST.deliveries, timeoutMs: 1000 }, allowExternalDeliveries: true });
+    const openApp = open.emulator.seed.applicationId;
+    const external = await open.admin.applicationWebhooks.create(openApp, { url: 'http://hooks.invalid/quiz', events: ['TEST'] });
+    const tried = await open.admin.applicationWebhooks.sendTest(openApp, external.id);
+    const result = await finished(open.admin, openApp, String(tried['id']));
+    expect(result).toMatchObject({ status: 'failed', attempts: 3 });
+    expect(result.error).not.toMatch(/loopback/);
+  });
+
+  it('delivers an interaction over HTTP only; reply() through the callback route reaches the channel once', async () => {
+    const { emulator, admin } = await start();
+    const appId = emulator.seed.applicationId;
+    await admin.commands.create(appId, { name: 'ping', description: 'Ping' });
+    const bot = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken } });
+    cleanup.push(() => bot.close());
+    const router = createInteractionRouter();
+    router.onCommand('ping', (interaction) => interaction.reply('pong over HTTP'));
+    let receiver: ReturnType<typeof createWebhookReceiver> | undefined;
+    const url = await serve((request, response) => receiver?.node(request, response));
+    const hook = await admin.applicationWebhooks.create(appId, { url, events: ['INTERACTION_CREATE'] });
+    receiver = createWebhookReceiver({ secret: String(hook['secret']), client: bot, router });
+    const invoked = emulator.invokeCommand({ name: 'ping' });
+    expect(invoked).toMatchObject({ via: 'webhook', delivered: 1 });
+    expect(invoked.deliveryIds).toHaveLength(1);
+    expect(await invoked.response).toMatchObject({ interactionType: 4, data: { content: 'pong over HTTP' } });
+    expect(await finished(admin, appId, String(invoked.deliveryIds[0]))).toMatchObject({ event: 'INTERACTION_CREATE', status: 'succeeded' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(emulator.messages().filter((message) => message.content === 'pong over HTTP')).toHaveLength(1);
+    expect(emulator.gatewayStats.counts.connections).toBe(0);
+
+    await admin.applicationWebhooks.update(appId, hook.id, { events: ['TEST'] });
+    expect(emulator.invokeCommand({ name: 'ping' })).toMatchObject({ via: 'gateway', delivered: 0, deliveryIds: [] });
+  });
+
+  it('lists deliveries with id, event, status, attempts, duration_ms and created_at, paginated', async () => {
+    const { emulator, admin } = await start();
+    const appId = emulator.seed.applicationId;
+    const url = await serve((request, response) => response.writeHead(204).end());
+    const hook = await admin.applicationWebhooks.create(appId, { url, events: ['TEST'] });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(String((await admin.applicationWebhooks.sendTest(appId, hook.id))['id']));
+    for (const id of ids) await finished(admin, appId, id);
+    const first = await admin.applicationWebhooks.listDeliveries(appId, { page: 1, perPage: 2 });
+    expect(first.raw).toMatchObject({ page: 1, per_page: 2, total: 3, has_more: true });
+    expect(first.items.map((item) => item['id'])).toEqual([ids[2], ids[1]]);
+    for (const item of first.items) {
+      expect(item).toEqual({
+        id: expect.any(String),
+        webhook_id: hook.id,
+        event: 'TEST',
+        status: 'succeeded',
+        attempts: 1,
+        duration_ms: expect.any(Number),
+        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        response_status: 204,
+        error: null,
+      });
+    }
+    const second = await admin.applicationWebhooks.listDeliveries(appId, { page: 2, perPage: 2 });
+    expect(second.items.map((item) => item['id'])).toEqual([ids[0]]);
+    expect(second.raw).toMatchObject({ has_more: false });
+  });
+});
