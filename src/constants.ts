@@ -67,3 +67,50 @@ export function snowflakeTimestamp(id: string): number | undefined {
 export function makeSnowflake(timestampMs: number, tail = 0): string {
   return ((BigInt(Math.max(0, Math.floor(timestampMs - SNOWFLAKE_EPOCH_MS))) << 22n) | BigInt(tail & 0x3fffff)).toString();
 }
+
+/**
+ * The `type` of a command option (Discord's values; the contract does not
+ * show command bodies, see docs/assumptions.md).
+ */
+export const ApplicationCommandOptionType = {
+  /** A sub-command; nests options. */
+  SubCommand: 1,
+  /** A group of sub-commands; nests sub-commands. */
+  SubCommandGroup: 2,
+  /** A string. */
+  String: 3,
+  /** An integer. */
+  Integer: 4,
+  /** A boolean. */
+  Boolean: 5,
+  /** A user id. */
+  User: 6,
+  /** A channel id. */
+  Channel: 7,
+  /** A role id. */
+  Role: 8,
+  /** A user or role id. */
+  Mentionable: 9,
+  /** A number (double). */
+  Number: 10,
+  /** An attachment id. */
+  Attachment: 11,
+} as const;
+
+/** One of the {@link ApplicationCommandOptionType} values. */
+export type ApplicationCommandOptionType = (typeof ApplicationCommandOptionType)[keyof typeof ApplicationCommandOptionType];
+
+/** The `type` of a message component (Discord's values), for `components` of replies and modal forms. */
+export const ComponentType = {
+  /** A row holding other components. */
+  ActionRow: 1,
+  /** A button. */
+  Button: 2,
+  /** A select menu of strings. */
+  StringSelect: 3,
+  /** A text input (in modal forms). */
+  TextInput: 4,
+} as const;
+
+/** One of the {@link ComponentType} values. */
+export type ComponentType = (typeof ComponentType)[keyof typeof ComponentType];
