@@ -16,7 +16,7 @@ beforeAll(async () => {
     CHAT_GUILD_ID: seed.guildId,
     CHAT_CHANNEL_ID: seed.channelId,
     CHAT_BOT_TOKEN: seed.botToken,
-    CHAT_WEBHOOK_URL: `${emulator.url}/api/v1/webhooks/${seed.webhook.id}/${seed.webhook.token}`,
+    CHAT_WEBHOOK_URL: seed.webhookUrl,
   };
 });
 afterAll(() => emulator.close());
@@ -99,6 +99,42 @@ describe('every example runs against the emulator', () => {
       expect(await run.exited).toBe(0);
       expect(run.stdout()).toMatch(/Demo App: invite http/);
       expect(run.stdout()).toMatch(/log:/);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'http interactions bot registers its webhook, answers /quiz over HTTP only (no Gateway), and removes the webhook on SIGINT',
+    async () => {
+      const admin = new Client({ baseUrl: emulator.url, applicationId: emulator.seed.applicationId });
+      await admin.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
+      await admin.commands.sync([{ name: 'quiz', description: 'Start a quiz', options: [{ type: 3, name: 'topic', description: 'Topic', required: true, autocomplete: true }, { type: 4, name: 'rounds', description: 'Rounds' }] }]);
+      const connectionsBefore = emulator.gatewayStats.counts.connections;
+      const bot = await startScript('examples/http-interactions.ts', { env: { ...env, PORT: '0' } });
+      try {
+        await bot.waitForOutput(/http interactions bot listening on http:\/\/127\.0\.0\.1:\d+\/interactions/);
+        const [, hookId] = await bot.waitForOutput(/registered application webhook (\S+)/);
+        const interaction = emulator.invokeCommand({ name: 'quiz', options: { topic: 'space', rounds: 2 } });
+        expect(interaction.via).toBe('webhook');
+        expect(await interaction.response).toMatchObject({ interactionType: 4, data: { content: 'Quiz about space, 2 rounds. Ready?' } });
+        const typing = emulator.invokeCommand({ name: 'quiz', options: { topic: 'sp' }, focused: 'topic' });
+        expect((await typing.response).data['choices']).toEqual([
+          { name: 'space', value: 'space' },
+          { name: 'spices', value: 'spices' },
+          { name: 'sports', value: 'sports' },
+        ]);
+        expect(emulator.messages().filter((message) => message.interactionId === interaction.id)).toHaveLength(1);
+        expect(emulator.gatewayStats.counts.connections).toBe(connectionsBefore);
+        await admin.applicationWebhooks.sendTest(emulator.seed.applicationId, String(hookId));
+        await bot.waitForOutput(/test delivery \S+ received/);
+        bot.kill('SIGINT');
+        expect(await bot.exited).toBe(0);
+        expect(bot.stdout()).toMatch(/http interactions bot stopped/);
+        expect(await admin.applicationWebhooks.list(emulator.seed.applicationId)).toEqual([]);
+      } finally {
+        bot.kill('SIGKILL');
+        await admin.close();
+      }
     },
     TIMEOUT,
   );
