@@ -1,0 +1,181 @@
+/**
+ * The testing kit's additions: signed test deliveries (createTestDelivery,
+ * signWebhookDelivery re-exported), MSW deliveries to a receiver, the seed's
+ * webhook URL, the emulator clock shared with the SDK, typed errors, the
+ * command-name rule over raw HTTP, and the CLI's --help.
+ */
+import { setupServer } from 'msw/node';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Client, InteractionExpiredError, WebhookClient, createInteractionRouter, createWebhookReceiver, verifyWebhookDelivery, type CommandInteraction } from '../../src/index.js';
+import {
+  createEmulator,
+  createTestDelivery,
+  EmulatorError,
+  EmulatorInteractionExpiredError,
+  EmulatorUnknownCommandError,
+  signWebhookDelivery,
+  type Emulator,
+} from '../../src/testing/index.js';
+import { createMswHandlers } from '../../src/testing/msw.js';
+import { startScript } from '../helpers/index.js';
+
+const cleanup: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+async function start(): Promise<{ emulator: Emulator; admin: Client }> {
+  const emulator = await createEmulator();
+  const admin = new Client({ baseUrl: emulator.url, applicationId: emulator.seed.applicationId });
+  await admin.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
+  cleanup.push(() => emulator.close(), () => admin.close());
+  return { emulator, admin };
+}
+
+describe('signed test deliveries', () => {
+  it('signWebhookDelivery is re-exported, and createTestDelivery builds a delivery a receiver verifies and routes', async () => {
+    const secret = 'whsec-kit-Tz42.secret';
+    const body = JSON.stringify({ id: 'd1', type: 'PING', created_at: new Date().toISOString(), data: {} });
+    expect(verifyWebhookDelivery({ rawBody: body, headers: signWebhookDelivery({ body, secret }), secret })).toMatchObject({ id: 'd1', type: 'PING' });
+
+    const router = createInteractionRouter();
+    const answers: unknown[] = [];
+    router.onCommand('quiz', (interaction) => interaction.reply(`Quiz about ${String(interaction.options['topic'])}`));
+    const client = { interactions: { respond: async (_id: string, answer: unknown) => void answers.push(answer) } };
+    const receiver = createWebhookReceiver({ secret, router, client });
+    const delivery = createTestDelivery({ secret, interaction: { name: 'quiz', options: { topic: 'space' } } });
+    expect(JSON.parse(delivery.body)).toMatchObject({ id: delivery.id, type: 'INTERACTION_CREATE', data: { data: { name: 'quiz' } } });
+    const answer = await receiver.fetch(new Request('http://bot.test/interactions', { method: 'POST', body: delivery.body, headers: delivery.headers }));
+    expect(answer.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(answers).toEqual([{ interaction_type: 4, data: { content: 'Quiz about space' } }]);
+
+    const forged = createTestDelivery({ secret: 'another-secret-Yy11', type: 'MEMBER_JOINED', data: { user: 'x' } });
+    expect((await receiver.fetch(new Request('http://bot.test/interactions', { method: 'POST', body: forged.body, headers: forged.headers }))).status).toBe(401);
+  });
+
+  it('createMswHandlers({ deliverTo }) hands deliveries to a receiver’s fetch handler; its reply goes back through MSW', async () => {
+    let receiver: ReturnType<typeof createWebhookReceiver> | undefined;
+    const { handlers, core } = createMswHandlers({ baseUrl: 'https://chat.test', deliverTo: (request) => (receiver ? receiver.fetch(request) : new Response(null, { status: 503 })) });
+    const server = setupServer(...handlers);
+    server.listen({ onUnhandledRequest: 'error' });
+    cleanup.push(async () => server.close());
+    const admin = new Client({ baseUrl: 'https://chat.test', transport: 'fetch', applicationId: core.seed.applicationId });
+    await admin.auth.login({ email: core.seed.user.email, password: core.seed.user.password });
+    await admin.commands.create(core.seed.applicationId, { name: 'ping', description: 'Ping' });
+    const hook = await admin.applicationWebhooks.create(core.seed.applicationId, { url: 'https://bot.test/interactions', events: ['INTERACTION_CREATE'] });
+    const bot = new Client({ baseUrl: 'https://chat.test', transport: 'fetch', auth: { botToken: core.seed.botToken } });
+    const router = createInteractionRouter();
+    router.onCommand('ping', (interaction) => interaction.reply('pong via MSW'));
+    receiver = createWebhookReceiver({ secret: String(hook['secret']), client: bot, router });
+    const invoked = core.invokeCommand({ name: 'ping' });
+    expect(invoked.via).toBe('webhook');
+    expect(await invoked.response).toMatchObject({ interactionType: 4, data: { content: 'pong via MSW' } });
+    core.close();
+  });
+});
+
+describe('the emulator kit', () => {
+  it('seed.webhookUrl is the incoming webhook’s execution URL under the emulator’s address', async () => {
+    const { emulator } = await start();
+    const { seed } = emulator;
+    expect(seed.webhookUrl).toBe(`${emulator.url}/api/v1/webhooks/${seed.webhook.id}/${seed.webhook.token}`);
+    const hook = new WebhookClient(seed.webhookUrl);
+    await hook.execute({ content: 'via seed.webhookUrl' });
+    await hook.close();
+    expect(emulator.messages().at(-1)?.content).toBe('via seed.webhookUrl');
+  });
+
+  it('an unknown command is a typed error listing the registered commands', async () => {
+    const { emulator, admin } = await start();
+    await admin.commands.create(emulator.seed.applicationId, { name: 'quiz', description: 'Quiz' });
+    await admin.commands.create(emulator.seed.applicationId, { name: 'score', description: 'Score' });
+    let thrown: unknown;
+    try {
+      emulator.invokeCommand({ name: 'qiuz' });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(EmulatorUnknownCommandError);
+    expect(thrown).toBeInstanceOf(EmulatorError);
+    expect(thrown).toMatchObject({ command: 'qiuz', registered: ['quiz', 'score'] });
+    expect(String((thrown as Error).message)).toMatch(/no command "qiuz".*registered: \/quiz, \/score/);
+  });
+
+  it('answers 400 to a command named "Bad Name" sent raw, past the SDK’s own check', async () => {
+    const { emulator, admin } = await start();
+    const sent = await fetch(`${emulator.url}/api/v1/applications/${emulator.seed.applicationId}/commands`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${String(admin.session.accessToken)}` },
+      body: JSON.stringify({ name: 'Bad Name', description: 'd' }),
+    });
+    expect(sent.status).toBe(400);
+    expect(await sent.json()).toMatchObject({ errors: { name: expect.any(String) } });
+    expect(await admin.commands.list(emulator.seed.applicationId)).toEqual([]);
+  });
+});
+
+describe('the emulator clock, shared with the SDK', () => {
+  it('with now: emulator.clock, reply() after advanceTime(16 min) fails locally as expired, and invokeCommand().response rejects typed', async () => {
+    const { emulator, admin } = await start();
+    await admin.commands.create(emulator.seed.applicationId, { name: 'slow', description: 'Slow' });
+    const bot = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, now: emulator.clock });
+    cleanup.push(() => bot.close());
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const replied = new Promise<unknown>((resolve) => {
+      bot.gateway.onCommand('slow', async (interaction: CommandInteraction) => {
+        await released;
+        resolve(await interaction.reply('too late').catch((error: unknown) => error));
+      });
+    });
+    await bot.gateway.connect();
+    const invoked = emulator.invokeCommand({ name: 'slow' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    emulator.advanceTime(16 * 60_000);
+    await expect(invoked.response).rejects.toBeInstanceOf(EmulatorInteractionExpiredError);
+    await expect(invoked.response).rejects.toMatchObject({ interactionId: invoked.id });
+    release();
+    const error = await replied;
+    expect(error).toBeInstanceOf(InteractionExpiredError);
+    expect(String((error as Error).message)).toMatch(/age 16 min/);
+    expect(invoked.callbacks()).toEqual([]);
+  });
+
+  it('with now: emulator.clock, the session refreshes before expiry on the emulator’s time, with no 401', async () => {
+    const { emulator } = await start();
+    const user = new Client({ baseUrl: emulator.url, now: emulator.clock });
+    cleanup.push(() => user.close());
+    const statuses: number[] = [];
+    const triggers: string[] = [];
+    user.on('response', (event) => void statuses.push(event.status));
+    user.on('sessionRefreshed', (event) => void triggers.push(event.trigger));
+    await user.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
+    emulator.advanceTime(15 * 60_000);
+    await user.users.getMe();
+    expect(triggers).toEqual(['expiry']);
+    expect(statuses).not.toContain(401);
+  });
+
+  it('an interaction nobody answers and nobody awaits expires without an unhandled rejection', async () => {
+    const { emulator, admin } = await start();
+    await admin.commands.create(emulator.seed.applicationId, { name: 'ignored', description: 'Nobody answers' });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    cleanup.push(async () => process.off('unhandledRejection', onUnhandled));
+    emulator.invokeCommand({ name: 'ignored' });
+    emulator.advanceTime(16 * 60_000);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(unhandled).toEqual([]);
+  });
+});
+
+describe('the emulator CLI', () => {
+  it('--help says how to stop it and that npx does not forward a SIGINT sent to its own pid', async () => {
+    const cli = await startScript('src/testing/cli.ts', { args: ['--help'] });
+    expect(await cli.exited).toBe(0);
+    expect(cli.stdout()).toMatch(/Usage: community-chat-emulator/);
+    expect(cli.stdout()).toMatch(/npx[\s\S]*not forwarded/);
+  });
+});
