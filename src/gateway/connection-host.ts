@@ -36,6 +36,8 @@ export interface ConnectionHost {
 export interface SocketState {
   /** Whether it was opened on the READY's `resume_gateway_url`. */
   viaResumeUrl: boolean;
+  /** Whether its Hello arrived (a second one is ignored). */
+  hello: boolean;
   /** Whether Identify was sent on it. */
   identified: boolean;
   /** Whether READY or RESUMED arrived on it. */

@@ -18,12 +18,15 @@ import {
   decodeFrame,
   readHeartbeatInterval,
   readReconnectDelay,
+  readSequence,
+  readSessionId,
   type CloseCodeRule,
   type GatewayFrame,
 } from './protocol.js';
 import { Heartbeat, TimerSet } from './heartbeat.js';
 import { acceptResumeUrl, upgradeHeaders } from './transport.js';
 import { ConnectWaiters } from './waiters.js';
+import { openSocket } from './socket.js';
 import type { GatewaySessionRecord } from './session-store.js';
 import { awaitIdentifyTurn, type ConnectionHost, type PlannedReconnect, type SocketState } from './connection-host.js';
 
@@ -50,7 +53,7 @@ export class GatewayConnection {
   #planned: PlannedReconnect | undefined;
   readonly #waiters = new ConnectWaiters();
   #destroyed = false;
-  #socket: SocketState = { viaResumeUrl: false, identified: false, ready: false };
+  #socket: SocketState = { viaResumeUrl: false, hello: false, identified: false, ready: false };
   /** Identify attempts in a row that ended without READY; reset only by READY. */
   #identifyFailures = 0;
   readonly #headers: Record<string, string>;
@@ -140,43 +143,21 @@ export class GatewayConnection {
     this.status = resume ? 'resuming' : 'connecting';
     const viaResumeUrl = resume && this.#resumeUrl !== undefined;
     const url = viaResumeUrl ? (this.#resumeUrl as string) : this.#options.url;
-    this.#socket = { viaResumeUrl, identified: false, ready: false };
+    this.#socket = { viaResumeUrl, hello: false, identified: false, ready: false };
     this.#debug(`opening ${url} (${resume ? 'resume' : 'new session'})`);
-    let ws: WebSocket;
     try {
-      ws = new WebSocket(url, { handshakeTimeout: this.#options.openTimeoutMs, perMessageDeflate: false, maxPayload: 16 * 1024 * 1024, headers: this.#headers });
+      this.#ws = openSocket(url, this.#options.openTimeoutMs, this.#headers, {
+        current: () => generation === this.#generation,
+        report: (error) => this.#host.emit('error', error),
+        error: (error) => this.#debug(`socket error: ${error.message}`),
+        open: (ws) => {
+          this.#helloTimer = this.#timers.set(() => this.#plannedReconnect(ws, { reason: `no Hello within ${this.#options.helloTimeoutMs} ms` }), this.#options.helloTimeoutMs);
+        },
+        message: (ws, data, isBinary) => this.#onMessage(ws, data, isBinary),
+        close: (code, reason) => this.#onClose(code, reason),
+      });
     } catch (error) {
       this.#failAll(new GatewayError(`invalid Gateway URL: ${error instanceof Error ? error.message : String(error)}`));
-      return;
-    }
-    this.#ws = ws;
-    // An 'error' listener stays on every socket for its whole life: ws is a Node EventEmitter, and an
-    // unhandled 'error' would crash the process.
-    ws.on('error', (error: Error) => {
-      if (generation === this.#generation) this.#debug(`socket error: ${error.message}`);
-    });
-    ws.on('open', () => {
-      if (generation !== this.#generation) return;
-      this.#helloTimer = this.#timers.set(() => this.#plannedReconnect(ws, { reason: `no Hello within ${this.#options.helloTimeoutMs} ms` }), this.#options.helloTimeoutMs);
-    });
-    ws.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
-      if (generation === this.#generation) this.#guarded(() => this.#onMessage(ws, data, isBinary));
-    });
-    ws.on('close', (code: number, reason: Buffer) => {
-      if (generation === this.#generation) this.#guarded(() => this.#onClose(code, reason.toString()));
-    });
-  }
-
-  /** Runs a socket handler; nothing may escape it (an exception there would crash the process). */
-  #guarded(run: () => void): void {
-    try {
-      run();
-    } catch (error) {
-      try {
-        this.#host.emit('error', error instanceof Error ? error : new GatewayError(`the Gateway connection failed on ${String(error)}`));
-      } catch {
-        // Nothing more to report it to.
-      }
     }
   }
 
@@ -218,8 +199,11 @@ export class GatewayConnection {
   }
 
   #onHello(ws: WebSocket, frame: GatewayFrame): void {
+    // One Hello per socket: another would identify twice and orphan the READY timer.
+    if (this.#socket.hello) return this.#debug('ignored a second Hello on the same connection');
+    this.#socket.hello = true;
     this.#timers.clear(this.#helloTimer);
-    const interval = readHeartbeatInterval(frame.d);
+    const interval = readHeartbeatInterval(frame.d, this.#options.minHeartbeatIntervalMs);
     if (typeof interval === 'string') {
       // A protocol error: reconnect with the backoff, never with a timer Node would clamp to 1 ms.
       this.#host.emit('error', new GatewayError(`protocol error: ${interval}; reconnecting`));
@@ -247,6 +231,8 @@ export class GatewayConnection {
     }
     this.status = 'identifying';
     this.#resuming = false;
+    // A new session numbers its dispatches from the start: the old sequence would drop them as already delivered.
+    this.#dropSession();
     const controller = (this.#identifyWait = new AbortController());
     awaitIdentifyTurn(this.#host, controller, () => this.#identify(ws), (error) => {
       this.#host.emit('error', error);
@@ -263,6 +249,7 @@ export class GatewayConnection {
   }
 
   #armReadyTimer(ws: WebSocket): void {
+    this.#timers.clear(this.#readyTimer);
     this.#readyTimer = this.#timers.set(
       () => this.#plannedReconnect(ws, { reason: `no ${this.#resuming ? 'RESUMED' : 'READY'} within ${this.#options.readyTimeoutMs} ms` }),
       this.#options.readyTimeoutMs,
@@ -270,22 +257,20 @@ export class GatewayConnection {
   }
 
   #onDispatch(frame: GatewayFrame): void {
-    const sequence = frame.s;
-    if (typeof sequence === 'number') {
-      if (this.sequence !== null && sequence <= this.sequence) {
-        this.#debug(`dropped dispatch ${String(frame.t)} with sequence ${sequence}: already delivered`);
-        return;
-      }
-      this.sequence = sequence;
-    }
     const type = typeof frame.t === 'string' ? frame.t : '';
+    const sequence = readSequence(frame.s, this.sequence);
+    if ('duplicate' in sequence) return this.#debug(`dropped dispatch ${type} with sequence ${String(frame.s)}: already delivered`);
+    // A bad sequence is reported and not recorded; the dispatch itself is still delivered, and so is what follows.
+    if ('problem' in sequence) this.#host.emit('error', new GatewayError(`protocol error: ${sequence.problem} in ${type || 'a dispatch'}; delivered without it`));
+    if ('next' in sequence) this.sequence = sequence.next;
     if (this.#resuming && type !== GatewayDispatch.Resumed) this.#replayed++;
-    this.#host.dispatch({ t: type, s: typeof sequence === 'number' ? sequence : null, d: frame.d });
+    this.#host.dispatch({ t: type, s: 'next' in sequence ? sequence.next : null, d: frame.d });
     switch (type) {
       case GatewayDispatch.Ready: {
         const data = typeof frame.d === 'object' && frame.d !== null && !Array.isArray(frame.d) ? (frame.d as Record<string, unknown>) : {};
-        this.sessionId = typeof data['session_id'] === 'string' ? data['session_id'] : undefined;
-        this.#resumeUrl = this.#acceptResumeUrl(data['resume_gateway_url']);
+        this.sessionId = readSessionId(data);
+        if (this.sessionId === undefined) this.#host.emit('error', new GatewayError('protocol error: READY without a session_id; this session cannot be resumed (the next connection identifies anew)'));
+        this.#resumeUrl = this.sessionId === undefined ? undefined : this.#acceptResumeUrl(data['resume_gateway_url']);
         this.#identifyFailures = 0;
         this.#becameReady();
         this.#host.emit('ready', { sessionId: this.sessionId ?? '', data });
@@ -304,6 +289,7 @@ export class GatewayConnection {
 
   /** The READY's `resume_gateway_url`, if it passes the configured URL's transport rule; otherwise an error event and the configured URL. */
   #acceptResumeUrl(value: unknown): string | undefined {
+    if (!this.#options.trustResumeUrl) return undefined;
     try {
       return acceptResumeUrl(value, this.#options.url, this.#host.allowInsecure);
     } catch (error) {

@@ -9,7 +9,7 @@
 
 import { EventEmitter } from 'eventemitter3';
 import { GatewayError, ValidationError } from '../errors.js';
-import { inspectSymbol, redactValue, scrubText } from '../redact.js';
+import { inspectSymbol } from '../redact.js';
 import type { InteractionFromDispatch } from '../interactions/from-dispatch.js';
 import { InteractionRouter } from '../interactions/router.js';
 import type { CommandOptionValues, TypedCommandDefinition } from '../interactions/options.js';
@@ -203,7 +203,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
       if (this.#destroyed) throw new GatewayError('the Gateway was destroyed while connecting');
       await connectShards(shards, this.#plan?.maxConcurrency ?? 1, options.signal);
     } catch (error) {
-      throw error instanceof Error ? scrubError(error, this.#knownSecrets()) : error;
+      throw error instanceof Error ? this.#scrubError(error) : error;
     }
   }
 
@@ -259,20 +259,21 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     };
   }
 
-  #knownSecrets(): string[] {
-    return this.#secrets.list(this.#wiring.token());
+  /** An error scrubbed (in place) of every known secret it may hold. */
+  #scrubError(error: Error): Error {
+    return scrubError(error, this.#secrets.secretsIn([error.message, error.stack ?? ''], this.#wiring.token()));
   }
 
   /** Emits a connection event of a shard with every known secret scrubbed from it (built only when someone listens); events with a payload object carry `shardId`. */
   #report(event: ConnectionEvent, payload: unknown, shardId = 0): void {
     if (this.listenerCount(event) === 0) return;
-    const secrets = this.#knownSecrets();
+    const current = this.#wiring.token();
     const sharded = this.#plan?.sharded === true;
     let scrubbed: unknown;
-    if (event === 'debug') scrubbed = scrubText(sharded ? `[shard ${shardId}] ${payload as string}` : (payload as string), secrets);
-    else if (event === 'error') scrubbed = scrubError(payload as Error, secrets);
-    else if (event === 'ready') scrubbed = { ...(payload as GatewayReadyEvent), data: redactValue((payload as GatewayReadyEvent).data, secrets), shardId };
-    else if (event === 'close' || event === 'reconnecting') scrubbed = { ...(payload as { reason: string }), reason: scrubText((payload as { reason: string }).reason, secrets), shardId };
+    if (event === 'debug') scrubbed = this.#secrets.scrubText(sharded ? `[shard ${shardId}] ${payload as string}` : (payload as string), current);
+    else if (event === 'error') scrubbed = this.#scrubError(payload as Error);
+    else if (event === 'ready') scrubbed = { ...(payload as GatewayReadyEvent), data: this.#secrets.redact((payload as GatewayReadyEvent).data, current), shardId };
+    else if (event === 'close' || event === 'reconnecting') scrubbed = { ...(payload as { reason: string }), reason: this.#secrets.scrubText((payload as { reason: string }).reason, current), shardId };
     else scrubbed = { ...(payload as object), shardId };
     this.#emitSafely(event, scrubbed);
   }
@@ -295,14 +296,30 @@ export class Gateway extends EventEmitter<GatewayEvents> {
       const token = (event.d as { token?: unknown } | null | undefined)?.token;
       if (typeof token === 'string' && token !== '') this.#secrets.remember(token);
     }
-    if (this.listenerCount('dispatch') > 0) this.#emitSafely('dispatch', { t: event.t, s: event.s, d: redactValue(event.d, this.#knownSecrets()), shardId: event.shardId });
+    // Redaction is paid for only when someone listens, and each string is checked only against the secrets it may hold.
+    if (this.listenerCount('dispatch') > 0) this.#emitSafely('dispatch', { t: event.t, s: event.s, d: this.#secrets.redact(event.d, this.#wiring.token()), shardId: event.shardId });
     if (!interaction || !this.#fromDispatch) return;
     const built = this.#fromDispatch(event.d);
     if (built.ok) this.deliver(built.interaction, event.shardId);
     else this.#report('error', built.error, event.shardId);
   }
 
-  /** Closes the connection for good, clearing every timer and listener. */
+  /**
+   * Closes the connection (every shard) for good, clearing every timer and
+   * listener, after saving the last sequences to the session store. Safe to
+   * call more than once. `client.close()` calls it; `client.gateway` then
+   * gives a new Gateway.
+   */
+  close(): Promise<void> {
+    return this.destroy();
+  }
+
+  /** `await using gateway = client.gateway` closes it at the end of the scope. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.destroy();
+  }
+
+  /** The same as {@link Gateway.close}, under its earlier name. */
   async destroy(): Promise<void> {
     this.#destroyed = true;
     await Promise.all(this.#shards.map((shard) => shard.destroy()));

@@ -48,6 +48,21 @@ export interface GatewayConnectionOptions {
    * `Sec-WebSocket-*`) are refused. @default {}
    */
   headers?: Readonly<Record<string, string>> | undefined;
+  /**
+   * The shortest `heartbeat_interval` a Hello may announce, milliseconds; a
+   * shorter one is a protocol error (an `error` event and a reconnect), so a
+   * broken server cannot make the SDK beat every millisecond. Lower it only to
+   * test against a fast local server. @default 1000
+   */
+  minHeartbeatIntervalMs?: number | undefined;
+  /**
+   * Whether to resume on a READY's `resume_gateway_url` (Discord gives a
+   * different host). It must still pass the transport rule of the configured
+   * URL (`wss:`, or `ws:` to loopback) and carry no credentials; `false`
+   * always resumes on the configured URL. A boolean (not a function) because
+   * it also reaches shard workers. @default true
+   */
+  trustResumeUrl?: boolean | undefined;
   /** A source of numbers in [0, 1) for jitter. @default Math.random */
   random?: (() => number) | undefined;
 }
@@ -114,6 +129,8 @@ export function resolveGatewayOptions(options: GatewayConnectionOptions, default
     reconnectMaxDelayMs: options.reconnectMaxDelayMs ?? 30_000,
     maxIdentifyFailures: options.maxIdentifyFailures ?? 3,
     headers: { ...options.headers },
+    minHeartbeatIntervalMs: options.minHeartbeatIntervalMs ?? 1_000,
+    trustResumeUrl: options.trustResumeUrl ?? true,
     random: options.random ?? Math.random,
   };
 }

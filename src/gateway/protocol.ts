@@ -105,6 +105,37 @@ export function shardOfGuild(guildId: string | undefined | null, shardCount: num
 /** The longest heartbeat interval a Hello may announce (10 minutes); longer is a protocol error. */
 export const MAX_HEARTBEAT_INTERVAL_MS = 10 * 60 * 1000;
 
+/** The shortest heartbeat interval a Hello may announce by default (1 s; Discord sends about 41 s); shorter is a protocol error. */
+export const MIN_HEARTBEAT_INTERVAL_MS = 1000;
+
+/**
+ * How far ahead of the last sequence (or of 0 in a new session) a dispatch's
+ * `s` may be. Discord numbers the dispatches of a session one by one, so a
+ * larger jump is a protocol error: the dispatch is delivered, the sequence
+ * kept, so that one absurd `s` cannot make every later event look delivered.
+ */
+export const MAX_SEQUENCE_JUMP = 1_000_000;
+
+/**
+ * What to do with a dispatch's `s`: `next` (record it), `duplicate` (at or
+ * below the last one: already delivered), `none` (no sequence), or a
+ * `problem` (not a safe non-negative integer, or more than
+ * {@link MAX_SEQUENCE_JUMP} ahead of `last`).
+ */
+export function readSequence(s: number | null | undefined, last: number | null): { next: number } | { duplicate: true } | { none: true } | { problem: string } {
+  if (s === undefined || s === null) return { none: true };
+  if (!Number.isSafeInteger(s) || s < 0) return { problem: `a dispatch sequence that is not a safe non-negative integer (${s})` };
+  if (last !== null && s <= last) return { duplicate: true };
+  if (s - (last ?? 0) > MAX_SEQUENCE_JUMP) return { problem: `a dispatch sequence ${s} more than ${MAX_SEQUENCE_JUMP} ahead of the last one (${last ?? 'none'})` };
+  return { next: s };
+}
+
+/** The session id of a READY's `d`: a non-empty string, else `undefined` (the session cannot be resumed). */
+export function readSessionId(d: Record<string, unknown>): string | undefined {
+  const id = d['session_id'];
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Reads a `ws` message (binary frames as UTF-8 JSON too: the SDK asks for neither compression nor ETF). */
@@ -129,12 +160,15 @@ export function readFrame(text: string): { frame: GatewayFrame } | { problem: st
   return { frame };
 }
 
-/** The heartbeat interval of a Hello's `d`, or a sentence saying why it is unusable (missing, non-finite, non-positive, over 10 minutes). */
-export function readHeartbeatInterval(d: unknown): number | string {
+/**
+ * The heartbeat interval of a Hello's `d`, or a sentence saying why it is
+ * unusable (missing, non-finite, under `minMs`, over 10 minutes).
+ */
+export function readHeartbeatInterval(d: unknown, minMs = MIN_HEARTBEAT_INTERVAL_MS): number | string {
   const interval = isRecord(d) ? d['heartbeat_interval'] : undefined;
   if (typeof interval !== 'number') return `Hello without a numeric heartbeat_interval (${interval === undefined ? 'missing' : typeof interval})`;
-  if (!Number.isFinite(interval) || interval <= 0 || interval > MAX_HEARTBEAT_INTERVAL_MS) {
-    return `Hello with an unusable heartbeat_interval (${interval}; expected more than 0 and at most ${MAX_HEARTBEAT_INTERVAL_MS} ms)`;
+  if (!Number.isFinite(interval) || interval <= 0 || interval < minMs || interval > MAX_HEARTBEAT_INTERVAL_MS) {
+    return `Hello with an unusable heartbeat_interval (${interval}; expected at least ${minMs} ms, more than 0, and at most ${MAX_HEARTBEAT_INTERVAL_MS} ms)`;
   }
   return interval;
 }
@@ -147,7 +181,10 @@ export function readReconnectDelay(d: unknown, maxMs: number): number | undefine
 
 /** Dispatch event names the SDK acts on. */
 export const GatewayDispatch = {
+  /** The session is ready: its id, resume URL and the bot's identity. */
   Ready: 'READY',
+  /** A resume succeeded and the missed dispatches were replayed. */
   Resumed: 'RESUMED',
+  /** An interaction (slash command, component, modal submit, autocomplete) to answer. */
   InteractionCreate: 'INTERACTION_CREATE',
 } as const;

@@ -4,11 +4,92 @@
  * and the tokens of recent interactions, each kept only for its 15-minute
  * lifetime and at most `capacity` of them.
  *
+ * Scrubbing stays `redact.ts`'s job; this book only tells it which secrets a
+ * value may hold, so that a dispatch is not checked against a thousand
+ * tokens. Each interaction token is indexed (when it is added, not per
+ * event) by one 4-character anchor from a run of letters and digits: no
+ * encoding `redact.ts` looks for (URL, JSON, HTML) changes those characters,
+ * so every form of the token contains its anchor. One pass over each string
+ * finds the anchors present; only their tokens (and the bot tokens) go to
+ * `redactValue` / `scrubText`.
+ *
  * @module
  */
 
 import { INTERACTION_LIFETIME_MS } from '../constants.js';
-import { scrubText } from '../redact.js';
+import { redactValue, scrubText } from '../redact.js';
+
+/** Anchor length: 4 ASCII letters or digits, packed 7 bits each into one exact number key. */
+const ANCHOR = 4;
+const MASK = (1 << (7 * ANCHOR)) - 1;
+const isAlnum = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+
+/** The keys of every run of {@link ANCHOR} letters or digits in `text`, in order. */
+function anchorKeys(text: string, found: (key: number) => void): void {
+  let key = 0;
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (!isAlnum(c)) {
+      run = 0;
+      continue;
+    }
+    key = ((key << 7) | c) & MASK;
+    if (++run >= ANCHOR) found(key);
+  }
+}
+
+/** Interaction tokens indexed by anchor; those without one are always candidates. */
+class AnchorIndex {
+  /** How many indexed tokens hold each anchor, so that a token picks its rarest (not a shared prefix). */
+  readonly #counts = new Map<number, number>();
+  readonly #byAnchor = new Map<number, Set<string>>();
+  readonly #anchorOf = new Map<string, number>();
+  readonly unanchored = new Set<string>();
+
+  add(token: string): void {
+    const keys = new Set<number>();
+    anchorKeys(token, (key) => keys.add(key));
+    if (keys.size === 0) return void this.unanchored.add(token);
+    let best = -1;
+    let bestCount = Infinity;
+    for (const key of keys) {
+      const count = (this.#counts.get(key) ?? 0) + 1;
+      this.#counts.set(key, count);
+      if (count < bestCount) [best, bestCount] = [key, count];
+    }
+    this.#anchorOf.set(token, best);
+    const bucket = this.#byAnchor.get(best);
+    if (bucket) bucket.add(token);
+    else this.#byAnchor.set(best, new Set([token]));
+  }
+
+  delete(token: string): void {
+    if (this.unanchored.delete(token)) return;
+    const anchor = this.#anchorOf.get(token);
+    if (anchor === undefined) return;
+    this.#anchorOf.delete(token);
+    const bucket = this.#byAnchor.get(anchor);
+    bucket?.delete(token);
+    if (bucket?.size === 0) this.#byAnchor.delete(anchor);
+    const keys = new Set<number>();
+    anchorKeys(token, (key) => keys.add(key));
+    for (const key of keys) {
+      const count = (this.#counts.get(key) ?? 1) - 1;
+      if (count <= 0) this.#counts.delete(key);
+      else this.#counts.set(key, count);
+    }
+  }
+
+  /** Adds to `out` every token whose anchor occurs in `text`. */
+  candidates(text: string, out: Set<string>): void {
+    if (this.#byAnchor.size === 0 || text.length < ANCHOR) return;
+    anchorKeys(text, (key) => {
+      const bucket = this.#byAnchor.get(key);
+      if (bucket) for (const token of bucket) out.add(token);
+    });
+  }
+}
 
 /** Known secrets, bounded in number and time. */
 export class SecretBook {
@@ -17,6 +98,9 @@ export class SecretBook {
   /** Interaction token → when to forget it; insertion order is age order. */
   readonly #interactionTokens = new Map<string, number>();
   readonly #botTokens = new Set<string>();
+  readonly #index = new AnchorIndex();
+  /** The list of every secret, rebuilt only after a change. */
+  #list: { current: string | undefined; secrets: string[] } | undefined;
 
   constructor(now: () => number, capacity = 1000) {
     this.#now = now;
@@ -28,14 +112,19 @@ export class SecretBook {
     if (token === undefined || this.#botTokens.has(token)) return;
     this.#botTokens.add(token);
     if (this.#botTokens.size > 2) this.#botTokens.delete(this.#botTokens.values().next().value as string);
+    this.#list = undefined;
   }
 
   /** Records an interaction's token for its lifetime. */
   remember(token: string): void {
     this.#prune();
-    this.#interactionTokens.delete(token);
-    this.#interactionTokens.set(token, this.#now() + INTERACTION_LIFETIME_MS);
-    while (this.#interactionTokens.size > this.#capacity) this.#interactionTokens.delete(this.#interactionTokens.keys().next().value as string);
+    if (this.#interactionTokens.delete(token)) this.#interactionTokens.set(token, this.#now() + INTERACTION_LIFETIME_MS);
+    else {
+      this.#interactionTokens.set(token, this.#now() + INTERACTION_LIFETIME_MS);
+      this.#index.add(token);
+      this.#list = undefined;
+    }
+    while (this.#interactionTokens.size > this.#capacity) this.#forget(this.#interactionTokens.keys().next().value as string);
   }
 
   /** The interaction tokens still remembered, oldest first. */
@@ -44,20 +133,57 @@ export class SecretBook {
     return [...this.#interactionTokens.keys()];
   }
 
-  /** Every known secret, with `current` (the bot token the client holds now). */
-  list(current: string | undefined): string[] {
-    const secrets = [...this.#botTokens, ...this.interactionTokens()];
+  /** Every known secret, with `current` (the bot token the client holds now); the same array until something changes. */
+  list(current: string | undefined): readonly string[] {
+    this.#prune();
+    if (this.#list !== undefined && this.#list.current === current) return this.#list.secrets;
+    const secrets = [...this.#botTokens, ...this.#interactionTokens.keys()];
     if (current !== undefined && !this.#botTokens.has(current)) secrets.push(current);
+    this.#list = { current, secrets };
     return secrets;
+  }
+
+  /** The known secrets that `texts` may hold (in any form `redact.ts` looks for): the bot tokens, and the interaction tokens whose anchor occurs. */
+  secretsIn(texts: readonly string[], current: string | undefined): string[] {
+    this.#prune();
+    const found = new Set<string>(this.#botTokens);
+    if (current !== undefined) found.add(current);
+    for (const token of this.#index.unanchored) found.add(token);
+    for (const text of texts) this.#index.candidates(text, found);
+    return [...found];
+  }
+
+  /** `text` scrubbed of every known secret. */
+  scrubText(text: string, current: string | undefined): string {
+    return scrubText(text, this.secretsIn([text], current));
+  }
+
+  /** `redactValue(value, every known secret)`, checking each string only against the secrets it may hold. */
+  redact(value: unknown, current: string | undefined): unknown {
+    const texts: string[] = [];
+    collectStrings(value, texts, 0);
+    return redactValue(value, this.secretsIn(texts, current));
+  }
+
+  #forget(token: string): void {
+    this.#interactionTokens.delete(token);
+    this.#index.delete(token);
+    this.#list = undefined;
   }
 
   #prune(): void {
     const now = this.#now();
     for (const [token, forgetAt] of this.#interactionTokens) {
       if (forgetAt > now) break;
-      this.#interactionTokens.delete(token);
+      this.#forget(token);
     }
   }
+}
+
+/** The strings `redactValue` would scrub (it stops below depth 20, as this does). */
+function collectStrings(value: unknown, out: string[], depth: number): void {
+  if (typeof value === 'string') out.push(value);
+  else if (typeof value === 'object' && value !== null && depth <= 20) for (const item of Array.isArray(value) ? value : Object.values(value)) collectStrings(item, out, depth + 1);
 }
 
 /** The error, its message and stack scrubbed of known secrets (in place: the SDK made it). */

@@ -64,13 +64,17 @@ export function upgradeHeaders(extra: Readonly<Record<string, string>>): Record<
 /**
  * A READY's `resume_gateway_url`, checked like the configured URL (the token
  * travels in Resume); without a query of its own it takes the configured
- * URL's (e.g. `?v=10&encoding=json`). `undefined` when absent; throws when
- * unusable.
+ * URL's (e.g. `?v=10&encoding=json`). Any other host is accepted (Discord
+ * gives a different one), but not credentials in the URL nor a fragment.
+ * `undefined` when absent; throws when unusable.
  */
 export function acceptResumeUrl(value: unknown, configuredUrl: string, allowInsecure: boolean): string | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value !== 'string') throw new ValidationError('READY', [{ path: 'resume_gateway_url', message: 'must be a string' }]);
   const url = checkGatewayUrl(value, allowInsecure, 'READY', 'resume_gateway_url');
+  // Another host is Discord's design; credentials in the URL are not (and would travel in the upgrade's Authorization).
+  if (url.username !== '' || url.password !== '') throw new ValidationError('READY', [{ path: 'resume_gateway_url', message: 'must not carry credentials (user:password@)' }]);
+  if (url.hash !== '') throw new ValidationError('READY', [{ path: 'resume_gateway_url', message: 'must not carry a fragment' }]);
   if (url.search === '') url.search = new URL(configuredUrl).search;
   return url.href;
 }

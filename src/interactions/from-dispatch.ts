@@ -17,13 +17,13 @@ export type InteractionFromDispatch = { ok: true; interaction: Interaction } | {
 
 /** Validates an INTERACTION_CREATE payload and builds its typed interaction; never throws. */
 export function interactionFromDispatch(payload: unknown, respond: InteractionResponder, now: () => number): InteractionFromDispatch {
-  const result = interactionPayloadSchema.safeParse(payload);
-  if (!result.success) return { ok: false, error: new ValidationError('INTERACTION_CREATE', toIssues(result.error)) };
   try {
+    const result = interactionPayloadSchema.safeParse(payload);
+    if (!result.success) return { ok: false, error: new ValidationError('INTERACTION_CREATE', toIssues(result.error)) };
     return { ok: true, interaction: createInteraction(result.data as InteractionPayload, respond, now) };
   } catch (error) {
-    // The schema describes what the builder reads; this is the last line of defence, never a crash.
-    const message = error instanceof Error ? error.message : String(error);
+    // The last line of defence, never a crash: a builder bug, or a payload nested so deep that validating it overflows the stack.
+    const message = error instanceof RangeError ? `${error.message} (the payload is nested too deeply)` : error instanceof Error ? error.message : String(error);
     return { ok: false, error: new ValidationError('INTERACTION_CREATE', [{ path: '', message: `the interaction could not be built: ${message}` }]) };
   }
 }

@@ -24,7 +24,8 @@ async function setup(serverOptions: GatewayServerOptions = {}, gateway: GatewayO
   const client = new Client({
     baseUrl: 'http://127.0.0.1:9',
     auth: { botToken: SECRETS.botToken },
-    gateway: { url: server.url, reconnectBaseDelayMs: 5, reconnectMaxDelayMs: 20, ...gateway },
+    // Tests run heartbeats of tens of milliseconds, below the 1 s floor a real server is held to.
+    gateway: { url: server.url, reconnectBaseDelayMs: 5, reconnectMaxDelayMs: 20, minHeartbeatIntervalMs: 1, ...gateway },
   });
   cleanups.push(() => server.close(), () => client.close());
   return { server, client, gateway: client.gateway };

@@ -79,7 +79,7 @@ describe('heartbeats over a real socket (fake timers)', () => {
         if ((JSON.parse(data.toString()) as { op: number }).op === 2) peer.send(frames.ready(1));
       });
     });
-    const client = new Client({ baseUrl: 'http://127.0.0.1:9', auth: { botToken: SECRETS.botToken }, gateway: { url: ws.url, random: () => 0.5 } });
+    const client = new Client({ baseUrl: 'http://127.0.0.1:9', auth: { botToken: SECRETS.botToken }, gateway: { url: ws.url, random: () => 0.5, minHeartbeatIntervalMs: 100 } });
     try {
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
       const ready = client.gateway.connect();

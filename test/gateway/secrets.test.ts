@@ -78,4 +78,38 @@ describe('SecretBook', () => {
     book.remember('tok-eeee');
     expect(book.interactionTokens()).toEqual(['tok-eeee']);
   });
+
+  it('checks each string only against the tokens whose anchor it holds, and still scrubs every encoded form', () => {
+    const book = new SecretBook(() => 0, 1000);
+    const tokens = Array.from({ length: 1000 }, (_, i) => `itok.${i.toString(36).padStart(3, '0')}Qx/${(i * 7919).toString(36)}&z!`);
+    for (const token of tokens) book.remember(token);
+    const target = tokens[500]!;
+    const value = {
+      raw: `echo ${target}`,
+      url: `https://x.test/?t=${encodeURIComponent(target)}`,
+      json: JSON.stringify({ t: target }),
+      html: target.replace(/&/g, '&amp;'),
+      nested: [[{ deep: `<${target}>` }]],
+    };
+    // A handful of candidates, not a thousand: the bot token and the tokens sharing the target's anchor.
+    const candidates = book.secretsIn([value.raw], 'bot-token-Tt00');
+    expect(candidates).toContain(target);
+    expect(candidates).toContain('bot-token-Tt00');
+    expect(candidates.length).toBeLessThan(20);
+    const redacted = JSON.stringify(book.redact(value, 'bot-token-Tt00'));
+    expect(redacted).not.toContain(target);
+    expect(redacted).not.toContain(encodeURIComponent(target));
+    expect(redacted).not.toContain(JSON.stringify(target).slice(1, -1));
+    expect(redacted).not.toContain(target.replace(/&/g, '&amp;'));
+    expect(redacted).toContain('https://x.test/?t=[redacted]');
+    // A token without four letters or digits in a row has no anchor: it is always a candidate.
+    book.remember('a-b-c-d-e');
+    expect(book.secretsIn(['nothing here'], undefined)).toContain('a-b-c-d-e');
+    expect(book.scrubText('said a-b-c-d-e', undefined)).toBe('said [redacted]');
+    // Forgotten tokens leave the index.
+    const small = new SecretBook(() => 0, 1);
+    small.remember('first-Aa11-token');
+    small.remember('second-Bb22-token');
+    expect(small.secretsIn(['first-Aa11-token'], undefined)).not.toContain('first-Aa11-token');
+  });
 });

@@ -1,0 +1,62 @@
+/**
+ * One Gateway socket: how it is opened, and the rule that nothing thrown in
+ * its handlers escapes (an exception there would crash the process). Loaded
+ * with the connection (it imports `ws`).
+ *
+ * @module
+ */
+
+import WebSocket from 'ws';
+import { GatewayError } from '../errors.js';
+
+/** The largest frame accepted (16 MiB). */
+const MAX_PAYLOAD_BYTES = 16 * 1024 * 1024;
+
+/** What a socket reports; each handler runs only while `current()` says the socket is still in use, and inside {@link guarded}. */
+export interface SocketHandlers {
+  /** Whether the socket is still the connection's current one. */
+  current(): boolean;
+  /** Reports what a handler threw. */
+  report(error: Error): void;
+  /** A socket error (a close follows). */
+  error(error: Error): void;
+  /** The handshake completed. */
+  open(ws: WebSocket): void;
+  /** A frame arrived. */
+  message(ws: WebSocket, data: WebSocket.RawData, isBinary: boolean): void;
+  /** The socket closed. */
+  close(code: number, reason: string): void;
+}
+
+/** Opens a socket without compression; throws on an invalid URL. */
+export function openSocket(url: string, openTimeoutMs: number, headers: Record<string, string>, on: SocketHandlers): WebSocket {
+  const ws = new WebSocket(url, { handshakeTimeout: openTimeoutMs, perMessageDeflate: false, maxPayload: MAX_PAYLOAD_BYTES, headers });
+  // An 'error' listener stays on every socket for its whole life: ws is a Node EventEmitter, and an
+  // unhandled 'error' would crash the process.
+  ws.on('error', (error: Error) => {
+    if (on.current()) guarded(() => on.error(error), on.report);
+  });
+  ws.on('open', () => {
+    if (on.current()) guarded(() => on.open(ws), on.report);
+  });
+  ws.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
+    if (on.current()) guarded(() => on.message(ws, data, isBinary), on.report);
+  });
+  ws.on('close', (code: number, reason: Buffer) => {
+    if (on.current()) guarded(() => on.close(code, reason.toString()), on.report);
+  });
+  return ws;
+}
+
+/** Runs a socket handler; nothing may escape it. */
+export function guarded(run: () => void, report: (error: Error) => void): void {
+  try {
+    run();
+  } catch (error) {
+    try {
+      report(error instanceof Error ? error : new GatewayError(`the Gateway connection failed on ${String(error)}`));
+    } catch {
+      // Nothing more to report it to.
+    }
+  }
+}
