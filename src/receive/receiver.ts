@@ -179,12 +179,25 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
     let delivery: WebhookDelivery;
     try {
       delivery = verifyWebhookDelivery({ rawBody, headers, secret: this.#secrets, toleranceSeconds: this.#tolerance, now: this.#now, scheme: this.#scheme });
-      // The signature, hashed (it never reaches the store in clear): the same signed request twice is a replay.
+      // The delivery id first, then the signature (hashed: it never reaches the store in clear). A claim
+      // that fails (503) leaves nothing behind, so the sender's retry, even byte for byte the same, is handled.
+      const fresh = await this.#store.claim(`delivery:${delivery.id}`, this.#dedupeTtlMs);
       const signature = headerLookup('receiver', headers)(this.#scheme.signatureHeader);
       const key = `sig:${createHash('sha256').update(String(signature)).digest('hex')}`;
       const signatureTtl = Math.max(this.#tolerance * 2000, 1000);
-      if (!(await this.#store.claim(key, signatureTtl))) throw new WebhookVerificationError('replayed', 'this exact signed request was already received');
-      if (!(await this.#store.claim(`delivery:${delivery.id}`, this.#dedupeTtlMs))) {
+      let signatureFresh: boolean;
+      try {
+        signatureFresh = await this.#store.claim(key, signatureTtl);
+      } catch (error) {
+        // The id is signed (it must match the body's), so a fresh id is a new delivery: handle it
+        // rather than answer 503 with its id claimed, which would turn the retry into a "duplicate".
+        if (!fresh) throw error;
+        this.#emitError(error, delivery);
+        signatureFresh = true;
+      }
+      // The same signed request twice is a replay (401); a retry of a handled delivery (same id, new signature) is a duplicate.
+      if (!signatureFresh) throw new WebhookVerificationError('replayed', 'this exact signed request was already received');
+      if (!fresh) {
         this.#emit('duplicate', delivery);
         return { status: 200, body: { ok: true, duplicate: true }, dispatch: () => Promise.resolve() };
       }

@@ -14,3 +14,5 @@ export { createRedisIdentifyThrottle, RedisIdentifyThrottle, type RedisIdentifyT
 export { createRedisGatewaySessionStore, RedisGatewaySessionStore, type RedisGatewaySessionStoreOptions } from './gateway-session-store.js';
 export type { IdentifyThrottle, IdentifyRequest } from '../gateway/identify-throttle.js';
 export type { GatewaySessionStore, GatewaySessionRecord } from '../gateway/session-store.js';
+export { createRedisReplayStore, RedisReplayStore, type RedisReplayStoreOptions } from './replay-store.js';
+export type { ReplayStore } from '../receive/replay-store.js';

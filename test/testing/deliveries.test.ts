@@ -3,10 +3,10 @@
  * sockets, to receivers built with createWebhookReceiver: signed with the
  * SDK's signer, retried with the same delivery id, refused off loopback.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client, createInteractionRouter, createWebhookReceiver, type WebhookVerificationError } from '../../src/index.js';
+import { Client, createInteractionRouter, createWebhookReceiver, MemoryReplayStore, type WebhookVerificationError } from '../../src/index.js';
+import { startRawLoopbackServer } from '../helpers/index.js';
 import { createEmulator, type Emulator, type EmulatorOptions, type WebhookDeliveryRecord } from '../../src/testing/index.js';
 
 const FAST = { deliveries: { retryBaseDelayMs: 20, retryMaxDelayMs: 50, timeoutMs: 2000 } } satisfies EmulatorOptions;
@@ -23,18 +23,11 @@ async function start(options: EmulatorOptions = FAST): Promise<{ emulator: Emula
   return { emulator, admin };
 }
 
-/** A real node:http server on 127.0.0.1; `listener` sees every request. */
+/** A real node:http server on 127.0.0.1 (the shared helper); `listener` sees every request. */
 async function serve(listener: http.RequestListener): Promise<string> {
-  const server = http.createServer(listener);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanup.push(
-    () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(resolve);
-      }),
-  );
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  const server = await startRawLoopbackServer(listener);
+  cleanup.push(() => server.close());
+  return `${server.url}/hook`;
 }
 
 async function until<T>(read: () => T | undefined, timeoutMs = 10_000): Promise<T> {
@@ -98,6 +91,46 @@ describe('application-webhook deliveries', () => {
     expect(done).toMatchObject({ status: 'succeeded', attempts: 3, response_status: 200 });
     expect(seenIds).toEqual([queued['id'], queued['id'], queued['id']]);
     expect(handled).toBe(1);
+  });
+
+  it('signs each attempt of a delivery anew (a later timestamp), so a retry is never a byte-identical replay', async () => {
+    const { emulator, admin } = await start();
+    const appId = emulator.seed.applicationId;
+    const seen: { timestamp: number; signature: string }[] = [];
+    const url = await serve((request, response) => {
+      seen.push({ timestamp: Number(request.headers['x-signature-timestamp']), signature: String(request.headers['x-signature-256']) });
+      response.writeHead(503).end();
+    });
+    const hook = await admin.applicationWebhooks.create(appId, { url, events: ['TEST'] });
+    const queued = await admin.applicationWebhooks.sendTest(appId, hook.id);
+    expect(await finished(admin, appId, String(queued['id']))).toMatchObject({ status: 'failed', attempts: 3 });
+    expect(seen).toHaveLength(3);
+    expect(new Set(seen.map((attempt) => attempt.signature)).size).toBe(3);
+    expect(seen[1]!.timestamp).toBeGreaterThan(seen[0]!.timestamp);
+    expect(seen[2]!.timestamp).toBeGreaterThan(seen[1]!.timestamp);
+    expect(seen[2]!.timestamp - Math.floor(Date.now() / 1000)).toBeLessThanOrEqual(3);
+  });
+
+  it('a receiver whose replay store fails once answers 503; the emulator retries and the receiver handles the delivery once', async () => {
+    const { emulator, admin } = await start();
+    const appId = emulator.seed.applicationId;
+    const inner = new MemoryReplayStore();
+    let failed = false;
+    const replayStore = {
+      claim: (key: string, ttlMs: number) => (!failed && (failed = true) ? Promise.reject(new Error('the replay store is down')) : Promise.resolve(inner.claim(key, ttlMs))),
+    };
+    let receiver: ReturnType<typeof createWebhookReceiver> | undefined;
+    const url = await serve((request, response) => receiver?.node(request, response));
+    const hook = await admin.applicationWebhooks.create(appId, { url, events: ['TEST'] });
+    receiver = createWebhookReceiver({ secret: String(hook['secret']), replayStore });
+    const handled: string[] = [];
+    receiver.on('delivery', (delivery) => void handled.push(delivery.id));
+    receiver.on('error', () => undefined);
+    const queued = await admin.applicationWebhooks.sendTest(appId, hook.id);
+    expect(await finished(admin, appId, String(queued['id']))).toMatchObject({ status: 'succeeded', attempts: 2, response_status: 200 });
+    await until(() => (handled.length > 0 ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(handled).toEqual([queued['id']]);
   });
 
   it('gives up after three failed attempts, and counts a refused connection as a failure', async () => {

@@ -61,7 +61,7 @@ export function sendDelivery(state: EmulatorState, app: Application, hook: Appli
   };
   app.deliveries.unshift(record);
   const body = JSON.stringify({ id: record.id, type: event, created_at: record.created_at, data });
-  schedule(state, 0, () => void attempt(state, app, hook, record, body));
+  schedule(state, 0, () => void attempt(state, app, hook, record, body, undefined));
   state.notify({ kind: 'change' });
   return record;
 }
@@ -89,17 +89,23 @@ function finish(state: EmulatorState, record: WebhookDeliveryRecord, status: Web
   state.notify({ kind: 'change' });
 }
 
-async function attempt(state: EmulatorState, app: Application, hook: ApplicationWebhook, record: WebhookDeliveryRecord, body: string): Promise<void> {
+/**
+ * One attempt. `previousTimestamp` is the signing time of the attempt before: each attempt is signed
+ * at least a second later, so no two attempts of a delivery are byte-identical (a receiver refuses the
+ * same signed request twice as a replay, but answers a retry with a new signature as a duplicate).
+ */
+async function attempt(state: EmulatorState, app: Application, hook: ApplicationWebhook, record: WebhookDeliveryRecord, body: string, previousTimestamp: number | undefined): Promise<void> {
   if (app.webhooks.get(hook.id) !== hook) return finish(state, record, 'failed', 'the webhook was deleted');
   const refused = refusal(state, hook.url);
   if (refused !== undefined) return finish(state, record, 'failed', refused);
   const timing = state.options.deliveries ?? {};
   const timeoutMs = timing.timeoutMs ?? 5000;
   // Signed now, with the secret in force now: after regenerate-secret, only the new one verifies.
+  const timestamp = Math.max(Math.floor(state.now() / 1000), (previousTimestamp ?? -Infinity) + 1);
   const headers = {
     'content-type': 'application/json',
     'user-agent': 'community-chat-emulator',
-    ...signWebhookDelivery({ body, secret: hook.secret, deliveryId: record.id, eventType: record.event, now: () => state.now() }),
+    ...signWebhookDelivery({ body, secret: hook.secret, deliveryId: record.id, eventType: record.event, timestamp }),
   };
   const tracked = track(state);
   const timer = setTimeout(() => tracked.abort(), timeoutMs);
@@ -123,5 +129,5 @@ async function attempt(state: EmulatorState, app: Application, hook: Application
   if (record.attempts >= DELIVERY_ATTEMPTS) return finish(state, record, 'failed', error);
   finish(state, record, 'retrying', error);
   const delay = backoffDelay({ baseDelayMs: timing.retryBaseDelayMs ?? 1000, maxDelayMs: timing.retryMaxDelayMs ?? 10_000 }, record.attempts);
-  schedule(state, delay, () => void attempt(state, app, hook, record, body));
+  schedule(state, delay, () => void attempt(state, app, hook, record, body, timestamp));
 }

@@ -1,0 +1,57 @@
+/**
+ * The webhook receiver's replay store shared through Redis: one atomic
+ * `SET key 1 NX PX ttl` per claim, so receivers in several processes (behind
+ * a load balancer) handle each delivery once and refuse each replay.
+ *
+ * @module
+ */
+
+import type { ReplayStore } from '../receive/replay-store.js';
+import { withinTime, type RedisClientLike } from './connection.js';
+
+/** Options of {@link createRedisReplayStore}. */
+export interface RedisReplayStoreOptions {
+  /** A connected node-redis v6 client, or anything with `isReady` and `sendCommand`. */
+  client: RedisClientLike;
+  /** Prefix of every key: `<prefix>delivery:<id>` and `<prefix>sig:<sha-256 of the signature>`. @default 'ccsdk:replay:' */
+  prefix?: string | undefined;
+  /** How long a Redis command may take. @default 2000 */
+  commandTimeoutMs?: number | undefined;
+}
+
+/** The Redis replay store. Create it with {@link createRedisReplayStore}. */
+export class RedisReplayStore implements ReplayStore {
+  readonly #client: RedisClientLike;
+  readonly #prefix: string;
+  readonly #timeoutMs: number;
+
+  constructor(options: RedisReplayStoreOptions) {
+    this.#client = options.client;
+    this.#prefix = options.prefix ?? 'ccsdk:replay:';
+    this.#timeoutMs = options.commandTimeoutMs ?? 2000;
+  }
+
+  /**
+   * Claims `key` for `ttlMs` (`SET NX PX`, atomic across processes): `true` if
+   * it was free. Rejects with a `RateLimitStoreError` when the client is not
+   * connected or Redis does not answer in time; the receiver answers 503.
+   */
+  async claim(key: string, ttlMs: number): Promise<boolean> {
+    const ttl = String(Math.max(1, Math.ceil(ttlMs)));
+    const reply = await withinTime(this.#client, this.#timeoutMs, () => this.#client.sendCommand(['SET', `${this.#prefix}${key}`, '1', 'NX', 'PX', ttl]));
+    return reply === 'OK';
+  }
+}
+
+/**
+ * Creates a replay store shared through Redis: pass it as the receiver's
+ * `replayStore` in every process that receives the same webhook.
+ *
+ * @example
+ * ```ts
+ * const receiver = createWebhookReceiver({ secret, replayStore: createRedisReplayStore({ client: redis }) });
+ * ```
+ */
+export function createRedisReplayStore(options: RedisReplayStoreOptions): RedisReplayStore {
+  return new RedisReplayStore(options);
+}
