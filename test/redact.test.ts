@@ -114,6 +114,29 @@ describe('secrets the server echoes back, over a real loopback server', () => {
     await client.close();
   });
 
+  it('auth.refresh: an error echoing the refresh cookie (in the body and a header) keeps no cookie value', async () => {
+    const cookie = 'refresh-cookie-Qv73-secret.value';
+    server.setHandler((request, response) => {
+      if (request.url?.endsWith('/auth/login')) {
+        response.writeHead(200, { 'content-type': 'application/json', 'set-cookie': `refresh_token=${cookie}; Path=/api/v1/auth; HttpOnly` });
+        return response.end(JSON.stringify({ access_token: 'access-token-Lp40-value', token_type: 'Bearer', expires_in: 900 }));
+      }
+      const echoed = String(request.headers.cookie);
+      response.writeHead(400, { 'content-type': 'application/json', 'x-request-id': `req-9 ${echoed}` });
+      response.end(JSON.stringify({ message: `bad refresh for ${echoed}`, detail: [{ loc: ['cookie', 'refresh_token'], input: cookie }], raw: encodeURIComponent(echoed) }));
+    });
+    const client = new Client({ baseUrl: server.url });
+    await client.auth.login({ email: 'a@example.com', password: 'password-Zx12' });
+    const error = await client.auth.refresh().catch((e: unknown) => e);
+    expect(isApiError(error)).toBe(true);
+    const text = views(error);
+    expect(text).not.toContain(cookie);
+    expect(text).not.toContain(encodeURIComponent(cookie));
+    expect(text).not.toContain('access-token-Lp40-value');
+    expect(text).toContain('[redacted]');
+    await client.close();
+  });
+
   it('drops Location and WWW-Authenticate, and scrubs the credential from any header it keeps', async () => {
     server.setHandler((request, response) => {
       response.writeHead(401, {

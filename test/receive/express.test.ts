@@ -1,6 +1,7 @@
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWebhookReceiver, isValidationError, type WebhookErrorEvent, type WebhookReceiver } from '../../src/index.js';
+import { startRawLoopbackServer } from '../helpers/index.js';
 import { NOW_MS, NOW_S, post, settle, signedDelivery, waitFor, WEBHOOK_SECRET } from './helpers.js';
 
 let closeServer: (() => Promise<void>) | undefined;
@@ -9,20 +10,11 @@ afterEach(async () => {
   closeServer = undefined;
 });
 
+/** Serves the Express app on the shared loopback server helper. */
 async function listen(app: express.Express): Promise<string> {
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  closeServer = () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-  return `http://127.0.0.1:${address.port}/webhooks`;
+  const server = await startRawLoopbackServer(app);
+  closeServer = () => server.close();
+  return `${server.url}/webhooks`;
 }
 
 function receiverWithLog(): { receiver: WebhookReceiver; ids: string[]; errors: WebhookErrorEvent[] } {

@@ -98,6 +98,8 @@ describeWithRedis('rate limits and the session shared across processes through R
     expect(counts.redis?.maxInWindow).toBeLessThanOrEqual(30);
     expect(counts.redis?.routeTooMany).toBeLessThanOrEqual(1);
     expect(counts.memory?.violations).toBeGreaterThan(10);
+    // Each in-memory process believes it owns the whole route bucket, so together they overrun it: more than the one discovery 429.
+    expect(counts.memory?.routeTooMany).toBeGreaterThan(1);
   }, 150_000);
 
   it('a process killed mid-burst (SIGKILL) holds its places no longer than the reservation expiry', async () => {

@@ -86,6 +86,56 @@ describeWithRedis('Gateway sharding across processes through Redis', () => {
     }
   }, 90_000);
 
+  it('communities on every shard 0-3: each interaction handled exactly once, by the process running the shard that owns it', async () => {
+    // The emulator seeds one community and has no API to add another, so each
+    // shard gets its own emulator whose seeded community it owns, served by its
+    // own pair of processes (A: shards 0,1; B: shards 2,3) through one Redis.
+    const shards = [0, 1, 2, 3];
+    const owned = await Promise.all(shards.map((shard) => startShardedEmulator({ gateway: { shards: 4, maxConcurrency: 2 }, guildOnShard: shard })));
+    const owner = (shard: number) => (shard < 2 ? 'A' : 'B');
+    const local: RunningScript[] = [];
+    try {
+      const startAt = String(Date.now() + 3000);
+      const pairs = await Promise.all(
+        owned.map((own, i) => {
+          const env = (proc: string, list: string) => ({ PROC: proc, SHARDS: list, REDIS_URL: redis.url, PREFIX: `every-${startAt}-${i}:`, BASE_URL: own.url, BOT_TOKEN: own.seed.botToken, START_AT: startAt });
+          return Promise.all([startScript(BOT, { env: env('A', '0,1') }), startScript(BOT, { env: env('B', '2,3') })]);
+        }),
+      );
+      local.push(...pairs.flat());
+      scripts.push(...local);
+      await Promise.all(local.map((script) => script.waitForOutput(/^ready /m, 90_000)));
+
+      const covered: number[] = [];
+      let total = 0;
+      for (const [i, own] of owned.entries()) {
+        const shard = shardOfGuild(own.seed.guildId, 4);
+        expect(shard).toBe(shards[i]);
+        covered.push(shard);
+        // Three in the community, one in DMs (shard 0).
+        const invoked = [own.invokeCommand({ name: 'ping' }), own.invokeCommand({ name: 'ping' }), own.invokeCommand({ name: 'ping', guildId: null }), own.invokeCommand({ name: 'ping' })];
+        const expectedShard = (k: number) => (k === 2 ? 0 : shard);
+        const answers = await Promise.all(invoked.map((interaction) => interaction.response));
+        answers.forEach((answer, k) => expect(answer.data['content']).toBe(`pong from ${owner(expectedShard(k))} shard ${expectedShard(k)}`));
+        expect(invoked.map((interaction) => interaction.delivered)).toEqual(invoked.map(() => 1));
+        const pair = pairs[i] as RunningScript[];
+        // Give a duplicate delivery (if there were one) time to show in the other process's output.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const handled = pair.flatMap((script) => facts<{ proc: string; id: string; shardId: number }>(script, 'interaction'));
+        expect(handled).toHaveLength(invoked.length);
+        expect(new Map(handled.map((fact) => [fact.id, `${fact.proc}/${fact.shardId}`]))).toEqual(new Map(invoked.map((interaction, k) => [interaction.id, `${owner(expectedShard(k))}/${expectedShard(k)}`])));
+        expect(own.gatewayStats.counts.tooEarlyIdentifies).toBe(0);
+        total += handled.length;
+      }
+      console.log(`[cross-process sharding] communities on shards ${JSON.stringify(covered)} (one emulator each, 2 processes each): ${total} interactions, each handled once by its shard's process`);
+      expect(covered).toEqual([0, 1, 2, 3]);
+    } finally {
+      for (const script of local) script.kill('SIGKILL');
+      await Promise.all(local.map((script) => script.exited));
+      await Promise.all(owned.map((own) => own.close()));
+    }
+  }, 180_000);
+
   it('4 shards in 2 processes: each interaction handled exactly once on its shard; Identify paced (no Invalid Session); a restarted process resumes', async () => {
     const prefix = `shards-${Date.now()}:`;
     const env = (proc: string, shards: string) => ({ PROC: proc, SHARDS: shards, REDIS_URL: redis.url, PREFIX: prefix, BASE_URL: emulator.url, BOT_TOKEN: emulator.seed.botToken });

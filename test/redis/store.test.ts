@@ -121,4 +121,46 @@ describeWithRedis('the Redis rate-limit store', () => {
     await Promise.all([failing.close(), falling.close()]);
     await lost.destroy();
   });
+
+  it('a stalled Redis (connection open, no answers) makes calls reject with RateLimitStoreError within about commandTimeoutMs, sending nothing: never a hang', async () => {
+    const stalled = await startRedisServer();
+    const held = await connect(stalled.url);
+    const commandTimeoutMs = 600;
+    const client = new Client({ baseUrl: server.url, auth: { botToken: 't' }, rateLimitStore: createRedisRateLimitStore({ client: held, prefix: 'stalled:', commandTimeoutMs }) });
+    let stopped = false;
+    try {
+      await client.channels.get('1');
+      process.kill(stalled.pid, 'SIGSTOP');
+      stopped = true;
+      const before = server.requests.length;
+      const started = Date.now();
+      // Three concurrent calls, then one more: each gives up on its own timer.
+      const outcomes = await Promise.all(
+        ['1', '2', '3'].map(async (id) => {
+          const error = await client.channels.get(id).then(
+            () => undefined,
+            (caught: unknown) => caught,
+          );
+          return { error, elapsed: Date.now() - started };
+        }),
+      );
+      const again = Date.now();
+      const second = await client.channels.get('4').catch((caught: unknown) => caught);
+      const secondElapsed = Date.now() - again;
+      console.log(`[stalled Redis] commandTimeoutMs ${commandTimeoutMs}: rejected after ${outcomes.map((outcome) => outcome.elapsed).join(', ')} ms, then ${secondElapsed} ms`);
+      for (const { error, elapsed } of [...outcomes, { error: second, elapsed: secondElapsed }]) {
+        expect(isRateLimitStoreError(error)).toBe(true);
+        expect(String((error as Error).message)).toContain(`${commandTimeoutMs} ms`);
+        // It waited for Redis (timers may fire a little early on a loaded machine), and gave up long before any HTTP timeout.
+        expect(elapsed).toBeGreaterThanOrEqual(commandTimeoutMs - 50);
+        expect(elapsed).toBeLessThan(commandTimeoutMs + 5000);
+      }
+      expect(server.requests.length).toBe(before);
+    } finally {
+      if (stopped) process.kill(stalled.pid, 'SIGCONT');
+      await client.close();
+      await held.destroy();
+      await stalled.stop();
+    }
+  }, 30_000);
 });

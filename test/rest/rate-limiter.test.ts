@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Client, type Transport, type TransportRequest } from '../../src/index.js';
+import { Client, InteractionCallbackType, type Transport, type TransportRequest } from '../../src/index.js';
+import { SECRETS, startLoopbackServer } from '../helpers/index.js';
 import { RateLimiter } from '../../src/rest/rate-limiter.js';
 import { loadSchemas } from '../../src/schemas/validate.js';
 
@@ -239,5 +240,32 @@ describe('a server that keeps every bucket alive', () => {
       limiter.learn(route, `c${i}`, { limit: 1, remaining: 0, resetAfterMs: 1e12, bucket: undefined });
     }
     expect(limiter.size.buckets).toBeLessThanOrEqual(10_000 + 256);
+  });
+});
+
+describe('the interaction-callback lane through a client (real loopback server)', () => {
+  it('1,000 callbacks for distinct interactions, each answered with rate-limit headers, leave one bucket, not one per interaction', async () => {
+    const server = await startLoopbackServer((_request, response) => {
+      response.writeHead(204, { 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '4', 'x-ratelimit-reset-after': '60', 'x-ratelimit-bucket': 'interaction-callback' });
+      response.end();
+    });
+    const store = new RateLimiter();
+    const client = new Client({ baseUrl: server.url, auth: { botToken: SECRETS.botToken }, rateLimitStore: store });
+    try {
+      for (let i = 0; i < 1000; i += 50) {
+        await Promise.all(
+          Array.from({ length: 50 }, (_, j) =>
+            client.interactions.respond(`${1_000_000 + i + j}`, { interaction_type: InteractionCallbackType.ChannelMessageWithSource, data: { content: 'ok' } }),
+          ),
+        );
+      }
+      expect(server.requests).toHaveLength(1000);
+      // Every learned window lies 60 s ahead, so a bucket per interaction would all still be held.
+      expect(store.size.buckets).toBeLessThanOrEqual(2);
+      expect(store.size.routeHashes).toBe(1);
+    } finally {
+      await client.close();
+      await server.close();
+    }
   });
 });

@@ -516,6 +516,33 @@ describe('hostile rate-limit values are clamped, so the client recovers', () => 
     await expect(c.channels.get('a')).resolves.toEqual({ ok: 2 });
     await c.close();
   });
+  it('a Retry-After header of 10^20 seconds on a route 429 pauses the route for at most maxRateLimitPauseMs; one that is not delay-seconds (1e308) is a missing one', async () => {
+    let offset = 0;
+    let answered = 0;
+    server.setHandler((_request, response) => {
+      answered++;
+      if (answered === 1) return json(response, 429, { message: 'slow down' }, { 'retry-after': '100000000000000000000' });
+      json(response, 200, { ok: answered });
+    });
+    const c = client({ now: () => Date.now() + offset, retries: 0, maxRateLimitPauseMs: 120_000, maxRateLimitWaitMs: 5_000 });
+    expect(await c.channels.get('a').catch((e: unknown) => e)).toBeInstanceOf(RateLimitError);
+    expect(await c.channels.get('a').catch((e: unknown) => e)).toBeInstanceOf(RateLimitError);
+    expect(answered).toBe(1);
+    offset += 121_000;
+    await expect(c.channels.get('a')).resolves.toEqual({ ok: 2 });
+    await c.close();
+
+    // Not delay-seconds nor a date: treated as absent, so the SDK's own backoff (1 s first) applies and the call goes through.
+    answered = 0;
+    server.setHandler((_request, response) => {
+      answered++;
+      if (answered === 1) return json(response, 429, { message: 'slow down' }, { 'retry-after': '1e308' });
+      json(response, 200, { ok: answered });
+    });
+    const d = client({ maxRateLimitWaitMs: 5_000 });
+    await expect(d.channels.get('b')).resolves.toEqual({ ok: 2 });
+    await d.close();
+  });
 });
 
 describe('input that cannot be sent is refused before any I/O', () => {
