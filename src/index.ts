@@ -7,8 +7,8 @@
 export { Client, type ClientAuth, type ClientOptions, type ClientSummary } from './client.js';
 export { WebhookClient, type WebhookClientOptions } from './webhook-client.js';
 export * from './errors.js';
-export { InteractionType, InteractionCallbackType, INTERACTION_LIFETIME_MS, ACCESS_TOKEN_LIFETIME_MS, SNOWFLAKE_EPOCH_MS, snowflakeTimestamp } from './constants.js';
-export { routes, operationIds, API_PREFIX, type CredentialKind, type HttpMethod, type OperationId, type RouteDefinition } from './routes.js';
+export { InteractionType, InteractionCallbackType, ApplicationCommandOptionType, ComponentType, INTERACTION_LIFETIME_MS, ACCESS_TOKEN_LIFETIME_MS, SNOWFLAKE_EPOCH_MS, snowflakeTimestamp } from './constants.js';
+export { routes, operationIds, API_PREFIX, type CredentialKind, type HttpMethod, type OperationId, type RouteDefinition, type Routes } from './routes.js';
 export { parseRetryAfter } from './rest/retry-after.js';
 export type { CallOptions, CustomRoute, QueryValue, RequestInput, RouteOverrides, RateLimitInfo, RejectOnRateLimit, PipelineOptions, RetryOptions } from './rest/options.js';
 export type { WebhookWindowOptions } from './rest/rate-limiter.js';
@@ -56,12 +56,14 @@ export {
   type ReplyMessage,
   type AutocompleteChoice,
   type ModalForm,
+  type AwaitComponentOptions,
+  type AwaitModalSubmitOptions,
 } from './interactions/interaction.js';
 export { defineCommand, type CommandOptionValues, type CommandOptionTypeMap, type CommandOptionValue, type TypedCommandDefinition } from './interactions/options.js';
 export { isCommandInteraction, isAutocompleteInteraction, isComponentInteraction, isModalSubmitInteraction, isPingInteraction, isUnknownInteraction } from './interactions/guards.js';
 export { RateLimiter as MemoryRateLimitStore } from './rest/rate-limiter.js';
 export type { RateLimitStore, RateLimitSettings, RateLimitHeaders, GlobalRateLimitOptions, Lane, WaitGuard } from './rest/rate-limit-store.js';
-export { InteractionRouter, createInteractionRouter, type InteractionRouterEvents } from './interactions/router.js';
+export { InteractionRouter, createInteractionRouter, type InteractionRouterEvents, type InteractionRouterOptions } from './interactions/router.js';
 export { verifyWebhookDelivery, type VerifyWebhookOptions } from './receive/verify.js';
 export { signWebhookDelivery, type SignWebhookOptions } from './receive/sign.js';
 export { createWebhookReceiver, WebhookReceiver, type WebhookReceiverOptions, type WebhookReceiverEvents, type WebhookErrorEvent, type InteractionCallbackClient } from './receive/receiver.js';

@@ -59,12 +59,8 @@ const USER = ['user'] as const;
 const NONE = ['none'] as const;
 const WEBHOOK = ['webhook'] as const;
 
-/**
- * Every operation of the Community Chat Service REST contract (58 in all).
- *
- * Keys are stable operation ids of the form `group.operation`.
- */
-export const routes = {
+/** The table's rows with their literal types; exported as {@link routes}, typed {@link Routes}. */
+const routeTable = {
   // Activities
   'activities.get': { method: 'GET', path: '/activities/{activity_id}', auth: USER_OR_BOT, majorParameter: 'activity_id' },
   'activities.delete': { method: 'DELETE', path: '/activities/{activity_id}', auth: USER_OR_BOT, success: 204, majorParameter: 'activity_id' },
@@ -146,8 +142,26 @@ export const routes = {
   'webhooks.deleteWithToken': { method: 'DELETE', path: '/webhooks/{webhook_id}/{webhook_token}', auth: WEBHOOK, majorParameter: 'webhook_id', secretParameters: ['webhook_token'] },
 } as const satisfies Record<string, RouteDefinition>;
 
+/**
+ * The type of {@link routes}: for each {@link OperationId}, its row, a
+ * {@link RouteDefinition} whose fields keep their literal types. For example
+ * `Routes['channels.get']['path']` is `'/channels/{channel_id}'` and
+ * `Routes['webhooks.execute']['auth']` is `readonly ['webhook']`, so types can
+ * be derived from a route's path template or its credentials.
+ */
+export type Routes = typeof routeTable;
+
+/**
+ * Every operation of the Community Chat Service REST contract (58 in all).
+ *
+ * Keys are stable operation ids of the form `group.operation`; each value is
+ * that operation's {@link RouteDefinition} (see {@link Routes} for its literal
+ * type).
+ */
+export const routes: Routes = routeTable;
+
 /** The id of one contract operation, e.g. `'channels.get'`. */
-export type OperationId = keyof typeof routes;
+export type OperationId = keyof Routes;
 
 /** All operation ids, in table order. */
 export const operationIds = Object.keys(routes) as OperationId[];

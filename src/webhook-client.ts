@@ -110,7 +110,12 @@ export class WebhookClient {
   }
 
   /** A summary without the token. */
-  toJSON(): { id: string; origin: string } {
+  toJSON(): {
+    /** The webhook's id. */
+    id: string;
+    /** Scheme, host and port of the webhook URL, e.g. `https://chat.example.com`. */
+    origin: string;
+  } {
     return { id: this.id, origin: this.#origin };
   }
 

@@ -106,7 +106,10 @@ export class CookieJar {
   }
 
   /** Redacted view for `JSON.stringify`. */
-  toJSON(): { cookies: string[] } {
+  toJSON(): {
+    /** One `name=[redacted]` entry per cookie held: names only, never values. */
+    cookies: string[];
+  } {
     return { cookies: [...this.#cookies.values()].map((cookie) => `${cookie.name}=${REDACTED}`) };
   }
 

@@ -23,7 +23,7 @@ export function hasKind(value: unknown, kind: string): boolean {
 
 /** Options shared by every SDK error. */
 export interface CommunityChatErrorOptions {
-  /** The underlying error, if any. */
+  /** The underlying error, if any. @default undefined */
   cause?: unknown;
 }
 

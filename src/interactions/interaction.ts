@@ -98,7 +98,14 @@ export class AutocompleteInteraction extends BaseInteraction {
   /** Option values typed so far. */
   readonly options: Record<string, CommandOptionValue>;
   /** The option the user is typing in. */
-  readonly focused: { name: string; value: CommandOptionValue } | undefined;
+  readonly focused:
+    | {
+        /** The option's name. */
+        name: string;
+        /** What the user has typed so far. */
+        value: CommandOptionValue;
+      }
+    | undefined;
 
   constructor(payload: InteractionPayload, respond: InteractionResponder, now?: () => number) {
     super(payload, respond, now);

@@ -36,18 +36,26 @@ type OptionList<D> = D extends { readonly options?: infer O } ? (O extends reado
 type ValueOf<O> = O extends { readonly type: infer T } ? (T extends keyof CommandOptionTypeMap ? CommandOptionTypeMap[T] : CommandOptionValue) : CommandOptionValue;
 type NameOf<O> = O extends { readonly name: infer N extends string } ? Lowercase<N> : never;
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
+/** An option that must be given. */
+interface RequiredOption {
+  /** Always `true`. */
+  readonly required: true;
+}
 
 /** The `options` record a handler of command definition `D` receives: required options are present, others optional. */
 export type CommandOptionValues<D> = [OptionList<D>] extends [never]
   ? Record<string, never>
   : Simplify<
-      { [O in OptionList<D> as O extends { readonly required: true } ? NameOf<O> : never]: ValueOf<O> } & {
-        [O in OptionList<D> as O extends { readonly required: true } ? never : NameOf<O>]?: ValueOf<O>;
+      { [O in OptionList<D> as O extends RequiredOption ? NameOf<O> : never]: ValueOf<O> } & {
+        [O in OptionList<D> as O extends RequiredOption ? never : NameOf<O>]?: ValueOf<O>;
       }
     >;
 
 /** A command definition that remembers its literal type, so handlers get typed options. */
-export type TypedCommandDefinition<D extends CommandDefinition = CommandDefinition> = D & { readonly __options?: CommandOptionValues<D> };
+export type TypedCommandDefinition<D extends CommandDefinition = CommandDefinition> = D & {
+  /** Carries the option types to handlers; never set at run time. */
+  readonly __options?: CommandOptionValues<D>;
+};
 
 /**
  * Declares a slash command in TypeScript. Pass the result to

@@ -173,6 +173,8 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
  * const router = createInteractionRouter();
  * router.onCommand('ping', (interaction) => interaction.reply('pong'));
  * client.gateway.use(router);
+ *
+ * @param options Router options (see {@link InteractionRouterOptions}); none is required.
  */
 export function createInteractionRouter(options: InteractionRouterOptions = {}): InteractionRouter {
   return new InteractionRouter(options);

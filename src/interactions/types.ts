@@ -30,7 +30,11 @@ export interface InteractionPayload {
   /** Channel id. */
   channel_id?: string;
   /** The invoking member (in a community). */
-  member?: { user?: InteractionUser; [field: string]: unknown };
+  member?: {
+    /** The member's user. */
+    user?: InteractionUser;
+    [field: string]: unknown;
+  };
   /** The invoking user (in a DM). */
   user?: InteractionUser;
   /** Creation time, if the service sends it (ISO string or epoch milliseconds). */
@@ -51,7 +55,12 @@ export interface InteractionUser {
 export type AcknowledgementState = 'pending' | 'sending' | 'acknowledged';
 
 /** A message answer: text, or an object with `content` and any other message fields. */
-export type ReplyMessage = string | ({ content: string } & Record<string, unknown>);
+export type ReplyMessage =
+  | string
+  | ({
+      /** The message text. */
+      content: string;
+    } & Record<string, unknown>);
 
 /** An autocomplete choice. */
 export interface AutocompleteChoice {

@@ -8,6 +8,7 @@ import type { ApiObject } from '../schemas/responses.js';
 
 /** Login, refresh, logout, and the password-reset and e-mail-verification flows. */
 export class AuthManager {
+  /** @internal Built by the client. */
   constructor(
     private readonly rest: RestClient,
     private readonly refresher: SessionRefresher,

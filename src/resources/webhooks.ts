@@ -11,7 +11,14 @@ import type { ApiObject, GuildWebhook } from '../schemas/responses.js';
  * hold its token, from `auth.webhookTokens` or `client.webhookTokens.set()`),
  * or an id and token together.
  */
-export type WebhookTarget = string | { id: string; token: string };
+export type WebhookTarget =
+  | string
+  | {
+      /** The webhook's id. */
+      id: string;
+      /** The webhook's path token (a secret). */
+      token: string;
+    };
 
 function targetParams(operation: string, target: WebhookTarget): Record<string, string> {
   if (typeof target === 'string') return { webhook_id: target };

@@ -26,14 +26,23 @@ import type { HttpMethod } from '../routes.js';
  * - `gatewayReady`, `gatewayResume`, `gatewayClose`: a shard's session was ready, resumed, or its connection closed.
  */
 export const DIAGNOSTICS_CHANNELS = {
+  /** A logical call starts; carries a {@link RequestStartMessage}. */
   requestStart: 'community-chat-sdk:request:start',
+  /** The call is about to wait for a rate limit; carries a {@link RequestRateLimitWaitMessage}. */
   requestRateLimitWait: 'community-chat-sdk:request:rate-limit-wait',
+  /** An attempt ended; carries a {@link RequestAttemptMessage}. */
   requestAttempt: 'community-chat-sdk:request:attempt',
+  /** The call resolved; carries a {@link RequestEndMessage}. */
   requestEnd: 'community-chat-sdk:request:end',
+  /** The call rejected; carries a {@link RequestErrorMessage}. */
   requestError: 'community-chat-sdk:request:error',
+  /** `gateway.connect()` started, ended or failed, or a reconnect was scheduled; carries a {@link GatewayConnectMessage}. */
   gatewayConnect: 'community-chat-sdk:gateway:connect',
+  /** A shard's session is ready; carries a {@link GatewayReadyMessage}. */
   gatewayReady: 'community-chat-sdk:gateway:ready',
+  /** A shard's session resumed; carries a {@link GatewayResumeMessage}. */
   gatewayResume: 'community-chat-sdk:gateway:resume',
+  /** A shard's connection closed; carries a {@link GatewayCloseMessage}. */
   gatewayClose: 'community-chat-sdk:gateway:close',
 } as const;
 
@@ -110,12 +119,41 @@ export interface RequestErrorMessage extends RequestDiagnosticsBase {
   readonly errorType: string;
 }
 
-/** Published on `community-chat-sdk:gateway:connect`. */
+/**
+ * Published on `community-chat-sdk:gateway:connect`: one of four messages,
+ * told apart by `phase`.
+ */
 export type GatewayConnectMessage =
-  | { readonly phase: 'start' }
-  | { readonly phase: 'end'; readonly durationMs: number }
-  | { readonly phase: 'error'; readonly durationMs: number; readonly errorName: string }
-  | { readonly phase: 'reconnect'; readonly shardId: number; readonly attempt: number; readonly delayMs: number; readonly resume: boolean };
+  | {
+      /** `gateway.connect()` started. */
+      readonly phase: 'start';
+    }
+  | {
+      /** `gateway.connect()` resolved. */
+      readonly phase: 'end';
+      /** From the start of `connect()`, milliseconds. */
+      readonly durationMs: number;
+    }
+  | {
+      /** `gateway.connect()` rejected. */
+      readonly phase: 'error';
+      /** From the start of `connect()`, milliseconds. */
+      readonly durationMs: number;
+      /** The rejection's `name`, or its `typeof` when it is not an Error. */
+      readonly errorName: string;
+    }
+  | {
+      /** A shard's reconnect was scheduled. */
+      readonly phase: 'reconnect';
+      /** The shard (0 without sharding). */
+      readonly shardId: number;
+      /** Reconnect attempt since the last READY or RESUMED, starting at 1. */
+      readonly attempt: number;
+      /** How long until the reconnect, milliseconds. */
+      readonly delayMs: number;
+      /** Whether the reconnect will try to resume the session (else it identifies anew). */
+      readonly resume: boolean;
+    };
 
 /** Published on `community-chat-sdk:gateway:ready`. */
 export interface GatewayReadyMessage {
@@ -153,10 +191,11 @@ export interface InteractionTraceInfo {
 
 /**
  * Runs SDK work inside a tracing context: installed process-wide by
- * `community-chat-sdk/otel` (or any tracing integration) with
- * {@link installSdkTracer}. Diagnostics channels carry data but cannot make
- * a function run inside an OpenTelemetry context, which the wire-level spans
- * of `@opentelemetry/instrumentation-undici` need to find their parent.
+ * `createOtelTracing()` of `community-chat-sdk/otel`, through an internal hook
+ * that is not part of the public API. Diagnostics channels carry data but
+ * cannot make a function run inside an OpenTelemetry context, which the
+ * wire-level spans of `@opentelemetry/instrumentation-undici` need to find
+ * their parent.
  */
 export interface SdkTracer {
   /** Runs one attempt's transport call inside the context of logical call `callId`. */

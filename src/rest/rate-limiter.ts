@@ -120,7 +120,14 @@ export class RateLimiter implements RateLimitStore {
   }
 
   /** How many buckets and webhook windows are held (for leak checks). */
-  get size(): { buckets: number; webhooks: number; routeHashes: number } {
+  get size(): {
+    /** Rate-limit buckets held. */
+    buckets: number;
+    /** Webhook execution windows held. */
+    webhooks: number;
+    /** Learned route-to-bucket mappings (the server's bucket ids) held. */
+    routeHashes: number;
+  } {
     return { buckets: this.#buckets.size, webhooks: this.#webhooks.size, routeHashes: this.#routeHashes.size };
   }
 

@@ -189,7 +189,7 @@ function findCode(error: unknown): string | undefined {
 
 /** Options of {@link UndiciTransport}. */
 export interface UndiciTransportOptions {
-  /** A dispatcher to use instead of the transport's own pools (e.g. a proxy agent). */
+  /** A dispatcher to use instead of the transport's own pools (e.g. a proxy agent). @default undefined (a keep-alive Pool per origin, sized by `connections` and `keepAliveTimeoutMs`) */
   dispatcher?: Dispatcher | undefined;
   /** Maximum sockets per origin. @default 128 */
   connections?: number | undefined;

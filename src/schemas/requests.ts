@@ -155,31 +155,66 @@ export const interactionResponseSchema = z
   });
 
 /** Loose schemas for request bodies whose fields the contract does not show. */
-export const createApplicationSchema = z.looseObject({ name: z.string().min(1).optional(), description: z.string().optional() });
+export const createApplicationSchema = z.looseObject({
+  /** The application's name (not empty). */
+  name: z.string().min(1).optional(),
+  /** The application's description. */
+  description: z.string().optional(),
+});
 /** Body of `PATCH /applications/{app_id}` (fields not shown). */
 export const updateApplicationSchema = anyObject;
 /** Body of `PATCH /applications/{app_id}/bot` (fields not shown). */
-export const updateBotSchema = z.looseObject({ username: z.string().optional() });
+export const updateBotSchema = z.looseObject({
+  /** The bot user's new username. */
+  username: z.string().optional(),
+});
 /** Body of `POST /applications/{app_id}/webhooks` (fields not shown). */
-export const createApplicationWebhookSchema = z.looseObject({ url: z.string().optional(), events: z.array(z.string()).optional() });
+export const createApplicationWebhookSchema = z.looseObject({
+  /** The URL the service delivers events to. */
+  url: z.string().optional(),
+  /** The event names to deliver. */
+  events: z.array(z.string()).optional(),
+});
 /** Body of `PATCH /applications/{app_id}/webhooks/{webhook_id}` (fields not shown). */
 export const updateApplicationWebhookSchema = anyObject;
 /** Body of `PATCH /webhooks/{webhook_id}/{token}` (fields not shown). */
-export const updateWebhookSchema = z.looseObject({ name: z.string().optional() });
+export const updateWebhookSchema = z.looseObject({
+  /** The webhook's new name. */
+  name: z.string().optional(),
+});
 /** Body of `PATCH /channels/{channel_id}` (fields not shown). */
-export const updateChannelSchema = z.looseObject({ name: z.string().optional(), topic: z.string().optional() });
+export const updateChannelSchema = z.looseObject({
+  /** The channel's new name. */
+  name: z.string().optional(),
+  /** The channel's new topic. */
+  topic: z.string().optional(),
+});
 /** Body of `POST /channels/{channel_id}/activities` (fields not shown). */
 export const createActivitySchema = anyObject;
 /** Body of `POST /activities/{activity_id}/play-pause` (fields not shown). */
-export const playPauseSchema = z.looseObject({ paused: z.boolean().optional() });
+export const playPauseSchema = z.looseObject({
+  /** `true` to pause the activity's playback, `false` to resume it. */
+  paused: z.boolean().optional(),
+});
 /** Body of `POST /activities/{activity_id}/seek` (fields not shown). */
-export const seekSchema = z.looseObject({ position_ms: z.number().nonnegative().optional() });
+export const seekSchema = z.looseObject({
+  /** The playback position to seek to, milliseconds (0 or more). */
+  position_ms: z.number().nonnegative().optional(),
+});
 /** Body of `POST /activities/{activity_id}/state` (fields not shown). */
 export const stateUpdateSchema = anyObject;
 /** Body of `POST /auth/forgot-password` (fields not shown). */
-export const forgotPasswordSchema = z.looseObject({ email: z.string().optional() });
+export const forgotPasswordSchema = z.looseObject({
+  /** The account's email address, where the reset link is sent. */
+  email: z.string().optional(),
+});
 /** Body of `POST /auth/reset-password` (fields not shown). */
-export const resetPasswordSchema = z.looseObject({ token: z.string().optional(), password: z.string().optional() });
+export const resetPasswordSchema = z.looseObject({
+  /** The reset token from the email's link (a secret). */
+  token: z.string().optional(),
+  /** The new password (a secret). */
+  password: z.string().optional(),
+});
 
 /** Validates `input` against `schema`, or throws a {@link ValidationError} naming every offending field. */
 export function parseInput<S extends z.ZodType>(operation: string, schema: S, input: unknown, prefix?: string): z.output<S> {

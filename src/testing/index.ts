@@ -11,6 +11,7 @@ export {
   type Emulator,
   type EmulatorOptions,
   type EmulatorCoreOptions,
+  type EmulatorGatewayOptions,
   type EmulatorRequest,
   type EmulatorResponse,
   type EmulatedMessage,
@@ -27,10 +28,11 @@ export {
   type DeliveryTimingOptions,
   type DeliveryTransport,
   type WebhookDeliveryRecord,
+  type WindowLimit,
 } from './emulator/index.js';
 export { EmulatorError, EmulatorInteractionExpiredError, EmulatorNotFoundError, EmulatorUnknownCommandError } from './errors.js';
 export { createTestDelivery, type TestDelivery, type TestDeliveryInput } from './test-deliveries.js';
 /** The SDK's signer, re-exported so tests can sign deliveries for their receivers. */
 export { signWebhookDelivery, type SignWebhookOptions } from '../receive/sign.js';
-export { GatewayServer, type GatewayServerOptions, type GatewayTraffic, type BotIdentity } from './gateway-server.js';
+export { GatewayServer, GATEWAY_PATH, type GatewayServerOptions, type GatewayTraffic, type BotIdentity, type IdentifyRecord } from './gateway-server.js';
 export { createTestInteraction, createTestGateway, createTestPayload, type TestInteractionInput, type TestResponse, type TestGateway } from './interactions.js';

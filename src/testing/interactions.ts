@@ -23,19 +23,19 @@ export interface TestInteractionInput {
   kind?: 'ping' | 'command' | 'component' | 'autocomplete' | 'modalSubmit' | undefined;
   /** Command name (commands and autocomplete). @default "test" */
   name?: string | undefined;
-  /** Option values by name. */
+  /** Option values by name (commands and autocomplete). @default undefined (no options) */
   options?: Record<string, string | number | boolean> | undefined;
-  /** For autocomplete: the option being typed in. */
+  /** For autocomplete: the option being typed in (marked `focused`). @default undefined */
   focused?: string | undefined;
-  /** For components and modals. */
+  /** For components and modals: the `custom_id`. @default "button" for a component, "form" for a modal */
   customId?: string | undefined;
-  /** For select menus. */
+  /** For select menus: the chosen values (given: a string select; absent: a button). @default undefined */
   values?: string[] | undefined;
-  /** For modals: submitted values by input id. */
+  /** For modals: submitted values by input id. @default undefined (no inputs) */
   fields?: Record<string, string> | undefined;
-  /** Fields to add to or override in the payload. */
+  /** Fields to add to or override in the payload. @default undefined (the test payload as built) */
   payload?: Partial<InteractionPayload> | undefined;
-  /** Answers the callback instead of recording it (e.g. to simulate a failure). */
+  /** Answers the callback instead of recording it (e.g. to simulate a failure). @default undefined (answers are recorded) */
   respond?: InteractionResponder | undefined;
   /** Clock, for expiry tests. @default Date.now */
   now?: (() => number) | undefined;
@@ -91,7 +91,14 @@ export function createTestPayload(input: TestInteractionInput = {}): Interaction
  * expect(responses).toEqual([{ interactionType: InteractionCallbackType.ChannelMessageWithSource, data: { content: 'Quiz on space' } }]);
  * ```
  */
-export function createTestInteraction<I extends Interaction = Interaction>(input: TestInteractionInput = {}): { interaction: I; responses: TestResponse[] } {
+export function createTestInteraction<I extends Interaction = Interaction>(
+  input: TestInteractionInput = {},
+): {
+  /** The interaction, typed as `I`. */
+  interaction: I;
+  /** Its answers, oldest first, filled as it answers (stays empty when `input.respond` is given). */
+  responses: TestResponse[];
+} {
   const responses: TestResponse[] = [];
   const respond: InteractionResponder =
     input.respond ??
@@ -108,7 +115,14 @@ export interface TestGateway {
   /** Every answer the handlers sent, by interaction id. */
   responses: Map<string, TestResponse[]>;
   /** Delivers an interaction to the handlers and resolves once they have settled. */
-  invoke(input?: TestInteractionInput): Promise<{ interaction: Interaction; responses: TestResponse[]; errors: unknown[] }>;
+  invoke(input?: TestInteractionInput): Promise<{
+    /** The interaction delivered. */
+    interaction: Interaction;
+    /** The answers the handlers sent to it, oldest first. */
+    responses: TestResponse[];
+    /** What its handlers threw or rejected with (the Gateway's `interactionError` events for it). */
+    errors: unknown[];
+  }>;
 }
 
 /** Creates a {@link TestGateway}. */

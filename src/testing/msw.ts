@@ -36,7 +36,12 @@ export interface MswHandlersOptions extends EmulatorCoreOptions {
  * const client = new Client({ baseUrl: 'https://chat.test', transport: 'fetch', auth: { botToken: core.seed.botToken } });
  * ```
  */
-export function createMswHandlers(options: MswHandlersOptions = {}): { handlers: HttpHandler[]; core: EmulatorCore } {
+export function createMswHandlers(options: MswHandlersOptions = {}): {
+  /** The request handlers to give MSW (`setupServer(...handlers)`): every request under `{baseUrl}/api/v1`. */
+  handlers: HttpHandler[];
+  /** The emulator core serving them: `options.core`, or a new one. */
+  core: EmulatorCore;
+} {
   const baseUrl = (options.baseUrl ?? 'http://localhost:8080').replace(/\/+$/, '');
   const { deliverTo } = options;
   const deliveryTransport: DeliveryTransport | undefined = deliverTo

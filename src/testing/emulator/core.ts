@@ -38,7 +38,12 @@ export class EmulatorCore {
   /** The seed data. */
   readonly seed: SeedData;
   /** Fault knobs: added latency and a rate of 503 answers on REST calls. */
-  readonly faults = { latencyMs: 0, errorRate: 0 };
+  readonly faults: {
+    /** Milliseconds added before every REST call is handled. @default 0 */
+    latencyMs: number;
+    /** Share of REST calls answered with an injected 503, from 0 (none) to 1 (all). @default 0 */
+    errorRate: number;
+  } = { latencyMs: 0, errorRate: 0 };
   readonly #state: EmulatorState;
 
   /**
@@ -81,6 +86,7 @@ export class EmulatorCore {
     return this.#state.globalRateLimit;
   }
 
+  /** Replaces the global rate limit (`undefined` removes it) and forgets the requests counted so far. */
   set globalRateLimit(limit: WindowLimit | undefined) {
     this.#state.globalRateLimit = limit;
     this.#state.globalHits.length = 0;
@@ -147,7 +153,12 @@ export class EmulatorCore {
   }
 
   /** Mail sent to an address (password-reset and verification tokens). */
-  mailbox(email: string): { kind: 'reset' | 'verify'; token: string }[] {
+  mailbox(email: string): {
+    /** `reset`: a password-reset mail; `verify`: an e-mail-verification mail. */
+    kind: 'reset' | 'verify';
+    /** The token the mail carries (for `auth.resetPassword` or `auth.verifyEmail`). */
+    token: string;
+  }[] {
     return [...(this.#state.mailbox.get(email) ?? [])];
   }
 

@@ -19,6 +19,7 @@ export type {
   EmulatedCallback,
   EmulatedMessage,
   EmulatorCoreOptions,
+  EmulatorGatewayOptions,
   EmulatorRequest,
   EmulatorResponse,
   InvokeCommandInput,

@@ -14,14 +14,31 @@ import type { EmulatorState } from './state.js';
 /** How many messages and interactions per channel the picture keeps. */
 const RECENT = 200;
 
-/** The picture {@link inspectState} draws: plain JSON, no secrets. */
+/** The picture {@link EmulatorCore.snapshot} draws: plain JSON, no secrets. */
 export interface EmulatorSnapshot {
   /** The emulator clock, epoch milliseconds. */
   now: number;
   /** Seeded users a person can act as (ids and names only). */
-  users: { id: string; username: string }[];
+  users: {
+    /** The user's id. */
+    id: string;
+    /** The user's name. */
+    username: string;
+  }[];
   /** Communities and their text channels. */
-  guilds: { id: string; name: string; channels: { id: string; name: string }[] }[];
+  guilds: {
+    /** The community's id. */
+    id: string;
+    /** The community's name. */
+    name: string;
+    /** Its text channels. */
+    channels: {
+      /** The channel's id. */
+      id: string;
+      /** The channel's name. */
+      name: string;
+    }[];
+  }[];
   /** Recent messages by channel id. */
   messages: Record<string, Record<string, unknown>[]>;
   /** Recent interactions (newest last): kind, label, status, modal form when one is open. */
@@ -29,7 +46,14 @@ export interface EmulatorSnapshot {
   /** Applications with their commands, webhooks (secrets redacted), deliveries and bot. */
   applications: Record<string, unknown>[];
   /** Community (incoming) webhooks: id, name, channel; never their tokens. */
-  webhooks: { id: string; name: string; channelId: string }[];
+  webhooks: {
+    /** The webhook's id. */
+    id: string;
+    /** The webhook's name. */
+    name: string;
+    /** The channel it posts to. */
+    channelId: string;
+  }[];
   /** Activities by channel id (the latest, ended or not). */
   activities: Record<string, Record<string, unknown>>;
 }

@@ -36,7 +36,14 @@ export interface EmulatedMessage {
   /** Text. */
   content: string;
   /** Who posted it. */
-  author: { kind: 'webhook' | 'bot'; id: string; name: string };
+  author: {
+    /** `webhook`: an incoming webhook posted it; `bot`: a bot, answering an interaction. */
+    kind: 'webhook' | 'bot';
+    /** The webhook's id, or the bot's user id. */
+    id: string;
+    /** The name shown for the author: the message's `username` override or else the webhook's name, or the bot's username. */
+    name: string;
+  };
   /** How it was posted. */
   via: 'webhook' | 'interaction';
   /** When, epoch milliseconds (emulator clock). */
@@ -89,9 +96,27 @@ export interface SeedData {
    * A user who owns the application and the community (and so may manage its
    * webhooks): log in with `email` and `password` for user-credential routes.
    */
-  user: { id: string; email: string; password: string; username: string };
+  user: {
+    /** The user's id. */
+    id: string;
+    /** The user's login e-mail address. */
+    email: string;
+    /** The user's password. */
+    password: string;
+    /** The user's name. */
+    username: string;
+  };
   /** A member of the community without MANAGE_WEBHOOKS (for 403 tests); log in like `user`. */
-  member: { id: string; email: string; password: string; username: string };
+  member: {
+    /** The user's id. */
+    id: string;
+    /** The user's login e-mail address. */
+    email: string;
+    /** The user's password. */
+    password: string;
+    /** The user's name. */
+    username: string;
+  };
   /** The demo application (owned by `user`): `new Client({ applicationId })`. */
   applicationId: string;
   /** Its bot's user id (the author of the bot's messages, READY's `user.id`). */
@@ -103,7 +128,12 @@ export interface SeedData {
   /** A text channel in it: where `invokeCommand` runs and `emulator.messages()` reads by default. */
   channelId: string;
   /** An incoming webhook for the channel: its id and path token. */
-  webhook: { id: string; token: string };
+  webhook: {
+    /** The webhook's id. */
+    id: string;
+    /** The webhook's path token (a secret). */
+    token: string;
+  };
   /**
    * The incoming webhook's full execution URL (`{url}/api/v1/webhooks/{id}/{token}`),
    * under the emulator's own address: `new WebhookClient(seed.webhookUrl)`.
@@ -173,7 +203,10 @@ export interface DeliveryRequest {
 }
 
 /** Sends one delivery attempt; a status outside 2xx, a throw or a rejection is a failed attempt. */
-export type DeliveryTransport = (request: DeliveryRequest) => Promise<{ status: number }>;
+export type DeliveryTransport = (request: DeliveryRequest) => Promise<{
+  /** The HTTP status the receiver answered. */
+  status: number;
+}>;
 
 /** One application-webhook delivery, as `GET /applications/{app_id}/webhook-deliveries` lists it. */
 export type WebhookDeliveryRecord = {
@@ -219,9 +252,9 @@ export interface DispatchTarget {
 export interface InvokeCommandInput {
   /** Command name. */
   name: string;
-  /** Option values by name. */
+  /** Option values by name. @default undefined (no options) */
   options?: Record<string, string | number | boolean> | undefined;
-  /** Set to an option name to send an autocomplete interaction with that option focused. */
+  /** Set to an option name to send an autocomplete interaction with that option focused. @default undefined (a command interaction) */
   focused?: string | undefined;
   /** Community, or `null` for the user's DM with the bot (global commands with `dm_permission` only). @default the seeded community */
   guildId?: string | null | undefined;
@@ -229,7 +262,7 @@ export interface InvokeCommandInput {
   channelId?: string | undefined;
   /** The user running it. @default the seeded user */
   userId?: string | undefined;
-  /** Pick the command of this application, when several have one of that name. */
+  /** Pick the command of this application, when several have one of that name. @default undefined (the first application with a command of that name: among the community's bots, or in a DM the seeded one first) */
   applicationId?: string | undefined;
 }
 
