@@ -32,11 +32,11 @@ import { WebhooksManager } from './resources/webhooks.js';
 
 /** Credentials a client starts with. All are optional; add more later. */
 export interface ClientAuth {
-  /** A bot token, sent as `Authorization: Bot <token>`. */
+  /** A bot token, sent as `Authorization: Bot <token>`. @default undefined (no bot token; `client.setBotToken()` sets one later) */
   botToken?: string | undefined;
-  /** A user session exported earlier with `client.session.export()`. Use `client.auth.login()` to start a new one. */
+  /** A user session exported earlier with `client.session.export()`. Use `client.auth.login()` to start a new one. @default undefined (no session) */
   session?: SessionSnapshot | undefined;
-  /** Webhook path tokens, by webhook id. */
+  /** Webhook path tokens, by webhook id. @default undefined (none; `client.webhookTokens.set()` adds them) */
   webhookTokens?: Record<string, string> | undefined;
 }
 
@@ -48,7 +48,7 @@ export interface ClientOptions extends PipelineOptions {
   apiPrefix?: string | undefined;
   /** Path prefix of login, refresh and logout (not shown in the contract). @default "/api/v1" */
   authPrefix?: string | undefined;
-  /** Credentials. */
+  /** Credentials. @default undefined (none: until a login or `setBotToken()`, only the operations that need no credentials can succeed) */
   auth?: ClientAuth | undefined;
   /** The application the deprecated command-call forms use when the call names none (`commands.list()`, `commands.create(definition)`, ...); the current forms take the application id as their first argument. @default undefined */
   applicationId?: string | undefined;
@@ -164,7 +164,7 @@ export class Client extends EventEmitter<ClientEvents> {
   constructor(options: ClientOptions = {}) {
     super();
     const url = parseBaseUrl(options.baseUrl ?? 'http://localhost:8080');
-    const now = options.now ?? Date.now;
+    const now = options.now ?? options.clock ?? Date.now;
     const basePath = url.pathname.replace(/\/+$/, '');
     this.baseUrl = url.origin + basePath;
     this.session = new UserSession(now);
@@ -291,6 +291,7 @@ export class Client extends EventEmitter<ClientEvents> {
     return this.#applicationId;
   }
 
+  /** Sets the default application id for command calls (`undefined`: none). */
   set applicationId(id: string | undefined) {
     this.#applicationId = id;
   }

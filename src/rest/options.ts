@@ -93,8 +93,14 @@ export interface PipelineOptions extends RetryOptions {
   allowInsecureHttp?: boolean | undefined;
   /** A levelled logger: `console`, pino, or anything with `debug`/`info`/`warn`/`error`. Lines never contain secrets. @default undefined (silent) */
   logger?: Logger | undefined;
-  /** The clock, in epoch milliseconds. @default Date.now */
+  /** The clock, in epoch milliseconds: interaction expiry and session refresh follow it. @default Date.now */
   now?: (() => number) | undefined;
+  /**
+   * The same as `now`, under the name tests reach for:
+   * `new Client({ clock: emulator.clock })` makes the SDK follow the
+   * emulator's `advanceTime()`. `now` wins when both are given. @default Date.now
+   */
+  clock?: (() => number) | undefined;
   /**
    * Request hooks (`beforeRequest`, `afterResponse`, `onError`), read at each
    * call, so hooks set on this object later apply too (`client.hooks` is this
@@ -127,13 +133,13 @@ export type QueryValue = string | number | boolean | undefined;
 
 /** The input of one request. */
 export interface RequestInput extends CallOptions {
-  /** Path parameters by name. */
+  /** Path parameters by name. @default undefined (none) */
   params?: Readonly<Record<string, unknown>> | undefined;
-  /** Query parameters. */
+  /** Query parameters. @default undefined (none) */
   query?: Readonly<Record<string, QueryValue>> | undefined;
-  /** JSON body. */
+  /** JSON body. @default undefined (no body) */
   body?: unknown;
-  /** Multipart body (for uploads); wins over `body`. */
+  /** Multipart body (for uploads); wins over `body`. @default undefined */
   formData?: FormData | undefined;
 }
 

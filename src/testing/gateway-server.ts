@@ -22,12 +22,31 @@ export const GATEWAY_PATH = `${API_PREFIX}/gateway`;
 /** What READY tells a bot about itself (Discord's fields). */
 export interface BotIdentity {
   /** The bot's user object. */
-  user: { id: string; username: string; bot: true; [field: string]: unknown };
+  user: {
+    /** The bot user's id. */
+    id: string;
+    /** The bot user's name. */
+    username: string;
+    /** Always `true`: the user is a bot. */
+    bot: true;
+    /** Any other user field READY should carry. */
+    [field: string]: unknown;
+  };
   /** The communities the bot is in, as unavailable-guild stubs. */
-  guilds: { id: string; unavailable: true }[];
+  guilds: {
+    /** The community's id. */
+    id: string;
+    /** Always `true` in READY: the full object follows as GUILD_CREATE. */
+    unavailable: true;
+  }[];
   /** The bot's application. */
-  application: { id: string; flags: number };
-  /** The full community objects sent as GUILD_CREATE after READY when Identify asks for the GUILDS intent. */
+  application: {
+    /** The application's id. */
+    id: string;
+    /** The application's flags (Discord's bit field). */
+    flags: number;
+  };
+  /** The full community objects sent as GUILD_CREATE after READY when Identify asks for the GUILDS intent. @default undefined (none sent) */
   guildCreates?: Record<string, unknown>[] | undefined;
 }
 
@@ -48,7 +67,7 @@ export interface GatewayServerOptions {
   authorize?: ((token: string) => boolean) | undefined;
   /** Heartbeat interval announced in Hello, milliseconds. @default 41250 */
   heartbeatIntervalMs?: number | undefined;
-  /** Attach to this HTTP server (upgrades on `path`) instead of listening on a port of its own. */
+  /** Attach to this HTTP server (upgrades on `path`) instead of listening on a port of its own. @default undefined (listens on a free port of 127.0.0.1) */
   server?: Server | undefined;
   /** Path served when attached to an HTTP server. @default {@link GATEWAY_PATH} ("/api/v1/gateway") */
   path?: string | undefined;
@@ -67,7 +86,16 @@ export interface GatewayServerOptions {
    * answered with Invalid Session (op 9, `d: false`) and counted in
    * `stats.tooEarlyIdentifies`. @default undefined (no pacing)
    */
-  identifyPacing?: { maxConcurrency: number; intervalMs: number; now?: (() => number) | undefined } | undefined;
+  identifyPacing?:
+    | {
+        /** How many Identify buckets each bot token has (Discord's `max_concurrency`); values below 1 count as 1. */
+        maxConcurrency: number;
+        /** Least time between two accepted Identifies of one bucket, milliseconds. */
+        intervalMs: number;
+        /** The clock pacing uses, epoch milliseconds. @default Date.now */
+        now?: (() => number) | undefined;
+      }
+    | undefined;
 }
 
 /** One Identify the server received, for tests. */
@@ -83,7 +111,19 @@ export interface IdentifyRecord {
 }
 
 /** What {@link GatewayServerOptions.onTraffic} reports. */
-export type GatewayTraffic = { kind: 'in' | 'out'; frame: GatewayFrame } | { kind: 'open' | 'close'; code?: number | undefined };
+export type GatewayTraffic =
+  | {
+      /** `in`: a frame received from the client; `out`: a frame sent to it. */
+      kind: 'in' | 'out';
+      /** The frame, as parsed or as sent. */
+      frame: GatewayFrame;
+    }
+  | {
+      /** `open`: a connection opened; `close`: it closed. */
+      kind: 'open' | 'close';
+      /** The close code (on `close` only). */
+      code?: number | undefined;
+    };
 
 interface Session {
   id: string;
@@ -111,7 +151,18 @@ export class GatewayServer {
   /** Whether Identify and Resume are answered (turn off to test the READY timeout). */
   answerSessions = true;
   /** Counters, for tests. */
-  readonly stats = { connections: 0, identifies: 0, resumes: 0, heartbeats: 0, tooEarlyIdentifies: 0 };
+  readonly stats: {
+    /** WebSocket connections accepted. */
+    connections: number;
+    /** Identify frames received (answered or not). */
+    identifies: number;
+    /** Resume frames received (answered or not). */
+    resumes: number;
+    /** Heartbeat frames received. */
+    heartbeats: number;
+    /** Identifies answered with Invalid Session because they came too early (see {@link GatewayServerOptions.identifyPacing}). */
+    tooEarlyIdentifies: number;
+  } = { connections: 0, identifies: 0, resumes: 0, heartbeats: 0, tooEarlyIdentifies: 0 };
   /** Every Identify, oldest first, for tests (at most the last 10,000). */
   readonly identifyLog: IdentifyRecord[] = [];
   /** Per token and bucket: when its last accepted Identify arrived. */
@@ -351,6 +402,11 @@ export class GatewayServer {
     this.#detach?.();
     for (const socket of this.#sockets) socket.terminate();
     await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
+  }
+
+  /** Closes the server at the end of an `await using` scope: the same as {@link GatewayServer.close}. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 }
 

@@ -4,6 +4,7 @@
  * webhook URL, the emulator clock shared with the SDK, typed errors, the
  * command-name rule over raw HTTP, and the CLI's --help.
  */
+import { connect } from 'node:net';
 import { setupServer } from 'msw/node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client, InteractionExpiredError, WebhookClient, createInteractionRouter, createWebhookReceiver, verifyWebhookDelivery, type CommandInteraction } from '../../src/index.js';
@@ -14,6 +15,7 @@ import {
   EmulatorInteractionExpiredError,
   EmulatorUnknownCommandError,
   signWebhookDelivery,
+  GatewayServer,
   type Emulator,
 } from '../../src/testing/index.js';
 import { createMswHandlers } from '../../src/testing/msw.js';
@@ -47,7 +49,8 @@ describe('signed test deliveries', () => {
     expect(JSON.parse(delivery.body)).toMatchObject({ id: delivery.id, type: 'INTERACTION_CREATE', data: { data: { name: 'quiz' } } });
     const answer = await receiver.fetch(new Request('http://bot.test/interactions', { method: 'POST', body: delivery.body, headers: delivery.headers }));
     expect(answer.status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The receiver answers before its handlers run (and builds the first interaction after loading zod).
+    for (const started = Date.now(); answers.length === 0 && Date.now() - started < 5000; ) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(answers).toEqual([{ interaction_type: 4, data: { content: 'Quiz about space' } }]);
 
     const forged = createTestDelivery({ secret: 'another-secret-Yy11', type: 'MEMBER_JOINED', data: { user: 'x' } });
@@ -142,6 +145,22 @@ describe('the emulator clock, shared with the SDK', () => {
     expect(invoked.callbacks()).toEqual([]);
   });
 
+  it('clock: emulator.clock is the same option under the name tests reach for (now wins when both are given)', async () => {
+    const { emulator } = await start();
+    emulator.advanceTime(24 * 60 * 60_000);
+    const viaClock = new Client({ baseUrl: emulator.url, clock: emulator.clock });
+    const bothGiven = new Client({ baseUrl: emulator.url, clock: emulator.clock, now: () => 0 });
+    cleanup.push(() => viaClock.close(), () => bothGiven.close());
+    const login = { email: emulator.seed.user.email, password: emulator.seed.user.password };
+    await viaClock.auth.login(login);
+    await bothGiven.auth.login(login);
+    // The access token's expiry is computed on the clock in force: a day ahead of Date.now with `clock`.
+    const ahead = (viaClock.session.accessTokenExpiresAt ?? 0) - emulator.clock();
+    expect(ahead).toBeGreaterThan(0);
+    expect(ahead).toBeLessThanOrEqual(60 * 60_000);
+    expect(bothGiven.session.accessTokenExpiresAt ?? Number.POSITIVE_INFINITY).toBeLessThanOrEqual(60 * 60_000);
+  });
+
   it('with now: emulator.clock, the session refreshes before expiry on the emulator’s time, with no 401', async () => {
     const { emulator } = await start();
     const user = new Client({ baseUrl: emulator.url, now: emulator.clock });
@@ -177,5 +196,41 @@ describe('the emulator CLI', () => {
     expect(await cli.exited).toBe(0);
     expect(cli.stdout()).toMatch(/Usage: community-chat-emulator/);
     expect(cli.stdout()).toMatch(/npx[\s\S]*not forwarded/);
+  });
+});
+
+describe('lifecycle: waiting for the bot, disposal with await using', () => {
+  const refused = (url: string): Promise<boolean> =>
+    new Promise((resolve) => {
+      const { hostname, port } = new URL(url);
+      const socket = connect({ host: hostname, port: Number(port) });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(false);
+      });
+      socket.once('error', () => resolve(true));
+    });
+
+  it('waitForBot rejects with a typed EmulatorError when no bot connects in time', async () => {
+    const { emulator } = await start();
+    const error = await emulator.waitForBot({ timeoutMs: 30 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(EmulatorError);
+    expect(String((error as Error).message)).toMatch(/no bot connected .* within 30 ms/);
+  });
+
+  it('the emulator and the Gateway test server close at the end of an await using scope (and a second close is harmless)', async () => {
+    let emulatorUrl = '';
+    let gatewayUrl = '';
+    {
+      await using emulator = await createEmulator();
+      await using gateway = new GatewayServer();
+      await gateway.listening();
+      emulatorUrl = emulator.url;
+      gatewayUrl = gateway.url;
+      expect(await refused(emulatorUrl)).toBe(false);
+      expect(await refused(gatewayUrl)).toBe(false);
+    }
+    expect(await refused(emulatorUrl)).toBe(true);
+    expect(await refused(gatewayUrl)).toBe(true);
   });
 });

@@ -8,6 +8,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GATEWAY_PATH, GatewayServer, type IdentifyRecord } from '../gateway-server.js';
+import { EmulatorError } from '../errors.js';
 import { createPlayground, type Playground } from '../playground/server.js';
 import { EmulatorCore } from './core.js';
 import { gatewayUrlOf } from './gateway-info.js';
@@ -40,7 +41,12 @@ export interface Emulator {
    */
   readonly clock: () => number;
   /** Fault knobs: `latencyMs` added to every REST call, `errorRate` of 503 answers. */
-  readonly faults: { latencyMs: number; errorRate: number };
+  readonly faults: {
+    /** Milliseconds added before every REST call is handled. @default 0 */
+    latencyMs: number;
+    /** Share of REST calls answered with an injected 503, from 0 (none) to 1 (all). @default 0 */
+    errorRate: number;
+  };
   /** The in-memory state and its control API. */
   readonly core: EmulatorCore;
   /** The playground's URL (the root URL), when the `playground` option is on. */
@@ -60,12 +66,19 @@ export interface Emulator {
   dropGatewayConnections(): void;
   /** Whether the bot (or the seeded bot) has a live Gateway session. */
   isBotConnected(botToken?: string): boolean;
-  /** Waits until the bot has a live Gateway session. */
+  /** Waits until the bot has a live Gateway session; rejects with {@link EmulatorError} after `timeoutMs` (default 10,000). */
   waitForBot(options?: { botToken?: string; timeoutMs?: number }): Promise<void>;
   /** The Gateway's counters (connections, identifies, resumes, heartbeats, tooEarlyIdentifies) and every Identify it received. */
-  readonly gatewayStats: { readonly counts: GatewayServer['stats']; readonly identifies: readonly IdentifyRecord[] };
-  /** Stops the emulator, its delivery retries and every connection. */
+  readonly gatewayStats: {
+    /** The Gateway server's counters (see {@link GatewayServer.stats}). */
+    readonly counts: GatewayServer['stats'];
+    /** Every Identify received, oldest first (at most the last 10,000). */
+    readonly identifies: readonly IdentifyRecord[];
+  };
+  /** Stops the emulator, its delivery retries and every connection. Safe to call twice. */
   close(): Promise<void>;
+  /** Stops the emulator at the end of an `await using` scope: the same as {@link Emulator.close}. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 export type { EmulatedCallback, EmulatedMessage, InvokeCommandInput, InvokedInteraction, SeedData };
@@ -134,7 +147,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   gatewayUrl = gatewayUrlOf(url);
   core.attachGateway(gateway, url);
   let closed = false;
-  return {
+  const emulator: Emulator = {
     url,
     gatewayUrl,
     seed: core.seed,
@@ -151,7 +164,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     async waitForBot({ botToken, timeoutMs = 10_000 } = {}) {
       const started = Date.now();
       while (gateway.connectedSessions(botToken ?? core.seed.botToken) === 0) {
-        if (Date.now() - started > timeoutMs) throw new Error(`no bot connected to the emulator's Gateway within ${timeoutMs} ms`);
+        if (Date.now() - started > timeoutMs) throw new EmulatorError(`no bot connected to the emulator's Gateway within ${timeoutMs} ms (is it connected with client.gateway.connect() to this emulator's URL?)`);
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     },
@@ -164,5 +177,9 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
+    [Symbol.asyncDispose]() {
+      return emulator.close();
+    },
   };
+  return emulator;
 }
