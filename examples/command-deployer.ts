@@ -5,13 +5,13 @@
  *
  *   CHAT_BASE_URL=... CHAT_EMAIL=... CHAT_PASSWORD=... CHAT_APP_ID=... node examples/command-deployer.ts
  */
-import { Client, type CommandDefinition } from 'community-chat-sdk';
+import { ApplicationCommandOptionType, Client, type CommandDefinition } from 'community-chat-sdk';
 
 const commands: CommandDefinition[] = [
   {
     name: 'quiz',
     description: 'Start a quiz in this channel',
-    options: [{ type: 3, name: 'topic', description: 'What the quiz is about', required: true, autocomplete: true }],
+    options: [{ type: ApplicationCommandOptionType.String, name: 'topic', description: 'What the quiz is about', required: true, autocomplete: true }],
   },
   { name: 'score', description: 'Show the scoreboard', dm_permission: false },
 ];

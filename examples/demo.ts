@@ -8,7 +8,7 @@
  * answer both, publishes through an incoming webhook, plays, seeks and
  * snapshots a channel activity, prints a transcript, and exits 0.
  */
-import { Client, WebhookClient, defineCommand } from 'community-chat-sdk';
+import { ApplicationCommandOptionType, Client, defineCommand, WebhookClient } from 'community-chat-sdk';
 import { createEmulator } from 'community-chat-sdk/testing';
 
 const TOPICS = ['space', 'spices', 'sports', 'history', 'music'];
@@ -19,8 +19,8 @@ const quiz = defineCommand({
   name: 'quiz',
   description: 'Start a quiz in this channel',
   options: [
-    { type: 3, name: 'topic', description: 'What the quiz is about', required: true, autocomplete: true },
-    { type: 4, name: 'rounds', description: 'How many rounds' },
+    { type: ApplicationCommandOptionType.String, name: 'topic', description: 'What the quiz is about', required: true, autocomplete: true },
+    { type: ApplicationCommandOptionType.Integer, name: 'rounds', description: 'How many rounds' },
   ],
 });
 

@@ -20,7 +20,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client, createInteractionRouter, createWebhookReceiver, defineCommand } from 'community-chat-sdk';
+import { ApplicationCommandOptionType, Client, createInteractionRouter, createWebhookReceiver, defineCommand } from 'community-chat-sdk';
 
 const TOPICS = ['space', 'spices', 'sports', 'history', 'music'];
 
@@ -28,8 +28,8 @@ export const quiz = defineCommand({
   name: 'quiz',
   description: 'Start a quiz in this channel',
   options: [
-    { type: 3, name: 'topic', description: 'What the quiz is about', required: true, autocomplete: true },
-    { type: 4, name: 'rounds', description: 'How many rounds' },
+    { type: ApplicationCommandOptionType.String, name: 'topic', description: 'What the quiz is about', required: true, autocomplete: true },
+    { type: ApplicationCommandOptionType.Integer, name: 'rounds', description: 'How many rounds' },
   ],
 });
 

@@ -4,7 +4,7 @@
  *
  *   CHAT_BASE_URL=... CHAT_BOT_TOKEN=... node --import tsx examples/interaction-handler.ts
  */
-import { Client, defineCommand } from 'community-chat-sdk';
+import { ApplicationCommandOptionType, Client, ComponentType, defineCommand } from 'community-chat-sdk';
 
 const TOPICS = ['space', 'spices', 'sports', 'history', 'music'];
 
@@ -12,8 +12,8 @@ export const quiz = defineCommand({
   name: 'quiz',
   description: 'Start a quiz in this channel',
   options: [
-    { type: 3, name: 'topic', description: 'What the quiz is about', required: true, autocomplete: true },
-    { type: 4, name: 'rounds', description: 'How many rounds' },
+    { type: ApplicationCommandOptionType.String, name: 'topic', description: 'What the quiz is about', required: true, autocomplete: true },
+    { type: ApplicationCommandOptionType.Integer, name: 'rounds', description: 'How many rounds' },
   ],
 });
 
@@ -29,7 +29,7 @@ gateway.onCommand(quiz, async (interaction) => {
   const rounds = interaction.options.rounds ?? 3;
   await interaction.reply({
     content: `Quiz about ${interaction.options.topic}, ${rounds} rounds. Ready?`,
-    components: [{ type: 1, components: [{ type: 2, style: 1, label: 'Ready', custom_id: 'quiz:ready' }] }],
+    components: [{ type: ComponentType.ActionRow, components: [{ type: ComponentType.Button, style: 1, label: 'Ready', custom_id: 'quiz:ready' }] }],
   });
   console.log(`answered /quiz from ${interaction.user?.username ?? 'someone'} (${interaction.ageMs} ms after it was created)`);
 });

@@ -7,7 +7,7 @@
  * Only types come from the SDK here, so a test can hand it the `Client` it
  * built from the sources.
  */
-import type { Client } from 'community-chat-sdk';
+import { ApplicationCommandOptionType, type Client, ComponentType } from 'community-chat-sdk';
 
 const TOPICS = ['space', 'spices', 'sports', 'history', 'music'];
 
@@ -17,12 +17,12 @@ export const playgroundCommands = [
     name: 'quiz',
     description: 'Start a quiz in this channel',
     options: [
-      { type: 3, name: 'topic', description: 'What the quiz is about', required: true, autocomplete: true },
-      { type: 4, name: 'rounds', description: 'How many rounds' },
+      { type: ApplicationCommandOptionType.String, name: 'topic', description: 'What the quiz is about', required: true, autocomplete: true },
+      { type: ApplicationCommandOptionType.Integer, name: 'rounds', description: 'How many rounds' },
     ],
   },
   { name: 'feedback', description: 'Tell the quiz master what you think (opens a form)', options: [] },
-  { name: 'watch', description: 'Start a watch-together activity in this channel', options: [{ type: 3, name: 'title', description: 'What to watch' }] },
+  { name: 'watch', description: 'Start a watch-together activity in this channel', options: [{ type: ApplicationCommandOptionType.String, name: 'title', description: 'What to watch' }] },
 ];
 
 /** Installs the bot's handlers on `client.gateway` (connect it afterwards). */
@@ -37,8 +37,8 @@ export function installPlaygroundBot(client: Client): void {
     return interaction.reply({
       content: `Quiz about ${String(interaction.options['topic'])}, ${rounds} rounds. Ready?`,
       components: [
-        { type: 1, components: [{ type: 2, style: 1, label: 'Ready', custom_id: 'quiz:ready' }, { type: 2, style: 2, label: 'Not now', custom_id: 'quiz:later' }] },
-        { type: 1, components: [{ type: 3, custom_id: 'quiz:level', placeholder: 'Difficulty', options: ['easy', 'medium', 'hard'].map((level) => ({ label: level, value: level })) }] },
+        { type: ComponentType.ActionRow, components: [{ type: ComponentType.Button, style: 1, label: 'Ready', custom_id: 'quiz:ready' }, { type: ComponentType.Button, style: 2, label: 'Not now', custom_id: 'quiz:later' }] },
+        { type: ComponentType.ActionRow, components: [{ type: ComponentType.StringSelect, custom_id: 'quiz:level', placeholder: 'Difficulty', options: ['easy', 'medium', 'hard'].map((level) => ({ label: level, value: level })) }] },
       ],
     });
   });
@@ -47,8 +47,8 @@ export function installPlaygroundBot(client: Client): void {
       custom_id: 'feedback',
       title: 'Quiz feedback',
       components: [
-        { type: 1, components: [{ type: 4, custom_id: 'name', label: 'Your name', style: 1, required: true, max_length: 40 }] },
-        { type: 1, components: [{ type: 4, custom_id: 'comment', label: 'What did you think?', style: 2, required: true, max_length: 500 }] },
+        { type: ComponentType.ActionRow, components: [{ type: ComponentType.TextInput, custom_id: 'name', label: 'Your name', style: 1, required: true, max_length: 40 }] },
+        { type: ComponentType.ActionRow, components: [{ type: ComponentType.TextInput, custom_id: 'comment', label: 'What did you think?', style: 2, required: true, max_length: 500 }] },
       ],
     }),
   );

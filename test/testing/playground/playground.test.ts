@@ -2,10 +2,9 @@
  * The playground in a real browser (Debian's Chromium through playwright-core):
  * a person chats with the quiz bot, a real SDK `Client` on the Gateway.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookClient } from '../../../src/index.js';
+import { startRawLoopbackServer } from '../../helpers/index.js';
 import { browserAvailable, composer, messages, openPlayground, startWorld, type World } from './setup.js';
 
 const run = browserAvailable();
@@ -237,13 +236,44 @@ describe.skipIf(!run)('the playground in Chromium', () => {
     TIMEOUT,
   );
 
+  it(
+    'applies latency, error rate and a global limit from the Faults form, and advances the clock 15 minutes',
+    async () => {
+      const page = await openPlayground(world);
+      try {
+        await page.getByLabel('Latency (ms)').fill('150');
+        await page.getByLabel('Error rate (%)').fill('20');
+        await page.getByLabel('Global limit (req/s)').fill('40');
+        await page.getByRole('button', { name: 'Apply the faults' }).click();
+        await expect.poll(() => ({ ...world.emulator.faults })).toEqual({ latencyMs: 150, errorRate: 0.2 });
+        expect(world.emulator.core.globalRateLimit).toEqual({ limit: 40, windowMs: 1000 });
+
+        await page.getByLabel('Latency (ms)').fill('0');
+        await page.getByLabel('Error rate (%)').fill('0');
+        await page.getByLabel('Global limit (req/s)').fill('');
+        await page.getByRole('button', { name: 'Apply the faults' }).click();
+        await expect.poll(() => ({ ...world.emulator.faults })).toEqual({ latencyMs: 0, errorRate: 0 });
+        expect(world.emulator.core.globalRateLimit).toBeUndefined();
+
+        const before = world.emulator.clock();
+        const shown = await page.locator('#clock').textContent();
+        await page.getByRole('button', { name: 'Advance the clock 15 min' }).click();
+        await expect.poll(() => world.emulator.clock() - before).toBeGreaterThanOrEqual(15 * 60_000);
+        await page.getByText('Clock advanced by 15 minutes').waitFor();
+        await expect.poll(() => page.locator('#clock').textContent(), { timeout: 10_000 }).not.toBe(shown);
+      } finally {
+        await page.context().close();
+      }
+    },
+    TIMEOUT,
+  );
+
   it('refuses a request to its API from a page of another origin (preflighted, no-cors and EventSource attempts alike)', async () => {
-    const foreign = http.createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>elsewhere</title>'));
-    await new Promise<void>((resolve) => foreign.listen(0, '127.0.0.1', resolve));
+    const foreign = await startRawLoopbackServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>elsewhere</title>'));
     const context = await world.browser.newContext();
     try {
       const page = await context.newPage();
-      await page.goto(`http://127.0.0.1:${(foreign.address() as AddressInfo).port}/`);
+      await page.goto(`${foreign.url}/`);
       const target = JSON.stringify(world.emulator.url);
       const outcome = await page.evaluate<string[]>(`(async (target) => {
         const results = [];
@@ -277,7 +307,7 @@ describe.skipIf(!run)('the playground in Chromium', () => {
       expect(world.emulator.faults).toEqual({ latencyMs: 0, errorRate: 0 });
     } finally {
       await context.close();
-      foreign.close();
+      await foreign.close();
     }
   }, 30_000);
 });
