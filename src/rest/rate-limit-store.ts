@@ -90,8 +90,23 @@ export interface RateLimitStore {
   pause(key: string, ms: number, global: boolean): void;
   /** Whether executions of incoming webhooks are limited. */
   readonly limitsWebhooks: boolean;
+  /**
+   * Optional: whether no task of the webhook is queued in this process, so
+   * that {@link RateLimitStore.serializeWebhook} would start the next one at
+   * once. The pipeline then passes no signal (it has nothing to wait for),
+   * which spares a call its deadline timer.
+   */
+  webhookIdle?(webhookId: string): boolean;
   /** Runs `task` after every earlier task of the same webhook in this process, in order. */
   serializeWebhook<T>(webhookId: string, task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T>;
+  /**
+   * Optional fast path of {@link RateLimitStore.webhookTurn}: returns `true`
+   * when one more execution fits in the webhook's window now, holding that
+   * place, synchronously and without allocating a promise; otherwise `false`,
+   * and the pipeline calls `webhookTurn`. A store without it always waits
+   * through `webhookTurn`.
+   */
+  tryWebhookTurn?(webhookId: string): boolean;
   /** Waits until one more execution fits in the webhook's rolling window, and holds that place. */
   webhookTurn(webhookId: string, signal: AbortSignal | undefined, guard: WaitGuard): Promise<void>;
   /** Records that an execution attempt of the webhook has finished (or failed). */

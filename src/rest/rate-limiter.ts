@@ -43,8 +43,14 @@ const RESET_MARGIN_MS = 50;
 
 /** Past this many buckets, a bucket that holds nothing worth keeping is dropped as soon as its last request ends. */
 const KEEP_BLANK_BUCKETS = 64;
-/** After this many new buckets (or webhook windows), idle ones are swept. */
-const SWEEP_EVERY = 256;
+/**
+ * Each new bucket (or webhook window) checks this many held ones, in turn, and
+ * drops those that are idle: an incremental sweep that costs O(1) per new
+ * entry however many are held (a full sweep every N new entries costs O(held)
+ * each time, which a bot touching 50,000 live webhooks pays on every call),
+ * and that leaves idle state behind for at most about held / 8 new entries.
+ */
+const SWEEP_STEP = 8;
 /**
  * The most buckets kept. A server that answers every id with a long reset
  * would otherwise keep one per id for `maxRateLimitPauseMs`; past this the
@@ -73,8 +79,9 @@ export class RateLimiter implements RateLimitStore {
   #globalInFlight = 0;
   /** Buckets not yet known: while there are none, a response without headers costs nothing. */
   #unknown = 0;
-  #created = 0;
-  #webhooksCreated = 0;
+  /** Where the incremental sweeps of buckets and webhook windows stand. */
+  #bucketCursor: MapIterator<[string, Bucket]> | undefined;
+  #webhookCursor: MapIterator<[string, WebhookLane]> | undefined;
 
   /**
    * @param now The clock. @default Date.now
@@ -111,7 +118,7 @@ export class RateLimiter implements RateLimitStore {
     let bucket = this.#buckets.get(key);
     if (!bucket) {
       // Swept before the new bucket joins, so the sweep cannot drop it.
-      if (++this.#created % SWEEP_EVERY === 0) this.sweep();
+      this.#sweepSomeBuckets();
       bucket = { limit: undefined, remaining: undefined, resetAt: 0, pausedUntil: 0, inFlight: 0, waiting: 0, queue: undefined, discovery: Discovery.Unknown, discovered: undefined };
       this.#buckets.set(key, bucket);
       this.#unknown++;
@@ -148,6 +155,37 @@ export class RateLimiter implements RateLimitStore {
     }
     const window = this.#webhookWindow?.windowMs ?? 0;
     for (const [id, entry] of this.#webhooks) {
+      if (entry.queued === 0 && (entry.completions.at(-1) ?? -Infinity) <= now - window) this.#webhooks.delete(id);
+    }
+  }
+
+  /** One step of the incremental sweep of buckets: idle ones go, and past {@link MAX_BUCKETS} any that nothing is using. */
+  #sweepSomeBuckets(): void {
+    const now = this.#now();
+    for (let i = 0; i < SWEEP_STEP; i++) {
+      this.#bucketCursor ??= this.#buckets.entries();
+      const next = this.#bucketCursor.next();
+      if (next.done === true) {
+        this.#bucketCursor = undefined;
+        return;
+      }
+      const [key, bucket] = next.value;
+      if (isIdle(bucket, now) || (this.#buckets.size > MAX_BUCKETS && bucket.inFlight === 0 && bucket.waiting === 0)) this.#drop(key, bucket);
+    }
+  }
+
+  /** One step of the incremental sweep of webhook windows: those with nothing queued whose executions have all left the window go. */
+  #sweepSomeWebhooks(): void {
+    const now = this.#now();
+    const window = this.#webhookWindow?.windowMs ?? 0;
+    for (let i = 0; i < SWEEP_STEP; i++) {
+      this.#webhookCursor ??= this.#webhooks.entries();
+      const next = this.#webhookCursor.next();
+      if (next.done === true) {
+        this.#webhookCursor = undefined;
+        return;
+      }
+      const [id, entry] = next.value;
       if (entry.queued === 0 && (entry.completions.at(-1) ?? -Infinity) <= now - window) this.#webhooks.delete(id);
     }
   }
@@ -326,10 +364,15 @@ export class RateLimiter implements RateLimitStore {
    * Runs `task` after every earlier task of the same webhook, in order. Inside
    * it, call {@link RateLimiter.webhookTurn} before each attempt.
    */
+  /** Whether no execution of the webhook is queued (see {@link RateLimitStore.webhookIdle}). */
+  webhookIdle(webhookId: string): boolean {
+    return (this.#webhooks.get(webhookId)?.queued ?? 0) === 0;
+  }
+
   serializeWebhook<T>(webhookId: string, task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
     let entry = this.#webhooks.get(webhookId);
     if (!entry) {
-      if (++this.#webhooksCreated % SWEEP_EVERY === 0) this.sweep();
+      this.#sweepSomeWebhooks();
       entry = { tail: RESOLVED, queued: 0, completions: [] };
       this.#webhooks.set(webhookId, entry);
     }
@@ -342,6 +385,17 @@ export class RateLimiter implements RateLimitStore {
    * earlier than its arrival at the server, so the server never sees more
    * than `limit` executions in any window.
    */
+  /** Whether one more execution fits in the webhook's rolling window now (see {@link RateLimitStore.tryWebhookTurn}). */
+  tryWebhookTurn(webhookId: string): boolean {
+    const window = this.#webhookWindow;
+    const entry = this.#webhooks.get(webhookId);
+    if (!window || !entry) return true;
+    const now = this.#now();
+    const completions = entry.completions;
+    while (completions.length > 0 && (completions[0] as number) <= now - window.windowMs) completions.shift();
+    return completions.length < window.limit;
+  }
+
   async webhookTurn(webhookId: string, signal: AbortSignal | undefined, guard: WaitGuard): Promise<void> {
     const window = this.#webhookWindow;
     const entry = this.#webhooks.get(webhookId);

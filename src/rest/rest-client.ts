@@ -163,7 +163,7 @@ export class RestClient {
     if (route.webhookExecution && limiter.limitsWebhooks && call.major !== '') {
       const webhookId = call.major;
       return limiter
-        .serializeWebhook(webhookId, () => this.#attempts<T>(call, webhookId, first), call.deadline.signal)
+        .serializeWebhook(webhookId, () => this.#attempts<T>(call, webhookId, first), limiter.webhookIdle?.(webhookId) === true ? undefined : call.deadline.signal)
         .catch((error: unknown) => {
           throw this.#waitError(call, error);
         })
@@ -219,7 +219,9 @@ export class RestClient {
         const bucketKey = config.limiter.bucketKey(call.routeKey, call.major);
         const base: RequestEventBase = { operation, method: route.method, path: displayPath, attempt, bucket: bucketKey };
 
-        if (webhookId !== undefined) await this.#waitFor(call, config.limiter.webhookTurn(webhookId, call.deadline.signal, this.#guard(call, base, obs)));
+        if (webhookId !== undefined && config.limiter.tryWebhookTurn?.(webhookId) !== true) {
+          await this.#waitFor(call, config.limiter.webhookTurn(webhookId, call.deadline.signal, this.#guard(call, base, obs)));
+        }
         if (!config.limiter.tryAcquire(bucketKey, call.lane)) {
           await this.#waitFor(call, config.limiter.acquireSlow(bucketKey, call.lane, call.deadline.signal, this.#guard(call, base, obs)));
         }

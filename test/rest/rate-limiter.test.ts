@@ -228,6 +228,28 @@ describe('the proactive global cap', () => {
   });
 });
 
+describe('the incremental sweep', () => {
+  it('drops idle webhook windows as new ones are created, without a full sweep, within about an eighth of those held', async () => {
+    let clock = 0;
+    const limiter = new RateLimiter(() => clock, { limit: 30, windowMs: 60_000 });
+    for (let i = 0; i < 4000; i++) await limiter.serializeWebhook(`old${i}`, async () => limiter.webhookDone(`old${i}`), undefined);
+    expect(limiter.size.webhooks).toBe(4000);
+    clock = 60_001;
+    for (let i = 0; i < 600; i++) await limiter.serializeWebhook(`new${i}`, async () => limiter.webhookDone(`new${i}`), undefined);
+    expect(limiter.size.webhooks).toBe(600);
+  });
+
+  it('keeps every live webhook window (50,000 within the minute) while sweeping', async () => {
+    let clock = 0;
+    const limiter = new RateLimiter(() => clock, { limit: 30, windowMs: 60_000 });
+    for (let i = 0; i < 50_000; i++) {
+      await limiter.serializeWebhook(`w${i}`, async () => limiter.webhookDone(`w${i}`), undefined);
+      if (i % 1000 === 0) clock += 1000;
+    }
+    expect(limiter.size.webhooks).toBe(50_000);
+  });
+});
+
 describe('a server that keeps every bucket alive', () => {
   it('cannot make the limiter hold more than about 10,000 buckets, however long their resets', () => {
     const clock = 1_000_000;

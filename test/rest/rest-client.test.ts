@@ -445,6 +445,32 @@ describe('every wait watches the caller signal and the deadline', () => {
     release?.();
     await user.close();
   });
+
+  it('a webhook execution queued behind a slow one of the same webhook settles at its deadline, or on abort; the one in flight is untouched', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let hits = 0;
+    server.setHandler((_request, response) => {
+      hits++;
+      void held.then(() => json(response, 200, { id: 'm1' }));
+    });
+    const c = client({ timeoutMs: 5_000 });
+    const first = c.webhooks.execute('wh1', { content: 'first' });
+    const queued = c.webhooks.execute('wh1', { content: 'second' }, { deadlineMs: 150 }).catch((e: unknown) => e);
+    const controller = new AbortController();
+    const aborted = c.webhooks.execute('wh1', { content: 'third' }, { signal: controller.signal }).catch((e: unknown) => e);
+    const started = Date.now();
+    const timedOut = await queued;
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(timedOut).toBeInstanceOf(TimeoutError);
+    controller.abort();
+    expect(await aborted).toBeInstanceOf(AbortError);
+    release();
+    await expect(first).resolves.toEqual({ id: 'm1' });
+    // Neither queued call reached the server.
+    expect(hits).toBe(1);
+    await c.close();
+  });
 });
 
 describe('one AbortSignal shared by many calls', () => {
