@@ -10,13 +10,6 @@
  * @packageDocumentation
  */
 
-export {
-  FetchTransport,
-  UndiciTransport,
-  TransportFailure,
-  type Transport,
-  type TransportRequest,
-  type TransportResponse,
-  type TransportSignal,
-  type UndiciTransportOptions,
-} from './rest/transport.js';
+export { TransportFailure, type Transport, type TransportRequest, type TransportResponse, type TransportSignal } from './rest/transport.js';
+export { FetchTransport } from './rest/fetch-transport.js';
+export { UndiciTransport, type UndiciTransportOptions } from './rest/undici-transport.js';

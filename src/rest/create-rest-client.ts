@@ -14,7 +14,9 @@ import type { RateLimitStore } from './rate-limit-store.js';
 import type { RestClientConfig } from './config.js';
 import { RestClient } from './rest-client.js';
 import { resolveRetryPolicy } from './retry.js';
-import { FetchTransport, UndiciTransport, type Transport } from './transport.js';
+import { FetchTransport } from './fetch-transport.js';
+import type { Transport } from './transport.js';
+import { UndiciTransport } from './undici-transport.js';
 
 /** What the clients add to the pipeline options: the fields of the REST client's configuration that depend on the client. */
 export type PipelineWiring = Pick<

@@ -149,3 +149,47 @@ describe('connection refused', () => {
     expect(error.message).toContain('ECONNREFUSED');
   });
 });
+
+describe('the undici transport over a dispatcher of the caller', () => {
+  it('works through an undici Agent: a body split in many chunks, with a byte-order mark and multi-byte characters', async () => {
+    const { Agent } = await import('undici');
+    const agent = new Agent();
+    server.setHandler((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('\ufeff{"id":"ch1","parts":[');
+      let i = 0;
+      const timer = setInterval(() => {
+        response.write(i === 0 ? '"é"' : ',"é"');
+        if (++i === 20) {
+          clearInterval(timer);
+          response.end(']}');
+        }
+      }, 1);
+    });
+    const client = new Client({ baseUrl: server.url, dispatcher: agent, auth: { botToken: SECRETS.botToken }, retries: 0 });
+    const result = (await client.channels.get('ch1')) as unknown as { id: string; parts: string[] };
+    expect(result.id).toBe('ch1');
+    expect(result.parts).toEqual(Array.from({ length: 20 }, () => 'é'));
+    await client.close();
+    await agent.close();
+  });
+
+  it('works through an undici MockAgent, with no network', async () => {
+    const { MockAgent } = await import('undici');
+    const mock = new MockAgent();
+    mock.disableNetConnect();
+    mock
+      .get('http://chat.test')
+      .intercept({ path: '/api/v1/channels/ch9', method: 'GET' })
+      .reply(200, { id: 'ch9', from: 'mock' }, { headers: { 'content-type': 'application/json' } });
+    mock
+      .get('http://chat.test')
+      .intercept({ path: '/api/v1/channels/ch8', method: 'GET' })
+      .reply(404, { message: 'Unknown Channel' }, { headers: { 'content-type': 'application/json' } });
+    const client = new Client({ baseUrl: 'http://chat.test', dispatcher: mock, auth: { botToken: SECRETS.botToken }, retries: 0, allowInsecureHttp: true });
+    await expect(client.channels.get('ch9')).resolves.toEqual({ id: 'ch9', from: 'mock' });
+    await expect(client.channels.get('ch8')).rejects.toMatchObject({ status: 404 });
+    await client.close();
+    await mock.close();
+  });
+});
