@@ -36,10 +36,13 @@ function serverOf(origin: string): { address: string; port: number } {
 
 /** Starts watching a call, or returns `undefined` when nothing would watch it. */
 export function observeCall(hooks: RequestHooks | undefined, origin: string, now: () => number, call: ObservedCall): CallObserver | undefined {
-  const tracer = sdkTracer();
-  const hooked = hasHooks(hooks) ? hooks : undefined;
-  if (hooked === undefined && tracer === undefined && !requestChannelsActive()) return undefined;
-  return new CallObserver(hooked, tracer, origin, now, call);
+  if (!observing(hooks)) return undefined;
+  return new CallObserver(hasHooks(hooks) ? hooks : undefined, sdkTracer(), origin, now, call);
+}
+
+/** Whether a call would be observed at all (hooks, a tracer or a diagnostics subscriber): checked before anything is built for {@link observeCall}. */
+export function observing(hooks: RequestHooks | undefined): boolean {
+  return hasHooks(hooks) || sdkTracer() !== undefined || requestChannelsActive();
 }
 
 /** One call's diagnostics messages, hooks and tracing context. */

@@ -12,7 +12,7 @@
 import PQueue from 'p-queue';
 import { RouteHashes, type GlobalRateLimitOptions, type Lane, type RateLimitHeaders, type RateLimitSettings, type RateLimitStore, type WaitGuard, type WebhookWindowOptions } from './rate-limit-store.js';
 import { sleep } from './sleep.js';
-import { RESOLVED, runInTurn, type WebhookLane } from './webhook-lane.js';
+import { WebhookWindows } from './webhook-windows.js';
 
 export type { Lane, RateLimitHeaders, WaitGuard, WebhookWindowOptions } from './rate-limit-store.js';
 
@@ -69,9 +69,8 @@ export class RateLimiter implements RateLimitStore {
   #globalUntil = 0;
   readonly #buckets = new Map<string, Bucket>();
   readonly #routeHashes = new RouteHashes();
-  readonly #webhooks = new Map<string, WebhookLane>();
+  readonly #webhooks: WebhookWindows;
   #now: () => number;
-  #webhookWindow: WebhookWindowOptions | undefined;
   #maxPauseMs: number;
   #globalCap: GlobalRateLimitOptions | undefined;
   /** Completion times of the latest requests under the proactive global cap (the newest `limit`). */
@@ -79,9 +78,8 @@ export class RateLimiter implements RateLimitStore {
   #globalInFlight = 0;
   /** Buckets not yet known: while there are none, a response without headers costs nothing. */
   #unknown = 0;
-  /** Where the incremental sweeps of buckets and webhook windows stand. */
+  /** Where the incremental sweep of buckets stands. */
   #bucketCursor: MapIterator<[string, Bucket]> | undefined;
-  #webhookCursor: MapIterator<[string, WebhookLane]> | undefined;
 
   /**
    * @param now The clock. @default Date.now
@@ -91,7 +89,7 @@ export class RateLimiter implements RateLimitStore {
    */
   constructor(now: () => number = Date.now, webhookWindow?: WebhookWindowOptions, maxPauseMs: number = Number.MAX_SAFE_INTEGER, globalRateLimit?: GlobalRateLimitOptions) {
     this.#now = now;
-    this.#webhookWindow = webhookWindow;
+    this.#webhooks = new WebhookWindows(() => this.#now(), webhookWindow);
     this.#maxPauseMs = maxPauseMs;
     this.#globalCap = globalRateLimit;
   }
@@ -99,7 +97,7 @@ export class RateLimiter implements RateLimitStore {
   /** Takes the client's settings (when the store was created by hand and given as `rateLimitStore`). */
   configure(settings: RateLimitSettings): void {
     this.#now = settings.now;
-    this.#webhookWindow = settings.webhookWindow;
+    this.#webhooks.window = settings.webhookWindow;
     this.#maxPauseMs = settings.maxPauseMs;
     this.#globalCap = settings.globalRateLimit;
   }
@@ -153,10 +151,7 @@ export class RateLimiter implements RateLimitStore {
         if (bucket.inFlight === 0 && bucket.waiting === 0) this.#drop(key, bucket);
       }
     }
-    const window = this.#webhookWindow?.windowMs ?? 0;
-    for (const [id, entry] of this.#webhooks) {
-      if (entry.queued === 0 && (entry.completions.at(-1) ?? -Infinity) <= now - window) this.#webhooks.delete(id);
-    }
+    this.#webhooks.sweep();
   }
 
   /** One step of the incremental sweep of buckets: idle ones go, and past {@link MAX_BUCKETS} any that nothing is using. */
@@ -171,22 +166,6 @@ export class RateLimiter implements RateLimitStore {
       }
       const [key, bucket] = next.value;
       if (isIdle(bucket, now) || (this.#buckets.size > MAX_BUCKETS && bucket.inFlight === 0 && bucket.waiting === 0)) this.#drop(key, bucket);
-    }
-  }
-
-  /** One step of the incremental sweep of webhook windows: those with nothing queued whose executions have all left the window go. */
-  #sweepSomeWebhooks(): void {
-    const now = this.#now();
-    const window = this.#webhookWindow?.windowMs ?? 0;
-    for (let i = 0; i < SWEEP_STEP; i++) {
-      this.#webhookCursor ??= this.#webhooks.entries();
-      const next = this.#webhookCursor.next();
-      if (next.done === true) {
-        this.#webhookCursor = undefined;
-        return;
-      }
-      const [id, entry] = next.value;
-      if (entry.queued === 0 && (entry.completions.at(-1) ?? -Infinity) <= now - window) this.#webhooks.delete(id);
     }
   }
 
@@ -357,26 +336,25 @@ export class RateLimiter implements RateLimitStore {
 
   /** Whether executions of incoming webhooks are limited. */
   get limitsWebhooks(): boolean {
-    return this.#webhookWindow !== undefined;
+    return this.#webhooks.window !== undefined;
+  }
+
+  /** Whether no execution of the webhook is queued (see {@link RateLimitStore.webhookIdle}). */
+  webhookIdle(webhookId: string): boolean {
+    return this.#webhooks.idle(webhookId);
   }
 
   /**
    * Runs `task` after every earlier task of the same webhook, in order. Inside
    * it, call {@link RateLimiter.webhookTurn} before each attempt.
    */
-  /** Whether no execution of the webhook is queued (see {@link RateLimitStore.webhookIdle}). */
-  webhookIdle(webhookId: string): boolean {
-    return (this.#webhooks.get(webhookId)?.queued ?? 0) === 0;
+  serializeWebhook<T>(webhookId: string, task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    return this.#webhooks.serialize(webhookId, task, signal);
   }
 
-  serializeWebhook<T>(webhookId: string, task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-    let entry = this.#webhooks.get(webhookId);
-    if (!entry) {
-      this.#sweepSomeWebhooks();
-      entry = { tail: RESOLVED, queued: 0, completions: [] };
-      this.#webhooks.set(webhookId, entry);
-    }
-    return runInTurn(entry, task, signal);
+  /** Whether one more execution fits in the webhook's rolling window now (see {@link RateLimitStore.tryWebhookTurn}). */
+  tryWebhookTurn(webhookId: string): boolean {
+    return this.#webhooks.tryTurn(webhookId);
   }
 
   /**
@@ -385,39 +363,13 @@ export class RateLimiter implements RateLimitStore {
    * earlier than its arrival at the server, so the server never sees more
    * than `limit` executions in any window.
    */
-  /** Whether one more execution fits in the webhook's rolling window now (see {@link RateLimitStore.tryWebhookTurn}). */
-  tryWebhookTurn(webhookId: string): boolean {
-    const window = this.#webhookWindow;
-    const entry = this.#webhooks.get(webhookId);
-    if (!window || !entry) return true;
-    const now = this.#now();
-    const completions = entry.completions;
-    while (completions.length > 0 && (completions[0] as number) <= now - window.windowMs) completions.shift();
-    return completions.length < window.limit;
-  }
-
-  async webhookTurn(webhookId: string, signal: AbortSignal | undefined, guard: WaitGuard): Promise<void> {
-    const window = this.#webhookWindow;
-    const entry = this.#webhooks.get(webhookId);
-    if (!window || !entry) return;
-    for (;;) {
-      const now = this.#now();
-      const completions = entry.completions;
-      while (completions.length > 0 && (completions[0] as number) <= now - window.windowMs) completions.shift();
-      if (completions.length < window.limit) return;
-      const ms = (completions[0] as number) + window.windowMs - now + 1;
-      guard(ms, 'webhook');
-      await sleep(ms, signal);
-    }
+  webhookTurn(webhookId: string, signal: AbortSignal | undefined, guard: WaitGuard): Promise<void> {
+    return this.#webhooks.turn(webhookId, signal, guard);
   }
 
   /** Records that an execution attempt of the webhook has finished (or failed). */
   webhookDone(webhookId: string): void {
-    const completions = this.#webhooks.get(webhookId)?.completions;
-    if (completions === undefined) return;
-    completions.push(this.#now());
-    // Only the newest `limit` completions decide the next turn.
-    if (completions.length > (this.#webhookWindow?.limit ?? 0)) completions.shift();
+    this.#webhooks.done(webhookId);
   }
 }
 

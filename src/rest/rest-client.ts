@@ -14,7 +14,7 @@ import { routes, type OperationId, type RouteDefinition } from '../routes.js';
 import { SDK_VERSION } from '../version.js';
 import { attemptFailureError, refusedWaitError, waitError, type CallState } from './call-errors.js';
 import { AttemptTimer, CallDeadline } from './deadline.js';
-import { observeCall, type CallObserver } from './call-observer.js';
+import { observeCall, observing, type CallObserver } from './call-observer.js';
 import type { RestClientConfig } from './config.js';
 import type { ClientEvents, RequestEventBase } from './events.js';
 import type { CustomRoute, RateLimitInfo, RequestInput } from './options.js';
@@ -202,7 +202,9 @@ export class RestClient {
     let attempt = 0;
     let rateLimits = 0;
     let refreshedAfter401 = false;
-    const obs = observeCall(config.hooks, config.origin, config.now, { operation, method: route.method, path: call.prefix + first.built.displayPath, route: call.prefix + route.path });
+    const obs = observing(config.hooks)
+      ? observeCall(config.hooks, config.origin, config.now, { operation, method: route.method, path: call.prefix + first.built.displayPath, route: call.prefix + route.path })
+      : undefined;
     try {
       for (;;) {
         attempt++;
@@ -228,7 +230,7 @@ export class RestClient {
 
         // Send the attempt under its own timeout. The timer keeps running while the body is read.
         const { headers, body } = requestParts(this.#userAgent, input);
-        this.#emit('request', { ...base, credential: credential.kind });
+        if (this.#listening('request')) this.#emit('request', { ...base, credential: credential.kind });
         config.log?.('debug', `${route.method} ${displayPath} (attempt ${attempt})`, { operation, attempt });
         const started = config.now();
         const timer = new AttemptTimer(call.deadline, call.timeoutMs, input.signal, config.now);
@@ -253,7 +255,7 @@ export class RestClient {
         const cookies = response.headers['set-cookie'];
         // Only the session routes (login, refresh, logout) may set cookies: other responses cannot fill the jar.
         if (cookies !== undefined && route.prefix === 'auth' && config.onSetCookie) config.onSetCookie(Array.isArray(cookies) ? cookies : [cookies]);
-        this.#emit('response', { ...base, status, durationMs: config.now() - started });
+        if (this.#listening('response')) this.#emit('response', { ...base, status, durationMs: config.now() - started });
         config.limiter.learn(call.routeKey, call.major, hasRateLimitHeaders(response) ? readRateLimitHeaders(response) : undefined);
         const observed = obs?.afterResponse(base, response, config.now() - started, () => callSecrets(prepared, input), timer);
         if (observed !== undefined) await this.#waitFor(call, observed);
@@ -391,6 +393,12 @@ export class RestClient {
       this.#emit('debug', message);
       obs?.rateLimitWait(base, delayMs, reason);
     };
+  }
+
+  /** Whether anyone listens to `event` (checked before building an event object on the hot path). */
+  #listening(event: keyof ClientEvents): boolean {
+    const events = this.#config.events;
+    return events !== undefined && events.listenerCount(event) > 0;
   }
 
   /** Emits an event when anyone listens. */

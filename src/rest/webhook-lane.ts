@@ -27,24 +27,35 @@ export const RESOLVED: Promise<void> = Promise.resolve();
  * the task before it finishes, so the order of the others holds.
  */
 export function runInTurn<T>(lane: WebhookLane, task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (lane.queued === 0) {
+    // Nothing queued: every earlier task has finished, so this one starts now, and the lane's tail
+    // is its settling (no promise or closure of the lane's own: this is every webhook's usual case).
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    lane.queued = 1;
+    const result = task();
+    const settled = (): void => {
+      // The last one out leaves the shared settled promise, so an idle lane holds nothing of its run.
+      if (--lane.queued === 0) lane.tail = RESOLVED;
+    };
+    lane.tail = result.then(settled, settled);
+    return result;
+  }
   const previous = lane.tail;
-  // Nothing queued: every earlier task has finished, so this one may start now.
-  const idle = lane.queued === 0;
   let finish!: () => void;
   lane.tail = new Promise<void>((resolve) => {
     finish = resolve;
   });
   lane.queued++;
   const done = (): void => {
-    lane.queued--;
+    if (--lane.queued === 0) lane.tail = RESOLVED;
     finish();
   };
   const run = (): Promise<T> => {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return task();
   };
-  if (idle || signal === undefined) {
-    const result = idle ? run() : previous.then(run);
+  if (signal === undefined) {
+    const result = previous.then(run);
     result.then(done, done);
     return result;
   }
