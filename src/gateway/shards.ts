@@ -70,7 +70,9 @@ export function connectionHost(host: ShardHost, id: number, plan: ShardPlan): Co
       if (event === 'ready' || event === 'resumed' || event === 'reconnecting') host.changed(id);
     },
     dispatch: (event) => {
-      host.dispatch({ ...event, shardId: id });
+      // The connection builds a fresh event for each dispatch, so the shard id is added to it rather than copied into another.
+      (event as GatewayDispatchEvent).shardId = id;
+      host.dispatch(event as GatewayDispatchEvent);
       host.changed(id);
     },
     shard: plan.sharded ? [id, plan.count] : undefined,

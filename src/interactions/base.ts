@@ -37,6 +37,11 @@ function creationTime(payload: InteractionPayload, receivedAt: number): number |
   return undefined;
 }
 
+/** The wait registry an interaction was bound to (see `bindWaitRegistry` in `interaction.ts`); set by the class's static block. */
+export let waitRegistryOf: (interaction: BaseInteraction) => unknown;
+/** Binds an interaction to a wait registry unless one was bound before; set by the class's static block. */
+export let bindWaitRegistryOnce: (interaction: BaseInteraction, registry: unknown) => void;
+
 /** Fields every interaction shares, and the acknowledgement machinery. */
 export abstract class BaseInteraction {
   /** The kind of interaction. */
@@ -64,6 +69,15 @@ export abstract class BaseInteraction {
   readonly #now: () => number;
   #state: AcknowledgementState = 'pending';
   #acknowledgedWith: InteractionCallbackType | undefined;
+  /** The waiters of the first router that dispatched it (a field, not a WeakMap entry: set for every interaction). */
+  #waitRegistry: unknown = undefined;
+
+  static {
+    waitRegistryOf = (interaction) => interaction.#waitRegistry;
+    bindWaitRegistryOnce = (interaction, registry) => {
+      interaction.#waitRegistry ??= registry;
+    };
+  }
 
   constructor(payload: InteractionPayload, respond: InteractionResponder, now: () => number = Date.now) {
     this.#payload = payload;

@@ -9,7 +9,7 @@
 
 import { InteractionCallbackType, InteractionType } from '../constants.js';
 import { ValidationError } from '../errors.js';
-import { BaseInteraction, RepliableInteraction } from './base.js';
+import { BaseInteraction, bindWaitRegistryOnce, RepliableInteraction, waitRegistryOf } from './base.js';
 import { readOptions, type CommandOptionValue } from './options.js';
 import type { AutocompleteChoice, InteractionPayload, InteractionResponder, ModalForm } from './types.js';
 
@@ -287,22 +287,19 @@ export interface InteractionWaitRegistry {
   awaitModalSubmit(original: BaseInteraction, options: AwaitModalSubmitOptions): Promise<ModalSubmitInteraction>;
 }
 
-/** The registry of each interaction: that of the first router that dispatched it. */
-const registries = new WeakMap<BaseInteraction, InteractionWaitRegistry>();
-
 /**
  * Ties an interaction to the waiters of the router dispatching it, unless a
  * router did so before (the Gateway runs its own router first, then those of
  * `use()`). Called by the router; not part of the public API.
  */
 export function bindWaitRegistry(interaction: BaseInteraction, registry: InteractionWaitRegistry): void {
-  if (!registries.has(interaction)) registries.set(interaction, registry);
+  bindWaitRegistryOnce(interaction, registry);
 }
 
 function waitFor(original: BaseInteraction, kind: 'component', options: AwaitComponentOptions): Promise<ComponentInteraction>;
 function waitFor(original: BaseInteraction, kind: 'modalSubmit', options: AwaitModalSubmitOptions): Promise<ModalSubmitInteraction>;
 function waitFor(original: BaseInteraction, kind: 'component' | 'modalSubmit', options: AwaitComponentOptions | AwaitModalSubmitOptions): Promise<Interaction> {
-  const registry = registries.get(original);
+  const registry = waitRegistryOf(original) as InteractionWaitRegistry | undefined;
   if (!registry) {
     const operation = kind === 'component' ? 'interaction.awaitComponent' : 'interaction.awaitModalSubmit';
     const message = 'this interaction was not dispatched by an InteractionRouter (the Gateway or a webhook receiver), so no later interaction can reach it';

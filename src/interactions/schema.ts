@@ -23,15 +23,24 @@ interface ReceivedOptionShape {
   options?: ReceivedOptionShape[] | undefined;
 }
 
-const optionSchema: z.ZodType<ReceivedOptionShape> = z.looseObject({
+/** The fields of a received option the builder reads. */
+const optionFields = {
   name: z.string(),
   type: z.int().optional(),
   value: z.union([z.string(), z.number(), z.boolean()]).optional(),
   focused: z.boolean().optional(),
-  get options() {
-    return z.array(optionSchema).optional();
-  },
-});
+};
+
+/**
+ * Options nest at most three levels (Discord's sub-command group, sub-command,
+ * then values), so the schema spells the three levels out instead of
+ * referring to itself: a schema without a cycle validates without the cycle
+ * bookkeeping of a recursive one, and a payload nested deeper than Discord
+ * ever sends fails validation instead of exhausting the stack.
+ */
+const valueOptionSchema = z.looseObject({ ...optionFields, options: z.undefined().optional() });
+const subcommandOptionSchema = z.looseObject({ ...optionFields, options: z.array(valueOptionSchema).optional() });
+const optionSchema: z.ZodType<ReceivedOptionShape> = z.looseObject({ ...optionFields, options: z.array(subcommandOptionSchema).optional() });
 
 /** A modal row: inputs with a custom id and a text value. */
 const modalRowSchema = z.looseObject({

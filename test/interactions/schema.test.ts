@@ -27,4 +27,13 @@ describe('interactionPayloadSchema', () => {
     const payload = { ...base, new_top: 1, data: { name: 'q', new_data: 2, options: [{ name: 'a', value: 1, new_option: 3 }] }, member: { user: { id: 'u', new_user: 4 }, nick: 'n' } };
     expect(interactionPayloadSchema.parse(payload)).toEqual(payload);
   });
+
+  it('takes options three levels deep (sub-command group, sub-command, values) and refuses a fourth', () => {
+    const value = { name: 'v', type: 3, value: 'a' };
+    const three = { ...base, data: { name: 'x', options: [{ name: 'g', type: 2, options: [{ name: 's', type: 1, options: [value] }] }] } };
+    expect(interactionPayloadSchema.parse(three)).toEqual(three);
+    const four = { ...base, data: { name: 'x', options: [{ name: 'g', type: 2, options: [{ name: 's', type: 1, options: [{ ...value, options: [value] }] }] }] } };
+    expect(interactionPayloadSchema.safeParse(four).success).toBe(false);
+    expect(interactionPayloadSchema.safeParse({ ...base, data: { name: 'x', options: [{ name: 'g', type: 2, options: [{ name: 's', type: 1, options: [{ ...value, options: 'x' }] }] }] } }).success).toBe(false);
+  });
 });
