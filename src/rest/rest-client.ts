@@ -162,8 +162,11 @@ export class RestClient {
     const limiter = this.#config.limiter;
     if (route.webhookExecution && limiter.limitsWebhooks && call.major !== '') {
       const webhookId = call.major;
+      // The usual case, nothing queued for this webhook: the attempts start at once, exactly as for any other call
+      // (they dispose of the deadline themselves), so there is no wait to watch and no wait error to map.
+      if (limiter.webhookIdle?.(webhookId) === true) return limiter.serializeWebhook(webhookId, () => this.#attempts<T>(call, webhookId, first), undefined);
       return limiter
-        .serializeWebhook(webhookId, () => this.#attempts<T>(call, webhookId, first), limiter.webhookIdle?.(webhookId) === true ? undefined : call.deadline.signal)
+        .serializeWebhook(webhookId, () => this.#attempts<T>(call, webhookId, first), call.deadline.signal)
         .catch((error: unknown) => {
           throw this.#waitError(call, error);
         })
