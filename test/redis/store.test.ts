@@ -83,6 +83,41 @@ describeWithRedis('the Redis rate-limit store', () => {
     expect(stored.l).toBe('5');
   });
 
+  it('clients whose clocks are an hour apart share one webhook window: Redis TIME is the only clock', async () => {
+    const arrivals: number[] = [];
+    const hooks = await startLoopbackServer((_request, response) => {
+      arrivals.push(Date.now());
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ id: 'm' }));
+    });
+    const prefix = `skew-${Date.now()}:`;
+    const window = { limit: 5, windowMs: 1000 };
+    const skews = [0, 3_600_000, -3_600_000];
+    const clients = skews.map(
+      (skew) =>
+        new Client({
+          baseUrl: hooks.url,
+          now: () => Date.now() + skew,
+          webhookRateLimit: window,
+          rateLimitStore: createRedisRateLimitStore({ client: connection, prefix }),
+        }),
+    );
+    try {
+      const started = Date.now();
+      await Promise.all(clients.flatMap((client, c) => Array.from({ length: 5 }, (_, i) => client.webhooks.execute({ id: 'w-skew', token: 'token-skew' }, { content: `${c}-${i}` }))));
+      expect(arrivals).toHaveLength(15);
+      // No 1 s window at the server holds more than 5, whichever client's clock is right.
+      const sorted = [...arrivals].sort((x, y) => x - y);
+      const busiest = Math.max(...sorted.map((at, i) => sorted.slice(i).filter((later) => later < at + window.windowMs).length));
+      expect(busiest).toBeLessThanOrEqual(window.limit);
+      // 15 executions at 5 a second take at least two full windows; a client trusting its own clock an hour ahead would not have waited.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(2 * window.windowMs - 50);
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+      await hooks.close();
+    }
+  }, 20_000);
+
   it('the proactive global cap holds across clients sharing the store prefix', async () => {
     const prefix = `cap-${Date.now()}:`;
     const globalRateLimit = { limit: 5, windowMs: 1000 };
