@@ -3,6 +3,7 @@
  * headers on successes and 429s alike, with Discord's scopes on 429s.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { Client, type RateLimitedEvent } from '../../src/index.js';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/testing/index.js';
 
 const running: Emulator[] = [];
@@ -51,5 +52,40 @@ describe('rate-limit headers', () => {
     expect(limited.status).toBe(429);
     expect(limited.headers).toMatchObject({ 'x-ratelimit-global': 'true', 'x-ratelimit-scope': 'global', 'x-ratelimit-remaining': '29' });
     for (const name of bucketHeaders) expect(limited.headers).toHaveProperty(name);
+  });
+
+  it('routeRateLimit: each caller has a window per route and major parameter; past it, a 429 with scope user and the bucket headers', async () => {
+    const emulator = await start({ routeRateLimit: { limit: 2, windowMs: 60_000 } });
+    const get = async (channelId: string, token = emulator.seed.botToken) => {
+      const response = await fetch(`${emulator.url}/api/v1/channels/${channelId}`, { headers: { authorization: `Bot ${token}` } });
+      return { status: response.status, headers: Object.fromEntries(response.headers) };
+    };
+    const first = await get(emulator.seed.channelId);
+    expect(first.status).toBe(200);
+    expect(first.headers).toMatchObject({ 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '1' });
+    expect((await get(emulator.seed.channelId)).headers['x-ratelimit-remaining']).toBe('0');
+    const limited = await get(emulator.seed.channelId);
+    expect(limited.status).toBe(429);
+    expect(limited.headers).toMatchObject({ 'x-ratelimit-scope': 'user', 'x-ratelimit-remaining': '0', 'x-ratelimit-bucket': first.headers['x-ratelimit-bucket'] });
+    expect(limited.headers).not.toHaveProperty('x-ratelimit-global');
+    for (const name of bucketHeaders) expect(limited.headers).toHaveProperty(name);
+    // Another major parameter is another window.
+    expect((await get('another-channel')).headers['x-ratelimit-remaining']).toBe('1');
+  });
+
+  it('routeRateLimit: the SDK learns the bucket from the headers and draws no 429', async () => {
+    const emulator = await start({ routeRateLimit: { limit: 3, windowMs: 400 } });
+    const bot = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken } });
+    const limited: RateLimitedEvent[] = [];
+    bot.on('rateLimited', (event) => limited.push(event));
+    try {
+      const started = Date.now();
+      for (let i = 0; i < 7; i++) await bot.channels.get(emulator.seed.channelId);
+      expect(limited).toEqual([]);
+      // Seven calls at three per 400 ms wait out at least two windows.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(700);
+    } finally {
+      await bot.close();
+    }
   });
 });

@@ -1,6 +1,6 @@
 /**
- * Rate limits: the contract's per-webhook execution limit and the optional
- * global limit, answered with Discord's headers (`X-RateLimit-Limit`,
+ * Rate limits: the contract's per-webhook execution limit, the optional
+ * global limit and the optional per-route limit of each caller, answered with Discord's headers (`X-RateLimit-Limit`,
  * `-Remaining`, `-Reset`, `-Reset-After`, `-Bucket` on successes and 429s;
  * `-Scope`, `-Global` and `Retry-After` on 429s).
  *
@@ -82,4 +82,30 @@ export function takeGlobal(state: EmulatorState, routeHeaders: () => Record<stri
   const { remaining, resetAt } = windowState(state.globalHits, limit, now);
   if (remaining === 0) throw tooManyRequests(resetAt - now, 'global', routeHeaders());
   state.globalHits.push(now);
+}
+
+/** The most per-route windows kept; the oldest are forgotten first. */
+const MAX_ROUTE_WINDOWS = 10_000;
+
+/**
+ * Counts one request against the caller's window for the route (when
+ * `routeRateLimit` is set) and returns the bucket headers its answer carries,
+ * or answers 429 with scope `user`.
+ */
+export function takeRoute(state: EmulatorState, caller: string, route: string, major: string): Record<string, string> {
+  const limit = state.options.routeRateLimit;
+  if (!limit) return {};
+  const now = state.now();
+  const key = `${caller} ${route} ${major}`;
+  let hits = state.routeHits.get(key);
+  if (hits === undefined) {
+    if (state.routeHits.size >= MAX_ROUTE_WINDOWS) state.routeHits.delete(state.routeHits.keys().next().value as string);
+    hits = [];
+    state.routeHits.set(key, hits);
+  }
+  const bucket = `route-${route.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '')}`;
+  const { remaining, resetAt } = windowState(hits, limit, now);
+  if (remaining === 0) throw tooManyRequests(resetAt - now, 'user', bucketHeaders(limit, 0, resetAt, now, bucket));
+  hits.push(now);
+  return bucketHeaders(limit, remaining - 1, resetAt, now, bucket);
 }

@@ -10,7 +10,7 @@ import { API_PREFIX, operationIds, routes, type CredentialKind, type HttpMethod,
 import type { Caller } from './access.js';
 import { getGateway, getGatewayBot } from './gateway-info.js';
 import { createDriveLink, followUp, handlers, respondWithToken, type Context, type Handler, type RouteContext } from './handlers/index.js';
-import { takeGlobal, webhookBucketHeaders } from './limits.js';
+import { takeGlobal, takeRoute, webhookBucketHeaders } from './limits.js';
 import { HttpError, errorResponse, json } from './responses.js';
 import type { EmulatorState } from './state.js';
 import type { EmulatorRequest, EmulatorResponse } from './types.js';
@@ -139,6 +139,13 @@ function bucketHeadersOf(state: EmulatorState, found: Match | undefined): Record
   return webhook ? webhookBucketHeaders(state, webhook) : {};
 }
 
+/** Counts the request against its caller's per-route window (`routeRateLimit`), returning the bucket headers; webhook executions and public routes have limits of their own or none. */
+function routeLimit(state: EmulatorState, route: RouteDefinition, params: Record<string, string>, caller: Caller): Record<string, string> {
+  if (route.webhookExecution === true || caller.kind === 'none') return {};
+  const who = caller.kind === 'user' ? `user:${caller.user.id}` : caller.kind === 'bot' ? `bot:${caller.app.id}` : caller.kind === 'webhook' ? `webhook:${caller.webhook.id}` : 'refresh';
+  return takeRoute(state, who, `${route.method} ${route.path}`, route.majorParameter === undefined ? '' : (params[route.majorParameter] ?? ''));
+}
+
 /** The context a handler gets, before its types are narrowed to its route. */
 interface RawContext {
   state: EmulatorState;
@@ -178,6 +185,7 @@ export function routeOf(state: EmulatorState, method: string, url: string): stri
 /** Handles one REST request against `state`. */
 export async function handleRequest(state: EmulatorState, faults: Faults, request: EmulatorRequest): Promise<EmulatorResponse> {
   if (faults.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, faults.latencyMs));
+  let routeHeaders: Record<string, string> = {};
   try {
     const url = new URL(request.url, 'http://emulator');
     if (faults.errorRate > 0 && state.random() < faults.errorRate) throw new HttpError(503, 'injected failure (faults.errorRate)');
@@ -194,10 +202,16 @@ export async function handleRequest(state: EmulatorState, faults: Faults, reques
     takeGlobal(state, () => bucketHeadersOf(state, found));
     if (!found) throw unmatched;
     const caller = authenticate(state, request, found.route, found.params);
+    routeHeaders = found.id.contract ? routeLimit(state, routes[found.id.id], found.params, caller) : {};
     const ctx: RawContext = { state, request, params: found.params, query: url.searchParams, caller };
-    return found.id.contract ? await runContract(found.id.id, ctx) : runExtra(found.id.id, ctx);
+    const response = found.id.contract ? await runContract(found.id.id, ctx) : runExtra(found.id.id, ctx);
+    return Object.keys(routeHeaders).length === 0 ? response : { ...response, headers: { ...routeHeaders, ...response.headers } };
   } catch (error) {
-    if (error instanceof HttpError) return errorResponse(error);
+    if (error instanceof HttpError) {
+      const response = errorResponse(error);
+      // An answer counted against the caller's window carries its bucket headers, errors included (as Discord's do).
+      return Object.keys(routeHeaders).length === 0 ? response : { ...response, headers: { ...routeHeaders, ...response.headers } };
+    }
     return json(500, { message: `emulator error: ${error instanceof Error ? error.message : String(error)}`, code: 0 });
   }
 }

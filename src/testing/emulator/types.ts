@@ -158,6 +158,15 @@ export interface EmulatorCoreOptions {
   globalRateLimit?: WindowLimit | undefined;
   /** Executions allowed per webhook per window. @default { limit: 30, windowMs: 60000 } */
   webhookRateLimit?: WindowLimit | undefined;
+  /**
+   * A per-route limit for each caller, as Discord's per-user buckets: every
+   * authenticated contract route other than webhook executions gets a window
+   * per credential, route and major parameter; its answers carry the bucket's
+   * `X-RateLimit-*` headers, and going past it answers 429 with
+   * `X-RateLimit-Scope: user`. The contract shows no such limit, so it is off
+   * unless set. @default undefined (off)
+   */
+  routeRateLimit?: WindowLimit | undefined;
   /** Access-token lifetime. @default 900000 */
   accessTokenLifetimeMs?: number | undefined;
   /** The base URL clients use, for the URLs in answers (webhook, invite, attachment and Gateway URLs); `createEmulator` sets its own. @default "http://localhost:8080" */
