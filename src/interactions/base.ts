@@ -73,9 +73,10 @@ export abstract class BaseInteraction {
   #waitRegistry: unknown = undefined;
 
   static {
-    waitRegistryOf = (interaction) => interaction.#waitRegistry;
+    // An object that is not an interaction of this copy of the SDK (another build loaded beside it) has no registry here.
+    waitRegistryOf = (interaction) => (#waitRegistry in interaction ? interaction.#waitRegistry : undefined);
     bindWaitRegistryOnce = (interaction, registry) => {
-      interaction.#waitRegistry ??= registry;
+      if (#waitRegistry in interaction) interaction.#waitRegistry ??= registry;
     };
   }
 

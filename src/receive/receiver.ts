@@ -240,7 +240,8 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
       }
       this.#fromDispatch ??= import('../interactions/from-dispatch.js');
       const { interactionFromDispatch } = await this.#fromDispatch;
-      const built = interactionFromDispatch(delivery.data, respond, this.#now);
+      // The interaction keeps the payload it is built from: a copy, so `delivery` listeners cannot change it under the handler.
+      const built = interactionFromDispatch(structuredClone(delivery.data), respond, this.#now);
       if (!built.ok) throw built.error;
       await this.router.dispatch(built.interaction, (event) => this.#emit('interactionError', event));
     } catch (error) {

@@ -42,6 +42,13 @@ export interface RateLimitHeaders {
   resetAfterMs: number | undefined;
   /** `X-RateLimit-Bucket`. */
   bucket: string | undefined;
+  /**
+   * `X-RateLimit-Reset`, in the server's epoch milliseconds: the same on every
+   * response of one window, so it tells a later response of the same window
+   * (whose `remaining` may be the higher one, when answers overtake each
+   * other) from one of a new window. @default undefined (not sent)
+   */
+  resetAtMs?: number | undefined;
 }
 
 /** What a client tells the store it uses, once, when it is created. */

@@ -24,6 +24,8 @@ interface Bucket {
   limit: number | undefined;
   remaining: number | undefined;
   resetAt: number;
+  /** The server's id of the window `remaining` belongs to (`X-RateLimit-Reset`), when it sends one. */
+  window: number | undefined;
   pausedUntil: number;
   inFlight: number;
   waiting: number;
@@ -58,6 +60,8 @@ const SWEEP_STEP = 8;
  * a 429 again later).
  */
 const MAX_BUCKETS = 10_000;
+/** How often a request polls a bucket whose new window is full of requests in flight, until one of them answers with its reset. */
+const NEW_WINDOW_POLL_MS = 10;
 /** How often a request polls a full proactive global cap whose places are all in flight. */
 const GLOBAL_POLL_MS = 10;
 
@@ -117,7 +121,7 @@ export class RateLimiter implements RateLimitStore {
     if (!bucket) {
       // Swept before the new bucket joins, so the sweep cannot drop it.
       this.#sweepSomeBuckets();
-      bucket = { limit: undefined, remaining: undefined, resetAt: 0, pausedUntil: 0, inFlight: 0, waiting: 0, queue: undefined, discovery: Discovery.Unknown, discovered: undefined };
+      bucket = { limit: undefined, remaining: undefined, resetAt: 0, window: undefined, pausedUntil: 0, inFlight: 0, waiting: 0, queue: undefined, discovery: Discovery.Unknown, discovered: undefined };
       this.#buckets.set(key, bucket);
       this.#unknown++;
     }
@@ -214,8 +218,15 @@ export class RateLimiter implements RateLimitStore {
       reason = 'global';
     }
     if (bucket.limit !== undefined && bucket.remaining !== undefined) {
-      if (now >= bucket.resetAt) bucket.remaining = bucket.limit;
-      else if (bucket.remaining - bucket.inFlight <= 0 && bucket.resetAt > until) {
+      if (now >= bucket.resetAt) {
+        // The window rolled over: a whole bucket again, but the new window's reset is known only from its first answer.
+        // Once the requests in flight fill it, the next waits for that answer (polled) rather than going over.
+        bucket.remaining = bucket.limit;
+        if (bucket.limit - bucket.inFlight <= 0 && now + NEW_WINDOW_POLL_MS > until) {
+          until = now + NEW_WINDOW_POLL_MS;
+          reason = 'bucket';
+        }
+      } else if (bucket.remaining - bucket.inFlight <= 0 && bucket.resetAt > until) {
         until = bucket.resetAt;
         reason = 'bucket';
       }
@@ -313,12 +324,17 @@ export class RateLimiter implements RateLimitStore {
     const used = this.#buckets.get(this.bucketKey(routeKey, major));
     if (headers.bucket !== undefined) this.#routeHashes.set(routeKey, headers.bucket);
     const bucket = this.#bucket(this.bucketKey(routeKey, major));
+    const window = headers.resetAtMs;
     for (const target of used === undefined || used === bucket ? [bucket] : [bucket, used]) {
+      // Answers overtake each other: one of a window already over, or of this window but sent earlier, must not widen it.
+      const sameWindow = window !== undefined && window === target.window;
+      if (window !== undefined && target.window !== undefined && (window < target.window || (sameWindow && this.#now() >= target.resetAt))) continue;
       if (headers.limit !== undefined) target.limit = headers.limit;
       if (headers.remaining !== undefined) {
-        target.remaining = headers.remaining;
+        target.remaining = sameWindow && target.remaining !== undefined ? Math.min(target.remaining, headers.remaining) : headers.remaining;
         target.limit ??= headers.remaining + 1;
       }
+      if (window !== undefined) target.window = window;
       if (headers.resetAfterMs !== undefined) target.resetAt = this.#now() + Math.min(headers.resetAfterMs, this.#maxPauseMs) + RESET_MARGIN_MS;
       this.#known(target);
     }

@@ -81,11 +81,13 @@ export function hasRateLimitHeaders(response: TransportResponse): boolean {
 /** Reads the `X-RateLimit-*` headers. */
 export function readRateLimitHeaders(response: TransportResponse): RateLimitHeaders {
   const resetAfter = numberHeader(response, 'x-ratelimit-reset-after');
+  const resetAt = numberHeader(response, 'x-ratelimit-reset');
   return {
     limit: numberHeader(response, 'x-ratelimit-limit'),
     remaining: numberHeader(response, 'x-ratelimit-remaining'),
     resetAfterMs: resetAfter === undefined ? undefined : Math.ceil(resetAfter * 1000),
     bucket: header(response, 'x-ratelimit-bucket'),
+    resetAtMs: resetAt === undefined ? undefined : Math.round(resetAt * 1000),
   };
 }
 

@@ -87,6 +87,9 @@ export class UndiciTransport implements Transport {
   }
 }
 
+/** The most of a discarded body read to keep its socket (undici's `dump()` reads as much); a longer one ends the request. */
+const DISCARD_LIMIT_BYTES = 128 * 1024;
+
 /**
  * One undici request, dispatched with a handler of our own rather than
  * `request()`: the body is collected into a list of chunks as it arrives, with
@@ -112,7 +115,16 @@ class BufferingHandler implements TransportResponse {
   #complete = false;
   #failure: TransportFailure | undefined;
   #waiter: { resolve: (text: string) => void; reject: (error: unknown) => void } | undefined;
-  readonly #onAbort = (): void => this.#abort?.(new Error('aborted'));
+  /** Whether `text()` or `discard()` was called: a body is read once. */
+  #used = false;
+  readonly #onAbort = (): void => {
+    if (this.#abort !== undefined) return this.#abort(new Error('aborted'));
+    // Still queued in the pool (no socket yet): the send settles now, and the request is dropped when its turn comes (onConnect).
+    const reject = this.#reject;
+    this.#resolve = undefined;
+    this.#reject = undefined;
+    reject?.(classifyFailure(new Error('aborted'), this.#signal));
+  };
 
   constructor(signal: TransportSignal, limit: number | undefined, origin: string, resolve: (response: TransportResponse) => void, reject: (error: unknown) => void) {
     this.#signal = signal;
@@ -145,8 +157,13 @@ class BufferingHandler implements TransportResponse {
   }
 
   onData(chunk: Buffer): boolean {
-    if (this.#discarding || this.#failure !== undefined) return true;
+    if (this.#failure !== undefined) return true;
     this.#bytes += chunk.length;
+    if (this.#discarding) {
+      // A discarded body is let through up to a small size, to keep the socket; past that the request is ended.
+      if (this.#bytes > Math.min(this.#limit ?? DISCARD_LIMIT_BYTES, DISCARD_LIMIT_BYTES)) this.#endDiscarded();
+      return true;
+    }
     const limit = this.#limit;
     if (limit !== undefined && this.#bytes > limit) {
       this.#fail(tooLarge(limit));
@@ -192,7 +209,18 @@ class BufferingHandler implements TransportResponse {
     this.#abort?.(failure);
   }
 
+  /** Ends a discarded body that runs long: the socket goes, the discard settles. */
+  #endDiscarded(): void {
+    this.#failure = new TransportFailure('aborted', 'discarded', true, undefined);
+    const waiter = this.#waiter;
+    this.#waiter = undefined;
+    waiter?.resolve('');
+    this.#abort?.(this.#failure);
+  }
+
   text(): Promise<string> {
+    if (this.#used) return Promise.reject(new TypeError('the response body was already read'));
+    this.#used = true;
     if (this.#failure !== undefined) return Promise.reject(this.#failure);
     if (this.#complete) return Promise.resolve(this.#decode());
     return new Promise<string>((resolve, reject) => {
@@ -201,9 +229,15 @@ class BufferingHandler implements TransportResponse {
   }
 
   discard(): Promise<void> {
+    if (this.#used) return Promise.resolve();
+    this.#used = true;
     this.#discarding = true;
     this.#chunks = [];
     if (this.#complete || this.#failure !== undefined) return Promise.resolve();
+    if (this.#bytes > Math.min(this.#limit ?? DISCARD_LIMIT_BYTES, DISCARD_LIMIT_BYTES)) {
+      this.#endDiscarded();
+      return Promise.resolve();
+    }
     // Nothing to keep from a body we are discarding: it settles when the body ends, whichever way.
     return new Promise<void>((resolve) => {
       this.#waiter = { resolve: () => resolve(), reject: () => resolve() };

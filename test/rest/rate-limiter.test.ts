@@ -228,6 +228,42 @@ describe('the proactive global cap', () => {
   });
 });
 
+describe('answers that overtake each other', () => {
+  const route = 'GET /channels/{channel_id}';
+  const headers = (remaining: number, resetAtMs: number) => ({ limit: 3, remaining, resetAfterMs: 1000, bucket: 'b', resetAtMs });
+
+  it('within one window (same X-RateLimit-Reset), a later answer with a higher remaining does not widen it', () => {
+    const limiter = new RateLimiter(() => 0, undefined);
+    limiter.learn(route, 'c1', headers(0, 5_000));
+    limiter.learn(route, 'c1', headers(2, 5_000));
+    expect(limiter.tryAcquire(limiter.bucketKey(route, 'c1'), 'normal')).toBe(false);
+  });
+
+  it('an answer of an earlier window is not learned; one of a later window is', () => {
+    const limiter = new RateLimiter(() => 0, undefined);
+    limiter.learn(route, 'c1', headers(0, 6_000));
+    limiter.learn(route, 'c1', headers(2, 5_000));
+    expect(limiter.tryAcquire(limiter.bucketKey(route, 'c1'), 'normal')).toBe(false);
+    limiter.learn(route, 'c1', headers(2, 7_000));
+    expect(limiter.tryAcquire(limiter.bucketKey(route, 'c1'), 'normal')).toBe(true);
+  });
+
+  it('after a reset, a whole bucket is sent, and the next request waits for the new window’s first answer instead of going over', () => {
+    let clock = 0;
+    const limiter = new RateLimiter(() => clock, undefined);
+    limiter.learn(route, 'c1', headers(0, 1_000));
+    const key = limiter.bucketKey(route, 'c1');
+    expect(limiter.tryAcquire(key, 'normal')).toBe(false);
+    clock = 2_000;
+    expect([1, 2, 3].map(() => limiter.tryAcquire(key, 'normal'))).toEqual([true, true, true]);
+    expect(limiter.tryAcquire(key, 'normal')).toBe(false);
+    limiter.release(key);
+    limiter.learn(route, 'c1', headers(2, 3_000));
+    // Two still in flight and the new window says 2 remain: nothing more fits until one answers.
+    expect(limiter.tryAcquire(key, 'normal')).toBe(false);
+  });
+});
+
 describe('the incremental sweep', () => {
   it('drops idle webhook windows as new ones are created, without a full sweep, within about an eighth of those held', async () => {
     let clock = 0;

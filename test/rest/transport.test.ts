@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AbortError, Client, NetworkError, ResponseTooLargeError, TimeoutError, UnexpectedResponseError, isNetworkError, isResponseTooLargeError, isTimeoutError } from '../../src/index.js';
-import { SECRETS, findLeakedSecrets, startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
+import { SECRETS, findLeakedSecrets, startLoopbackServer, startRawLoopbackServer, type LoopbackServer } from '../helpers/index.js';
+import { AttemptSignal } from '../../src/rest/transport.js';
+import { UndiciTransport } from '../../src/rest/undici-transport.js';
 
 let server: LoopbackServer;
 beforeAll(async () => {
@@ -191,5 +193,70 @@ describe('the undici transport over a dispatcher of the caller', () => {
     await expect(client.channels.get('ch8')).rejects.toMatchObject({ status: 404 });
     await client.close();
     await mock.close();
+  });
+});
+
+describe('the undici transport reads a body once, and settles what it is asked to', () => {
+  const request = (url: string, signal = new AttemptSignal()) => ({ method: 'GET' as const, origin: url, path: '/x', headers: {}, body: undefined, signal, maxResponseBytes: 10 * 1024 * 1024 });
+
+  it('discard() of an endless body settles at once instead of reading it to the end, and the server sees the connection go', async () => {
+    let closed = false;
+    const endless = await startRawLoopbackServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/octet-stream' });
+      const timer = setInterval(() => response.write(Buffer.alloc(64 * 1024)), 1);
+      response.on('close', () => {
+        closed = true;
+        clearInterval(timer);
+      });
+    });
+    const transport = new UndiciTransport();
+    try {
+      const response = await transport.send(request(endless.url));
+      const started = Date.now();
+      await response.discard();
+      expect(Date.now() - started).toBeLessThan(1_000);
+      await expect.poll(() => closed, { timeout: 5_000 }).toBe(true);
+      await expect(response.text()).rejects.toThrow(/already read/);
+    } finally {
+      await transport.close();
+      await endless.close();
+    }
+  });
+
+  it('a body read twice rejects the second read instead of leaving it pending', async () => {
+    const once = await startRawLoopbackServer((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{"id":"1"}'));
+    const transport = new UndiciTransport();
+    try {
+      const response = await transport.send(request(once.url));
+      await expect(response.text()).resolves.toBe('{"id":"1"}');
+      await expect(response.text()).rejects.toBeInstanceOf(TypeError);
+    } finally {
+      await transport.close();
+      await once.close();
+    }
+  });
+
+  it('a call waiting for a socket of a full pool times out on time (the pool gives it none while another request holds the only one)', async () => {
+    const { Pool } = await import('undici');
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slow = await startRawLoopbackServer((_request, response) => void held.then(() => response.writeHead(200, { 'content-type': 'application/json' }).end('{"id":"c"}')));
+    const pool = new Pool(slow.url, { connections: 1 });
+    const client = new Client({ baseUrl: slow.url, dispatcher: pool, auth: { botToken: SECRETS.botToken }, retries: 0, requireResponseIds: false });
+    try {
+      const first = client.channels.get('c1', { timeoutMs: 10_000 });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const started = Date.now();
+      const queued = await client.channels.get('c2', { timeoutMs: 200 }).catch((error: unknown) => error);
+      expect(queued).toBeInstanceOf(TimeoutError);
+      expect(Date.now() - started).toBeLessThan(1_500);
+      release();
+      await expect(first).resolves.toEqual({ id: 'c' });
+    } finally {
+      release();
+      await client.close();
+      await pool.close();
+      await slow.close();
+    }
   });
 });

@@ -88,4 +88,22 @@ describe('rate-limit headers', () => {
       await bot.close();
     }
   });
+
+  it('routeRateLimit windows are fixed, as Discord’s: the SDK refilling the whole bucket at X-RateLimit-Reset draws no 429, spaced or in a burst', async () => {
+    const emulator = await start({ routeRateLimit: { limit: 3, windowMs: 600 } });
+    const bot = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken } });
+    const limited: RateLimitedEvent[] = [];
+    bot.on('rateLimited', (event) => limited.push(event));
+    try {
+      for (let i = 0; i < 3; i++) {
+        await bot.channels.get(emulator.seed.channelId);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      await Promise.all(Array.from({ length: 3 }, () => bot.channels.get(emulator.seed.channelId)));
+      await Promise.all(Array.from({ length: 4 }, () => bot.channels.get(emulator.seed.channelId)));
+      expect(limited.map((e) => JSON.stringify(e))).toEqual([]);
+    } finally {
+      await bot.close();
+    }
+  });
 });

@@ -84,28 +84,37 @@ export function takeGlobal(state: EmulatorState, routeHeaders: () => Record<stri
   state.globalHits.push(now);
 }
 
-/** The most per-route windows kept; the oldest are forgotten first. */
+/** The most per-route windows kept; past it, expired windows are forgotten, then the oldest. */
 const MAX_ROUTE_WINDOWS = 10_000;
 
 /**
  * Counts one request against the caller's window for the route (when
  * `routeRateLimit` is set) and returns the bucket headers its answer carries,
- * or answers 429 with scope `user`.
+ * or answers 429 with scope `user`. The window is fixed, as Discord's are: it
+ * starts with the first request after the last one ended and holds `limit`
+ * requests until `X-RateLimit-Reset`, when it refills whole.
  */
 export function takeRoute(state: EmulatorState, caller: string, route: string, major: string): Record<string, string> {
   const limit = state.options.routeRateLimit;
   if (!limit) return {};
   const now = state.now();
   const key = `${caller} ${route} ${major}`;
-  let hits = state.routeHits.get(key);
-  if (hits === undefined) {
-    if (state.routeHits.size >= MAX_ROUTE_WINDOWS) state.routeHits.delete(state.routeHits.keys().next().value as string);
-    hits = [];
-    state.routeHits.set(key, hits);
+  let window = state.routeWindows.get(key);
+  if (window === undefined || window.start + limit.windowMs <= now) {
+    if (window === undefined && state.routeWindows.size >= MAX_ROUTE_WINDOWS) forgetRouteWindows(state, now - limit.windowMs);
+    window = { start: now, count: 0 };
+    state.routeWindows.set(key, window);
   }
   const bucket = `route-${route.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '')}`;
-  const { remaining, resetAt } = windowState(hits, limit, now);
-  if (remaining === 0) throw tooManyRequests(resetAt - now, 'user', bucketHeaders(limit, 0, resetAt, now, bucket));
-  hits.push(now);
-  return bucketHeaders(limit, remaining - 1, resetAt, now, bucket);
+  const resetAt = window.start + limit.windowMs;
+  if (window.count >= limit.limit) throw tooManyRequests(resetAt - now, 'user', bucketHeaders(limit, 0, resetAt, now, bucket));
+  window.count++;
+  return bucketHeaders(limit, limit.limit - window.count, resetAt, now, bucket);
+}
+
+/** Drops the windows that ended before `endedBefore`; if none had, the oldest one. */
+function forgetRouteWindows(state: EmulatorState, endedBefore: number): void {
+  const before = state.routeWindows.size;
+  for (const [key, window] of state.routeWindows) if (window.start <= endedBefore) state.routeWindows.delete(key);
+  if (state.routeWindows.size === before) state.routeWindows.delete(state.routeWindows.keys().next().value as string);
 }

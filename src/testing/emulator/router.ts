@@ -142,7 +142,7 @@ function bucketHeadersOf(state: EmulatorState, found: Match | undefined): Record
 /** Counts the request against its caller's per-route window (`routeRateLimit`), returning the bucket headers; webhook executions and public routes have limits of their own or none. */
 function routeLimit(state: EmulatorState, route: RouteDefinition, params: Record<string, string>, caller: Caller): Record<string, string> {
   if (route.webhookExecution === true || caller.kind === 'none') return {};
-  const who = caller.kind === 'user' ? `user:${caller.user.id}` : caller.kind === 'bot' ? `bot:${caller.app.id}` : caller.kind === 'webhook' ? `webhook:${caller.webhook.id}` : 'refresh';
+  const who = caller.kind === 'user' ? `user:${caller.user.id}` : caller.kind === 'bot' ? `bot:${caller.app.id}` : caller.kind === 'webhook' ? `webhook:${caller.webhook.id}` : `refresh:${caller.session.userId}`;
   return takeRoute(state, who, `${route.method} ${route.path}`, route.majorParameter === undefined ? '' : (params[route.majorParameter] ?? ''));
 }
 

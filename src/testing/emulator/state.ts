@@ -163,8 +163,8 @@ export class EmulatorState {
   readonly verifyTokens = new Map<string, string>();
   /** Times of requests counted by the global limit. */
   readonly globalHits: number[] = [];
-  /** Times of requests counted by the per-route limit, by caller, route and major parameter. */
-  readonly routeHits = new Map<string, number[]>();
+  /** The per-route limit's fixed windows (start and count), by caller, route and major parameter. */
+  readonly routeWindows = new Map<string, { start: number; count: number }>();
   /** Gateway session starts per application (Discord's daily session start limit). */
   readonly sessionStarts = new Map<string, number[]>();
   /** The DM channel of each bot and user, keyed `appId:userId`. */
