@@ -36,7 +36,7 @@ describe('method shapes', () => {
     const client = new Client({ baseUrl: 'http://127.0.0.1:9' });
     const held = Object.keys(client).filter((key) => {
       const value = (client as unknown as Record<string, unknown>)[key];
-      return typeof value === 'object' && value !== null && value.constructor.name.endsWith('Manager');
+      return typeof value === 'object' && value !== null && (value.constructor?.name ?? '').endsWith('Manager');
     });
     expect(held.sort()).toEqual([...managers].sort());
     expect(Object.values(everyManagerTakesCallOptionsLast).every((value) => value)).toBe(true);
