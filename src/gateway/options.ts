@@ -8,6 +8,7 @@
 import type { Interaction, InteractionResponder } from '../interactions/interaction.js';
 import type { InteractionErrorEvent } from '../interactions/router.js';
 import type { IdentifyThrottle } from './identify-throttle.js';
+import { MIN_HEARTBEAT_INTERVAL_MS } from './protocol.js';
 import type { GatewaySessionStore } from './session-store.js';
 
 export type { InteractionErrorEvent, InteractionHandler } from '../interactions/router.js';
@@ -129,7 +130,7 @@ export function resolveGatewayOptions(options: GatewayConnectionOptions, default
     reconnectMaxDelayMs: options.reconnectMaxDelayMs ?? 30_000,
     maxIdentifyFailures: options.maxIdentifyFailures ?? 3,
     headers: { ...options.headers },
-    minHeartbeatIntervalMs: options.minHeartbeatIntervalMs ?? 1_000,
+    minHeartbeatIntervalMs: options.minHeartbeatIntervalMs ?? MIN_HEARTBEAT_INTERVAL_MS,
     trustResumeUrl: options.trustResumeUrl ?? true,
     random: options.random ?? Math.random,
   };

@@ -35,8 +35,8 @@ export function interactionFromDispatch(payload: unknown, respond: InteractionRe
     }
     return { ok: true, interaction: createInteraction(payload as InteractionPayload, respond, now) };
   } catch (error) {
-    // The last line of defence, never a crash: a builder bug, or a payload nested so deep that validating it overflows the stack.
-    const message = error instanceof RangeError ? `${error.message} (the payload is nested too deeply)` : error instanceof Error ? error.message : String(error);
+    // The last line of defence, never a crash: the schema describes what the builder reads, so only a builder bug gets here.
+    const message = error instanceof Error ? error.message : String(error);
     return { ok: false, error: new ValidationError('INTERACTION_CREATE', [{ path: '', message: `the interaction could not be built: ${message}` }]) };
   }
 }

@@ -44,6 +44,9 @@ export class RedisScript {
   }
 }
 
+/** How long a Redis command may take unless a store's `commandTimeoutMs` says otherwise. */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
+
 /**
  * Runs `command` unless the client is not ready, and gives up after
  * `timeoutMs`: either way with a {@link RateLimitStoreError}.

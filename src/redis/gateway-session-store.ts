@@ -7,7 +7,7 @@
  */
 
 import { isSessionRecord, type GatewaySessionRecord, type GatewaySessionStore } from '../gateway/session-store.js';
-import { withinTime, type RedisClientLike } from './connection.js';
+import { withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
 
 /** Options of {@link createRedisGatewaySessionStore}. */
 export interface RedisGatewaySessionStoreOptions {
@@ -32,7 +32,7 @@ export class RedisGatewaySessionStore implements GatewaySessionStore {
     this.#client = options.client;
     this.#prefix = options.prefix ?? 'ccsdk:gw:session:';
     this.#ttlMs = options.ttlMs ?? 600_000;
-    this.#timeoutMs = options.commandTimeoutMs ?? 2000;
+    this.#timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
   }
 
   /** The saved session of a shard; a value that is not a session record reads as none. */

@@ -11,7 +11,7 @@
  */
 
 import { DEFAULT_IDENTIFY_INTERVAL_MS, identifyBucket, sleepUnlessAborted, type IdentifyRequest, type IdentifyThrottle } from '../gateway/identify-throttle.js';
-import { RedisScript, withinTime, type RedisClientLike } from './connection.js';
+import { RedisScript, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
 
 /** Options of {@link createRedisIdentifyThrottle}. */
 export interface RedisIdentifyThrottleOptions {
@@ -58,7 +58,7 @@ export class RedisIdentifyThrottle implements IdentifyThrottle {
     this.#prefix = options.prefix ?? 'ccsdk:gw:identify:';
     this.#intervalMs = options.intervalMs ?? DEFAULT_IDENTIFY_INTERVAL_MS;
     this.#pollMs = options.pollMs ?? 1000;
-    this.#timeoutMs = options.commandTimeoutMs ?? 2000;
+    this.#timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
   }
 
   /** Resolves once this shard holds its bucket's turn in Redis; rejects with `RateLimitStoreError` when Redis cannot answer, or when `signal` aborts. */

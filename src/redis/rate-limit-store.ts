@@ -17,7 +17,7 @@ import { RateLimiter } from '../rest/rate-limiter.js';
 import { RouteHashes, type Lane, type RateLimitHeaders, type RateLimitSettings, type RateLimitStore, type WaitGuard, type WebhookWindowOptions } from '../rest/rate-limit-store.js';
 import { sleep } from '../rest/sleep.js';
 import { runInTurn, RESOLVED, type WebhookLane } from '../rest/webhook-lane.js';
-import { RedisScript, withinTime, type RedisClientLike } from './connection.js';
+import { RedisScript, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
 import { OP_FIELDS, STEP_SCRIPT } from './scripts.js';
 
 /** Options of {@link createRedisRateLimitStore}. */
@@ -97,7 +97,7 @@ export class RedisRateLimitStore implements RateLimitStore {
     this.#prefix = options.prefix ?? 'ccsdk:rl:';
     this.#reservationMs = options.reservationMs ?? 30_000;
     this.#pollMs = options.pollMs ?? 50;
-    this.#timeoutMs = options.commandTimeoutMs ?? 2000;
+    this.#timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     this.#keepMs = options.keepMs ?? 600_000;
     this.#onStoreError = options.onStoreError ?? 'throw';
     this.#head = this.#settingsArgs();

@@ -7,7 +7,7 @@
  */
 
 import type { ReplayStore } from '../receive/replay-store.js';
-import { withinTime, type RedisClientLike } from './connection.js';
+import { withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
 
 /** Options of {@link createRedisReplayStore}. */
 export interface RedisReplayStoreOptions {
@@ -28,7 +28,7 @@ export class RedisReplayStore implements ReplayStore {
   constructor(options: RedisReplayStoreOptions) {
     this.#client = options.client;
     this.#prefix = options.prefix ?? 'ccsdk:replay:';
-    this.#timeoutMs = options.commandTimeoutMs ?? 2000;
+    this.#timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
   }
 
   /**

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { SessionStore } from '../auth/refresher.js';
 import type { SessionSnapshot } from '../auth/session.js';
-import { RedisScript, withinTime, type RedisClientLike } from './connection.js';
+import { RedisScript, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
 
 /** Options of {@link createRedisSessionStore}. */
 export interface RedisSessionStoreOptions {
@@ -39,7 +39,7 @@ export class RedisSessionStore implements SessionStore {
     this.#key = options.key;
     this.#lockKey = `${options.key}:refresh-lock`;
     this.#lockMs = options.lockMs ?? 30_000;
-    this.#timeoutMs = options.commandTimeoutMs ?? 2000;
+    this.#timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
   }
 
   /** Reads the saved session. */

@@ -34,13 +34,12 @@ function serverOf(origin: string): { address: string; port: number } {
   return server;
 }
 
-/** Starts watching a call, or returns `undefined` when nothing would watch it. */
-export function observeCall(hooks: RequestHooks | undefined, origin: string, now: () => number, call: ObservedCall): CallObserver | undefined {
-  if (!observing(hooks)) return undefined;
+/** Starts watching a call; ask {@link observing} first, so that nothing is built for a call nobody watches. */
+export function observeCall(hooks: RequestHooks | undefined, origin: string, now: () => number, call: ObservedCall): CallObserver {
   return new CallObserver(hasHooks(hooks) ? hooks : undefined, sdkTracer(), origin, now, call);
 }
 
-/** Whether a call would be observed at all (hooks, a tracer or a diagnostics subscriber): checked before anything is built for {@link observeCall}. */
+/** Whether a call would be observed at all (hooks, a tracer or a diagnostics subscriber). */
 export function observing(hooks: RequestHooks | undefined): boolean {
   return hasHooks(hooks) || sdkTracer() !== undefined || requestChannelsActive();
 }

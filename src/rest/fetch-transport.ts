@@ -85,17 +85,15 @@ export class FetchTransport implements Transport {
 
 /**
  * Reads a body of unknown length as UTF-8 text, counting bytes as they arrive
- * and stopping (destroying the stream) as soon as they exceed `limit`.
+ * and stopping as soon as they exceed `limit` (leaving the `for await` cancels
+ * the stream).
  */
-async function readLimited(body: AsyncIterable<Uint8Array> & { destroy?: () => unknown; cancel?: () => unknown }, limit: number): Promise<string> {
+async function readLimited(body: AsyncIterable<Uint8Array>, limit: number): Promise<string> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   for await (const chunk of body) {
     total += chunk.byteLength;
-    if (total > limit) {
-      if (typeof body.destroy === 'function') body.destroy();
-      throw tooLarge(limit);
-    }
+    if (total > limit) throw tooLarge(limit);
     chunks.push(chunk);
   }
   const bytes = new Uint8Array(total);

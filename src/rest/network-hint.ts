@@ -14,7 +14,7 @@ export function isMswActive(): boolean {
   return scope[Symbol.for('fetch-interceptor')] !== undefined || scope[Symbol.for('client-request-interceptor')] !== undefined;
 }
 
-/** A hint for a connection failure of the undici transport that MSW would have answered: it patches `fetch`, which undici's `request()` never calls. */
+/** A hint for a connection failure of the undici transport that MSW would have answered: it patches `fetch`, which the undici transport never calls. */
 export function mswHint(code: string, origin: string): string | undefined {
   const msw = isMswActive();
   let host = '';

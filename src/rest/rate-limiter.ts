@@ -12,6 +12,7 @@
 import PQueue from 'p-queue';
 import { RouteHashes, type GlobalRateLimitOptions, type Lane, type RateLimitHeaders, type RateLimitSettings, type RateLimitStore, type WaitGuard, type WebhookWindowOptions } from './rate-limit-store.js';
 import { sleep } from './sleep.js';
+import { IncrementalSweep } from './sweep.js';
 import { WebhookWindows } from './webhook-windows.js';
 
 export type { Lane, RateLimitHeaders, WaitGuard, WebhookWindowOptions } from './rate-limit-store.js';
@@ -46,14 +47,6 @@ const RESET_MARGIN_MS = 50;
 /** Past this many buckets, a bucket that holds nothing worth keeping is dropped as soon as its last request ends. */
 const KEEP_BLANK_BUCKETS = 64;
 /**
- * Each new bucket (or webhook window) checks this many held ones, in turn, and
- * drops those that are idle: an incremental sweep that costs O(1) per new
- * entry however many are held (a full sweep every N new entries costs O(held)
- * each time, which a bot touching 50,000 live webhooks pays on every call),
- * and that leaves idle state behind for at most about held / 8 new entries.
- */
-const SWEEP_STEP = 8;
-/**
  * The most buckets kept. A server that answers every id with a long reset
  * would otherwise keep one per id for `maxRateLimitPauseMs`; past this the
  * oldest buckets nothing is using are forgotten (at worst, one of them draws
@@ -82,8 +75,10 @@ export class RateLimiter implements RateLimitStore {
   #globalInFlight = 0;
   /** Buckets not yet known: while there are none, a response without headers costs nothing. */
   #unknown = 0;
-  /** Where the incremental sweep of buckets stands. */
-  #bucketCursor: MapIterator<[string, Bucket]> | undefined;
+  /** Each new bucket checks a few held ones: idle ones go, and past {@link MAX_BUCKETS} any that nothing is using. */
+  readonly #sweep = new IncrementalSweep(this.#buckets, (key: string, bucket: Bucket, now: number) => {
+    if (isIdle(bucket, now) || (this.#buckets.size > MAX_BUCKETS && bucket.inFlight === 0 && bucket.waiting === 0)) this.#drop(key, bucket);
+  });
 
   /**
    * @param now The clock. @default Date.now
@@ -120,7 +115,7 @@ export class RateLimiter implements RateLimitStore {
     let bucket = this.#buckets.get(key);
     if (!bucket) {
       // Swept before the new bucket joins, so the sweep cannot drop it.
-      this.#sweepSomeBuckets();
+      this.#sweep.step(this.#now());
       bucket = { limit: undefined, remaining: undefined, resetAt: 0, window: undefined, pausedUntil: 0, inFlight: 0, waiting: 0, queue: undefined, discovery: Discovery.Unknown, discovered: undefined };
       this.#buckets.set(key, bucket);
       this.#unknown++;
@@ -156,21 +151,6 @@ export class RateLimiter implements RateLimitStore {
       }
     }
     this.#webhooks.sweep();
-  }
-
-  /** One step of the incremental sweep of buckets: idle ones go, and past {@link MAX_BUCKETS} any that nothing is using. */
-  #sweepSomeBuckets(): void {
-    const now = this.#now();
-    for (let i = 0; i < SWEEP_STEP; i++) {
-      this.#bucketCursor ??= this.#buckets.entries();
-      const next = this.#bucketCursor.next();
-      if (next.done === true) {
-        this.#bucketCursor = undefined;
-        return;
-      }
-      const [key, bucket] = next.value;
-      if (isIdle(bucket, now) || (this.#buckets.size > MAX_BUCKETS && bucket.inFlight === 0 && bucket.waiting === 0)) this.#drop(key, bucket);
-    }
   }
 
   #drop(key: string, bucket: Bucket): void {

@@ -9,10 +9,8 @@
 
 import type { WaitGuard, WebhookWindowOptions } from './rate-limit-store.js';
 import { sleep } from './sleep.js';
+import { IncrementalSweep } from './sweep.js';
 import { RESOLVED, runInTurn, type WebhookLane } from './webhook-lane.js';
-
-/** How many held windows each new one checks for idleness (see the bucket sweep in `rate-limiter.ts`). */
-const SWEEP_STEP = 8;
 
 /** Every webhook's lane and rolling window, in one process. */
 export class WebhookWindows {
@@ -20,7 +18,10 @@ export class WebhookWindows {
   window: WebhookWindowOptions | undefined;
   readonly #now: () => number;
   readonly #lanes = new Map<string, WebhookLane>();
-  #cursor: MapIterator<[string, WebhookLane]> | undefined;
+  /** Each new lane checks a few held ones; idle ones go. */
+  readonly #sweep = new IncrementalSweep(this.#lanes, (id: string, lane: WebhookLane, now: number) => {
+    if (this.#idleAt(lane, now)) this.#forget(id);
+  });
   /**
    * The lane looked up last: one execution asks for its lane three times in a
    * row (idle?, serialize, window turn), and with tens of thousands of
@@ -48,7 +49,7 @@ export class WebhookWindows {
   serialize<T>(webhookId: string, task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
     let lane = this.#lane(webhookId);
     if (!lane) {
-      this.#sweepSome();
+      this.#sweep.step(this.#now());
       lane = { tail: RESOLVED, queued: 0, completions: [] };
       this.#lanes.set(webhookId, lane);
       this.#lastId = webhookId;
@@ -107,21 +108,6 @@ export class WebhookWindows {
 
   #idleAt(lane: WebhookLane, now: number): boolean {
     return lane.queued === 0 && (lane.completions.at(-1) ?? -Infinity) <= now - (this.window?.windowMs ?? 0);
-  }
-
-  /** One step of the incremental sweep. */
-  #sweepSome(): void {
-    const now = this.#now();
-    for (let i = 0; i < SWEEP_STEP; i++) {
-      this.#cursor ??= this.#lanes.entries();
-      const next = this.#cursor.next();
-      if (next.done === true) {
-        this.#cursor = undefined;
-        return;
-      }
-      const [id, lane] = next.value;
-      if (this.#idleAt(lane, now)) this.#forget(id);
-    }
   }
 
   #lane(webhookId: string): WebhookLane | undefined {

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client, GatewayError, GatewayFatalError, SDK_VERSION, ValidationError, type GatewayOptions, type GatewayReconnectingEvent } from '../../src/index.js';
 import { SECRETS } from '../helpers/index.js';
-import { behaveWell, frames, startWsServer, type WsPeer, type WsTestServer } from '../helpers/ws-server.js';
+import { behaveWell, frames, startWsServer, type WsPeer, type WsTestServer, until, opsOf } from '../helpers/ws-server.js';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
@@ -37,16 +37,6 @@ function gatewayFor(url: string, options: GatewayOptions = {}, clientOptions: { 
   gateway.on('dispatch', (event) => dispatches.push(event.t));
   return { client, gateway, errors, reconnecting, dispatches };
 }
-
-const until = async (predicate: () => boolean, timeoutMs = 5000) => {
-  const started = Date.now();
-  while (!predicate()) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-};
-
-const ops = (peer: WsPeer) => peer.received.map((frame) => (frame as { op?: unknown }).op);
 
 describe('hostile frames (point 1)', () => {
   it('turns JSON that is not an object, non-JSON and binary frames into error events, and goes on', async () => {
@@ -100,7 +90,7 @@ describe('Hello validation (point 9)', () => {
       const { gateway, errors, reconnecting } = gatewayFor(ws.url, { random: () => 0.999, reconnectBaseDelayMs: 40, reconnectMaxDelayMs: 1000 });
       await gateway.connect();
       const first = await ws.peer(0);
-      expect(ops(first)).toEqual([]);
+      expect(opsOf(first)).toEqual([]);
       expect(errors.some((error) => /heartbeat_interval/.test(error.message))).toBe(true);
       expect(reconnecting[0]).toMatchObject({ attempt: 1, delayMs: 39 });
       expect(reconnecting[0]?.reason).toMatch(/Hello/);
@@ -114,7 +104,7 @@ describe('Hello validation (point 9)', () => {
     const connecting = gateway.connect().catch((error: unknown) => error);
     await until(() => reconnecting.length >= 5);
     expect(reconnecting.slice(0, 5).map((event) => event.delayMs)).toEqual([9, 19, 39, 79, 79]);
-    for (const peer of ws.peers) expect(ops(peer)).not.toContain(1);
+    for (const peer of ws.peers) expect(opsOf(peer)).not.toContain(1);
     await gateway.destroy();
     expect(await connecting).toBeInstanceOf(GatewayError);
   });
@@ -225,7 +215,7 @@ describe('resume_gateway_url (point 15)', () => {
     (await ws.peer(0)).close(4000, 'go away');
     await until(() => resumed === 1);
     const second = await ws.peer(1);
-    expect(ops(second)).toContain(6);
+    expect(opsOf(second)).toContain(6);
   });
 
   it('uses a loopback resume URL, and after one failed resume there falls back to the configured URL', async () => {
@@ -244,7 +234,7 @@ describe('resume_gateway_url (point 15)', () => {
     await resumeServer.close();
     await until(() => resumed === 2);
     expect(ws.peers).toHaveLength(2);
-    expect(ops(ws.peers[1]!)).toContain(6);
+    expect(opsOf(ws.peers[1]!)).toContain(6);
   });
 });
 
@@ -258,8 +248,8 @@ describe('close codes and opcodes (point 16)', () => {
     (await ws.peer(0)).close(4006, 'session no longer valid');
     await until(() => ready.length === 2);
     expect(reconnecting[0]).toMatchObject({ resume: false });
-    expect(ops(ws.peers[1]!)).toContain(2);
-    expect(ops(ws.peers[1]!)).not.toContain(6);
+    expect(opsOf(ws.peers[1]!)).toContain(2);
+    expect(opsOf(ws.peers[1]!)).not.toContain(6);
   });
 
   it('a Reconnect with a non-numeric or absurd d falls back to the backoff, or is capped at reconnectMaxDelayMs', async () => {

@@ -12,6 +12,7 @@ import {
 } from '../../src/index.js';
 import { GatewayServer, type GatewayServerOptions } from '../../src/testing/gateway-server.js';
 import { SECRETS, activeTimers } from '../helpers/index.js';
+import { until } from '../helpers/ws-server.js';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
@@ -30,14 +31,6 @@ async function setup(serverOptions: GatewayServerOptions = {}, gateway: GatewayO
   cleanups.push(() => server.close(), () => client.close());
   return { server, client, gateway: client.gateway };
 }
-
-const until = async (predicate: () => boolean, timeoutMs = 5000) => {
-  const started = Date.now();
-  while (!predicate()) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-};
 
 const commandPayload = (id: string, extra: Record<string, unknown> = {}) => ({
   id,

@@ -8,20 +8,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SecretBook } from '../../src/gateway/secrets.js';
 import { Client, INTERACTION_LIFETIME_MS } from '../../src/index.js';
 import { SECRETS } from '../helpers/index.js';
-import { behaveWell, frames, startWsServer, type WsPeer } from '../helpers/ws-server.js';
+import { behaveWell, frames, startWsServer, type WsPeer, until } from '../helpers/ws-server.js';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-const until = async (predicate: () => boolean, timeoutMs = 5000) => {
-  const started = Date.now();
-  while (!predicate()) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-};
 
 const INTERACTION_TOKEN = 'itok-Rr42-interaction.secret';
 

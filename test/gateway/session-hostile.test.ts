@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client, type GatewayOptions } from '../../src/index.js';
 import { SECRETS } from '../helpers/index.js';
-import { behaveWell, frames, startWsServer, type WsPeer, type WsTestServer } from '../helpers/ws-server.js';
+import { behaveWell, frames, startWsServer, type WsPeer, type WsTestServer, until, opsOf } from '../helpers/ws-server.js';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
@@ -32,16 +32,6 @@ function gatewayFor(url: string, options: GatewayOptions = {}) {
   return { gateway, errors, dispatches };
 }
 
-const until = async (predicate: () => boolean, timeoutMs = 5000) => {
-  const started = Date.now();
-  while (!predicate()) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-};
-
-const ops = (peer: WsPeer) => peer.received.map((frame) => (frame as { op?: unknown }).op);
-
 describe('Hello', () => {
   it('a second Hello on the same connection is ignored: one Identify, one READY wait', async () => {
     const ws = await server((peer) => {
@@ -53,7 +43,7 @@ describe('Hello', () => {
     await gateway.connect();
     const peer = await ws.peer(0);
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(ops(peer).filter((op) => op === 2)).toHaveLength(1);
+    expect(opsOf(peer).filter((op) => op === 2)).toHaveLength(1);
     expect(ws.peers).toHaveLength(1);
   });
 
@@ -62,13 +52,13 @@ describe('Hello', () => {
     const strict = gatewayFor(fast.url);
     await strict.gateway.connect();
     expect(strict.errors.some((error) => /heartbeat_interval \(1; expected at least 1000 ms/.test(error.message))).toBe(true);
-    expect(ops(fast.peers[0]!)).toEqual([]);
+    expect(opsOf(fast.peers[0]!)).toEqual([]);
 
     const lenient = await server((peer) => behaveWell(peer, { heartbeatInterval: 50 }));
     const relaxed = gatewayFor(lenient.url, { minHeartbeatIntervalMs: 10 });
     await relaxed.gateway.connect();
     const peer = await lenient.peer(0);
-    await until(() => ops(peer).filter((op) => op === 1).length >= 2);
+    await until(() => opsOf(peer).filter((op) => op === 1).length >= 2);
     expect(relaxed.errors).toEqual([]);
   });
 });
@@ -89,7 +79,7 @@ describe('READY and sequences', () => {
     (await ws.peer(0)).close(4000, 'bye');
     const second = await ws.peer(1);
     await second.nextFrame((frame) => frame['op'] === 2);
-    expect(ops(second)).not.toContain(6);
+    expect(opsOf(second)).not.toContain(6);
   });
 
   it('a dispatch with an absurd sequence is delivered and reported, and does not make later events look delivered', async () => {
@@ -147,7 +137,7 @@ describe('resume_gateway_url', () => {
     expect(`${refusal?.message} ${refusal?.stack}`).not.toContain(SECRETS.botToken);
     (await ws.peer(0)).close(4000, 'move');
     await until(() => resumed === 1);
-    expect(ops(ws.peers[1]!)).toContain(6);
+    expect(opsOf(ws.peers[1]!)).toContain(6);
   });
 
   it('trustResumeUrl: false resumes on the configured URL even when the READY names a usable one', async () => {
@@ -160,7 +150,7 @@ describe('resume_gateway_url', () => {
     (await ws.peer(0)).close(4000, 'move');
     await until(() => resumed === 1);
     expect(other.peers).toHaveLength(0);
-    expect(ops(ws.peers[1]!)).toContain(6);
+    expect(opsOf(ws.peers[1]!)).toContain(6);
     expect(errors).toEqual([]);
   });
 });
@@ -173,7 +163,7 @@ describe('INTERACTION_CREATE nested too deep', () => {
     gateway.on('interactionCreate', () => interactions++);
     await gateway.connect();
     const peer = await ws.peer(0);
-    // Subcommand options nest; 20,000 levels of them overflow a recursive validator's stack.
+    // Subcommand options nest three levels at most; 20,000 fail validation (and would overflow a recursive validator's stack).
     const depth = 20_000;
     const deep = `${'{"name":"x","type":1,"options":['.repeat(depth)}{"name":"leaf","type":3,"value":"v"}${']}'.repeat(depth)}`;
     peer.sendRaw(`{"op":0,"t":"INTERACTION_CREATE","s":2,"d":{"id":"1","application_id":"2","type":2,"token":"tok-deep-Zz99","version":1,"data":{"id":"3","name":"cmd","type":1,"options":[${deep}]}}}`);

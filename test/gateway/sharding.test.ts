@@ -18,6 +18,7 @@ import {
 } from '../../src/index.js';
 import { GatewayServer, type GatewayServerOptions } from '../../src/testing/gateway-server.js';
 import { SECRETS } from '../helpers/index.js';
+import { until } from '../helpers/ws-server.js';
 import { guildIdOnShard, startShardedEmulator } from '../helpers/sharded-emulator.js';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
@@ -42,14 +43,6 @@ const payload = (id: string, guildId: string | undefined) => ({
   ...(guildId === undefined ? { user: { id: 'u1', username: 'ada' } } : { guild_id: guildId, member: { user: { id: 'u1', username: 'ada' } } }),
   data: { id: 'cmd1', name: 'ping' },
 });
-
-const until = async (predicate: () => boolean, timeoutMs = 5000) => {
-  const started = Date.now();
-  while (!predicate()) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-};
 
 describe('shardOfGuild', () => {
   it("is Discord's (guild_id >> 22) % count, with DMs and bad ids on shard 0", () => {

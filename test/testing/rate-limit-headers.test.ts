@@ -7,9 +7,20 @@ import { Client, type RateLimitedEvent } from '../../src/index.js';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/testing/index.js';
 
 const running: Emulator[] = [];
+const bots: Client[] = [];
 afterEach(async () => {
+  for (const bot of bots.splice(0)) await bot.close();
   for (const emulator of running.splice(0)) await emulator.close();
 });
+
+/** A bot on the emulator, and the 429s it draws. */
+function botOf(emulator: Emulator): { bot: Client; limited: RateLimitedEvent[] } {
+  const bot = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken } });
+  bots.push(bot);
+  const limited: RateLimitedEvent[] = [];
+  bot.on('rateLimited', (event) => limited.push(event));
+  return { bot, limited };
+}
 
 async function start(options: EmulatorOptions = {}): Promise<Emulator> {
   const emulator = await createEmulator(options);
@@ -69,41 +80,29 @@ describe('rate-limit headers', () => {
     expect(limited.headers).toMatchObject({ 'x-ratelimit-scope': 'user', 'x-ratelimit-remaining': '0', 'x-ratelimit-bucket': first.headers['x-ratelimit-bucket'] });
     expect(limited.headers).not.toHaveProperty('x-ratelimit-global');
     for (const name of bucketHeaders) expect(limited.headers).toHaveProperty(name);
-    // Another major parameter is another window.
+    // Another major parameter is another window (its 404 carries its own bucket headers).
     expect((await get('another-channel')).headers['x-ratelimit-remaining']).toBe('1');
   });
 
   it('routeRateLimit: the SDK learns the bucket from the headers and draws no 429', async () => {
     const emulator = await start({ routeRateLimit: { limit: 3, windowMs: 400 } });
-    const bot = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken } });
-    const limited: RateLimitedEvent[] = [];
-    bot.on('rateLimited', (event) => limited.push(event));
-    try {
-      const started = Date.now();
-      for (let i = 0; i < 7; i++) await bot.channels.get(emulator.seed.channelId);
-      expect(limited).toEqual([]);
-      // Seven calls at three per 400 ms wait out at least two windows.
-      expect(Date.now() - started).toBeGreaterThanOrEqual(700);
-    } finally {
-      await bot.close();
-    }
+    const { bot, limited } = botOf(emulator);
+    const started = Date.now();
+    for (let i = 0; i < 7; i++) await bot.channels.get(emulator.seed.channelId);
+    expect(limited).toEqual([]);
+    // Seven calls at three per 400 ms wait out at least two windows.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(700);
   });
 
   it('routeRateLimit windows are fixed, as Discord’s: the SDK refilling the whole bucket at X-RateLimit-Reset draws no 429, spaced or in a burst', async () => {
     const emulator = await start({ routeRateLimit: { limit: 3, windowMs: 600 } });
-    const bot = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken } });
-    const limited: RateLimitedEvent[] = [];
-    bot.on('rateLimited', (event) => limited.push(event));
-    try {
-      for (let i = 0; i < 3; i++) {
-        await bot.channels.get(emulator.seed.channelId);
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-      await Promise.all(Array.from({ length: 3 }, () => bot.channels.get(emulator.seed.channelId)));
-      await Promise.all(Array.from({ length: 4 }, () => bot.channels.get(emulator.seed.channelId)));
-      expect(limited.map((e) => JSON.stringify(e))).toEqual([]);
-    } finally {
-      await bot.close();
+    const { bot, limited } = botOf(emulator);
+    for (let i = 0; i < 3; i++) {
+      await bot.channels.get(emulator.seed.channelId);
+      await new Promise((resolve) => setTimeout(resolve, 200));
     }
+    await Promise.all(Array.from({ length: 3 }, () => bot.channels.get(emulator.seed.channelId)));
+    await Promise.all(Array.from({ length: 4 }, () => bot.channels.get(emulator.seed.channelId)));
+    expect(limited).toEqual([]);
   });
 });
