@@ -182,8 +182,6 @@ export class Client extends EventEmitter<ClientEvents> {
     this.#now = now;
     this.#gatewayDefaultUrl = `${url.protocol === 'https:' ? 'wss:' : 'ws:'}//${url.host}${basePath}${normalizePrefix(options.apiPrefix ?? API_PREFIX)}/gateway`;
     let refresher: SessionRefresher | undefined;
-    // The options of a manual `auth.refresh(options)`, taken by the refresh request it starts.
-    let refreshOptions: CallOptions | undefined;
     this.hooks = options.hooks ?? {};
     this.#rest = createRestClient(
       { ...options, now, hooks: this.hooks },
@@ -206,11 +204,8 @@ export class Client extends EventEmitter<ClientEvents> {
     const rest = this.#rest;
     refresher = new SessionRefresher({
       session: this.session,
-      performRefresh: () => {
-        const call = refreshOptions;
-        refreshOptions = undefined;
-        return rest.request('auth.refresh', { ...call });
-      },
+      // The options of a manual `auth.refresh(options)` arrive as `call`, through the shared lock's wait if there is one.
+      performRefresh: (call) => rest.request('auth.refresh', { ...(call as CallOptions | undefined) }),
       readAccessToken: options.readAccessToken ?? defaultAccessTokenReader,
       refreshMarginMs: options.refreshMarginMs ?? 60_000,
       store: options.sessionStore,
@@ -234,9 +229,7 @@ export class Client extends EventEmitter<ClientEvents> {
     this.channels = new ChannelsManager(rest, options.attachmentFieldName ?? 'file', requireIds);
     this.webhooks = new WebhooksManager(rest, requireIds);
     this.interactions = new InteractionsManager(rest);
-    this.auth = new AuthManager(rest, refresher, (call) => {
-      refreshOptions = call;
-    });
+    this.auth = new AuthManager(rest, refresher);
     this.users = new UsersManager(rest);
   }
 

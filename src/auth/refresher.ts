@@ -106,12 +106,22 @@ export interface SessionGrant {
   body: Record<string, unknown>;
 }
 
+/**
+ * The per-call options of a manual refresh, as the refresher sees them: it
+ * only carries them to `performRefresh` (the REST layer gives them meaning).
+ */
+export type RefreshCallOptions = object;
+
 /** Wiring of a {@link SessionRefresher}. */
 export interface SessionRefresherOptions {
   /** The session to keep fresh. */
   session: UserSession;
-  /** Sends `POST /auth/refresh` and returns the parsed body. */
-  performRefresh: () => Promise<unknown>;
+  /**
+   * Sends `POST /auth/refresh` and returns the parsed body. `call` is what the
+   * manual `auth.refresh(options)` that started the refresh passed (headers,
+   * timeout, retries, signal); automatic refreshes pass nothing.
+   */
+  performRefresh: (call: RefreshCallOptions | undefined) => Promise<unknown>;
   /** Reads the token from responses. */
   readAccessToken: AccessTokenReader;
   /** Refresh when the access token expires within this many milliseconds. */
@@ -200,11 +210,15 @@ export class SessionRefresher {
     }
   }
 
-  /** Refreshes the access token; concurrent callers share one request. */
-  refresh(trigger: 'expiry' | 'unauthorized' | 'manual'): Promise<SessionGrant> {
+  /**
+   * Refreshes the access token; concurrent callers share one request, sent
+   * with the `call` options of the caller that started it (they travel as
+   * parameters, through the shared lock's wait, to the request).
+   */
+  refresh(trigger: 'expiry' | 'unauthorized' | 'manual', call?: RefreshCallOptions): Promise<SessionGrant> {
     this.#inflight ??= (async () => {
       try {
-        const grant = this.#options.store?.lockRefresh ? await this.#refreshShared(this.#options.store) : await this.#refreshHere();
+        const grant = this.#options.store?.lockRefresh ? await this.#refreshShared(this.#options.store, call) : await this.#refreshHere(call);
         this.#options.onRefreshed(grant.accessTokenExpiresAt, trigger);
         return grant;
       } catch (error) {
@@ -223,7 +237,7 @@ export class SessionRefresher {
    * saved before the lock is released, so the next process never refreshes
    * with a revoked cookie.
    */
-  async #refreshShared(store: SessionStore): Promise<SessionGrant> {
+  async #refreshShared(store: SessionStore, call: RefreshCallOptions | undefined): Promise<SessionGrant> {
     const { session, now } = this.#options;
     const before = session.accessToken;
     const started = now();
@@ -232,7 +246,7 @@ export class SessionRefresher {
         try {
           const newer = await this.#adoptNewer(store, before);
           if (newer !== undefined) return newer;
-          const grant = await this.#refreshHere();
+          const grant = await this.#refreshHere(call);
           await within(store.save?.(session.export()), STORE_CALL_TIMEOUT_MS, 'save');
           return grant;
         } finally {
@@ -261,10 +275,10 @@ export class SessionRefresher {
    * from what it returns, like the new ones. An answer without a usable
    * token leaves the session as it was (the cookies it set are discarded).
    */
-  async #refreshHere(): Promise<SessionGrant> {
+  async #refreshHere(call: RefreshCallOptions | undefined): Promise<SessionGrant> {
     const before = this.#options.session.export();
     const sent = before.cookies.map((cookie) => cookie.value);
-    const body = await this.#options.performRefresh();
+    const body = await this.#options.performRefresh(call);
     return this.adoptOrRestore('auth.refresh', body, sent, before);
   }
 

@@ -12,8 +12,6 @@ export class AuthManager {
   constructor(
     private readonly rest: RestClient,
     private readonly refresher: SessionRefresher,
-    /** Hands the options of a manual refresh to the refresh request it starts. @default ignores them */
-    private readonly setRefreshOptions: (options: CallOptions | undefined) => void = () => undefined,
   ) {}
 
   /**
@@ -38,13 +36,7 @@ export class AuthManager {
   async refresh(options?: CallOptions): Promise<SessionGrant> {
     const signal = options?.signal;
     if (signal?.aborted) throw refreshAborted(signal, false);
-    this.setRefreshOptions(options);
-    let pending: Promise<SessionGrant>;
-    try {
-      pending = this.refresher.refresh('manual');
-    } finally {
-      this.setRefreshOptions(undefined);
-    }
+    const pending = this.refresher.refresh('manual', options);
     const deadlineMs = options?.deadlineMs;
     if (!signal && deadlineMs === undefined) return pending;
     // This caller's wait ends at its signal or deadline; a refresh others wait for goes on.

@@ -157,6 +157,47 @@ describe('session refresh', () => {
   });
 });
 
+describe('manual refresh', () => {
+  it('three concurrent client.auth.refresh() calls share one request, and the session stays valid', async () => {
+    const client = sessionClient();
+    const grants = await Promise.all([client.auth.refresh(), client.auth.refresh(), client.auth.refresh()]);
+    expect(refreshCalls).toBe(1);
+    expect(new Set(grants.map((grant) => grant.accessTokenExpiresAt)).size).toBe(1);
+    await expect(client.applications.list()).resolves.toBeDefined();
+    await client.close();
+  });
+
+  it('keeps its options (headers, retries) under a shared refresh lock that is acquired asynchronously', async () => {
+    let locked = false;
+    const store = {
+      // As a Redis store does: the lock answer arrives on a later turn of the event loop.
+      lockRefresh: () => new Promise<boolean>((resolve) => setImmediate(() => resolve((locked = !locked)))),
+      unlockRefresh: () => {
+        locked = false;
+      },
+      load: () => undefined,
+      save: () => undefined,
+    };
+    const client = sessionClient({ store });
+    await client.auth.refresh({ headers: { 'x-trace-id': 'manual-refresh-7' } });
+    const sent = server.requests.filter((r) => r.url.endsWith('/auth/refresh'));
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.headers['x-trace-id']).toBe('manual-refresh-7');
+    // retries: 0 travels too: a refresh answered 503 is sent once, not retried.
+    const failing = await startLoopbackServer((_request, response) => json(response, 503, { message: 'try later' }));
+    const other = new Client({
+      baseUrl: failing.url,
+      sessionStore: store,
+      auth: { session: { accessToken: 'a0', accessTokenExpiresAt: Date.now() + 600_000, cookies: [{ name: 'rt', value: 'r0', path: '/api/v1/auth', expiresAt: undefined }] } },
+    });
+    await expect(other.auth.refresh({ retries: 0 })).rejects.toThrow();
+    expect(failing.requests.filter((r) => r.url.endsWith('/auth/refresh'))).toHaveLength(1);
+    await other.close();
+    await failing.close();
+    await client.close();
+  });
+});
+
 describe('refresh under hostile conditions', () => {
   it('a shared-lock store that hangs cannot wedge the session: the caller settles at its deadline, and a later refresh goes through', async () => {
     let hang = true;

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AbortError, Client, NetworkError, ResponseTooLargeError, TimeoutError, UnexpectedResponseError, isNetworkError, isResponseTooLargeError, isTimeoutError } from '../../src/index.js';
 import { SECRETS, findLeakedSecrets, startLoopbackServer, startRawLoopbackServer, type LoopbackServer } from '../helpers/index.js';
 import { AttemptSignal } from '../../src/rest/transport.js';
@@ -149,6 +149,31 @@ describe('connection refused', () => {
     expect(error).toBeInstanceOf(NetworkError);
     expect(error.mayHaveReachedServer).toBe(false);
     expect(error.message).toContain('ECONNREFUSED');
+  });
+});
+
+describe('a transport failure without an error code (fetch on Deno, Bun, browsers, workers)', () => {
+  it('counts as "may have reached the server": a POST failing that way is sent once, never again', async () => {
+    server.setHandler((_request, response) => {
+      response.statusCode = 204;
+      response.end();
+    });
+    // The request really reaches the server, then the runtime reports only `TypeError('Failed to fetch')`, with no code.
+    const realFetch = globalThis.fetch;
+    vi.stubGlobal('fetch', async (input: RequestInfo | URL, init?: RequestInit) => {
+      await (await realFetch(input, init)).arrayBuffer();
+      throw new TypeError('Failed to fetch');
+    });
+    try {
+      const before = server.requests.length;
+      const client = new Client({ baseUrl: server.url, transport: 'fetch', auth: { botToken: SECRETS.botToken }, retries: 3 });
+      const error = (await client.channels.ack('ch1').catch((e: unknown) => e)) as NetworkError;
+      expect(error).toBeInstanceOf(NetworkError);
+      expect(error.mayHaveReachedServer).toBe(true);
+      expect(server.requests.slice(before).filter((r) => r.method === 'POST')).toHaveLength(1);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 });
 
