@@ -160,7 +160,7 @@ describe('a transport failure without an error code (fetch on Deno, Bun, browser
     });
     // The request really reaches the server, then the runtime reports only `TypeError('Failed to fetch')`, with no code.
     const realFetch = globalThis.fetch;
-    vi.stubGlobal('fetch', async (input: RequestInfo | URL, init?: RequestInit) => {
+    vi.stubGlobal('fetch', async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
       await (await realFetch(input, init)).arrayBuffer();
       throw new TypeError('Failed to fetch');
     });
