@@ -23,6 +23,22 @@ describe('WebhookClient', () => {
     expect(recorder.requests).toHaveLength(3);
   });
 
+  it('follows the clock option, like the Client: its webhook window opens again when that clock says so', async () => {
+    recorder.respond(() => ({ status: 204 }));
+    let clock = Date.now();
+    const hook = new WebhookClient(`https://chat.test/api/v1/webhooks/wh7/${SECRETS.webhookToken}`, {
+      transport: 'fetch',
+      clock: () => clock,
+      webhookRateLimit: { limit: 1, windowMs: 60_000 },
+      maxRateLimitWaitMs: 1_000,
+    });
+    await hook.execute({ content: 'one' });
+    // By the client's clock the window is over; by Date.now it would still hold the second execution for a minute.
+    clock += 61_000;
+    await hook.execute({ content: 'two' }, { deadlineMs: 2_000 });
+    expect(recorder.requests.filter((r) => r.method === 'POST')).toHaveLength(2);
+  });
+
   it('rejects URLs that are not webhook URLs', () => {
     expect(() => new WebhookClient('https://chat.test/api/v1/channels/1')).toThrow(/webhooks/);
     expect(() => new WebhookClient('nope')).toThrow(/absolute/);
