@@ -12,7 +12,7 @@ export { routes, operationIds, API_PREFIX, type CredentialKind, type HttpMethod,
 export { parseRetryAfter } from './rest/retry-after.js';
 export type { CallOptions, CustomRoute, QueryValue, RequestInput, RouteOverrides, RateLimitInfo, RejectOnRateLimit, PipelineOptions, RetryOptions } from './rest/options.js';
 export type { WebhookWindowOptions } from './rest/rate-limiter.js';
-export type { ClientEvents, Logger, LogLevel, LogFunction, RequestEvent, ResponseEvent, RateLimitedEvent, RetryEvent, SessionRefreshedEvent, SessionExpiredEvent, RequestEventBase } from './rest/events.js';
+export type { ClientEvents, Logger, LogLevel, LogFunction, RequestEvent, ResponseEvent, RateLimitedEvent, RequestHeldEvent, RetryEvent, SessionRefreshedEvent, SessionExpiredEvent, RequestEventBase } from './rest/events.js';
 export type { Transport, TransportRequest, TransportResponse, TransportSignal } from './rest/transport.js';
 export type { UndiciTransportOptions } from './rest/undici-transport.js';
 export { UserSession, type SessionSnapshot } from './auth/session.js';

@@ -56,9 +56,13 @@ export class ApiError extends CommunityChatError {
   /** Attempt number that produced this error, starting at 1. */
   readonly attempt: number;
 
-  constructor(init: ApiErrorInit, message?: string) {
+  /**
+   * @param message What went wrong, after "METHOD path failed with STATUS: ".
+   * @param whole Whether `message` is the whole message instead (for a request that was never sent).
+   */
+  constructor(init: ApiErrorInit, message?: string, whole = false) {
     const summary = message ?? init.summary;
-    super(`${init.method} ${init.path} failed with ${init.status}${summary ? `: ${summary}` : ''}`);
+    super(whole && message !== undefined ? message : `${init.method} ${init.path} failed with ${init.status}${summary ? `: ${summary}` : ''}`);
     this.status = init.status;
     this.code = init.code;
     this.body = init.body;
@@ -97,6 +101,14 @@ export interface RateLimitErrorInit extends ApiErrorInit {
   retryAfterMs: number | undefined;
   /** Whether the limit is the global (per-IP) one. */
   global: boolean;
+  /**
+   * `false` when the SDK refused to wait before sending (the request never
+   * left: no 429 was received), with what it would have waited for.
+   * @default true
+   */
+  sent?: boolean | undefined;
+  /** What the refused wait was for (a route bucket, a global pause, the webhook window), when `sent` is false. */
+  heldBy?: 'bucket' | 'global' | 'webhook' | undefined;
 }
 
 /** 429: the rate limit was exceeded. */
@@ -106,11 +118,24 @@ export class RateLimitError extends ApiError {
   /** Whether the global (per-IP) limit was hit rather than a route's. */
   readonly global: boolean;
 
+  /**
+   * Whether a request was sent and answered 429 (`true`), or the SDK refused,
+   * before sending, a wait it would have had to make (`false`; nothing was sent).
+   */
+  readonly sent: boolean;
+
   constructor(init: RateLimitErrorInit, reason?: string) {
-    const wait = init.retryAfterMs === undefined ? 'no Retry-After given' : `retry after ${init.retryAfterMs} ms`;
-    super(init, `rate limited${init.global ? ' (global)' : ''}, ${wait}${reason ? `; ${reason}` : ''}${init.summary ? ` (${init.summary})` : ''}`);
+    const sent = init.sent ?? true;
+    if (sent) {
+      const wait = init.retryAfterMs === undefined ? 'no Retry-After given' : `retry after ${init.retryAfterMs} ms`;
+      super(init, `rate limited${init.global ? ' (global)' : ''}, ${wait}${reason ? `; ${reason}` : ''}${init.summary ? ` (${init.summary})` : ''}`);
+    } else {
+      const held = init.heldBy === 'webhook' ? "the webhook's rolling window" : init.heldBy === 'global' ? 'a global rate-limit pause' : 'a route rate limit';
+      super(init, `${init.method} ${init.path} was not sent: it would wait ${init.retryAfterMs ?? 0} ms for ${held}${reason ? ` (${reason})` : ''}; nothing was sent`, true);
+    }
     this.retryAfterMs = init.retryAfterMs;
     this.global = init.global;
+    this.sent = sent;
   }
 }
 

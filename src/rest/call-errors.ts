@@ -41,9 +41,8 @@ export function waitError(request: RequestDescription, error: unknown, state: Ca
 
 /** The `RateLimitError` of a wait the SDK refused to start; nothing was sent. */
 export function refusedWaitError(base: RequestEventBase, delayMs: number, reason: 'global' | 'bucket' | 'webhook', why: string): RateLimitError {
-  const text = `${why}; nothing was sent`;
   return new RateLimitError(
-    { method: base.method, path: base.path, operation: base.operation, status: 429, body: undefined, headers: {}, credential: 'none', attempt: base.attempt, retryAfterMs: delayMs, global: reason === 'global' },
-    reason === 'webhook' ? `the webhook's rolling window is full; ${text}` : text,
+    { method: base.method, path: base.path, operation: base.operation, status: 429, body: undefined, headers: {}, credential: 'none', attempt: base.attempt, retryAfterMs: delayMs, global: reason === 'global', sent: false, heldBy: reason },
+    why,
   );
 }

@@ -47,6 +47,19 @@ export interface RateLimitedEvent extends RequestEventBase {
   willRetry: boolean;
 }
 
+/**
+ * Emitted when a request is held before it is sent: by a learned route
+ * bucket, a global pause, or the webhook's rolling window. Nothing has been
+ * sent yet; the request goes out after `waitMs` unless its deadline or
+ * signal ends it first.
+ */
+export interface RequestHeldEvent extends RequestEventBase {
+  /** What holds it: a route `bucket`, a `global` pause, or the incoming webhook's rolling `webhook` window. */
+  reason: 'bucket' | 'global' | 'webhook';
+  /** How long it will wait, in milliseconds. */
+  waitMs: number;
+}
+
 /** Emitted before a retry. */
 export interface RetryEvent extends RequestEventBase {
   /** Why: `status` (5xx), `network`, `timeout`, `rateLimit` or `unauthorized` (after a session refresh). */
@@ -79,6 +92,8 @@ export interface ClientEvents {
   response: [event: ResponseEvent];
   /** The service answered 429. */
   rateLimited: [event: RateLimitedEvent];
+  /** A request is held by a rate limit (a learned bucket, a global pause or a webhook's window) before it is sent. */
+  requestHeld: [event: RequestHeldEvent];
   /** A failed attempt will be retried. */
   retry: [event: RetryEvent];
   /** Diagnostic messages. */

@@ -60,7 +60,7 @@ export interface PipelineOptions extends RetryOptions {
    * @default 10485760 (10 MiB)
    */
   maxResponseBytes?: number | undefined;
-  /** The longest single rate-limit wait; a longer one rejects with `RateLimitError` instead of waiting. @default 60000 */
+  /** The longest single rate-limit wait; a longer one rejects with `RateLimitError` (its `sent` false: nothing was sent) instead of waiting. The default covers the contract's one-minute webhook window with 5 s to spare. @default 65000 */
   maxRateLimitWaitMs?: number | undefined;
   /**
    * The longest pause the SDK accepts from any server value (`Retry-After`,

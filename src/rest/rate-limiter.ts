@@ -265,6 +265,11 @@ export class RateLimiter implements RateLimitStore {
     };
     if (lane === 'priority') return wait();
     bucket.queue ??= new PQueue({ concurrency: 1 });
+    if (bucket.waiting > 0 && bucket.discovery !== Discovery.Discovering) {
+      // Queued behind earlier waiters of a bucket that holds them: announced (and refused when it cannot end in time) now, not when its turn comes.
+      const { ms, reason } = this.#delay(bucket, lane);
+      if (ms > 0) guard(ms, reason);
+    }
     bucket.waiting++;
     try {
       await bucket.queue.add(wait, signal ? { signal } : {});

@@ -394,6 +394,7 @@ export class RestClient {
       const message = `waiting ${delayMs} ms for ${ownPacing ? "the webhook's rolling window" : `a ${reason === 'global' ? 'global' : 'route'} rate limit`} before ${base.method} ${base.path}`;
       config.log?.('debug', message, { operation: call.operation });
       this.#emit('debug', message);
+      if (this.#listening('requestHeld')) this.#emit('requestHeld', { ...base, reason, waitMs: delayMs });
       obs?.rateLimitWait(base, delayMs, reason);
     };
   }

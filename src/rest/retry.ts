@@ -22,13 +22,20 @@ export interface RetryPolicy extends BackoffPolicy {
 /** The default cap on any pause learned from the server: 10 minutes. */
 export const DEFAULT_MAX_RATE_LIMIT_PAUSE_MS = 10 * 60 * 1000;
 
+/**
+ * The default `maxRateLimitWaitMs`: the contract's webhook window (30 messages
+ * per minute) plus 5 s, so that a 429 asking for the rest of a full
+ * one-minute window (rounded up, plus clock skew) is waited out, not refused.
+ */
+export const DEFAULT_MAX_RATE_LIMIT_WAIT_MS = 65_000;
+
 /** Fills in the defaults. */
 export function resolveRetryPolicy(options: Pick<PipelineOptions, 'retries' | 'baseDelayMs' | 'maxDelayMs' | 'maxRateLimitWaitMs' | 'maxRateLimitPauseMs'> | undefined): RetryPolicy {
   return {
     retries: Math.max(0, Math.floor(options?.retries ?? 3)),
     baseDelayMs: Math.max(0, options?.baseDelayMs ?? 250),
     maxDelayMs: Math.max(0, options?.maxDelayMs ?? 10_000),
-    maxRateLimitWaitMs: options?.maxRateLimitWaitMs ?? 60_000,
+    maxRateLimitWaitMs: options?.maxRateLimitWaitMs ?? DEFAULT_MAX_RATE_LIMIT_WAIT_MS,
     maxRateLimitPauseMs: Math.max(0, options?.maxRateLimitPauseMs ?? DEFAULT_MAX_RATE_LIMIT_PAUSE_MS),
   };
 }

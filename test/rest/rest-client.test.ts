@@ -9,11 +9,14 @@ import {
   TimeoutError,
   ValidationError,
   isCommunityChatError,
+  type ClientEvents,
   type ClientOptions,
   type RateLimitedEvent,
+  type RequestHeldEvent,
   type RetryEvent,
 } from '../../src/index.js';
 import { SECRETS, activeTimers, startLoopbackServer, trackUnhandledRejections, type LoopbackServer } from '../helpers/index.js';
+import { until } from '../helpers/ws-server.js';
 
 let server: LoopbackServer;
 beforeAll(async () => {
@@ -28,6 +31,11 @@ const json = (response: import('node:http').ServerResponse, status: number, body
   response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(JSON.stringify(body));
 };
+
+/** Resolves with the next `event` the client emits. */
+function next<K extends keyof ClientEvents>(c: Client, event: K): Promise<ClientEvents[K][0]> {
+  return new Promise((resolve) => c.once(event, ((value: ClientEvents[K][0]) => resolve(value)) as never));
+}
 
 function client(options: ClientOptions = {}): Client {
   return new Client({
@@ -79,8 +87,9 @@ describe('429 handling', () => {
       } else json(response, 200, {});
     });
     const routeClient = client();
+    const routePaused = next(routeClient, 'rateLimited');
     const routeLimited = routeClient.channels.get('route');
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await routePaused;
     const otherStart = Date.now();
     await routeClient.channels.get('other');
     // Another bucket is not held by the 400 ms route pause.
@@ -88,8 +97,9 @@ describe('429 handling', () => {
     await routeLimited;
 
     const globalClient = client();
+    const globalPaused = next(globalClient, 'rateLimited');
     const globalLimited = globalClient.channels.get('global');
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect((await globalPaused).global).toBe(true);
     const pausedStart = Date.now();
     await globalClient.channels.get('elsewhere');
     expect(Date.now() - pausedStart).toBeGreaterThanOrEqual(250);
@@ -107,8 +117,13 @@ describe('429 handling', () => {
     expect(error.retryAfterMs).toBe(120_000);
     expect(Date.now() - started).toBeLessThan(1000);
     expect(events[0]?.willRetry).toBe(false);
-    // The bucket stays paused: the next call rejects locally without touching the server.
-    await expect(c.channels.get('ch1')).rejects.toThrow(/maxRateLimitWaitMs.*nothing was sent/);
+    expect(error.sent).toBe(true);
+    // The bucket stays paused: the next call rejects locally without touching the server, and says so.
+    const refused = (await c.channels.get('ch1').catch((e: unknown) => e)) as RateLimitError;
+    expect(refused).toBeInstanceOf(RateLimitError);
+    expect(refused.sent).toBe(false);
+    expect(refused.message).toMatch(/^GET \/api\/v1\/channels\/ch1 was not sent: it would wait \d+ ms for a route rate limit \(the wait exceeds maxRateLimitWaitMs \(5000 ms\)\); nothing was sent$/);
+    expect(refused.message).not.toContain('failed with 429');
     expect(server.requests).toHaveLength(1);
   });
 
@@ -230,8 +245,10 @@ describe('retries', () => {
     const port = Number(new URL(probe.url).port);
     await probe.close();
     const c = new Client({ baseUrl: `http://127.0.0.1:${port}`, auth: { botToken: 'x' }, retries: 5, baseDelayMs: 200, maxDelayMs: 200 });
+    const refused = next(c, 'retry');
     const pending = c.channels.ack('ch1');
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    // The first attempt was refused and a retry is scheduled.
+    expect((await refused).reason).toBe('network');
     // Start the server on the very port the client is retrying.
     const late = await startLoopbackServer((_request, response) => {
       response.statusCode = 204;
@@ -282,6 +299,17 @@ describe('deadline, timeouts and aborts', () => {
     let pending: Promise<unknown>;
     let ahead: Promise<unknown> | undefined;
     const aheadController = new AbortController();
+    // The call under test reaches its stage: an event says so, or the server has its request.
+    let held = 0;
+    c.on('requestHeld', () => held++);
+    const reached =
+      stage === 'sleeping'
+        ? next(c, 'rateLimited')
+        : stage === 'backoff'
+          ? next(c, 'retry')
+          : stage === 'queued'
+            ? until(() => held === 2) // the call ahead and the call under test, queued behind it
+            : until(() => server.requests.length === 1);
     if (stage === 'queued') {
       // Pause the bucket, then queue one waiter ahead of the call under test.
       await c.channels.get('ch1', { deadlineMs: 50 }).catch(() => undefined);
@@ -289,7 +317,7 @@ describe('deadline, timeouts and aborts', () => {
       ahead = c.channels.get('ch1', { signal: aheadController.signal }).catch((e: unknown) => e);
       pending = c.channels.get('ch1', { signal: controller.signal });
     } else pending = c.channels.get('ch1', { signal: controller.signal });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await reached;
     const sentBeforeAbort = server.requests.length;
     const abortedAt = Date.now();
     controller.abort();
@@ -346,6 +374,53 @@ describe('deadline, timeouts and aborts', () => {
   });
 });
 
+describe('held requests are announced', () => {
+  it('a learned bucket with no room left holds the next request: requestHeld says what holds it and for how long, before it is sent', async () => {
+    server.setHandler((_request, response) =>
+      json(response, 200, { id: 'ch1' }, { 'x-ratelimit-limit': '1', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset-after': '0.3', 'x-ratelimit-bucket': 'b1' }),
+    );
+    const c = client();
+    await c.channels.get('ch1');
+    const held: Array<RequestHeldEvent & { sentBefore: number }> = [];
+    c.on('requestHeld', (event) => held.push({ ...event, sentBefore: server.requests.length }));
+    await c.channels.get('ch1');
+    expect(held).toHaveLength(1);
+    expect(held[0]).toMatchObject({ operation: 'channels.get', method: 'GET', path: '/api/v1/channels/ch1', reason: 'bucket', sentBefore: 1 });
+    expect(held[0]?.waitMs).toBeGreaterThan(0);
+    expect(held[0]?.waitMs).toBeLessThan(1_000);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it("a webhook's full rolling window holds the next execution: requestHeld with reason webhook, and the webhook token is not in it", async () => {
+    server.setHandler((_request, response) => {
+      response.statusCode = 204;
+      response.end();
+    });
+    const c = client({ webhookRateLimit: { limit: 1, windowMs: 200 } });
+    const held: RequestHeldEvent[] = [];
+    c.on('requestHeld', (event) => held.push(event));
+    await Promise.all([c.webhooks.execute('wh1', { content: 'one' }), c.webhooks.execute('wh1', { content: 'two' })]);
+    expect(held.map((event) => event.reason)).toEqual(['webhook']);
+    expect(held[0]?.waitMs).toBeGreaterThan(0);
+    expect(JSON.stringify(held)).not.toContain(SECRETS.webhookToken);
+  });
+
+  it('the default longest wait covers the contract\'s one-minute webhook window: a 429 asking for 60.011 s is waited out, not refused', async () => {
+    let hits = 0;
+    server.setHandler((_request, response) => (++hits === 1 ? json(response, 429, {}, { 'retry-after': '60.011' }) : json(response, 200, { id: 'ch1' })));
+    const c = client();
+    const limited = next(c, 'rateLimited');
+    const controller = new AbortController();
+    const call = c.channels.get('ch1', { deadlineMs: 120_000, signal: controller.signal }).catch((e: unknown) => e);
+    // willRetry: the SDK decided to wait (with maxRateLimitWaitMs at 60 s it would reject here).
+    expect((await limited).willRetry).toBe(true);
+    controller.abort();
+    expect(await call).toBeInstanceOf(AbortError);
+    expect(server.requests).toHaveLength(1);
+    await c.close();
+  });
+});
+
 describe('webhook rolling window', () => {
   it('spreads a burst out in order so no window at the server holds more than the limit', async () => {
     server.setHandler((_request, response) => {
@@ -379,8 +454,10 @@ describe('interaction callback lane', () => {
       json(response, 429, { global: true }, { 'retry-after': '2', 'x-ratelimit-global': 'true' });
     });
     const c = client({ maxRateLimitWaitMs: 10_000 });
+    const paused = next(c, 'rateLimited');
     const blocked = c.channels.get('ch1', { deadlineMs: 500 }).catch((e: unknown) => e);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The global pause is in force before the callback is sent, or this test would test nothing.
+    expect((await paused).global).toBe(true);
     const started = Date.now();
     await c.interactions.respond('i1', { interaction_type: 5 });
     // Not held by the 2 s global pause.
@@ -482,7 +559,7 @@ describe('one AbortSignal shared by many calls', () => {
     const controller = new AbortController();
     const shared = client();
     const calls = Array.from({ length: 25 }, (_, i) => shared.channels.get(`c${i}`, { signal: controller.signal }));
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await until(() => server.requests.length === 25);
     expect(getEventListeners(controller.signal, 'abort').length).toBeLessThanOrEqual(1);
     await Promise.all(calls);
     await new Promise((resolve) => setImmediate(resolve));
@@ -497,7 +574,7 @@ describe('one AbortSignal shared by many calls', () => {
     const controller = new AbortController();
     const shared = client({ retries: 0 });
     const calls = Array.from({ length: 12 }, (_, i) => shared.channels.get(`c${i}`, { signal: controller.signal }).catch((e: unknown) => e));
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await until(() => server.requests.length === 12);
     controller.abort();
     const results = await Promise.all(calls);
     expect(results.every((result) => result instanceof AbortError)).toBe(true);

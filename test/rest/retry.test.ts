@@ -5,8 +5,8 @@ const policy = resolveRetryPolicy({ baseDelayMs: 100, maxDelayMs: 1000, maxRateL
 const context = (overrides: Partial<Parameters<typeof decideRetry>[2]> = {}) => ({ attempt: 1, method: 'GET' as const, retries: 3, remainingMs: 60_000, random: () => 0.5, ...overrides });
 
 describe('resolveRetryPolicy', () => {
-  it('defaults to 3 retries, 250 ms to 10 s backoff and a 60 s rate-limit wait, and accepts 0 retries', () => {
-    expect(resolveRetryPolicy(undefined)).toEqual({ retries: 3, baseDelayMs: 250, maxDelayMs: 10_000, maxRateLimitWaitMs: 60_000, maxRateLimitPauseMs: 600_000 });
+  it('defaults to 3 retries, 250 ms to 10 s backoff and a 65 s rate-limit wait (a one-minute webhook window and 5 s), and accepts 0 retries', () => {
+    expect(resolveRetryPolicy(undefined)).toEqual({ retries: 3, baseDelayMs: 250, maxDelayMs: 10_000, maxRateLimitWaitMs: 65_000, maxRateLimitPauseMs: 600_000 });
     expect(resolveRetryPolicy({ retries: 0 }).retries).toBe(0);
     expect(resolveRetryPolicy({ retries: -2.5 }).retries).toBe(0);
   });
