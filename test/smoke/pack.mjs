@@ -1,0 +1,53 @@
+// `npm pack` from a fresh copy of the repository (no dist/) must build the package
+// (the prepack script), and the tarball installed in a new project must load through
+// import() and require(), entry points included. What the README's Install section
+// tells users to do before the package is on the registry.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const work = mkdtempSync(path.join(tmpdir(), 'ccsdk-pack-'));
+const run = (command, args, cwd) => execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+try {
+  // A clean copy: the files git knows (tracked, or new and not ignored), as a fresh clone has them; no dist/.
+  const clone = path.join(work, 'clone');
+  const files = run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], root).split('\0').filter(Boolean);
+  for (const file of files) {
+    mkdirSync(path.dirname(path.join(clone, file)), { recursive: true });
+    try {
+      cpSync(path.join(root, file), path.join(clone, file));
+    } catch (error) {
+      if (error.code !== 'ENOENT') throw error; // deleted in the working tree, not yet in git
+    }
+  }
+  symlinkSync(path.join(root, 'node_modules'), path.join(clone, 'node_modules'), 'dir');
+  assert.ok(!readdirSync(clone).includes('dist'), 'the copy starts without dist/');
+
+  const tarball = run('npm', ['pack', '--silent', '--pack-destination', work], clone).trim().split('\n').at(-1);
+  const listing = run('tar', ['-tzf', path.join(work, tarball)], work);
+  for (const entry of ['package/dist/index.js', 'package/dist/index.cjs', 'package/dist/index.d.ts', 'package/dist/testing/index.js']) {
+    assert.ok(listing.includes(entry), `the tarball holds ${entry} (prepack builds it)`);
+  }
+
+  // A new project installs the tarball, and loads it both ways.
+  const app = path.join(work, 'app');
+  mkdirSync(app);
+  writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'pack-check', version: '1.0.0', private: true }));
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', path.join(work, tarball)], app);
+  const esm = run(
+    process.execPath,
+    ['--input-type=module', '-e', "const m = await import('community-chat-sdk'); const t = await import('community-chat-sdk/testing'); console.log(typeof m.Client, typeof t.createEmulator);"],
+    app,
+  ).trim();
+  assert.equal(esm, 'function function');
+  const cjs = run(process.execPath, ['-e', "const m = require('community-chat-sdk'); const t = require('community-chat-sdk/testing'); console.log(typeof m.Client, typeof t.createEmulator);"], app).trim();
+  assert.equal(cjs, 'function function');
+  console.log(`pack: npm pack from a copy without dist/ built ${tarball}; a new project installed it and loaded it through import() and require()`);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
