@@ -16,15 +16,16 @@ const commands: CommandDefinition[] = [
   { name: 'score', description: 'Show the scoreboard', dm_permission: false },
 ];
 
-const client = new Client({ baseUrl: process.env['CHAT_BASE_URL'], applicationId: process.env['CHAT_APP_ID'] });
+const appId = process.env['CHAT_APP_ID'] ?? '';
+const client = new Client({ baseUrl: process.env['CHAT_BASE_URL'] });
 await client.auth.login({ email: process.env['CHAT_EMAIL'] ?? '', password: process.env['CHAT_PASSWORD'] ?? '' });
 
-const global = await client.commands.sync(commands);
+const global = await client.commands.sync(appId, commands);
 console.log(global.changed ? `Registered ${global.commands.length} global commands` : 'Global commands already up to date');
 
 const guildId = process.env['CHAT_GUILD_ID'];
 if (guildId) {
-  const local = await client.commands.sync(commands, { guildId });
+  const local = await client.commands.syncForGuild(guildId, appId, commands);
   console.log(local.changed ? `Registered ${local.commands.length} commands in ${guildId}` : `Commands in ${guildId} already up to date`);
 }
 

@@ -109,6 +109,12 @@ export class UserBearerStrategy implements CredentialStrategy {
     }
     return this.#cached.applied;
   }
+
+  unavailableReason(): string | undefined {
+    return this.session.accessToken === undefined
+      ? 'no user session: log in first with `await client.auth.login({ email, password })`, or restore one with the `auth.session` option (a bot token cannot do what needs a user)'
+      : undefined;
+  }
 }
 
 /** The session's refresh cookie, sent as a `Cookie` header to refresh and logout. */

@@ -36,6 +36,8 @@ export class MissingCredentialError extends CommunityChatError {
   readonly operation: string;
   /** Credential kinds the operation accepts. */
   readonly accepted: readonly CredentialKind[];
+  /** Why each accepted credential could not be used (no secrets in them). */
+  readonly reasons: readonly string[];
 
   constructor(operation: string, accepted: readonly CredentialKind[], reasons: readonly string[] = []) {
     super(
@@ -43,6 +45,7 @@ export class MissingCredentialError extends CommunityChatError {
     );
     this.operation = operation;
     this.accepted = accepted;
+    this.reasons = reasons;
   }
 }
 

@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors.js';
+import { MissingCredentialError, ValidationError } from '../errors.js';
 import { validate } from '../schemas/validate.js';
 import type { CallOptions } from '../rest/options.js';
 import type { RestClient } from '../rest/rest-client.js';
@@ -166,12 +166,17 @@ export class CommandsManager {
   }
 
   async #sync(applicationId: string | undefined, guildId: string | undefined, definitions: unknown, options: CallOptions | undefined): Promise<CommandSyncResult> {
-    const operation = guildId === undefined ? 'commands.replace' : 'commands.replaceForGuild';
-    const local = await validate(operation, 'commandDefinitionListSchema', definitions);
-    const appId = this.#applicationId(operation, applicationId);
-    const remote = await this.#list(appId, guildId, options);
-    if (sameCommands(local, remote)) return { changed: false, commands: remote };
-    return { changed: true, commands: await this.#replace(appId, guildId, local, options) };
+    // Errors name the method the caller used, not the operations it is made of.
+    const method = guildId === undefined ? 'commands.sync' : 'commands.syncForGuild';
+    const local = await validate(method, 'commandDefinitionListSchema', definitions);
+    const appId = this.#applicationId(method, applicationId);
+    try {
+      const remote = await this.#list(appId, guildId, options);
+      if (sameCommands(local, remote)) return { changed: false, commands: remote };
+      return { changed: true, commands: await this.#replace(appId, guildId, local, options) };
+    } catch (error) {
+      throw error instanceof MissingCredentialError ? new MissingCredentialError(method, error.accepted, error.reasons) : error;
+    }
   }
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Client, extractPageItems, isTimeoutError, isUnexpectedResponseError } from '../../src/index.js';
+import { Client, MissingCredentialError, extractPageItems, isTimeoutError, isUnexpectedResponseError } from '../../src/index.js';
 import { createMswClient, startLoopbackServer, useMswRecorder } from '../helpers/index.js';
 
 const recorder = useMswRecorder();
@@ -65,6 +65,17 @@ describe('commands.sync', () => {
     const result = await createMswClient().commands.sync([{ name: 'Quiz', description: 'Start a quiz', options: [{ type: 3, name: 'topic', description: 'Topic', autocomplete: true }] }]);
     expect(result.changed).toBe(false);
     expect(recorder.requests.map((r) => r.method)).toEqual(['GET']);
+  });
+
+  it('with only a bot token, sync rejects with MissingCredentialError naming commands.sync and saying to log in; nothing is sent', async () => {
+    const bot = new Client({ baseUrl: 'https://chat.test', auth: { botToken: 'bot-only-token' }, transport: 'fetch' });
+    const error = (await bot.commands.sync('app1', [{ name: 'quiz', description: 'Start a quiz' }]).catch((e: unknown) => e)) as MissingCredentialError;
+    expect(error).toBeInstanceOf(MissingCredentialError);
+    expect(error.operation).toBe('commands.sync');
+    expect(error.message).toMatch(/^commands\.sync needs one of these credentials: user;/);
+    expect(error.message).toContain('client.auth.login');
+    expect(error.message).not.toContain('bot-only-token');
+    expect(recorder.requests).toHaveLength(0);
   });
 
   it.each([
