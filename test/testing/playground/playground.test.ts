@@ -129,6 +129,37 @@ describe.skipIf(!run)('the playground in Chromium', () => {
   );
 
   it(
+    'opens the modal the bot asks for even when the picture showing it arrives before the answer to its own command',
+    async () => {
+      // Record, on the page's own event stream and before the page's listener runs, which interactions each picture shows waiting on a modal.
+      const page = await openPlayground(world, undefined, `(() => {
+        window.__modals = new Set();
+        const Source = window.EventSource;
+        window.EventSource = class extends Source {
+          constructor(...args) {
+            super(...args);
+            this.addEventListener('state', (event) => {
+              for (const i of JSON.parse(event.data).interactions) if (i.status === 'modal') window.__modals.add(i.id);
+            });
+          }
+        };
+      })()`);
+      // Hold the answer to /feedback until the browser has received a picture with the bot's modal in it.
+      await page.route('**/_playground/api/invoke', async (route) => {
+        const response = await route.fetch();
+        const { id } = (await response.json()) as { id: string };
+        await page.waitForFunction((id) => (window as unknown as { __modals: Set<string> }).__modals.has(id), id);
+        await route.fulfill({ response });
+      });
+      await composer(page).fill('/feedback');
+      await page.getByRole('button', { name: 'Send' }).click();
+      await page.getByRole('dialog', { name: 'Quiz feedback' }).waitFor();
+      await page.context().close();
+    },
+    TIMEOUT,
+  );
+
+  it(
     'shows the bot disconnect and come back when the Gateway is dropped, and a command sent afterwards is answered',
     async () => {
       const page = await openPlayground(world);

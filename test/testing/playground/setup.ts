@@ -53,10 +53,11 @@ export async function startWorld(): Promise<World> {
   };
 }
 
-/** Opens the playground in a fresh browser context and waits for its first picture. */
-export async function openPlayground(world: World, viewport = { width: 1280, height: 800 }): Promise<Page> {
+/** Opens the playground in a fresh browser context and waits for its first picture; `init` runs in the page before its own scripts. */
+export async function openPlayground(world: World, viewport = { width: 1280, height: 800 }, init?: string): Promise<Page> {
   const context = await world.browser.newContext({ viewport });
   const page = await context.newPage();
+  if (init) await page.addInitScript(init);
   page.setDefaultTimeout(10_000);
   await page.goto(world.emulator.playgroundUrl ?? '');
   await page.locator('body[data-ready=true]').waitFor();

@@ -140,7 +140,7 @@ async function send() {
   closeSuggestions();
   try {
     const answer = await api('invoke', { name: command.name, options, userId: ui.userId, channelId: ui.channelId, guildId: channelName(ui.channelId).guild.id });
-    ui.mine.add(answer.id);
+    claim(answer.id);
     input.value = '';
     hint(answer.delivered ? 'Sent /' + command.name + ' to the bot.' : 'Sent /' + command.name + ', but no bot is connected: nothing received it.', !answer.delivered);
   } catch (error) { hint(error.message, true); }

@@ -88,7 +88,7 @@ function componentRow(message, row) {
 async function click(message, customId, values) {
   try {
     const answer = await api('component', { messageId: message.id, customId, values, userId: ui.userId });
-    ui.mine.add(answer.id);
+    claim(answer.id);
     hint(answer.delivered ? 'Sent ' + customId + ' to the bot' : 'No bot is connected: nothing received it', !answer.delivered);
   } catch (error) { hint(error.message, true); }
 }
@@ -246,10 +246,16 @@ $('modal-form').addEventListener('submit', async (event) => {
   closeModal();
   try {
     const answer = await api('modal', { interactionId, fields, userId: ui.userId });
-    ui.mine.add(answer.id);
+    claim(answer.id);
     hint('Form sent to the bot');
   } catch (error) { hint(error.message, true); }
 });
+
+/** Marks an interaction as this page's own; a modal the bot opened for it before the page heard the answer opens now. */
+function claim(id) {
+  ui.mine.add(id);
+  if (ui.picture) checkModals();
+}
 
 function checkModals() {
   for (const i of ui.picture.interactions) {
