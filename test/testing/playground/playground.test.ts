@@ -148,7 +148,7 @@ describe.skipIf(!run)('the playground in Chromium', () => {
       await page.route('**/_playground/api/invoke', async (route) => {
         const response = await route.fetch();
         const { id } = (await response.json()) as { id: string };
-        await page.waitForFunction(`window.__modals.has(${JSON.stringify(id)})`);
+        await page.waitForFunction((id) => (globalThis as unknown as { __modals: Set<string> }).__modals.has(id), id);
         await route.fulfill({ response });
       });
       await composer(page).fill('/feedback');
