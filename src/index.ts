@@ -5,7 +5,7 @@
  */
 
 export { Client, type ClientAuth, type ClientOptions, type ClientSummary } from './client.js';
-export { WebhookClient, type WebhookClientOptions } from './webhook-client.js';
+export { WebhookClient, type WebhookClientEvents, type WebhookClientOptions } from './webhook-client.js';
 export * from './errors.js';
 export { InteractionType, InteractionCallbackType, ApplicationCommandOptionType, ComponentType, INTERACTION_LIFETIME_MS, ACCESS_TOKEN_LIFETIME_MS, SNOWFLAKE_EPOCH_MS, snowflakeTimestamp } from './constants.js';
 export { routes, operationIds, API_PREFIX, type CredentialKind, type HttpMethod, type OperationId, type RouteDefinition, type Routes } from './routes.js';

@@ -5,12 +5,15 @@
  * @module
  */
 
+import { EventEmitter } from 'eventemitter3';
 import { WebhookTokenStrategy } from './auth/strategies.js';
 import { ValidationError } from './errors.js';
 import { inspectSymbol } from './redact.js';
 import { validate } from './schemas/validate.js';
 import { withId } from './resources/response-ids.js';
 import { createRestClient } from './rest/create-rest-client.js';
+import type { EventSink } from './rest/config.js';
+import type { ClientEvents } from './rest/events.js';
 import type { CallOptions, PipelineOptions } from './rest/options.js';
 import type { RestClient } from './rest/rest-client.js';
 import type { UpdateWebhookRequest, WebhookMessage } from './schemas/requests.js';
@@ -22,6 +25,9 @@ export interface WebhookClientOptions extends PipelineOptions {
   requireResponseIds?: boolean | undefined;
 }
 
+/** Events of a {@link WebhookClient}: the Client's call events (`request`, `response`, `requestHeld`, `rateLimited`, `retry`, `debug`), without the session ones. */
+export type WebhookClientEvents = Omit<ClientEvents, 'sessionRefreshed' | 'sessionExpired'>;
+
 const WEBHOOK_PATH = /^(.*)\/webhooks\/([^/]+)\/([^/]+)\/?$/;
 
 /**
@@ -32,9 +38,11 @@ const WEBHOOK_PATH = /^(.*)\/webhooks\/([^/]+)\/([^/]+)\/?$/;
  * ```ts
  * const hook = new WebhookClient(process.env.WEBHOOK_URL!);
  * await hook.execute({ content: 'Deploy finished', username: 'CI' });
+ * // Executions beyond the webhook's window wait; say so instead of waiting in silence.
+ * hook.on('requestHeld', ({ reason, waitMs }) => console.log(`held by the ${reason} window for ${waitMs} ms`));
  * ```
  */
-export class WebhookClient {
+export class WebhookClient extends EventEmitter<WebhookClientEvents> {
   /** The webhook's id. */
   readonly id: string;
   readonly #rest: RestClient;
@@ -42,6 +50,7 @@ export class WebhookClient {
   readonly #requireIds: boolean;
 
   constructor(url: string, options: WebhookClientOptions = {}) {
+    super();
     let parsed: URL;
     try {
       parsed = new URL(url);
@@ -65,7 +74,8 @@ export class WebhookClient {
       routeOverrides: {},
       onSetCookie: undefined,
       session: undefined,
-      events: undefined,
+      // The pipeline emits no session event for a client without a session.
+      events: this as EventSink,
     });
   }
 

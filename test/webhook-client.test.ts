@@ -39,6 +39,24 @@ describe('WebhookClient', () => {
     expect(recorder.requests.filter((r) => r.method === 'POST')).toHaveLength(2);
   });
 
+  it('says when its webhook window holds an execution, and for how long, before it waits', async () => {
+    recorder.respond(() => ({ status: 204 }));
+    const hook = new WebhookClient(`https://chat.test/api/v1/webhooks/wh7/${SECRETS.webhookToken}`, {
+      transport: 'fetch',
+      webhookRateLimit: { limit: 1, windowMs: 300 },
+    });
+    const held: { reason: string; waitMs: number; sentSoFar: number }[] = [];
+    hook.on('requestHeld', ({ reason, waitMs }) => held.push({ reason, waitMs, sentSoFar: recorder.requests.length }));
+    await hook.execute({ content: 'one' });
+    expect(held).toEqual([]);
+    await hook.execute({ content: 'two' });
+    expect(held).toHaveLength(1);
+    expect(held[0]).toMatchObject({ reason: 'webhook', sentSoFar: 1 });
+    expect(held[0]?.waitMs).toBeGreaterThan(0);
+    expect(held[0]?.waitMs).toBeLessThanOrEqual(301); // the window, and 1 ms past its edge
+    expect(recorder.requests).toHaveLength(2);
+  });
+
   it('rejects URLs that are not webhook URLs', () => {
     expect(() => new WebhookClient('https://chat.test/api/v1/channels/1')).toThrow(/webhooks/);
     expect(() => new WebhookClient('nope')).toThrow(/absolute/);

@@ -71,11 +71,12 @@ describe('every example runs against the emulator', () => {
   );
 
   it(
-    'webhook publisher posts one message',
+    'webhook publisher posts one message per argument, in order',
     async () => {
-      const run = await startScript('examples/webhook-publisher.ts', { env, args: ['Build 99 passed'] });
+      const run = await startScript('examples/webhook-publisher.ts', { env, args: ['Build 98 passed', 'Build 99 passed'] });
       expect(await run.exited).toBe(0);
-      expect(emulator.messages().at(-1)).toMatchObject({ content: 'Build 99 passed', author: { name: 'CI' } });
+      expect(run.stdout()).toMatch(/Posted 2 message\(s\)/);
+      expect(emulator.messages().slice(-2)).toMatchObject([{ content: 'Build 98 passed', author: { name: 'CI' } }, { content: 'Build 99 passed' }]);
     },
     TIMEOUT,
   );
