@@ -16,5 +16,5 @@ await client.activities.playPause(activityId, { paused: false });
 await client.activities.seek(activityId, { position_ms: 90_000 });
 await client.activities.updateState(activityId, { state: { chapter: 2 } });
 console.log('Snapshot:', await client.activities.getSnapshot(activityId));
-await client.activities.end(activityId);
+await client.activities.delete(activityId);
 await client.close();

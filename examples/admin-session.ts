@@ -14,7 +14,7 @@ for (const application of await client.applications.list()) {
   const invite = await client.bots.getInviteUrl(appId);
   console.log(`${application.name ?? appId}: invite ${invite.url ?? JSON.stringify(invite)}`);
   let shown = 0;
-  for await (const entry of client.applications.iterateApiLogs(appId, { perPage: 50, maxPages: 2 })) {
+  for await (const entry of client.applications.listApiLogs(appId, { perPage: 50, maxPages: 2 })) {
     if (shown++ < 5) console.log('  log:', entry);
   }
 }

@@ -25,7 +25,7 @@ console.log(global.changed ? `Registered ${global.commands.length} global comman
 
 const guildId = process.env['CHAT_GUILD_ID'];
 if (guildId) {
-  const local = await client.commands.syncForGuild(guildId, appId, commands);
+  const local = await client.commands.syncForGuild(appId, guildId, commands);
   console.log(local.changed ? `Registered ${local.commands.length} commands in ${guildId}` : `Commands in ${guildId} already up to date`);
 }
 

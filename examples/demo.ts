@@ -29,12 +29,12 @@ const { seed } = emulator;
 console.log(`Community Chat demo on an embedded emulator at ${emulator.url}\n`);
 
 // An admin logs in with a user session and registers the command.
-const admin = new Client({ baseUrl: emulator.url, applicationId: seed.applicationId });
+const admin = new Client({ baseUrl: emulator.url });
 await admin.auth.login({ email: seed.user.email, password: seed.user.password });
 say(`Logged in as ${seed.user.email}`);
-const synced = await admin.commands.sync([quiz]);
+const synced = await admin.commands.sync(seed.applicationId, [quiz]);
 say(`Registered /${quiz.name} with an autocompleted "topic" option (${synced.changed ? 'created' : 'already up to date'})`);
-const again = await admin.commands.sync([quiz]);
+const again = await admin.commands.sync(seed.applicationId, [quiz]);
 say(`Synced again: ${again.changed ? 'changed' : 'nothing to do, no request to replace'}`);
 
 // The bot connects over the Gateway and handles the command and its autocomplete.
@@ -75,7 +75,7 @@ await bot.activities.seek(activityId, { position_ms: 90_000 });
 await bot.activities.updateState(activityId, { state: { chapter: 'liftoff' } });
 const snapshot = await bot.activities.getSnapshot(activityId);
 say(`Activity ${activityId}: playing=${String(snapshot['paused'] === false)}, position ${String(snapshot['position_ms'])} ms, state ${JSON.stringify(snapshot['state'])}`);
-await bot.activities.end(activityId);
+await bot.activities.delete(activityId);
 say('Activity ended');
 
 console.log('\nChannel transcript:');

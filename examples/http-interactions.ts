@@ -51,7 +51,7 @@ router.onCommand(quiz, async (interaction) => {
 
 router.on('interactionError', ({ error, interaction }) => console.error(`handler failed for interaction ${interaction.id}:`, error));
 
-const client = new Client({ baseUrl: process.env['CHAT_BASE_URL'], applicationId: process.env['CHAT_APP_ID'], auth: { botToken: process.env['CHAT_BOT_TOKEN'] ?? '' } });
+const client = new Client({ baseUrl: process.env['CHAT_BASE_URL'], auth: { botToken: process.env['CHAT_BOT_TOKEN'] ?? '' } });
 const appId = process.env['CHAT_APP_ID'] ?? '';
 const selfRegister = !process.env['CHAT_WEBHOOK_SECRET'] && process.env['CHAT_EMAIL'] !== undefined && appId !== '';
 

@@ -13,7 +13,7 @@ const port = Number(portArg >= 0 ? process.argv[portArg + 1] : (process.env['POR
 const emulator = await createEmulator({ port, playground: true });
 const { seed } = emulator;
 
-const admin = new Client({ baseUrl: emulator.url, applicationId: seed.applicationId });
+const admin = new Client({ baseUrl: emulator.url });
 await admin.auth.login({ email: seed.user.email, password: seed.user.password });
 await admin.commands.replace(seed.applicationId, playgroundCommands);
 

@@ -50,8 +50,6 @@ export interface ClientOptions extends PipelineOptions {
   authPrefix?: string | undefined;
   /** Credentials. @default undefined (none: until a login or `setBotToken()`, only the operations that need no credentials can succeed) */
   auth?: ClientAuth | undefined;
-  /** The application the deprecated command-call forms use when the call names none (`commands.list()`, `commands.create(definition)`, ...); the current forms take the application id as their first argument. @default undefined */
-  applicationId?: string | undefined;
   /**
    * Which credential to use when an operation accepts both bot and user.
    * @default undefined: the route table's order, which tries the bot token first, except on the community-command routes (user first; docs/assumptions.md #6)
@@ -154,7 +152,6 @@ export class Client extends EventEmitter<ClientEvents> {
 
   readonly #rest: RestClient;
   readonly #credentials: Partial<Record<CredentialKind, CredentialStrategy>>;
-  #applicationId: string | undefined;
   #gateway: Gateway | undefined;
   readonly #gatewayOptions: GatewayOptions;
   readonly #gatewayDefaultUrl: string;
@@ -176,7 +173,6 @@ export class Client extends EventEmitter<ClientEvents> {
       webhook: this.webhookTokens,
     };
     if (options.auth?.botToken !== undefined) this.setBotToken(options.auth.botToken);
-    this.#applicationId = options.applicationId;
     this.#gatewayOptions = options.gateway ?? {};
     this.#allowInsecure = options.allowInsecureHttp ?? false;
     this.#now = now;
@@ -224,7 +220,7 @@ export class Client extends EventEmitter<ClientEvents> {
     this.applications = new ApplicationsManager(rest, requireIds);
     this.bots = new BotsManager(rest);
     this.applicationWebhooks = new ApplicationWebhooksManager(rest, requireIds);
-    this.commands = new CommandsManager(rest, () => this.#applicationId, requireIds);
+    this.commands = new CommandsManager(rest, requireIds);
     this.activities = new ActivitiesManager(rest, requireIds);
     this.channels = new ChannelsManager(rest, options.attachmentFieldName ?? 'file', requireIds);
     this.webhooks = new WebhooksManager(rest, requireIds);
@@ -277,16 +273,6 @@ export class Client extends EventEmitter<ClientEvents> {
   /** Forgets the bot token. */
   clearBotToken(): void {
     delete this.#credentials.bot;
-  }
-
-  /** The default application id for command calls. */
-  get applicationId(): string | undefined {
-    return this.#applicationId;
-  }
-
-  /** Sets the default application id for command calls (`undefined`: none). */
-  set applicationId(id: string | undefined) {
-    this.#applicationId = id;
   }
 
   /**

@@ -35,7 +35,7 @@ export class ActivitiesManager {
   }
 
   /** `DELETE /activities/{activity_id}`: ends the activity. */
-  end(activityId: string, options?: CallOptions): Promise<void> {
+  delete(activityId: string, options?: CallOptions): Promise<void> {
     return this.rest.request('activities.delete', { ...options, params: { activity_id: activityId } });
   }
 

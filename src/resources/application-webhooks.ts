@@ -2,9 +2,9 @@ import type { CallOptions } from '../rest/options.js';
 import type { RestClient } from '../rest/rest-client.js';
 import { validate } from '../schemas/validate.js';
 import { withId, withIds } from './response-ids.js';
-import type { CreateApplicationWebhookRequest, PageQuery, UpdateApplicationWebhookRequest } from '../schemas/requests.js';
+import type { CreateApplicationWebhookRequest, UpdateApplicationWebhookRequest } from '../schemas/requests.js';
 import type { ApplicationWebhook, ApplicationWebhookSecret, Page, WebhookDelivery, WebhookTestDelivery } from '../schemas/responses.js';
-import { fetchPage, iteratePages, type IteratePagesOptions } from './pagination.js';
+import { PageList, type ListOptions } from './pagination.js';
 
 /** Application-level webhooks: their secrets, test deliveries and delivery history. User credentials. */
 export class ApplicationWebhooksManager {
@@ -43,17 +43,12 @@ export class ApplicationWebhooksManager {
   }
 
   /** `POST .../test`: queues a test delivery (202). */
-  sendTest(applicationId: string, webhookId: string, options?: CallOptions): Promise<WebhookTestDelivery> {
+  test(applicationId: string, webhookId: string, options?: CallOptions): Promise<WebhookTestDelivery> {
     return this.rest.request('applicationWebhooks.test', { ...options, params: { app_id: applicationId, webhook_id: webhookId } });
   }
 
-  /** `GET /applications/{app_id}/webhook-deliveries`: one page of past deliveries (`page` @default 1, `perPage` @default 50). */
-  listDeliveries(applicationId: string, page?: PageQuery, options?: CallOptions): Promise<Page<WebhookDelivery>> {
-    return fetchPage(this.rest, 'applicationWebhooks.listDeliveries', { app_id: applicationId }, page, options);
-  }
-
-  /** Walks every page of past deliveries, one delivery at a time. */
-  iterateDeliveries(applicationId: string, options?: IteratePagesOptions): AsyncGenerator<WebhookDelivery, void, undefined> {
-    return iteratePages(this.rest, 'applicationWebhooks.listDeliveries', { app_id: applicationId }, options);
+  /** `GET /applications/{app_id}/webhook-deliveries`: `await` it for one page of past deliveries (`page` @default 1, `perPage` @default 50), or walk every delivery with `for await`. */
+  listDeliveries(applicationId: string, options?: ListOptions): PageList<WebhookDelivery> {
+    return new PageList(this.rest, 'applicationWebhooks.listDeliveries', { app_id: applicationId }, options);
   }
 }

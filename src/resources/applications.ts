@@ -2,9 +2,9 @@ import type { CallOptions } from '../rest/options.js';
 import type { RestClient } from '../rest/rest-client.js';
 import { validate } from '../schemas/validate.js';
 import { withId, withIds } from './response-ids.js';
-import type { CreateApplicationRequest, PageQuery, UpdateApplicationRequest } from '../schemas/requests.js';
+import type { CreateApplicationRequest, UpdateApplicationRequest } from '../schemas/requests.js';
 import type { ApiLogEntry, Application, ApplicationMetrics, Page, PublicApplication } from '../schemas/responses.js';
-import { fetchPage, iteratePages, type IteratePagesOptions } from './pagination.js';
+import { PageList, type ListOptions } from './pagination.js';
 
 /** Applications: registration, the public view, api-logs and metrics. User credentials, except {@link ApplicationsManager.getPublic}. */
 export class ApplicationsManager {
@@ -46,14 +46,9 @@ export class ApplicationsManager {
     return this.rest.request('applications.getPublic', { ...options, params: { app_id: applicationId } });
   }
 
-  /** `GET /applications/{app_id}/api-logs`: one page of API logs (`page` @default 1, `perPage` @default 50). */
-  listApiLogs(applicationId: string, page?: PageQuery, options?: CallOptions): Promise<Page<ApiLogEntry>> {
-    return fetchPage(this.rest, 'applications.listApiLogs', { app_id: applicationId }, page, options);
-  }
-
-  /** Walks every page of API logs, one entry at a time. */
-  iterateApiLogs(applicationId: string, options?: IteratePagesOptions): AsyncGenerator<ApiLogEntry, void, undefined> {
-    return iteratePages(this.rest, 'applications.listApiLogs', { app_id: applicationId }, options);
+  /** `GET /applications/{app_id}/api-logs`: `await` it for one page (`page` @default 1, `perPage` @default 50), or walk every entry with `for await`. */
+  listApiLogs(applicationId: string, options?: ListOptions): PageList<ApiLogEntry> {
+    return new PageList(this.rest, 'applications.listApiLogs', { app_id: applicationId }, options);
   }
 
   /** `GET /applications/{app_id}/metrics`. */

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { TimeoutError, UnexpectedResponseError, ValidationError } from '../errors.js';
+import { TimeoutError, UnexpectedResponseError } from '../errors.js';
 import type { CallOptions } from '../rest/options.js';
 import type { RestClient } from '../rest/rest-client.js';
 import type { OperationId } from '../routes.js';
@@ -51,6 +51,65 @@ function fingerprint(items: readonly unknown[]): string {
   return `${items.length}:${edge(items[0])}:${edge(items[items.length - 1])}`;
 }
 
+/** Options of a paginated list: which page, how many items per page, how far to walk, and the call options. */
+export interface ListOptions extends CallOptions, PageQuery {
+  /** When walking with `for await`: stop after this many pages. @default Infinity */
+  maxPages?: number | undefined;
+  /** The call's deadline in milliseconds; when walking with `for await`, the whole walk's (each page's request also keeps its own timeout). @default none */
+  deadlineMs?: number | undefined;
+}
+
+/**
+ * A paginated list: `await` it for one page (`page`, `perPage`, the items
+ * and the raw body), or walk it with `for await` for every item from `page`
+ * on, one request per page. Nothing is sent until it is awaited or walked.
+ *
+ * @example
+ * ```ts
+ * const first = await client.applications.listApiLogs(appId, { perPage: 20 });
+ * for await (const entry of client.applications.listApiLogs(appId, { perPage: 50, maxPages: 4 })) console.log(entry);
+ * ```
+ */
+export class PageList<T> implements Promise<Page<T>>, AsyncIterable<T> {
+  /** `PageList`: a promise of one page, also walkable. */
+  readonly [Symbol.toStringTag] = 'PageList';
+  #page: Promise<Page<T>> | undefined;
+  readonly #rest: RestClient;
+  readonly #operation: OperationId;
+  readonly #params: Record<string, string>;
+  readonly #options: ListOptions;
+
+  /** @internal */
+  constructor(rest: RestClient, operation: OperationId, params: Record<string, string>, options: ListOptions | undefined) {
+    this.#rest = rest;
+    this.#operation = operation;
+    this.#params = params;
+    this.#options = options ?? {};
+  }
+
+  /** Fetches the one page asked for (once, however often it is awaited). */
+  then<A = Page<T>, B = never>(onFulfilled?: ((page: Page<T>) => A | PromiseLike<A>) | null, onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<A | B> {
+    const { page, perPage, maxPages: _walkOnly, ...callOptions } = this.#options;
+    this.#page ??= fetchPage<T>(this.#rest, this.#operation, this.#params, { page, perPage }, callOptions);
+    return this.#page.then(onFulfilled, onRejected);
+  }
+
+  /** The same as `then(undefined, onRejected)`. */
+  catch<B = never>(onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<Page<T> | B> {
+    return this.then(undefined, onRejected);
+  }
+
+  /** The same as `then(onFinally, onFinally)`, passing the page or the error through. */
+  finally(onFinally?: (() => void) | null): Promise<Page<T>> {
+    return this.then().finally(onFinally);
+  }
+
+  /** Walks every item from the page asked for on. */
+  [Symbol.asyncIterator](): AsyncIterator<T> {
+    return walkPages<T>(this.#rest, this.#operation, this.#params, this.#options);
+  }
+}
+
 /** Fetches one page of a paginated operation. */
 export async function fetchPage<T>(
   rest: RestClient,
@@ -64,34 +123,10 @@ export async function fetchPage<T>(
   return { items: extractPageItems<T>(raw), page, perPage, raw };
 }
 
-/** Options for walking every page. */
-export interface IteratePagesOptions extends CallOptions {
-  /** Items per page. @default 50 */
-  perPage?: number | undefined;
-  /** First page to fetch. @default 1 */
-  startPage?: number | undefined;
-  /** Stop after this many pages. @default Infinity */
-  maxPages?: number | undefined;
-  /** The whole walk's deadline in milliseconds (each page's request also keeps its own). @default none */
-  deadlineMs?: number | undefined;
-}
-
 /** Walks pages until one is short, empty, or says it is the last. */
-export async function* iteratePages<T>(
-  rest: RestClient,
-  operation: OperationId,
-  params: Record<string, string>,
-  options: IteratePagesOptions | undefined,
-): AsyncGenerator<T, void, undefined> {
-  const { perPage: perPageOption, startPage = 1, maxPages = Number.POSITIVE_INFINITY, ...callOptions } = options ?? {};
-  let perPage: number;
-  try {
-    ({ perPage } = await validate(operation, 'pageQuerySchema', { page: startPage, perPage: perPageOption }));
-  } catch (error) {
-    // The caller wrote startPage, not page: name it so.
-    if (error instanceof ValidationError) throw new ValidationError(operation, error.issues.map((issue) => (issue.path === 'page' ? { ...issue, path: 'startPage' } : issue)));
-    throw error;
-  }
+async function* walkPages<T>(rest: RestClient, operation: OperationId, params: Record<string, string>, options: ListOptions): AsyncGenerator<T, void, undefined> {
+  const { page: pageOption, perPage: perPageOption, maxPages = Number.POSITIVE_INFINITY, ...callOptions } = options;
+  const { page: startPage, perPage } = await validate(operation, 'pageQuerySchema', { page: pageOption, perPage: perPageOption });
   // deadlineMs bounds the whole walk: each page gets what is left of it.
   const endsAt = callOptions.deadlineMs === undefined ? undefined : Date.now() + callOptions.deadlineMs;
   let previous: string | undefined;

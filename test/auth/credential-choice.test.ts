@@ -43,16 +43,16 @@ describe('credential selection', () => {
 
   it('community-command routes try the user session first unless the client prefers the bot', async () => {
     recorder.respond(() => ({ json: [] }));
-    await createMswClient().commands.listVisibleInGuild('g1');
-    await createMswClient({ preferredCredential: 'bot' }).commands.listVisibleInGuild('g1');
-    await new Client({ baseUrl: 'https://chat.test', transport: 'fetch', auth: { botToken: SECRETS.botToken } }).commands.listVisibleInGuild('g1');
+    await createMswClient().commands.listInGuild('g1');
+    await createMswClient({ preferredCredential: 'bot' }).commands.listInGuild('g1');
+    await new Client({ baseUrl: 'https://chat.test', transport: 'fetch', auth: { botToken: SECRETS.botToken } }).commands.listInGuild('g1');
     expect(recorder.requests.map((r) => r.headers['authorization']?.split(' ')[0])).toEqual(['Bearer', 'Bot', 'Bot']);
   });
 
   it('routeOverrides change which credentials a route accepts', async () => {
     recorder.respond(() => ({ json: [] }));
     const client = createMswClient({ routeOverrides: { 'commands.listForGuild': { auth: ['user'] } } });
-    await client.commands.list({ guildId: 'g1' });
+    await client.commands.listForGuild('app1', 'g1');
     expect(recorder.requests[0]?.headers['authorization']).toBe(`Bearer ${SECRETS.accessToken}`);
   });
 

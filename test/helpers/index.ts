@@ -148,7 +148,6 @@ export function createMswClient(options: ClientOptions = {}): Client {
   return new Client({
     baseUrl: MSW_BASE_URL,
     transport: 'fetch',
-    applicationId: 'app1',
     auth: {
       botToken: SECRETS.botToken,
       session: {

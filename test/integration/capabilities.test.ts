@@ -14,9 +14,10 @@ import { createEmulator, type Emulator } from '../../src/testing/index.js';
 let emulator: Emulator;
 let admin: Client;
 let bot: Client;
+const appId = () => emulator.seed.applicationId;
 beforeAll(async () => {
   emulator = await createEmulator();
-  admin = new Client({ baseUrl: emulator.url, applicationId: emulator.seed.applicationId });
+  admin = new Client({ baseUrl: emulator.url });
   await admin.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
   bot = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken } });
 });
@@ -68,7 +69,7 @@ describe('1. applications and their bots', () => {
   it('walks the api-logs pages', async () => {
     for (let i = 0; i < 7; i++) await bot.users.getMe();
     const entries = [];
-    for await (const entry of admin.applications.iterateApiLogs(emulator.seed.applicationId, { perPage: 3 })) entries.push(entry);
+    for await (const entry of admin.applications.listApiLogs(emulator.seed.applicationId, { perPage: 3 })) entries.push(entry);
     expect(entries.length).toBeGreaterThanOrEqual(7);
     const page = await admin.applications.listApiLogs(emulator.seed.applicationId, { page: 1, perPage: 2 });
     expect(page.items).toHaveLength(2);
@@ -81,32 +82,32 @@ describe('1. applications and their bots', () => {
 
 describe('2. slash commands', () => {
   it('creates, lists, replaces and deletes global commands, with lowercased names and dm_permission defaulting to true', async () => {
-    const created = await admin.commands.create({ name: 'HELP', description: 'Show help' });
+    const created = await admin.commands.create(appId(), { name: 'HELP', description: 'Show help' });
     expect(created).toMatchObject({ name: 'help', dm_permission: true });
-    expect((await admin.commands.list()).map((c) => c.name)).toContain('help');
-    const replaced = await admin.commands.replace([{ name: 'Ping', description: 'Pong', dm_permission: false }, { name: 'help', description: 'Show help' }]);
+    expect((await admin.commands.list(appId())).map((c) => c.name)).toContain('help');
+    const replaced = await admin.commands.replace(appId(), [{ name: 'Ping', description: 'Pong', dm_permission: false }, { name: 'help', description: 'Show help' }]);
     expect(replaced.map((c) => [c.name, c.dm_permission])).toEqual([
       ['ping', false],
       ['help', true],
     ]);
-    await admin.commands.delete(String(replaced[0]?.id));
-    expect((await admin.commands.list()).map((c) => c.name)).toEqual(['help']);
+    await admin.commands.delete(appId(), String(replaced[0]?.id));
+    expect((await admin.commands.list(appId())).map((c) => c.name)).toEqual(['help']);
   });
 
   it('manages community commands and syncs only when they differ', async () => {
     const guildId = emulator.seed.guildId;
-    const first = await admin.commands.sync([{ name: 'event', description: 'Plan an event' }], { guildId });
+    const first = await admin.commands.syncForGuild(appId(), guildId, [{ name: 'event', description: 'Plan an event' }]);
     expect(first.changed).toBe(true);
-    const second = await admin.commands.sync([{ name: 'Event', description: 'Plan an event' }], { guildId });
+    const second = await admin.commands.syncForGuild(appId(), guildId, [{ name: 'Event', description: 'Plan an event' }]);
     expect(second.changed).toBe(false);
-    expect((await bot.commands.list({ guildId, applicationId: emulator.seed.applicationId })).map((c) => c.name)).toEqual(['event']);
-    expect((await bot.commands.listVisibleInGuild(guildId)).map((c) => c.name)).toEqual(expect.arrayContaining(['event', 'help']));
+    expect((await bot.commands.listForGuild(appId(), guildId)).map((c) => c.name)).toEqual(['event']);
+    expect((await bot.commands.listInGuild(guildId)).map((c) => c.name)).toEqual(expect.arrayContaining(['event', 'help']));
   });
 });
 
 describe('3. interactions over the Gateway', () => {
   it('delivers INTERACTION_CREATE to the bot, which answers through the callback; the contract rules hold at the service', async () => {
-    await admin.commands.sync([{ name: 'quiz', description: 'Quiz', options: [{ type: 3, name: 'topic', description: 'Topic', autocomplete: true }] }]);
+    await admin.commands.sync(appId(), [{ name: 'quiz', description: 'Quiz', options: [{ type: 3, name: 'topic', description: 'Topic', autocomplete: true }] }]);
     const listener = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken } });
     const seen: string[] = [];
     listener.gateway.onInteraction('autocomplete', async (interaction) => {
@@ -163,7 +164,7 @@ describe('4. channel activities', () => {
     expect((snapshot['participants'] as string[]).length).toBe(2);
     await admin.activities.leave(id);
     expect(((await bot.activities.get(id))['participants'] as string[]).length).toBe(1);
-    await bot.activities.end(id);
+    await bot.activities.delete(id);
     await expect(bot.activities.get(id)).rejects.toBeInstanceOf(NotFoundError);
   });
 });
@@ -210,9 +211,9 @@ describe('6. application webhooks', () => {
     const regenerated = await admin.applicationWebhooks.regenerateSecret(appId, id);
     expect(regenerated.secret).not.toBe(created.secret);
     await admin.applicationWebhooks.update(appId, id, { active: false });
-    for (let i = 0; i < 3; i++) expect(await admin.applicationWebhooks.sendTest(appId, id)).toMatchObject({ status: 'queued' });
+    for (let i = 0; i < 3; i++) expect(await admin.applicationWebhooks.test(appId, id)).toMatchObject({ status: 'queued' });
     const deliveries = [];
-    for await (const delivery of admin.applicationWebhooks.iterateDeliveries(appId, { perPage: 2 })) deliveries.push(delivery);
+    for await (const delivery of admin.applicationWebhooks.listDeliveries(appId, { perPage: 2 })) deliveries.push(delivery);
     expect(deliveries).toHaveLength(3);
     await admin.applicationWebhooks.delete(appId, id);
     await expect(admin.applicationWebhooks.regenerateSecret(appId, id)).rejects.toBeInstanceOf(NotFoundError);

@@ -108,9 +108,9 @@ describe('every example runs against the emulator', () => {
   it(
     'http interactions bot registers its webhook, answers /quiz over HTTP only (no Gateway), and removes the webhook on SIGINT',
     async () => {
-      const admin = new Client({ baseUrl: emulator.url, applicationId: emulator.seed.applicationId });
+      const admin = new Client({ baseUrl: emulator.url });
       await admin.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
-      await admin.commands.sync([{ name: 'quiz', description: 'Start a quiz', options: [{ type: 3, name: 'topic', description: 'Topic', required: true, autocomplete: true }, { type: 4, name: 'rounds', description: 'Rounds' }] }]);
+      await admin.commands.sync(emulator.seed.applicationId, [{ name: 'quiz', description: 'Start a quiz', options: [{ type: 3, name: 'topic', description: 'Topic', required: true, autocomplete: true }, { type: 4, name: 'rounds', description: 'Rounds' }] }]);
       const connectionsBefore = emulator.gatewayStats.counts.connections;
       const bot = await startScript('examples/http-interactions.ts', { env: { ...env, PORT: '0' } });
       try {
@@ -127,7 +127,7 @@ describe('every example runs against the emulator', () => {
         ]);
         expect(emulator.messages().filter((message) => message.interactionId === interaction.id)).toHaveLength(1);
         expect(emulator.gatewayStats.counts.connections).toBe(connectionsBefore);
-        await admin.applicationWebhooks.sendTest(emulator.seed.applicationId, String(hookId));
+        await admin.applicationWebhooks.test(emulator.seed.applicationId, String(hookId));
         await bot.waitForOutput(/test delivery \S+ received/);
         bot.kill('SIGINT');
         expect(await bot.exited).toBe(0);

@@ -23,9 +23,9 @@ const buttons = [{ type: 1, components: ['yes', 'no'].map((id) => ({ type: 2, st
 
 beforeAll(async () => {
   emulator = await createEmulator();
-  admin = new Client({ baseUrl: emulator.url, applicationId: emulator.seed.applicationId });
+  admin = new Client({ baseUrl: emulator.url });
   await admin.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
-  await admin.commands.sync(['vote', 'survey', 'slow'].map((name) => ({ name, description: name })));
+  await admin.commands.sync(emulator.seed.applicationId, ['vote', 'survey', 'slow'].map((name) => ({ name, description: name })));
   router.onCommand('vote', async (interaction) => {
     await interaction.reply({ content: 'Pick one', components: buttons });
     const waiting = interaction.awaitComponent({ timeoutMs: 10_000 });

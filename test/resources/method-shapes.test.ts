@@ -22,25 +22,24 @@ const sent = () => recorder.requests.map((r) => `${r.method} ${r.url.replace('/a
 describe('commands: the application id first, call options last', () => {
   it.each<[string, (c: Client) => Promise<unknown>, string[]]>([
     ['list(appId)', (c) => c.commands.list('app2'), ['GET /applications/app2/commands']],
-    ['listForGuild(guildId, appId)', (c) => c.commands.listForGuild('g1', 'app2'), ['GET /guilds/g1/commands/app2']],
+    ['listForGuild(appId, guildId)', (c) => c.commands.listForGuild('app2', 'g1'), ['GET /guilds/g1/commands/app2']],
     ['create(appId, definition)', (c) => c.commands.create('app2', defs[0]!), ['POST /applications/app2/commands']],
     ['replace(appId, definitions)', (c) => c.commands.replace('app2', defs), ['PUT /applications/app2/commands']],
-    ['replaceForGuild(guildId, appId, definitions)', (c) => c.commands.replaceForGuild('g1', 'app2', defs), ['PUT /guilds/g1/commands/app2']],
+    ['replaceForGuild(appId, guildId, definitions)', (c) => c.commands.replaceForGuild('app2', 'g1', defs), ['PUT /guilds/g1/commands/app2']],
     ['delete(appId, cmdId)', (c) => c.commands.delete('app2', 'cmd9'), ['DELETE /applications/app2/commands/cmd9']],
     ['sync(appId, definitions)', (c) => c.commands.sync('app2', defs), ['GET /applications/app2/commands', 'PUT /applications/app2/commands']],
-    ['syncForGuild(guildId, appId, definitions)', (c) => c.commands.syncForGuild('g1', 'app2', defs), ['GET /guilds/g1/commands/app2', 'PUT /guilds/g1/commands/app2']],
-  ])('%s addresses the application given, not the client option', async (_label, call, expected) => {
+    ['syncForGuild(appId, guildId, definitions)', (c) => c.commands.syncForGuild('app2', 'g1', defs), ['GET /guilds/g1/commands/app2', 'PUT /guilds/g1/commands/app2']],
+  ])('%s addresses the application and community given', async (_label, call, expected) => {
     commandServer();
-    await call(createMswClient({ applicationId: 'app1' }));
+    await call(createMswClient());
     expect(sent()).toEqual(expected);
   });
 
-  it('works on a client without the applicationId option', async () => {
+  it('sends the definition validated and normalised', async () => {
     commandServer();
-    const client = createMswClient({ applicationId: undefined });
+    const client = createMswClient();
     await client.commands.create('app3', { name: 'Ping', description: 'p' });
-    await client.commands.delete('app3', 'c1');
-    expect(sent()).toEqual(['POST /applications/app3/commands', 'DELETE /applications/app3/commands/c1']);
+    expect(sent()).toEqual(['POST /applications/app3/commands']);
     expect(JSON.parse(recorder.requests[0]?.body ?? '{}')).toEqual({ name: 'ping', description: 'p', dm_permission: true });
   });
 
@@ -49,43 +48,18 @@ describe('commands: the application id first, call options last', () => {
     const headers = { 'x-audit-log-reason': 'shapes' };
     const client = createMswClient();
     await client.commands.list('app2', { headers });
-    await client.commands.listForGuild('g1', 'app2', { headers });
+    await client.commands.listForGuild('app2', 'g1', { headers });
     await client.commands.create('app2', defs[0]!, { headers });
     await client.commands.replace('app2', defs, { headers });
-    await client.commands.replaceForGuild('g1', 'app2', defs, { headers });
+    await client.commands.replaceForGuild('app2', 'g1', defs, { headers });
     await client.commands.delete('app2', 'c1', { headers });
     await client.commands.sync('app2', defs, { headers });
-    await client.commands.syncForGuild('g1', 'app2', defs, { headers });
+    await client.commands.syncForGuild('app2', 'g1', defs, { headers });
     expect(recorder.requests).toHaveLength(10);
     expect(recorder.requests.every((r) => r.headers['x-audit-log-reason'] === 'shapes')).toBe(true);
     const aborted = AbortSignal.abort();
     await expect(client.commands.delete('app2', 'c1', { signal: aborted })).rejects.toBeInstanceOf(AbortError);
     expect(recorder.requests).toHaveLength(10);
-  });
-});
-
-describe('commands: the deprecated forms keep working', () => {
-  it.each<[string, (c: Client) => Promise<unknown>, string[]]>([
-    ['list()', (c) => c.commands.list(), ['GET /applications/app1/commands']],
-    ['list({ applicationId })', (c) => c.commands.list({ applicationId: 'app2' }), ['GET /applications/app2/commands']],
-    ['list({ guildId })', (c) => c.commands.list({ guildId: 'g1' }), ['GET /guilds/g1/commands/app1']],
-    ['create(definition)', (c) => c.commands.create(defs[0]!), ['POST /applications/app1/commands']],
-    ['create(definition, { applicationId })', (c) => c.commands.create(defs[0]!, { applicationId: 'app2' }), ['POST /applications/app2/commands']],
-    ['replace(definitions, { applicationId })', (c) => c.commands.replace(defs, { applicationId: 'app2' }), ['PUT /applications/app2/commands']],
-    ['replace(definitions, { guildId })', (c) => c.commands.replace(defs, { guildId: 'g1' }), ['PUT /guilds/g1/commands/app1']],
-    ['delete(cmdId)', (c) => c.commands.delete('cmd1'), ['DELETE /applications/app1/commands/cmd1']],
-    ['delete(cmdId, { applicationId })', (c) => c.commands.delete('cmd1', { applicationId: 'app2' }), ['DELETE /applications/app2/commands/cmd1']],
-    ['sync(definitions, { guildId })', (c) => c.commands.sync(defs, { guildId: 'g1' }), ['GET /guilds/g1/commands/app1', 'PUT /guilds/g1/commands/app1']],
-  ])('%s', async (_label, call, expected) => {
-    commandServer();
-    await call(createMswClient({ applicationId: 'app1' }));
-    expect(sent()).toEqual(expected);
-  });
-
-  it('still says where the application id goes when neither form gives it', async () => {
-    const client = createMswClient({ applicationId: undefined });
-    await expect(client.commands.delete('cmd1')).rejects.toThrow(/applicationId: is required: pass it as the first argument/);
-    expect(recorder.requests).toHaveLength(0);
   });
 });
 

@@ -10,7 +10,7 @@ interface OperationCase {
   /** Expected path under /api/v1, with query. */
   url: string;
   auth: AuthSent;
-  call: (client: Client) => Promise<unknown>;
+  call: (client: Client) => PromiseLike<unknown>;
   /** Expected JSON body sent, if any. */
   body?: unknown;
   /** Status the fake server answers with. @default 200 */
@@ -27,7 +27,7 @@ const NO_CONTENT = { status: 204 } as const;
 const cases: OperationCase[] = [
   // Activities
   { op: 'activities.get', method: 'GET', url: '/activities/act1', auth: 'bot', call: (c) => c.activities.get('act1'), reply: obj() },
-  { op: 'activities.delete', method: 'DELETE', url: '/activities/act1', auth: 'bot', call: (c) => c.activities.end('act1'), ...NO_CONTENT },
+  { op: 'activities.delete', method: 'DELETE', url: '/activities/act1', auth: 'bot', call: (c) => c.activities.delete('act1'), ...NO_CONTENT },
   { op: 'activities.join', method: 'POST', url: '/activities/act1/join', auth: 'bot', call: (c) => c.activities.join('act1'), ...NO_CONTENT },
   { op: 'activities.leave', method: 'POST', url: '/activities/act1/leave', auth: 'bot', call: (c) => c.activities.leave('act1'), ...NO_CONTENT },
   { op: 'activities.playPause', method: 'POST', url: '/activities/act1/play-pause', auth: 'bot', call: (c) => c.activities.playPause('act1', { paused: true }), body: { paused: true }, ...NO_CONTENT },
@@ -84,14 +84,14 @@ const cases: OperationCase[] = [
     reply: [obj({ name: 'ping' })],
   },
   { op: 'commands.delete', method: 'DELETE', url: '/applications/app1/commands/cmd1', auth: 'user', call: (c) => c.commands.delete('app1', 'cmd1'), ...NO_CONTENT },
-  { op: 'commands.listInGuild', method: 'GET', url: '/guilds/g1/commands', auth: 'user', call: (c) => c.commands.listVisibleInGuild('g1'), reply: [obj({ name: 'quiz' })] },
-  { op: 'commands.listForGuild', method: 'GET', url: '/guilds/g1/commands/app1', auth: 'user', call: (c) => c.commands.listForGuild('g1', 'app1'), reply: [obj({ name: 'quiz' })] },
+  { op: 'commands.listInGuild', method: 'GET', url: '/guilds/g1/commands', auth: 'user', call: (c) => c.commands.listInGuild('g1'), reply: [obj({ name: 'quiz' })] },
+  { op: 'commands.listForGuild', method: 'GET', url: '/guilds/g1/commands/app1', auth: 'user', call: (c) => c.commands.listForGuild('app1', 'g1'), reply: [obj({ name: 'quiz' })] },
   {
     op: 'commands.replaceForGuild',
     method: 'PUT',
     url: '/guilds/g1/commands/app1',
     auth: 'user',
-    call: (c) => c.commands.replaceForGuild('g1', 'app1', [{ name: 'quiz', description: 'q' }]),
+    call: (c) => c.commands.replaceForGuild('app1', 'g1', [{ name: 'quiz', description: 'q' }]),
     body: [{ name: 'quiz', description: 'q', dm_permission: true }],
     reply: [obj({ name: 'quiz' })],
   },
@@ -120,7 +120,7 @@ const cases: OperationCase[] = [
   { op: 'applicationWebhooks.update', method: 'PATCH', url: '/applications/app1/webhooks/wh9', auth: 'user', call: (c) => c.applicationWebhooks.update('app1', 'wh9', { active: false }), body: { active: false }, reply: obj() },
   { op: 'applicationWebhooks.delete', method: 'DELETE', url: '/applications/app1/webhooks/wh9', auth: 'user', call: (c) => c.applicationWebhooks.delete('app1', 'wh9'), ...NO_CONTENT },
   { op: 'applicationWebhooks.regenerateSecret', method: 'POST', url: '/applications/app1/webhooks/wh9/regenerate-secret', auth: 'user', call: (c) => c.applicationWebhooks.regenerateSecret('app1', 'wh9'), reply: { secret: 's2' } },
-  { op: 'applicationWebhooks.test', method: 'POST', url: '/applications/app1/webhooks/wh9/test', auth: 'user', call: (c) => c.applicationWebhooks.sendTest('app1', 'wh9'), status: 202, reply: obj({ queued: true }) },
+  { op: 'applicationWebhooks.test', method: 'POST', url: '/applications/app1/webhooks/wh9/test', auth: 'user', call: (c) => c.applicationWebhooks.test('app1', 'wh9'), status: 202, reply: obj({ queued: true }) },
 
   // Auth
   {

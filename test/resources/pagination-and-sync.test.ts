@@ -14,7 +14,7 @@ describe('pagination', () => {
       return { json: all.slice((page - 1) * perPage, page * perPage) };
     });
     const seen: string[] = [];
-    for await (const entry of createMswClient().applications.iterateApiLogs('app1', { perPage: 10 })) seen.push(entry['id'] as string);
+    for await (const entry of createMswClient().applications.listApiLogs('app1', { perPage: 10 })) seen.push(entry['id'] as string);
     expect(seen).toEqual(all.map((e) => e.id));
     expect(recorder.requests.map((r) => r.url)).toEqual([
       '/api/v1/applications/app1/api-logs?page=1&per_page=10',
@@ -30,19 +30,39 @@ describe('pagination', () => {
     });
     const client = createMswClient();
     const items = [];
-    for await (const delivery of client.applicationWebhooks.iterateDeliveries('app1', { perPage: 2 })) items.push(delivery);
+    for await (const delivery of client.applicationWebhooks.listDeliveries('app1', { perPage: 2 })) items.push(delivery);
     expect(items).toHaveLength(4);
     expect(recorder.requests).toHaveLength(2);
 
     recorder.requests.length = 0;
     const limited = [];
-    for await (const delivery of client.applicationWebhooks.iterateDeliveries('app1', { perPage: 2, startPage: 1, maxPages: 1 })) limited.push(delivery);
+    for await (const delivery of client.applicationWebhooks.listDeliveries('app1', { perPage: 2, page: 1, maxPages: 1 })) limited.push(delivery);
     expect(limited).toHaveLength(2);
     expect(recorder.requests).toHaveLength(1);
   });
 
+  it('one list() is a page when awaited (once, however often) and a walk from that page with for await; nothing is sent before either', async () => {
+    recorder.respond((request) => {
+      const page = Number(new URL(request.url, 'https://x').searchParams.get('page'));
+      return { json: page <= 3 ? [{ id: `d${page}` }] : [] };
+    });
+    const client = createMswClient();
+    const list = client.applicationWebhooks.listDeliveries('app1', { page: 2, perPage: 1 });
+    expect(Object.prototype.toString.call(list)).toBe('[object PageList]');
+    await Promise.resolve();
+    expect(recorder.requests).toHaveLength(0);
+    const page = await list;
+    expect(page).toMatchObject({ items: [{ id: 'd2' }], page: 2, perPage: 1 });
+    expect(await list).toBe(page);
+    expect(recorder.requests).toHaveLength(1);
+    const walked: unknown[] = [];
+    for await (const delivery of list) walked.push(delivery['id']);
+    expect(walked).toEqual(['d2', 'd3']);
+    expect(recorder.requests.map((r) => new URL(r.url, 'https://x').searchParams.get('page'))).toEqual(['2', '2', '3', '4']);
+  });
+
   it('rejects a bad perPage on the first step, sending nothing', async () => {
-    const iterator = createMswClient().applications.iterateApiLogs('app1', { perPage: 0 });
+    const iterator = createMswClient().applications.listApiLogs('app1', { perPage: 0 })[Symbol.asyncIterator]();
     await expect(iterator.next()).rejects.toThrow(/perPage/);
     expect(recorder.requests).toHaveLength(0);
   });
@@ -62,7 +82,7 @@ describe('commands.sync', () => {
 
   it('does not replace commands that already match (ignoring ids, case and defaults)', async () => {
     recorder.respond(() => ({ json: serverCommands }));
-    const result = await createMswClient().commands.sync([{ name: 'Quiz', description: 'Start a quiz', options: [{ type: 3, name: 'topic', description: 'Topic', autocomplete: true }] }]);
+    const result = await createMswClient().commands.sync('app1', [{ name: 'Quiz', description: 'Start a quiz', options: [{ type: 3, name: 'topic', description: 'Topic', autocomplete: true }] }]);
     expect(result.changed).toBe(false);
     expect(recorder.requests.map((r) => r.method)).toEqual(['GET']);
   });
@@ -85,7 +105,7 @@ describe('commands.sync', () => {
     ['dm_permission turned off', [{ name: 'quiz', description: 'Start a quiz', dm_permission: false, options: [{ type: 3, name: 'topic', description: 'Topic', autocomplete: true }] }]],
   ])('replaces them once on %s', async (_label, definitions) => {
     recorder.respond((request) => ({ json: request.method === 'GET' ? serverCommands : (JSON.parse(request.body) as object[]).map((command, i) => ({ id: `new${i}`, ...command })) }));
-    const result = await createMswClient().commands.sync(definitions, { guildId: 'g1' });
+    const result = await createMswClient().commands.syncForGuild('app1', 'g1', definitions);
     expect(result.changed).toBe(true);
     expect(recorder.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /api/v1/guilds/g1/commands/app1', 'PUT /api/v1/guilds/g1/commands/app1']);
     expect(JSON.parse(recorder.requests[1]?.body ?? '[]')).toHaveLength(definitions.length);
@@ -109,7 +129,7 @@ describe('pagination against a hostile or capped service, over a real loopback s
     const server = await serve((page) => ({ items: items.slice((page - 1) * 100, page * 100), has_more: page * 100 < items.length }));
     const client = new Client({ baseUrl: server.url, auth: { session: { accessToken: 'at', accessTokenExpiresAt: Date.now() + 600_000, cookies: [] } } });
     const seen: string[] = [];
-    for await (const delivery of client.applicationWebhooks.iterateDeliveries('app1', { perPage: 200 })) seen.push(String(delivery['id']));
+    for await (const delivery of client.applicationWebhooks.listDeliveries('app1', { perPage: 200 })) seen.push(String(delivery['id']));
     expect(seen).toEqual(items.map((item) => item.id));
     await client.close();
     await server.close();
@@ -120,7 +140,7 @@ describe('pagination against a hostile or capped service, over a real loopback s
     const client = new Client({ baseUrl: server.url, auth: { session: { accessToken: 'at', accessTokenExpiresAt: Date.now() + 600_000, cookies: [] } } });
     const seen: unknown[] = [];
     const error = await (async () => {
-      for await (const delivery of client.applicationWebhooks.iterateDeliveries('app1', { perPage: 50 })) seen.push(delivery);
+      for await (const delivery of client.applicationWebhooks.listDeliveries('app1', { perPage: 50 })) seen.push(delivery);
     })().catch((e: unknown) => e);
     expect(isUnexpectedResponseError(error)).toBe(true);
     expect(seen).toHaveLength(50);
@@ -133,7 +153,7 @@ describe('pagination against a hostile or capped service, over a real loopback s
     const server = await serve((page) => ({ items: [{ id: `p${page}` }], has_more: true }), 40);
     const client = new Client({ baseUrl: server.url, auth: { session: { accessToken: 'at', accessTokenExpiresAt: Date.now() + 600_000, cookies: [] } } });
     const error = await (async () => {
-      for await (const _ of client.applicationWebhooks.iterateDeliveries('app1', { perPage: 1, deadlineMs: 300 })) void _;
+      for await (const _ of client.applicationWebhooks.listDeliveries('app1', { perPage: 1, deadlineMs: 300 })) void _;
     })().catch((e: unknown) => e);
     expect(isTimeoutError(error)).toBe(true);
     expect(server.requests.length).toBeLessThan(50);

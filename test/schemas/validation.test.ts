@@ -14,12 +14,12 @@ interface InvalidCase {
 const long = (n: number) => 'x'.repeat(n);
 
 const invalid: InvalidCase[] = [
-  { name: 'command name too long', call: (c) => c.commands.create({ name: long(33), description: 'd' }), paths: ['name'] },
-  { name: 'empty command name', call: (c) => c.commands.create({ name: '', description: 'd' }), paths: ['name'] },
-  { name: 'command without description, bad dm_permission', call: (c) => c.commands.create({ name: 'ok', dm_permission: 'yes' } as never), paths: ['description', 'dm_permission'] },
-  { name: 'bad option descriptor', call: (c) => c.commands.create({ name: 'ok', description: 'd', options: [{ type: 0, name: '' }] } as never), paths: ['options.0.type', 'options.0.name'] },
-  { name: 'duplicate names in a bulk replace', call: (c) => c.commands.replace([{ name: 'A', description: 'd' }, { name: 'a', description: 'd' }]), paths: ['1.name'] },
-  { name: 'sync with a bad definition', call: (c) => c.commands.sync([{ name: long(40), description: 'd' }]), paths: ['0.name'] },
+  { name: 'command name too long', call: (c) => c.commands.create('app1', { name: long(33), description: 'd' }), paths: ['name'] },
+  { name: 'empty command name', call: (c) => c.commands.create('app1', { name: '', description: 'd' }), paths: ['name'] },
+  { name: 'command without description, bad dm_permission', call: (c) => c.commands.create('app1', { name: 'ok', dm_permission: 'yes' } as never), paths: ['description', 'dm_permission'] },
+  { name: 'bad option descriptor', call: (c) => c.commands.create('app1', { name: 'ok', description: 'd', options: [{ type: 0, name: '' }] } as never), paths: ['options.0.type', 'options.0.name'] },
+  { name: 'duplicate names in a bulk replace', call: (c) => c.commands.replace('app1', [{ name: 'A', description: 'd' }, { name: 'a', description: 'd' }]), paths: ['1.name'] },
+  { name: 'sync with a bad definition', call: (c) => c.commands.sync('app1', [{ name: long(40), description: 'd' }]), paths: ['0.name'] },
   { name: 'webhook content missing', call: (c) => c.webhooks.execute('wh1', {} as never), paths: ['content'] },
   { name: 'webhook content empty', call: (c) => c.webhooks.execute('wh1', { content: '' }), paths: ['content'] },
   { name: 'webhook content over 2000', call: (c) => c.webhooks.execute('wh1', { content: long(2001) }), paths: ['content'] },
@@ -28,7 +28,7 @@ const invalid: InvalidCase[] = [
   { name: 'type 4 without content', call: (c) => c.interactions.respond('i1', { interaction_type: 4, data: {} }), paths: ['data.content'] },
   { name: 'page zero, per_page fractional', call: (c) => c.applications.listApiLogs('app1', { page: 0, perPage: 1.5 }), paths: ['page', 'perPage'] },
   { name: 'deliveries with page 0 (perPage left to its default)', call: (c) => c.applicationWebhooks.listDeliveries('app1', { page: 0 }), paths: ['page'] },
-  { name: 'iteration from startPage 0', call: (c) => c.applications.iterateApiLogs('app1', { startPage: 0 }).next(), paths: ['startPage'] },
+  { name: 'walking from page 0', call: (c) => c.applications.listApiLogs('app1', { page: 0 })[Symbol.asyncIterator]().next(), paths: ['page'] },
   { name: 'command name with a space', call: (c) => c.commands.create('app1', { name: 'Bad Name', description: 'd' }), paths: ['name'] },
   { name: 'command name with a symbol', call: (c) => c.commands.create('app1', { name: 'ping!', description: 'd' }), paths: ['name'] },
   { name: 'command name with an emoji', call: (c) => c.commands.replace('app1', [{ name: 'quiz😀', description: 'd' }]), paths: ['0.name'] },
@@ -57,16 +57,10 @@ describe('validation before the network', () => {
     expect(recorder.requests).toHaveLength(0);
   });
 
-  it('reports a missing application id with a hint', async () => {
-    const client = createMswClient({ applicationId: undefined as never });
-    await expect(client.commands.list()).rejects.toThrow(/applicationId.*client option/);
-    expect(recorder.requests).toHaveLength(0);
-  });
-
   it('accepts the boundaries: 32-character names, 1 and 2000-character content', async () => {
     recorder.respond(() => ({ status: 204 }));
     const client = createMswClient();
-    await client.commands.create({ name: 'A'.repeat(32), description: 'd' }).catch(() => undefined);
+    await client.commands.create('app1', { name: 'A'.repeat(32), description: 'd' }).catch(() => undefined);
     await client.webhooks.execute('wh1', { content: 'x' });
     await client.webhooks.execute('wh1', { content: long(2000) });
     expect(recorder.requests).toHaveLength(3);
@@ -86,7 +80,7 @@ describe('validation before the network', () => {
   it('keeps unknown request fields and fills dm_permission', async () => {
     recorder.respond(() => ({ status: 201, json: { id: '1', name: 'quiz' } }));
     const client = createMswClient();
-    await client.commands.create({ name: 'QUIZ', description: 'd', default_member_permissions: '8' });
+    await client.commands.create('app1', { name: 'QUIZ', description: 'd', default_member_permissions: '8' });
     expect(JSON.parse(recorder.requests[0]?.body ?? '{}')).toEqual({ name: 'quiz', description: 'd', default_member_permissions: '8', dm_permission: true });
   });
 
@@ -135,7 +129,7 @@ describe('what the caller got wrong, and only that', () => {
     recorder.respond(() => ({ json: { items: [] } }));
     await createMswClient().applicationWebhooks.listDeliveries('app1');
     await createMswClient().applications.listApiLogs('app1', { perPage: 5 });
-    for await (const _entry of createMswClient().applications.iterateApiLogs('app1')) break;
+    for await (const _entry of createMswClient().applications.listApiLogs('app1')) break;
     expect(recorder.requests.map((r) => r.url)).toEqual([
       '/api/v1/applications/app1/webhook-deliveries?page=1&per_page=50',
       '/api/v1/applications/app1/api-logs?page=1&per_page=5',

@@ -64,9 +64,9 @@ for (const [label, sdk] of [['import', esm], ['require', cjs]]) {
 for (const [label, sdk, testing] of [['import', esm, esmTesting], ['require', cjs, cjsTesting]]) {
   await check(`${label}: the testing entry runs the emulator, and the Gateway delivers an interaction`, async () => {
     const emulator = await testing.createEmulator();
-    const admin = new sdk.Client({ baseUrl: emulator.url, applicationId: emulator.seed.applicationId });
+    const admin = new sdk.Client({ baseUrl: emulator.url });
     await admin.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
-    await admin.commands.create({ name: 'ping', description: 'Ping' });
+    await admin.commands.create(emulator.seed.applicationId, { name: 'ping', description: 'Ping' });
     const bot = new sdk.Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken } });
     bot.gateway.onCommand('ping', (interaction) => interaction.reply('pong'));
     await bot.gateway.connect();
@@ -80,7 +80,7 @@ for (const [label, sdk, testing] of [['import', esm, esmTesting], ['require', cj
 for (const [label, sdk, testing] of [['import', esm, esmTesting], ['require', cjs, cjsTesting]]) {
   await check(`${label}: shards in worker threads load the built shard-worker and answer an interaction`, async () => {
     const emulator = await testing.createEmulator({ gateway: { shards: 2, maxConcurrency: 2 } });
-    const admin = new sdk.Client({ baseUrl: emulator.url, applicationId: emulator.seed.applicationId });
+    const admin = new sdk.Client({ baseUrl: emulator.url });
     await admin.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
     await admin.commands.create(emulator.seed.applicationId, { name: 'ping', description: 'Ping' });
     const bot = new sdk.Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: { shards: 'auto', shardsPerWorker: 1 } });

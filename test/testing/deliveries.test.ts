@@ -17,7 +17,7 @@ afterEach(async () => {
 
 async function start(options: EmulatorOptions = FAST): Promise<{ emulator: Emulator; admin: Client }> {
   const emulator = await createEmulator(options);
-  const admin = new Client({ baseUrl: emulator.url, applicationId: emulator.seed.applicationId });
+  const admin = new Client({ baseUrl: emulator.url });
   await admin.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
   cleanup.push(() => emulator.close(), () => admin.close());
   return { emulator, admin };
@@ -65,7 +65,7 @@ describe('application-webhook deliveries', () => {
     const hook = await admin.applicationWebhooks.create(appId, { url, events: ['INTERACTION_CREATE'] });
     receiver = createWebhookReceiver({ secret: String(hook['secret']) });
     receiver.on('TEST', (delivery) => void handled.push({ id: delivery.id, data: delivery.data }));
-    const queued = await admin.applicationWebhooks.sendTest(appId, hook.id);
+    const queued = await admin.applicationWebhooks.test(appId, hook.id);
     expect(queued).toMatchObject({ event: 'TEST', status: 'queued', attempts: 0 });
     const done = await finished(admin, appId, String(queued['id']));
     expect(done).toMatchObject({ status: 'succeeded', attempts: 1, response_status: 200, error: null });
@@ -86,7 +86,7 @@ describe('application-webhook deliveries', () => {
     const hook = await admin.applicationWebhooks.create(appId, { url, events: ['TEST'] });
     receiver = createWebhookReceiver({ secret: String(hook['secret']) });
     receiver.on('delivery', () => void handled++);
-    const queued = await admin.applicationWebhooks.sendTest(appId, hook.id);
+    const queued = await admin.applicationWebhooks.test(appId, hook.id);
     const done = await finished(admin, appId, String(queued['id']));
     expect(done).toMatchObject({ status: 'succeeded', attempts: 3, response_status: 200 });
     expect(seenIds).toEqual([queued['id'], queued['id'], queued['id']]);
@@ -102,7 +102,7 @@ describe('application-webhook deliveries', () => {
       response.writeHead(503).end();
     });
     const hook = await admin.applicationWebhooks.create(appId, { url, events: ['TEST'] });
-    const queued = await admin.applicationWebhooks.sendTest(appId, hook.id);
+    const queued = await admin.applicationWebhooks.test(appId, hook.id);
     expect(await finished(admin, appId, String(queued['id']))).toMatchObject({ status: 'failed', attempts: 3 });
     expect(seen).toHaveLength(3);
     expect(new Set(seen.map((attempt) => attempt.signature)).size).toBe(3);
@@ -126,7 +126,7 @@ describe('application-webhook deliveries', () => {
     const handled: string[] = [];
     receiver.on('delivery', (delivery) => void handled.push(delivery.id));
     receiver.on('error', () => undefined);
-    const queued = await admin.applicationWebhooks.sendTest(appId, hook.id);
+    const queued = await admin.applicationWebhooks.test(appId, hook.id);
     expect(await finished(admin, appId, String(queued['id']))).toMatchObject({ status: 'succeeded', attempts: 2, response_status: 200 });
     await until(() => (handled.length > 0 ? true : undefined));
     await new Promise((resolve) => setTimeout(resolve, 30));
@@ -138,10 +138,10 @@ describe('application-webhook deliveries', () => {
     const appId = emulator.seed.applicationId;
     const url = await serve((request, response) => response.writeHead(503).end());
     const failing = await admin.applicationWebhooks.create(appId, { url, events: ['TEST'] });
-    const first = await admin.applicationWebhooks.sendTest(appId, failing.id);
+    const first = await admin.applicationWebhooks.test(appId, failing.id);
     expect(await finished(admin, appId, String(first['id']))).toMatchObject({ status: 'failed', attempts: 3, response_status: 503, error: expect.stringMatching(/503/) });
     const closed = await admin.applicationWebhooks.create(appId, { url: 'http://127.0.0.1:9/nothing-listens', events: ['TEST'] });
-    const second = await admin.applicationWebhooks.sendTest(appId, closed.id);
+    const second = await admin.applicationWebhooks.test(appId, closed.id);
     expect(await finished(admin, appId, String(second['id']))).toMatchObject({ status: 'failed', attempts: 3, response_status: null, error: expect.stringMatching(/ECONNREFUSED|refused/i) });
   });
 
@@ -159,13 +159,13 @@ describe('application-webhook deliveries', () => {
     receiver.on('delivery', () => void handled++);
     const { secret: newSecret } = await admin.applicationWebhooks.regenerateSecret(appId, hook.id);
     expect(newSecret).not.toBe(oldSecret);
-    const stale = await admin.applicationWebhooks.sendTest(appId, hook.id);
+    const stale = await admin.applicationWebhooks.test(appId, hook.id);
     expect(await finished(admin, appId, String(stale['id']))).toMatchObject({ status: 'failed', attempts: 3, response_status: 401 });
     expect(rejected.map((error) => error.reason)).toEqual(['bad-signature', 'bad-signature', 'bad-signature']);
     expect(handled).toBe(0);
     receiver = createWebhookReceiver({ secret: String(newSecret) });
     receiver.on('delivery', () => void handled++);
-    const fresh = await admin.applicationWebhooks.sendTest(appId, hook.id);
+    const fresh = await admin.applicationWebhooks.test(appId, hook.id);
     expect(await finished(admin, appId, String(fresh['id']))).toMatchObject({ status: 'succeeded', attempts: 1 });
     expect(handled).toBe(1);
   });
@@ -174,13 +174,13 @@ describe('application-webhook deliveries', () => {
     const { emulator, admin } = await start();
     const appId = emulator.seed.applicationId;
     const hook = await admin.applicationWebhooks.create(appId, { url: 'http://hooks.invalid/quiz', events: ['TEST'] });
-    const queued = await admin.applicationWebhooks.sendTest(appId, hook.id);
+    const queued = await admin.applicationWebhooks.test(appId, hook.id);
     expect(await finished(admin, appId, String(queued['id']))).toMatchObject({ status: 'failed', attempts: 0, error: expect.stringMatching(/not a loopback address.*allowExternalDeliveries/) });
 
     const open = await start({ deliveries: { ...FAST.deliveries, timeoutMs: 1000 }, allowExternalDeliveries: true });
     const openApp = open.emulator.seed.applicationId;
     const external = await open.admin.applicationWebhooks.create(openApp, { url: 'http://hooks.invalid/quiz', events: ['TEST'] });
-    const tried = await open.admin.applicationWebhooks.sendTest(openApp, external.id);
+    const tried = await open.admin.applicationWebhooks.test(openApp, external.id);
     const result = await finished(open.admin, openApp, String(tried['id']));
     expect(result).toMatchObject({ status: 'failed', attempts: 3 });
     expect(result.error).not.toMatch(/loopback/);
@@ -217,7 +217,7 @@ describe('application-webhook deliveries', () => {
     const url = await serve((request, response) => response.writeHead(204).end());
     const hook = await admin.applicationWebhooks.create(appId, { url, events: ['TEST'] });
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push(String((await admin.applicationWebhooks.sendTest(appId, hook.id))['id']));
+    for (let i = 0; i < 3; i++) ids.push(String((await admin.applicationWebhooks.test(appId, hook.id))['id']));
     for (const id of ids) await finished(admin, appId, id);
     const first = await admin.applicationWebhooks.listDeliveries(appId, { page: 1, perPage: 2 });
     expect(first.raw).toMatchObject({ page: 1, per_page: 2, total: 3, has_more: true });

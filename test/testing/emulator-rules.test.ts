@@ -162,9 +162,9 @@ describe('fault knobs', () => {
 
   it('drops Gateway connections; the bot resumes without losing an interaction', async () => {
     const emulator = await start();
-    const admin = new Client({ baseUrl: emulator.url, applicationId: emulator.seed.applicationId });
+    const admin = new Client({ baseUrl: emulator.url });
     await admin.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
-    await admin.commands.create({ name: 'ping', description: 'Ping' });
+    await admin.commands.create(emulator.seed.applicationId, { name: 'ping', description: 'Ping' });
     const bot = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: { reconnectBaseDelayMs: 5, reconnectMaxDelayMs: 20 } });
     bot.gateway.onCommand('ping', (interaction) => interaction.reply('pong'));
     await bot.gateway.connect();

@@ -28,7 +28,7 @@ afterEach(async () => {
 
 async function start(): Promise<{ emulator: Emulator; admin: Client }> {
   const emulator = await createEmulator();
-  const admin = new Client({ baseUrl: emulator.url, applicationId: emulator.seed.applicationId });
+  const admin = new Client({ baseUrl: emulator.url });
   await admin.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
   cleanup.push(() => emulator.close(), () => admin.close());
   return { emulator, admin };
@@ -63,7 +63,7 @@ describe('signed test deliveries', () => {
     const server = setupServer(...handlers);
     server.listen({ onUnhandledRequest: 'error' });
     cleanup.push(async () => server.close());
-    const admin = new Client({ baseUrl: 'https://chat.test', transport: 'fetch', applicationId: core.seed.applicationId });
+    const admin = new Client({ baseUrl: 'https://chat.test', transport: 'fetch' });
     await admin.auth.login({ email: core.seed.user.email, password: core.seed.user.password });
     await admin.commands.create(core.seed.applicationId, { name: 'ping', description: 'Ping' });
     const hook = await admin.applicationWebhooks.create(core.seed.applicationId, { url: 'https://bot.test/interactions', events: ['INTERACTION_CREATE'] });

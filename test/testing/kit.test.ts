@@ -51,10 +51,10 @@ describe('createMswHandlers', () => {
   afterAll(() => server.close());
 
   it('serves the whole contract from the in-memory state to a client on the fetch transport', async () => {
-    const client = new Client({ baseUrl: 'https://chat.test', transport: 'fetch', applicationId: core.seed.applicationId });
+    const client = new Client({ baseUrl: 'https://chat.test', transport: 'fetch' });
     await client.auth.login({ email: core.seed.user.email, password: core.seed.user.password });
-    await client.commands.sync([{ name: 'quiz', description: 'Quiz' }]);
-    expect((await client.commands.list()).map((c) => c.name)).toEqual(['quiz']);
+    await client.commands.sync(core.seed.applicationId, [{ name: 'quiz', description: 'Quiz' }]);
+    expect((await client.commands.list(core.seed.applicationId)).map((c) => c.name)).toEqual(['quiz']);
     const bot = new Client({ baseUrl: 'https://chat.test', transport: 'fetch', auth: { botToken: core.seed.botToken, webhookTokens: { [core.seed.webhook.id]: core.seed.webhook.token } } });
     await bot.webhooks.execute(core.seed.webhook.id, { content: 'from a unit test' });
     expect(core.messages(core.seed.channelId).map((m) => m.content)).toEqual(['from a unit test']);
@@ -62,7 +62,7 @@ describe('createMswHandlers', () => {
   });
 
   it('answers with URLs under the base URL the handlers serve', async () => {
-    const client = new Client({ baseUrl: 'https://chat.test', transport: 'fetch', applicationId: core.seed.applicationId });
+    const client = new Client({ baseUrl: 'https://chat.test', transport: 'fetch' });
     await client.auth.login({ email: core.seed.user.email, password: core.seed.user.password });
     const created = await client.webhooks.create(core.seed.guildId, { name: 'Alerts', channel_id: core.seed.channelId });
     expect(String(created.url)).toMatch(/^https:\/\/chat\.test\/api\/v1\/webhooks\//);

@@ -117,7 +117,7 @@ export interface SeedData {
     /** The user's name. */
     username: string;
   };
-  /** The demo application (owned by `user`): `new Client({ applicationId })`. */
+  /** The demo application (owned by `user`): the first argument of `client.commands.sync(applicationId, ...)` and the other command calls. */
   applicationId: string;
   /** Its bot's user id (the author of the bot's messages, READY's `user.id`). */
   botUserId: string;

@@ -68,7 +68,7 @@ describe.skipIf(!run)('the playground in Chromium', () => {
       // Not subscribed to INTERACTION_CREATE, so later tests' commands still reach the bot over the Gateway;
       // not loopback, so the emulator refuses to deliver and the delivery ends as failed.
       const appHook = await world.admin.applicationWebhooks.create(seed.applicationId, { url: 'https://hooks.example/quiz', events: ['MEMBER_JOINED'] });
-      await world.admin.applicationWebhooks.sendTest(seed.applicationId, String(appHook.id));
+      await world.admin.applicationWebhooks.test(seed.applicationId, String(appHook.id));
       await page.getByRole('region', { name: 'Deliveries' }).getByText(/TEST → failed/).waitFor();
       await page.getByRole('region', { name: 'Webhooks' }).getByText('https://hooks.example/quiz').waitFor();
       await page.waitForTimeout(300);

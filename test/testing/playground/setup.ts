@@ -33,7 +33,7 @@ export async function startWorld(): Promise<World> {
   const { chromium } = await import('playwright-core');
   const emulator = await createEmulator({ playground: true });
   const { seed } = emulator;
-  const admin = new Client({ baseUrl: emulator.url, applicationId: seed.applicationId });
+  const admin = new Client({ baseUrl: emulator.url });
   await admin.auth.login({ email: seed.user.email, password: seed.user.password });
   await admin.commands.replace(seed.applicationId, playgroundCommands);
   const bot = new Client({ baseUrl: emulator.url, auth: { botToken: seed.botToken }, gateway: { reconnectBaseDelayMs: 200 } });
