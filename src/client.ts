@@ -232,7 +232,7 @@ export class Client extends EventEmitter<ClientEvents> {
   /**
    * The Gateway: connect it to receive INTERACTION_CREATE as typed
    * interactions whose `reply()` is bound to the callback endpoint. Its
-   * WebSocket code loads on `connect()`. After `destroy()`, this gives a new one.
+   * WebSocket code loads on `connect()`. After `close()`, this gives a new one.
    *
    * @example
    * ```ts
@@ -302,11 +302,6 @@ export class Client extends EventEmitter<ClientEvents> {
   async close(): Promise<void> {
     await this.#gateway?.destroy();
     await this.#rest.close();
-  }
-
-  /** The same as {@link Client.close}. */
-  destroy(): Promise<void> {
-    return this.close();
   }
 
   /** Closes the client at the end of an `await using` scope: the same as {@link Client.close}. */

@@ -109,11 +109,6 @@ export class WebhookClient extends EventEmitter<WebhookClientEvents> {
     return this.#rest.close();
   }
 
-  /** The same as {@link WebhookClient.close}. */
-  destroy(): Promise<void> {
-    return this.close();
-  }
-
   /** Closes the client at the end of an `await using` scope: the same as {@link WebhookClient.close}. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();

@@ -27,7 +27,7 @@ describe('Client', () => {
     await client.auth.login({ email: 'a@b.c', password: 'p' });
     expect(recorder.requests.map((r) => r.url)).toEqual(['/gateway/api/v1/channels/ch1', '/gateway/auth/login']);
   });
-  it('closes its connections with close(), destroy() or at the end of an await using scope, and still works after', async () => {
+  it('closes its connections with close() (twice) or at the end of an await using scope, and still works after', async () => {
     const server = await startLoopbackServer((_request, response) => {
       response.setHeader('content-type', 'application/json');
       response.end('{"id":"ch1"}');
@@ -48,7 +48,7 @@ describe('Client', () => {
       const client = new Client({ baseUrl: server.url, auth: { botToken: SECRETS.botToken } });
       await client.channels.get('ch1');
       expect(open.size).toBe(1);
-      await client.destroy();
+      await client.close();
       await expect.poll(() => open.size).toBe(0);
       await client.close();
       await expect(client.channels.get('ch1')).resolves.toEqual({ id: 'ch1' });

@@ -64,11 +64,9 @@ describe('error classes', () => {
     expect(isApiError(foreign)).toBe(true);
     expect(isServerError(foreign)).toBe(false);
     expect(isRateLimitError(new ForeignApi('x'))).toBe(false);
-    // Version 0.1's brand: a list of kinds.
-    const legacy = Object.assign(new Error('x'), { [Symbol.for('community-chat-sdk.error.kinds')]: ['CommunityChatError', 'ApiError', 'RateLimitError'] });
-    expect(isRateLimitError(legacy)).toBe(true);
-    expect(isApiError(foreign)).toBe(true);
-    expect(isServerError(foreign)).toBe(false);
+    // A plain error carrying another symbol's list of kinds is not taken for one.
+    const lookalike = Object.assign(new Error('x'), { [Symbol.for('community-chat-sdk.error.kinds')]: ['CommunityChatError', 'ApiError', 'RateLimitError'] });
+    expect(isRateLimitError(lookalike)).toBe(false);
     expect(isApiError(new Error('plain'))).toBe(false);
     expect(isApiError(null)).toBe(false);
     expect(isApiError('ApiError')).toBe(false);

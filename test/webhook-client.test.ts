@@ -62,7 +62,7 @@ describe('WebhookClient', () => {
     expect(() => new WebhookClient('nope')).toThrow(/absolute/);
   });
 
-  it('closes its connections with close(), destroy() or at the end of an await using scope', async () => {
+  it('closes its connections with close() (twice) or at the end of an await using scope', async () => {
     const server = await startLoopbackServer((_request, response) => {
       response.statusCode = 204;
       response.end();
@@ -83,7 +83,7 @@ describe('WebhookClient', () => {
       const hook = new WebhookClient(url);
       await hook.execute({ content: 'again' });
       expect(open.size).toBe(1);
-      await hook.destroy();
+      await hook.close();
       await expect.poll(() => open.size).toBe(0);
       await hook.close();
     } finally {

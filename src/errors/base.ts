@@ -7,14 +7,9 @@
 /** Marks each SDK error class's prototype with its kind; a global symbol, so two copies of the package agree. */
 export const KIND = Symbol.for('community-chat-sdk.error.kind');
 
-/** How version 0.1 branded its errors (a list of kinds per class), still recognised so that both versions in one tree agree. */
-const LEGACY_KINDS = Symbol.for('community-chat-sdk.error.kinds');
-
 /** Whether `value` has `kind` anywhere on its prototype chain: its class or one of its ancestors. */
 export function hasKind(value: unknown, kind: string): boolean {
   if (typeof value !== 'object' || value === null) return false;
-  const legacy = (value as Record<symbol, unknown>)[LEGACY_KINDS];
-  if (Array.isArray(legacy)) return legacy.includes(kind);
   for (let proto: object | null = Object.getPrototypeOf(value); proto !== null; proto = Object.getPrototypeOf(proto)) {
     if (Object.prototype.hasOwnProperty.call(proto, KIND) && (proto as Record<symbol, unknown>)[KIND] === kind) return true;
   }
