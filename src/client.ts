@@ -161,7 +161,7 @@ export class Client extends EventEmitter<ClientEvents> {
   constructor(options: ClientOptions = {}) {
     super();
     const url = parseBaseUrl(options.baseUrl ?? 'http://localhost:8080');
-    const now = options.now ?? options.clock ?? Date.now;
+    const now = options.clock ?? Date.now;
     const basePath = url.pathname.replace(/\/+$/, '');
     this.baseUrl = url.origin + basePath;
     this.session = new UserSession(now);
@@ -180,7 +180,7 @@ export class Client extends EventEmitter<ClientEvents> {
     let refresher: SessionRefresher | undefined;
     this.hooks = options.hooks ?? {};
     this.#rest = createRestClient(
-      { ...options, now, hooks: this.hooks },
+      { ...options, clock: now, hooks: this.hooks },
       {
         origin: url.origin,
         apiPrefix: basePath + normalizePrefix(options.apiPrefix ?? API_PREFIX),

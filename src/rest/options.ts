@@ -93,12 +93,11 @@ export interface PipelineOptions extends RetryOptions {
   allowInsecureHttp?: boolean | undefined;
   /** A levelled logger: `console`, pino, or anything with `debug`/`info`/`warn`/`error`. Lines never contain secrets. @default undefined (silent) */
   logger?: Logger | undefined;
-  /** The clock, in epoch milliseconds: interaction expiry and session refresh follow it. @default Date.now */
-  now?: (() => number) | undefined;
   /**
-   * The same as `now`, under the name tests reach for:
-   * `new Client({ clock: emulator.clock })` makes the SDK follow the
-   * emulator's `advanceTime()`. `now` wins when both are given. @default Date.now
+   * The clock, in epoch milliseconds: session refresh, interaction expiry,
+   * rate-limit windows and deadlines follow it. `new Client({ clock:
+   * emulator.clock })` makes the SDK follow the emulator's `advanceTime()`.
+   * @default Date.now
    */
   clock?: (() => number) | undefined;
   /**

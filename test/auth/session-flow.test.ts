@@ -23,7 +23,7 @@ describe('user session over a real loopback server', () => {
       response.end(JSON.stringify({ auth: request.headers.authorization ?? null, cookie: request.headers.cookie ?? null }));
     });
     try {
-      const client = new Client({ baseUrl: server.url, transport, now: () => clock });
+      const client = new Client({ baseUrl: server.url, transport, clock: () => clock });
       const grant = await client.auth.login({ email: 'ada@example.com', password: 'pw' });
       expect(grant.accessTokenExpiresAt).toBe(clock + 900_000);
       expect(client.session.isActive).toBe(true);

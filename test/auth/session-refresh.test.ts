@@ -44,7 +44,7 @@ function sessionClient(options: { expiresInMs?: number; now?: () => number; stor
   const now = options.now ?? Date.now;
   const client = new Client({
     baseUrl: server.url,
-    now,
+    clock: now,
     ...(options.store ? { sessionStore: options.store } : {}),
     auth: {
       session: {

@@ -97,7 +97,7 @@ describeWithRedis('the Redis rate-limit store', () => {
       (skew) =>
         new Client({
           baseUrl: hooks.url,
-          now: () => Date.now() + skew,
+          clock: () => Date.now() + skew,
           webhookRateLimit: window,
           rateLimitStore: createRedisRateLimitStore({ client: connection, prefix }),
         }),

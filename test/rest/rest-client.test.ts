@@ -592,7 +592,7 @@ describe('hostile rate-limit values are clamped, so the client recovers', () => 
       if (answered === 1) return json(response, 429, { message: 'slow down', retry_after: 1e308, global: true });
       json(response, 200, { ok: true });
     });
-    const c = client({ now: () => clock, retries: 0 });
+    const c = client({ clock: () => clock, retries: 0 });
     expect(await c.channels.get('a').catch((e: unknown) => e)).toBeInstanceOf(RateLimitError);
     // The global pause holds: rejected at once, nothing sent.
     expect(await c.channels.get('b').catch((e: unknown) => e)).toBeInstanceOf(RateLimitError);
@@ -611,7 +611,7 @@ describe('hostile rate-limit values are clamped, so the client recovers', () => 
       const headers: Record<string, string> = answered === 1 ? { 'x-ratelimit-limit': '1', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset-after': '1e308' } : {};
       json(response, 200, { ok: answered }, headers);
     });
-    const c = client({ now: () => clock, maxRateLimitPauseMs: 120_000 });
+    const c = client({ clock: () => clock, maxRateLimitPauseMs: 120_000 });
     await expect(c.channels.get('a')).resolves.toEqual({ ok: 1 });
     expect(await c.channels.get('a').catch((e: unknown) => e)).toBeInstanceOf(RateLimitError);
     expect(answered).toBe(1);
@@ -627,7 +627,7 @@ describe('hostile rate-limit values are clamped, so the client recovers', () => 
       if (answered === 1) return json(response, 429, { message: 'slow down' }, { 'retry-after': '100000000000000000000' });
       json(response, 200, { ok: answered });
     });
-    const c = client({ now: () => Date.now() + offset, retries: 0, maxRateLimitPauseMs: 120_000, maxRateLimitWaitMs: 5_000 });
+    const c = client({ clock: () => Date.now() + offset, retries: 0, maxRateLimitPauseMs: 120_000, maxRateLimitWaitMs: 5_000 });
     expect(await c.channels.get('a').catch((e: unknown) => e)).toBeInstanceOf(RateLimitError);
     expect(await c.channels.get('a').catch((e: unknown) => e)).toBeInstanceOf(RateLimitError);
     expect(answered).toBe(1);
