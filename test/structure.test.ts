@@ -7,6 +7,7 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const src = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
@@ -98,5 +99,19 @@ describe('the house of src/', () => {
     expect([...reached].map(rel).filter((file) => /^(testing|redis|otel)\//.test(file))).toEqual([]);
     const packages = [...reached].flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/from\s+'(redis|@opentelemetry\/[^']+|msw[^']*)'/g)].map((m) => `${rel(file)}: ${m[1]}`));
     expect(packages).toEqual([]);
+  });
+
+  it('exports each public symbol from one entry only', () => {
+    const entries = ['index.ts', 'transport.ts', 'testing/index.ts', 'testing/msw.ts', 'redis/index.ts', 'otel/index.ts'].map((entry) => join(src, entry));
+    const program = ts.createProgram(entries, { strict: true, noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022 });
+    const checker = program.getTypeChecker();
+    const where = new Map<string, string[]>();
+    for (const entry of entries) {
+      const module = checker.getSymbolAtLocation(program.getSourceFile(entry) as ts.SourceFile);
+      expect(module, rel(entry)).toBeDefined();
+      for (const symbol of checker.getExportsOfModule(module as ts.Symbol)) where.set(symbol.name, [...(where.get(symbol.name) ?? []), rel(entry)]);
+    }
+    expect(where.size).toBeGreaterThan(100);
+    expect([...where].filter(([, found]) => found.length > 1).map(([name, found]) => `${name}: ${found.join(', ')}`)).toEqual([]);
   });
 });

@@ -33,21 +33,8 @@ import {
 } from '../rest/diagnostics.js';
 import { SDK_VERSION } from '../version.js';
 
-export {
-  DIAGNOSTICS_CHANNELS,
-  type GatewayCloseMessage,
-  type GatewayConnectMessage,
-  type GatewayReadyMessage,
-  type GatewayResumeMessage,
-  type InteractionTraceInfo,
-  type RequestAttemptMessage,
-  type RequestDiagnosticsBase,
-  type RequestEndMessage,
-  type RequestErrorMessage,
-  type RequestRateLimitWaitMessage,
-  type RequestStartMessage,
-  type SdkTracer,
-} from '../rest/diagnostics.js';
+// The channels and their message types are exported once, from the main entry.
+export type { InteractionTraceInfo, SdkTracer } from '../rest/diagnostics.js';
 
 /** Options of {@link createOtelTracing}. */
 export interface OtelTracingOptions {

@@ -9,10 +9,6 @@
 export { createRedisRateLimitStore, RedisRateLimitStore, type RedisRateLimitStoreOptions } from './rate-limit-store.js';
 export { createRedisSessionStore, RedisSessionStore, type RedisSessionStoreOptions } from './session-store.js';
 export type { RedisClientLike } from './connection.js';
-export { RateLimitStoreError, isRateLimitStoreError } from '../errors.js';
 export { createRedisIdentifyThrottle, RedisIdentifyThrottle, type RedisIdentifyThrottleOptions } from './identify-throttle.js';
 export { createRedisGatewaySessionStore, RedisGatewaySessionStore, type RedisGatewaySessionStoreOptions } from './gateway-session-store.js';
-export type { IdentifyThrottle, IdentifyRequest } from '../gateway/identify-throttle.js';
-export type { GatewaySessionStore, GatewaySessionRecord } from '../gateway/session-store.js';
 export { createRedisReplayStore, RedisReplayStore, type RedisReplayStoreOptions } from './replay-store.js';
-export type { ReplayStore } from '../receive/replay-store.js';

@@ -33,6 +33,5 @@ export {
 export { EmulatorError, EmulatorInteractionExpiredError, EmulatorNotFoundError, EmulatorUnknownCommandError } from './errors.js';
 export { createTestDelivery, type TestDelivery, type TestDeliveryInput } from './test-deliveries.js';
 /** The SDK's signer, re-exported so tests can sign deliveries for their receivers. */
-export { signWebhookDelivery, type SignWebhookOptions } from '../receive/sign.js';
 export { GatewayServer, GATEWAY_PATH, type GatewayServerOptions, type GatewayTraffic, type BotIdentity, type IdentifyRecord } from './gateway-server.js';
 export { createTestInteraction, createTestGateway, createTestPayload, type TestInteractionInput, type TestResponse, type TestGateway } from './interactions.js';

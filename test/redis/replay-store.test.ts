@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient } from 'redis';
-import { createWebhookReceiver, type WebhookReceiver } from '../../src/index.js';
-import { createRedisReplayStore, isRateLimitStoreError, type RedisClientLike } from '../../src/redis/index.js';
+import { createWebhookReceiver, isRateLimitStoreError, type WebhookReceiver } from '../../src/index.js';
+import { createRedisReplayStore, type RedisClientLike } from '../../src/redis/index.js';
 import { startRawLoopbackServer, type RawLoopbackServer } from '../helpers/index.js';
 import { describeWithRedis, startRedisServer, type RunningRedis } from '../helpers/redis-server.js';
 import { NOW_MS, NOW_S, post, settle, signedDelivery, WEBHOOK_SECRET } from '../receive/helpers.js';

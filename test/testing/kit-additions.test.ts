@@ -7,14 +7,13 @@
 import { connect } from 'node:net';
 import { setupServer } from 'msw/node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client, InteractionExpiredError, WebhookClient, createInteractionRouter, createWebhookReceiver, verifyWebhookDelivery, type CommandInteraction } from '../../src/index.js';
+import { Client, InteractionExpiredError, WebhookClient, createInteractionRouter, createWebhookReceiver, signWebhookDelivery, verifyWebhookDelivery, type CommandInteraction } from '../../src/index.js';
 import {
   createEmulator,
   createTestDelivery,
   EmulatorError,
   EmulatorInteractionExpiredError,
   EmulatorUnknownCommandError,
-  signWebhookDelivery,
   GatewayServer,
   type Emulator,
 } from '../../src/testing/index.js';
