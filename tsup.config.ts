@@ -20,7 +20,7 @@ export default defineConfig([
     ...common,
     entry: { index: 'src/index.ts', transport: 'src/transport.ts', 'testing/index': 'src/testing/index.ts', 'testing/msw': 'src/testing/msw.ts', 'redis/index': 'src/redis/index.ts', 'shard-worker': 'src/gateway/shard-worker.ts', 'otel/index': 'src/otel/index.ts' },
     format: ['esm', 'cjs'],
-    dts: true,
+    dts: false, // declarations come from tsc (tsconfig.types.json): one readable file per source file
     clean: true,
     target: 'node20',
     platform: 'node',
