@@ -12,7 +12,7 @@ export { routes, operationIds, API_PREFIX, type CredentialKind, type HttpMethod,
 export { parseRetryAfter } from './rest/retry-after.js';
 export type { CallOptions, CustomRoute, QueryValue, RequestInput, RouteOverrides, RateLimitInfo, RejectOnRateLimit, PipelineOptions, RetryOptions } from './rest/options.js';
 export type { WebhookWindowOptions } from './rest/rate-limiter.js';
-export type { ClientEvents, Logger, LogLevel, LogFunction, RequestEvent, ResponseEvent, RateLimitedEvent, RequestHeldEvent, RetryEvent, SessionRefreshedEvent, SessionExpiredEvent, RequestEventBase } from './rest/events.js';
+export type { ClientEvents, Logger, LogLevel, LogFunction, RequestEvent, ResponseEvent, RateLimitedEvent, RequestHeldEvent, RetryEvent, SessionRefreshedEvent, SessionExpiredEvent, RequestEventBase } from './observe/events.js';
 export type { Transport, TransportRequest, TransportResponse, TransportSignal } from './rest/transport.js';
 export type { UndiciTransportOptions } from './rest/undici-transport.js';
 export { UserSession, type SessionSnapshot } from './auth/session.js';
@@ -82,7 +82,7 @@ export { MemoryGatewaySessionStore, type GatewaySessionStore, type GatewaySessio
 export type { GatewayConnectionOptions, GatewayShardingOptions, ShardEvent } from './gateway/options.js';
 export type { ShardInfo } from './gateway/shards.js';
 export { shardOfGuild } from './gateway/protocol.js';
-export type { RequestHooks, RequestHookView, BeforeRequestView, BeforeRequestResult, AfterResponseView, RequestErrorView } from './rest/hooks.js';
+export type { RequestHooks, RequestHookView, BeforeRequestView, BeforeRequestResult, AfterResponseView, RequestErrorView } from './observe/hooks.js';
 export {
   DIAGNOSTICS_CHANNELS,
   type RequestDiagnosticsBase,
@@ -95,4 +95,4 @@ export {
   type GatewayReadyMessage,
   type GatewayResumeMessage,
   type GatewayCloseMessage,
-} from './rest/diagnostics.js';
+} from './observe/diagnostics.js';

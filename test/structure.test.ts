@@ -33,7 +33,7 @@ const graph = new Map(files.map((file) => [file, importsOf(file)]));
 const LAYERS: [number, RegExp][] = [
   [1, /^(errors|redact|routes|constants|backoff|loopback|path|version)\.ts$|^(schemas|errors)\//],
   [2, /^auth\//],
-  [3, /^rest\//],
+  [3, /^(rest|observe)\//],
   [4, /^resources\//],
   [5, /^interactions\//],
   [6, /^(gateway|receive)\//],

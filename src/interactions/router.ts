@@ -8,7 +8,7 @@
  */
 
 import { EventEmitter } from 'eventemitter3';
-import { sdkTracer } from '../rest/diagnostics.js';
+import { sdkTracer } from '../observe/diagnostics.js';
 import type { CommandOptionValues, TypedCommandDefinition } from './options.js';
 import { bindWaitRegistry, type CommandInteraction, type Interaction, type InteractionByKind, type InteractionKind } from './interaction.js';
 import { DEFAULT_MAX_WAITERS, InteractionWaiters } from './waiters.js';

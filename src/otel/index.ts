@@ -30,11 +30,11 @@ import {
   type RequestRateLimitWaitMessage,
   type RequestStartMessage,
   type SdkTracer,
-} from '../rest/diagnostics.js';
+} from '../observe/diagnostics.js';
 import { SDK_VERSION } from '../version.js';
 
 // The channels and their message types are exported once, from the main entry.
-export type { InteractionTraceInfo, SdkTracer } from '../rest/diagnostics.js';
+export type { InteractionTraceInfo, SdkTracer } from '../observe/diagnostics.js';
 
 /** Options of {@link createOtelTracing}. */
 export interface OtelTracingOptions {

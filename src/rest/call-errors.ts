@@ -7,7 +7,7 @@
  */
 
 import { AbortError, NetworkError, RateLimitError, ResponseTooLargeError, TimeoutError, isCommunityChatError, type RequestDescription } from '../errors.js';
-import type { RequestEventBase } from './events.js';
+import type { RequestEventBase } from '../observe/events.js';
 import { DeadlineReached } from './deadline.js';
 import type { TransportFailure } from './transport.js';
 

@@ -7,8 +7,8 @@
 
 import type { CredentialStrategy } from '../auth/strategies.js';
 import type { CredentialKind } from '../routes.js';
-import type { ClientEvents, LogFunction } from './events.js';
-import type { RequestHooks } from './hooks.js';
+import type { EventSink, LogFunction } from '../observe/events.js';
+import type { RequestHooks } from '../observe/hooks.js';
 import type { RejectOnRateLimit, RouteOverrides } from './options.js';
 import type { RateLimitStore } from './rate-limit-store.js';
 import type { RetryPolicy } from './retry.js';
@@ -22,14 +22,6 @@ export interface UserSessionHooks {
   prepare(): Promise<void> | undefined;
   /** After a 401 on a request that used `tokenUsed`; resolves whether to retry. */
   onUnauthorized(tokenUsed: string | undefined): Promise<boolean>;
-}
-
-/** Where events go. */
-export interface EventSink {
-  /** Emits an event. */
-  emit<K extends keyof ClientEvents>(event: K, ...args: ClientEvents[K]): unknown;
-  /** How many listeners an event has. */
-  listenerCount(event: keyof ClientEvents): number;
 }
 
 /** Configuration of the REST client. */

@@ -7,7 +7,7 @@
  */
 
 import type { Dispatcher } from 'undici';
-import { createLogFunction } from './events.js';
+import { createLogFunction } from '../observe/events.js';
 import type { PipelineOptions } from './options.js';
 import { RateLimiter } from './rate-limiter.js';
 import type { RateLimitStore } from './rate-limit-store.js';

@@ -7,8 +7,8 @@
 
 import type { Dispatcher } from 'undici';
 import type { CredentialKind, HttpMethod, OperationId, RouteDefinition } from '../routes.js';
-import type { Logger } from './events.js';
-import type { RequestHooks } from './hooks.js';
+import type { Logger } from '../observe/events.js';
+import type { RequestHooks } from '../observe/hooks.js';
 import type { GlobalRateLimitOptions, RateLimitStore, WebhookWindowOptions } from './rate-limit-store.js';
 import type { Transport } from './transport.js';
 

@@ -14,9 +14,9 @@ import { routes, type OperationId, type RouteDefinition } from '../routes.js';
 import { SDK_VERSION } from '../version.js';
 import { attemptFailureError, refusedWaitError, waitError, type CallState } from './call-errors.js';
 import { AttemptTimer, CallDeadline } from './deadline.js';
-import { observeCall, observing, type CallObserver } from './call-observer.js';
+import { startCall, type CallLifecycle } from '../observe/call.js';
 import type { RestClientConfig } from './config.js';
-import type { ClientEvents, RequestEventBase } from './events.js';
+import type { RequestEventBase } from '../observe/events.js';
 import type { CustomRoute, RateLimitInfo, RequestInput } from './options.js';
 import type { Lane, WaitGuard } from './rate-limit-store.js';
 import { bodySpent, callSecrets, requestParts, type Prepared } from './request-parts.js';
@@ -205,9 +205,8 @@ export class RestClient {
     let attempt = 0;
     let rateLimits = 0;
     let refreshedAfter401 = false;
-    const obs = observing(config.hooks)
-      ? observeCall(config.hooks, config.origin, config.now, { operation, method: route.method, path: call.prefix + first.built.displayPath, route: call.prefix + route.path })
-      : undefined;
+    // The call's lifecycle, when anyone observes it (events, logger, hooks, diagnostics, tracer): every step is reported to it once.
+    const obs = startCall(config, { operation, method: route.method, path: call.prefix + first.built.displayPath, route: call.prefix + route.path });
     try {
       for (;;) {
         attempt++;
@@ -233,8 +232,7 @@ export class RestClient {
 
         // Send the attempt under its own timeout. The timer keeps running while the body is read.
         const { headers, body } = requestParts(this.#userAgent, input);
-        if (this.#listening('request')) this.#emit('request', { ...base, credential: credential.kind });
-        config.log?.('debug', `${route.method} ${displayPath} (attempt ${attempt})`, { operation, attempt });
+        obs?.attempt(base, credential.kind);
         const started = config.now();
         const timer = new AttemptTimer(call.deadline, call.timeoutMs, input.signal, config.now);
         let response: TransportResponse;
@@ -248,7 +246,7 @@ export class RestClient {
         } catch (error) {
           timer.stop();
           if (!(error instanceof TransportFailure)) throw error;
-          await this.#afterFailure(call, base, timer.timedOut ? 'timeout' : error);
+          await this.#afterFailure(call, base, timer.timedOut ? 'timeout' : error, obs);
           continue;
         } finally {
           config.limiter.release(bucketKey);
@@ -258,9 +256,8 @@ export class RestClient {
         const cookies = response.headers['set-cookie'];
         // Only the session routes (login, refresh, logout) may set cookies: other responses cannot fill the jar.
         if (cookies !== undefined && route.prefix === 'auth' && config.onSetCookie) config.onSetCookie(Array.isArray(cookies) ? cookies : [cookies]);
-        if (this.#listening('response')) this.#emit('response', { ...base, status, durationMs: config.now() - started });
         config.limiter.learn(call.routeKey, call.major, hasRateLimitHeaders(response) ? readRateLimitHeaders(response) : undefined);
-        const observed = obs?.afterResponse(base, response, config.now() - started, () => callSecrets(prepared, input), timer);
+        const observed = obs?.response(base, response, config.now() - started, () => callSecrets(prepared, input), timer);
         if (observed !== undefined) await this.#waitFor(call, observed);
 
         if (status >= 200 && status < 300) {
@@ -270,7 +267,7 @@ export class RestClient {
             else result = parseSuccessBody(await response.text(), response, operation);
           } catch (error) {
             if (!(error instanceof TransportFailure)) throw error;
-            await this.#afterFailure(call, base, timer.timedOut ? 'timeout' : error);
+            await this.#afterFailure(call, base, timer.timedOut ? 'timeout' : error, obs);
             continue;
           } finally {
             timer.stop();
@@ -287,14 +284,14 @@ export class RestClient {
         }
         if (error instanceof RateLimitError) {
           rateLimits++;
-          await this.#afterRateLimit(call, base, error, rateLimits);
+          await this.#afterRateLimit(call, base, error, rateLimits, obs);
           continue;
         }
         if (error instanceof AuthenticationError) {
           if (credential.kind === 'user' && config.session && !refreshedAfter401 && !bodySpent(input)) {
             refreshedAfter401 = true;
             if (await this.#waitFor(call, config.session.onUnauthorized(credential.applied?.secrets[0]))) {
-              this.#emit('retry', { ...base, reason: 'unauthorized', status: 401, delayMs: 0 });
+              obs?.retry({ ...base, reason: 'unauthorized', status: 401, delayMs: 0 });
               continue;
             }
           } else if (credential.kind === 'bot' || credential.kind === 'webhook') {
@@ -302,7 +299,7 @@ export class RestClient {
           }
           throw error;
         }
-        await this.#retryOrThrow(call, base, { kind: 'status', status }, error);
+        await this.#retryOrThrow(call, base, { kind: 'status', status }, error, obs);
       }
     } catch (error) {
       throw obs === undefined ? error : await obs.fail(error, attempt);
@@ -312,7 +309,7 @@ export class RestClient {
   }
 
   /** A 429: pauses the bucket (and every bucket when global), then waits it out or rejects, as the retry policy and `rejectOnRateLimit` decide. */
-  async #afterRateLimit(call: Call, base: RequestEventBase, error: RateLimitError, count: number): Promise<void> {
+  async #afterRateLimit(call: Call, base: RequestEventBase, error: RateLimitError, count: number, obs: CallLifecycle | undefined): Promise<void> {
     const config = this.#config;
     const decision = decideRetry(config.retry, { kind: 'rateLimit', retryAfterMs: error.retryAfterMs, count }, this.#retryContext(call, base));
     const waitMs = decision.delayMs ?? 0;
@@ -321,35 +318,26 @@ export class RestClient {
     const info: RateLimitInfo = { operation: call.operation, method: base.method, path: base.path, retryAfterMs: waitMs, global: error.global };
     // A one-shot upload stream already read cannot be sent again: the 429 itself is the answer.
     const willRetry = decision.retry && !bodySpent(call.input) && !rejectsOnRateLimit(this.#config.rejectOnRateLimit, info);
-    this.#emit('rateLimited', { ...base, retryAfterMs: waitMs, global: error.global, willRetry });
-    config.log?.('warn', `rate limited on ${base.method} ${base.path}${error.global ? ' (global)' : ''}; ${willRetry ? `waiting ${waitMs} ms` : 'rejecting'}`, {
-      operation: call.operation,
-      attempt: base.attempt,
-      retryAfterMs: waitMs,
-    });
+    obs?.rateLimited(base, waitMs, error.global, willRetry);
     if (!willRetry) throw error;
-    this.#emit('retry', { ...base, reason: 'rateLimit', status: 429, delayMs: waitMs });
+    obs?.retry({ ...base, reason: 'rateLimit', status: 429, delayMs: waitMs });
   }
 
   /** No usable response: maps the failure to its typed error, then retries or throws it. */
-  #afterFailure(call: Call, base: RequestEventBase, failure: Failure): Promise<void> {
+  #afterFailure(call: Call, base: RequestEventBase, failure: Failure, obs: CallLifecycle | undefined): Promise<void> {
     const error = attemptFailureError(base, failure, call.timeoutMs, call.maxResponseBytes, this.#state(call));
     if (call.input.signal?.aborted || (failure !== 'timeout' && failure.kind === 'tooLarge')) return Promise.reject(error);
     const outcome: AttemptOutcome = failure === 'timeout' ? { kind: 'timeout' } : { kind: 'network', mayHaveReachedServer: failure.mayHaveReachedServer };
-    return this.#retryOrThrow(call, base, outcome, error);
+    return this.#retryOrThrow(call, base, outcome, error, obs);
   }
 
   /** Asks the retry policy; waits out its backoff or throws `error`. */
-  async #retryOrThrow(call: Call, base: RequestEventBase, outcome: AttemptOutcome, error: Error): Promise<void> {
+  async #retryOrThrow(call: Call, base: RequestEventBase, outcome: AttemptOutcome, error: Error, obs: CallLifecycle | undefined): Promise<void> {
     const decision = decideRetry(this.#config.retry, outcome, this.#retryContext(call, base));
     if (!decision.retry || call.deadline.hit || bodySpent(call.input)) throw error;
     const { delayMs, reason } = decision;
     const status = outcome.kind === 'status' ? outcome.status : undefined;
-    this.#emit('retry', { ...base, reason, ...(status === undefined ? {} : { status }), delayMs });
-    this.#config.log?.('warn', `retrying ${base.method} ${base.path} in ${delayMs} ms after ${reason}${status ? ` ${status}` : ''} (attempt ${base.attempt})`, {
-      operation: call.operation,
-      attempt: base.attempt,
-    });
+    obs?.retry({ ...base, reason, ...(status === undefined ? {} : { status }), delayMs });
     try {
       await sleep(delayMs, call.deadline.signal);
     } catch (cause) {
@@ -384,30 +372,14 @@ export class RestClient {
    * `maxRateLimitWaitMs` and `rejectOnRateLimit`; the SDK's own webhook
    * pacing only by the deadline.
    */
-  #guard(call: Call, base: RequestEventBase, obs: CallObserver | undefined): WaitGuard {
+  #guard(call: Call, base: RequestEventBase, obs: CallLifecycle | undefined): WaitGuard {
     return (delayMs, reason) => {
       const config = this.#config;
       const ownPacing = reason === 'webhook';
       const info: RateLimitInfo = { operation: call.operation, method: base.method, path: base.path, retryAfterMs: delayMs, global: reason === 'global' };
       const why = refuseRateLimitWait(config.retry, delayMs, call.deadline.remaining(), ownPacing) ?? (!ownPacing && rejectsOnRateLimit(config.rejectOnRateLimit, info) ? 'rejected without waiting' : undefined);
       if (why !== undefined) throw refusedWaitError(base, delayMs, reason, why);
-      const message = `waiting ${delayMs} ms for ${ownPacing ? "the webhook's rolling window" : `a ${reason === 'global' ? 'global' : 'route'} rate limit`} before ${base.method} ${base.path}`;
-      config.log?.('debug', message, { operation: call.operation });
-      this.#emit('debug', message);
-      if (this.#listening('requestHeld')) this.#emit('requestHeld', { ...base, reason, waitMs: delayMs });
-      obs?.rateLimitWait(base, delayMs, reason);
+      obs?.wait(base, delayMs, reason);
     };
-  }
-
-  /** Whether anyone listens to `event` (checked before building an event object on the hot path). */
-  #listening(event: keyof ClientEvents): boolean {
-    const events = this.#config.events;
-    return events !== undefined && events.listenerCount(event) > 0;
-  }
-
-  /** Emits an event when anyone listens. */
-  #emit<K extends keyof ClientEvents>(event: K, ...args: ClientEvents[K]): void {
-    const events = this.#config.events;
-    if (events !== undefined && events.listenerCount(event) > 0) events.emit(event, ...args);
   }
 }

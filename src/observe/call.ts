@@ -1,18 +1,22 @@
 /**
- * Watches one logical call for the diagnostics channels, the request hooks
- * and the installed tracer. The REST client creates one only when one of
- * those is in use, so a call nobody watches costs a few property reads.
+ * One call's lifecycle, the single stream every observer of the REST pipeline
+ * subscribes to: the client's events, the logger, the request hooks, the
+ * diagnostics channels and the installed tracer. The pipeline reports each
+ * step once (start, wait, attempt, response, rate limit, retry, end, error)
+ * with redacted data it built once; this module fans each step out to whoever
+ * listens. The REST client creates a lifecycle only when someone listens, so
+ * a call nobody watches costs a few property reads.
  *
  * @module
  */
 
-import type { HttpMethod } from '../routes.js';
+import type { CredentialKind, HttpMethod } from '../routes.js';
+import { TransportFailure, type TransportResponse } from '../rest/transport.js';
 import { channels, errorTypeOf, nextCallId, requestChannelsActive, sdkTracer, type RequestDiagnosticsBase, type SdkTracer } from './diagnostics.js';
-import type { RequestEventBase } from './events.js';
+import type { ClientEvents, EventSink, LogFunction, RequestEventBase, RetryEvent } from './events.js';
 import { hasHooks, hookError, hookResponseHeaders, runBeforeRequest, type RequestErrorView, type RequestHooks, type RequestHookView } from './hooks.js';
-import { TransportFailure, type TransportResponse } from './transport.js';
 
-/** What the observer needs to know of the call. */
+/** What the lifecycle needs to know of the call. */
 export interface ObservedCall {
   readonly operation: string;
   readonly method: HttpMethod;
@@ -21,6 +25,23 @@ export interface ObservedCall {
   /** Route template with its prefix. */
   readonly route: string;
 }
+
+/** Who may listen to a call's lifecycle: the client's configuration. */
+export interface CallObservers {
+  /** The client's event emitter. */
+  readonly events: EventSink | undefined;
+  /** The levelled logger. */
+  readonly log: LogFunction | undefined;
+  /** The request hooks, read at each call. */
+  readonly hooks: RequestHooks | undefined;
+  /** Scheme, host and port of the service. */
+  readonly origin: string;
+  /** The clock. */
+  readonly now: () => number;
+}
+
+/** The client events a call's lifecycle emits. */
+const CALL_EVENTS = ['request', 'response', 'requestHeld', 'rateLimited', 'retry', 'debug'] as const satisfies readonly (keyof ClientEvents)[];
 
 /** Host name and port of an origin, parsed once per origin. */
 const servers = new Map<string, { address: string; port: number }>();
@@ -34,19 +55,25 @@ function serverOf(origin: string): { address: string; port: number } {
   return server;
 }
 
-/** Starts watching a call; ask {@link observing} first, so that nothing is built for a call nobody watches. */
-export function observeCall(hooks: RequestHooks | undefined, origin: string, now: () => number, call: ObservedCall): CallObserver {
-  return new CallObserver(hasHooks(hooks) ? hooks : undefined, sdkTracer(), origin, now, call);
+/** Whether anyone would observe a call at all: an event listener, a logger, hooks, a tracer or a diagnostics subscriber. */
+export function observing(observers: Pick<CallObservers, 'events' | 'log' | 'hooks'>): boolean {
+  if (observers.log !== undefined || hasHooks(observers.hooks) || sdkTracer() !== undefined || requestChannelsActive()) return true;
+  const events = observers.events;
+  if (events === undefined) return false;
+  for (const event of CALL_EVENTS) if (events.listenerCount(event) > 0) return true;
+  return false;
 }
 
-/** Whether a call would be observed at all (hooks, a tracer or a diagnostics subscriber). */
-export function observing(hooks: RequestHooks | undefined): boolean {
-  return hasHooks(hooks) || sdkTracer() !== undefined || requestChannelsActive();
+/** Starts a call's lifecycle, or returns `undefined` when nobody observes it (ask nothing else on the hot path). */
+export function startCall(observers: CallObservers, call: ObservedCall): CallLifecycle | undefined {
+  return observing(observers) ? new CallLifecycle(observers, call) : undefined;
 }
 
-/** One call's diagnostics messages, hooks and tracing context. */
-export class CallObserver {
+/** One call's lifecycle: each step, reported once, reaches every observer. */
+export class CallLifecycle {
   readonly #base: RequestDiagnosticsBase;
+  readonly #events: EventSink | undefined;
+  readonly #log: LogFunction | undefined;
   readonly #hooks: RequestHooks | undefined;
   readonly #tracer: SdkTracer | undefined;
   readonly #now: () => number;
@@ -54,23 +81,40 @@ export class CallObserver {
   #attempts = 0;
   #bucket = '';
 
-  constructor(hooks: RequestHooks | undefined, tracer: SdkTracer | undefined, origin: string, now: () => number, call: ObservedCall) {
-    const server = serverOf(origin);
-    this.#base = { callId: nextCallId(), operation: call.operation, method: call.method, path: call.path, route: call.route, origin, serverAddress: server.address, serverPort: server.port };
-    this.#hooks = hooks;
-    this.#tracer = tracer;
-    this.#now = now;
-    this.#started = now();
+  constructor(observers: CallObservers, call: ObservedCall) {
+    const server = serverOf(observers.origin);
+    this.#base = { callId: nextCallId(), operation: call.operation, method: call.method, path: call.path, route: call.route, origin: observers.origin, serverAddress: server.address, serverPort: server.port };
+    this.#events = observers.events;
+    this.#log = observers.log;
+    this.#hooks = hasHooks(observers.hooks) ? observers.hooks : undefined;
+    this.#tracer = sdkTracer();
+    this.#now = observers.now;
+    this.#started = observers.now();
     if (channels.requestStart.hasSubscribers) channels.requestStart.publish({ ...this.#base });
+  }
+
+  #emit<K extends keyof ClientEvents>(event: K, build: () => ClientEvents[K]): void {
+    const events = this.#events;
+    if (events !== undefined && events.listenerCount(event) > 0) events.emit(event, ...build());
   }
 
   #view(event: RequestEventBase): RequestHookView {
     return { operation: event.operation, method: event.method, path: event.path, route: this.#base.route, attempt: event.attempt, bucket: event.bucket };
   }
 
-  /** Before a rate-limit wait. */
-  rateLimitWait(event: RequestEventBase, delayMs: number, reason: 'bucket' | 'global' | 'webhook'): void {
+  /** The call is held before sending: by a route bucket, a global pause, or the webhook's rolling window. */
+  wait(event: RequestEventBase, delayMs: number, reason: 'bucket' | 'global' | 'webhook'): void {
+    const message = `waiting ${delayMs} ms for ${reason === 'webhook' ? "the webhook's rolling window" : `a ${reason === 'global' ? 'global' : 'route'} rate limit`} before ${event.method} ${event.path}`;
+    this.#log?.('debug', message, { operation: event.operation });
+    this.#emit('debug', () => [message]);
+    this.#emit('requestHeld', () => [{ ...event, reason, waitMs: delayMs }]);
     if (channels.requestRateLimitWait.hasSubscribers) channels.requestRateLimitWait.publish({ ...this.#base, attempt: event.attempt, bucket: event.bucket, delayMs, reason });
+  }
+
+  /** An attempt is about to be sent with `credential`. */
+  attempt(event: RequestEventBase, credential: CredentialKind): void {
+    this.#emit('request', () => [{ ...event, credential }]);
+    this.#log?.('debug', `${event.method} ${event.path} (attempt ${event.attempt})`, { operation: event.operation, attempt: event.attempt });
   }
 
   /** Runs `beforeRequest` on the attempt's headers (credentials not yet added); `undefined` when there is no such hook. */
@@ -104,12 +148,9 @@ export class CallObserver {
     );
   }
 
-  /**
-   * Runs `afterResponse`; `undefined` when there is no such hook. When it
-   * throws, the attempt's timer is stopped and the body discarded (in the
-   * background) as the `HookError` rejects.
-   */
-  afterResponse(event: RequestEventBase, response: TransportResponse, durationMs: number, secrets: () => readonly string[], timer: { stop(): void }): Promise<void> | undefined {
+  /** A response arrived (any status); runs `afterResponse`, and resolves when it has (`undefined` when there is no such hook). */
+  response(event: RequestEventBase, response: TransportResponse, durationMs: number, secrets: () => readonly string[], timer: { stop(): void }): Promise<void> | undefined {
+    this.#emit('response', () => [{ ...event, status: response.status, durationMs }]);
     const hook = this.#hooks?.afterResponse;
     if (hook === undefined) return undefined;
     const view = this.#view(event);
@@ -123,6 +164,26 @@ export class CallObserver {
         throw hookError('afterResponse', view, error);
       }
     })();
+  }
+
+  /** A 429 answered the attempt. */
+  rateLimited(event: RequestEventBase, waitMs: number, global: boolean, willRetry: boolean): void {
+    this.#emit('rateLimited', () => [{ ...event, retryAfterMs: waitMs, global, willRetry }]);
+    this.#log?.('warn', `rate limited on ${event.method} ${event.path}${global ? ' (global)' : ''}; ${willRetry ? `waiting ${waitMs} ms` : 'rejecting'}`, {
+      operation: event.operation,
+      attempt: event.attempt,
+      retryAfterMs: waitMs,
+    });
+  }
+
+  /** Another attempt follows after `retry.delayMs`; logged unless the step before it was (a 429) or needs no word (a refreshed session). */
+  retry(retry: RetryEvent): void {
+    this.#emit('retry', () => [retry]);
+    if (retry.reason === 'rateLimit' || retry.reason === 'unauthorized') return;
+    this.#log?.('warn', `retrying ${retry.method} ${retry.path} in ${retry.delayMs} ms after ${retry.reason}${retry.status ? ` ${retry.status}` : ''} (attempt ${retry.attempt})`, {
+      operation: retry.operation,
+      attempt: retry.attempt,
+    });
   }
 
   /** The call resolved with a response of `status`. */

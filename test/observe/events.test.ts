@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ClientEvents } from '../../src/index.js';
+import { observing } from '../../src/observe/call.js';
 import { SECRETS, createMswClient, findLeakedSecrets, useMswRecorder } from '../helpers/index.js';
 
 const recorder = useMswRecorder();
@@ -11,6 +12,41 @@ function captureEvents(client: ReturnType<typeof createMswClient>) {
   }
   return seen;
 }
+
+describe('one call lifecycle for every observer', () => {
+  it('is started when one listener of one call event, or a logger alone, is there, and not when nobody listens', () => {
+    const client = createMswClient();
+    const sink = { events: client, log: undefined, hooks: undefined };
+    expect(observing(sink)).toBe(false);
+    for (const name of ['request', 'response', 'requestHeld', 'rateLimited', 'retry', 'debug'] as const) {
+      const listener = () => undefined;
+      client.on(name, listener);
+      expect(observing(sink), name).toBe(true);
+      client.off(name, listener);
+    }
+    client.on('sessionExpired', () => undefined);
+    expect(observing(sink)).toBe(false);
+    expect(observing({ ...sink, log: () => undefined })).toBe(true);
+  });
+
+  it('reaches a logger on a client with no event listener: the retry and the rate limit are logged', async () => {
+    let n = 0;
+    recorder.respond(() => {
+      n++;
+      if (n === 1) return { status: 503 };
+      if (n === 2) return { status: 429, headers: { 'retry-after': '0.01' } };
+      return { json: { id: 'ch1' } };
+    });
+    const lines: string[] = [];
+    const logger = { debug: (m: string) => lines.push(`debug ${m}`), info: (m: string) => lines.push(`info ${m}`), warn: (m: string) => lines.push(`warn ${m}`), error: (m: string) => lines.push(`error ${m}`) };
+    await createMswClient({ logger, baseDelayMs: 1, maxDelayMs: 2 }).channels.get('ch1');
+    expect(lines.filter((line) => line.startsWith('warn'))).toEqual([
+      expect.stringMatching(/^warn retrying GET \/api\/v1\/channels\/ch1 in \d+ ms after status 503 \(attempt 1\)$/),
+      expect.stringMatching(/^warn rate limited on GET \/api\/v1\/channels\/ch1; waiting \d+ ms$/),
+    ]);
+    expect(lines.filter((line) => line.startsWith('debug GET'))).toHaveLength(3);
+  });
+});
 
 describe('events and logs', () => {
   it('emit request, response with timing, retry and rateLimited, with the attempt', async () => {

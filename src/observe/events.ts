@@ -127,3 +127,11 @@ export function createLogFunction(logger: Logger | undefined): LogFunction | und
     else write.call(logger, message, fields);
   };
 }
+
+/** Where events go: the Client or WebhookClient emitter, as the pipeline sees it. */
+export interface EventSink {
+  /** Emits an event. */
+  emit<K extends keyof ClientEvents>(event: K, ...args: ClientEvents[K]): unknown;
+  /** How many listeners an event has. */
+  listenerCount(event: keyof ClientEvents): number;
+}

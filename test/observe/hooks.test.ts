@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { HookError, NotFoundError, isHookError, type AfterResponseView, type BeforeRequestView, type RequestErrorView } from '../../src/index.js';
-import { observing } from '../../src/rest/call-observer.js';
+import { observing } from '../../src/observe/call.js';
 import { SECRETS, createMswClient, findLeakedSecrets, useMswRecorder } from '../helpers/index.js';
 
 const recorder = useMswRecorder();
@@ -132,9 +132,10 @@ describe('request hooks', () => {
     client.hooks.beforeRequest = () => ({ headers: { 'x-late': '1' } });
     await client.channels.get('ch1');
     expect(recorder.requests.map((r) => r.headers['x-late'])).toEqual([undefined, '1']);
-    expect(observing({})).toBe(false);
-    expect(observing(undefined)).toBe(false);
-    expect(observing({ onError: () => undefined })).toBe(true);
+    const nobody = { events: undefined, log: undefined };
+    expect(observing({ ...nobody, hooks: {} })).toBe(false);
+    expect(observing({ ...nobody, hooks: undefined })).toBe(false);
+    expect(observing({ ...nobody, hooks: { onError: () => undefined } })).toBe(true);
   });
 
   it('never shows a password, bot token or webhook token to any hook', async () => {
