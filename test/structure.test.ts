@@ -31,7 +31,7 @@ const graph = new Map(files.map((file) => [file, importsOf(file)]));
 
 /** The layers of docs/architecture.md, from the ground up; a file may import only from its own layer or below. */
 const LAYERS: [number, RegExp][] = [
-  [1, /^(errors|redact|routes|constants|backoff|loopback|path|version)\.ts$|^(schemas|errors)\//],
+  [1, /^(errors|redact|routes|constants|backoff|loopback|path|version|wait)\.ts$|^(schemas|errors)\//],
   [2, /^auth\//],
   [3, /^(rest|observe)\//],
   [4, /^resources\//],

@@ -15,7 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import { RateLimiter } from '../rest/rate-limiter.js';
 import { RouteHashes, type Lane, type RateLimitHeaders, type RateLimitSettings, type RateLimitStore, type WaitGuard, type WebhookWindowOptions } from '../rest/rate-limit-store.js';
-import { sleep } from '../rest/sleep.js';
+import { wait } from '../wait.js';
 import { runInTurn, RESOLVED, type WebhookLane } from '../rest/webhook-lane.js';
 import { RedisScript, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
 import { OP_FIELDS, STEP_SCRIPT } from './scripts.js';
@@ -153,7 +153,7 @@ export class RedisRateLimitStore implements RateLimitStore {
       const ms = Math.max(1, value);
       // Waiting for another request's discovery is bounded by that request's reservation, not a rate limit to refuse.
       if (reason !== 'discovery') guard(ms, reason === 'global' ? 'global' : 'bucket');
-      await sleep(ms, signal);
+      await wait(ms, { signal });
     }
   }
 
@@ -231,7 +231,7 @@ export class RedisRateLimitStore implements RateLimitStore {
       }
       const ms = Math.max(1, reply[1]);
       guard(ms, 'webhook');
-      await sleep(ms, signal);
+      await wait(ms, { signal });
     }
   }
 

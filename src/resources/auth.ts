@@ -1,6 +1,7 @@
 import type { SessionGrant, SessionRefresher } from '../auth/refresher.js';
 import { AbortError, TimeoutError, isAuthenticationError } from '../errors.js';
 import { validate } from '../schemas/validate.js';
+import { wait } from '../wait.js';
 import type { CallOptions } from '../rest/options.js';
 import type { RestClient } from '../rest/rest-client.js';
 import type { ForgotPasswordRequest, LoginCredentials, ResetPasswordRequest } from '../schemas/requests.js';
@@ -35,20 +36,12 @@ export class AuthManager {
    */
   async refresh(options?: CallOptions): Promise<SessionGrant> {
     const signal = options?.signal;
-    if (signal?.aborted) throw refreshAborted(signal, false);
+    if (signal?.aborted) throw refreshAborted(signal.reason, false);
     const pending = this.refresher.refresh('manual', options);
     const deadlineMs = options?.deadlineMs;
     if (!signal && deadlineMs === undefined) return pending;
     // This caller's wait ends at its signal or deadline; a refresh others wait for goes on.
-    return new Promise<SessionGrant>((resolve, reject) => {
-      const onAbort = () => reject(refreshAborted(signal as AbortSignal, true));
-      const timer = deadlineMs === undefined ? undefined : setTimeout(() => reject(refreshTimedOut(deadlineMs)), deadlineMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      pending.then(resolve, reject).finally(() => {
-        signal?.removeEventListener('abort', onAbort);
-        if (timer !== undefined) clearTimeout(timer);
-      });
-    });
+    return wait(pending, { signal, onAbort: (reason) => refreshAborted(reason, true), timeoutMs: deadlineMs, onTimeout: () => refreshTimedOut(deadlineMs ?? 0) });
   }
 
   /** `POST /auth/logout`: revokes the refresh token and clears the local session. */
@@ -86,6 +79,6 @@ function refreshTimedOut(deadlineMs: number): TimeoutError {
   return new TimeoutError({ method: 'POST', path: '/auth/refresh', operation: 'auth.refresh', mayHaveReachedServer: true }, deadlineMs);
 }
 
-function refreshAborted(signal: AbortSignal, mayHaveReachedServer: boolean): AbortError {
-  return new AbortError({ method: 'POST', path: '/auth/refresh', operation: 'auth.refresh', mayHaveReachedServer, cause: signal.reason });
+function refreshAborted(reason: unknown, mayHaveReachedServer: boolean): AbortError {
+  return new AbortError({ method: 'POST', path: '/auth/refresh', operation: 'auth.refresh', mayHaveReachedServer, cause: reason });
 }

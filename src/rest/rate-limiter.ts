@@ -11,7 +11,7 @@
 
 import PQueue from 'p-queue';
 import { RouteHashes, type GlobalRateLimitOptions, type Lane, type RateLimitHeaders, type RateLimitSettings, type RateLimitStore, type WaitGuard, type WebhookWindowOptions } from './rate-limit-store.js';
-import { sleep } from './sleep.js';
+import { wait } from '../wait.js';
 import { IncrementalSweep } from './sweep.js';
 import { WebhookWindows } from './webhook-windows.js';
 
@@ -244,7 +244,7 @@ export class RateLimiter implements RateLimitStore {
    */
   async acquireSlow(key: string, lane: Lane, signal: AbortSignal | undefined, guard: WaitGuard): Promise<void> {
     const bucket = this.#bucket(key);
-    const wait = async () => {
+    const turn = async () => {
       for (;;) {
         if (lane === 'normal' && bucket.discovery === Discovery.Discovering) {
           if (bucket.discovered === undefined) {
@@ -252,18 +252,18 @@ export class RateLimiter implements RateLimitStore {
             const promise = new Promise<void>((done) => (resolve = done));
             bucket.discovered = { promise, resolve };
           }
-          await untilAborted(bucket.discovered.promise, signal);
+          await wait(bucket.discovered.promise, { signal });
           continue;
         }
         const { ms, reason } = lane === 'priority' ? { ms: Math.max(0, bucket.pausedUntil - this.#now()), reason: 'bucket' as const } : this.#delay(bucket, lane);
         if (ms === 0) break;
         guard(ms, reason);
         // Timers can fire a millisecond early against the wall clock; one more avoids a second lap.
-        await sleep(ms + 1, signal);
+        await wait(ms + 1, { signal });
       }
       this.#take(bucket, lane);
     };
-    if (lane === 'priority') return wait();
+    if (lane === 'priority') return turn();
     bucket.queue ??= new PQueue({ concurrency: 1 });
     if (bucket.waiting > 0 && bucket.discovery !== Discovery.Discovering) {
       // Queued behind earlier waiters of a bucket that holds them: announced (and refused when it cannot end in time) now, not when its turn comes.
@@ -272,7 +272,7 @@ export class RateLimiter implements RateLimitStore {
     }
     bucket.waiting++;
     try {
-      await bucket.queue.add(wait, signal ? { signal } : {});
+      await bucket.queue.add(turn, signal ? { signal } : {});
     } finally {
       bucket.waiting--;
     }
@@ -372,20 +372,6 @@ export class RateLimiter implements RateLimitStore {
   webhookDone(webhookId: string): void {
     this.#webhooks.done(webhookId);
   }
-}
-
-/** Waits for `promise`, or rejects with the signal's reason when it aborts first. */
-function untilAborted(promise: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
-  if (signal === undefined) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<void>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    void promise.then(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    });
-  });
 }
 
 /** The in-memory store under the name of its kind. */

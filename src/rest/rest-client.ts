@@ -22,7 +22,7 @@ import type { Lane, WaitGuard } from './rate-limit-store.js';
 import { bodySpent, callSecrets, requestParts, type Prepared } from './request-parts.js';
 import { hasRateLimitHeaders, parseSuccessBody, readRateLimitHeaders, toApiError } from './response.js';
 import { decideRetry, refuseRateLimitWait, rejectsOnRateLimit, type AttemptOutcome } from './retry.js';
-import { sleep } from './sleep.js';
+import { wait } from '../wait.js';
 import { TransportFailure, type TransportResponse } from './transport.js';
 
 /** Everything one call needs, resolved once. */
@@ -339,7 +339,7 @@ export class RestClient {
     const status = outcome.kind === 'status' ? outcome.status : undefined;
     obs?.retry({ ...base, reason, ...(status === undefined ? {} : { status }), delayMs });
     try {
-      await sleep(delayMs, call.deadline.signal);
+      await wait(delayMs, { signal: call.deadline.signal });
     } catch (cause) {
       throw call.input.signal?.aborted ? this.#waitError(call, cause) : error;
     }

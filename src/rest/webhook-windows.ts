@@ -8,7 +8,7 @@
  */
 
 import type { WaitGuard, WebhookWindowOptions } from './rate-limit-store.js';
-import { sleep } from './sleep.js';
+import { wait } from '../wait.js';
 import { IncrementalSweep } from './sweep.js';
 import { RESOLVED, runInTurn, type WebhookLane } from './webhook-lane.js';
 
@@ -73,7 +73,7 @@ export class WebhookWindows {
     if (!window || !lane) return;
     for (let ms = this.#waitMs(lane, window); ms > 0; ms = this.#waitMs(lane, window)) {
       guard(ms, 'webhook');
-      await sleep(ms, signal);
+      await wait(ms, { signal });
     }
   }
 
