@@ -22,7 +22,7 @@ import {
   InteractionWaitAbortedError,
 } from './errors/interaction.js';
 import { InsecureTransportError, MissingCredentialError, RateLimitStoreError, ValidationError } from './errors/local.js';
-import { WebhookVerificationError } from './errors/receive.js';
+import { ReplayStoreFullError, WebhookVerificationError } from './errors/receive.js';
 import { AbortError, HookError, NetworkError, ResponseTooLargeError, TimeoutError, UnexpectedResponseError } from './errors/request.js';
 
 export * from './errors/api.js';
@@ -65,6 +65,7 @@ const ERROR_CLASSES = {
   InteractionTimeoutError,
   InteractionWaitAbortedError,
   WebhookVerificationError,
+  ReplayStoreFullError,
 } as const;
 
 /** Names of every error class, used by the cross-copy guards. */
@@ -131,3 +132,5 @@ export const isInteractionTimeoutError = guard('InteractionTimeoutError');
 export const isInteractionWaitAbortedError = guard('InteractionWaitAbortedError');
 /** Whether `value` is a {@link WebhookVerificationError}. */
 export const isWebhookVerificationError = guard('WebhookVerificationError');
+/** Whether `value` is a {@link ReplayStoreFullError} (the in-memory replay store is full of live keys). */
+export const isReplayStoreFullError = guard('ReplayStoreFullError');

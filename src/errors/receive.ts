@@ -26,3 +26,19 @@ export class WebhookVerificationError extends CommunityChatError {
     this.reason = reason;
   }
 }
+
+/**
+ * The in-memory replay store holds its `maxEntries` live keys and will not
+ * forget one before its time (that would let a captured delivery be replayed
+ * again): the delivery is refused for now (the receiver answers 503, which
+ * the sender retries later). Raise `maxEntries`, or use a shared store.
+ */
+export class ReplayStoreFullError extends CommunityChatError {
+  /** The store's `maxEntries`. */
+  readonly maxEntries: number;
+
+  constructor(maxEntries: number) {
+    super(`the replay store holds ${maxEntries} live keys (maxEntries), none expired; refusing a new one rather than forgetting a live one (raise maxEntries, or use a shared store)`);
+    this.maxEntries = maxEntries;
+  }
+}

@@ -32,9 +32,25 @@ export interface WebhookDelivery<T extends string = string, D = unknown> {
   readonly signedAt: number;
 }
 
-/** Builds the frozen delivery object, whose `toJSON` and `util.inspect` redact secret-named fields of `data`. */
+/** Freezes a parsed JSON value and everything in it, without recursion (a deep body cannot overflow the stack). */
+function deepFreeze(value: unknown): unknown {
+  const stack = [value];
+  while (stack.length > 0) {
+    const next = stack.pop();
+    if (typeof next !== 'object' || next === null || Object.isFrozen(next)) continue;
+    Object.freeze(next);
+    for (const child of Object.values(next)) stack.push(child);
+  }
+  return value;
+}
+
+/**
+ * Builds the delivery object, frozen with its `data` (every listener and
+ * handler sees what was signed: none can change it for the next), whose
+ * `toJSON` and `util.inspect` redact secret-named fields of `data`.
+ */
 export function makeDelivery(fields: { id: string; type: string; createdAt: string | number | undefined; data: unknown; signedAt: number }): WebhookDelivery {
-  const delivery = { id: fields.id, type: fields.type, createdAt: fields.createdAt, data: fields.data, signedAt: fields.signedAt };
+  const delivery = { id: fields.id, type: fields.type, createdAt: fields.createdAt, data: deepFreeze(fields.data), signedAt: fields.signedAt };
   const redacted = () => ({ ...delivery, data: redactValue(delivery.data) });
   Object.defineProperty(delivery, 'toJSON', { value: redacted, enumerable: false });
   Object.defineProperty(delivery, inspectSymbol, { value: () => `WebhookDelivery ${JSON.stringify(redacted())}`, enumerable: false });

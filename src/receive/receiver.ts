@@ -8,17 +8,16 @@
  * @module
  */
 
-import { createHash } from 'node:crypto';
 import { EventEmitter } from 'eventemitter3';
 import { ValidationError, WebhookVerificationError, isCommunityChatError, isValidationError, isWebhookVerificationError } from '../errors.js';
 import { inspectSymbol, scrubText } from '../redact.js';
-import type { InteractionCallbackType } from '../constants.js';
+import { INTERACTION_LIFETIME_MS, type InteractionCallbackType } from '../constants.js';
 import type { InteractionResponder } from '../interactions/types.js';
 import { InteractionRouter, type InteractionErrorEvent } from '../interactions/router.js';
 import type { WebhookDelivery, WebhookEventMap } from './delivery.js';
 import { createExpressMiddleware, type ExpressMiddleware } from './express.js';
 import { createFetchHandler, type FetchHandler } from './fetch.js';
-import { bodyBytes, headerLookup, secretKeys, type RawBody, type WebhookHeaders } from './input.js';
+import { bodyBytes, secretKeys, type RawBody, type WebhookHeaders } from './input.js';
 import { createNodeHandler, type NodeRequestHandler } from './node.js';
 import type { ReceiveOutcome, ReceiverCore } from './outcome.js';
 import { MemoryReplayStore, type ReplayStore } from './replay-store.js';
@@ -46,7 +45,12 @@ export interface WebhookReceiverOptions {
   replayStore?: ReplayStore | undefined;
   /** How far the signing time may be from now, either way, in seconds. @default 300 */
   toleranceSeconds?: number | undefined;
-  /** How long a delivery id is remembered, so that a retry is not handled twice, in milliseconds. @default twice `toleranceSeconds` (10 minutes), at least 1 s */
+  /**
+   * How long a delivery id is remembered, so that a retry is not handled
+   * twice, in milliseconds. It must cover the whole span in which a
+   * signature is accepted (the tolerance on both sides); a shorter one is
+   * refused. @default twice `toleranceSeconds` (10 minutes), at least 1 s
+   */
   dedupeTtlMs?: number | undefined;
   /** Largest body the adapters read; past it they answer 413. @default 1048576 (1 MiB) */
   maxBodyBytes?: number | undefined;
@@ -125,6 +129,9 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
     const issues = [
       !Number.isFinite(this.#tolerance) || this.#tolerance < 0 ? { path: 'toleranceSeconds', message: 'must be a finite number of seconds, 0 or more' } : undefined,
       !Number.isFinite(this.#dedupeTtlMs) || this.#dedupeTtlMs <= 0 ? { path: 'dedupeTtlMs', message: 'must be a positive number of milliseconds' } : undefined,
+      this.#dedupeTtlMs < this.#tolerance * 2000
+        ? { path: 'dedupeTtlMs', message: `must cover the span in which a signature is accepted, twice toleranceSeconds (${this.#tolerance * 2000} ms), or a retry could be handled twice` }
+        : undefined,
       !Number.isInteger(maxBodyBytes) || maxBodyBytes < 1 ? { path: 'maxBodyBytes', message: 'must be a whole number of bytes, at least 1' } : undefined,
     ].filter((issue) => issue !== undefined);
     if (issues.length > 0) throw new ValidationError(operation, issues);
@@ -179,25 +186,18 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
     let delivery: WebhookDelivery;
     try {
       delivery = verifyWebhookDelivery({ rawBody, headers, secret: this.#secrets, toleranceSeconds: this.#tolerance, now: this.#now, scheme: this.#scheme });
-      // The delivery id first, then the signature (hashed: it never reaches the store in clear). A claim
-      // that fails (503) leaves nothing behind, so the sender's retry, even byte for byte the same, is handled.
-      const fresh = await this.#store.claim(`delivery:${delivery.id}`, this.#dedupeTtlMs);
-      const signature = headerLookup('receiver', headers)(this.#scheme.signatureHeader);
-      const key = `sig:${createHash('sha256').update(String(signature)).digest('hex')}`;
-      const signatureTtl = Math.max(this.#tolerance * 2000, 1000);
-      let signatureFresh: boolean;
-      try {
-        signatureFresh = await this.#store.claim(key, signatureTtl);
-      } catch (error) {
-        // The id is signed (it must match the body's), so a fresh id is a new delivery: handle it
-        // rather than answer 503 with its id claimed, which would turn the retry into a "duplicate".
-        if (!fresh) throw error;
-        this.#emitError(error, delivery);
-        signatureFresh = true;
-      }
+      // A signature is accepted until its signing time plus the tolerance: everything remembered about it lives at least that long.
+      const acceptedForMs = Math.max(1, delivery.signedAt + this.#tolerance * 1000 - this.#now() + 1);
+      // The delivery id first, then the signed request (its id and signing time: one key however the signature is spelled).
+      // A claim that fails (503) leaves nothing behind, so the sender's retry, even byte for byte the same, is handled.
+      const fresh = await this.#store.claim(`delivery:${delivery.id}`, Math.max(this.#dedupeTtlMs, acceptedForMs));
+      const requestFresh = await this.#claimOr(fresh, delivery, `signed:${delivery.id}:${delivery.signedAt}`, acceptedForMs);
       // The same signed request twice is a replay (401); a retry of a handled delivery (same id, new signature) is a duplicate.
-      if (!signatureFresh) throw new WebhookVerificationError('replayed', 'this exact signed request was already received');
-      if (!fresh) {
+      if (!requestFresh) throw new WebhookVerificationError('replayed', 'this exact signed request was already received');
+      // One interaction delivered by two subscriptions (two deliveries) runs once: claimed by its id for the token's lifetime.
+      const interactionId = delivery.type === this.#interactionType ? (delivery.data as { id?: unknown } | null)?.id : undefined;
+      const interactionFresh = fresh && typeof interactionId === 'string' ? await this.#claimOr(true, delivery, `interaction:${interactionId}`, INTERACTION_LIFETIME_MS + acceptedForMs) : fresh;
+      if (!interactionFresh) {
         this.#emit('duplicate', delivery);
         return { status: 200, body: { ok: true, duplicate: true }, dispatch: () => Promise.resolve() };
       }
@@ -213,6 +213,21 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
     }
     let started: Promise<void> | undefined;
     return { status: 200, body: { ok: true }, dispatch: () => (started ??= this.#dispatch(delivery)) };
+  }
+
+  /**
+   * Claims a second key of a delivery whose id claim said `deliveryFresh`. When the store fails here and the
+   * delivery is new (its id is signed), it is handled rather than answered 503 with its id claimed, which would
+   * turn the sender's retry into a "duplicate" and the delivery into one never handled.
+   */
+  async #claimOr(deliveryFresh: boolean, delivery: WebhookDelivery, key: string, ttlMs: number): Promise<boolean> {
+    try {
+      return await this.#store.claim(key, ttlMs);
+    } catch (error) {
+      if (!deliveryFresh) throw error;
+      this.#emitError(error, delivery);
+      return true;
+    }
   }
 
   /** Runs every handler of a verified delivery; never rejects. */

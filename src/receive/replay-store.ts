@@ -7,7 +7,7 @@
  * @module
  */
 
-import { ValidationError } from '../errors.js';
+import { ReplayStoreFullError, ValidationError } from '../errors.js';
 
 /**
  * Remembers keys for a while. `claim` must be atomic across every instance
@@ -55,7 +55,8 @@ export class MemoryReplayStore implements ReplayStore {
 
   /** How many keys are remembered now. */
   get size(): number {
-    this.#prune(this.#now());
+    const now = this.#now();
+    for (const [key, expires] of this.#entries) if (expires <= now) this.#entries.delete(key);
     return this.#entries.size;
   }
 
@@ -66,14 +67,16 @@ export class MemoryReplayStore implements ReplayStore {
     const until = this.#entries.get(key);
     if (until !== undefined && until > now) return false;
     if (until === undefined && this.#entries.size >= this.#maxEntries) {
-      throw new Error(`the replay store holds ${this.#maxEntries} live delivery ids (maxEntries); refusing a new one rather than forgetting a live one`);
+      // Keys of different lifetimes interleave, so an expired one may sit behind a live one: look at them all before refusing.
+      for (const [other, expires] of this.#entries) if (expires <= now) this.#entries.delete(other);
+      if (this.#entries.size >= this.#maxEntries) throw new ReplayStoreFullError(this.#maxEntries);
     }
     this.#entries.delete(key);
     this.#entries.set(key, now + ttlMs);
     return true;
   }
 
-  /** Drops expired keys from the front (keys are claimed with one TTL per receiver, so the front expires first). */
+  /** Drops expired keys from the front, cheaply (a full look happens only when the store is full). */
   #prune(now: number): void {
     for (const [key, until] of this.#entries) {
       if (until > now) break;

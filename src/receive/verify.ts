@@ -55,17 +55,24 @@ function readTimestamp(value: string, scheme: ResolvedWebhookScheme): number {
   return scheme.timestampUnit === 'seconds' ? number * 1000 : number;
 }
 
-/** The digest bytes of the signature header; the header's value never reaches a message. */
+/**
+ * The digest bytes of the signature header, which must be written in its one
+ * canonical form: the scheme's prefix exactly, then lower-case hex of exactly
+ * the digest's length (or canonical base64), nothing around it. Another
+ * spelling of the same digest (upper case, `SHA256=`, padding, a character
+ * more) is refused, so one signature has one spelling. The header's value
+ * never reaches a message.
+ */
 function readSignature(value: string, scheme: ResolvedWebhookScheme, digestLength: number): Buffer {
   const prefix = scheme.signaturePrefix;
-  const shape = `${prefix === '' ? '' : `\`${prefix}\` followed by `}${scheme.signatureEncoding === 'hex' ? `${digestLength * 2} hex digits` : `the base64 of ${digestLength} bytes`}`;
+  const hex = scheme.signatureEncoding === 'hex';
+  const shape = `${prefix === '' ? '' : `\`${prefix}\` followed by `}${hex ? `${digestLength * 2} lower-case hex digits` : `the base64 of ${digestLength} bytes`}`;
   const malformed = () => new WebhookVerificationError('malformed', `the ${scheme.signatureHeader} header is not ${shape}`);
-  if (prefix !== '' && !value.toLowerCase().startsWith(prefix.toLowerCase())) throw malformed();
+  if (!value.startsWith(prefix)) throw malformed();
   const encoded = value.slice(prefix.length);
-  const pattern = scheme.signatureEncoding === 'hex' ? /^[0-9a-fA-F]+$/ : /^[A-Za-z0-9+/]+={0,2}$/;
-  if (!pattern.test(encoded)) throw malformed();
+  if (hex ? !/^[0-9a-f]+$/.test(encoded) || encoded.length !== digestLength * 2 : !/^[A-Za-z0-9+/]+={0,2}$/.test(encoded)) throw malformed();
   const bytes = Buffer.from(encoded, scheme.signatureEncoding);
-  if (bytes.length !== digestLength) throw malformed();
+  if (bytes.length !== digestLength || (!hex && bytes.toString('base64') !== encoded)) throw malformed();
   return bytes;
 }
 
@@ -110,7 +117,9 @@ export function verifyWebhookDelivery(options: VerifyWebhookOptions): WebhookDel
   const scheme = resolveScheme(options.scheme);
 
   const timestampText = required(headers, scheme.timestampHeader);
-  const signatureText = required(headers, scheme.signatureHeader);
+  // Not trimmed: the signature has one spelling, padding included.
+  const signatureText = single(headers, scheme.signatureHeader);
+  if (signatureText === undefined || signatureText === '') throw new WebhookVerificationError('missing-header', `the ${scheme.signatureHeader} header is missing`);
   const headerId = scheme.deliveryIdHeader === null ? undefined : required(headers, scheme.deliveryIdHeader);
   const headerType = scheme.eventTypeHeader === null ? undefined : required(headers, scheme.eventTypeHeader);
   const signedAt = readTimestamp(timestampText, scheme);

@@ -13,7 +13,7 @@ import { withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './
 export interface RedisReplayStoreOptions {
   /** A connected node-redis v6 client, or anything with `isReady` and `sendCommand`. */
   client: RedisClientLike;
-  /** Prefix of every key: `<prefix>delivery:<id>` and `<prefix>sig:<sha-256 of the signature>`. @default 'ccsdk:replay:' */
+  /** Prefix of every key: `<prefix>delivery:<id>`, `<prefix>signed:<id>:<signing time>` and `<prefix>interaction:<id>`. @default 'ccsdk:replay:' */
   prefix?: string | undefined;
   /** How long a Redis command may take. @default 2000 */
   commandTimeoutMs?: number | undefined;

@@ -45,7 +45,7 @@ export class EmulatorInteractionExpiredError extends EmulatorError {
   constructor(interactionId: string, expiredAt: number, ageMs: number) {
     super(
       `Interaction ${interactionId} (age ${Math.round(ageMs / 1000)} s on the emulator clock) expired unanswered at ${new Date(expiredAt).toISOString()}: ` +
-        'the bot did not answer within 15 minutes. Give the bot the same clock (new Client({ now: emulator.clock })) so its own expiry checks agree.',
+        'the bot did not answer within 15 minutes. Give the bot the same clock (new Client({ clock: emulator.clock })) so its own expiry checks agree.',
     );
     this.interactionId = interactionId;
     this.expiredAt = expiredAt;

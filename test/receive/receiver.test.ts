@@ -190,7 +190,7 @@ describe('typed deliveries and the catch-all', () => {
     expect(outcomes.map((outcome) => outcome?.status)).toEqual([200, 200, 401]);
     expect(outcomes[1]?.body).toEqual({ ok: true, duplicate: true });
     expect(handled).toEqual(['dlv-lb']);
-    expect(claims).toEqual(['delivery', 'sig', 'delivery', 'sig', 'delivery', 'sig']);
+    expect(claims).toEqual(['delivery', 'signed', 'delivery', 'signed', 'delivery', 'signed']);
   });
 });
 

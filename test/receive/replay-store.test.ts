@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isValidationError, MemoryReplayStore } from '../../src/index.js';
+import { isReplayStoreFullError, isValidationError, MemoryReplayStore } from '../../src/index.js';
 
 describe('MemoryReplayStore', () => {
   it('claims a key once until its time to live passes', () => {
@@ -27,6 +27,27 @@ describe('MemoryReplayStore', () => {
     expect(store.size).toBe(1);
     now = 5_000;
     expect(store.size).toBe(0);
+  });
+
+  it('expires keys of different lifetimes before counting: a long-lived key at the front does not hold expired ones behind it', () => {
+    let now = 0;
+    const store = new MemoryReplayStore({ maxEntries: 10, now: () => now });
+    expect(store.claim('long', 60_000)).toBe(true);
+    for (let i = 0; i < 9; i++) expect(store.claim(`short${i}`, 1_000)).toBe(true);
+    now = 1_000;
+    expect(store.size).toBe(1);
+    for (let i = 0; i < 9; i++) expect(store.claim(`next${i}`, 1_000)).toBe(true);
+    // Full of live keys: refused with an error that says so.
+    const full = (() => {
+      try {
+        store.claim('one-more', 1_000);
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect(isReplayStoreFullError(full)).toBe(true);
+    expect((full as Error).message).toMatch(/10 live keys.*raise maxEntries/);
   });
 
   it('refuses a maxEntries that is not a whole number of at least 1', () => {

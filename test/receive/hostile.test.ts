@@ -1,0 +1,147 @@
+/**
+ * The receiver against a hostile sender, over a real node:http server: one
+ * signature has one spelling, a replay is remembered as long as its signature
+ * is accepted, a full replay store says so, one interaction delivered twice
+ * runs once, and no listener can change what a handler sees.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createInteractionRouter, createWebhookReceiver, isReplayStoreFullError, isValidationError, MemoryReplayStore, type WebhookErrorEvent, type WebhookReceiver } from '../../src/index.js';
+import { hmacHex, NOW_MS, NOW_S, post, signedDelivery, startRawServer, waitFor, WEBHOOK_SECRET } from './helpers.js';
+
+let closeServer: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await closeServer?.();
+  closeServer = undefined;
+});
+
+async function serve<E extends object>(receiver: WebhookReceiver<E>): Promise<string> {
+  const server = await startRawServer(receiver.node);
+  closeServer = server.close;
+  return server.url;
+}
+
+describe('the receiver against a hostile sender', () => {
+  it('refuses every other spelling of a signature, so a captured delivery cannot be replayed once per spelling after its id is forgotten', async () => {
+    let now = NOW_MS;
+    // The id is remembered only 600 s; the signed request as long as its signature is accepted.
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, now: () => now });
+    const handled: string[] = [];
+    receiver.on('delivery', (delivery) => void handled.push(delivery.id));
+    const url = await serve(receiver);
+    const captured = signedDelivery({ id: 'dlv-captured' });
+    expect((await post(url, captured.body, captured.headers)).status).toBe(200);
+    const digest = captured.headers['x-signature-256']?.slice('sha256='.length) ?? '';
+    now = NOW_MS + 299_000;
+    // (Leading or trailing spaces never arrive: HTTP strips them; verify.test.ts checks them.)
+    for (const spelling of [`sha256=${digest.toUpperCase()}`, `SHA256=${digest}`, `sha256=${digest}0`, `sha256=${digest}f`]) {
+      const answer = await post(url, captured.body, { ...captured.headers, 'x-signature-256': spelling });
+      expect(answer, spelling).toEqual({ status: 401, json: { ok: false, reason: 'malformed' } });
+    }
+    expect(await post(url, captured.body, captured.headers)).toEqual({ status: 401, json: { ok: false, reason: 'replayed' } });
+    expect(handled).toEqual(['dlv-captured']);
+  });
+
+  it('remembers a delivery signed 300 s in the future until its signature is stale: replayed 600 s later, it is refused', async () => {
+    let now = NOW_MS;
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, now: () => now });
+    const handled: string[] = [];
+    receiver.on('delivery', (delivery) => void handled.push(delivery.id));
+    const url = await serve(receiver);
+    const ahead = signedDelivery({ id: 'dlv-ahead', timestamp: NOW_S + 300 });
+    expect((await post(url, ahead.body, ahead.headers)).status).toBe(200);
+    now = NOW_MS + 600_000;
+    expect(await post(url, ahead.body, ahead.headers)).toEqual({ status: 401, json: { ok: false, reason: 'replayed' } });
+    // A retry re-signed now (same id, new signature) is a duplicate, not handled again.
+    const retry = signedDelivery({ id: 'dlv-ahead', timestamp: NOW_S + 600, body: ahead.body });
+    expect(await post(url, retry.body, retry.headers)).toEqual({ status: 200, json: { ok: true, duplicate: true } });
+    expect(handled).toEqual(['dlv-ahead']);
+  });
+
+  it('refuses a dedupeTtlMs that does not cover the span in which a signature is accepted', () => {
+    let error: unknown;
+    try {
+      createWebhookReceiver({ secret: WEBHOOK_SECRET, toleranceSeconds: 300, dedupeTtlMs: 599_999 });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(isValidationError(error)).toBe(true);
+    expect(String(error)).toMatch(/dedupeTtlMs.*600000 ms/);
+    expect(() => createWebhookReceiver({ secret: WEBHOOK_SECRET, toleranceSeconds: 300, dedupeTtlMs: 600_000 })).not.toThrow();
+  });
+
+  it('keeps accepting deliveries once expired keys make room, and says so (an error event, 503) when its store is full of live keys', async () => {
+    let now = NOW_MS;
+    const store = new MemoryReplayStore({ maxEntries: 10, now: () => now });
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, replayStore: store, now: () => now });
+    const errors: WebhookErrorEvent[] = [];
+    receiver.on('error', (event) => void errors.push(event));
+    const url = await serve(receiver);
+    for (let i = 0; i < 5; i++) {
+      const delivery = signedDelivery({ id: `first-${i}` });
+      expect((await post(url, delivery.body, delivery.headers)).status).toBe(200);
+    }
+    expect(store.size).toBe(10);
+    const refused = signedDelivery({ id: 'refused' });
+    expect(await post(url, refused.body, refused.headers)).toEqual({ status: 503, json: { ok: false, reason: 'unavailable' } });
+    expect(errors.map((event) => isReplayStoreFullError(event.error))).toEqual([true]);
+    now += 600_001;
+    for (let i = 0; i < 5; i++) {
+      const delivery = signedDelivery({ id: `later-${i}`, timestamp: Math.floor(now / 1000) });
+      expect((await post(url, delivery.body, delivery.headers)).status).toBe(200);
+    }
+  });
+
+  it('runs one interaction delivered by two subscriptions (two deliveries, one interaction id) once', async () => {
+    const router = createInteractionRouter();
+    const responses: string[] = [];
+    const client = { interactions: { respond: (id: string) => Promise.resolve(void responses.push(id)) } };
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, client, router, now: () => NOW_MS });
+    const ran: string[] = [];
+    router.onCommand('ping', async (interaction) => {
+      ran.push(interaction.id);
+      await interaction.reply('pong');
+    });
+    const duplicates: string[] = [];
+    receiver.on('duplicate', (delivery) => void duplicates.push(delivery.id));
+    const url = await serve(receiver);
+    const payload = { id: 'int-twice', type: 2, token: 'tok-twice', application_id: 'app1', channel_id: 'c1', user: { id: 'u1' }, data: { name: 'ping' }, created_at: new Date(NOW_MS).toISOString() };
+    const viaA = signedDelivery({ id: 'dlv-hook-a', type: 'INTERACTION_CREATE', data: payload });
+    const viaB = signedDelivery({ id: 'dlv-hook-b', type: 'INTERACTION_CREATE', data: payload });
+    expect((await post(url, viaA.body, viaA.headers)).json).toEqual({ ok: true });
+    expect((await post(url, viaB.body, viaB.headers)).json).toEqual({ ok: true, duplicate: true });
+    await waitFor(() => responses.length === 1);
+    expect(ran).toEqual(['int-twice']);
+    expect(duplicates).toEqual(['dlv-hook-b']);
+  });
+
+  it('hands every listener and handler the data as signed: a delivery listener cannot change it for the typed handler', async () => {
+    const receiver = createWebhookReceiver<{ ORDER_PAID: { total: number; items: { sku: string }[] } }>({ secret: WEBHOOK_SECRET, now: () => NOW_MS });
+    const failures: unknown[] = [];
+    receiver.on('delivery', (delivery) => {
+      const data = delivery.data as { total: number; items: { sku: string }[] };
+      for (const change of [() => (data.total = 0), () => (data.items[0] = { sku: 'evil' }), () => ((data.items[0] as { sku: string }).sku = 'evil')]) {
+        try {
+          change();
+        } catch (error) {
+          failures.push(error);
+        }
+      }
+    });
+    const seen: unknown[] = [];
+    receiver.on('ORDER_PAID', (delivery) => void seen.push(structuredClone(delivery.data)));
+    const url = await serve(receiver);
+    const order = signedDelivery({ type: 'ORDER_PAID', data: { total: 42, items: [{ sku: 'book' }] } });
+    expect((await post(url, order.body, order.headers)).status).toBe(200);
+    await waitFor(() => seen.length === 1);
+    expect(seen).toEqual([{ total: 42, items: [{ sku: 'book' }] }]);
+    expect(failures).toHaveLength(3);
+  });
+
+  it('still takes the hand-made canonical signature', async () => {
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, now: () => NOW_MS });
+    const url = await serve(receiver);
+    const body = JSON.stringify({ id: 'dlv-hand', type: 'T', created_at: new Date(NOW_MS).toISOString(), data: {} });
+    const headers = { 'content-type': 'application/json', 'x-signature-timestamp': String(NOW_S), 'x-signature-256': `sha256=${hmacHex(WEBHOOK_SECRET, NOW_S, body)}`, 'x-delivery-id': 'dlv-hand', 'x-event-type': 'T' };
+    expect((await post(url, body, headers)).status).toBe(200);
+  });
+});
