@@ -6,15 +6,15 @@
 
 import type { IncomingMessage } from 'node:http';
 
-/** The body's bytes, or the status to answer instead (413 past the limit, 400 if the request broke off). */
-export type ReadBodyResult = { ok: true; body: Buffer } | { ok: false; status: 400 | 413 };
+/** The body's bytes, or the status to answer instead (413 past the limit, 408 past the time limit, 400 if the request broke off). */
+export type ReadBodyResult = { ok: true; body: Buffer } | { ok: false; status: 400 | 408 | 413 };
 
 /**
  * Reads the whole body of `request`, refusing (413) one whose `Content-Length`
- * or streamed size exceeds `maxBytes`; past the limit the rest is drained,
- * not buffered.
+ * or streamed size exceeds `maxBytes`, and (408) one not all there within
+ * `timeoutMs`; past the size limit the rest is drained, not buffered.
  */
-export function readNodeBody(request: IncomingMessage, maxBytes: number): Promise<ReadBodyResult> {
+export function readNodeBody(request: IncomingMessage, maxBytes: number, timeoutMs: number): Promise<ReadBodyResult> {
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
     request.resume();
@@ -23,7 +23,10 @@ export function readNodeBody(request: IncomingMessage, maxBytes: number): Promis
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    // A body that trickles in (slowloris) holds a socket and a buffer: it gets this long, all of it, then 408.
+    const timer = setTimeout(() => finish({ ok: false, status: 408 }), timeoutMs);
     const finish = (result: ReadBodyResult) => {
+      clearTimeout(timer);
       // The 'error' listener stays: an error on a request nobody listens to would crash the process.
       request.off('data', onData);
       request.off('end', onEnd);

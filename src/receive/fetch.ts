@@ -7,7 +7,7 @@
  * @module
  */
 
-import { NOT_POST, TOO_LARGE, outcomeJson, type ReceiveOutcome, type ReceiverCore } from './outcome.js';
+import { BUSY, NOT_POST, TOO_LARGE, TOO_SLOW, outcomeJson, type ReceiveOutcome, type ReceiverCore } from './outcome.js';
 
 /** What a platform offers a fetch handler to keep work alive after the response (Cloudflare's `ctx`, Vercel's `waitUntil`). */
 export interface FetchHandlerContext {
@@ -22,23 +22,36 @@ function respond(answer: Pick<ReceiveOutcome, 'status' | 'body'>, headers: Recor
   return new Response(outcomeJson(answer), { status: answer.status, headers: { 'content-type': 'application/json', ...headers } });
 }
 
-/** The body's bytes, or `undefined` when it is larger than `maxBytes` (the rest is not read). */
-async function readFetchBody(request: Request, maxBytes: number): Promise<Uint8Array | undefined> {
+/** The body's bytes, or the answer to send instead: 413 when it is larger than `maxBytes`, 408 when it is not all there within `timeoutMs` (the rest is not read). */
+async function readFetchBody(request: Request, maxBytes: number, timeoutMs: number): Promise<Uint8Array | typeof TOO_LARGE | typeof TOO_SLOW> {
   const declared = Number(request.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > maxBytes) return undefined;
+  if (Number.isFinite(declared) && declared > maxBytes) return TOO_LARGE;
   if (request.body === null) return new Uint8Array(0);
   const reader = request.body.getReader();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void reader.cancel().catch(() => undefined);
+  }, timeoutMs);
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      return undefined;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (timedOut) return TOO_SLOW;
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBytes) {
+        await reader.cancel().catch(() => undefined);
+        return TOO_LARGE;
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+  } catch (error) {
+    if (timedOut) return TOO_SLOW;
+    throw error;
+  } finally {
+    clearTimeout(timer);
   }
   return Buffer.concat(chunks, size);
 }
@@ -48,8 +61,14 @@ export function createFetchHandler(core: ReceiverCore): FetchHandler {
   return async (request, context) => {
     try {
       if (request.method !== 'POST') return respond(NOT_POST, { allow: 'POST' });
-      const body = await readFetchBody(request, core.maxBodyBytes);
-      if (body === undefined) return respond(TOO_LARGE);
+      if (!core.bodyStarted()) return respond(BUSY, { 'retry-after': '1' });
+      let body: Awaited<ReturnType<typeof readFetchBody>>;
+      try {
+        body = await readFetchBody(request, core.maxBodyBytes, core.bodyTimeoutMs);
+      } finally {
+        core.bodyDone();
+      }
+      if (!(body instanceof Uint8Array)) return respond(body);
       const outcome = await core.receive(body, request.headers);
       // Started on the next turn, so the Response is returned first; never rejects.
       const running = new Promise<void>((resolve) => setTimeout(resolve, 0)).then(() => outcome.dispatch());

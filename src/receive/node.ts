@@ -7,7 +7,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readNodeBody } from './body.js';
-import { NOT_POST, TOO_LARGE, outcomeJson, type ReceiveOutcome, type ReceiverCore } from './outcome.js';
+import { BUSY, NOT_POST, TOO_LARGE, TOO_SLOW, outcomeJson, type ReceiveOutcome, type ReceiverCore } from './outcome.js';
 
 /** A `node:http` request listener. */
 export type NodeRequestHandler = (request: IncomingMessage, response: ServerResponse) => void;
@@ -34,9 +34,21 @@ export async function handleNodeRequest(core: ReceiverCore, request: IncomingMes
     }
     let body = rawBody;
     if (body === undefined) {
-      const read = await readNodeBody(request, core.maxBodyBytes);
+      if (!core.bodyStarted()) {
+        // Too many bodies still arriving: refuse this one at once and let its socket go.
+        sendNode(response, BUSY, { connection: 'close', 'retry-after': '1' });
+        dropAfterAnswer(request, response);
+        return;
+      }
+      let read: Awaited<ReturnType<typeof readNodeBody>>;
+      try {
+        read = await readNodeBody(request, core.maxBodyBytes, core.bodyTimeoutMs);
+      } finally {
+        core.bodyDone();
+      }
       if (!read.ok) {
-        sendNode(response, read.status === 413 ? TOO_LARGE : { status: 400, body: { ok: false, reason: 'body-incomplete' } }, { connection: 'close' });
+        sendNode(response, read.status === 413 ? TOO_LARGE : read.status === 408 ? TOO_SLOW : { status: 400, body: { ok: false, reason: 'body-incomplete' } }, { connection: 'close' });
+        if (read.status === 408) dropAfterAnswer(request, response);
         return;
       }
       body = read.body;
@@ -51,6 +63,13 @@ export async function handleNodeRequest(core: ReceiverCore, request: IncomingMes
     core.fail(error);
     sendNode(response, { status: 500, body: { ok: false, reason: 'internal-error' } });
   }
+}
+
+/** Closes the connection once the answer is written: a sender still trickling bytes keeps no socket. */
+function dropAfterAnswer(request: IncomingMessage, response: ServerResponse): void {
+  const drop = () => request.socket.destroy();
+  if (response.writableFinished) drop();
+  else response.once('finish', drop);
 }
 
 /** The `node:http` request listener of a receiver. */

@@ -30,6 +30,12 @@ export interface ReceiverCore {
   fail(error: unknown): void;
   /** The largest body an adapter reads, in bytes. */
   readonly maxBodyBytes: number;
+  /** How long an adapter waits for a whole body, in milliseconds. */
+  readonly bodyTimeoutMs: number;
+  /** Takes one of the places for a body being read; `false` when all are taken. Give it back with `bodyDone`. */
+  bodyStarted(): boolean;
+  /** Gives back a place taken by `bodyStarted`. */
+  bodyDone(): void;
 }
 
 /** The JSON text of an outcome's body. */
@@ -39,5 +45,9 @@ export function outcomeJson(outcome: Pick<ReceiveOutcome, 'body'>): string {
 
 /** The answer to a body larger than the limit. */
 export const TOO_LARGE = { status: 413, body: { ok: false, reason: 'body-too-large' } } as const;
+/** The answer to a body that did not arrive within the body timeout. */
+export const TOO_SLOW = { status: 408, body: { ok: false, reason: 'body-timeout' } } as const;
+/** The answer when too many bodies are being read at once. */
+export const BUSY = { status: 503, body: { ok: false, reason: 'too-many-pending-bodies' } } as const;
 /** The answer to a method other than POST. */
 export const NOT_POST = { status: 405, body: { ok: false, reason: 'method-not-allowed' } } as const;

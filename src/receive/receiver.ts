@@ -21,7 +21,7 @@ import { bodyBytes, secretKeys, type RawBody, type WebhookHeaders } from './inpu
 import { createNodeHandler, type NodeRequestHandler } from './node.js';
 import type { ReceiveOutcome, ReceiverCore } from './outcome.js';
 import { MemoryReplayStore, type ReplayStore } from './replay-store.js';
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_TOLERANCE_SECONDS, resolveScheme, type ResolvedWebhookScheme, type WebhookScheme, type WebhookSecret } from './scheme.js';
+import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_PENDING_BODIES, DEFAULT_TOLERANCE_SECONDS, resolveScheme, type ResolvedWebhookScheme, type WebhookScheme, type WebhookSecret } from './scheme.js';
 import { verifyWebhookDelivery } from './verify.js';
 
 /** What the receiver needs of a client: `client.interactions.respond` (a `Client` fits). */
@@ -54,6 +54,10 @@ export interface WebhookReceiverOptions {
   dedupeTtlMs?: number | undefined;
   /** Largest body the adapters read; past it they answer 413. @default 1048576 (1 MiB) */
   maxBodyBytes?: number | undefined;
+  /** How long the adapters wait for a whole body; past it they answer 408 and close the connection (a sender trickling bytes holds no socket). @default 10000 (10 s) */
+  bodyTimeoutMs?: number | undefined;
+  /** Most bodies the adapters read at once; past it a new request is answered 503 at once and its connection closed. @default 256 */
+  maxPendingBodies?: number | undefined;
   /** The signing scheme (header names, signed string, body shape). @default the scheme in docs/assumptions.md */
   scheme?: WebhookScheme | undefined;
   /** The delivery type whose `data` is an interaction. @default 'INTERACTION_CREATE' */
@@ -114,6 +118,8 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
   readonly #interactionType: string;
   readonly #respond: InteractionResponder | undefined;
   readonly #now: () => number;
+  /** Bodies the adapters are reading now. */
+  #pendingBodies = 0;
   /** Builds interactions; loaded on the first INTERACTION_CREATE (it pulls in zod). */
   #fromDispatch: Promise<typeof import('../interactions/from-dispatch.js')> | undefined;
 
@@ -126,6 +132,8 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
     this.#tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
     this.#dedupeTtlMs = options.dedupeTtlMs ?? Math.max(this.#tolerance * 2000, 1000);
     const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+    const maxPendingBodies = options.maxPendingBodies ?? DEFAULT_MAX_PENDING_BODIES;
     const issues = [
       !Number.isFinite(this.#tolerance) || this.#tolerance < 0 ? { path: 'toleranceSeconds', message: 'must be a finite number of seconds, 0 or more' } : undefined,
       !Number.isFinite(this.#dedupeTtlMs) || this.#dedupeTtlMs <= 0 ? { path: 'dedupeTtlMs', message: 'must be a positive number of milliseconds' } : undefined,
@@ -133,6 +141,8 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
         ? { path: 'dedupeTtlMs', message: `must cover the span in which a signature is accepted, twice toleranceSeconds (${this.#tolerance * 2000} ms), or a retry could be handled twice` }
         : undefined,
       !Number.isInteger(maxBodyBytes) || maxBodyBytes < 1 ? { path: 'maxBodyBytes', message: 'must be a whole number of bytes, at least 1' } : undefined,
+      !Number.isFinite(bodyTimeoutMs) || bodyTimeoutMs <= 0 ? { path: 'bodyTimeoutMs', message: 'must be a positive number of milliseconds' } : undefined,
+      !Number.isInteger(maxPendingBodies) || maxPendingBodies < 1 ? { path: 'maxPendingBodies', message: 'must be a whole number, at least 1' } : undefined,
     ].filter((issue) => issue !== undefined);
     if (issues.length > 0) throw new ValidationError(operation, issues);
     this.#scheme = resolveScheme(options.scheme);
@@ -142,7 +152,14 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
     this.#respond = client ? (interactionId, body) => client.interactions.respond(interactionId, body) : undefined;
     this.#now = options.now ?? Date.now;
     this.router = options.router ?? new InteractionRouter();
-    const core: ReceiverCore = { receive: (rawBody, headers) => this.#receive(rawBody, headers), fail: (error) => this.#emitError(error, undefined), maxBodyBytes };
+    const core: ReceiverCore = {
+      receive: (rawBody, headers) => this.#receive(rawBody, headers),
+      fail: (error) => this.#emitError(error, undefined),
+      maxBodyBytes,
+      bodyTimeoutMs,
+      bodyStarted: () => this.#pendingBodies < maxPendingBodies && ++this.#pendingBodies > 0,
+      bodyDone: () => void this.#pendingBodies--,
+    };
     this.node = createNodeHandler(core);
     this.fetch = createFetchHandler(core);
     this.express = createExpressMiddleware(core);
@@ -289,7 +306,7 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
 
   /** Redacted view for `JSON.stringify`. */
   toJSON(): Record<string, unknown> {
-    return { secrets: `${this.#secrets.length} [redacted]`, types: [...this.#handlers.keys()], interactionHandlers: this.router.handlerCount };
+    return { secrets: `${this.#secrets.length} [redacted]`, types: [...this.#handlers.keys()], interactionHandlers: this.router.handlerCount, pendingBodies: this.#pendingBodies };
   }
 }
 

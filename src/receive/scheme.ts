@@ -108,3 +108,9 @@ export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 /** The default largest body the receiver's adapters read: 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** The default time the receiver's adapters wait for a whole body: 10 s (a webhook body is small and sent at once). */
+export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
+
+/** The default number of bodies the receiver's adapters read at once. */
+export const DEFAULT_MAX_PENDING_BODIES = 256;

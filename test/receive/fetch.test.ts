@@ -7,6 +7,25 @@ function request(body: string | null, headers: Record<string, string>, method = 
 }
 
 describe('the fetch adapter (global Request and Response)', () => {
+  it('answers 408 to a body that never finishes, 503 past maxPendingBodies, and frees the places for the next', async () => {
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, now: () => NOW_MS, bodyTimeoutMs: 200, maxPendingBodies: 1 });
+    const cancelled: unknown[] = [];
+    const never = new ReadableStream<Uint8Array>({
+      start: (controller) => controller.enqueue(new TextEncoder().encode('{')),
+      cancel: (reason) => void cancelled.push(reason),
+    });
+    const slow = receiver.fetch(new Request('https://bot.example/webhooks', { method: 'POST', body: never, headers: { 'content-type': 'application/json' }, duplex: 'half' } as RequestInit));
+    const busy = await receiver.fetch(request('{}', {}));
+    expect(busy.status).toBe(503);
+    expect(await busy.json()).toEqual({ ok: false, reason: 'too-many-pending-bodies' });
+    const timedOut = await slow;
+    expect(timedOut.status).toBe(408);
+    expect(await timedOut.json()).toEqual({ ok: false, reason: 'body-timeout' });
+    expect(cancelled).toHaveLength(1);
+    const { body, headers } = signedDelivery();
+    expect((await receiver.fetch(request(body, headers))).status).toBe(200);
+  });
+
   it('answers 200 with a Response before the handlers finish, and hands them to waitUntil', async () => {
     const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, now: () => NOW_MS });
     const handled: WebhookDelivery[] = [];

@@ -4,6 +4,7 @@
  * is accepted, a full replay store says so, one interaction delivered twice
  * runs once, and no listener can change what a handler sees.
  */
+import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createInteractionRouter, createWebhookReceiver, isReplayStoreFullError, isValidationError, MemoryReplayStore, type WebhookErrorEvent, type WebhookReceiver } from '../../src/index.js';
 import { hmacHex, NOW_MS, NOW_S, post, signedDelivery, startRawServer, waitFor, WEBHOOK_SECRET } from './helpers.js';
@@ -135,6 +136,37 @@ describe('the receiver against a hostile sender', () => {
     await waitFor(() => seen.length === 1);
     expect(seen).toEqual([{ total: 42, items: [{ sku: 'book' }] }]);
     expect(failures).toHaveLength(3);
+  });
+
+  it('lets no slow body hold a socket: past maxPendingBodies a request gets 503 at once, a body not all there in bodyTimeoutMs gets 408, and both connections close', async () => {
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, now: () => NOW_MS, bodyTimeoutMs: 300, maxPendingBodies: 3 });
+    const url = new URL(await serve(receiver));
+    /** A slowloris sender: headers promise 1,000 bytes, then one byte arrives and nothing more. */
+    const trickle = () =>
+      new Promise<{ socket: Socket; answer: Promise<string> }>((resolve) => {
+        const socket = connect(Number(url.port), url.hostname, () => {
+          socket.write(`POST / HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`);
+          let text = '';
+          socket.on('data', (chunk: Buffer) => void (text += chunk.toString()));
+          resolve({ socket, answer: new Promise((done) => socket.on('close', () => done(text))) });
+        });
+      });
+    const slow = [await trickle(), await trickle(), await trickle()];
+    // The three are being read; wait until the server has taken all three places before the fourth arrives.
+    await waitFor(() => receiver.toJSON()['pendingBodies'] === 3);
+    const fourth = await trickle();
+    const refused = await fourth.answer;
+    expect(refused).toMatch(/^HTTP\/1\.1 503 /);
+    expect(refused).toContain('too-many-pending-bodies');
+    for (const { answer } of slow) {
+      const text = await answer;
+      expect(text).toMatch(/^HTTP\/1\.1 408 /);
+      expect(text).toContain('body-timeout');
+    }
+    expect(receiver.toJSON()['pendingBodies']).toBe(0);
+    // The places are free again: a whole delivery is handled.
+    const delivery = signedDelivery({ id: 'after-slowloris' });
+    expect((await post(url.origin, delivery.body, delivery.headers)).status).toBe(200);
   });
 
   it('still takes the hand-made canonical signature', async () => {
