@@ -64,7 +64,7 @@ export { defineCommand, type CommandOptionValues, type CommandOptionTypeMap, typ
 export { isCommandInteraction, isAutocompleteInteraction, isComponentInteraction, isModalSubmitInteraction, isPingInteraction, isUnknownInteraction } from './interactions/guards.js';
 export { RateLimiter as MemoryRateLimitStore } from './rest/rate-limiter.js';
 export type { RateLimitStore, RateLimitSettings, RateLimitHeaders, GlobalRateLimitOptions, Lane, WaitGuard } from './rest/rate-limit-store.js';
-export { InteractionRouter, createInteractionRouter, type InteractionRouterEvents, type InteractionRouterOptions } from './interactions/router.js';
+export { InteractionRouter, createInteractionRouter, DEFAULT_HOLD_UNCLAIMED_MS, type InteractionRouterEvents, type InteractionRouterOptions, type InteractionUnhandledEvent } from './interactions/router.js';
 export { verifyWebhookDelivery, type VerifyWebhookOptions } from './receive/verify.js';
 export { signWebhookDelivery, type SignWebhookOptions } from './receive/sign.js';
 export { createWebhookReceiver, WebhookReceiver, type WebhookReceiverOptions, type WebhookReceiverEvents, type WebhookErrorEvent, type InteractionCallbackClient } from './receive/receiver.js';

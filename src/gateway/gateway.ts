@@ -152,18 +152,34 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   }
 
   /**
-   * Runs the handlers of an interaction: `interactionCreate` listeners, the
-   * handlers of its kind, and for commands those of its name, then those of
-   * every router added with `use()`. Nothing a handler throws escapes: it is
-   * emitted as `interactionError`.
+   * Runs the handlers of an interaction: first it is offered to the pending
+   * `awaitComponent` / `awaitModalSubmit` waits (one that takes it is the only
+   * one to see it: no `interactionCreate` listener or handler runs); then
+   * `interactionCreate` listeners, the handlers of its kind, and for commands
+   * those of its name, then those of every router added with `use()`. A
+   * click or submit nothing took is held briefly for a wait about to
+   * register, then reported (`interactionUnhandled` and a `debug` line).
+   * Nothing a handler throws escapes: it is emitted as `interactionError`.
+   * Resolves once every handler has settled; never rejects.
    */
-  deliver(interaction: Interaction, shardId = 0): void {
+  deliver(interaction: Interaction, shardId = 0): Promise<void> {
+    // A click or submit a pending wait takes goes to that wait only: no interactionCreate listener or handler sees it.
+    if (this.#router.offerToWaits(interaction)) return Promise.resolve();
+    const listened = this.listenerCount('interactionCreate') > 0;
     try {
       this.emit('interactionCreate', interaction, shardId);
     } catch (error) {
       this.#reportHandlerError({ error, interaction });
     }
-    for (const router of [this.#router, ...this.#routers]) void router.dispatch(interaction, (event) => this.#reportHandlerError(event));
+    const routers = [this.#router, ...this.#routers];
+    const handled = listened || routers.some((router) => router.wouldHandle(interaction));
+    const running = routers.map((router) => router.dispatch(interaction, (event) => this.#reportHandlerError(event)));
+    // Nothing took a click or submit: held briefly for a wait about to register, then reported.
+    this.#router.holdUnclaimed(interaction, handled, (event) => {
+      this.#report('debug', event.message, shardId);
+      this.#emitSafely('interactionUnhandled', event);
+    });
+    return Promise.all(running).then(() => undefined);
   }
 
   #reportHandlerError(event: InteractionErrorEvent): void {
@@ -300,7 +316,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     if (this.listenerCount('dispatch') > 0) this.#emitSafely('dispatch', { t: event.t, s: event.s, d: this.#secrets.redact(event.d, this.#wiring.token()), shardId: event.shardId });
     if (!interaction || !this.#fromDispatch) return;
     const built = this.#fromDispatch(event.d);
-    if (built.ok) this.deliver(built.interaction, event.shardId);
+    if (built.ok) void this.deliver(built.interaction, event.shardId);
     else this.#report('error', built.error, event.shardId);
   }
 

@@ -6,7 +6,7 @@
  */
 
 import type { Interaction, InteractionResponder } from '../interactions/interaction.js';
-import type { InteractionErrorEvent } from '../interactions/router.js';
+import type { InteractionErrorEvent, InteractionUnhandledEvent } from '../interactions/router.js';
 import type { IdentifyThrottle } from './identify-throttle.js';
 import { MIN_HEARTBEAT_INTERVAL_MS } from './protocol.js';
 import type { GatewaySessionStore } from './session-store.js';
@@ -224,4 +224,6 @@ export interface GatewayEvents {
   interactionCreate: [interaction: Interaction, shardId: number];
   /** An interaction handler threw or rejected. */
   interactionError: [event: InteractionErrorEvent];
+  /** A component click or modal submit no wait, handler or listener took (after being held briefly for a wait about to register): nothing answers it. Also a `debug` line. */
+  interactionUnhandled: [event: InteractionUnhandledEvent];
 }

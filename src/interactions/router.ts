@@ -10,8 +10,9 @@
 import { EventEmitter } from 'eventemitter3';
 import { sdkTracer } from '../observe/diagnostics.js';
 import type { CommandOptionValues, TypedCommandDefinition } from './options.js';
-import { bindWaitRegistry, type CommandInteraction, type Interaction, type InteractionByKind, type InteractionKind } from './interaction.js';
-import { DEFAULT_MAX_WAITERS, InteractionWaiters } from './waiters.js';
+import { bindWaitRegistry, type CommandInteraction, type ComponentInteraction, type Interaction, type InteractionByKind, type InteractionKind, type ModalSubmitInteraction } from './interaction.js';
+import { ValidationError } from '../errors.js';
+import { answeredInteractionId, DEFAULT_MAX_WAITERS, InteractionWaiters, taken } from './waiters.js';
 
 /** A handler of interactions of one kind. */
 export type InteractionHandler<I> = (interaction: I) => unknown;
@@ -22,6 +23,30 @@ export interface InteractionErrorEvent {
   error: unknown;
   /** The interaction it was handling. */
   interaction: Interaction;
+}
+
+/**
+ * A component click or modal submit that no wait, handler or listener took,
+ * even after being held briefly for a wait about to register: nothing
+ * answers it, so the user sees "This interaction failed".
+ */
+export interface InteractionUnhandledEvent {
+  /** The click or submit. */
+  interaction: ComponentInteraction | ModalSubmitInteraction;
+  /** Its `custom_id`. */
+  customId: string;
+  /** The interaction whose answer carried the component (`message.interaction_metadata.id`), when the message says. */
+  answers: string | undefined;
+  /** A sentence saying so, for a log (no token). */
+  message: string;
+}
+
+/** Describes an interaction nothing took. */
+export function unhandledInteraction(interaction: ComponentInteraction | ModalSubmitInteraction): InteractionUnhandledEvent {
+  const answers = interaction.kind === 'component' ? answeredInteractionId(interaction.message) : undefined;
+  const what = interaction.kind === 'component' ? 'component click' : 'modal submit';
+  const message = `a ${what} with custom_id ${JSON.stringify(interaction.customId)} (interaction ${interaction.id}${answers === undefined ? '' : `, on the answer to interaction ${answers}`}) was taken by no awaitComponent/awaitModalSubmit, handler or listener; nothing answers it`;
+  return { interaction, customId: interaction.customId, answers, message };
 }
 
 /** Every event an {@link InteractionRouter} emits. */
@@ -40,7 +65,17 @@ export interface InteractionRouterOptions {
    * @default 1000
    */
   maxWaiters?: number | undefined;
+  /**
+   * How long a component click or modal submit that nothing took is held for
+   * an `awaitComponent` / `awaitModalSubmit` about to register (the click
+   * can arrive before the wait when the bot replies, then awaits), before it
+   * is reported as unhandled. @default 1500
+   */
+  holdUnclaimedMs?: number | undefined;
 }
+
+/** How long an unclaimed click or modal submit is held for a wait about to register, unless told otherwise. */
+export const DEFAULT_HOLD_UNCLAIMED_MS = 1500;
 
 /**
  * Typed interaction handlers: by kind (`onInteraction`) and by command name
@@ -56,11 +91,15 @@ export interface InteractionRouterOptions {
 export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
   readonly #handlers = new Map<string, Set<InteractionHandler<Interaction>>>();
   readonly #waiters: InteractionWaiters;
+  readonly #holdMs: number;
 
   /** @param options Router options. @default {} */
   constructor(options: InteractionRouterOptions = {}) {
     super();
     this.#waiters = new InteractionWaiters(options.maxWaiters ?? DEFAULT_MAX_WAITERS);
+    const holdMs = options.holdUnclaimedMs ?? DEFAULT_HOLD_UNCLAIMED_MS;
+    if (!Number.isFinite(holdMs) || holdMs < 0) throw new ValidationError('createInteractionRouter', [{ path: 'holdUnclaimedMs', message: 'must be a number of milliseconds, 0 or more' }]);
+    this.#holdMs = holdMs;
   }
 
   /**
@@ -124,9 +163,36 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
     return tracer.runInteraction(info, (failed) => this.#dispatch(interaction, (event) => (failed(event.error), onError?.(event))));
   }
 
-  #dispatch(interaction: Interaction, onError?: (event: InteractionErrorEvent) => void): Promise<void> {
+  /**
+   * Offers an interaction to this router's pending waits first (binding it to
+   * them, as `dispatch` does); whether one took it. What delivers interactions
+   * (the Gateway, the receiver) asks this before anything else runs for it.
+   */
+  offerToWaits(interaction: Interaction): boolean {
     bindWaitRegistry(interaction, this.#waiters);
-    if (this.#waiters.offer(interaction)) return Promise.resolve();
+    return this.#waiters.offer(interaction);
+  }
+
+  /** Whether `dispatch` would run anything for the interaction: an `interactionCreate` listener, or a handler of its kind or command. */
+  wouldHandle(interaction: Interaction): boolean {
+    if (this.listenerCount('interactionCreate') > 0 || (this.#handlers.get(interaction.kind)?.size ?? 0) > 0) return true;
+    return interaction.kind === 'command' && (this.#handlers.get(`command:${interaction.commandName.toLowerCase()}`)?.size ?? 0) > 0;
+  }
+
+  /**
+   * After the routers ran: a component click or modal submit that no wait,
+   * handler or listener took (`handled` says whether anything else did) is
+   * held briefly for an `awaitComponent` / `awaitModalSubmit` about to
+   * register on this router (reply, then await: the click may arrive first),
+   * and `unhandled` runs if none takes it within `holdUnclaimedMs`.
+   */
+  holdUnclaimed(interaction: Interaction, handled: boolean, unhandled: (event: InteractionUnhandledEvent) => void): void {
+    if (handled || taken(interaction) || (interaction.kind !== 'component' && interaction.kind !== 'modalSubmit')) return;
+    this.#waiters.hold(interaction, this.#holdMs, () => unhandled(unhandledInteraction(interaction)));
+  }
+
+  #dispatch(interaction: Interaction, onError?: (event: InteractionErrorEvent) => void): Promise<void> {
+    if (this.offerToWaits(interaction)) return Promise.resolve();
     const pending: Promise<unknown>[] = [];
     const report = (error: unknown) => {
       const event: InteractionErrorEvent = { error, interaction };

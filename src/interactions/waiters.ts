@@ -24,19 +24,31 @@ export const DEFAULT_MAX_WAITERS = 1000;
 const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /** Interactions a waiter took: no router runs handlers for them (the Gateway dispatches one interaction to several routers). */
-const taken = new WeakSet<object>();
+const takenByWait = new WeakSet<object>();
+
+/** Whether a wait took the interaction. */
+export function taken(interaction: object): boolean {
+  return takenByWait.has(interaction);
+}
 
 interface Waiter {
+  /** The index keys it is filed under: only an interaction of one of these keys is ever tried against it. */
+  readonly keys: readonly string[];
   /** Whether the interaction is the one awaited (may throw: the caller's filter). */
   matches(interaction: Interaction): boolean;
   resolve(interaction: Interaction): void;
   reject(error: unknown): void;
   /** Rejects with `InteractionWaitAbortedError` saying `why`. */
   abort(why: string): void;
+  /** Registration order: the oldest matching wait takes an interaction. */
+  readonly order: number;
 }
 
+/** Counts registrations, for the oldest-first order. */
+let order = 0;
+
 /** The id of the interaction a message answers (Discord's `interaction_metadata.id`, or the older `interaction.id`). */
-function answeredInteractionId(message: Readonly<Record<string, unknown>> | undefined): string | undefined {
+export function answeredInteractionId(message: Readonly<Record<string, unknown>> | undefined): string | undefined {
   for (const key of ['interaction_metadata', 'interaction']) {
     const value = message?.[key];
     const id = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)['id'] : undefined;
@@ -64,10 +76,48 @@ function tiedComponent(original: BaseInteraction, candidate: ComponentInteractio
   return tied && sameUser(original, candidate);
 }
 
-/** The waits registered with one router. */
+/**
+ * The index keys a component wait is filed under: the interaction it waits
+ * for an answer to, the message it sits on, and its channel (or any channel)
+ * for clicks whose message says nothing of the interaction it answers.
+ */
+function componentWaitKeys(original: BaseInteraction): string[] {
+  const keys = [`answers:${original.id}`];
+  const ownMessage = original.kind === 'component' ? messageId((original as ComponentInteraction).message) : undefined;
+  if (ownMessage !== undefined) keys.push(`message:${ownMessage}`);
+  keys.push(`channel:${original.channelId ?? '*'}`);
+  return keys;
+}
+
+/** The index keys an interaction is looked up under: the only waits it is tried against. */
+function candidateKeys(interaction: Interaction): string[] {
+  if (interaction.kind === 'modalSubmit') return [`modal:${interaction.customId}`];
+  if (interaction.kind !== 'component') return [];
+  const keys: string[] = [];
+  const answered = answeredInteractionId(interaction.message);
+  if (answered !== undefined) keys.push(`answers:${answered}`);
+  const onMessage = messageId(interaction.message);
+  if (onMessage !== undefined) keys.push(`message:${onMessage}`);
+  // A click whose message does not say which interaction it answers may be tied by its channel.
+  if (answered === undefined) keys.push(`channel:${interaction.channelId ?? '*'}`, 'channel:*');
+  return keys;
+}
+
+/** Most unclaimed interactions held for a wait about to register. */
+const MAX_HELD = 100;
+
+/** An interaction nothing took, held briefly for a wait about to register. */
+interface Held {
+  readonly timer: ReturnType<typeof setTimeout>;
+  readonly unclaimed: () => void;
+}
+
+/** The waits registered with one router, indexed by what they match. */
 export class InteractionWaiters implements InteractionWaitRegistry {
-  readonly #waiters = new Set<Waiter>();
+  readonly #index = new Map<string, Set<Waiter>>();
+  readonly #held = new Map<Interaction, Held>();
   readonly #max: number;
+  #size = 0;
 
   /** @param max The most waits held at once. @default 1000 */
   constructor(max: number = DEFAULT_MAX_WAITERS) {
@@ -77,14 +127,19 @@ export class InteractionWaiters implements InteractionWaitRegistry {
 
   /** How many waits are pending. */
   get size(): number {
-    return this.#waiters.size;
+    return this.#size;
+  }
+
+  /** How many unclaimed interactions are held for a wait about to register. */
+  get heldCount(): number {
+    return this.#held.size;
   }
 
   /** Waits for a component interaction tied to `original` (see `AwaitComponentOptions`). */
   awaitComponent(original: BaseInteraction, options: AwaitComponentOptions): Promise<ComponentInteraction> {
     const filter = options.filter;
     const matches = (candidate: Interaction) => candidate.kind === 'component' && tiedComponent(original, candidate) && (filter === undefined || filter(candidate) === true);
-    return this.#wait(original, 'component', options, matches) as Promise<ComponentInteraction>;
+    return this.#wait(original, 'component', options, componentWaitKeys(original), matches) as Promise<ComponentInteraction>;
   }
 
   /** Waits for a modal submit with `options.customId` by `original`'s user. */
@@ -94,7 +149,7 @@ export class InteractionWaiters implements InteractionWaitRegistry {
       return Promise.reject(new ValidationError('interaction.awaitModalSubmit', [{ path: 'customId', message: 'required: the custom_id of the modal form that was shown' }]));
     }
     const matches = (candidate: Interaction) => candidate.kind === 'modalSubmit' && candidate.customId === customId && sameUser(original, candidate);
-    return this.#wait(original, 'modalSubmit', options, matches) as Promise<ModalSubmitInteraction>;
+    return this.#wait(original, 'modalSubmit', options, [`modal:${customId}`], matches) as Promise<ModalSubmitInteraction>;
   }
 
   /**
@@ -104,30 +159,75 @@ export class InteractionWaiters implements InteractionWaitRegistry {
    * wait with what it threw.
    */
   offer(interaction: Interaction): boolean {
-    if (taken.has(interaction)) return true;
-    for (const waiter of [...this.#waiters]) {
-      let match: boolean;
-      try {
-        match = waiter.matches(interaction);
-      } catch (error) {
-        waiter.reject(error);
-        continue;
-      }
-      if (match) {
-        taken.add(interaction);
-        waiter.resolve(interaction);
-        return true;
+    if (takenByWait.has(interaction)) return true;
+    // Only the waits filed under the interaction's keys, oldest first: an unrelated click costs a few map lookups, however many waits there are.
+    const tried = new Set<Waiter>();
+    const candidates: Waiter[] = [];
+    for (const key of candidateKeys(interaction)) {
+      for (const waiter of this.#index.get(key) ?? []) {
+        if (tried.has(waiter)) continue;
+        tried.add(waiter);
+        candidates.push(waiter);
       }
     }
+    if (candidates.length > 1) candidates.sort((a, b) => a.order - b.order);
+    for (const waiter of candidates) if (this.#try(waiter, interaction)) return true;
     return false;
   }
 
-  /** Rejects every pending wait with `InteractionWaitAbortedError` (the router is being cleared). */
-  abortAll(why: string): void {
-    for (const waiter of [...this.#waiters]) waiter.abort(why);
+  /**
+   * Holds an interaction that no wait, handler or listener took, for `ms`, for
+   * a wait about to register (the README's order, reply then await, lets a
+   * fast click arrive before the wait). At most 100 are held; the oldest goes
+   * first. `unclaimed` runs if no wait takes it in time.
+   */
+  hold(interaction: Interaction, ms: number, unclaimed: () => void): void {
+    if (this.#held.size >= MAX_HELD) {
+      const [oldest] = this.#held;
+      if (oldest !== undefined) this.#release(oldest[0], true);
+    }
+    const timer = setTimeout(() => this.#release(interaction, true), ms);
+    // Holding a click never keeps the process alive.
+    timer.unref?.();
+    this.#held.set(interaction, { timer, unclaimed });
   }
 
-  #wait(original: BaseInteraction, kind: InteractionWaitKind, options: AwaitComponentOptions | AwaitModalSubmitOptions, matches: (interaction: Interaction) => boolean): Promise<Interaction> {
+  /** Rejects every pending wait with `InteractionWaitAbortedError` (the router is being cleared), and lets held interactions go. */
+  abortAll(why: string): void {
+    for (const set of [...this.#index.values()]) for (const waiter of [...set]) waiter.abort(why);
+    for (const interaction of [...this.#held.keys()]) this.#release(interaction, true);
+  }
+
+  /** Hands `interaction` to `waiter` if it matches; a filter that throws rejects the wait. */
+  #try(waiter: Waiter, interaction: Interaction): boolean {
+    let match: boolean;
+    try {
+      match = waiter.matches(interaction);
+    } catch (error) {
+      waiter.reject(error);
+      return false;
+    }
+    if (!match) return false;
+    takenByWait.add(interaction);
+    waiter.resolve(interaction);
+    return true;
+  }
+
+  #release(interaction: Interaction, unclaimed: boolean): void {
+    const held = this.#held.get(interaction);
+    if (held === undefined) return;
+    clearTimeout(held.timer);
+    this.#held.delete(interaction);
+    if (unclaimed) held.unclaimed();
+  }
+
+  #wait(
+    original: BaseInteraction,
+    kind: InteractionWaitKind,
+    options: AwaitComponentOptions | AwaitModalSubmitOptions,
+    keys: readonly string[],
+    matches: (interaction: Interaction) => boolean,
+  ): Promise<Interaction> {
     const operation = kind === 'component' ? 'interaction.awaitComponent' : 'interaction.awaitModalSubmit';
     const { timeoutMs, signal } = options as Partial<AwaitComponentOptions>;
     if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) {
@@ -136,17 +236,27 @@ export class InteractionWaiters implements InteractionWaitRegistry {
     }
     const init = (): InteractionErrorInit => ({ interactionId: original.id, ageMs: original.ageMs });
     if (signal?.aborted) return Promise.reject(new InteractionWaitAbortedError(init(), kind, 'the signal was already aborted', { cause: signal.reason }));
-    if (this.#waiters.size >= this.#max) {
+    if (this.#size >= this.#max) {
       const message = `this router already holds ${this.#max} waits (maxWaiters); settle some, or raise maxWaiters in createInteractionRouter()`;
       return Promise.reject(new ValidationError(operation, [{ path: 'maxWaiters', message }]));
     }
     return new Promise<Interaction>((resolve, reject) => {
+      let filed = false;
       const settle = () => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
-        this.#waiters.delete(waiter);
+        if (!filed) return;
+        filed = false;
+        this.#size--;
+        for (const key of keys) {
+          const set = this.#index.get(key);
+          set?.delete(waiter);
+          if (set?.size === 0) this.#index.delete(key);
+        }
       };
       const waiter: Waiter = {
+        keys,
+        order: ++order,
         matches,
         resolve: (interaction) => {
           settle();
@@ -161,7 +271,20 @@ export class InteractionWaiters implements InteractionWaitRegistry {
       const onAbort = () => waiter.reject(new InteractionWaitAbortedError(init(), kind, 'the signal aborted', { cause: signal?.reason }));
       const timer = setTimeout(() => waiter.reject(new InteractionTimeoutError(init(), kind, timeoutMs)), timeoutMs);
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.#waiters.add(waiter);
+      filed = true;
+      this.#size++;
+      for (const key of keys) {
+        let set = this.#index.get(key);
+        if (set === undefined) this.#index.set(key, (set = new Set()));
+        set.add(waiter);
+      }
+      // A click that arrived before this wait (and that nothing took) is still held: the oldest that matches is this wait's.
+      for (const interaction of this.#held.keys()) {
+        if (candidateKeys(interaction).some((key) => keys.includes(key)) && this.#try(waiter, interaction)) {
+          this.#release(interaction, false);
+          break;
+        }
+      }
     });
   }
 }

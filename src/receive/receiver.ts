@@ -13,7 +13,7 @@ import { ValidationError, WebhookVerificationError, isCommunityChatError, isVali
 import { inspectSymbol, scrubText } from '../redact.js';
 import { INTERACTION_LIFETIME_MS, type InteractionCallbackType } from '../constants.js';
 import type { InteractionResponder } from '../interactions/types.js';
-import { InteractionRouter, type InteractionErrorEvent } from '../interactions/router.js';
+import { InteractionRouter, type InteractionErrorEvent, type InteractionUnhandledEvent } from '../interactions/router.js';
 import type { WebhookDelivery, WebhookEventMap } from './delivery.js';
 import { createExpressMiddleware, type ExpressMiddleware } from './express.js';
 import { createFetchHandler, type FetchHandler } from './fetch.js';
@@ -86,10 +86,12 @@ export interface WebhookReceiverEvents {
   error: [event: WebhookErrorEvent];
   /** An interaction handler threw or rejected (also emitted on the router). */
   interactionError: [event: InteractionErrorEvent];
+  /** A component click or modal submit no wait or handler took, even after being held briefly for a wait about to register: nothing answers it. */
+  interactionUnhandled: [event: InteractionUnhandledEvent];
 }
 
 /** The receiver's own event names; a delivery of one of these types reaches only the `delivery` catch-all. */
-const OWN_EVENTS = new Set<string>(['delivery', 'duplicate', 'rejected', 'error', 'interactionError']);
+const OWN_EVENTS = new Set<string>(['delivery', 'duplicate', 'rejected', 'error', 'interactionError', 'interactionUnhandled']);
 
 type DeliveryHandler = (delivery: WebhookDelivery) => unknown;
 
@@ -275,7 +277,12 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
       // The interaction keeps the payload it is built from: a copy, so `delivery` listeners cannot change it under the handler.
       const built = interactionFromDispatch(structuredClone(delivery.data), respond, this.#now);
       if (!built.ok) throw built.error;
-      await this.router.dispatch(built.interaction, (event) => this.#emit('interactionError', event));
+      const interaction = built.interaction;
+      const handled = this.router.offerToWaits(interaction) || this.router.wouldHandle(interaction);
+      const running = this.router.dispatch(interaction, (event) => this.#emit('interactionError', event));
+      // A click or submit nothing took is held briefly for a wait about to register, then reported.
+      this.router.holdUnclaimed(interaction, handled, (event) => this.#emit('interactionUnhandled', event));
+      await running;
     } catch (error) {
       this.#emitError(error, delivery);
     }

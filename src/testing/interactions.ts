@@ -144,15 +144,12 @@ export function createTestGateway(): TestGateway {
         if (failed === interaction) errors.push(error);
       };
       gateway.on('interactionError', onError);
-      gateway.deliver(interaction);
-      // Let async handlers run: a few turns of the event loop, until answers stop changing.
-      for (let i = 0, last = -1; i < 50; i++) {
-        await new Promise((resolve) => setImmediate(resolve));
-        const count = responses.get(interaction.id)?.length ?? 0;
-        if (count === last && interaction.state !== 'sending') break;
-        last = count;
+      try {
+        // Resolves when every handler has settled.
+        await gateway.deliver(interaction);
+      } finally {
+        gateway.off('interactionError', onError);
       }
-      gateway.off('interactionError', onError);
       return { interaction, responses: responses.get(interaction.id) ?? [], errors };
     },
   };
