@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client, type RateLimitedEvent } from '../../src/index.js';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/testing/index.js';
 
@@ -140,6 +140,31 @@ describe('the emulator enforces the contract', () => {
     const late = emulator.invokeCommand({ name: 'quiz' });
     emulator.advanceTime(15 * 60_000);
     expect((await raw(emulator, 'POST', `/interactions/${late.id}/callback`, { auth: bot, body: { interaction_type: 5 } })).status).toBe(404);
+  });
+});
+
+describe('the 15-minute boundary, on a frozen clock', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('accepts a callback at 15 minutes minus 1 ms and refuses one at exactly 15 minutes (404, code 10062)', async () => {
+    const emulator = await start();
+    const owner = await login(emulator);
+    await raw(emulator, 'POST', `/applications/${emulator.seed.applicationId}/commands`, { auth: `Bearer ${owner.access}`, body: { name: 'quiz', description: 'q' } });
+    // Only Date is frozen: sockets and timers run as usual, and both interactions are created at the same instant.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    const bot = `Bot ${emulator.seed.botToken}`;
+    const first = emulator.invokeCommand({ name: 'quiz' });
+    const second = emulator.invokeCommand({ name: 'quiz' });
+    emulator.advanceTime(15 * 60_000 - 1);
+    expect((await raw(emulator, 'POST', `/interactions/${first.id}/callback`, { auth: bot, body: { interaction_type: 4, data: { content: 'just in time' } } })).status).toBe(204);
+    emulator.advanceTime(1);
+    const late = await raw(emulator, 'POST', `/interactions/${second.id}/callback`, { auth: bot, body: { interaction_type: 4, data: { content: 'too late' } } });
+    expect(late.status).toBe(404);
+    expect(late.body?.['code']).toBe(10062);
+    await expect(first.response).resolves.toMatchObject({ data: { content: 'just in time' } });
+    await expect(second.response).rejects.toMatchObject({ interactionId: second.id });
   });
 });
 
