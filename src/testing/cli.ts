@@ -10,15 +10,8 @@
  * @module
  */
 
-import { createEmulator } from './emulator/index.js';
-
-function argument(name: string, fallback: string): string {
-  const args = process.argv.slice(2);
-  const index = args.indexOf(`--${name}`);
-  const inline = args.find((arg) => arg.startsWith(`--${name}=`));
-  if (inline) return inline.slice(name.length + 3);
-  return index >= 0 && args[index + 1] !== undefined ? (args[index + 1] as string) : fallback;
-}
+import { CliUsageError, readCliArgs, type EmulatorCliArgs } from './cli-args.js';
+import { createEmulator, type Emulator } from './emulator/index.js';
 
 const HELP = `Usage: community-chat-emulator [--port 8080] [--host 127.0.0.1] [--seed 1] [--no-playground]
 
@@ -32,21 +25,34 @@ not forward it), so the emulator keeps running: signal the printed pid, or
 start node directly: node node_modules/community-chat-sdk/dist/testing/cli.js
 `;
 
-if (process.argv.includes('--help') || process.argv.includes('-h')) {
+let args: EmulatorCliArgs;
+try {
+  args = readCliArgs(process.argv.slice(2));
+} catch (error) {
+  if (!(error instanceof CliUsageError)) throw error;
+  process.stderr.write(`community-chat-emulator: ${error.message}\nRun with --help for the usage.\n`);
+  process.exit(2);
+}
+if (args.help) {
   process.stdout.write(HELP);
   process.exit(0);
 }
 
-const port = Number(argument('port', '8080'));
-const host = argument('host', '127.0.0.1');
-const seed = Number(argument('seed', '1'));
-if (!Number.isInteger(port) || port < 0 || port > 65535) {
-  process.stderr.write(`invalid --port ${argument('port', '')}\n`);
-  process.exit(2);
+let emulator: Emulator;
+try {
+  emulator = await createEmulator({ port: args.port, host: args.host, seed: args.seed, playground: args.playground });
+} catch (error) {
+  // A port in use, a host that does not resolve or is not this machine's: one readable line, no stack.
+  const code = (error as { code?: unknown }).code;
+  const reason =
+    code === 'EADDRINUSE' ? `port ${args.port} is already in use on ${args.host} (pick another with --port, or --port 0 for any free one)`
+    : code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? `host ${JSON.stringify(args.host)} does not resolve`
+    : code === 'EADDRNOTAVAIL' ? `host ${JSON.stringify(args.host)} is not an address of this machine`
+    : code === 'EACCES' ? `no permission to listen on port ${args.port}`
+    : error instanceof Error ? error.message : String(error);
+  process.stderr.write(`community-chat-emulator: cannot start: ${reason}\n`);
+  process.exit(1);
 }
-
-const playground = !process.argv.includes('--no-playground');
-const emulator = await createEmulator({ port, host, seed, playground });
 const { seed: data } = emulator;
 process.stdout.write(
   [
