@@ -16,8 +16,8 @@ export interface EmulatorCliArgs {
   port: number;
   /** `--host`. */
   host: string;
-  /** `--seed`, a whole number. */
-  seed: number;
+  /** `--seed`, a whole number; `undefined`: secrets differ on every run. */
+  seed: number | undefined;
   /** Not `--no-playground`. */
   playground: boolean;
 }
@@ -50,7 +50,8 @@ export function readCliArgs(args: readonly string[]): EmulatorCliArgs {
   if (port > 65_535) throw new CliUsageError(`--port must be 0 to 65535 (got ${port})`);
   const host = typeof values['host'] === 'string' ? values['host'] : '127.0.0.1';
   if (host.trim() === '') throw new CliUsageError('--host must not be empty');
-  return { help: values['help'] === true, port, host, seed: whole('--seed', values['seed'], '1'), playground: values['no-playground'] !== true };
+  const seed = values['seed'] === undefined ? undefined : whole('--seed', values['seed'], '');
+  return { help: values['help'] === true, port, host, seed, playground: values['no-playground'] !== true };
 }
 
 /** A plain decimal whole number (no sign, no `0x`, no exponent). */

@@ -1,7 +1,7 @@
 /**
  * `community-chat-emulator`: runs the emulator from the command line.
  *
- *   npx community-chat-emulator --port 8080 [--host 127.0.0.1] [--seed 1] [--no-playground]
+ *   npx community-chat-emulator --port 8080 [--host 127.0.0.1] [--seed N] [--no-playground]
  *
  * The playground (a web page to chat with a bot) is served at the root URL
  * unless `--no-playground` is given. `--help` says how to stop it (npx does
@@ -13,9 +13,10 @@
 import { CliUsageError, readCliArgs, type EmulatorCliArgs } from './cli-args.js';
 import { createEmulator, type Emulator } from './emulator/index.js';
 
-const HELP = `Usage: community-chat-emulator [--port 8080] [--host 127.0.0.1] [--seed 1] [--no-playground]
+const HELP = `Usage: community-chat-emulator [--port 8080] [--host 127.0.0.1] [--seed N] [--no-playground]
 
-Starts the Community Chat emulator with seeded demo data and prints it.
+Starts the Community Chat emulator with seeded demo data and prints it. Its tokens
+and passwords differ on every run unless --seed is given.
 Application-webhook deliveries go to loopback URLs only.
 
 Stopping it: Ctrl+C in its terminal (the whole process group gets SIGINT), or

@@ -71,6 +71,8 @@ export interface GatewayServerOptions {
   server?: Server | undefined;
   /** Path served when attached to an HTTP server. @default {@link GATEWAY_PATH} ("/api/v1/gateway") */
   path?: string | undefined;
+  /** Says why an upgrade is refused (403), or `undefined` to admit it; the emulator checks Host and Origin here. @default every upgrade is admitted */
+  admit?: ((request: IncomingMessage) => string | undefined) | undefined;
   /** How many already-delivered events to replay again on resume, to exercise the client's de-duplication. @default 0 */
   replayOverlap?: number | undefined;
   /** What READY tells the bot that identified with `token` about itself; `undefined` refuses the token (close 4004). @default a fixed test bot */
@@ -181,6 +183,10 @@ export class GatewayServer {
         const pathname = (request.url ?? '').split('?')[0]?.replace(/(.)\/+$/, '$1');
         if (pathname !== path) {
           socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+          return;
+        }
+        if (options.admit?.(request) !== undefined) {
+          socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
           return;
         }
         this.#wss.handleUpgrade(request, socket, head, (ws) => this.#wss.emit('connection', ws, request));

@@ -147,10 +147,11 @@ describe('every example runs against the emulator', () => {
       const cli = await startScript('src/testing/cli.ts', { args: ['--port', '0'] });
       const [, url] = await cli.waitForOutput(/listening on (http:\/\/\S+)/);
       await cli.waitForOutput(/bot token\s+\S+/);
+      const [, email, password] = await cli.waitForOutput(/user\s+(\S+) \/ (\S+)/);
       const response = await fetch(`${String(url)}/api/v1/auth/login`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email: 'demo@example.com', password: 'demo-password' }),
+        body: JSON.stringify({ email, password }),
       });
       expect(response.status).toBe(200);
       cli.kill('SIGINT');

@@ -21,7 +21,7 @@ function usageError(args: string[]): string {
 
 describe('readCliArgs', () => {
   it('reads the flags, with their defaults', () => {
-    expect(readCliArgs([])).toEqual({ help: false, port: 8080, host: '127.0.0.1', seed: 1, playground: true });
+    expect(readCliArgs([])).toEqual({ help: false, port: 8080, host: '127.0.0.1', seed: undefined, playground: true });
     expect(readCliArgs(['--port', '0', '--host=::1', '--seed', '7', '--no-playground'])).toEqual({ help: false, port: 0, host: '::1', seed: 7, playground: false });
     expect(readCliArgs(['-h']).help).toBe(true);
   });

@@ -9,6 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GATEWAY_PATH, GatewayServer, type IdentifyRecord } from '../gateway-server.js';
 import { EmulatorError } from '../errors.js';
+import { doorRefusal } from '../playground/guard.js';
 import { createPlayground, type Playground } from '../playground/server.js';
 import { EmulatorCore } from './core.js';
 import { gatewayUrlOf } from './gateway-info.js';
@@ -24,6 +25,21 @@ export interface EmulatorOptions extends EmulatorCoreOptions {
   heartbeatIntervalMs?: number | undefined;
   /** Serve the playground, a web page to chat with your bot, at the root URL (`/`). The CLI turns it on. @default false */
   playground?: boolean | undefined;
+  /** The largest request body read, bytes; a larger one is answered 413 and its connection closed, on every route. @default 26214400 (25 MiB) */
+  maxBodyBytes?: number | undefined;
+}
+
+/** The default largest request body the emulator reads: 25 MiB (Discord's attachment size for a bot without boosts). */
+export const DEFAULT_EMULATOR_MAX_BODY_BYTES = 25 * 1024 * 1024;
+
+/** Content types a request body may have: JSON everywhere, multipart on the upload route. */
+const BODY_TYPES = /^(application\/json|multipart\/form-data)\s*(;|$)/i;
+
+/** Answers a refused request with a small JSON error, then lets the connection go. */
+function refuse(request: http.IncomingMessage, response: http.ServerResponse, status: number, message: string): void {
+  const body = JSON.stringify({ message, code: 0 });
+  response.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), connection: 'close' });
+  response.end(body, () => request.socket.destroy());
 }
 
 /** A running emulator. */
@@ -36,7 +52,7 @@ export interface Emulator {
   readonly seed: SeedData;
   /**
    * The emulator's clock, epoch milliseconds (real time plus `advanceTime`).
-   * Give it to the SDK, `new Client({ now: emulator.clock })`, so that its
+   * Give it to the SDK, `new Client({ clock: emulator.clock })`, so that its
    * interaction expiry and session refresh follow the emulator's time.
    */
   readonly clock: () => number;
@@ -60,7 +76,7 @@ export interface Emulator {
   invokeCommand(input: InvokeCommandInput): InvokedInteraction;
   /** Messages posted to a channel by webhooks and interaction replies. */
   messages(channelId?: string): EmulatedMessage[];
-  /** Moves the emulator's clock forward (access tokens and interactions expire after 15 minutes); the SDK follows only with `now: emulator.clock`. */
+  /** Moves the emulator's clock forward (access tokens and interactions expire after 15 minutes); the SDK follows only with `clock: emulator.clock`. */
   advanceTime(ms: number): void;
   /** Drops every Gateway connection, as a network failure would. */
   dropGatewayConnections(): void;
@@ -96,10 +112,37 @@ export type { EmulatedCallback, EmulatedMessage, InvokeCommandInput, InvokedInte
 export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const core = new EmulatorCore(options);
   let playground: Playground | undefined;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_EMULATOR_MAX_BODY_BYTES;
+  const listenAddress = () => {
+    const { address, port } = server.address() as AddressInfo;
+    return { host: options.host ?? address, port };
+  };
   const server = http.createServer((request, response) => {
+    // The same doors for every route: a Host of this machine (no DNS rebinding), no foreign Origin, JSON (or multipart) bodies only.
+    const door = doorRefusal(request.headers, listenAddress());
+    if (door !== undefined) return refuse(request, response, 403, `refused: ${door}`);
+    const type = request.headers['content-type'];
+    const declared = Number(request.headers['content-length'] ?? 0);
+    const hasBody = declared > 0 || request.headers['transfer-encoding'] !== undefined;
+    if (hasBody && !BODY_TYPES.test(type ?? '')) return refuse(request, response, 415, 'request bodies must be application/json (multipart/form-data for uploads)');
+    if (declared > maxBodyBytes) return refuse(request, response, 413, `request body over ${maxBodyBytes} bytes`);
     const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let size = 0;
+    let tooLarge = false;
+    request.on('data', (chunk: Buffer) => {
+      if (tooLarge) return;
+      size += chunk.length;
+      // Counted as it streams: past the cap, nothing more is kept, and the connection goes after the 413.
+      if (size > maxBodyBytes) {
+        tooLarge = true;
+        chunks.length = 0;
+        refuse(request, response, 413, `request body over ${maxBodyBytes} bytes`);
+        return;
+      }
+      chunks.push(chunk);
+    });
     request.on('end', () => {
+      if (tooLarge) return;
       if (playground?.serve(request, response, Buffer.concat(chunks).toString('utf8'))) return;
       const headers: Record<string, string | undefined> = {};
       for (const [name, value] of Object.entries(request.headers)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
@@ -114,6 +157,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
           if (!response.destroyed) response.writeHead(500).end();
         });
     });
+    request.on('error', () => undefined);
   });
   server.keepAliveTimeout = 5000;
   let gatewayUrl = '';
@@ -125,14 +169,12 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     heartbeatIntervalMs: options.heartbeatIntervalMs,
     onTraffic: (event) => playground?.onGateway(event),
     identifyPacing: options.gateway && { maxConcurrency: options.gateway.maxConcurrency ?? 1, intervalMs: options.gateway.identifyIntervalMs ?? 5000, now: () => core.now() },
+    admit: (request) => doorRefusal(request.headers, listenAddress()),
   });
   if (options.playground === true) {
     playground = createPlayground({
       core,
-      listen: () => {
-        const { address, port } = server.address() as AddressInfo;
-        return { host: options.host ?? address, port };
-      },
+      listen: listenAddress,
       botSessions: () => gateway.connectedSessions(),
       dropGateway: () => gateway.dropConnections(),
     });

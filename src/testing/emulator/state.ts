@@ -173,10 +173,11 @@ export class EmulatorState {
   constructor(options: EmulatorCoreOptions = {}) {
     this.options = options;
     this.baseUrl = (options.baseUrl ?? 'http://localhost:8080').replace(/\/+$/, '');
-    this.random = prng(options.seed ?? 1);
+    // No seed: secrets differ on every run (a token or password seen once cannot be reused against another emulator).
+    this.random = prng(options.seed ?? (globalThis.crypto.getRandomValues(new Uint32Array(1))[0] as number));
     this.globalRateLimit = options.globalRateLimit;
-    const owner = this.addUser('demo@example.com', 'demo-password', 'demo');
-    const member = this.addUser('member@example.com', 'member-password', 'member');
+    const owner = this.addUser('demo@example.com', `demo-${this.token().slice(0, 12)}`, 'demo');
+    const member = this.addUser('member@example.com', `member-${this.token().slice(0, 12)}`, 'member');
     const app = this.addApplication(owner.id, 'Demo App', 'The demo application');
     const guild: Guild = { id: this.id(), name: 'Demo Community', ownerId: owner.id, members: new Map(), botApplications: new Set([app.id]) };
     guild.members.set(owner.id, { manageWebhooks: true });

@@ -152,7 +152,7 @@ export interface WindowLimit {
 
 /** Options of the core. */
 export interface EmulatorCoreOptions {
-  /** Seed for ids and tokens, so runs are reproducible. @default 1 */
+  /** Seed for ids, tokens and passwords, so runs are reproducible; without one they differ on every run. @default undefined (a random seed) */
   seed?: number | undefined;
   /** Global rate limit across all requests, or none. @default undefined */
   globalRateLimit?: WindowLimit | undefined;

@@ -24,21 +24,34 @@ function parseHost(host: string | undefined): { hostname: string; port: string }
   return { hostname: (found[1] ?? '').replace(/^\[|\]$/g, '').toLowerCase(), port: found[2] ?? '80' };
 }
 
-/** Why a request is refused, or `undefined` when it may go on. */
+/**
+ * The emulator's doors, for every route and the Gateway's upgrade: the `Host`
+ * must name this machine (a loopback name, an IP literal, or the address it
+ * listens on) on its port, which defeats DNS rebinding, and an `Origin`, when
+ * a browser sends one, must be the emulator's own. Tools that send no Origin
+ * (the SDK, Discord libraries) pass. Why a request is refused, or `undefined`.
+ */
+export function doorRefusal(headers: Record<string, string | string[] | undefined>, listen: { host: string; port: number }): string | undefined {
+  const hostHeader = typeof headers['host'] === 'string' ? headers['host'] : undefined;
+  const host = parseHost(hostHeader);
+  if (!host || host.port !== String(listen.port)) return 'unexpected Host';
+  const allowed = LOOPBACK_NAMES.has(host.hostname) || isIP(host.hostname) !== 0 || host.hostname === listen.host.toLowerCase();
+  if (!allowed) return "unexpected Host (the emulator answers only to this machine's addresses)";
+  const origin = typeof headers['origin'] === 'string' ? headers['origin'] : undefined;
+  if (origin !== undefined && origin !== `http://${hostHeader}`) return 'foreign Origin';
+  return undefined;
+}
+
+/** Why a request to the playground is refused, or `undefined` when it may go on. */
 export function refusal(
   headers: Record<string, string | string[] | undefined>,
   listen: { host: string; port: number },
   kind: 'page' | 'events' | 'api',
   method: string,
 ): string | undefined {
-  const hostHeader = typeof headers['host'] === 'string' ? headers['host'] : undefined;
-  const host = parseHost(hostHeader);
-  if (!host || host.port !== String(listen.port)) return 'unexpected Host';
-  const allowed = LOOPBACK_NAMES.has(host.hostname) || isIP(host.hostname) !== 0 || host.hostname === listen.host.toLowerCase();
-  if (!allowed) return 'unexpected Host (the playground answers only to this machine\'s addresses)';
+  const door = doorRefusal(headers, listen);
+  if (door !== undefined) return door;
   const origin = typeof headers['origin'] === 'string' ? headers['origin'] : undefined;
-  const own = `http://${hostHeader}`;
-  if (origin !== undefined && origin !== own) return 'foreign Origin';
   if (kind === 'page') return undefined;
   const site = headers['sec-fetch-site'];
   if (typeof site === 'string' && site !== 'same-origin' && site !== 'none') return 'cross-site request';

@@ -1,0 +1,119 @@
+/**
+ * The emulator's doors, on every route and the Gateway: a Host of this
+ * machine (no DNS rebinding), no foreign Origin, JSON bodies only, a capped
+ * body; and secrets that differ per run unless a seed is given.
+ */
+import { request as httpRequest } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { Client } from '../../src/index.js';
+import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/testing/index.js';
+
+const running: Emulator[] = [];
+afterEach(async () => {
+  for (const emulator of running.splice(0)) await emulator.close();
+});
+async function start(options: EmulatorOptions = {}): Promise<Emulator> {
+  const emulator = await createEmulator(options);
+  running.push(emulator);
+  return emulator;
+}
+
+/** A raw request with any Host header (fetch will not send a foreign one). */
+function raw(emulator: Emulator, init: { method: string; path: string; headers: Record<string, string>; body?: string }): Promise<{ status: number; body: string }> {
+  const url = new URL(emulator.url);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ host: url.hostname, port: url.port, method: init.method, path: `/api/v1${init.path}`, headers: init.headers }, (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+    });
+    request.on('error', reject);
+    request.end(init.body);
+  });
+}
+
+function upgrade(emulator: Emulator, headers: Record<string, string>): Promise<'open' | number> {
+  return new Promise((resolve) => {
+    const socket = new WebSocket(`${emulator.gatewayUrl}/?v=10`, { headers });
+    socket.on('open', () => {
+      socket.close();
+      resolve('open');
+    });
+    socket.on('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
+    socket.on('error', () => undefined);
+  });
+}
+
+describe('the emulator refuses what a hostile page could send', () => {
+  it('answers a rebinding Host with 403 on every route: login with the seeded credentials gets no token', async () => {
+    const emulator = await start();
+    const body = JSON.stringify({ email: emulator.seed.user.email, password: emulator.seed.user.password });
+    const port = new URL(emulator.url).port;
+    const rebound = await raw(emulator, { method: 'POST', path: '/auth/login', headers: { host: `attacker.example:${port}`, 'content-type': 'application/json' }, body });
+    expect(rebound.status).toBe(403);
+    expect(rebound.body).not.toContain('access_token');
+    const own = await raw(emulator, { method: 'POST', path: '/auth/login', headers: { host: `localhost:${port}`, 'content-type': 'application/json' }, body });
+    expect(own.status).toBe(200);
+  });
+
+  it('refuses a cross-site text/plain POST (no preflight) and a foreign Origin: the seeded webhook is not executed', async () => {
+    const emulator = await start();
+    const { id, token } = emulator.seed.webhook;
+    const before = emulator.messages().length;
+    const textPlain = await fetch(`${emulator.url}/api/v1/webhooks/${id}/${token}`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"content":"pwned"}' });
+    expect(textPlain.status).toBe(415);
+    const foreign = await fetch(`${emulator.url}/api/v1/webhooks/${id}/${token}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'http://evil.example' }, body: '{"content":"pwned"}' });
+    expect(foreign.status).toBe(403);
+    expect(emulator.messages().length).toBe(before);
+    // The SDK sends no Origin, and keeps working.
+    const client = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken } });
+    await client.webhooks.execute({ id, token }, { content: 'fine' });
+    expect(emulator.messages().at(-1)?.content).toBe('fine');
+    await client.close();
+  });
+
+  it('refuses a Gateway upgrade from a foreign Origin or a rebinding Host, and admits tools that send no Origin', async () => {
+    const emulator = await start();
+    const port = new URL(emulator.url).port;
+    expect(await upgrade(emulator, { origin: 'http://evil.example' })).toBe(403);
+    expect(await upgrade(emulator, { host: `attacker.example:${port}` })).toBe(403);
+    expect(await upgrade(emulator, {})).toBe('open');
+  });
+
+  it('caps request bodies on every route: a streamed body past maxBodyBytes gets 413 and is not kept', async () => {
+    const emulator = await start({ maxBodyBytes: 64 * 1024 });
+    const { id, token } = emulator.seed.webhook;
+    const url = new URL(emulator.url);
+    const streamed = await new Promise<number>((resolve, reject) => {
+      const request = httpRequest({ host: url.hostname, port: url.port, method: 'POST', path: `/api/v1/webhooks/${id}/${token}`, headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      request.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' || error.code === 'EPIPE' ? undefined : reject(error)));
+      const chunk = Buffer.alloc(16 * 1024, 'a');
+      let sent = 0;
+      const pump = () => {
+        while (sent < 1024 && request.write(chunk)) sent++;
+        if (sent < 1024) request.once('drain', pump);
+        else request.end();
+      };
+      pump();
+    });
+    expect(streamed).toBe(413);
+    const declared = await raw(emulator, { method: 'POST', path: `/webhooks/${id}/${token}`, headers: { host: url.host, 'content-type': 'application/json', 'content-length': String(200 * 1024 * 1024) } });
+    expect(declared.status).toBe(413);
+  });
+
+  it('seeds different secrets on every run unless a seed is given', async () => {
+    const [a, b] = [await start(), await start()];
+    expect(a.seed.botToken).not.toBe(b.seed.botToken);
+    expect(a.seed.user.password).not.toBe(b.seed.user.password);
+    expect(a.seed.webhook.token).not.toBe(b.seed.webhook.token);
+    const [c, d] = [await start({ seed: 42 }), await start({ seed: 42 })];
+    // (A bot token starts with its bot's id, a snowflake of the creation time; the secret part follows the seed.)
+    expect(c.seed.botToken.split('.').slice(1)).toEqual(d.seed.botToken.split('.').slice(1));
+    expect(c.seed.user.password).toBe(d.seed.user.password);
+    expect(c.seed.webhook.token).toBe(d.seed.webhook.token);
+  });
+});
