@@ -4,7 +4,7 @@
  * @module
  */
 
-import { CommunityChatError } from '../errors/base.js';
+import { CommunityChatError, hasKind, KIND } from '../errors/base.js';
 
 /** Base class of the errors the emulator's control API throws or rejects with. */
 export class EmulatorError extends CommunityChatError {}
@@ -52,3 +52,33 @@ export class EmulatorInteractionExpiredError extends EmulatorError {
     this.ageMs = ageMs;
   }
 }
+
+/**
+ * An interaction reached nobody: the bot has no Gateway session (connected
+ * or resumable) for its community's shard and no application webhook takes
+ * INTERACTION_CREATE, so nothing can ever answer it: `invokeCommand().response`
+ * (and the component and modal ones) reject with it at once.
+ */
+export class EmulatorNotDeliveredError extends EmulatorError {
+  /** The interaction's id. */
+  readonly interactionId: string;
+  constructor(interactionId: string, applicationId: string) {
+    super(`Interaction ${interactionId} reached no session of application ${applicationId}'s bot and no webhook: connect the bot (client.gateway.connect()) to this emulator before invoking, or subscribe a webhook to INTERACTION_CREATE`);
+    this.interactionId = interactionId;
+  }
+}
+
+/** Every testing-kit error class by its kind: their brands and guards come from this list, as the SDK's do. */
+const TESTING_ERROR_CLASSES = { EmulatorError, EmulatorUnknownCommandError, EmulatorNotFoundError, EmulatorInteractionExpiredError, EmulatorNotDeliveredError } as const;
+for (const [kind, errorClass] of Object.entries(TESTING_ERROR_CLASSES)) Object.defineProperty(errorClass.prototype, KIND, { value: kind, enumerable: false });
+
+/** Whether `value` is an {@link EmulatorError} (any of the testing kit's errors), from any copy of the package. */
+export const isEmulatorError = (value: unknown): value is EmulatorError => hasKind(value, 'EmulatorError');
+/** Whether `value` is an {@link EmulatorUnknownCommandError}. */
+export const isEmulatorUnknownCommandError = (value: unknown): value is EmulatorUnknownCommandError => hasKind(value, 'EmulatorUnknownCommandError');
+/** Whether `value` is an {@link EmulatorNotFoundError}. */
+export const isEmulatorNotFoundError = (value: unknown): value is EmulatorNotFoundError => hasKind(value, 'EmulatorNotFoundError');
+/** Whether `value` is an {@link EmulatorInteractionExpiredError}. */
+export const isEmulatorInteractionExpiredError = (value: unknown): value is EmulatorInteractionExpiredError => hasKind(value, 'EmulatorInteractionExpiredError');
+/** Whether `value` is an {@link EmulatorNotDeliveredError}. */
+export const isEmulatorNotDeliveredError = (value: unknown): value is EmulatorNotDeliveredError => hasKind(value, 'EmulatorNotDeliveredError');

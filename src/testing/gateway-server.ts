@@ -145,6 +145,8 @@ export class GatewayServer {
   readonly #sessions = new Map<string, Session>();
   readonly #sockets = new Set<WebSocket>();
   #nextSession = 0;
+  /** Makes this server's session ids its own: a session id stored by another emulator (a Redis session store left over) never resumes here. */
+  readonly #instance = Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(6))).toString('hex');
   #detach: (() => void) | undefined;
   /** Whether heartbeats are acknowledged (turn off to make the connection a zombie). */
   ackHeartbeats = true;
@@ -307,7 +309,7 @@ export class GatewayServer {
     }
     if (bucketKey !== undefined) this.#lastIdentify.set(bucketKey, record.at);
     record.accepted = true;
-    const session: Session = { id: `session-${++this.#nextSession}`, token, sequence: 0, log: [], socket, shard: record.shard && [record.shard[0], record.shard[1]] };
+    const session: Session = { id: `session-${this.#instance}-${++this.#nextSession}`, token, sequence: 0, log: [], socket, shard: record.shard && [record.shard[0], record.shard[1]] };
     this.#sessions.set(session.id, session);
     this.#dispatch(session, GatewayDispatch.Ready, {
       v: GATEWAY_VERSION,
@@ -365,15 +367,24 @@ export class GatewayServer {
    * on shard 0). Returns how many are connected and got it now.
    */
   dispatchToToken(token: string, t: string, d: unknown): number {
-    const guildId = (d as { guild_id?: unknown } | null | undefined)?.guild_id;
     let count = 0;
-    for (const session of this.#sessions.values()) {
-      if (session.token !== token) continue;
-      if (session.shard && shardOfGuild(typeof guildId === 'string' ? guildId : undefined, session.shard[1]) !== session.shard[0]) continue;
+    for (const session of this.#sessionsFor(token, d)) {
       this.#dispatch(session, t, d);
       if (session.socket) count++;
     }
     return count;
+  }
+
+  /** How many sessions of `token` (connected, or disconnected and resumable) would get the event `d`. */
+  sessionsFor(token: string, d: unknown): number {
+    return this.#sessionsFor(token, d).length;
+  }
+
+  #sessionsFor(token: string, d: unknown): Session[] {
+    const guildId = (d as { guild_id?: unknown } | null | undefined)?.guild_id;
+    return [...this.#sessions.values()].filter(
+      (session) => session.token === token && !(session.shard && shardOfGuild(typeof guildId === 'string' ? guildId : undefined, session.shard[1]) !== session.shard[0]),
+    );
   }
 
   /** Closes and forgets the sessions of a token (after the token was reset). */

@@ -30,7 +30,18 @@ export {
   type WebhookDeliveryRecord,
   type WindowLimit,
 } from './emulator/index.js';
-export { EmulatorError, EmulatorInteractionExpiredError, EmulatorNotFoundError, EmulatorUnknownCommandError } from './errors.js';
+export {
+  EmulatorError,
+  EmulatorInteractionExpiredError,
+  EmulatorNotDeliveredError,
+  EmulatorNotFoundError,
+  EmulatorUnknownCommandError,
+  isEmulatorError,
+  isEmulatorInteractionExpiredError,
+  isEmulatorNotDeliveredError,
+  isEmulatorNotFoundError,
+  isEmulatorUnknownCommandError,
+} from './errors.js';
 export { createTestDelivery, type TestDelivery, type TestDeliveryInput } from './test-deliveries.js';
 /** The SDK's signer, re-exported so tests can sign deliveries for their receivers. */
 export { GatewayServer, GATEWAY_PATH, type GatewayServerOptions, type GatewayTraffic, type BotIdentity, type IdentifyRecord } from './gateway-server.js';

@@ -163,8 +163,6 @@ describe('the 15-minute boundary, on a frozen clock', () => {
     const late = await raw(emulator, 'POST', `/interactions/${second.id}/callback`, { auth: bot, body: { interaction_type: 4, data: { content: 'too late' } } });
     expect(late.status).toBe(404);
     expect(late.body?.['code']).toBe(10062);
-    await expect(first.response).resolves.toMatchObject({ data: { content: 'just in time' } });
-    await expect(second.response).rejects.toMatchObject({ interactionId: second.id });
   });
 });
 

@@ -76,11 +76,15 @@ export function subscribersOf(app: Application, event: string): ApplicationWebho
  * when there are any (as Discord stops Gateway interactions once an
  * interactions endpoint is set), else over the Gateway to the bot.
  */
-export function sendInteraction(state: EmulatorState, app: Application, payload: Record<string, unknown>): { delivered: number; via: 'gateway' | 'webhook'; deliveryIds: string[] } {
+export function sendInteraction(state: EmulatorState, app: Application, payload: Record<string, unknown>): { delivered: number; reached: number; via: 'gateway' | 'webhook'; deliveryIds: string[] } {
   const hooks = subscribersOf(app, GatewayDispatch.InteractionCreate);
-  if (hooks.length === 0) return { delivered: state.gateway?.dispatchToToken(app.bot.token, GatewayDispatch.InteractionCreate, payload) ?? 0, via: 'gateway', deliveryIds: [] };
+  if (hooks.length === 0) {
+    // Reached: sessions that got it now or will on resume; none means nobody can ever answer it.
+    const reached = state.gateway?.sessionsFor(app.bot.token, payload) ?? 0;
+    return { delivered: state.gateway?.dispatchToToken(app.bot.token, GatewayDispatch.InteractionCreate, payload) ?? 0, reached, via: 'gateway', deliveryIds: [] };
+  }
   const deliveryIds = hooks.map((hook) => sendDelivery(state, app, hook, GatewayDispatch.InteractionCreate, payload).id);
-  return { delivered: deliveryIds.length, via: 'webhook', deliveryIds };
+  return { delivered: deliveryIds.length, reached: deliveryIds.length, via: 'webhook', deliveryIds };
 }
 
 function finish(state: EmulatorState, record: WebhookDeliveryRecord, status: WebhookDeliveryRecord['status'], error: string | null): void {

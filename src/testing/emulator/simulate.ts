@@ -12,11 +12,12 @@ import { InteractionCallbackType } from '../../constants.js';
 import { ApplicationCommandType, ApplicationIntegrationType, ChannelType, ComponentType, INTERACTION_VERSION, InteractionContextType, Permission, optionTypeOf } from '../discord.js';
 import { EmulatorNotFoundError } from '../errors.js';
 import { sendInteraction } from './deliveries.js';
+import { EmulatorNotDeliveredError } from '../errors.js';
 import { answerOf, unknownCommand } from './lifecycle.js';
 import { HttpError } from './responses.js';
 import type { Application, Command, EmulatorState, Interaction, User } from './state.js';
 import { ATTACHMENT_SIZE_LIMIT, BOT_CHANNEL_PERMISSIONS, EMULATED_LOCALE } from './views.js';
-import type { ComponentInput, InvokeCommandInput, InvokedInteraction, ModalSubmitInput } from './types.js';
+import type { ComponentInput, EmulatedCallback, InvokeCommandInput, InvokedInteraction, ModalSubmitInput } from './types.js';
 
 function userObject(user: User): Record<string, unknown> {
   return { id: user.id, username: user.username, discriminator: '0', global_name: user.username, avatar: null, bot: false };
@@ -99,10 +100,17 @@ function newInteraction(state: EmulatorState, app: Application, channelId: strin
 
 /** Sends INTERACTION_CREATE to the application's webhooks subscribed to it, else to its bot over the Gateway, and tells the observers. */
 function deliver(state: EmulatorState, app: Application, interaction: Interaction, payload: Record<string, unknown>): InvokedInteraction {
-  const { delivered, via, deliveryIds } = sendInteraction(state, app, payload);
-  const response = answerOf(state, interaction);
+  const { delivered, reached, via, deliveryIds } = sendInteraction(state, app, payload);
+  const response = reached > 0 ? answerOf(state, interaction) : notDelivered(interaction.id, app.id);
   state.notify({ kind: 'change' });
   return { id: interaction.id, payload, delivered, via, deliveryIds, response, callbacks: () => [...interaction.callbacks] };
+}
+
+/** The answer of an interaction that reached no session nor webhook: it rejects at once, typed (marked handled, like every answer). */
+function notDelivered(interactionId: string, applicationId: string): Promise<EmulatedCallback> {
+  const answer = Promise.reject<EmulatedCallback>(new EmulatorNotDeliveredError(interactionId, applicationId));
+  answer.catch(() => undefined);
+  return answer;
 }
 
 /** The common fields of a component or modal-submit interaction in a community channel. */

@@ -251,8 +251,10 @@ export interface EmulatorGatewayOptions {
 
 /** Something that delivers Gateway dispatches to a bot. */
 export interface DispatchTarget {
-  /** Dispatches to sessions identified with `token`; returns how many sessions got it. */
+  /** Dispatches to sessions identified with `token`; returns how many connected sessions got it. */
   dispatchToToken(token: string, t: string, d: unknown): number;
+  /** How many sessions of `token`, connected or resumable, would get the event `d`. */
+  sessionsFor(token: string, d: unknown): number;
   /** Closes the sessions of a token (after a reset). */
   closeSessionsOfToken(token: string, code: number): void;
 }
