@@ -174,10 +174,14 @@ export class ModalSubmitInteraction extends RepliableInteraction {
   readonly customId: string;
   /** Submitted values by input custom id. */
   readonly fields: Readonly<Record<string, string>>;
+  /** For a modal opened from a component: that component's message, as received (Discord's `message`), if the payload has one. */
+  readonly message: Readonly<Record<string, unknown>> | undefined;
 
   constructor(payload: InteractionPayload, respond: InteractionResponder, now?: () => number) {
     super(payload, respond, now);
     this.customId = String(payload.data?.['custom_id'] ?? '');
+    const message = payload['message'];
+    this.message = typeof message === 'object' && message !== null && !Array.isArray(message) ? (message as Record<string, unknown>) : undefined;
     const fields: Record<string, string> = {};
     const rows = payload.data?.['components'];
     if (Array.isArray(rows)) {

@@ -148,7 +148,13 @@ export class InteractionWaiters implements InteractionWaitRegistry {
     if (typeof customId !== 'string' || customId === '') {
       return Promise.reject(new ValidationError('interaction.awaitModalSubmit', [{ path: 'customId', message: 'required: the custom_id of the modal form that was shown' }]));
     }
-    const matches = (candidate: Interaction) => candidate.kind === 'modalSubmit' && candidate.customId === customId && sameUser(original, candidate);
+    // A modal opened from a component comes back with that component's message (Discord's): then it must be this one's.
+    const ownMessage = original.kind === 'component' ? messageId((original as ComponentInteraction).message) : undefined;
+    const matches = (candidate: Interaction) => {
+      if (candidate.kind !== 'modalSubmit' || candidate.customId !== customId || !sameUser(original, candidate)) return false;
+      const submittedOn = messageId(candidate.message);
+      return ownMessage === undefined || submittedOn === undefined || submittedOn === ownMessage;
+    };
     return this.#wait(original, 'modalSubmit', options, [`modal:${customId}`], matches) as Promise<ModalSubmitInteraction>;
   }
 
@@ -170,7 +176,8 @@ export class InteractionWaiters implements InteractionWaitRegistry {
         candidates.push(waiter);
       }
     }
-    if (candidates.length > 1) candidates.sort((a, b) => a.order - b.order);
+    // Clicks go to the oldest matching wait; a modal submit to the latest opener (a user sees one modal at a time: showing another replaces the first).
+    if (candidates.length > 1) candidates.sort(interaction.kind === 'modalSubmit' ? (a, b) => b.order - a.order : (a, b) => a.order - b.order);
     for (const waiter of candidates) if (this.#try(waiter, interaction)) return true;
     return false;
   }

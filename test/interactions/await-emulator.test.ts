@@ -25,7 +25,14 @@ beforeAll(async () => {
   emulator = await createEmulator();
   admin = new Client({ baseUrl: emulator.url });
   await admin.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
-  await admin.commands.sync(emulator.seed.applicationId, ['vote', 'survey', 'slow'].map((name) => ({ name, description: name })));
+  await admin.commands.sync(emulator.seed.applicationId, ['vote', 'survey', 'slow', 'form'].map((name) => ({ name, description: name })));
+  router.onCommand('form', async (interaction) => {
+    await interaction.showModal({ custom_id: 'same-form', title: 'Form', components: [{ type: 1, components: [{ type: 4, custom_id: 'name', label: 'Name', style: 1 }] }] });
+    const waiting = interaction.awaitModalSubmit({ customId: 'same-form', timeoutMs: 2_000 });
+    waitingStarted();
+    const submitted = await waiting.catch(() => undefined);
+    if (submitted) await submitted.reply(`Form of ${interaction.id}: ${submitted.fields['name'] ?? '?'}`);
+  });
   router.onCommand('vote', async (interaction) => {
     await interaction.reply({ content: 'Pick one', components: buttons });
     const waiting = interaction.awaitComponent({ timeoutMs: 10_000 });
@@ -101,5 +108,41 @@ describe('interaction flows against the emulator', () => {
     const late = emulator.core.clickComponent({ messageId: String(replyTo(run.id)?.id), customId: 'yes' });
     expect((await late.response).data).toEqual({ content: 'Handled by the component handler' });
     expect(handled).toEqual([late.id]);
+  });
+
+  it('a click on an earlier message goes to the handler, not to the wait of a later interaction by the same user (the message says which interaction it answers)', async () => {
+    const firstStarted = nextWait();
+    const earlier = emulator.invokeCommand({ name: 'vote' });
+    await earlier.response;
+    await firstStarted;
+    // The earlier vote's wait takes its own click, then a second vote waits.
+    const earlierMessage = String(replyTo(earlier.id)?.id);
+    expect((await emulator.core.clickComponent({ messageId: earlierMessage, customId: 'yes' }).response).data).toEqual({ content: 'You chose yes' });
+    const secondStarted = nextWait();
+    const later = emulator.invokeCommand({ name: 'vote' });
+    await later.response;
+    await secondStarted;
+    handled.length = 0;
+    // The same user clicks the earlier message again: its interaction_metadata names the earlier vote, so the later wait does not take it.
+    const stray = emulator.core.clickComponent({ messageId: earlierMessage, customId: 'no' });
+    expect(stray.payload['message']).toMatchObject({ id: earlierMessage, interaction_metadata: { id: earlier.id, type: 2, user: { id: emulator.seed.user.id } } });
+    expect((stray.payload['message'] as Record<string, Record<string, unknown>>)['interaction_metadata']?.['user']).not.toHaveProperty('email');
+    expect((await stray.response).data).toEqual({ content: 'Handled by the component handler' });
+    expect(handled).toEqual([stray.id]);
+    const own = emulator.core.clickComponent({ messageId: String(replyTo(later.id)?.id), customId: 'yes' });
+    expect((await own.response).data).toEqual({ content: 'You chose yes' });
+  });
+
+  it('the same modal shown twice: a submission goes to the interaction that opened the modal the user sees (the latest), not the first', async () => {
+    const firstStarted = nextWait();
+    const first = emulator.invokeCommand({ name: 'form' });
+    await first.response;
+    await firstStarted;
+    const secondStarted = nextWait();
+    const second = emulator.invokeCommand({ name: 'form' });
+    await second.response;
+    await secondStarted;
+    const submit = emulator.core.submitModal({ interactionId: second.id, fields: { name: 'Grace' } });
+    expect((await submit.response).data).toEqual({ content: `Form of ${second.id}: Grace` });
   });
 });

@@ -16,7 +16,7 @@ import { EmulatorNotDeliveredError } from '../errors.js';
 import { answerOf, unknownCommand } from './lifecycle.js';
 import { HttpError } from './responses.js';
 import type { Application, Command, EmulatorState, Interaction, User } from './state.js';
-import { ATTACHMENT_SIZE_LIMIT, BOT_CHANNEL_PERMISSIONS, EMULATED_LOCALE } from './views.js';
+import { ATTACHMENT_SIZE_LIMIT, BOT_CHANNEL_PERMISSIONS, EMULATED_LOCALE, messageView } from './views.js';
 import type { ComponentInput, EmulatedCallback, InvokeCommandInput, InvokedInteraction, ModalSubmitInput } from './types.js';
 
 function userObject(user: User): Record<string, unknown> {
@@ -149,9 +149,9 @@ export function clickComponent(state: EmulatorState, input: ComponentInput): Inv
   if (!app) throw new EmulatorNotFoundError(`the bot of message ${input.messageId} is gone`);
   const type = InteractionType.MessageComponent;
   const interaction = newInteraction(state, app, message.channelId, type, input.customId, user.id);
+  interaction.messageId = message.id;
   const data = { custom_id: input.customId, component_type: input.values ? ComponentType.StringSelect : ComponentType.Button, ...(input.values ? { values: input.values } : {}) };
-  const messageObject = { id: message.id, channel_id: message.channelId, content: message.content, components: message.components ?? [], author: { id: app.bot.id, username: app.bot.username, bot: true }, timestamp: new Date(message.createdAt).toISOString() };
-  return deliver(state, app, interaction, followOnPayload(state, interaction, app, user, type, data, { message: messageObject }));
+  return deliver(state, app, interaction, followOnPayload(state, interaction, app, user, type, data, { message: messageView(state, message, app) }));
 }
 
 /** A user submits the modal a bot opened: see `EmulatorCore.submitModal`. */
@@ -165,5 +165,7 @@ export function submitModal(state: EmulatorState, input: ModalSubmitInput): Invo
   const type = InteractionType.ModalSubmit;
   const interaction = newInteraction(state, app, opener.channelId, type, customId, user.id);
   const rows = Object.entries(input.fields).map(([id, value]) => ({ type: ComponentType.ActionRow, components: [{ type: ComponentType.TextInput, custom_id: id, value }] }));
-  return deliver(state, app, interaction, followOnPayload(state, interaction, app, user, type, { custom_id: customId, components: rows }, {}));
+  // As Discord: a modal opened from a component carries that component's message.
+  const from = opener.messageId === undefined ? undefined : [...state.messages.values()].flat().find((candidate) => candidate.id === opener.messageId);
+  return deliver(state, app, interaction, followOnPayload(state, interaction, app, user, type, { custom_id: customId, components: rows }, from ? { message: messageView(state, from, app) } : {}));
 }

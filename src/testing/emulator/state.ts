@@ -106,6 +106,8 @@ export interface Interaction {
   userId?: string;
   /** Whether a follow-up (or an edit of the deferred original) was posted. */
   followedUp?: boolean;
+  /** For a component interaction: the message clicked (a modal it opens carries that message when submitted). */
+  messageId?: string;
   createdAt: number;
   acknowledgedWith: number | undefined;
   callbacks: EmulatedCallback[];

@@ -5,6 +5,7 @@
  */
 
 import { ChannelType, Permission } from '../discord.js';
+import type { EmulatedMessage } from './types.js';
 import type { Activity, Application, Channel, EmulatorState, GuildWebhook, User } from './state.js';
 
 /** The locale every emulated user and community has. */
@@ -48,4 +49,32 @@ export function webhookWithToken(state: EmulatorState, webhook: GuildWebhook): R
 
 export function publicUser(user: User): Record<string, unknown> {
   return { id: user.id, username: user.username, email: user.email, verified: user.verified };
+}
+
+/**
+ * A bot's message as Discord shows it, with `interaction_metadata` (the
+ * interaction it answers: id, type, user) when it answers one, so a click on
+ * it says which interaction it belongs to.
+ */
+export function messageView(state: EmulatorState, message: EmulatedMessage, app: Application): Record<string, unknown> {
+  const view: Record<string, unknown> = {
+    id: message.id,
+    channel_id: message.channelId,
+    content: message.content,
+    components: message.components ?? [],
+    author: { id: app.bot.id, username: app.bot.username, bot: true },
+    application_id: app.id,
+    timestamp: new Date(message.createdAt).toISOString(),
+  };
+  const answered = message.interactionId === undefined ? undefined : state.interactions.get(message.interactionId);
+  if (answered !== undefined) {
+    const user = answered.userId === undefined ? undefined : state.users.get(answered.userId);
+    view['interaction_metadata'] = {
+      id: answered.id,
+      type: answered.type,
+      user: user ? { id: user.id, username: user.username, discriminator: '0', global_name: user.username, avatar: null, bot: false } : { id: answered.userId ?? '0' },
+      authorizing_integration_owners: { '0': state.channels.get(answered.channelId)?.guildId ?? '0' },
+    };
+  }
+  return view;
 }

@@ -8,6 +8,7 @@
  */
 
 import { INTERACTION_LIFETIME_MS, InteractionCallbackType } from '../../../constants.js';
+import { messageView } from '../views.js';
 import * as schemas from '../../../schemas/requests.js';
 import { HttpError, json, noContent, parseBody, validate, validateValue } from '../responses.js';
 import type { Application, EmulatorState, Interaction } from '../state.js';
@@ -71,7 +72,7 @@ export function followUp(state: EmulatorState, request: EmulatorRequest, appId: 
   }
   const message = original ?? state.post(interaction.channelId, body.content, { kind: 'bot', id: app.bot.id, name: app.bot.username }, 'interaction', { components, interactionId: interaction.id });
   interaction.followedUp = true;
-  return json(200, { id: message.id, channel_id: message.channelId, content: message.content, application_id: app.id, timestamp: new Date(message.createdAt).toISOString() });
+  return json(200, messageView(state, message, app));
 }
 
 /** Discord's callback route, POST /interactions/{id}/{token}/callback: not a contract operation; the token in the path authenticates and the body says `type`. */
