@@ -11,7 +11,10 @@ const commands: CommandDefinition[] = [
   {
     name: 'quiz',
     description: 'Start a quiz in this channel',
-    options: [{ type: ApplicationCommandOptionType.String, name: 'topic', description: 'What the quiz is about', required: true, autocomplete: true }],
+    options: [
+      { type: ApplicationCommandOptionType.String, name: 'topic', description: 'What the quiz is about', required: true, autocomplete: true },
+      { type: ApplicationCommandOptionType.Integer, name: 'rounds', description: 'How many rounds' },
+    ],
   },
   { name: 'score', description: 'Show the scoreboard', dm_permission: false },
 ];

@@ -119,3 +119,90 @@ export function readOptions(options: unknown): { values: Record<string, CommandO
   }
   return { values, subcommand, focused };
 }
+
+/** One problem of received options against a command's definition: the option's path (`sides`, `admin.ban.reason`) and what is wrong. */
+export interface OptionProblem {
+  /** The option, with its sub-command path. */
+  path: string;
+  /** What is wrong, e.g. `must be a whole number (got "abc")`. */
+  message: string;
+}
+
+/** A defined option as the check reads it (Discord's fields). */
+interface DefinedOption {
+  type?: unknown;
+  name?: unknown;
+  required?: unknown;
+  choices?: unknown;
+  min_value?: unknown;
+  max_value?: unknown;
+  min_length?: unknown;
+  max_length?: unknown;
+  options?: unknown;
+}
+
+const ID = /^\d{1,20}$/;
+const length = (text: string) => [...text].length;
+const shown = (value: unknown) => (typeof value === 'string' ? JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value) : String(value));
+
+/** Why `value` does not fit `option`, or `undefined`. */
+function valueProblem(option: DefinedOption, value: unknown): string | undefined {
+  const type = option.type;
+  if (type === 3 && typeof value !== 'string') return `must be a string (got ${shown(value)})`;
+  if (type === 4 && !(typeof value === 'number' && Number.isSafeInteger(value))) return `must be a whole number (got ${shown(value)})`;
+  if (type === 10 && !(typeof value === 'number' && Number.isFinite(value))) return `must be a number (got ${shown(value)})`;
+  if (type === 5 && typeof value !== 'boolean') return `must be true or false (got ${shown(value)})`;
+  if ((type === 6 || type === 7 || type === 8 || type === 9 || type === 11) && !(typeof value === 'string' && ID.test(value))) return `must be an id (got ${shown(value)})`;
+  if (Array.isArray(option.choices) && option.choices.length > 0 && !option.choices.some((choice) => (choice as { value?: unknown } | null)?.value === value)) {
+    return `must be one of its choices (got ${shown(value)})`;
+  }
+  if (typeof value === 'number') {
+    if (typeof option.min_value === 'number' && value < option.min_value) return `must be at least ${option.min_value} (got ${value})`;
+    if (typeof option.max_value === 'number' && value > option.max_value) return `must be at most ${option.max_value} (got ${value})`;
+  }
+  if (typeof value === 'string' && type === 3) {
+    if (typeof option.min_length === 'number' && length(value) < option.min_length) return `must be at least ${option.min_length} characters (got ${length(value)})`;
+    if (typeof option.max_length === 'number' && length(value) > option.max_length) return `must be at most ${option.max_length} characters (got ${length(value)})`;
+  }
+  return undefined;
+}
+
+/**
+ * Checks received options (the interaction's `data.options`) against the
+ * command's registered definition: each value's type, required options,
+ * `choices`, `min_value`/`max_value` and `min_length`/`max_length`, and no
+ * option the definition does not have, through sub-commands and groups.
+ * Returns every problem, naming the option; none when they fit. `partial`
+ * (autocomplete: the user is still typing) skips required and range checks
+ * of the focused option.
+ */
+export function checkOptions(defined: unknown, received: unknown, prefix = ''): OptionProblem[] {
+  const definitions = (Array.isArray(defined) ? defined : []) as DefinedOption[];
+  const list = (Array.isArray(received) ? received : []) as ReceivedOption[];
+  const problems: OptionProblem[] = [];
+  const byName = new Map(definitions.filter((option) => typeof option?.name === 'string').map((option) => [String(option.name).toLowerCase(), option]));
+  for (const option of list) {
+    const name = typeof option?.name === 'string' ? option.name : '';
+    const path = `${prefix}${name}`;
+    const definition = byName.get(name.toLowerCase());
+    if (definition === undefined) {
+      problems.push({ path, message: 'is not an option of this command' });
+      continue;
+    }
+    if (definition.type === OptionType.SubCommand || definition.type === OptionType.SubCommandGroup) {
+      problems.push(...checkOptions(definition.options, option.options, `${path}.`));
+      continue;
+    }
+    if (option.focused === true) continue;
+    const problem = valueProblem(definition, option.value);
+    if (problem !== undefined) problems.push({ path, message: problem });
+  }
+  const given = new Set(list.map((option) => (typeof option?.name === 'string' ? option.name.toLowerCase() : '')));
+  const inSubcommand = list.some((option) => byName.get(String(option?.name ?? '').toLowerCase())?.type === OptionType.SubCommand || byName.get(String(option?.name ?? '').toLowerCase())?.type === OptionType.SubCommandGroup);
+  if (!inSubcommand && !list.some((option) => option?.focused === true)) {
+    for (const [name, definition] of byName) {
+      if (definition.required === true && definition.type !== OptionType.SubCommand && definition.type !== OptionType.SubCommandGroup && !given.has(name)) problems.push({ path: `${prefix}${name}`, message: 'is required' });
+    }
+  }
+  return problems;
+}

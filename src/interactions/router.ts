@@ -9,7 +9,7 @@
 
 import { EventEmitter } from 'eventemitter3';
 import { sdkTracer } from '../observe/diagnostics.js';
-import type { CommandOptionValues, TypedCommandDefinition } from './options.js';
+import { checkOptions, type CommandOptionValues, type TypedCommandDefinition } from './options.js';
 import { bindWaitRegistry, type CommandInteraction, type ComponentInteraction, type Interaction, type InteractionByKind, type InteractionKind, type ModalSubmitInteraction } from './interaction.js';
 import { ValidationError } from '../errors.js';
 import { answeredInteractionId, DEFAULT_MAX_WAITERS, InteractionWaiters, taken } from './waiters.js';
@@ -117,7 +117,15 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
   onCommand<D extends TypedCommandDefinition>(command: D, handler: InteractionHandler<CommandInteraction<CommandOptionValues<D>>>): () => void;
   onCommand(command: TypedCommandDefinition | string, handler: InteractionHandler<CommandInteraction<never>>): () => void {
     const name = (typeof command === 'string' ? command : command.name).toLowerCase();
-    return this.#addHandler(`command:${name}`, handler as InteractionHandler<Interaction>);
+    if (typeof command === 'string') return this.#addHandler(`command:${name}`, handler as InteractionHandler<Interaction>);
+    // A typed handler runs only with options that fit the definition its types come from; otherwise a ValidationError naming the option goes to interactionError.
+    const defined = command.options;
+    const checked: InteractionHandler<Interaction> = (interaction) => {
+      const problems = checkOptions(defined, interaction.data['options']);
+      if (problems.length > 0) throw new ValidationError(`command /${name}`, problems.map((problem) => ({ path: `options.${problem.path}`, message: problem.message })));
+      return (handler as InteractionHandler<Interaction>)(interaction);
+    };
+    return this.#addHandler(`command:${name}`, checked);
   }
 
   #addHandler(key: string, handler: InteractionHandler<Interaction>): () => void {

@@ -68,8 +68,27 @@ export class EmulatorNotDeliveredError extends EmulatorError {
   }
 }
 
+/**
+ * `invokeCommand` gave options that do not fit the registered command (an
+ * unknown option, a value of the wrong type, outside its choices or range, a
+ * required one missing): the service's clients cannot send such an
+ * interaction, so the emulator refuses to create it. Its `problems` name
+ * each option.
+ */
+export class EmulatorInvalidOptionsError extends EmulatorError {
+  /** The command. */
+  readonly command: string;
+  /** Each option that does not fit, and why. */
+  readonly problems: readonly { path: string; message: string }[];
+  constructor(command: string, problems: readonly { path: string; message: string }[]) {
+    super(`/${command} was invoked with options that do not fit its definition: ${problems.map((problem) => `${problem.path} ${problem.message}`).join('; ')}`);
+    this.command = command;
+    this.problems = problems;
+  }
+}
+
 /** Every testing-kit error class by its kind: their brands and guards come from this list, as the SDK's do. */
-const TESTING_ERROR_CLASSES = { EmulatorError, EmulatorUnknownCommandError, EmulatorNotFoundError, EmulatorInteractionExpiredError, EmulatorNotDeliveredError } as const;
+const TESTING_ERROR_CLASSES = { EmulatorError, EmulatorUnknownCommandError, EmulatorNotFoundError, EmulatorInteractionExpiredError, EmulatorNotDeliveredError, EmulatorInvalidOptionsError } as const;
 for (const [kind, errorClass] of Object.entries(TESTING_ERROR_CLASSES)) Object.defineProperty(errorClass.prototype, KIND, { value: kind, enumerable: false });
 
 /** Whether `value` is an {@link EmulatorError} (any of the testing kit's errors), from any copy of the package. */
@@ -82,3 +101,5 @@ export const isEmulatorNotFoundError = (value: unknown): value is EmulatorNotFou
 export const isEmulatorInteractionExpiredError = (value: unknown): value is EmulatorInteractionExpiredError => hasKind(value, 'EmulatorInteractionExpiredError');
 /** Whether `value` is an {@link EmulatorNotDeliveredError}. */
 export const isEmulatorNotDeliveredError = (value: unknown): value is EmulatorNotDeliveredError => hasKind(value, 'EmulatorNotDeliveredError');
+/** Whether `value` is an {@link EmulatorInvalidOptionsError}. */
+export const isEmulatorInvalidOptionsError = (value: unknown): value is EmulatorInvalidOptionsError => hasKind(value, 'EmulatorInvalidOptionsError');

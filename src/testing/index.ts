@@ -33,11 +33,13 @@ export {
 export {
   EmulatorError,
   EmulatorInteractionExpiredError,
+  EmulatorInvalidOptionsError,
   EmulatorNotDeliveredError,
   EmulatorNotFoundError,
   EmulatorUnknownCommandError,
   isEmulatorError,
   isEmulatorInteractionExpiredError,
+  isEmulatorInvalidOptionsError,
   isEmulatorNotDeliveredError,
   isEmulatorNotFoundError,
   isEmulatorUnknownCommandError,

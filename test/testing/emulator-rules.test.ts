@@ -126,7 +126,7 @@ describe('the emulator enforces the contract', () => {
     const owner = await login(emulator);
     const user = `Bearer ${owner.access}`;
     const appId = emulator.seed.applicationId;
-    const created = await raw(emulator, 'POST', `/applications/${appId}/commands`, { auth: user, body: { name: 'QuIz', description: 'q' } });
+    const created = await raw(emulator, 'POST', `/applications/${appId}/commands`, { auth: user, body: { name: 'QuIz', description: 'q', options: [{ type: 3, name: 'topic', description: 't', autocomplete: true }] } });
     expect(created).toMatchObject({ status: 201, body: { name: 'quiz', dm_permission: true } });
     expect((await raw(emulator, 'POST', `/applications/${appId}/commands`, { auth: user, body: { name: 'x'.repeat(33), description: 'q' } })).status).toBe(400);
     const bot = `Bot ${emulator.seed.botToken}`;

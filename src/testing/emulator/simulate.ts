@@ -12,7 +12,8 @@ import { InteractionCallbackType } from '../../constants.js';
 import { ApplicationCommandType, ApplicationIntegrationType, ChannelType, ComponentType, INTERACTION_VERSION, InteractionContextType, Permission, optionTypeOf } from '../discord.js';
 import { EmulatorNotFoundError } from '../errors.js';
 import { sendInteraction } from './deliveries.js';
-import { EmulatorNotDeliveredError } from '../errors.js';
+import { checkOptions } from '../../interactions/options.js';
+import { EmulatorInvalidOptionsError, EmulatorNotDeliveredError } from '../errors.js';
 import { answerOf, unknownCommand } from './lifecycle.js';
 import { HttpError } from './responses.js';
 import type { Application, Command, EmulatorState, Interaction, User } from './state.js';
@@ -86,6 +87,10 @@ export function invokeCommand(state: EmulatorState, input: InvokeCommandInput): 
   const guildId = input.guildId ?? state.seed.guildId;
   const found = inDm ? state.findDmCommand(name, input.applicationId) : state.findCommand(guildId, name, input.applicationId);
   if (!found) throw unknownCommand(state, name, inDm ? null : guildId, input.applicationId);
+  // As the service would: a client cannot send options that do not fit the command, so such an invocation is refused.
+  const given = Object.entries(input.options ?? {}).map(([option, value]) => ({ name: option, value, ...(input.focused === option ? { focused: true } : {}) }));
+  const problems = checkOptions(found.command.options, given);
+  if (problems.length > 0) throw new EmulatorInvalidOptionsError(name, problems);
   const place: Place = inDm ? { guildId: undefined, channelId: input.channelId ?? state.dmChannelOf(found.app.id, user.id) } : { guildId, channelId: input.channelId ?? state.seed.channelId };
   const type = input.focused !== undefined ? InteractionType.ApplicationCommandAutocomplete : InteractionType.ApplicationCommand;
   const interaction = newInteraction(state, found.app, place.channelId, type, found.command.name, user.id);
