@@ -48,6 +48,10 @@ export class GatewayConnection {
   #helloTimer: ReturnType<typeof setTimeout> | undefined;
   #readyTimer: ReturnType<typeof setTimeout> | undefined;
   #attempt = 0;
+  /** What the last failed connection attempt said (a socket error before the session was ready), for the connect timeout's message. */
+  #lastFailure: string | undefined;
+  /** A failure retrying cannot fix (a 4xx answer to the upgrade, a bad certificate): the next close is fatal. */
+  #hopeless: GatewayFatalError | undefined;
   #resuming = false;
   #replayed = 0;
   #planned: PlannedReconnect | undefined;
@@ -95,7 +99,10 @@ export class GatewayConnection {
     const waiting = this.#waiters.wait(
       this.#options.connectTimeoutMs,
       signal,
-      () => new GatewayError(`no Gateway session was ready within ${this.#options.connectTimeoutMs} ms (connectTimeoutMs); last status: ${this.status}`),
+      () =>
+        new GatewayError(
+          `no Gateway session was ready within ${this.#options.connectTimeoutMs} ms (connectTimeoutMs); last status: ${this.status}${this.#lastFailure === undefined ? '' : `; last connection error: ${this.#lastFailure}`}`,
+        ),
       () => {
         // Nobody is waiting for a session that never became ready: stop trying.
         if (this.#waiters.size === 0 && this.sessionId === undefined && this.status !== 'ready') this.#stop('idle');
@@ -149,7 +156,7 @@ export class GatewayConnection {
       this.#ws = openSocket(url, this.#options.openTimeoutMs, this.#headers, {
         current: () => generation === this.#generation,
         report: (error) => this.#host.emit('error', error),
-        error: (error) => this.#debug(`socket error: ${error.message}`),
+        error: (error) => this.#onSocketError(url, error),
         open: (ws) => {
           this.#helloTimer = this.#timers.set(() => this.#plannedReconnect(ws, { reason: `no Hello within ${this.#options.helloTimeoutMs} ms` }), this.#options.helloTimeoutMs);
         },
@@ -159,6 +166,18 @@ export class GatewayConnection {
     } catch (error) {
       this.#failAll(new GatewayError(`invalid Gateway URL: ${error instanceof Error ? error.message : String(error)}`));
     }
+  }
+
+  /** A socket error: said at once (debug), remembered for the connect timeout, and fatal when retrying cannot fix it. */
+  #onSocketError(url: string, error: Error): void {
+    const failure = describeFailure(error);
+    if (this.#socket.ready) {
+      this.#debug(`socket error: ${failure.text}`);
+      return;
+    }
+    this.#lastFailure = failure.text;
+    this.#debug(`connection attempt to ${url} failed: ${failure.text}${failure.fatal ? ' (retrying cannot fix this)' : ''}`);
+    if (failure.fatal) this.#hopeless = new GatewayFatalError(failure.status ?? 0, failure.name, failure.text);
   }
 
   #onMessage(ws: WebSocket, data: WebSocket.RawData, isBinary: boolean): void {
@@ -303,6 +322,7 @@ export class GatewayConnection {
     this.#socket.ready = true;
     this.status = 'ready';
     this.#attempt = 0;
+    this.#lastFailure = undefined;
     this.#waiters.resolveAll();
   }
 
@@ -358,8 +378,10 @@ export class GatewayConnection {
     if (socket.identified && !socket.ready) this.#identifyFailures++;
     let rule: CloseCodeRule = planned ? { name: planned.reason, action: 'resume' } : closeCodeRule(code);
     if (rule.action !== 'fatal' && this.#identifyFailures >= this.#options.maxIdentifyFailures) rule = identifyFailureRule(this.#identifyFailures);
-    if (rule.action === 'fatal') {
-      const error = new GatewayFatalError(code, rule.name, rule.hint ?? 'see the close code');
+    const hopeless = this.#hopeless;
+    this.#hopeless = undefined;
+    if (rule.action === 'fatal' || hopeless !== undefined) {
+      const error = hopeless ?? new GatewayFatalError(code, rule.name, rule.hint ?? 'see the close code');
       this.#host.emit('close', { code, reason, willReconnect: false });
       this.#stop('idle');
       this.#dropSession();
@@ -379,4 +401,25 @@ export class GatewayConnection {
   #failAll(error: Error): void {
     this.#waiters.rejectAll(error);
   }
+}
+
+/** TLS errors no retry fixes: the certificate is what it is. */
+const CERTIFICATE_ERRORS = new Set(['CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_NOT_YET_VALID', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY']);
+
+/**
+ * A failed connection attempt in words (`ECONNREFUSED (connect ECONNREFUSED
+ * 127.0.0.1:9)`, `the upgrade was answered with HTTP 404`), and whether
+ * retrying can fix it: a 4xx answer to the upgrade (but 429) or a bad
+ * certificate cannot; a refused connection, DNS, a 5xx or a 429 may.
+ */
+function describeFailure(error: Error): { text: string; fatal: boolean; name: string; status?: number } {
+  const code = (error as { code?: unknown }).code;
+  const upgrade = /Unexpected server response: (\d{3})/.exec(error.message);
+  if (upgrade) {
+    const status = Number(upgrade[1]);
+    const fatal = status >= 400 && status < 500 && status !== 429;
+    return { text: `the WebSocket upgrade was answered with HTTP ${status}${fatal ? ' (check the Gateway URL and the bot token)' : ''}`, fatal, name: 'upgrade refused', status };
+  }
+  if (typeof code === 'string' && CERTIFICATE_ERRORS.has(code)) return { text: `TLS certificate rejected: ${code} (${error.message})`, fatal: true, name: 'bad certificate' };
+  return { text: typeof code === 'string' ? `${code} (${error.message})` : error.message, fatal: false, name: 'connection failed' };
 }

@@ -1,0 +1,80 @@
+/**
+ * `connect()` says why it cannot connect: every failed attempt is a debug
+ * line naming the error (ECONNREFUSED, the upgrade's HTTP status), the
+ * timeout's GatewayError carries the last one, and an answer retrying cannot
+ * fix (a 4xx to the upgrade) fails at once. No message holds the token.
+ */
+import http from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { Client, isGatewayError, isGatewayFatalError } from '../../src/index.js';
+
+const TOKEN = 'bot-token-never-shown.Xy77';
+
+async function deadPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** An HTTP server that answers every upgrade with `status`. */
+async function refusingServer(status: number): Promise<{ url: string; upgrades: () => number; close(): Promise<void> }> {
+  let upgrades = 0;
+  const server = http.createServer();
+  server.on('upgrade', (_request, socket) => {
+    upgrades++;
+    socket.end(`HTTP/1.1 ${status} Nope\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `ws://127.0.0.1:${port}/gateway`, upgrades: () => upgrades, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+describe('connect() to something that is not a Gateway', () => {
+  it('a dead port: every attempt is a debug line naming ECONNREFUSED, and the timeout error carries it', async () => {
+    const port = await deadPort();
+    const client = new Client({ auth: { botToken: TOKEN }, gateway: { url: `ws://127.0.0.1:${port}/gateway`, connectTimeoutMs: 800, reconnectBaseDelayMs: 50, reconnectMaxDelayMs: 100 } });
+    const debug: string[] = [];
+    client.gateway.on('debug', (line) => void debug.push(line));
+    const error = await client.gateway.connect().catch((caught: unknown) => caught);
+    await client.close();
+    expect(isGatewayError(error)).toBe(true);
+    expect((error as Error).message).toMatch(/within 800 ms.*last connection error: ECONNREFUSED/);
+    const attempts = debug.filter((line) => /connection attempt to ws:\/\/127\.0\.0\.1:\d+\/gateway failed: ECONNREFUSED/.test(line));
+    expect(attempts.length).toBeGreaterThan(1);
+    expect(JSON.stringify([debug, (error as Error).message])).not.toContain(TOKEN);
+  });
+
+  it('a 4xx answer to the upgrade fails at once, not at the timeout, naming the status', async () => {
+    const server = await refusingServer(404);
+    const client = new Client({ auth: { botToken: TOKEN }, gateway: { url: server.url, connectTimeoutMs: 60_000, reconnectBaseDelayMs: 50 } });
+    try {
+      const error = await client.gateway.connect().catch((caught: unknown) => caught);
+      expect(isGatewayFatalError(error)).toBe(true);
+      expect((error as Error).message).toMatch(/HTTP 404/);
+      expect(server.upgrades()).toBe(1);
+      expect((error as Error).message).not.toContain(TOKEN);
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+
+  it('a 503 or a 429 answer to the upgrade is retried', async () => {
+    for (const status of [503, 429]) {
+      const server = await refusingServer(status);
+      const client = new Client({ auth: { botToken: TOKEN }, gateway: { url: server.url, connectTimeoutMs: 600, reconnectBaseDelayMs: 20, reconnectMaxDelayMs: 50 } });
+      try {
+        const error = await client.gateway.connect().catch((caught: unknown) => caught);
+        expect(isGatewayFatalError(error)).toBe(false);
+        expect((error as Error).message).toContain(`last connection error: the WebSocket upgrade was answered with HTTP ${status}`);
+        expect(server.upgrades()).toBeGreaterThan(1);
+      } finally {
+        await client.close();
+        await server.close();
+      }
+    }
+  });
+});
