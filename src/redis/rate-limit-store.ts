@@ -87,6 +87,8 @@ export class RedisRateLimitStore implements RateLimitStore {
   #localSince = 0;
   #ops: string[] = [];
   #flushScheduled = false;
+  /** Settles when the operations queued so far have been carried to Redis (or their step failed). */
+  #flushing: Promise<unknown> = Promise.resolve();
   #sequence = 0;
   #head: string[] = [];
   /** Buckets this process told Redis are unlimited (no headers), until when it need not tell again (this host's clock: only paces repeats). */
@@ -277,10 +279,22 @@ export class RedisRateLimitStore implements RateLimitStore {
     this.#ops.push(type, key, id, a, b, c);
     if (this.#flushScheduled) return;
     this.#flushScheduled = true;
-    setImmediate(() => {
-      this.#flushScheduled = false;
-      if (this.#ops.length > 0) void this.#step('n', '', '', 'normal');
+    this.#flushing = new Promise((resolve) => {
+      setImmediate(() => {
+        this.#flushScheduled = false;
+        resolve(this.#ops.length > 0 ? this.#step('n', '', '', 'normal').catch(() => undefined) : undefined);
+      });
     });
+  }
+
+  /**
+   * Resolves once what was learned and released so far has reached Redis
+   * (those writes ride on the next step, at the latest on the next turn of
+   * the event loop), or the step carrying them failed. For a graceful
+   * shutdown, and for tests; calls never need it.
+   */
+  async flushed(): Promise<void> {
+    await this.#flushing;
   }
 
   /** Whether to use the in-memory fallback now; leaves it once the client is ready again (trying Redis again at most every few seconds). */

@@ -8,6 +8,7 @@ import { createClient } from 'redis';
 import { Client, isRateLimitStoreError } from '../../src/index.js';
 import { createRedisRateLimitStore } from '../../src/redis/index.js';
 import { startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
+import { until } from '../helpers/ws-server.js';
 import { describeWithRedis, startRedisServer, type RunningRedis } from '../helpers/redis-server.js';
 
 async function connect(url: string) {
@@ -48,7 +49,8 @@ describeWithRedis('the Redis rate-limit store', () => {
   });
 
   it('costs one Redis round trip per request when the bucket has room (release and learn ride on the next take)', async () => {
-    const client = new Client({ baseUrl: server.url, auth: { botToken: 't' }, rateLimitStore: createRedisRateLimitStore({ client: connection, prefix: `trips-${Date.now()}:` }) });
+    const store = createRedisRateLimitStore({ client: connection, prefix: `trips-${Date.now()}:` });
+    const client = new Client({ baseUrl: server.url, auth: { botToken: 't' }, rateLimitStore: store });
     await client.channels.get('1');
     const before = await scriptCalls(connection);
     const total = 400;
@@ -61,7 +63,7 @@ describeWithRedis('the Redis rate-limit store', () => {
         }
       }),
     );
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await store.flushed();
     const perRequest = ((await scriptCalls(connection)) - before - 1) / total;
     console.log(`[round trips] ${perRequest.toFixed(3)} Redis scripts per request at concurrency 16`);
     expect(perRequest).toBeLessThanOrEqual(1.05);
@@ -75,9 +77,9 @@ describeWithRedis('the Redis rate-limit store', () => {
     for (const store of [a, b]) store.configure({ now: Date.now, webhookWindow: undefined, maxPauseMs: 600_000, globalRateLimit: undefined });
     const route = 'GET /channels/{channel_id}';
     a.learn(route, '9', { limit: 5, remaining: 1, resetAfterMs: 5000, bucket: 'narrow' });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await a.flushed();
     b.learn(route, '9', { limit: 5, remaining: 4, resetAfterMs: 4000, bucket: 'narrow' });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await b.flushed();
     const stored = await connection.hGetAll(`${prefix}b:narrow:9`);
     expect(stored.r).toBe('1');
     expect(stored.l).toBe('5');
@@ -141,7 +143,8 @@ describeWithRedis('the Redis rate-limit store', () => {
     const falling = new Client({ baseUrl: server.url, auth: { botToken: 't' }, rateLimitStore: local });
     await failing.channels.get('1');
     await doomed.stop();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The client notices the connection is gone (isReady false) before the next call.
+    await until(() => !lost.isReady);
     const started = Date.now();
     const error = await failing.channels.get('1').catch((caught: unknown) => caught);
     expect(isRateLimitStoreError(error)).toBe(true);

@@ -46,10 +46,11 @@ describe('signed test deliveries', () => {
     const receiver = createWebhookReceiver({ secret, router, client });
     const delivery = createTestDelivery({ secret, interaction: { name: 'quiz', options: { topic: 'space' } } });
     expect(JSON.parse(delivery.body)).toMatchObject({ id: delivery.id, type: 'INTERACTION_CREATE', data: { data: { name: 'quiz' } } });
-    const answer = await receiver.fetch(new Request('http://bot.test/interactions', { method: 'POST', body: delivery.body, headers: delivery.headers }));
+    const handling: Promise<unknown>[] = [];
+    const answer = await receiver.fetch(new Request('http://bot.test/interactions', { method: 'POST', body: delivery.body, headers: delivery.headers }), { waitUntil: (promise) => void handling.push(promise) });
     expect(answer.status).toBe(200);
-    // The receiver answers before its handlers run (and builds the first interaction after loading zod).
-    for (const started = Date.now(); answers.length === 0 && Date.now() - started < 5000; ) await new Promise((resolve) => setTimeout(resolve, 10));
+    // The receiver answers before its handlers run; waitUntil holds them, so this waits for them to settle.
+    await Promise.all(handling);
     expect(answers).toEqual([{ interaction_type: 4, data: { content: 'Quiz about space' } }]);
 
     const forged = createTestDelivery({ secret: 'another-secret-Yy11', type: 'MEMBER_JOINED', data: { user: 'x' } });
@@ -118,22 +119,25 @@ describe('the emulator kit', () => {
 });
 
 describe('the emulator clock, shared with the SDK', () => {
-  it('with now: emulator.clock, reply() after advanceTime(16 min) fails locally as expired, and invokeCommand().response rejects typed', async () => {
+  it('with clock: emulator.clock, reply() after advanceTime(16 min) fails locally as expired, and invokeCommand().response rejects typed', async () => {
     const { emulator, admin } = await start();
     await admin.commands.create(emulator.seed.applicationId, { name: 'slow', description: 'Slow' });
     const bot = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, clock: emulator.clock });
     cleanup.push(() => bot.close());
     let release: () => void = () => undefined;
     const released = new Promise<void>((resolve) => (release = resolve));
+    let handlerStarted: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => (handlerStarted = resolve));
     const replied = new Promise<unknown>((resolve) => {
       bot.gateway.onCommand('slow', async (interaction: CommandInteraction) => {
+        handlerStarted();
         await released;
         resolve(await interaction.reply('too late').catch((error: unknown) => error));
       });
     });
     await bot.gateway.connect();
     const invoked = emulator.invokeCommand({ name: 'slow' });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await started;
     emulator.advanceTime(16 * 60_000);
     await expect(invoked.response).rejects.toBeInstanceOf(EmulatorInteractionExpiredError);
     await expect(invoked.response).rejects.toMatchObject({ interactionId: invoked.id });
@@ -180,7 +184,8 @@ describe('the emulator clock, shared with the SDK', () => {
     cleanup.push(async () => process.off('unhandledRejection', onUnhandled));
     emulator.invokeCommand({ name: 'ignored' });
     emulator.advanceTime(16 * 60_000);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Node reports an unhandled rejection once the microtasks of the turn have run: one full turn later, there was none.
+    await new Promise((resolve) => setImmediate(resolve));
     expect(unhandled).toEqual([]);
   });
 });
