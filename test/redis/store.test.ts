@@ -70,6 +70,32 @@ describeWithRedis('the Redis rate-limit store', () => {
     await client.close();
   });
 
+  it('a learned bucket with every place in flight makes the next request wait for its reset (reason bucket)', async () => {
+    const prefix = `inflight-${Date.now()}:`;
+    const store = createRedisRateLimitStore({ client: connection, prefix });
+    store.configure({ now: Date.now, webhookWindow: undefined, maxPauseMs: 600_000, globalRateLimit: undefined });
+    const route = 'GET /channels/{channel_id}';
+    const key = store.bucketKey(route, '42');
+    // The first request discovers the bucket: 2 per window, 1 left after it, the window resets in 400 ms.
+    await store.acquireSlow(key, 'normal', undefined, () => undefined);
+    store.learn(route, '42', { limit: 2, remaining: 1, resetAfterMs: 400, bucket: 'two' });
+    store.release(key);
+    await store.flushed();
+    const learned = store.bucketKey(route, '42');
+    // The one place left is taken and stays in flight.
+    const held: { ms: number; reason: string }[] = [];
+    await store.acquireSlow(learned, 'normal', undefined, (ms, reason) => void held.push({ ms, reason }));
+    expect(held).toEqual([]);
+    // The next one must wait for the window, however fast it asks: held by the bucket, for up to the reset.
+    const started = Date.now();
+    await store.acquireSlow(learned, 'normal', undefined, (ms, reason) => void held.push({ ms, reason }));
+    expect(held.length).toBeGreaterThan(0);
+    expect(held[0]?.reason).toBe('bucket');
+    expect(held[0]?.ms).toBeGreaterThan(0);
+    expect(held[0]?.ms).toBeLessThanOrEqual(400 + 100); // the reset, and the store's safety margin
+    expect(Date.now() - started).toBeGreaterThanOrEqual(held[0]?.ms ?? 0);
+  });
+
   it('a learned bucket only moves forward: a stale response cannot widen a window another process narrowed', async () => {
     const prefix = `forward-${Date.now()}:`;
     const a = createRedisRateLimitStore({ client: connection, prefix });
