@@ -21,7 +21,7 @@ import {
   InteractionTimeoutError,
   InteractionWaitAbortedError,
 } from './errors/interaction.js';
-import { InsecureTransportError, MissingCredentialError, RateLimitStoreError, ValidationError } from './errors/local.js';
+import { InsecureTransportError, MissingCredentialError, RateLimitStoreError, SessionStoreError, ValidationError } from './errors/local.js';
 import { ReplayStoreFullError, WebhookVerificationError } from './errors/receive.js';
 import { AbortError, HookError, NetworkError, ResponseTooLargeError, TimeoutError, UnexpectedResponseError } from './errors/request.js';
 
@@ -56,6 +56,7 @@ const ERROR_CLASSES = {
   UnexpectedResponseError,
   HookError,
   RateLimitStoreError,
+  SessionStoreError,
   GatewayError,
   GatewayFatalError,
   InteractionError,
@@ -114,6 +115,8 @@ export const isUnexpectedResponseError = guard('UnexpectedResponseError');
 export const isHookError = guard('HookError');
 /** Whether `value` is a {@link RateLimitStoreError}. */
 export const isRateLimitStoreError = guard('RateLimitStoreError');
+/** Whether `value` is a {@link SessionStoreError} (a user or Gateway session store failed, or holds something that is not a session). */
+export const isSessionStoreError = guard('SessionStoreError');
 /** Whether `value` is a {@link GatewayError}. */
 export const isGatewayError = guard('GatewayError');
 /** Whether `value` is a {@link GatewayFatalError}. */

@@ -6,6 +6,7 @@
 
 import { CookieJar, type StoredCookie } from './cookie-jar.js';
 import { REDACTED, inspectSymbol } from '../redact.js';
+import { ValidationError } from '../errors.js';
 
 import { ACCESS_TOKEN_LIFETIME_MS } from '../constants.js';
 
@@ -81,6 +82,9 @@ export class UserSession {
 
   /** Restores a session exported by {@link UserSession.export}. */
   restore(snapshot: SessionSnapshot): void {
+    // Checked whole before anything changes: a bad snapshot never costs the session it would replace (its refresh cookie above all).
+    const problem = snapshotProblem(snapshot);
+    if (problem !== undefined) throw new ValidationError('session.restore', [{ path: 'snapshot', message: problem }]);
     this.#accessToken = snapshot.accessToken;
     this.#expiresAt = snapshot.accessTokenExpiresAt;
     this.cookies.restore(snapshot.cookies);
@@ -99,4 +103,26 @@ export class UserSession {
   [inspectSymbol](): string {
     return `UserSession { accessToken: ${this.#accessToken === undefined ? 'none' : REDACTED}, expiresAt: ${this.#expiresAt ?? 'none'}, cookies: ${this.cookies.size} }`;
   }
+}
+
+/**
+ * Why a value is not a {@link SessionSnapshot} (`accessToken` a string if
+ * present, `accessTokenExpiresAt` a finite number if present, `cookies` an
+ * array of cookies with string `name`, `value` and `path`), or `undefined`.
+ * The reason never quotes the value: it holds secrets.
+ */
+export function snapshotProblem(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'is not an object';
+  const snapshot = value as Record<string, unknown>;
+  if (snapshot['accessToken'] !== undefined && typeof snapshot['accessToken'] !== 'string') return 'accessToken is not a string';
+  const expiresAt = snapshot['accessTokenExpiresAt'];
+  if (expiresAt !== undefined && (typeof expiresAt !== 'number' || !Number.isFinite(expiresAt))) return 'accessTokenExpiresAt is not a finite number';
+  const cookies = snapshot['cookies'];
+  if (!Array.isArray(cookies)) return 'cookies is not a list';
+  for (const cookie of cookies as unknown[]) {
+    const fields = cookie as Record<string, unknown> | null;
+    if (typeof fields !== 'object' || fields === null || typeof fields['name'] !== 'string' || typeof fields['value'] !== 'string' || typeof fields['path'] !== 'string') return 'a cookie lacks a string name, value or path';
+    if (fields['expiresAt'] !== undefined && fields['expiresAt'] !== null && (typeof fields['expiresAt'] !== 'number' || !Number.isFinite(fields['expiresAt']))) return 'a cookie expiry is not a finite number';
+  }
+  return undefined;
 }

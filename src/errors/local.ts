@@ -72,3 +72,14 @@ export class RateLimitStoreError extends CommunityChatError {
     super(`The shared rate-limit store is unreachable (${detail}); nothing was sent. Pass onStoreError: 'local' to the store to fall back to in-memory limits.`, options);
   }
 }
+
+/**
+ * A session store (the user session's, or the Gateway's) failed: it is
+ * unreachable, did not answer in time, or holds a value that is not a session
+ * (corrupt or planted). The message never quotes what the store holds.
+ */
+export class SessionStoreError extends CommunityChatError {
+  constructor(detail: string, options?: { cause?: unknown }) {
+    super(`The session store failed: ${detail}`, options);
+  }
+}

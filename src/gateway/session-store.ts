@@ -43,7 +43,25 @@ export class MemoryGatewaySessionStore implements GatewaySessionStore {
 export function isSessionRecord(value: unknown): value is GatewaySessionRecord {
   if (typeof value !== 'object' || value === null) return false;
   const record = value as Record<string, unknown>;
-  return typeof record['sessionId'] === 'string' && (record['sequence'] === null || Number.isInteger(record['sequence'])) && (record['resumeUrl'] === undefined || typeof record['resumeUrl'] === 'string');
+  const sequence = record['sequence'];
+  const resumeUrl = record['resumeUrl'];
+  return (
+    typeof record['sessionId'] === 'string' &&
+    record['sessionId'] !== '' &&
+    record['sessionId'].length <= 256 &&
+    (sequence === null || (Number.isSafeInteger(sequence) && (sequence as number) >= 0)) &&
+    (resumeUrl === undefined || (typeof resumeUrl === 'string' && isWebSocketUrl(resumeUrl)))
+  );
+}
+
+/** A `ws:` or `wss:` URL without credentials: what a stored resume URL may be (anything else reads as no session). */
+function isWebSocketUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'ws:' || url.protocol === 'wss:') && url.username === '' && url.password === '';
+  } catch {
+    return false;
+  }
 }
 
 /**

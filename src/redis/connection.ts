@@ -8,7 +8,7 @@
  */
 
 import { createHash } from 'node:crypto';
-import { RateLimitStoreError } from '../errors.js';
+import { RateLimitStoreError, SessionStoreError } from '../errors.js';
 
 /**
  * The part of a connected node-redis v6 client (`createClient()` after
@@ -44,6 +44,15 @@ export class RedisScript {
   }
 }
 
+/** The error a store's failed command becomes: each store names its own kind. */
+export type StoreFailure = (detail: string, cause?: unknown) => Error;
+
+/** A rate-limit store's failure. */
+export const rateLimitFailure: StoreFailure = (detail, cause) => new RateLimitStoreError(detail, cause === undefined ? undefined : { cause });
+
+/** A session store's failure (the user session's or the Gateway's). */
+export const sessionFailure: StoreFailure = (detail, cause) => new SessionStoreError(detail, cause === undefined ? undefined : { cause });
+
 /** How long a Redis command may take unless a store's `commandTimeoutMs` says otherwise. */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
 
@@ -51,10 +60,10 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
  * Runs `command` unless the client is not ready, and gives up after
  * `timeoutMs`: either way with a {@link RateLimitStoreError}.
  */
-export function withinTime<T>(client: RedisClientLike, timeoutMs: number, command: () => Promise<T>): Promise<T> {
-  if (!client.isReady) return Promise.reject(new RateLimitStoreError('the Redis client is not connected'));
+export function withinTime<T>(client: RedisClientLike, timeoutMs: number, command: () => Promise<T>, failure: StoreFailure = rateLimitFailure): Promise<T> {
+  if (!client.isReady) return Promise.reject(failure('the Redis client is not connected'));
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new RateLimitStoreError(`Redis did not answer within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(() => reject(failure(`Redis did not answer within ${timeoutMs} ms`)), timeoutMs);
     command().then(
       (value) => {
         clearTimeout(timer);
@@ -62,7 +71,7 @@ export function withinTime<T>(client: RedisClientLike, timeoutMs: number, comman
       },
       (error: unknown) => {
         clearTimeout(timer);
-        reject(error instanceof RateLimitStoreError ? error : new RateLimitStoreError(`Redis failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+        reject(error instanceof RateLimitStoreError || error instanceof SessionStoreError ? error : failure(`Redis failed: ${error instanceof Error ? error.message : String(error)}`, error));
       },
     );
   });

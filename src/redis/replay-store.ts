@@ -6,8 +6,12 @@
  * @module
  */
 
+import { randomBytes } from 'node:crypto';
 import type { ReplayStore } from '../receive/replay-store.js';
-import { withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
+import { RedisScript, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
+
+/** Deletes a claim only if it is still the one this process wrote (its owner value). */
+const ABANDON = new RedisScript(`if redis.call('GET', ARGV[1]) == ARGV[2] then return redis.call('DEL', ARGV[1]) end return 0`);
 
 /** Options of {@link createRedisReplayStore}. */
 export interface RedisReplayStoreOptions {
@@ -38,8 +42,18 @@ export class RedisReplayStore implements ReplayStore {
    */
   async claim(key: string, ttlMs: number): Promise<boolean> {
     const ttl = String(Math.max(1, Math.ceil(ttlMs)));
-    const reply = await withinTime(this.#client, this.#timeoutMs, () => this.#client.sendCommand(['SET', `${this.#prefix}${key}`, '1', 'NX', 'PX', ttl]));
-    return reply === 'OK';
+    const full = `${this.#prefix}${key}`;
+    // Each claim writes its own owner value, so one given up on can be told apart from every other.
+    const owner = randomBytes(9).toString('base64url');
+    try {
+      const reply = await withinTime(this.#client, this.#timeoutMs, () => this.#client.sendCommand(['SET', full, owner, 'NX', 'PX', ttl]));
+      return reply === 'OK';
+    } catch (error) {
+      // Given up on locally, the SET may still run when Redis answers (a stalled server): the receiver answered 503, so a claim
+      // left behind would turn the sender's retry into a "duplicate" never handled. Undo it, queued behind it on the same connection.
+      if (this.#client.isReady) void ABANDON.run(this.#client, [full, owner]).catch(() => undefined);
+      throw error;
+    }
   }
 }
 

@@ -7,8 +7,9 @@
 
 import { randomBytes } from 'node:crypto';
 import type { SessionStore } from '../auth/refresher.js';
-import type { SessionSnapshot } from '../auth/session.js';
-import { RedisScript, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
+import { snapshotProblem, type SessionSnapshot } from '../auth/session.js';
+import { SessionStoreError } from '../errors.js';
+import { RedisScript, sessionFailure, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
 
 /** Options of {@link createRedisSessionStore}. */
 export interface RedisSessionStoreOptions {
@@ -42,10 +43,23 @@ export class RedisSessionStore implements SessionStore {
     this.#timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
   }
 
-  /** Reads the saved session. */
+  /**
+   * Reads the saved session. What Redis holds is hostile input: a value that
+   * is not a session (corrupt JSON, a missing cookie list, a planted value)
+   * rejects with a `SessionStoreError` that never quotes it.
+   */
   async load(): Promise<SessionSnapshot | undefined> {
     const text = await this.#run(['GET', this.#key]);
-    return typeof text === 'string' ? (JSON.parse(text) as SessionSnapshot) : undefined;
+    if (text === null || text === undefined) return undefined;
+    let parsed: unknown;
+    try {
+      parsed = typeof text === 'string' ? JSON.parse(text) : undefined;
+    } catch {
+      throw new SessionStoreError(`the value under ${this.#key} is not JSON (corrupt or planted); it was left as it is`);
+    }
+    const problem = snapshotProblem(parsed);
+    if (problem !== undefined) throw new SessionStoreError(`the value under ${this.#key} is not a session: ${problem}; it was left as it is`);
+    return parsed as SessionSnapshot;
   }
 
   /** Saves the session, or deletes it after logout or expiry. */
@@ -55,16 +69,23 @@ export class RedisSessionStore implements SessionStore {
 
   /** Takes the refresh lock (`SET NX PX`); resolves whether this process holds it. */
   async lockRefresh(): Promise<boolean> {
-    return (await this.#run(['SET', this.#lockKey, this.#owner, 'NX', 'PX', String(this.#lockMs)])) === 'OK';
+    try {
+      return (await this.#run(['SET', this.#lockKey, this.#owner, 'NX', 'PX', String(this.#lockMs)])) === 'OK';
+    } catch (error) {
+      // Given up on locally, the SET may still run when Redis answers (a stalled server) and leave a lock nobody holds for lockMs:
+      // release it, queued behind the SET on the same connection (it deletes only this process's lock).
+      if (this.#client.isReady) void UNLOCK.run(this.#client, [this.#lockKey, this.#owner]).catch(() => undefined);
+      throw error;
+    }
   }
 
   /** Releases the refresh lock if this process still holds it. */
   async unlockRefresh(): Promise<void> {
-    await withinTime(this.#client, this.#timeoutMs, () => UNLOCK.run(this.#client, [this.#lockKey, this.#owner]));
+    await withinTime(this.#client, this.#timeoutMs, () => UNLOCK.run(this.#client, [this.#lockKey, this.#owner]), sessionFailure);
   }
 
   #run(command: string[]): Promise<unknown> {
-    return withinTime(this.#client, this.#timeoutMs, () => this.#client.sendCommand(command));
+    return withinTime(this.#client, this.#timeoutMs, () => this.#client.sendCommand(command), sessionFailure);
   }
 }
 

@@ -21,6 +21,15 @@ async function connect(url: string): Promise<Connection> {
   return connection;
 }
 
+/** Waits for a condition read from Redis (or anything asynchronous). */
+async function until(check: () => Promise<boolean> | boolean, timeoutMs = 5_000): Promise<void> {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > timeoutMs) throw new Error('condition never became true');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 describeWithRedis('the Redis replay store', () => {
   const servers: RawLoopbackServer[] = [];
   const connections: Connection[] = [];
@@ -49,13 +58,39 @@ describeWithRedis('the Redis replay store', () => {
     const store = createRedisReplayStore({ client: connection, prefix: 'claims-test:' });
     expect(await store.claim('delivery:d1', 300)).toBe(true);
     expect(await store.claim('delivery:d1', 300)).toBe(false);
-    expect(await connection.get('claims-test:delivery:d1')).toBe('1');
+    expect(await connection.get('claims-test:delivery:d1')).toMatch(/^[\w-]{12}$/);
     const ttl = await connection.pTTL('claims-test:delivery:d1');
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(300);
-    await new Promise((resolve) => setTimeout(resolve, 350));
+    // The claim lapses with its TTL: waited for in Redis itself, not by the clock of this process.
+    await until(async () => (await connection.exists('claims-test:delivery:d1')) === 0);
     expect(await store.claim('delivery:d1', 300)).toBe(true);
   });
+
+  it('a claim given up on while Redis was stopped is undone when Redis answers: the sender’s retry is handled, not called a duplicate', async () => {
+    const stalled = await startRedisServer();
+    redises.push(stalled);
+    const connection = await connect(stalled.url);
+    connections.push(connection);
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, replayStore: createRedisReplayStore({ client: connection, prefix: 'late:', commandTimeoutMs: 300 }), now: () => NOW_MS });
+    const handled: string[] = [];
+    const url = await serve(receiver, handled);
+    const delivery = signedDelivery({ id: 'dlv-late' });
+    process.kill(stalled.pid, 'SIGSTOP');
+    let answer: Awaited<ReturnType<typeof post>>;
+    try {
+      answer = await post(url, delivery.body, delivery.headers);
+    } finally {
+      process.kill(stalled.pid, 'SIGCONT');
+    }
+    expect(answer.status).toBe(503);
+    // Redis runs the late SET NX, then the undo queued behind it.
+    await until(async () => (await connection.exists('late:delivery:dlv-late')) === 0);
+    const retry = await post(url, delivery.body, delivery.headers);
+    expect(retry).toEqual({ status: 200, json: { ok: true } });
+    await until(async () => handled.length === 1);
+    expect(handled).toEqual(['dlv-late']);
+  }, 20_000);
 
   it('two receivers with their own connections share it: a delivery sent to both is handled once; a replay is 401', async () => {
     const handled: string[] = [];

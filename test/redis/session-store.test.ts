@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient } from 'redis';
-import { Client } from '../../src/index.js';
+import { Client, isSessionStoreError } from '../../src/index.js';
 import { createRedisSessionStore } from '../../src/redis/index.js';
 import { startLimitsServer, type LimitsServer } from '../helpers/limits-server.js';
 import { describeWithRedis, startRedisServer, type RunningRedis } from '../helpers/redis-server.js';
@@ -54,4 +54,54 @@ describeWithRedis('the Redis session store', () => {
     expect(JSON.parse((await connection.get(key)) as string).accessToken).toBe(client.session.accessToken);
     await client.close();
   });
+
+  it('treats what Redis holds as hostile: corrupt JSON or a session without cookies is a SessionStoreError that quotes nothing, and the session held in memory keeps its refresh cookie', async () => {
+    const key = `hostile-${Date.now()}`;
+    const store = createRedisSessionStore({ client: connection, key });
+    await connection.set(key, '{"accessToken":"tok_planted_secret_77","cook');
+    const corrupt = await store.load().catch((error: unknown) => error);
+    expect(isSessionStoreError(corrupt)).toBe(true);
+    expect(String((corrupt as Error).message)).not.toContain('tok_planted_secret_77');
+    for (const planted of ['{"accessToken":"tok_planted_secret_77"}', '[1,2]', '{"cookies":[{"name":1}]}', '{"accessToken":"a","accessTokenExpiresAt":"soon","cookies":[]}']) {
+      await connection.set(key, planted);
+      const error = await store.load().catch((caught: unknown) => caught);
+      expect(isSessionStoreError(error), planted).toBe(true);
+      expect(String((error as Error).message)).not.toContain('tok_planted_secret_77');
+    }
+    // A client that holds a session (with its refresh cookie) refreshes under the lock and reads the store first: the planted value
+    // fails the refresh with a SessionStoreError; it does not throw a TypeError half-way through restoring, which wiped the cookie.
+    await connection.set(key, '{"accessToken":"tok_planted_secret_77"}');
+    const client = new Client({ baseUrl: server.url, sessionStore: createRedisSessionStore({ client: connection, key }) });
+    client.session.restore({ accessToken: 'access-held', accessTokenExpiresAt: Date.now() + 600_000, cookies: [{ name: 'refresh_token', value: 'refresh-held', path: '/api/v1/auth', expiresAt: undefined }] });
+    const refresh = await client.auth.refresh().catch((error: unknown) => error);
+    expect(isSessionStoreError(refresh)).toBe(true);
+    expect(client.session.cookies.export().map((cookie) => cookie.value)).toEqual(['refresh-held']);
+    expect(client.session.accessToken).toBe('access-held');
+    await client.close();
+  });
+
+  it('a refresh lock taken while Redis was stopped, and given up on, is released when Redis answers: no lock is left that nobody holds', async () => {
+    const stalled = await startRedisServer();
+    const held = createClient({ url: stalled.url, socket: { reconnectStrategy: false } });
+    held.on('error', () => undefined);
+    await held.connect();
+    const key = `late-lock-${Date.now()}`;
+    const store = createRedisSessionStore({ client: held, key, lockMs: 30_000, commandTimeoutMs: 300 });
+    process.kill(stalled.pid, 'SIGSTOP');
+    let error: unknown;
+    try {
+      error = await store.lockRefresh().catch((caught: unknown) => caught);
+    } finally {
+      process.kill(stalled.pid, 'SIGCONT');
+    }
+    expect(isSessionStoreError(error)).toBe(true);
+    // Redis runs the late SET NX PX, then the release queued behind it.
+    for (let turns = 0; (await held.exists(`${key}:refresh-lock`)) === 1; turns++) {
+      if (turns > 10_000) throw new Error('the lock was never released');
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(await store.lockRefresh()).toBe(true);
+    await held.quit();
+    await stalled.stop();
+  }, 20_000);
 });
