@@ -322,6 +322,9 @@ export class RedisRateLimitStore implements RateLimitStore {
     try {
       return (await withinTime(this.#client, this.#timeoutMs, () => this.#script.run(this.#client, args))) as StepReply;
     } catch (error) {
+      // Given up on here, the step may still run when Redis answers (a stalled server): queue its undo, which rides on the next
+      // step, sent behind it on the same connection, so no reservation or discovery lock is left that nobody holds.
+      if ((action === 'b' || action === 'w') && id !== '') this.#op('x', key, id, '', '', '');
       // Finished work that could not be sent is dropped: its reservations expire by themselves.
       if (action === 'n') {
         if (!this.#onLocal) this.#warn(error as Error);

@@ -24,7 +24,8 @@ export const OP_FIELDS = 6;
  * maxPauseMs, reservationMs, pollMs, globalLimit, globalWindowMs,
  * webhookLimit, webhookWindowMs: fewer arguments to encode), opCount, then opCount ×
  * (type, key, id, a, b, c), then the action: type (`b` bucket, `w` webhook,
- * `n` none), key, reservation id, lane.
+ * `n` none), key, reservation id, lane. Operation types: `r` release,
+ * `l` learn, `p` pause, `w` webhook execution done, `x` undo a step given up on.
  *
  * Returns `{ ok, discovering or wait ms, reason, resolved key }`.
  */
@@ -99,6 +100,17 @@ for _ = 1, n do
     end
   elseif ty == 'w' then
     redis.call('ZADD', P .. 'w:' .. k, 'XX', now, id)
+  elseif ty == 'x' then
+    -- A step this process gave up on locally, which may have run late: undo whatever it took (reservation,
+    -- discovery lock, place under the global cap, webhook slot), so nothing is left that nobody holds.
+    local rk = resolve(k)
+    redis.call('ZREM', P .. 'r:' .. k, id)
+    redis.call('ZREM', P .. 'r:' .. rk, id)
+    redis.call('ZREM', P .. 'g', id)
+    redis.call('ZREM', P .. 'w:' .. k, id)
+    for _, dk in ipairs({ P .. 'd:' .. k, P .. 'd:' .. rk }) do
+      if redis.call('GET', dk) == id then redis.call('DEL', dk) end
+    end
   end
 end
 

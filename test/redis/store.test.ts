@@ -186,6 +186,33 @@ describeWithRedis('the Redis rate-limit store', () => {
     await lost.destroy();
   });
 
+  it('a step given up on while Redis was stopped is undone when Redis answers: the next call on the route does not wait 30 s for a discovery lock nobody holds', async () => {
+    const stalled = await startRedisServer();
+    const held = await connect(stalled.url);
+    const prefix = 'late-step:';
+    const store = createRedisRateLimitStore({ client: held, prefix, commandTimeoutMs: 300 });
+    store.configure({ now: Date.now, webhookWindow: undefined, maxPauseMs: 600_000, globalRateLimit: undefined });
+    const key = store.bucketKey('GET /channels/{channel_id}', 'late');
+    process.kill(stalled.pid, 'SIGSTOP');
+    let error: unknown;
+    try {
+      // An unknown bucket: this step would take its discovery lock (30 s) and a reservation.
+      error = await store.acquireSlow(key, 'normal', undefined, () => undefined).catch((caught: unknown) => caught);
+    } finally {
+      process.kill(stalled.pid, 'SIGCONT');
+    }
+    expect(isRateLimitStoreError(error)).toBe(true);
+    await store.flushed();
+    expect(await held.keys(`${prefix}d:*`)).toEqual([]);
+    expect(await held.zCard(`${prefix}r:${key}`)).toBe(0);
+    // The next call discovers at once instead of waiting for the lock to expire.
+    const waits: string[] = [];
+    await store.acquireSlow(key, 'normal', undefined, (_ms, reason) => void waits.push(reason));
+    expect(waits).toEqual([]);
+    await held.quit();
+    await stalled.stop();
+  }, 20_000);
+
   it('a stalled Redis (connection open, no answers) makes calls reject with RateLimitStoreError within about commandTimeoutMs, sending nothing: never a hang', async () => {
     const stalled = await startRedisServer();
     const held = await connect(stalled.url);
