@@ -169,7 +169,12 @@ export class RedisRateLimitStore implements RateLimitStore {
     this.#op('r', held.resolved, held.id, held.discovering ? '1' : '0', held.countsGlobally ? '1' : '0', '');
   }
 
-  /** Learns from a response; sent with this process's next step. A window only narrows until it resets, whichever process learns it. */
+  /**
+   * Learns from a response; sent with this process's next step. The same rule
+   * as the in-memory store: `X-RateLimit-Reset` names the window, an answer
+   * of an older window teaches nothing, one of the same window only narrows
+   * it, one of a new window replaces it, whichever process learns it.
+   */
   learn(routeKey: string, major: string, headers: RateLimitHeaders | undefined): void {
     // On the fallback, what is learned stays local: it is not queued for a Redis that cannot take it.
     if (this.#onLocal) return this.#local.learn(routeKey, major, headers);
@@ -184,7 +189,9 @@ export class RedisRateLimitStore implements RateLimitStore {
     if (headers?.bucket !== undefined) this.#routes.set(routeKey, headers.bucket);
     const learned = this.#routes.key(routeKey, major);
     const field = (value: number | undefined) => (value === undefined ? '' : String(Math.ceil(value)));
-    this.#op('l', used, learned, field(headers?.limit), field(headers?.remaining), field(headers?.resetAfterMs));
+    // The reset-after and the window (X-RateLimit-Reset) share one field: `resetAfter;window`.
+    const window = headers?.resetAtMs === undefined ? '' : `;${Math.round(headers.resetAtMs)}`;
+    this.#op('l', used, learned, field(headers?.limit), field(headers?.remaining), `${field(headers?.resetAfterMs)}${window}`);
   }
 
   /** Pauses a bucket, or every bucket when `global`, in every process. */

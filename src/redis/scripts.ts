@@ -5,7 +5,7 @@
  * Redis `TIME` is its only clock.
  *
  * Keys under the prefix `P`:
- * - `P b:<bucket>` hash: `k` known, `l` limit, `r` remaining, `t` reset (ms), `p` paused until (ms)
+ * - `P b:<bucket>` hash: `k` known, `l` limit, `r` remaining, `t` reset (ms), `w` window (the server's `X-RateLimit-Reset`, ms), `p` paused until (ms)
  * - `P r:<bucket>` sorted set of reservations in flight, scored by their expiry
  * - `P d:<bucket>` the discovery lock of an unknown bucket (expires like a reservation)
  * - `P a:<key>` the bucket a route key resolves to once the server named its bucket id
@@ -61,21 +61,29 @@ for _ = 1, n do
       redis.call('HSETNX', bk, 'k', '1')
       extend(bk, keep)
     else
-      local cur = redis.call('HMGET', bk, 'l', 'r', 't')
-      local l, r, rt = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]) or 0
-      local hl, hr, ha = tonumber(a), tonumber(b), tonumber(c)
-      local nt = rt
-      if ha then nt = now + math.min(ha, maxPause) + 50 end
-      if rt > now and r then
-        -- The stored window is still open: a response can only narrow it.
-        if hr then r = math.min(r, hr) end
-        nt = math.max(rt, nt)
-      elseif hr then
-        r = hr
+      local cur = redis.call('HMGET', bk, 'l', 'r', 't', 'w')
+      local l, r, rt, sw = tonumber(cur[1]), tonumber(cur[2]), tonumber(cur[3]) or 0, tonumber(cur[4])
+      local ca, cw = string.match(c, '^([^;]*);?(.*)$')
+      local hl, hr, ha, hw = tonumber(a), tonumber(b), tonumber(ca), tonumber(cw)
+      -- The in-memory store's rule, to the letter: X-RateLimit-Reset names the window. An answer of an older window, or of
+      -- this window once it is over, teaches nothing; one of the same window can only narrow it; one of a new window replaces it.
+      -- Without X-RateLimit-Reset, an answer while the stored window is open is taken to be of that window.
+      if not (hw and sw and (hw < sw or (hw == sw and now >= rt))) then
+        local same = (hw ~= nil and hw == sw) or (hw == nil and rt > now)
+        if hl then l = hl end
+        if hr then
+          if same and r then r = math.min(r, hr) else r = hr end
+          l = l or hr + 1
+        end
+        local nt = rt
+        if ha then nt = now + math.min(ha, maxPause) + 50 end
+        local fields = { 'k', '1', 't', nt }
+        if l then fields[#fields + 1] = 'l'; fields[#fields + 1] = l end
+        if r or l then fields[#fields + 1] = 'r'; fields[#fields + 1] = r or l end
+        if hw then fields[#fields + 1] = 'w'; fields[#fields + 1] = hw end
+        redis.call('HSET', bk, unpack(fields))
+        extend(bk, math.max(nt - now, 0) + keep)
       end
-      l = hl or l or (hr and hr + 1)
-      redis.call('HSET', bk, 'k', '1', 'l', l, 'r', r or l, 't', nt)
-      extend(bk, math.max(nt - now, 0) + keep)
     end
     if id ~= k then
       redis.call('SET', P .. 'a:' .. k, id, 'PX', keep)

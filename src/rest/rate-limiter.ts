@@ -312,7 +312,8 @@ export class RateLimiter implements RateLimitStore {
     const window = headers.resetAtMs;
     for (const target of used === undefined || used === bucket ? [bucket] : [bucket, used]) {
       // Answers overtake each other: one of a window already over, or of this window but sent earlier, must not widen it.
-      const sameWindow = window !== undefined && window === target.window;
+      // Without X-RateLimit-Reset, an answer while the window is open is taken to be of that window (the Redis store's rule too).
+      const sameWindow = window !== undefined ? window === target.window : this.#now() < target.resetAt;
       if (window !== undefined && target.window !== undefined && (window < target.window || (sameWindow && this.#now() >= target.resetAt))) continue;
       if (headers.limit !== undefined) target.limit = headers.limit;
       if (headers.remaining !== undefined) {
