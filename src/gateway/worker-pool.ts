@@ -14,6 +14,7 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { backoffDelay } from '../backoff.js';
 import { GatewayError } from '../errors.js';
 import type { GatewayDispatchEvent, ResolvedGatewayOptions } from './options.js';
 import type { GatewaySessionRecord } from './session-store.js';
@@ -41,31 +42,89 @@ function startWorker(data: ShardWorkerData): Worker {
   return new Worker(`import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(script)}); });`, { eval: true, workerData: data, execArgv: [] });
 }
 
-/** One worker and the shards it runs. */
+/** The workers running now, for tests that make one die as a crash would (`terminate()`). @internal */
+export const runningShardWorkers = new Set<Worker>();
+
+/**
+ * One worker and the shards it runs. A worker that dies (it exits, throws
+ * uncaught, runs out of heap) is reported (`error` and `reconnecting` for
+ * each of its shards, which are no longer `ready`) and replaced after the
+ * reconnect backoff by a new one that resumes each shard's session from the
+ * last state the main thread saw (its sequence taken from the dispatches
+ * themselves, so nothing is handled twice).
+ */
 class ShardWorker {
-  readonly #worker: Worker;
+  #worker: Worker;
+  readonly #data: ShardWorkerData;
   readonly #host: ShardHost;
+  readonly #options: ResolvedGatewayOptions;
   readonly #connects = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
   readonly #turns = new Map<number, AbortController>();
   readonly states = new Map<number, ShardState>();
   #nextRequest = 0;
   #exited = false;
-  readonly #gone: Promise<void>;
+  #destroyed = false;
+  #crashes = 0;
+  #restartTimer: ReturnType<typeof setTimeout> | undefined;
+  #gone: Promise<void>;
 
-  constructor(data: ShardWorkerData, host: ShardHost) {
+  constructor(data: ShardWorkerData, host: ShardHost, options: ResolvedGatewayOptions) {
+    this.#data = data;
     this.#host = host;
-    this.#worker = startWorker(data);
+    this.#options = options;
     for (const id of data.ids) this.states.set(id, { status: 'idle', sessionId: undefined, sequence: null, latency: undefined, lastAckAt: undefined, resumeUrl: undefined });
-    this.#worker.on('message', (message: FromWorker) => this.#onMessage(message));
-    this.#worker.on('error', (error: Error) => host.emit('error', new GatewayError(`a shard worker failed: ${error.message}`, undefined, { cause: error }), data.ids[0] ?? 0));
-    this.#gone = new Promise((resolve) =>
-      this.#worker.once('exit', () => {
+    [this.#worker, this.#gone] = this.#start(data);
+  }
+
+  #start(data: ShardWorkerData): [Worker, Promise<void>] {
+    const worker = startWorker(data);
+    runningShardWorkers.add(worker);
+    this.#exited = false;
+    worker.on('message', (message: FromWorker) => this.#onMessage(message));
+    worker.on('error', (error: Error) => this.#host.emit('error', new GatewayError(`a shard worker failed: ${error.message}`, undefined, { cause: error }), data.ids[0] ?? 0));
+    const gone = new Promise<void>((resolve) =>
+      worker.once('exit', (code: number) => {
+        runningShardWorkers.delete(worker);
         this.#exited = true;
-        for (const waiter of this.#connects.values()) waiter.reject(new GatewayError('the shard worker exited'));
+        for (const waiter of this.#connects.values()) waiter.reject(new GatewayError(`the shard worker exited (code ${code})`));
         this.#connects.clear();
+        for (const controller of this.#turns.values()) controller.abort();
+        this.#turns.clear();
+        if (!this.#destroyed) this.#crashed(code);
         resolve();
       }),
     );
+    return [worker, gone];
+  }
+
+  /** A worker died on its own: its shards are not ready any more; a new worker resumes them after the backoff. */
+  #crashed(code: number): void {
+    this.#crashes++;
+    const delayMs = backoffDelay({ baseDelayMs: this.#options.reconnectBaseDelayMs, maxDelayMs: this.#options.reconnectMaxDelayMs }, this.#crashes, Math.random);
+    for (const id of this.#data.ids) {
+      const state = this.states.get(id);
+      if (state) this.states.set(id, { ...state, status: 'reconnecting' });
+      this.#host.emit('error', new GatewayError(`the worker running shard ${id} exited (code ${code}); a new worker resumes its session in ${delayMs} ms`), id);
+      this.#host.emit('reconnecting', { attempt: this.#crashes, delayMs, resume: state?.sessionId !== undefined, reason: `the shard worker exited (code ${code})` }, id);
+      this.#host.changed(id);
+    }
+    this.#restartTimer = setTimeout(() => this.#restart(), delayMs);
+  }
+
+  #restart(): void {
+    this.#restartTimer = undefined;
+    if (this.#destroyed) return;
+    [this.#worker, this.#gone] = this.#start({ ...this.#data, token: this.#host.token() });
+    for (const id of this.#data.ids) {
+      const state = this.states.get(id);
+      if (state?.sessionId !== undefined) this.#post({ type: 'restore', shardId: id, record: { sessionId: state.sessionId, sequence: state.sequence, ...(state.resumeUrl === undefined ? {} : { resumeUrl: state.resumeUrl }) } });
+      this.connect(id, undefined).then(
+        () => {
+          this.#crashes = 0;
+        },
+        () => undefined,
+      );
+    }
   }
 
   #post(message: ToWorker): void {
@@ -77,13 +136,22 @@ class ShardWorker {
       case 'event':
         this.#host.emit(message.event, message.event === 'error' ? receiveError(message.payload as ReturnType<typeof sendError>) : message.payload, message.shardId);
         return;
-      case 'dispatch':
-        this.#host.dispatch(message.event as GatewayDispatchEvent);
+      case 'dispatch': {
+        // The sequence of what reached this thread, from the dispatch itself: a worker that dies before its next state report
+        // resumes from here, so what was handled is not replayed.
+        const event = message.event as GatewayDispatchEvent;
+        const state = this.states.get(event.shardId);
+        if (state && typeof event.s === 'number' && (state.sequence === null || event.s > state.sequence)) this.states.set(event.shardId, { ...state, sequence: event.s });
+        this.#host.dispatch(event);
         return;
-      case 'state':
-        this.states.set(message.shardId, message.state);
+      }
+      case 'state': {
+        const seen = this.states.get(message.shardId)?.sequence ?? null;
+        const reported = message.state.sequence;
+        this.states.set(message.shardId, seen !== null && reported !== null && seen > reported && message.state.sessionId === this.states.get(message.shardId)?.sessionId ? { ...message.state, sequence: seen } : message.state);
         this.#host.changed(message.shardId);
         return;
+      }
       case 'connected': {
         this.states.set(message.shardId, message.state);
         const waiter = this.#connects.get(message.requestId);
@@ -151,6 +219,9 @@ class ShardWorker {
 
   /** Closes its shards, then the worker; terminates it if it does not finish within 5 s. */
   async destroy(): Promise<void> {
+    this.#destroyed = true;
+    if (this.#restartTimer !== undefined) clearTimeout(this.#restartTimer);
+    this.#restartTimer = undefined;
     for (const controller of this.#turns.values()) controller.abort();
     this.#turns.clear();
     if (this.#exited) return;
@@ -197,7 +268,7 @@ export async function startShardWorkers(plan: ShardPlan, options: ResolvedGatewa
   const handles: ShardHandle[] = [];
   for (let start = 0; start < plan.ids.length; start += perWorker) {
     const ids = plan.ids.slice(start, start + perWorker);
-    const worker = new ShardWorker({ ids, plan, options: cloneable, token: host.token(), throttled: host.beforeIdentify !== undefined, allowInsecure: host.allowInsecure }, host);
+    const worker = new ShardWorker({ ids, plan, options: cloneable, token: host.token(), throttled: host.beforeIdentify !== undefined, allowInsecure: host.allowInsecure }, host, options);
     for (const id of ids) handles.push(workerShard(id, worker));
   }
   return handles;
