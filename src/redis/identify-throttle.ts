@@ -37,7 +37,8 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local interval = tonumber(ARGV[2])
 local last = tonumber(redis.call('GET', ARGV[1]))
-if last and now - last < interval then return interval - (now - last) end
+-- What the key holds is hostile input: a turn in the future (or not a number) was not written by a throttle; take the turn.
+if last and last <= now and now - last < interval then return interval - (now - last) end
 redis.call('SET', ARGV[1], now, 'PX', interval)
 return 0
 `;

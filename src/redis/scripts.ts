@@ -42,7 +42,16 @@ local function extend(key, ms)
   if redis.call('PTTL', key) < ms then redis.call('PEXPIRE', key, ms) end
 end
 local function resolve(k)
-  return redis.call('GET', P .. 'a:' .. k) or k
+  local v = redis.call('GET', P .. 'a:' .. k)
+  if type(v) == 'string' and v ~= '' then return v end
+  return k
+end
+-- What Redis holds is hostile input: a key of the wrong type (planted, or left by something else) is dropped for a fresh start,
+-- never answered with WRONGTYPE.
+local function fresh(key, kind)
+  local ty = redis.call('TYPE', key)['ok']
+  if ty ~= 'none' and ty ~= kind then redis.call('DEL', key) end
+  return key
 end
 
 local i = 4
@@ -56,7 +65,7 @@ for _ = 1, n do
     if a == '1' then redis.call('DEL', P .. 'd:' .. k) end
     if b == '1' then redis.call('ZADD', P .. 'g', 'XX', now, id) end
   elseif ty == 'l' then
-    local bk = P .. 'b:' .. id
+    local bk = fresh(P .. 'b:' .. id, 'hash')
     if a == '' and b == '' then
       redis.call('HSETNX', bk, 'k', '1')
       extend(bk, keep)
@@ -96,7 +105,7 @@ for _ = 1, n do
   elseif ty == 'p' then
     local untilMs = now + math.min(tonumber(a), maxPause)
     if b == '1' then
-      local cur = tonumber(redis.call('GET', P .. 'gp')) or 0
+      local cur = tonumber(redis.call('GET', fresh(P .. 'gp', 'string'))) or 0
       if untilMs > cur then redis.call('SET', P .. 'gp', untilMs, 'PX', untilMs - now + 1) end
     else
       local bk = P .. 'b:' .. resolve(k)
@@ -124,7 +133,7 @@ end
 
 local action, key, rid, lane = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
 if action == 'w' then
-  local wz = P .. 'w:' .. key
+  local wz = fresh(P .. 'w:' .. key, 'zset')
   redis.call('ZREMRANGEBYSCORE', wz, '-inf', now - whWindow)
   if redis.call('ZCARD', wz) >= whLimit then
     local first = tonumber(redis.call('ZRANGE', wz, 0, 0, 'WITHSCORES')[2])
@@ -140,28 +149,29 @@ if action ~= 'b' then return { 1, 0, '', '' } end
 
 local rk = resolve(key)
 if lane == 'normal' then
-  local gp = tonumber(redis.call('GET', P .. 'gp')) or 0
-  if gp > now then return { 0, gp - now, 'global', rk } end
+  local gp = tonumber(redis.call('GET', fresh(P .. 'gp', 'string'))) or 0
+  if gp > now then return { 0, math.min(gp - now, maxPause), 'global', rk } end
 end
-local bk = P .. 'b:' .. rk
+local bk = fresh(P .. 'b:' .. rk, 'hash')
 local h = redis.call('HMGET', bk, 'k', 'l', 'r', 't', 'p')
 local p = tonumber(h[5]) or 0
-if p > now then return { 0, p - now, 'bucket', rk } end
-local rz = P .. 'r:' .. rk
+if p > now then return { 0, math.min(p - now, maxPause), 'bucket', rk } end
+local rz = fresh(P .. 'r:' .. rk, 'zset')
 redis.call('ZREMRANGEBYSCORE', rz, '-inf', now)
 local disc = 0
 if lane == 'normal' then
-  if h[3] then
+  -- A bucket whose fields are not numbers (planted) is treated as unknown: discovered again.
+  if h[3] and tonumber(h[2]) and tonumber(h[3]) then
     local l, r, rt = tonumber(h[2]), tonumber(h[3]), tonumber(h[4]) or 0
     if now >= rt then r = l end
     if r - redis.call('ZCARD', rz) <= 0 then
       local w = poll
-      if rt > now then w = rt - now end
+      if rt > now then w = math.min(rt - now, maxPause) end
       return { 0, w, 'bucket', rk }
     end
   end
   if gLimit > 0 then
-    local g = P .. 'g'
+    local g = fresh(P .. 'g', 'zset')
     redis.call('ZREMRANGEBYSCORE', g, '-inf', now - gWindow)
     if redis.call('ZCARD', g) >= gLimit then
       local first = tonumber(redis.call('ZRANGE', g, 0, 0, 'WITHSCORES')[2])
@@ -170,8 +180,8 @@ if lane == 'normal' then
       return { 0, w, 'global', rk }
     end
   end
-  if not h[1] then
-    local dk = P .. 'd:' .. rk
+  if not h[1] or not (h[3] == false or tonumber(h[3])) then
+    local dk = fresh(P .. 'd:' .. rk, 'string')
     if not redis.call('SET', dk, rid, 'NX', 'PX', resMs) then
       return { 0, math.max(1, math.min(redis.call('PTTL', dk), poll)), 'discovery', rk }
     end

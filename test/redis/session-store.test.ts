@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient } from 'redis';
 import { Client, isSessionStoreError } from '../../src/index.js';
-import { createRedisSessionStore } from '../../src/redis/index.js';
+import { createRedisIdentifyThrottle, createRedisSessionStore } from '../../src/redis/index.js';
 import { startLimitsServer, type LimitsServer } from '../helpers/limits-server.js';
 import { describeWithRedis, startRedisServer, type RunningRedis } from '../helpers/redis-server.js';
 
@@ -103,5 +103,26 @@ describeWithRedis('the Redis session store', () => {
     expect(await store.lockRefresh()).toBe(true);
     await held.quit();
     await stalled.stop();
+  }, 20_000);
+});
+
+describeWithRedis('the Redis Identify throttle against planted values', () => {
+  it('takes the turn at once when the key holds a turn an hour ahead or not a number, instead of waiting an hour', async () => {
+    const redis = await startRedisServer();
+    const connection = createClient({ url: redis.url });
+    connection.on('error', () => undefined);
+    await connection.connect();
+    try {
+      const throttle = createRedisIdentifyThrottle({ client: connection, prefix: 'planted:', intervalMs: 5_000 });
+      for (const planted of [String(Date.now() + 3_600_000), 'soon']) {
+        await connection.set('planted:1:0', planted);
+        await throttle.wait({ shardId: 0, shardCount: 1, maxConcurrency: 1, signal: AbortSignal.timeout(2_000) });
+        expect(Number(await connection.get('planted:1:0'))).toBeLessThanOrEqual(Date.now());
+        expect(await connection.pTTL('planted:1:0')).toBeGreaterThan(0);
+      }
+    } finally {
+      await connection.quit();
+      await redis.stop();
+    }
   }, 20_000);
 });

@@ -96,6 +96,39 @@ describeWithRedis('the Redis rate-limit store', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(held[0]?.ms ?? 0);
   });
 
+  it('treats what Redis holds as hostile: planted non-numbers and wrong key types give a fresh start, a reset of 1e308 is capped at maxPauseMs; never a raw Lua or WRONGTYPE error', async () => {
+    const prefix = `planted-${Date.now()}:`;
+    const store = createRedisRateLimitStore({ client: connection, prefix });
+    store.configure({ now: Date.now, webhookWindow: { limit: 30, windowMs: 60_000 }, maxPauseMs: 600_000, globalRateLimit: { limit: 100, windowMs: 1000 } });
+    const route = 'GET /channels/{channel_id}';
+    const take = async (major: string) => {
+      const key = store.bucketKey(route, major);
+      const waits: number[] = [];
+      await store.acquireSlow(key, 'normal', undefined, (ms) => {
+        waits.push(ms);
+        throw new Error(`refused a wait of ${ms} ms`);
+      });
+      store.release(key);
+      return waits;
+    };
+    await connection.hSet(`${prefix}b:${route}:nan`, { k: '1', l: 'many', r: 'abc', t: 'later' });
+    expect(await take('nan')).toEqual([]);
+    await connection.set(`${prefix}b:${route}:string`, 'not a hash');
+    await connection.set(`${prefix}r:${route}:string`, 'not a sorted set');
+    expect(await take('string')).toEqual([]);
+    await connection.hSet(`${prefix}gp`, { planted: '1' });
+    await connection.set(`${prefix}g`, 'not a sorted set');
+    expect(await take('global-planted')).toEqual([]);
+    await connection.hSet(`${prefix}b:${route}:far`, { k: '1', l: '1', r: '0', t: '1e308' });
+    const far = await take('far').catch((error: unknown) => error);
+    expect(String(far)).toMatch(/refused a wait of (\d+) ms/);
+    expect(Number(/(\d+) ms/.exec(String(far))?.[1])).toBeLessThanOrEqual(600_000);
+    await connection.set(`${prefix}w:hook`, 'not a sorted set');
+    await store.serializeWebhook('hook', () => store.webhookTurn('hook', undefined, () => undefined), undefined);
+    store.webhookDone('hook');
+    await store.flushed();
+  });
+
   it('a learned bucket only moves forward: a stale response cannot widen a window another process narrowed', async () => {
     const prefix = `forward-${Date.now()}:`;
     const a = createRedisRateLimitStore({ client: connection, prefix });
