@@ -60,7 +60,7 @@ export {
   type AwaitComponentOptions,
   type AwaitModalSubmitOptions,
 } from './interactions/interaction.js';
-export { defineCommand, type CommandOptionValues, type CommandOptionTypeMap, type CommandOptionValue, type TypedCommandDefinition } from './interactions/options.js';
+export { defineCommand, type CommandOptionValues, type CommandOptionTypeMap, type CommandOptionValue, type TypedCommandDefinition, type OptionProblem } from './interactions/options.js';
 export { isCommandInteraction, isAutocompleteInteraction, isComponentInteraction, isModalSubmitInteraction, isPingInteraction, isUnknownInteraction } from './interactions/guards.js';
 export { RateLimiter as MemoryRateLimitStore } from './rest/rate-limiter.js';
 export type { RateLimitStore, RateLimitSettings, RateLimitHeaders, GlobalRateLimitOptions, Lane, WaitGuard } from './rest/rate-limit-store.js';

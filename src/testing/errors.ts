@@ -5,6 +5,7 @@
  */
 
 import { CommunityChatError, hasKind, KIND } from '../errors/base.js';
+import type { OptionProblem } from '../interactions/options.js';
 
 /** Base class of the errors the emulator's control API throws or rejects with. */
 export class EmulatorError extends CommunityChatError {}
@@ -79,8 +80,8 @@ export class EmulatorInvalidOptionsError extends EmulatorError {
   /** The command. */
   readonly command: string;
   /** Each option that does not fit, and why. */
-  readonly problems: readonly { path: string; message: string }[];
-  constructor(command: string, problems: readonly { path: string; message: string }[]) {
+  readonly problems: readonly OptionProblem[];
+  constructor(command: string, problems: readonly OptionProblem[]) {
     super(`/${command} was invoked with options that do not fit its definition: ${problems.map((problem) => `${problem.path} ${problem.message}`).join('; ')}`);
     this.command = command;
     this.problems = problems;
