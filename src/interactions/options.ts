@@ -5,6 +5,7 @@
  * @module
  */
 
+import { ApplicationCommandOptionType } from '../constants.js';
 import type { CommandDefinition } from '../schemas/requests.js';
 
 /** TypeScript type of each option type (Discord's numbering). */
@@ -148,11 +149,12 @@ const shown = (value: unknown) => (typeof value === 'string' ? JSON.stringify(va
 /** Why `value` does not fit `option`, or `undefined`. */
 function valueProblem(option: DefinedOption, value: unknown): string | undefined {
   const type = option.type;
-  if (type === 3 && typeof value !== 'string') return `must be a string (got ${shown(value)})`;
-  if (type === 4 && !(typeof value === 'number' && Number.isSafeInteger(value))) return `must be a whole number (got ${shown(value)})`;
-  if (type === 10 && !(typeof value === 'number' && Number.isFinite(value))) return `must be a number (got ${shown(value)})`;
-  if (type === 5 && typeof value !== 'boolean') return `must be true or false (got ${shown(value)})`;
-  if ((type === 6 || type === 7 || type === 8 || type === 9 || type === 11) && !(typeof value === 'string' && ID.test(value))) return `must be an id (got ${shown(value)})`;
+  const T = ApplicationCommandOptionType;
+  if (type === T.String && typeof value !== 'string') return `must be a string (got ${shown(value)})`;
+  if (type === T.Integer && !(typeof value === 'number' && Number.isSafeInteger(value))) return `must be a whole number (got ${shown(value)})`;
+  if (type === T.Number && !(typeof value === 'number' && Number.isFinite(value))) return `must be a number (got ${shown(value)})`;
+  if (type === T.Boolean && typeof value !== 'boolean') return `must be true or false (got ${shown(value)})`;
+  if ((type === T.User || type === T.Channel || type === T.Role || type === T.Mentionable || type === T.Attachment) && !(typeof value === 'string' && ID.test(value))) return `must be an id (got ${shown(value)})`;
   if (Array.isArray(option.choices) && option.choices.length > 0 && !option.choices.some((choice) => (choice as { value?: unknown } | null)?.value === value)) {
     return `must be one of its choices (got ${shown(value)})`;
   }
@@ -160,7 +162,7 @@ function valueProblem(option: DefinedOption, value: unknown): string | undefined
     if (typeof option.min_value === 'number' && value < option.min_value) return `must be at least ${option.min_value} (got ${value})`;
     if (typeof option.max_value === 'number' && value > option.max_value) return `must be at most ${option.max_value} (got ${value})`;
   }
-  if (typeof value === 'string' && type === 3) {
+  if (typeof value === 'string' && type === T.String) {
     if (typeof option.min_length === 'number' && length(value) < option.min_length) return `must be at least ${option.min_length} characters (got ${length(value)})`;
     if (typeof option.max_length === 'number' && length(value) > option.max_length) return `must be at most ${option.max_length} characters (got ${length(value)})`;
   }
