@@ -18,7 +18,15 @@ const common: Pick<Options, 'silent' | 'sourcemap' | 'esbuildOptions'> = {
 export default defineConfig([
   {
     ...common,
-    entry: { index: 'src/index.ts', transport: 'src/transport.ts', 'testing/index': 'src/testing/index.ts', 'testing/msw': 'src/testing/msw.ts', 'redis/index': 'src/redis/index.ts', 'shard-worker': 'src/gateway/shard-worker.ts', 'otel/index': 'src/otel/index.ts' },
+    entry: {
+      index: 'src/index.ts',
+      transport: 'src/transport.ts',
+      'testing/index': 'src/testing/index.ts',
+      'testing/msw': 'src/testing/msw.ts',
+      'redis/index': 'src/redis/index.ts',
+      'shard-worker': 'src/gateway/shard-worker.ts',
+      'otel/index': 'src/otel/index.ts',
+    },
     format: ['esm', 'cjs'],
     dts: false, // declarations come from tsc (tsconfig.types.json): one readable file per source file
     clean: true,

@@ -51,7 +51,9 @@ async function commandCounts(redis) {
 }
 
 const redisPort = await freePort();
-const redisServer = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'], { stdio: 'ignore' });
+const redisServer = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'], {
+  stdio: 'ignore',
+});
 const httpServer = spawn(process.execPath, [fileURLToPath(new URL('./server.mjs', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
 try {
   const [chunk] = await once(httpServer.stdout, 'data');
@@ -100,10 +102,16 @@ try {
   for (let round = 0; round < ROUNDS; round++) floorTimes.push(await measure(pingThenGet, REQUESTS));
   const memoryUs = median(memoryTimes);
   const redisUs = median(redisTimes);
-  console.log(`Redis rate-limit store (redis-server ${execFileSync('redis-server', ['--version'], { encoding: 'utf8' }).match(/v=(\S+)/)?.[1] ?? '?'} on loopback), GET channels.get at concurrency ${CONCURRENCY}, median of ${ROUNDS} rounds of ${REQUESTS}:`);
-  console.log(`  client CPU per request: Redis store ${redisUs.toFixed(1)} µs vs in-memory ${memoryUs.toFixed(1)} µs: ratio ${(redisUs / memoryUs).toFixed(2)}x; a plain PING round trip + in-memory request ${median(floorTimes).toFixed(1)} µs`);
+  console.log(
+    `Redis rate-limit store (redis-server ${execFileSync('redis-server', ['--version'], { encoding: 'utf8' }).match(/v=(\S+)/)?.[1] ?? '?'} on loopback), GET channels.get at concurrency ${CONCURRENCY}, median of ${ROUNDS} rounds of ${REQUESTS}:`,
+  );
+  console.log(
+    `  client CPU per request: Redis store ${redisUs.toFixed(1)} µs vs in-memory ${memoryUs.toFixed(1)} µs: ratio ${(redisUs / memoryUs).toFixed(2)}x; a plain PING round trip + in-memory request ${median(floorTimes).toFixed(1)} µs`,
+  );
   // The store sends nothing but EVALSHA (EVAL once per script cache miss), so scripts are its round trips; commandstats also counts the commands the scripts run inside Redis.
-  console.log(`  Redis round trips per request: ${(trips.scripts / trips.requests).toFixed(3)} (EVALSHA; target 1), running ${((trips.all - trips.scripts) / trips.requests).toFixed(1)} commands inside the script`);
+  console.log(
+    `  Redis round trips per request: ${(trips.scripts / trips.requests).toFixed(3)} (EVALSHA; target 1), running ${((trips.all - trips.scripts) / trips.requests).toFixed(1)} commands inside the script`,
+  );
   await Promise.all([memory.close(), shared.close()]);
   await redis.quit();
 } finally {

@@ -100,7 +100,12 @@ async function restBenchmark(port) {
       },
       () => {
         const id = nextHook();
-        return rawCall('POST', `/api/v1/webhooks/${id}/token-${id}`, { accept: 'application/json', 'content-type': 'application/json' }, JSON.stringify(message));
+        return rawCall(
+          'POST',
+          `/api/v1/webhooks/${id}/token-${id}`,
+          { accept: 'application/json', 'content-type': 'application/json' },
+          JSON.stringify(message),
+        );
       },
     ],
   ];
@@ -234,16 +239,24 @@ const verdict = (ratio) => (ratio <= TARGET ? 'ok' : `over by ${((ratio / TARGET
 const { child, port, pinned } = await startServer();
 const table = [];
 try {
-  console.log(`community-chat-sdk benchmarks: node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${new Date().toISOString().slice(0, 10)}`);
-  console.log(`REST: client CPU microseconds per request, median (min-max) of ${ROUNDS} alternating rounds of ${REQUESTS} requests, server in another process${pinned ? ' pinned to its own core' : ''}\n`);
+  console.log(
+    `community-chat-sdk benchmarks: node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${new Date().toISOString().slice(0, 10)}`,
+  );
+  console.log(
+    `REST: client CPU microseconds per request, median (min-max) of ${ROUNDS} alternating rounds of ${REQUESTS} requests, server in another process${pinned ? ' pinned to its own core' : ''}\n`,
+  );
   const rows = await restBenchmark(port);
   console.log('operation                                conc   SDK µs/req           undici µs/req        ratio');
   for (const row of rows) {
-    console.log(`${row.label.padEnd(40)}${String(row.concurrency).padStart(5)}   ${range(row.sdk).padEnd(20)} ${range(row.raw).padEnd(20)} ${row.ratio.toFixed(2)}x`);
+    console.log(
+      `${row.label.padEnd(40)}${String(row.concurrency).padStart(5)}   ${range(row.sdk).padEnd(20)} ${range(row.raw).padEnd(20)} ${row.ratio.toFixed(2)}x`,
+    );
     table.push([`${row.label.trim()} c=${row.concurrency}`, row.ratio]);
   }
   const imports = importBenchmark();
-  console.log(`\ncold import() of the main entry, ms: SDK ${range(imports.sdk)} vs undici alone ${range(imports.raw)}: ${(imports.sdk.median / imports.raw.median).toFixed(2)}x`);
+  console.log(
+    `\ncold import() of the main entry, ms: SDK ${range(imports.sdk)} vs undici alone ${range(imports.raw)}: ${(imports.sdk.median / imports.raw.median).toFixed(2)}x`,
+  );
   table.push(['cold import', imports.sdk.median / imports.raw.median]);
   const gateway = await gatewayBenchmark();
   console.log(
@@ -257,7 +270,9 @@ try {
   }
   const rssSdk = summary(rss.sdk);
   const rssRaw = summary(rss.raw);
-  console.log(`\npeak RSS, MB (each adapter alone in a process: 20,000 GETs and 20,000 interaction callbacks at concurrency 64, 3 runs): SDK ${range(rssSdk)} vs raw undici ${range(rssRaw)}: ${(rssSdk.median / rssRaw.median).toFixed(2)}x`);
+  console.log(
+    `\npeak RSS, MB (each adapter alone in a process: 20,000 GETs and 20,000 interaction callbacks at concurrency 64, 3 runs): SDK ${range(rssSdk)} vs raw undici ${range(rssRaw)}: ${(rssSdk.median / rssRaw.median).toFixed(2)}x`,
+  );
   table.push(['peak RSS', rssSdk.median / rssRaw.median]);
 } finally {
   child.kill('SIGTERM');
@@ -268,7 +283,8 @@ for (const [label, ratio] of table) console.log(`  ${label.padEnd(48)} ${ratio.t
 
 // The Redis rate-limit store against the in-memory one, when redis-server is installed (bench/redis.mjs starts its own).
 console.log('');
-if (spawnSync('sh', ['-c', 'command -v redis-server'], { stdio: 'ignore' }).status === 0) execFileSync(process.execPath, [here('./redis.mjs')], { stdio: 'inherit' });
+if (spawnSync('sh', ['-c', 'command -v redis-server'], { stdio: 'ignore' }).status === 0)
+  execFileSync(process.execPath, [here('./redis.mjs')], { stdio: 'inherit' });
 else console.log('redis: redis-server is not installed (apt-get install -y redis-server): skipping the Redis store benchmark');
 
 // The soak of long-running state, in a process of its own (it needs --expose-gc to measure the heap after GC).

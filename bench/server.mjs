@@ -13,7 +13,12 @@ const server = http.createServer((request, response) => {
     const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
     if (rateLimited) {
       served++;
-      Object.assign(headers, { 'x-ratelimit-limit': '50', 'x-ratelimit-remaining': '49', 'x-ratelimit-reset-after': '1', 'x-ratelimit-bucket': `b${Math.floor(served / 1000)}` });
+      Object.assign(headers, {
+        'x-ratelimit-limit': '50',
+        'x-ratelimit-remaining': '49',
+        'x-ratelimit-reset-after': '1',
+        'x-ratelimit-bucket': `b${Math.floor(served / 1000)}`,
+      });
     }
     response.writeHead(200, headers);
     response.end(body);

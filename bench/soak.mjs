@@ -64,7 +64,9 @@ try {
   await run(3000 + CALLS + 1000, 3000 + CALLS + 2000);
   const after = await settle();
   const growthMb = (after - before) / 1024 / 1024;
-  console.log(`soak: ${CALLS} calls over distinct ids (channels, webhooks, interaction callbacks) in ${((Date.now() - started) / 1000).toFixed(1)} s; heap after GC ${(before / 1048576).toFixed(1)} MB -> ${(after / 1048576).toFixed(1)} MB: growth ${growthMb.toFixed(2)} MB (target < 5 MB)`);
+  console.log(
+    `soak: ${CALLS} calls over distinct ids (channels, webhooks, interaction callbacks) in ${((Date.now() - started) / 1000).toFixed(1)} s; heap after GC ${(before / 1048576).toFixed(1)} MB -> ${(after / 1048576).toFixed(1)} MB: growth ${growthMb.toFixed(2)} MB (target < 5 MB)`,
+  );
 } finally {
   await client.close();
   server.kill('SIGTERM');

@@ -58,9 +58,13 @@ try {
 
   console.log(`Upload: ${SIZE_MB} MB attachment to a loopback server in another process, node ${process.version}; peak RSS above baseline (target < 50 MB)`);
   const blob = await peakAbove(async () => client.channels.uploadAttachment('1', { data: await openAsBlob(path), filename: 'upload.bin' }));
-  console.log(`  Blob from fs.openAsBlob (Content-Length):  ${blob.aboveMb.toFixed(1)} MB above a ${blob.baselineMb.toFixed(0)} MB baseline, ${(SIZE_MB / blob.seconds).toFixed(0)} MB/s`);
+  console.log(
+    `  Blob from fs.openAsBlob (Content-Length):  ${blob.aboveMb.toFixed(1)} MB above a ${blob.baselineMb.toFixed(0)} MB baseline, ${(SIZE_MB / blob.seconds).toFixed(0)} MB/s`,
+  );
   const stream = await peakAbove(() => client.channels.uploadAttachment('1', { data: createReadStream(path), filename: 'upload.bin' }));
-  console.log(`  fs.createReadStream, unknown length (chunked): ${stream.aboveMb.toFixed(1)} MB above a ${stream.baselineMb.toFixed(0)} MB baseline, ${(SIZE_MB / stream.seconds).toFixed(0)} MB/s`);
+  console.log(
+    `  fs.createReadStream, unknown length (chunked): ${stream.aboveMb.toFixed(1)} MB above a ${stream.baselineMb.toFixed(0)} MB baseline, ${(SIZE_MB / stream.seconds).toFixed(0)} MB/s`,
+  );
   await client.close();
 } finally {
   server.kill('SIGTERM');

@@ -74,7 +74,9 @@ await bot.activities.playPause(activityId, { paused: false });
 await bot.activities.seek(activityId, { position_ms: 90_000 });
 await bot.activities.updateState(activityId, { state: { chapter: 'liftoff' } });
 const snapshot = await bot.activities.getSnapshot(activityId);
-say(`Activity ${activityId}: playing=${String(snapshot['paused'] === false)}, position ${String(snapshot['position_ms'])} ms, state ${JSON.stringify(snapshot['state'])}`);
+say(
+  `Activity ${activityId}: playing=${String(snapshot['paused'] === false)}, position ${String(snapshot['position_ms'])} ms, state ${JSON.stringify(snapshot['state'])}`,
+);
 await bot.activities.delete(activityId);
 say('Activity ended');
 

@@ -22,7 +22,11 @@ export const playgroundCommands = [
     ],
   },
   { name: 'feedback', description: 'Tell the quiz master what you think (opens a form)', options: [] },
-  { name: 'watch', description: 'Start a watch-together activity in this channel', options: [{ type: ApplicationCommandOptionType.String, name: 'title', description: 'What to watch' }] },
+  {
+    name: 'watch',
+    description: 'Start a watch-together activity in this channel',
+    options: [{ type: ApplicationCommandOptionType.String, name: 'title', description: 'What to watch' }],
+  },
 ];
 
 /** Installs the bot's handlers on `client.gateway` (connect it afterwards). */
@@ -37,8 +41,24 @@ export function installPlaygroundBot(client: Client): void {
     return interaction.reply({
       content: `Quiz about ${String(interaction.options['topic'])}, ${rounds} rounds. Ready?`,
       components: [
-        { type: ComponentType.ActionRow, components: [{ type: ComponentType.Button, style: 1, label: 'Ready', custom_id: 'quiz:ready' }, { type: ComponentType.Button, style: 2, label: 'Not now', custom_id: 'quiz:later' }] },
-        { type: ComponentType.ActionRow, components: [{ type: ComponentType.StringSelect, custom_id: 'quiz:level', placeholder: 'Difficulty', options: ['easy', 'medium', 'hard'].map((level) => ({ label: level, value: level })) }] },
+        {
+          type: ComponentType.ActionRow,
+          components: [
+            { type: ComponentType.Button, style: 1, label: 'Ready', custom_id: 'quiz:ready' },
+            { type: ComponentType.Button, style: 2, label: 'Not now', custom_id: 'quiz:later' },
+          ],
+        },
+        {
+          type: ComponentType.ActionRow,
+          components: [
+            {
+              type: ComponentType.StringSelect,
+              custom_id: 'quiz:level',
+              placeholder: 'Difficulty',
+              options: ['easy', 'medium', 'hard'].map((level) => ({ label: level, value: level })),
+            },
+          ],
+        },
       ],
     });
   });
@@ -47,8 +67,14 @@ export function installPlaygroundBot(client: Client): void {
       custom_id: 'feedback',
       title: 'Quiz feedback',
       components: [
-        { type: ComponentType.ActionRow, components: [{ type: ComponentType.TextInput, custom_id: 'name', label: 'Your name', style: 1, required: true, max_length: 40 }] },
-        { type: ComponentType.ActionRow, components: [{ type: ComponentType.TextInput, custom_id: 'comment', label: 'What did you think?', style: 2, required: true, max_length: 500 }] },
+        {
+          type: ComponentType.ActionRow,
+          components: [{ type: ComponentType.TextInput, custom_id: 'name', label: 'Your name', style: 1, required: true, max_length: 40 }],
+        },
+        {
+          type: ComponentType.ActionRow,
+          components: [{ type: ComponentType.TextInput, custom_id: 'comment', label: 'What did you think?', style: 2, required: true, max_length: 500 }],
+        },
       ],
     }),
   );
@@ -64,7 +90,9 @@ export function installPlaygroundBot(client: Client): void {
     await client.activities.getSnapshot(id);
     await interaction.reply(`Watching "${title}" together: playing from 1:30.`);
   });
-  gateway.onInteraction('modalSubmit', (interaction) => interaction.reply(`Thanks ${interaction.fields['name'] ?? 'friend'}! You said: "${interaction.fields['comment'] ?? ''}"`));
+  gateway.onInteraction('modalSubmit', (interaction) =>
+    interaction.reply(`Thanks ${interaction.fields['name'] ?? 'friend'}! You said: "${interaction.fields['comment'] ?? ''}"`),
+  );
   gateway.onInteraction('component', (interaction) => {
     const who = interaction.user?.username ?? 'someone';
     if (interaction.customId === 'quiz:ready') return interaction.reply(`${who} is ready. Question 1: which planet has the most moons?`);

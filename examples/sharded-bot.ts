@@ -87,7 +87,16 @@ async function demo(): Promise<void> {
   const start = (name: string, shards: string) =>
     new Promise<void>((resolve, reject) => {
       const child = spawn(process.execPath, ['--import', 'tsx', file], {
-        env: { ...process.env, ROLE: 'bot', PROC: name, SHARDS: shards, PREFIX: prefix, CHAT_BASE_URL: emulator.url, CHAT_BOT_TOKEN: emulator.seed.botToken, REDIS_URL },
+        env: {
+          ...process.env,
+          ROLE: 'bot',
+          PROC: name,
+          SHARDS: shards,
+          PREFIX: prefix,
+          CHAT_BASE_URL: emulator.url,
+          CHAT_BOT_TOKEN: emulator.seed.botToken,
+          REDIS_URL,
+        },
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       children.push(child);

@@ -11,7 +11,9 @@ import { WebhookClient, isRateLimitError, isValidationError } from 'community-ch
 const hook = new WebhookClient(process.env['CHAT_WEBHOOK_URL'] ?? '');
 const messages = process.argv.length > 2 ? process.argv.slice(2) : ['Build finished'];
 let posted = 0;
-hook.on('requestHeld', ({ reason, waitMs }) => console.log(`${posted}/${messages.length} posted; held by the ${reason} rate limit for ${Math.ceil(waitMs / 1000)} s`));
+hook.on('requestHeld', ({ reason, waitMs }) =>
+  console.log(`${posted}/${messages.length} posted; held by the ${reason} rate limit for ${Math.ceil(waitMs / 1000)} s`),
+);
 
 try {
   for (const content of messages) {

@@ -81,7 +81,9 @@ function main(argv) {
   }
   const current = existsSync(fixturePath) ? readFileSync(fixturePath, 'utf8') : '';
   if (current !== fresh) {
-    console.error('contract-operations: test/fixtures/contract-operations.json no longer matches the contract; run `node scripts/contract-operations.mjs --write`, review the diff and the route table');
+    console.error(
+      'contract-operations: test/fixtures/contract-operations.json no longer matches the contract; run `node scripts/contract-operations.mjs --write`, review the diff and the route table',
+    );
     return 1;
   }
   console.log(`contract-operations: the fixture matches the contract (${JSON.parse(fresh).length} operations)`);

@@ -24,12 +24,19 @@ while (!/Channel webhook[^:]*: (\S+)/.test(out)) {
   await new Promise((resolve) => setTimeout(resolve, 50));
 }
 const webhookUrl = /Channel webhook[^:]*: (\S+)/.exec(out)[1];
-const browser = await chromium.launch({ executablePath, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'] });
+const browser = await chromium.launch({
+  executablePath,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+});
 try {
   const page = await browser.newPage({ viewport: { width: 1440, height: 860 } });
   await page.goto(`http://127.0.0.1:${port}/`);
   await page.locator('body[data-ready=true]').waitFor();
-  await fetch(webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: 'Deploy 42 finished: all checks green.', username: 'CI' }) });
+  await fetch(webhookUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ content: 'Deploy 42 finished: all checks green.', username: 'CI' }),
+  });
   const input = page.getByRole('combobox', { name: /^Message/ });
   await input.fill('/watch title:Launch stream');
   await input.press('Escape');

@@ -263,7 +263,9 @@ export class Client extends EventEmitter<ClientEvents> {
   /** Sets or replaces the bot token (e.g. after `bots.resetToken()`). */
   setBotToken(token: string): void {
     if (typeof token !== 'string' || token.trim() === '' || /\s/.test(token)) {
-      throw new ValidationError('Client', [{ path: 'auth.botToken', message: 'must be a non-empty string without spaces (pass the token only, without "Bot ")' }]);
+      throw new ValidationError('Client', [
+        { path: 'auth.botToken', message: 'must be a non-empty string without spaces (pass the token only, without "Bot ")' },
+      ]);
     }
     const current = this.#credentials.bot;
     if (current instanceof BotTokenStrategy) current.setToken(token);

@@ -7,12 +7,44 @@
 export { Client, type ClientAuth, type ClientOptions, type ClientSummary } from './client.js';
 export { WebhookClient, type WebhookClientEvents, type WebhookClientOptions } from './webhook-client.js';
 export * from './errors.js';
-export { InteractionType, InteractionCallbackType, ApplicationCommandOptionType, ComponentType, INTERACTION_LIFETIME_MS, ACCESS_TOKEN_LIFETIME_MS, SNOWFLAKE_EPOCH_MS, snowflakeTimestamp } from './constants.js';
+export {
+  InteractionType,
+  InteractionCallbackType,
+  ApplicationCommandOptionType,
+  ComponentType,
+  INTERACTION_LIFETIME_MS,
+  ACCESS_TOKEN_LIFETIME_MS,
+  SNOWFLAKE_EPOCH_MS,
+  snowflakeTimestamp,
+} from './constants.js';
 export { routes, operationIds, API_PREFIX, type CredentialKind, type HttpMethod, type OperationId, type RouteDefinition, type Routes } from './routes.js';
 export { parseRetryAfter } from './rest/retry-after.js';
-export type { CallOptions, CustomRoute, QueryValue, RequestInput, RouteOverrides, RateLimitInfo, RejectOnRateLimit, PipelineOptions, RetryOptions } from './rest/options.js';
+export type {
+  CallOptions,
+  CustomRoute,
+  QueryValue,
+  RequestInput,
+  RouteOverrides,
+  RateLimitInfo,
+  RejectOnRateLimit,
+  PipelineOptions,
+  RetryOptions,
+} from './rest/options.js';
 export type { WebhookWindowOptions } from './rest/rate-limiter.js';
-export type { ClientEvents, Logger, LogLevel, LogFunction, RequestEvent, ResponseEvent, RateLimitedEvent, RequestHeldEvent, RetryEvent, SessionRefreshedEvent, SessionExpiredEvent, RequestEventBase } from './observe/events.js';
+export type {
+  ClientEvents,
+  Logger,
+  LogLevel,
+  LogFunction,
+  RequestEvent,
+  ResponseEvent,
+  RateLimitedEvent,
+  RequestHeldEvent,
+  RetryEvent,
+  SessionRefreshedEvent,
+  SessionExpiredEvent,
+  RequestEventBase,
+} from './observe/events.js';
 export type { Transport, TransportRequest, TransportResponse, TransportSignal } from './rest/transport.js';
 export type { UndiciTransportOptions } from './rest/undici-transport.js';
 export { UserSession, type SessionSnapshot } from './auth/session.js';
@@ -35,8 +67,28 @@ export type * from './schemas/requests.js';
 export type * from './schemas/responses.js';
 export { SDK_VERSION } from './version.js';
 export { Gateway } from './gateway/gateway.js';
-export type { GatewayOptions, GatewayStatus, GatewayEvents, GatewayReadyEvent, GatewayResumedEvent, GatewayReconnectingEvent, GatewayCloseEvent, GatewayDispatchEvent, InteractionErrorEvent, InteractionHandler, GatewayWiring } from './gateway/options.js';
-export { GatewayOpcode, closeCodes, closeCodeRule, GatewayDispatch, type GatewayFrame, type CloseCodeRule, type GatewayOpcodeValue } from './gateway/protocol.js';
+export type {
+  GatewayOptions,
+  GatewayStatus,
+  GatewayEvents,
+  GatewayReadyEvent,
+  GatewayResumedEvent,
+  GatewayReconnectingEvent,
+  GatewayCloseEvent,
+  GatewayDispatchEvent,
+  InteractionErrorEvent,
+  InteractionHandler,
+  GatewayWiring,
+} from './gateway/options.js';
+export {
+  GatewayOpcode,
+  closeCodes,
+  closeCodeRule,
+  GatewayDispatch,
+  type GatewayFrame,
+  type CloseCodeRule,
+  type GatewayOpcodeValue,
+} from './gateway/protocol.js';
 export {
   BaseInteraction,
   RepliableInteraction,
@@ -60,14 +112,42 @@ export {
   type AwaitComponentOptions,
   type AwaitModalSubmitOptions,
 } from './interactions/interaction.js';
-export { defineCommand, type CommandOptionValues, type CommandOptionTypeMap, type CommandOptionValue, type TypedCommandDefinition, type OptionProblem } from './interactions/options.js';
-export { isCommandInteraction, isAutocompleteInteraction, isComponentInteraction, isModalSubmitInteraction, isPingInteraction, isUnknownInteraction } from './interactions/guards.js';
+export {
+  defineCommand,
+  type CommandOptionValues,
+  type CommandOptionTypeMap,
+  type CommandOptionValue,
+  type TypedCommandDefinition,
+  type OptionProblem,
+} from './interactions/options.js';
+export {
+  isCommandInteraction,
+  isAutocompleteInteraction,
+  isComponentInteraction,
+  isModalSubmitInteraction,
+  isPingInteraction,
+  isUnknownInteraction,
+} from './interactions/guards.js';
 export { RateLimiter as MemoryRateLimitStore } from './rest/rate-limiter.js';
 export type { RateLimitStore, RateLimitSettings, RateLimitHeaders, GlobalRateLimitOptions, Lane, WaitGuard } from './rest/rate-limit-store.js';
-export { InteractionRouter, createInteractionRouter, DEFAULT_HOLD_UNCLAIMED_MS, type InteractionRouterEvents, type InteractionRouterOptions, type InteractionUnhandledEvent } from './interactions/router.js';
+export {
+  InteractionRouter,
+  createInteractionRouter,
+  DEFAULT_HOLD_UNCLAIMED_MS,
+  type InteractionRouterEvents,
+  type InteractionRouterOptions,
+  type InteractionUnhandledEvent,
+} from './interactions/router.js';
 export { verifyWebhookDelivery, type VerifyWebhookOptions } from './receive/verify.js';
 export { signWebhookDelivery, type SignWebhookOptions } from './receive/sign.js';
-export { createWebhookReceiver, WebhookReceiver, type WebhookReceiverOptions, type WebhookReceiverEvents, type WebhookErrorEvent, type InteractionCallbackClient } from './receive/receiver.js';
+export {
+  createWebhookReceiver,
+  WebhookReceiver,
+  type WebhookReceiverOptions,
+  type WebhookReceiverEvents,
+  type WebhookErrorEvent,
+  type InteractionCallbackClient,
+} from './receive/receiver.js';
 export { MemoryReplayStore, type ReplayStore, type MemoryReplayStoreOptions } from './receive/replay-store.js';
 export type { WebhookDelivery, WebhookEventMap } from './receive/delivery.js';
 export type { WebhookScheme, WebhookSecret, DeliveryFields, SignedPayloadParts } from './receive/scheme.js';
@@ -77,7 +157,15 @@ export type { FetchHandler, FetchHandlerContext } from './receive/fetch.js';
 export type { ExpressMiddleware } from './receive/express.js';
 export type { ReceiveOutcome } from './receive/outcome.js';
 export { MultipartBody, MultipartStreamError, type MultipartFileSource, type MultipartFilePart, type MultipartTextPart } from './rest/multipart.js';
-export { createMemoryIdentifyThrottle, MemoryIdentifyThrottle, identifyBucket, DEFAULT_IDENTIFY_INTERVAL_MS, type IdentifyThrottle, type IdentifyRequest, type MemoryIdentifyThrottleOptions } from './gateway/identify-throttle.js';
+export {
+  createMemoryIdentifyThrottle,
+  MemoryIdentifyThrottle,
+  identifyBucket,
+  DEFAULT_IDENTIFY_INTERVAL_MS,
+  type IdentifyThrottle,
+  type IdentifyRequest,
+  type MemoryIdentifyThrottleOptions,
+} from './gateway/identify-throttle.js';
 export { MemoryGatewaySessionStore, type GatewaySessionStore, type GatewaySessionRecord } from './gateway/session-store.js';
 export type { GatewayConnectionOptions, GatewayShardingOptions, ShardEvent } from './gateway/options.js';
 export type { ShardInfo } from './gateway/shards.js';

@@ -67,7 +67,8 @@ export function buildPath(
     if (typeof value !== 'string' || value.length === 0 || value === '.' || value === '..') {
       (issues ??= []).push({
         path: name,
-        message: typeof value !== 'string' ? `must be a string (got ${describeType(value)})` : value.length === 0 ? 'must not be empty' : 'must not be "." or ".."',
+        message:
+          typeof value !== 'string' ? `must be a string (got ${describeType(value)})` : value.length === 0 ? 'must not be empty' : 'must not be "." or ".."',
       });
       continue;
     }
@@ -82,7 +83,7 @@ export function buildPath(
     if (secretParameters.length === 0) continue;
     if (secretParameters.includes(name)) {
       (secrets ??= []).push(value);
-      displayPath += ':redacted' + literal;
+      displayPath += `:redacted${literal}`;
     } else {
       displayPath += encoded + literal;
     }

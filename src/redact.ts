@@ -82,7 +82,8 @@ export function scrubText(text: string, secrets: readonly string[]): string {
  * else (`Location` with a token in its URL, `WWW-Authenticate` echoing a
  * credential, custom echo headers) is dropped.
  */
-const DEBUG_HEADER = /^(content-type|content-length|content-encoding|date|age|server|via|retry-after|cache-control|x-ratelimit-[a-z-]+|cf-ray|traceparent|x-amzn-requestid|x-amz-cf-id|(x-)?(request|correlation|trace)-id)$/;
+const DEBUG_HEADER =
+  /^(content-type|content-length|content-encoding|date|age|server|via|retry-after|cache-control|x-ratelimit-[a-z-]+|cf-ray|traceparent|x-amzn-requestid|x-amz-cf-id|(x-)?(request|correlation|trace)-id)$/;
 
 /**
  * Keeps only the headers that help debugging (see {@link DEBUG_HEADER}), with

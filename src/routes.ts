@@ -99,12 +99,23 @@ const routeTable = {
   'commands.replaceForGuild': { method: 'PUT', path: '/guilds/{guild_id}/commands/{app_id}', auth: USER_THEN_BOT, majorParameter: 'guild_id' },
 
   // Application webhooks
-  'applicationWebhooks.listDeliveries': { method: 'GET', path: '/applications/{app_id}/webhook-deliveries', auth: USER, majorParameter: 'app_id', query: ['page', 'per_page'] },
+  'applicationWebhooks.listDeliveries': {
+    method: 'GET',
+    path: '/applications/{app_id}/webhook-deliveries',
+    auth: USER,
+    majorParameter: 'app_id',
+    query: ['page', 'per_page'],
+  },
   'applicationWebhooks.list': { method: 'GET', path: '/applications/{app_id}/webhooks', auth: USER, majorParameter: 'app_id' },
   'applicationWebhooks.create': { method: 'POST', path: '/applications/{app_id}/webhooks', auth: USER, success: 201, majorParameter: 'app_id' },
   'applicationWebhooks.update': { method: 'PATCH', path: '/applications/{app_id}/webhooks/{webhook_id}', auth: USER, majorParameter: 'app_id' },
   'applicationWebhooks.delete': { method: 'DELETE', path: '/applications/{app_id}/webhooks/{webhook_id}', auth: USER, success: 204, majorParameter: 'app_id' },
-  'applicationWebhooks.regenerateSecret': { method: 'POST', path: '/applications/{app_id}/webhooks/{webhook_id}/regenerate-secret', auth: USER, majorParameter: 'app_id' },
+  'applicationWebhooks.regenerateSecret': {
+    method: 'POST',
+    path: '/applications/{app_id}/webhooks/{webhook_id}/regenerate-secret',
+    auth: USER,
+    majorParameter: 'app_id',
+  },
   'applicationWebhooks.test': { method: 'POST', path: '/applications/{app_id}/webhooks/{webhook_id}/test', auth: USER, success: 202, majorParameter: 'app_id' },
 
   // Authentication and account flows
@@ -137,9 +148,28 @@ const routeTable = {
   'webhooks.resetToken': { method: 'POST', path: '/guilds/{guild_id}/webhooks/{webhook_id}/reset-token', auth: USER, majorParameter: 'guild_id' },
 
   // Webhooks (path token)
-  'webhooks.execute': { method: 'POST', path: '/webhooks/{webhook_id}/{webhook_token}', auth: WEBHOOK, majorParameter: 'webhook_id', secretParameters: ['webhook_token'], webhookExecution: true },
-  'webhooks.updateWithToken': { method: 'PATCH', path: '/webhooks/{webhook_id}/{webhook_token}', auth: WEBHOOK, majorParameter: 'webhook_id', secretParameters: ['webhook_token'] },
-  'webhooks.deleteWithToken': { method: 'DELETE', path: '/webhooks/{webhook_id}/{webhook_token}', auth: WEBHOOK, majorParameter: 'webhook_id', secretParameters: ['webhook_token'] },
+  'webhooks.execute': {
+    method: 'POST',
+    path: '/webhooks/{webhook_id}/{webhook_token}',
+    auth: WEBHOOK,
+    majorParameter: 'webhook_id',
+    secretParameters: ['webhook_token'],
+    webhookExecution: true,
+  },
+  'webhooks.updateWithToken': {
+    method: 'PATCH',
+    path: '/webhooks/{webhook_id}/{webhook_token}',
+    auth: WEBHOOK,
+    majorParameter: 'webhook_id',
+    secretParameters: ['webhook_token'],
+  },
+  'webhooks.deleteWithToken': {
+    method: 'DELETE',
+    path: '/webhooks/{webhook_id}/{webhook_token}',
+    auth: WEBHOOK,
+    majorParameter: 'webhook_id',
+    secretParameters: ['webhook_token'],
+  },
 } as const satisfies Record<string, RouteDefinition>;
 
 /**

@@ -87,7 +87,11 @@ export class WebhookClient extends EventEmitter<WebhookClientEvents> {
   /** Updates the webhook. */
   async update(changes: UpdateWebhookRequest, options?: CallOptions): Promise<GuildWebhook> {
     const body = await validate('webhooks.updateWithToken', 'updateWebhookSchema', changes);
-    return withId('webhooks.updateWithToken', await this.#rest.request('webhooks.updateWithToken', { ...options, params: { webhook_id: this.id }, body }), this.#requireIds);
+    return withId(
+      'webhooks.updateWithToken',
+      await this.#rest.request('webhooks.updateWithToken', { ...options, params: { webhook_id: this.id }, body }),
+      this.#requireIds,
+    );
   }
 
   /** Deletes the webhook. */

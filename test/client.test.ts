@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Socket } from 'node:net';
-import { Client, isValidationError } from '../src/index.js';
+import { Client } from '../src/index.js';
 import { SECRETS, createMswClient, startLoopbackServer, useMswRecorder } from './helpers/index.js';
 
 const recorder = useMswRecorder();
@@ -16,11 +16,13 @@ describe('Client', () => {
     client.clearBotToken();
     await client.channels.get('ch1');
     expect(recorder.requests[1]?.headers['authorization']).toMatch(/^Bearer /);
-  });  it('validates the base URL', () => {
+  });
+  it('validates the base URL', () => {
     expect(() => new Client({ baseUrl: 'not a url' })).toThrow(/baseUrl/);
     expect(() => new Client({ baseUrl: 'ftp://x' })).toThrow(/http/);
     expect(() => new Client({ baseUrl: 'https://user:pw@x' })).toThrow(/credentials/);
-  });  it('honours a base path and custom prefixes', async () => {
+  });
+  it('honours a base path and custom prefixes', async () => {
     recorder.respond(() => ({ json: { id: 'ch1', access_token: 'a' } }));
     const client = new Client({ baseUrl: 'https://chat.test/gateway/', transport: 'fetch', authPrefix: '', auth: { botToken: 'x' } });
     await client.channels.get('ch1');

@@ -31,7 +31,17 @@ describe('error classes', () => {
   });
 
   it('derive every guard from the prototype chain: a class is its ancestors too, never its siblings', () => {
-    const rateLimit = new RateLimitError({ method: 'GET', path: '/x', operation: 'op', status: 429, body: undefined, headers: {}, credential: 'bot', retryAfterMs: 5, global: false });
+    const rateLimit = new RateLimitError({
+      method: 'GET',
+      path: '/x',
+      operation: 'op',
+      status: 429,
+      body: undefined,
+      headers: {},
+      credential: 'bot',
+      retryAfterMs: 5,
+      global: false,
+    });
     expect([isCommunityChatError, isApiError, isRateLimitError].map((guard) => guard(rateLimit))).toEqual([true, true, true]);
     expect([isServerError, isValidationError, isAbortError, isGatewayError].map((guard) => guard(rateLimit))).toEqual([false, false, false, false]);
     const fatal = new GatewayFatalError(4014, 'Disallowed intents', 'check intents');
@@ -44,7 +54,17 @@ describe('error classes', () => {
   });
 
   it('build the API error message from the summary response decoding gives it', () => {
-    const error = new ApiError({ method: 'GET', path: '/x', operation: 'op', status: 409, body: { a: 1 }, headers: {}, credential: 'none', summary: 'conflict', code: 7 });
+    const error = new ApiError({
+      method: 'GET',
+      path: '/x',
+      operation: 'op',
+      status: 409,
+      body: { a: 1 },
+      headers: {},
+      credential: 'none',
+      summary: 'conflict',
+      code: 7,
+    });
     expect(error.message).toBe('GET /x failed with 409: conflict');
     expect(error.code).toBe(7);
     expect(inspect(error)).toContain('ApiError');
@@ -70,4 +90,5 @@ describe('error classes', () => {
     expect(isApiError(new Error('plain'))).toBe(false);
     expect(isApiError(null)).toBe(false);
     expect(isApiError('ApiError')).toBe(false);
-  });});
+  });
+});

@@ -1,19 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { Client, InsecureTransportError, MissingCredentialError, WebhookClient, isMissingCredentialError, isValidationError } from '../src/index.js';
+import { Client, InsecureTransportError, WebhookClient } from '../src/index.js';
 import { isInsecureRemoteUrl } from '../src/loopback.js';
-import { SECRETS, createMswClient, useMswRecorder } from './helpers/index.js';
+import { SECRETS, useMswRecorder } from './helpers/index.js';
 
 const recorder = useMswRecorder();
 
 describe('plain HTTP policy', () => {
   it('refuses to send credentials over http:// to a non-loopback host', async () => {
-    const client = new Client({ baseUrl: 'http://chat.example', transport: 'fetch', auth: { botToken: SECRETS.botToken, webhookTokens: { wh1: SECRETS.webhookToken } } });
+    const client = new Client({
+      baseUrl: 'http://chat.example',
+      transport: 'fetch',
+      auth: { botToken: SECRETS.botToken, webhookTokens: { wh1: SECRETS.webhookToken } },
+    });
     await expect(client.channels.get('ch1')).rejects.toBeInstanceOf(InsecureTransportError);
     await expect(client.webhooks.execute('wh1', { content: 'x' })).rejects.toBeInstanceOf(InsecureTransportError);
     await expect(client.auth.login({ email: 'a@b.c', password: 'pw' })).rejects.toBeInstanceOf(InsecureTransportError);
-    await expect(new WebhookClient(`http://chat.example/api/v1/webhooks/wh1/${SECRETS.webhookToken}`, { transport: 'fetch' }).execute({ content: 'x' })).rejects.toBeInstanceOf(
-      InsecureTransportError,
-    );
+    await expect(
+      new WebhookClient(`http://chat.example/api/v1/webhooks/wh1/${SECRETS.webhookToken}`, { transport: 'fetch' }).execute({ content: 'x' }),
+    ).rejects.toBeInstanceOf(InsecureTransportError);
     expect(recorder.requests).toHaveLength(0);
   });
 
@@ -33,10 +37,6 @@ describe('plain HTTP policy', () => {
     }
     expect(recorder.requests).toHaveLength(3);
   });
-
-
-
-
 });
 
 describe('isInsecureRemoteUrl', () => {

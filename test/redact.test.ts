@@ -40,7 +40,9 @@ describe('secrets never leak', () => {
   it('keeps the verify-email token out of error paths', async () => {
     const mailToken = 'verify-mail-token-9981';
     recorder.respond(() => ({ status: 400, json: { message: 'expired' } }));
-    const error = (await createMswClient().auth.verifyEmail(mailToken).catch((e: unknown) => e)) as ApiError;
+    const error = (await createMswClient()
+      .auth.verifyEmail(mailToken)
+      .catch((e: unknown) => e)) as ApiError;
     expect(error.path).toBe('/api/v1/auth/verify-email/:redacted');
     expect(everyView(error)).not.toContain(mailToken);
   });
@@ -79,7 +81,11 @@ describe('secrets never leak', () => {
       list: [{ password: '[redacted]' }],
     });
     expect(scrubText('a secret-value b secret%2Fv', ['secret-value', 'secret/v'])).toBe('a [redacted] b [redacted]');
-    expect(redactHeaders({ Authorization: 'Bot x', 'Set-Cookie': ['a=b'], 'X-Request-Id': ['1', '2'], 'X-A': 'dropped' })).toEqual({ authorization: '[redacted]', 'set-cookie': '[redacted]', 'x-request-id': '1, 2' });
+    expect(redactHeaders({ Authorization: 'Bot x', 'Set-Cookie': ['a=b'], 'X-Request-Id': ['1', '2'], 'X-A': 'dropped' })).toEqual({
+      authorization: '[redacted]',
+      'set-cookie': '[redacted]',
+      'x-request-id': '1, 2',
+    });
     expect(redactHeaders({ 'content-type': 'text/plain; token=s3cr3t-value' }, ['s3cr3t-value'])).toEqual({ 'content-type': 'text/plain; token=[redacted]' });
     expect(redactValue({ input: 'abc', other: 'xabcx' }, ['abc'])).toEqual({ input: '[redacted]', other: 'xabcx' });
     expect(secretValuesIn({ email: 'a@b', password: 'pw', nested: [{ reset_token: 'rt' }], new_password: '' })).toEqual(['pw', 'rt']);
@@ -123,7 +129,13 @@ describe('secrets the server echoes back, over a real loopback server', () => {
       }
       const echoed = String(request.headers.cookie);
       response.writeHead(400, { 'content-type': 'application/json', 'x-request-id': `req-9 ${echoed}` });
-      response.end(JSON.stringify({ message: `bad refresh for ${echoed}`, detail: [{ loc: ['cookie', 'refresh_token'], input: cookie }], raw: encodeURIComponent(echoed) }));
+      response.end(
+        JSON.stringify({
+          message: `bad refresh for ${echoed}`,
+          detail: [{ loc: ['cookie', 'refresh_token'], input: cookie }],
+          raw: encodeURIComponent(echoed),
+        }),
+      );
     });
     const client = new Client({ baseUrl: server.url });
     await client.auth.login({ email: 'a@example.com', password: 'password-Zx12' });
@@ -161,7 +173,10 @@ describe('secrets the server echoes back, over a real loopback server', () => {
 
   it('scrubs a password the server echoes escaped: inside a JSON string, or HTML-escaped', async () => {
     const password = 'pa"ss&<word>-9931';
-    const variants = [JSON.stringify(password).slice(1, -1), password.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')];
+    const variants = [
+      JSON.stringify(password).slice(1, -1),
+      password.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'),
+    ];
     server.setHandler((_request, response, body) => {
       response.writeHead(400, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ message: `rejected ${variants[1]}`, raw: body, escaped: `"${variants[0]}"` }));

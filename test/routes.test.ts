@@ -26,7 +26,11 @@ interface ContractOperation {
 const normalize = (method: string, path: string) => `${method} ${path.replace(/\{[^}]+\}/g, '{}')}`;
 
 function contractOperations(): ContractOperation[] {
-  return fixture.map((op) => ({ key: normalize(op.method, op.path), ...(op.auth ? { auth: op.auth } : {}), ...(op.success !== undefined ? { success: op.success } : {}) }));
+  return fixture.map((op) => ({
+    key: normalize(op.method, op.path),
+    ...(op.auth ? { auth: op.auth } : {}),
+    ...(op.success !== undefined ? { success: op.success } : {}),
+  }));
 }
 
 describe('route table against the contract', () => {

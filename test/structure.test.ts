@@ -97,13 +97,21 @@ describe('the house of src/', () => {
     };
     visit(join(src, 'index.ts'));
     expect([...reached].map(rel).filter((file) => /^(testing|redis|otel)\//.test(file))).toEqual([]);
-    const packages = [...reached].flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/from\s+'(redis|@opentelemetry\/[^']+|msw[^']*)'/g)].map((m) => `${rel(file)}: ${m[1]}`));
+    const packages = [...reached].flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/from\s+'(redis|@opentelemetry\/[^']+|msw[^']*)'/g)].map((m) => `${rel(file)}: ${m[1]}`),
+    );
     expect(packages).toEqual([]);
   });
 
   it('exports each public symbol from one entry only', () => {
     const entries = ['index.ts', 'transport.ts', 'testing/index.ts', 'testing/msw.ts', 'redis/index.ts', 'otel/index.ts'].map((entry) => join(src, entry));
-    const program = ts.createProgram(entries, { strict: true, noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022 });
+    const program = ts.createProgram(entries, {
+      strict: true,
+      noEmit: true,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+    });
     const checker = program.getTypeChecker();
     const where = new Map<string, string[]>();
     for (const entry of entries) {

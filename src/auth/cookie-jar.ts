@@ -56,7 +56,7 @@ export class CookieJar {
       if (cookie.maxAge !== undefined) expiresAt = this.#now() + cookie.maxAge * 1000;
       else if (cookie.expires instanceof Date) expiresAt = cookie.expires.getTime();
       else if (typeof cookie.expires === 'number') expiresAt = cookie.expires;
-      const path = cookie.path && cookie.path.startsWith('/') ? cookie.path : '/';
+      const path = cookie.path?.startsWith('/') ? cookie.path : '/';
       const key = `${cookie.name};${path}`;
       if (cookie.value === '' || (expiresAt !== undefined && expiresAt <= this.#now())) this.#cookies.delete(key);
       else if (cookie.name.length + cookie.value.length <= MAX_COOKIE_LENGTH) {

@@ -48,7 +48,12 @@ function readTokenFrom(body: unknown, depth: number): AccessTokenGrant | undefin
 /** Says what was missing from a login or refresh body: where the default reader looked, and the body's top-level field names (never values). */
 function missingTokenMessage(body: unknown, defaultReader: boolean): string {
   const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? Object.keys(body).slice(0, 10) : [];
-  const seen = fields.length > 0 ? `; the body's top-level fields: ${fields.join(', ')}` : typeof body === 'object' && body !== null ? '; the body is empty' : `; the body is ${body === undefined ? 'empty' : typeof body}`;
+  const seen =
+    fields.length > 0
+      ? `; the body's top-level fields: ${fields.join(', ')}`
+      : typeof body === 'object' && body !== null
+        ? '; the body is empty'
+        : `; the body is ${body === undefined ? 'empty' : typeof body}`;
   const where = defaultReader
     ? 'no access token in the body (looked for access_token, accessToken, token at the top level and under data, session, tokens, result)'
     : 'the readAccessToken option found no access token in the body';
@@ -256,7 +261,8 @@ export class SessionRefresher {
       await new Promise((resolve) => setTimeout(resolve, SHARED_REFRESH_POLL_MS));
       const newer = await this.#adoptNewer(store, before);
       if (newer !== undefined) return newer;
-      if (now() - started > SHARED_REFRESH_WAIT_MS) throw new UnexpectedResponseError('auth.refresh', 0, 'another process held the shared refresh lock and saved no new session in time');
+      if (now() - started > SHARED_REFRESH_WAIT_MS)
+        throw new UnexpectedResponseError('auth.refresh', 0, 'another process held the shared refresh lock and saved no new session in time');
     }
   }
 
@@ -351,7 +357,8 @@ export class SessionRefresher {
     if (!save) return;
     try {
       const result = save.call(this.#options.store, snapshot);
-      if (result && typeof (result as Promise<void>).catch === 'function') (result as Promise<void>).catch((error: unknown) => this.#options.onStoreError(error));
+      if (result && typeof (result as Promise<void>).catch === 'function')
+        (result as Promise<void>).catch((error: unknown) => this.#options.onStoreError(error));
     } catch (error) {
       this.#options.onStoreError(error);
     }

@@ -121,8 +121,16 @@ export function snapshotProblem(value: unknown): string | undefined {
   if (!Array.isArray(cookies)) return 'cookies is not a list';
   for (const cookie of cookies as unknown[]) {
     const fields = cookie as Record<string, unknown> | null;
-    if (typeof fields !== 'object' || fields === null || typeof fields['name'] !== 'string' || typeof fields['value'] !== 'string' || typeof fields['path'] !== 'string') return 'a cookie lacks a string name, value or path';
-    if (fields['expiresAt'] !== undefined && fields['expiresAt'] !== null && (typeof fields['expiresAt'] !== 'number' || !Number.isFinite(fields['expiresAt']))) return 'a cookie expiry is not a finite number';
+    if (
+      typeof fields !== 'object' ||
+      fields === null ||
+      typeof fields['name'] !== 'string' ||
+      typeof fields['value'] !== 'string' ||
+      typeof fields['path'] !== 'string'
+    )
+      return 'a cookie lacks a string name, value or path';
+    if (fields['expiresAt'] !== undefined && fields['expiresAt'] !== null && (typeof fields['expiresAt'] !== 'number' || !Number.isFinite(fields['expiresAt'])))
+      return 'a cookie expiry is not a finite number';
   }
   return undefined;
 }

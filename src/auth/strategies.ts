@@ -61,7 +61,10 @@ export class BotTokenStrategy implements CredentialStrategy {
   authorize(): AppliedCredential | undefined {
     if (this.#rejected) return undefined;
     // Built once per token: every request shares the same frozen object.
-    return (this.#applied ??= Object.freeze({ headers: Object.freeze({ authorization: `Bot ${this.#token}` }), secrets: Object.freeze([this.#token]) }) as AppliedCredential);
+    return (this.#applied ??= Object.freeze({
+      headers: Object.freeze({ authorization: `Bot ${this.#token}` }),
+      secrets: Object.freeze([this.#token]),
+    }) as AppliedCredential);
   }
 
   /**
@@ -105,7 +108,10 @@ export class UserBearerStrategy implements CredentialStrategy {
     const token = this.session.accessToken;
     if (token === undefined) return undefined;
     if (this.#cached?.token !== token) {
-      this.#cached = { token, applied: Object.freeze({ headers: Object.freeze({ authorization: `Bearer ${token}` }), secrets: Object.freeze([token]) }) as AppliedCredential };
+      this.#cached = {
+        token,
+        applied: Object.freeze({ headers: Object.freeze({ authorization: `Bearer ${token}` }), secrets: Object.freeze([token]) }) as AppliedCredential,
+      };
     }
     return this.#cached.applied;
   }

@@ -131,7 +131,11 @@ export class RateLimitError extends ApiError {
       super(init, `rate limited${init.global ? ' (global)' : ''}, ${wait}${reason ? `; ${reason}` : ''}${init.summary ? ` (${init.summary})` : ''}`);
     } else {
       const held = init.heldBy === 'webhook' ? "the webhook's rolling window" : init.heldBy === 'global' ? 'a global rate-limit pause' : 'a route rate limit';
-      super(init, `${init.method} ${init.path} was not sent: it would wait ${init.retryAfterMs ?? 0} ms for ${held}${reason ? ` (${reason})` : ''}; nothing was sent`, true);
+      super(
+        init,
+        `${init.method} ${init.path} was not sent: it would wait ${init.retryAfterMs ?? 0} ms for ${held}${reason ? ` (${reason})` : ''}; nothing was sent`,
+        true,
+      );
     }
     this.retryAfterMs = init.retryAfterMs;
     this.global = init.global;

@@ -11,7 +11,7 @@ export const KIND = Symbol.for('community-chat-sdk.error.kind');
 export function hasKind(value: unknown, kind: string): boolean {
   if (typeof value !== 'object' || value === null) return false;
   for (let proto: object | null = Object.getPrototypeOf(value); proto !== null; proto = Object.getPrototypeOf(proto)) {
-    if (Object.prototype.hasOwnProperty.call(proto, KIND) && (proto as Record<symbol, unknown>)[KIND] === kind) return true;
+    if (Object.hasOwn(proto, KIND) && (proto as Record<symbol, unknown>)[KIND] === kind) return true;
   }
   return false;
 }
@@ -28,6 +28,6 @@ export class CommunityChatError extends Error {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     // The registered kind survives bundlers that rename classes; a user's own subclass keeps its class name.
     const prototype = new.target.prototype as unknown as Record<symbol, unknown>;
-    this.name = Object.prototype.hasOwnProperty.call(prototype, KIND) ? String(prototype[KIND]) : new.target.name;
+    this.name = Object.hasOwn(prototype, KIND) ? String(prototype[KIND]) : new.target.name;
   }
 }

@@ -37,7 +37,10 @@ export class InteractionAlreadyAcknowledgedError extends InteractionError {
   /** The `interaction_type` of the earlier acknowledgement. */
   readonly previousType: number;
   constructor(init: InteractionErrorInit, previousType: number, attemptedType: number) {
-    super(init, `already acknowledged with interaction_type ${previousType}; an interaction is acknowledged only once (autocomplete results excepted), so interaction_type ${attemptedType} was not sent`);
+    super(
+      init,
+      `already acknowledged with interaction_type ${previousType}; an interaction is acknowledged only once (autocomplete results excepted), so interaction_type ${attemptedType} was not sent`,
+    );
     this.previousType = previousType;
   }
 }
@@ -90,7 +93,10 @@ export class InteractionTimeoutError extends InteractionError {
   /** The timeout that elapsed, in milliseconds. */
   readonly timeoutMs: number;
   constructor(init: InteractionErrorInit, waitedFor: InteractionWaitKind, timeoutMs: number) {
-    super(init, `no matching interaction arrived within ${timeoutMs} ms while waiting for ${waitedForText(waitedFor)}; the service does not report a dismissed modal or an ignored message`);
+    super(
+      init,
+      `no matching interaction arrived within ${timeoutMs} ms while waiting for ${waitedForText(waitedFor)}; the service does not report a dismissed modal or an ignored message`,
+    );
     this.waitedFor = waitedFor;
     this.timeoutMs = timeoutMs;
   }

@@ -69,7 +69,10 @@ export class RateLimitStoreError extends CommunityChatError {
   readonly mayHaveReachedServer = false;
 
   constructor(detail: string, options?: { cause?: unknown }) {
-    super(`The shared rate-limit store is unreachable (${detail}); nothing was sent. Pass onStoreError: 'local' to the store to fall back to in-memory limits.`, options);
+    super(
+      `The shared rate-limit store is unreachable (${detail}); nothing was sent. Pass onStoreError: 'local' to the store to fall back to in-memory limits.`,
+      options,
+    );
   }
 }
 

@@ -38,7 +38,9 @@ export class ReplayStoreFullError extends CommunityChatError {
   readonly maxEntries: number;
 
   constructor(maxEntries: number) {
-    super(`the replay store holds ${maxEntries} live keys (maxEntries), none expired; refusing a new one rather than forgetting a live one (raise maxEntries, or use a shared store)`);
+    super(
+      `the replay store holds ${maxEntries} live keys (maxEntries), none expired; refusing a new one rather than forgetting a live one (raise maxEntries, or use a shared store)`,
+    );
     this.maxEntries = maxEntries;
   }
 }

@@ -69,7 +69,10 @@ export class ResponseTooLargeError extends RequestFailure {
   /** The limit that was exceeded, in bytes. */
   readonly limitBytes: number;
   constructor(init: RequestFailureInit, limitBytes: number) {
-    super(init, `the response body exceeds maxResponseBytes (${limitBytes} bytes), so it was not read; raise maxResponseBytes on the client or on this call if you expect a body this large`);
+    super(
+      init,
+      `the response body exceeds maxResponseBytes (${limitBytes} bytes), so it was not read; raise maxResponseBytes on the client or on this call if you expect a body this large`,
+    );
     this.limitBytes = limitBytes;
   }
 }

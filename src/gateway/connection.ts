@@ -6,7 +6,7 @@
  */
 
 import WebSocket from 'ws';
-import { describeFailure } from './connect-failure.js';
+import { connectTimeoutError, failedAttempt } from './connect-failure.js';
 import { backoffDelay } from '../backoff.js';
 import { GatewayError, GatewayFatalError } from '../errors.js';
 import type { GatewayStatus, ResolvedGatewayOptions } from './options.js';
@@ -100,10 +100,7 @@ export class GatewayConnection {
     const waiting = this.#waiters.wait(
       this.#options.connectTimeoutMs,
       signal,
-      () =>
-        new GatewayError(
-          `no Gateway session was ready within ${this.#options.connectTimeoutMs} ms (connectTimeoutMs); last status: ${this.status}${this.#lastFailure === undefined ? '' : `; last connection error: ${this.#lastFailure}`}`,
-        ),
+      () => connectTimeoutError(this.#options.connectTimeoutMs, this.status, this.#lastFailure),
       () => {
         // Nobody is waiting for a session that never became ready: stop trying.
         if (this.#waiters.size === 0 && this.sessionId === undefined && this.status !== 'ready') this.#stop('idle');
@@ -159,26 +156,25 @@ export class GatewayConnection {
         report: (error) => this.#host.emit('error', error),
         error: (error) => this.#onSocketError(url, error),
         open: (ws) => {
-          this.#helloTimer = this.#timers.set(() => this.#plannedReconnect(ws, { reason: `no Hello within ${this.#options.helloTimeoutMs} ms` }), this.#options.helloTimeoutMs);
+          this.#helloTimer = this.#timers.set(
+            () => this.#plannedReconnect(ws, { reason: `no Hello within ${this.#options.helloTimeoutMs} ms` }),
+            this.#options.helloTimeoutMs,
+          );
         },
         message: (ws, data, isBinary) => this.#onMessage(ws, data, isBinary),
         close: (code, reason) => this.#onClose(code, reason),
       });
     } catch (error) {
-      this.#failAll(new GatewayError(`invalid Gateway URL: ${error instanceof Error ? error.message : String(error)}`));
+      this.#waiters.rejectAll(new GatewayError(`invalid Gateway URL: ${error instanceof Error ? error.message : String(error)}`));
     }
   }
 
   /** A socket error: said at once (debug), remembered for the connect timeout, and fatal when retrying cannot fix it. */
   #onSocketError(url: string, error: Error): void {
-    const failure = describeFailure(error);
-    if (this.#socket.ready) {
-      this.#debug(`socket error: ${failure.text}`);
-      return;
-    }
-    this.#lastFailure = failure.text;
-    this.#debug(`connection attempt to ${url} failed: ${failure.text}${failure.fatal ? ' (retrying cannot fix this)' : ''}`);
-    if (failure.fatal) this.#hopeless = new GatewayFatalError(failure.status ?? 0, failure.name, failure.text);
+    const attempt = failedAttempt(url, error, this.#socket.ready);
+    this.#debug(attempt.debug);
+    if (attempt.last !== undefined) this.#lastFailure = attempt.last;
+    if (attempt.fatal !== undefined) this.#hopeless = attempt.fatal;
   }
 
   #onMessage(ws: WebSocket, data: WebSocket.RawData, isBinary: boolean): void {
@@ -204,13 +200,19 @@ export class GatewayConnection {
       case GatewayOpcode.Reconnect: {
         // Discord sends d: null; a number in d is taken as a delay in milliseconds, capped at reconnectMaxDelayMs.
         const delayMs = readReconnectDelay(frame.d, this.#options.reconnectMaxDelayMs);
-        this.#plannedReconnect(ws, delayMs === undefined ? { reason: 'the service asked to reconnect' } : { reason: `the service asked to reconnect in ${delayMs} ms`, delayMs });
+        this.#plannedReconnect(
+          ws,
+          delayMs === undefined ? { reason: 'the service asked to reconnect' } : { reason: `the service asked to reconnect in ${delayMs} ms`, delayMs },
+        );
         return;
       }
       case GatewayOpcode.InvalidSession: {
         const resumable = frame.d === true;
         if (!resumable) this.#dropSession();
-        this.#plannedReconnect(ws, { reason: `invalid session (${resumable ? 'resumable' : 'not resumable'})`, delayMs: 1000 + Math.floor(this.#options.random() * 4000) });
+        this.#plannedReconnect(ws, {
+          reason: `invalid session (${resumable ? 'resumable' : 'not resumable'})`,
+          delayMs: 1000 + Math.floor(this.#options.random() * 4000),
+        });
         return;
       }
       default:
@@ -237,7 +239,7 @@ export class GatewayConnection {
     );
     const token = this.#host.token();
     if (token === undefined) {
-      this.#failAll(new GatewayError('the client has no bot token to identify with'));
+      this.#waiters.rejectAll(new GatewayError('the client has no bot token to identify with'));
       this.#stop('idle');
       return;
     }
@@ -254,10 +256,15 @@ export class GatewayConnection {
     // A new session numbers its dispatches from the start: the old sequence would drop them as already delivered.
     this.#dropSession();
     const controller = (this.#identifyWait = new AbortController());
-    awaitIdentifyTurn(this.#host, controller, () => this.#identify(ws), (error) => {
-      this.#host.emit('error', error);
-      this.#plannedReconnect(ws, { reason: 'the Identify throttle failed' });
-    });
+    awaitIdentifyTurn(
+      this.#host,
+      controller,
+      () => this.#identify(ws),
+      (error) => {
+        this.#host.emit('error', error);
+        this.#plannedReconnect(ws, { reason: 'the Identify throttle failed' });
+      },
+    );
   }
 
   #identify(ws: WebSocket): void {
@@ -281,7 +288,8 @@ export class GatewayConnection {
     const sequence = readSequence(frame.s, this.sequence);
     if ('duplicate' in sequence) return this.#debug(`dropped dispatch ${type} with sequence ${String(frame.s)}: already delivered`);
     // A bad sequence is reported and not recorded; the dispatch itself is still delivered, and so is what follows.
-    if ('problem' in sequence) this.#host.emit('error', new GatewayError(`protocol error: ${sequence.problem} in ${type || 'a dispatch'}; delivered without it`));
+    if ('problem' in sequence)
+      this.#host.emit('error', new GatewayError(`protocol error: ${sequence.problem} in ${type || 'a dispatch'}; delivered without it`));
     if ('next' in sequence) this.sequence = sequence.next;
     if (this.#resuming && type !== GatewayDispatch.Resumed) this.#replayed++;
     this.#host.dispatch({ t: type, s: 'next' in sequence ? sequence.next : null, d: frame.d });
@@ -289,7 +297,11 @@ export class GatewayConnection {
       case GatewayDispatch.Ready: {
         const data = typeof frame.d === 'object' && frame.d !== null && !Array.isArray(frame.d) ? (frame.d as Record<string, unknown>) : {};
         this.sessionId = readSessionId(data);
-        if (this.sessionId === undefined) this.#host.emit('error', new GatewayError('protocol error: READY without a session_id; this session cannot be resumed (the next connection identifies anew)'));
+        if (this.sessionId === undefined)
+          this.#host.emit(
+            'error',
+            new GatewayError('protocol error: READY without a session_id; this session cannot be resumed (the next connection identifies anew)'),
+          );
         this.#resumeUrl = this.sessionId === undefined ? undefined : this.#acceptResumeUrl(data['resume_gateway_url']);
         this.#identifyFailures = 0;
         this.#becameReady();
@@ -313,7 +325,8 @@ export class GatewayConnection {
     try {
       return acceptResumeUrl(value, this.#options.url, this.#host.allowInsecure);
     } catch (error) {
-      this.#host.emit('error', new GatewayError(`ignored the READY resume_gateway_url (${error instanceof Error ? error.message : String(error)}); resuming on the configured URL`));
+      const why = error instanceof Error ? error.message : String(error);
+      this.#host.emit('error', new GatewayError(`ignored the READY resume_gateway_url (${why}); resuming on the configured URL`));
       return undefined;
     }
   }
@@ -386,20 +399,18 @@ export class GatewayConnection {
       this.#host.emit('close', { code, reason, willReconnect: false });
       this.#stop('idle');
       this.#dropSession();
-      this.#failAll(error);
+      this.#waiters.rejectAll(error);
       this.#host.emit('error', error);
       return;
     }
     if (rule.action === 'reidentify') this.#dropSession();
     this.#host.emit('close', { code, reason, willReconnect: true });
     this.#attempt++;
-    const delayMs = planned?.delayMs ?? backoffDelay({ baseDelayMs: this.#options.reconnectBaseDelayMs, maxDelayMs: this.#options.reconnectMaxDelayMs }, this.#attempt, this.#options.random);
+    const { reconnectBaseDelayMs: baseDelayMs, reconnectMaxDelayMs: maxDelayMs, random } = this.#options;
+    const delayMs = planned?.delayMs ?? backoffDelay({ baseDelayMs, maxDelayMs }, this.#attempt, random);
     this.status = 'reconnecting';
-    this.#host.emit('reconnecting', { attempt: this.#attempt, delayMs, resume: this.#canResume(), reason: planned ? planned.reason : `closed with ${code} (${rule.name})` });
+    const why = planned ? planned.reason : `closed with ${code} (${rule.name})`;
+    this.#host.emit('reconnecting', { attempt: this.#attempt, delayMs, resume: this.#canResume(), reason: why });
     this.#timers.set(() => this.#open(), delayMs);
-  }
-
-  #failAll(error: Error): void {
-    this.#waiters.rejectAll(error);
   }
 }

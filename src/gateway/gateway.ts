@@ -243,7 +243,16 @@ export class Gateway extends EventEmitter<GatewayEvents> {
         shards.map(async (shard) => {
           const record = await store.load(shard.id, plan.count).catch((error: unknown) => this.#storeFailed(error));
           if (record) shard.restore(record);
-          this.#savers.set(shard.id, new SessionSaver(store, shard.id, plan.count, () => sessionRecordOf(shard), (error) => this.#storeFailed(error)));
+          this.#savers.set(
+            shard.id,
+            new SessionSaver(
+              store,
+              shard.id,
+              plan.count,
+              () => sessionRecordOf(shard),
+              (error) => this.#storeFailed(error),
+            ),
+          );
         }),
       );
     }
@@ -253,7 +262,10 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   }
 
   #storeFailed(error: unknown): undefined {
-    this.#report('error', new GatewayError(`the Gateway session store failed: ${error instanceof Error ? error.message : String(error)}`, undefined, { cause: error }));
+    this.#report(
+      'error',
+      new GatewayError(`the Gateway session store failed: ${error instanceof Error ? error.message : String(error)}`, undefined, { cause: error }),
+    );
     return undefined;
   }
 
@@ -270,7 +282,9 @@ export class Gateway extends EventEmitter<GatewayEvents> {
       allowInsecure: this.#wiring.allowInsecure,
       emit: (event, payload, shardId) => this.#report(event, payload, shardId),
       dispatch: (event) => this.#onDispatch(event),
-      beforeIdentify: throttled ? (shardId, signal) => this.#throttle.wait({ shardId, shardCount: plan.count, maxConcurrency: plan.maxConcurrency, signal }) : undefined,
+      beforeIdentify: throttled
+        ? (shardId, signal) => this.#throttle.wait({ shardId, shardCount: plan.count, maxConcurrency: plan.maxConcurrency, signal })
+        : undefined,
       changed: (shardId) => this.#savers.get(shardId)?.schedule(),
     };
   }
@@ -288,8 +302,10 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     let scrubbed: unknown;
     if (event === 'debug') scrubbed = this.#secrets.scrubText(sharded ? `[shard ${shardId}] ${payload as string}` : (payload as string), current);
     else if (event === 'error') scrubbed = this.#scrubError(payload as Error);
-    else if (event === 'ready') scrubbed = { ...(payload as GatewayReadyEvent), data: this.#secrets.redact((payload as GatewayReadyEvent).data, current), shardId };
-    else if (event === 'close' || event === 'reconnecting') scrubbed = { ...(payload as { reason: string }), reason: this.#secrets.scrubText((payload as { reason: string }).reason, current), shardId };
+    else if (event === 'ready')
+      scrubbed = { ...(payload as GatewayReadyEvent), data: this.#secrets.redact((payload as GatewayReadyEvent).data, current), shardId };
+    else if (event === 'close' || event === 'reconnecting')
+      scrubbed = { ...(payload as { reason: string }), reason: this.#secrets.scrubText((payload as { reason: string }).reason, current), shardId };
     else scrubbed = { ...(payload as object), shardId };
     this.#emitSafely(event, scrubbed);
   }
@@ -313,7 +329,8 @@ export class Gateway extends EventEmitter<GatewayEvents> {
       if (typeof token === 'string' && token !== '') this.#secrets.remember(token);
     }
     // Redaction is paid for only when someone listens, and each string is checked only against the secrets it may hold.
-    if (this.listenerCount('dispatch') > 0) this.#emitSafely('dispatch', { t: event.t, s: event.s, d: this.#secrets.redact(event.d, this.#wiring.token()), shardId: event.shardId });
+    if (this.listenerCount('dispatch') > 0)
+      this.#emitSafely('dispatch', { t: event.t, s: event.s, d: this.#secrets.redact(event.d, this.#wiring.token()), shardId: event.shardId });
     if (!interaction || !this.#fromDispatch) return;
     const built = this.#fromDispatch(event.d);
     if (built.ok) void this.deliver(built.interaction, event.shardId);

@@ -34,18 +34,21 @@ export class Heartbeat {
   start(intervalMs: number, send: () => void, onZombie: () => void): void {
     this.stop();
     this.#awaitingAck = false;
-    this.#first = setTimeout(() => {
-      this.#first = undefined;
-      this.beat(send);
-      this.#interval = setInterval(() => {
-        if (this.#awaitingAck) {
-          this.stop();
-          onZombie();
-          return;
-        }
+    this.#first = setTimeout(
+      () => {
+        this.#first = undefined;
         this.beat(send);
-      }, intervalMs);
-    }, Math.floor(intervalMs * this.#random()));
+        this.#interval = setInterval(() => {
+          if (this.#awaitingAck) {
+            this.stop();
+            onZombie();
+            return;
+          }
+          this.beat(send);
+        }, intervalMs);
+      },
+      Math.floor(intervalMs * this.#random()),
+    );
   }
 
   /** Sends one beat now (also when the server asks for one). */

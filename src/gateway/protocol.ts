@@ -126,7 +126,8 @@ export function readSequence(s: number | null | undefined, last: number | null):
   if (s === undefined || s === null) return { none: true };
   if (!Number.isSafeInteger(s) || s < 0) return { problem: `a dispatch sequence that is not a safe non-negative integer (${s})` };
   if (last !== null && s <= last) return { duplicate: true };
-  if (s - (last ?? 0) > MAX_SEQUENCE_JUMP) return { problem: `a dispatch sequence ${s} more than ${MAX_SEQUENCE_JUMP} ahead of the last one (${last ?? 'none'})` };
+  if (s - (last ?? 0) > MAX_SEQUENCE_JUMP)
+    return { problem: `a dispatch sequence ${s} more than ${MAX_SEQUENCE_JUMP} ahead of the last one (${last ?? 'none'})` };
   return { next: s };
 }
 
@@ -152,7 +153,8 @@ export function readFrame(text: string): { frame: GatewayFrame } | { problem: st
   } catch {
     return { problem: 'a frame that is not JSON' };
   }
-  if (!isRecord(value)) return { problem: `a frame that is JSON but not an object (${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value})` };
+  if (!isRecord(value))
+    return { problem: `a frame that is JSON but not an object (${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value})` };
   if (!Number.isInteger(value['op'])) return { problem: 'a frame without an integer op' };
   const frame: GatewayFrame = { op: value['op'] as number, d: value['d'] };
   if (typeof value['s'] === 'number' || value['s'] === null) frame.s = value['s'];

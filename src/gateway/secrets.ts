@@ -183,7 +183,8 @@ export class SecretBook {
 /** The strings `redactValue` would scrub (it stops below depth 20, as this does). */
 function collectStrings(value: unknown, out: string[], depth: number): void {
   if (typeof value === 'string') out.push(value);
-  else if (typeof value === 'object' && value !== null && depth <= 20) for (const item of Array.isArray(value) ? value : Object.values(value)) collectStrings(item, out, depth + 1);
+  else if (typeof value === 'object' && value !== null && depth <= 20)
+    for (const item of Array.isArray(value) ? value : Object.values(value)) collectStrings(item, out, depth + 1);
 }
 
 /** The error, its message and stack scrubbed of known secrets (in place: the SDK made it). */

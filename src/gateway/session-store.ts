@@ -78,7 +78,13 @@ export class SessionSaver {
   #dirty = false;
   #last = '';
 
-  constructor(store: GatewaySessionStore, shardId: number, shardCount: number, read: () => GatewaySessionRecord | undefined, onError: (error: unknown) => void) {
+  constructor(
+    store: GatewaySessionStore,
+    shardId: number,
+    shardCount: number,
+    read: () => GatewaySessionRecord | undefined,
+    onError: (error: unknown) => void,
+  ) {
     this.#store = store;
     this.#shardId = shardId;
     this.#shardCount = shardCount;

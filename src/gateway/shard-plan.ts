@@ -34,14 +34,16 @@ function invalid(path: string, message: string): ValidationError {
 export function checkShardingOptions(options: GatewayShardingOptions): void {
   const { shards, shardCount, maxConcurrency, shardsPerWorker } = options;
   if (shards !== undefined && shards !== 'auto') {
-    if (!Array.isArray(shards) || shards.length === 0 || !shards.every((id) => Number.isInteger(id) && id >= 0)) throw invalid('shards', "must be 'auto' or a non-empty array of shard ids (whole numbers from 0)");
+    if (!Array.isArray(shards) || shards.length === 0 || !shards.every((id) => Number.isInteger(id) && id >= 0))
+      throw invalid('shards', "must be 'auto' or a non-empty array of shard ids (whole numbers from 0)");
     if (new Set(shards).size !== shards.length) throw invalid('shards', 'lists a shard id twice');
     if (shardCount !== undefined && shards.some((id) => id >= shardCount)) throw invalid('shards', `holds an id that is not below shardCount (${shardCount})`);
   }
   if (shardCount !== undefined && !positive(shardCount)) throw invalid('shardCount', 'must be a whole number of at least 1');
   if (maxConcurrency !== undefined && !positive(maxConcurrency)) throw invalid('maxConcurrency', 'must be a whole number of at least 1');
   if (shardsPerWorker !== undefined && !positive(shardsPerWorker)) throw invalid('shardsPerWorker', 'must be a whole number of at least 1');
-  if (shardsPerWorker !== undefined && shards === undefined && shardCount === undefined) throw invalid('shardsPerWorker', "runs shards in workers: set shards ('auto' or ids) or shardCount too");
+  if (shardsPerWorker !== undefined && shards === undefined && shardCount === undefined)
+    throw invalid('shardsPerWorker', "runs shards in workers: set shards ('auto' or ids) or shardCount too");
 }
 
 /** Reads `GET /gateway/bot`: the recommended shard count and the Identify concurrency (1 when it does not say). */
@@ -59,7 +61,8 @@ export function readGatewayBot(body: unknown): { shards: number | undefined; max
 export async function resolveShardPlan(options: GatewayShardingOptions, gatewayBot: (() => Promise<unknown>) | undefined): Promise<ShardPlan> {
   checkShardingOptions(options);
   const { shards, shardsPerWorker } = options;
-  if (shards === undefined && options.shardCount === undefined) return { sharded: false, ids: [0], count: 1, maxConcurrency: options.maxConcurrency ?? 1, perWorker: undefined };
+  if (shards === undefined && options.shardCount === undefined)
+    return { sharded: false, ids: [0], count: 1, maxConcurrency: options.maxConcurrency ?? 1, perWorker: undefined };
   let { shardCount: count, maxConcurrency } = options;
   if (count === undefined || maxConcurrency === undefined) {
     if (!gatewayBot) throw invalid(count === undefined ? 'shardCount' : 'maxConcurrency', 'is needed: this Gateway cannot ask GET /gateway/bot');
@@ -67,12 +70,17 @@ export async function resolveShardPlan(options: GatewayShardingOptions, gatewayB
     try {
       body = await gatewayBot();
     } catch (error) {
-      throw new GatewayError(`GET /gateway/bot failed, so the shard count is unknown (set gateway.shardCount and gateway.maxConcurrency to skip it): ${error instanceof Error ? error.message : String(error)}`, undefined, { cause: error });
+      throw new GatewayError(
+        `GET /gateway/bot failed, so the shard count is unknown (set gateway.shardCount and gateway.maxConcurrency to skip it): ${error instanceof Error ? error.message : String(error)}`,
+        undefined,
+        { cause: error },
+      );
     }
     const info = readGatewayBot(body);
     maxConcurrency ??= info.maxConcurrency;
     if (count === undefined) {
-      if (info.shards === undefined) throw new GatewayError('GET /gateway/bot did not say how many shards to run (no whole number in `shards`); set gateway.shardCount');
+      if (info.shards === undefined)
+        throw new GatewayError('GET /gateway/bot did not say how many shards to run (no whole number in `shards`); set gateway.shardCount');
       count = info.shards;
     }
   }

@@ -51,7 +51,9 @@ export function upgradeHeaders(extra: Readonly<Record<string, string>>): Record<
       throw new ValidationError('gateway.connect', [{ path: `gateway.headers.${name}`, message: 'must be a string without line breaks' }]);
     }
     if (HANDSHAKE_HEADERS.test(name)) {
-      throw new ValidationError('gateway.connect', [{ path: `gateway.headers.${name}`, message: 'is set by the WebSocket handshake and cannot be overridden' }]);
+      throw new ValidationError('gateway.connect', [
+        { path: `gateway.headers.${name}`, message: 'is set by the WebSocket handshake and cannot be overridden' },
+      ]);
     }
     if (name.toLowerCase() === 'user-agent') {
       if (value.trim() !== '') userAgent = `${GATEWAY_USER_AGENT} ${value.trim()}`;
@@ -73,7 +75,8 @@ export function acceptResumeUrl(value: unknown, configuredUrl: string, allowInse
   if (typeof value !== 'string') throw new ValidationError('READY', [{ path: 'resume_gateway_url', message: 'must be a string' }]);
   const url = checkGatewayUrl(value, allowInsecure, 'READY', 'resume_gateway_url');
   // Another host is Discord's design; credentials in the URL are not (and would travel in the upgrade's Authorization).
-  if (url.username !== '' || url.password !== '') throw new ValidationError('READY', [{ path: 'resume_gateway_url', message: 'must not carry credentials (user:password@)' }]);
+  if (url.username !== '' || url.password !== '')
+    throw new ValidationError('READY', [{ path: 'resume_gateway_url', message: 'must not carry credentials (user:password@)' }]);
   if (url.hash !== '') throw new ValidationError('READY', [{ path: 'resume_gateway_url', message: 'must not carry a fragment' }]);
   if (url.search === '') url.search = new URL(configuredUrl).search;
   return url.href;

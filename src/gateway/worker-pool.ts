@@ -34,12 +34,20 @@ function startWorker(data: ShardWorkerData): Worker {
   let tsx: string;
   try {
     // tsx's ES module build of its register API (its CommonJS one cannot register from an eval worker).
-    tsx = pathToFileURL(createRequire(here).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+    tsx = pathToFileURL(
+      createRequire(here)
+        .resolve('tsx/esm/api')
+        .replace(/\.cjs$/, '.mjs'),
+    ).href;
   } catch (error) {
     throw new GatewayError('shardsPerWorker from the TypeScript sources needs tsx installed', undefined, { cause: error });
   }
   const script = new URL('./shard-worker.ts', here).href;
-  return new Worker(`import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(script)}); });`, { eval: true, workerData: data, execArgv: [] });
+  return new Worker(`import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(script)}); });`, {
+    eval: true,
+    workerData: data,
+    execArgv: [],
+  });
 }
 
 /** The workers running now, for tests that make one die as a crash would (`terminate()`). @internal */
@@ -72,7 +80,8 @@ class ShardWorker {
     this.#data = data;
     this.#host = host;
     this.#options = options;
-    for (const id of data.ids) this.states.set(id, { status: 'idle', sessionId: undefined, sequence: null, latency: undefined, lastAckAt: undefined, resumeUrl: undefined });
+    for (const id of data.ids)
+      this.states.set(id, { status: 'idle', sessionId: undefined, sequence: null, latency: undefined, lastAckAt: undefined, resumeUrl: undefined });
     [this.#worker, this.#gone] = this.#start(data);
   }
 
@@ -81,7 +90,9 @@ class ShardWorker {
     runningShardWorkers.add(worker);
     this.#exited = false;
     worker.on('message', (message: FromWorker) => this.#onMessage(message));
-    worker.on('error', (error: Error) => this.#host.emit('error', new GatewayError(`a shard worker failed: ${error.message}`, undefined, { cause: error }), data.ids[0] ?? 0));
+    worker.on('error', (error: Error) =>
+      this.#host.emit('error', new GatewayError(`a shard worker failed: ${error.message}`, undefined, { cause: error }), data.ids[0] ?? 0),
+    );
     const gone = new Promise<void>((resolve) =>
       worker.once('exit', (code: number) => {
         runningShardWorkers.delete(worker);
@@ -100,12 +111,20 @@ class ShardWorker {
   /** A worker died on its own: its shards are not ready any more; a new worker resumes them after the backoff. */
   #crashed(code: number): void {
     this.#crashes++;
-    const delayMs = backoffDelay({ baseDelayMs: this.#options.reconnectBaseDelayMs, maxDelayMs: this.#options.reconnectMaxDelayMs }, this.#crashes, Math.random);
+    const delayMs = backoffDelay(
+      { baseDelayMs: this.#options.reconnectBaseDelayMs, maxDelayMs: this.#options.reconnectMaxDelayMs },
+      this.#crashes,
+      Math.random,
+    );
     for (const id of this.#data.ids) {
       const state = this.states.get(id);
       if (state) this.states.set(id, { ...state, status: 'reconnecting' });
       this.#host.emit('error', new GatewayError(`the worker running shard ${id} exited (code ${code}); a new worker resumes its session in ${delayMs} ms`), id);
-      this.#host.emit('reconnecting', { attempt: this.#crashes, delayMs, resume: state?.sessionId !== undefined, reason: `the shard worker exited (code ${code})` }, id);
+      this.#host.emit(
+        'reconnecting',
+        { attempt: this.#crashes, delayMs, resume: state?.sessionId !== undefined, reason: `the shard worker exited (code ${code})` },
+        id,
+      );
       this.#host.changed(id);
     }
     this.#restartTimer = setTimeout(() => this.#restart(), delayMs);
@@ -117,7 +136,12 @@ class ShardWorker {
     [this.#worker, this.#gone] = this.#start({ ...this.#data, token: this.#host.token() });
     for (const id of this.#data.ids) {
       const state = this.states.get(id);
-      if (state?.sessionId !== undefined) this.#post({ type: 'restore', shardId: id, record: { sessionId: state.sessionId, sequence: state.sequence, ...(state.resumeUrl === undefined ? {} : { resumeUrl: state.resumeUrl }) } });
+      if (state?.sessionId !== undefined)
+        this.#post({
+          type: 'restore',
+          shardId: id,
+          record: { sessionId: state.sessionId, sequence: state.sequence, ...(state.resumeUrl === undefined ? {} : { resumeUrl: state.resumeUrl }) },
+        });
       this.connect(id, undefined).then(
         () => {
           this.#crashes = 0;
@@ -134,21 +158,31 @@ class ShardWorker {
   #onMessage(message: FromWorker): void {
     switch (message.type) {
       case 'event':
-        this.#host.emit(message.event, message.event === 'error' ? receiveError(message.payload as ReturnType<typeof sendError>) : message.payload, message.shardId);
+        this.#host.emit(
+          message.event,
+          message.event === 'error' ? receiveError(message.payload as ReturnType<typeof sendError>) : message.payload,
+          message.shardId,
+        );
         return;
       case 'dispatch': {
         // The sequence of what reached this thread, from the dispatch itself: a worker that dies before its next state report
         // resumes from here, so what was handled is not replayed.
         const event = message.event as GatewayDispatchEvent;
         const state = this.states.get(event.shardId);
-        if (state && typeof event.s === 'number' && (state.sequence === null || event.s > state.sequence)) this.states.set(event.shardId, { ...state, sequence: event.s });
+        if (state && typeof event.s === 'number' && (state.sequence === null || event.s > state.sequence))
+          this.states.set(event.shardId, { ...state, sequence: event.s });
         this.#host.dispatch(event);
         return;
       }
       case 'state': {
         const seen = this.states.get(message.shardId)?.sequence ?? null;
         const reported = message.state.sequence;
-        this.states.set(message.shardId, seen !== null && reported !== null && seen > reported && message.state.sessionId === this.states.get(message.shardId)?.sessionId ? { ...message.state, sequence: seen } : message.state);
+        this.states.set(
+          message.shardId,
+          seen !== null && reported !== null && seen > reported && message.state.sessionId === this.states.get(message.shardId)?.sessionId
+            ? { ...message.state, sequence: seen }
+            : message.state,
+        );
         this.#host.changed(message.shardId);
         return;
       }
@@ -268,7 +302,11 @@ export async function startShardWorkers(plan: ShardPlan, options: ResolvedGatewa
   const handles: ShardHandle[] = [];
   for (let start = 0; start < plan.ids.length; start += perWorker) {
     const ids = plan.ids.slice(start, start + perWorker);
-    const worker = new ShardWorker({ ids, plan, options: cloneable, token: host.token(), throttled: host.beforeIdentify !== undefined, allowInsecure: host.allowInsecure }, host, options);
+    const worker = new ShardWorker(
+      { ids, plan, options: cloneable, token: host.token(), throttled: host.beforeIdentify !== undefined, allowInsecure: host.allowInsecure },
+      host,
+      options,
+    );
     for (const id of ids) handles.push(workerShard(id, worker));
   }
   return handles;

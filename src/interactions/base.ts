@@ -168,7 +168,16 @@ export abstract class BaseInteraction {
 
   /** Redacted view for `JSON.stringify`. */
   toJSON(): Record<string, unknown> {
-    return { kind: this.kind, id: this.id, type: this.type, guildId: this.guildId, channelId: this.channelId, state: this.#state, data: this.data, token: REDACTED };
+    return {
+      kind: this.kind,
+      id: this.id,
+      type: this.type,
+      guildId: this.guildId,
+      channelId: this.channelId,
+      state: this.#state,
+      data: this.data,
+      token: REDACTED,
+    };
   }
 
   /** Redacted view for `util.inspect`. */

@@ -4,7 +4,15 @@
  * @module
  */
 
-import type { AutocompleteInteraction, CommandInteraction, ComponentInteraction, Interaction, ModalSubmitInteraction, PingInteraction, UnknownInteraction } from './interaction.js';
+import type {
+  AutocompleteInteraction,
+  CommandInteraction,
+  ComponentInteraction,
+  Interaction,
+  ModalSubmitInteraction,
+  PingInteraction,
+  UnknownInteraction,
+} from './interaction.js';
 
 /** Whether the interaction is a slash command. */
 export const isCommandInteraction = (interaction: Interaction): interaction is CommandInteraction => interaction.kind === 'command';

@@ -71,7 +71,9 @@ export class CommandInteraction<Options extends object = Record<string, CommandO
    * const click = await interaction.awaitComponent({ timeoutMs: 60_000, filter: (i) => i.customId === 'yes' });
    * await click.reply('Done.');
    */
-  awaitComponent<T extends ComponentInteraction>(options: AwaitComponentOptions & { filter: (interaction: ComponentInteraction) => interaction is T }): Promise<T>;
+  awaitComponent<T extends ComponentInteraction>(
+    options: AwaitComponentOptions & { filter: (interaction: ComponentInteraction) => interaction is T },
+  ): Promise<T>;
   /** Waits for the next component interaction tied to this one (see the overload above). */
   awaitComponent(options: AwaitComponentOptions): Promise<ComponentInteraction>;
   awaitComponent(options: AwaitComponentOptions): Promise<ComponentInteraction> {
@@ -154,7 +156,9 @@ export class ComponentInteraction extends RepliableInteraction {
    * Waits for the next component interaction tied to this one: on its reply,
    * or on the same message, by the same user (see {@link CommandInteraction.awaitComponent}).
    */
-  awaitComponent<T extends ComponentInteraction>(options: AwaitComponentOptions & { filter: (interaction: ComponentInteraction) => interaction is T }): Promise<T>;
+  awaitComponent<T extends ComponentInteraction>(
+    options: AwaitComponentOptions & { filter: (interaction: ComponentInteraction) => interaction is T },
+  ): Promise<T>;
   /** Waits for the next component interaction tied to this one (see {@link CommandInteraction.awaitComponent}). */
   awaitComponent(options: AwaitComponentOptions): Promise<ComponentInteraction>;
   awaitComponent(options: AwaitComponentOptions): Promise<ComponentInteraction> {
@@ -198,7 +202,9 @@ export class ModalSubmitInteraction extends RepliableInteraction {
   }
 
   /** Waits for the next component interaction on this submission's reply, by the same user (see {@link CommandInteraction.awaitComponent}). */
-  awaitComponent<T extends ComponentInteraction>(options: AwaitComponentOptions & { filter: (interaction: ComponentInteraction) => interaction is T }): Promise<T>;
+  awaitComponent<T extends ComponentInteraction>(
+    options: AwaitComponentOptions & { filter: (interaction: ComponentInteraction) => interaction is T },
+  ): Promise<T>;
   /** Waits for the next component interaction tied to this one (see {@link CommandInteraction.awaitComponent}). */
   awaitComponent(options: AwaitComponentOptions): Promise<ComponentInteraction>;
   awaitComponent(options: AwaitComponentOptions): Promise<ComponentInteraction> {
@@ -309,5 +315,7 @@ function waitFor(original: BaseInteraction, kind: 'component' | 'modalSubmit', o
     const message = 'this interaction was not dispatched by an InteractionRouter (the Gateway or a webhook receiver), so no later interaction can reach it';
     return Promise.reject(new ValidationError(operation, [{ path: '', message }]));
   }
-  return kind === 'component' ? registry.awaitComponent(original, options as AwaitComponentOptions) : registry.awaitModalSubmit(original, options as AwaitModalSubmitOptions);
+  return kind === 'component'
+    ? registry.awaitComponent(original, options as AwaitComponentOptions)
+    : registry.awaitModalSubmit(original, options as AwaitModalSubmitOptions);
 }

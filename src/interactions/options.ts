@@ -34,7 +34,11 @@ export interface CommandOptionTypeMap {
 export type CommandOptionValue = string | number | boolean;
 
 type OptionList<D> = D extends { readonly options?: infer O } ? (O extends readonly unknown[] ? O[number] : never) : never;
-type ValueOf<O> = O extends { readonly type: infer T } ? (T extends keyof CommandOptionTypeMap ? CommandOptionTypeMap[T] : CommandOptionValue) : CommandOptionValue;
+type ValueOf<O> = O extends { readonly type: infer T }
+  ? T extends keyof CommandOptionTypeMap
+    ? CommandOptionTypeMap[T]
+    : CommandOptionValue
+  : CommandOptionValue;
 type NameOf<O> = O extends { readonly name: infer N extends string } ? Lowercase<N> : never;
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 /** An option that must be given. */
@@ -95,7 +99,11 @@ export interface ReceivedOption {
 const OptionType = { SubCommand: 1, SubCommandGroup: 2 } as const;
 
 /** Flattens received options: values by name, the sub-command path, and the focused option. */
-export function readOptions(options: unknown): { values: Record<string, CommandOptionValue>; subcommand: string[]; focused: { name: string; value: CommandOptionValue } | undefined } {
+export function readOptions(options: unknown): {
+  values: Record<string, CommandOptionValue>;
+  subcommand: string[];
+  focused: { name: string; value: CommandOptionValue } | undefined;
+} {
   const values: Record<string, CommandOptionValue> = {};
   const subcommand: string[] = [];
   let focused: { name: string; value: CommandOptionValue } | undefined;
@@ -154,7 +162,11 @@ function valueProblem(option: DefinedOption, value: unknown): string | undefined
   if (type === T.Integer && !(typeof value === 'number' && Number.isSafeInteger(value))) return `must be a whole number (got ${shown(value)})`;
   if (type === T.Number && !(typeof value === 'number' && Number.isFinite(value))) return `must be a number (got ${shown(value)})`;
   if (type === T.Boolean && typeof value !== 'boolean') return `must be true or false (got ${shown(value)})`;
-  if ((type === T.User || type === T.Channel || type === T.Role || type === T.Mentionable || type === T.Attachment) && !(typeof value === 'string' && ID.test(value))) return `must be an id (got ${shown(value)})`;
+  if (
+    (type === T.User || type === T.Channel || type === T.Role || type === T.Mentionable || type === T.Attachment) &&
+    !(typeof value === 'string' && ID.test(value))
+  )
+    return `must be an id (got ${shown(value)})`;
   if (Array.isArray(option.choices) && option.choices.length > 0 && !option.choices.some((choice) => (choice as { value?: unknown } | null)?.value === value)) {
     return `must be one of its choices (got ${shown(value)})`;
   }
@@ -163,8 +175,10 @@ function valueProblem(option: DefinedOption, value: unknown): string | undefined
     if (typeof option.max_value === 'number' && value > option.max_value) return `must be at most ${option.max_value} (got ${value})`;
   }
   if (typeof value === 'string' && type === T.String) {
-    if (typeof option.min_length === 'number' && length(value) < option.min_length) return `must be at least ${option.min_length} characters (got ${length(value)})`;
-    if (typeof option.max_length === 'number' && length(value) > option.max_length) return `must be at most ${option.max_length} characters (got ${length(value)})`;
+    if (typeof option.min_length === 'number' && length(value) < option.min_length)
+      return `must be at least ${option.min_length} characters (got ${length(value)})`;
+    if (typeof option.max_length === 'number' && length(value) > option.max_length)
+      return `must be at most ${option.max_length} characters (got ${length(value)})`;
   }
   return undefined;
 }
@@ -200,10 +214,15 @@ export function checkOptions(defined: unknown, received: unknown, prefix = ''): 
     if (problem !== undefined) problems.push({ path, message: problem });
   }
   const given = new Set(list.map((option) => (typeof option?.name === 'string' ? option.name.toLowerCase() : '')));
-  const inSubcommand = list.some((option) => byName.get(String(option?.name ?? '').toLowerCase())?.type === OptionType.SubCommand || byName.get(String(option?.name ?? '').toLowerCase())?.type === OptionType.SubCommandGroup);
+  const inSubcommand = list.some(
+    (option) =>
+      byName.get(String(option?.name ?? '').toLowerCase())?.type === OptionType.SubCommand ||
+      byName.get(String(option?.name ?? '').toLowerCase())?.type === OptionType.SubCommandGroup,
+  );
   if (!inSubcommand && !list.some((option) => option?.focused === true)) {
     for (const [name, definition] of byName) {
-      if (definition.required === true && definition.type !== OptionType.SubCommand && definition.type !== OptionType.SubCommandGroup && !given.has(name)) problems.push({ path: `${prefix}${name}`, message: 'is required' });
+      if (definition.required === true && definition.type !== OptionType.SubCommand && definition.type !== OptionType.SubCommandGroup && !given.has(name))
+        problems.push({ path: `${prefix}${name}`, message: 'is required' });
     }
   }
   return problems;

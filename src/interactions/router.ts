@@ -10,7 +10,15 @@
 import { EventEmitter } from 'eventemitter3';
 import { sdkTracer } from '../observe/diagnostics.js';
 import { checkOptions, type CommandOptionValues, type TypedCommandDefinition } from './options.js';
-import { bindWaitRegistry, type CommandInteraction, type ComponentInteraction, type Interaction, type InteractionByKind, type InteractionKind, type ModalSubmitInteraction } from './interaction.js';
+import {
+  bindWaitRegistry,
+  type CommandInteraction,
+  type ComponentInteraction,
+  type Interaction,
+  type InteractionByKind,
+  type InteractionKind,
+  type ModalSubmitInteraction,
+} from './interaction.js';
 import { ValidationError } from '../errors.js';
 import { answeredInteractionId, DEFAULT_MAX_WAITERS, InteractionWaiters, taken } from './waiters.js';
 
@@ -98,7 +106,8 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
     super();
     this.#waiters = new InteractionWaiters(options.maxWaiters ?? DEFAULT_MAX_WAITERS);
     const holdMs = options.holdUnclaimedMs ?? DEFAULT_HOLD_UNCLAIMED_MS;
-    if (!Number.isFinite(holdMs) || holdMs < 0) throw new ValidationError('createInteractionRouter', [{ path: 'holdUnclaimedMs', message: 'must be a number of milliseconds, 0 or more' }]);
+    if (!Number.isFinite(holdMs) || holdMs < 0)
+      throw new ValidationError('createInteractionRouter', [{ path: 'holdUnclaimedMs', message: 'must be a number of milliseconds, 0 or more' }]);
     this.#holdMs = holdMs;
   }
 
@@ -122,7 +131,11 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
     const defined = command.options;
     const checked: InteractionHandler<Interaction> = (interaction) => {
       const problems = checkOptions(defined, interaction.data['options']);
-      if (problems.length > 0) throw new ValidationError(`command /${name}`, problems.map((problem) => ({ path: `options.${problem.path}`, message: problem.message })));
+      if (problems.length > 0)
+        throw new ValidationError(
+          `command /${name}`,
+          problems.map((problem) => ({ path: `options.${problem.path}`, message: problem.message })),
+        );
       return (handler as InteractionHandler<Interaction>)(interaction);
     };
     return this.#addHandler(`command:${name}`, checked);

@@ -8,7 +8,10 @@
 import type { InteractionCallbackType, InteractionType } from '../constants.js';
 
 /** Sends a callback body; bound to `client.interactions.respond`. */
-export type InteractionResponder = (interactionId: string, body: { interaction_type: InteractionCallbackType; data: Record<string, unknown> }) => Promise<unknown>;
+export type InteractionResponder = (
+  interactionId: string,
+  body: { interaction_type: InteractionCallbackType; data: Record<string, unknown> },
+) => Promise<unknown>;
 
 /** The kinds of interaction, from the payload's `type` (Discord's numbering). */
 export type InteractionKind = 'ping' | 'command' | 'component' | 'autocomplete' | 'modalSubmit' | 'unknown';

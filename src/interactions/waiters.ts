@@ -72,7 +72,10 @@ function tiedComponent(original: BaseInteraction, candidate: ComponentInteractio
   const ownMessage = original.kind === 'component' ? messageId((original as ComponentInteraction).message) : undefined;
   const sameMessage = ownMessage !== undefined && messageId(candidate.message) === ownMessage;
   const answered = answeredInteractionId(candidate.message);
-  const tied = answered !== undefined ? answered === original.id || sameMessage : sameMessage || original.channelId === undefined || candidate.channelId === original.channelId;
+  const tied =
+    answered !== undefined
+      ? answered === original.id || sameMessage
+      : sameMessage || original.channelId === undefined || candidate.channelId === original.channelId;
   return tied && sameUser(original, candidate);
 }
 
@@ -121,7 +124,8 @@ export class InteractionWaiters implements InteractionWaitRegistry {
 
   /** @param max The most waits held at once. @default 1000 */
   constructor(max: number = DEFAULT_MAX_WAITERS) {
-    if (!Number.isInteger(max) || max < 1) throw new ValidationError('createInteractionRouter', [{ path: 'maxWaiters', message: 'must be a whole number of at least 1' }]);
+    if (!Number.isInteger(max) || max < 1)
+      throw new ValidationError('createInteractionRouter', [{ path: 'maxWaiters', message: 'must be a whole number of at least 1' }]);
     this.#max = max;
   }
 
@@ -138,7 +142,8 @@ export class InteractionWaiters implements InteractionWaitRegistry {
   /** Waits for a component interaction tied to `original` (see `AwaitComponentOptions`). */
   awaitComponent(original: BaseInteraction, options: AwaitComponentOptions): Promise<ComponentInteraction> {
     const filter = options.filter;
-    const matches = (candidate: Interaction) => candidate.kind === 'component' && tiedComponent(original, candidate) && (filter === undefined || filter(candidate) === true);
+    const matches = (candidate: Interaction) =>
+      candidate.kind === 'component' && tiedComponent(original, candidate) && (filter === undefined || filter(candidate) === true);
     return this.#wait(original, 'component', options, componentWaitKeys(original), matches) as Promise<ComponentInteraction>;
   }
 
@@ -146,7 +151,9 @@ export class InteractionWaiters implements InteractionWaitRegistry {
   awaitModalSubmit(original: BaseInteraction, options: AwaitModalSubmitOptions): Promise<ModalSubmitInteraction> {
     const customId = (options as Partial<AwaitModalSubmitOptions>).customId;
     if (typeof customId !== 'string' || customId === '') {
-      return Promise.reject(new ValidationError('interaction.awaitModalSubmit', [{ path: 'customId', message: 'required: the custom_id of the modal form that was shown' }]));
+      return Promise.reject(
+        new ValidationError('interaction.awaitModalSubmit', [{ path: 'customId', message: 'required: the custom_id of the modal form that was shown' }]),
+      );
     }
     // A modal opened from a component comes back with that component's message (Discord's): then it must be this one's.
     const ownMessage = original.kind === 'component' ? messageId((original as ComponentInteraction).message) : undefined;

@@ -83,7 +83,16 @@ export class CallLifecycle {
 
   constructor(observers: CallObservers, call: ObservedCall) {
     const server = serverOf(observers.origin);
-    this.#base = { callId: nextCallId(), operation: call.operation, method: call.method, path: call.path, route: call.route, origin: observers.origin, serverAddress: server.address, serverPort: server.port };
+    this.#base = {
+      callId: nextCallId(),
+      operation: call.operation,
+      method: call.method,
+      path: call.path,
+      route: call.route,
+      origin: observers.origin,
+      serverAddress: server.address,
+      serverPort: server.port,
+    };
     this.#events = observers.events;
     this.#log = observers.log;
     this.#hooks = hasHooks(observers.hooks) ? observers.hooks : undefined;
@@ -108,7 +117,8 @@ export class CallLifecycle {
     this.#log?.('debug', message, { operation: event.operation });
     this.#emit('debug', () => [message]);
     this.#emit('requestHeld', () => [{ ...event, reason, waitMs: delayMs }]);
-    if (channels.requestRateLimitWait.hasSubscribers) channels.requestRateLimitWait.publish({ ...this.#base, attempt: event.attempt, bucket: event.bucket, delayMs, reason });
+    if (channels.requestRateLimitWait.hasSubscribers)
+      channels.requestRateLimitWait.publish({ ...this.#base, attempt: event.attempt, bucket: event.bucket, delayMs, reason });
   }
 
   /** An attempt is about to be sent with `credential`. */
@@ -118,7 +128,11 @@ export class CallLifecycle {
   }
 
   /** Runs `beforeRequest` on the attempt's headers (credentials not yet added); `undefined` when there is no such hook. */
-  beforeRequest(event: RequestEventBase, headers: Record<string, string>, credentialHeaders: Readonly<Record<string, string>> | undefined): Promise<void> | undefined {
+  beforeRequest(
+    event: RequestEventBase,
+    headers: Record<string, string>,
+    credentialHeaders: Readonly<Record<string, string>> | undefined,
+  ): Promise<void> | undefined {
     const hook = this.#hooks?.beforeRequest;
     if (hook === undefined) return undefined;
     return runBeforeRequest(hook, this.#view(event), headers, credentialHeaders ? Object.keys(credentialHeaders) : []);
@@ -142,14 +156,30 @@ export class CallLifecycle {
       },
       (error: unknown) => {
         const kind = error instanceof TransportFailure ? error.kind : undefined;
-        publish({ errorType: timer.timedOut ? 'TimeoutError' : kind === 'tooLarge' ? 'ResponseTooLargeError' : kind === 'aborted' ? 'AbortError' : kind === 'network' ? 'NetworkError' : errorTypeOf(error) });
+        publish({
+          errorType: timer.timedOut
+            ? 'TimeoutError'
+            : kind === 'tooLarge'
+              ? 'ResponseTooLargeError'
+              : kind === 'aborted'
+                ? 'AbortError'
+                : kind === 'network'
+                  ? 'NetworkError'
+                  : errorTypeOf(error),
+        });
         throw error;
       },
     );
   }
 
   /** A response arrived (any status); runs `afterResponse`, and resolves when it has (`undefined` when there is no such hook). */
-  response(event: RequestEventBase, response: TransportResponse, durationMs: number, secrets: () => readonly string[], timer: { stop(): void }): Promise<void> | undefined {
+  response(
+    event: RequestEventBase,
+    response: TransportResponse,
+    durationMs: number,
+    secrets: () => readonly string[],
+    timer: { stop(): void },
+  ): Promise<void> | undefined {
     this.#emit('response', () => [{ ...event, status: response.status, durationMs }]);
     const hook = this.#hooks?.afterResponse;
     if (hook === undefined) return undefined;
@@ -180,15 +210,20 @@ export class CallLifecycle {
   retry(retry: RetryEvent): void {
     this.#emit('retry', () => [retry]);
     if (retry.reason === 'rateLimit' || retry.reason === 'unauthorized') return;
-    this.#log?.('warn', `retrying ${retry.method} ${retry.path} in ${retry.delayMs} ms after ${retry.reason}${retry.status ? ` ${retry.status}` : ''} (attempt ${retry.attempt})`, {
-      operation: retry.operation,
-      attempt: retry.attempt,
-    });
+    this.#log?.(
+      'warn',
+      `retrying ${retry.method} ${retry.path} in ${retry.delayMs} ms after ${retry.reason}${retry.status ? ` ${retry.status}` : ''} (attempt ${retry.attempt})`,
+      {
+        operation: retry.operation,
+        attempt: retry.attempt,
+      },
+    );
   }
 
   /** The call resolved with a response of `status`. */
   end(status: number): void {
-    if (channels.requestEnd.hasSubscribers) channels.requestEnd.publish({ ...this.#base, status, attempts: this.#attempts, durationMs: this.#now() - this.#started });
+    if (channels.requestEnd.hasSubscribers)
+      channels.requestEnd.publish({ ...this.#base, status, attempts: this.#attempts, durationMs: this.#now() - this.#started });
   }
 
   /** The call is rejecting with `error`: publishes it and runs `onError`. Resolves the error to reject with (a `HookError` if `onError` threw). */
@@ -201,7 +236,14 @@ export class CallLifecycle {
     }
     const hook = this.#hooks?.onError;
     if (hook === undefined) return error;
-    const base: RequestHookView = { operation: this.#base.operation, method: this.#base.method, path: this.#base.path, route: this.#base.route, attempt: Math.max(attempt, 1), bucket: this.#bucket };
+    const base: RequestHookView = {
+      operation: this.#base.operation,
+      method: this.#base.method,
+      path: this.#base.path,
+      route: this.#base.route,
+      attempt: Math.max(attempt, 1),
+      bucket: this.#bucket,
+    };
     const view: RequestErrorView = Object.freeze(typeof status === 'number' ? { ...base, error, errorName, status } : { ...base, error, errorName });
     try {
       await hook(view);

@@ -28,15 +28,23 @@ export function observeGateway<G extends ObservableGateway>(gateway: G, now: () 
     if (channels.gatewayReady.hasSubscribers) channels.gatewayReady.publish({ shardId: event.shardId } satisfies GatewayReadyMessage);
   });
   gateway.on('resumed', (event) => {
-    if (channels.gatewayResume.hasSubscribers) channels.gatewayResume.publish({ shardId: event.shardId, replayed: event.replayed } satisfies GatewayResumeMessage);
+    if (channels.gatewayResume.hasSubscribers)
+      channels.gatewayResume.publish({ shardId: event.shardId, replayed: event.replayed } satisfies GatewayResumeMessage);
   });
   gateway.on('reconnecting', (event) => {
     if (channels.gatewayConnect.hasSubscribers) {
-      channels.gatewayConnect.publish({ phase: 'reconnect', shardId: event.shardId, attempt: event.attempt, delayMs: event.delayMs, resume: event.resume } satisfies GatewayConnectMessage);
+      channels.gatewayConnect.publish({
+        phase: 'reconnect',
+        shardId: event.shardId,
+        attempt: event.attempt,
+        delayMs: event.delayMs,
+        resume: event.resume,
+      } satisfies GatewayConnectMessage);
     }
   });
   gateway.on('close', (event) => {
-    if (channels.gatewayClose.hasSubscribers) channels.gatewayClose.publish({ shardId: event.shardId, code: event.code, willReconnect: event.willReconnect } satisfies GatewayCloseMessage);
+    if (channels.gatewayClose.hasSubscribers)
+      channels.gatewayClose.publish({ shardId: event.shardId, code: event.code, willReconnect: event.willReconnect } satisfies GatewayCloseMessage);
   });
   const connect = gateway.connect.bind(gateway);
   gateway.connect = (options) => {
@@ -48,7 +56,11 @@ export function observeGateway<G extends ObservableGateway>(gateway: G, now: () 
         channels.gatewayConnect.publish({ phase: 'end', durationMs: now() - started } satisfies GatewayConnectMessage);
       },
       (error: unknown) => {
-        channels.gatewayConnect.publish({ phase: 'error', durationMs: now() - started, errorName: error instanceof Error ? error.name : typeof error } satisfies GatewayConnectMessage);
+        channels.gatewayConnect.publish({
+          phase: 'error',
+          durationMs: now() - started,
+          errorName: error instanceof Error ? error.name : typeof error,
+        } satisfies GatewayConnectMessage);
         throw error;
       },
     );

@@ -95,8 +95,21 @@ function describe(error: unknown): string {
 }
 
 /** Builds the `HookError` of a hook that threw. */
-export function hookError(hook: RequestHookName, view: RequestHookView, cause: unknown, extra: { callError?: unknown; mayHaveReachedServer?: boolean } = {}): HookError {
-  const init = { hook, method: view.method, path: view.path, operation: view.operation, attempt: view.attempt, mayHaveReachedServer: extra.mayHaveReachedServer ?? hook !== 'beforeRequest', cause };
+export function hookError(
+  hook: RequestHookName,
+  view: RequestHookView,
+  cause: unknown,
+  extra: { callError?: unknown; mayHaveReachedServer?: boolean } = {},
+): HookError {
+  const init = {
+    hook,
+    method: view.method,
+    path: view.path,
+    operation: view.operation,
+    attempt: view.attempt,
+    mayHaveReachedServer: extra.mayHaveReachedServer ?? hook !== 'beforeRequest',
+    cause,
+  };
   return new HookError('callError' in extra ? { ...init, callError: extra.callError } : init, describe(cause));
 }
 
@@ -105,7 +118,12 @@ export function hookError(hook: RequestHookName, view: RequestHookView, cause: u
  * writes what it added back into `headers`. Throws `HookError` when the hook
  * throws or sets a credential or invalid header (the value is never shown).
  */
-export async function runBeforeRequest(hook: NonNullable<RequestHooks['beforeRequest']>, base: RequestHookView, headers: Record<string, string>, credentialHeaders: readonly string[]): Promise<void> {
+export async function runBeforeRequest(
+  hook: NonNullable<RequestHooks['beforeRequest']>,
+  base: RequestHookView,
+  headers: Record<string, string>,
+  credentialHeaders: readonly string[],
+): Promise<void> {
   const refused = new Set(CREDENTIAL_HEADERS);
   for (const name of credentialHeaders) refused.add(name.toLowerCase());
   const visible: Record<string, string> = {};

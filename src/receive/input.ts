@@ -8,7 +8,6 @@
  */
 
 import { ValidationError } from '../errors.js';
-import type { WebhookSecret } from './scheme.js';
 
 /** Headers as a plain object (any name case; `node:http`'s `req.headers` fits) or a fetch `Headers`. */
 export type WebhookHeaders = Readonly<Record<string, string | readonly string[] | undefined>> | Headers;
@@ -31,11 +30,21 @@ export function bodyBytes(operation: string, rawBody: unknown): Uint8Array {
 /** The secrets as byte arrays; an empty list, an empty or whitespace-only secret is a `ValidationError`. */
 export function secretKeys(operation: string, secret: unknown): Uint8Array[] {
   const list: unknown[] = Array.isArray(secret) ? secret : [secret];
-  if (list.length === 0) throw new ValidationError(operation, [{ path: 'secret', message: 'no secret given: pass the webhook\'s signing secret (or an array of them while rotating)' }]);
+  if (list.length === 0)
+    throw new ValidationError(operation, [
+      { path: 'secret', message: "no secret given: pass the webhook's signing secret (or an array of them while rotating)" },
+    ]);
   return list.map((item, index) => {
     const path = Array.isArray(secret) ? `secret.${index}` : 'secret';
     if (typeof item === 'string') {
-      if (item.trim() === '') throw new ValidationError(operation, [{ path, message: 'is empty or whitespace: an empty secret would let anyone sign; pass the secret from applicationWebhooks.create or regenerateSecret (is the environment variable set?)' }]);
+      if (item.trim() === '')
+        throw new ValidationError(operation, [
+          {
+            path,
+            message:
+              'is empty or whitespace: an empty secret would let anyone sign; pass the secret from applicationWebhooks.create or regenerateSecret (is the environment variable set?)',
+          },
+        ]);
       return Buffer.from(item, 'utf8');
     }
     if (item instanceof Uint8Array) {
@@ -55,7 +64,8 @@ export function headerLookup(operation: string, headers: unknown): HeaderLookup 
     const fetchHeaders = headers as Headers;
     return (name) => fetchHeaders.get(name) ?? undefined;
   }
-  if (headers === null || typeof headers !== 'object') throw new ValidationError(operation, [{ path: 'headers', message: 'pass the request headers: a plain object (e.g. req.headers) or a Headers' }]);
+  if (headers === null || typeof headers !== 'object')
+    throw new ValidationError(operation, [{ path: 'headers', message: 'pass the request headers: a plain object (e.g. req.headers) or a Headers' }]);
   const byName = new Map<string, string | readonly string[]>();
   for (const [name, value] of Object.entries(headers as Record<string, unknown>)) {
     if (typeof value === 'string' || (Array.isArray(value) && value.every((item) => typeof item === 'string'))) {

@@ -47,7 +47,9 @@ export async function handleNodeRequest(core: ReceiverCore, request: IncomingMes
         core.bodyDone();
       }
       if (!read.ok) {
-        sendNode(response, read.status === 413 ? TOO_LARGE : read.status === 408 ? TOO_SLOW : { status: 400, body: { ok: false, reason: 'body-incomplete' } }, { connection: 'close' });
+        sendNode(response, read.status === 413 ? TOO_LARGE : read.status === 408 ? TOO_SLOW : { status: 400, body: { ok: false, reason: 'body-incomplete' } }, {
+          connection: 'close',
+        });
         if (read.status === 408) dropAfterAnswer(request, response);
         return;
       }

@@ -21,7 +21,16 @@ import { bodyBytes, secretKeys, type RawBody, type WebhookHeaders } from './inpu
 import { createNodeHandler, type NodeRequestHandler } from './node.js';
 import type { ReceiveOutcome, ReceiverCore } from './outcome.js';
 import { MemoryReplayStore, type ReplayStore } from './replay-store.js';
-import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_PENDING_BODIES, DEFAULT_TOLERANCE_SECONDS, resolveScheme, type ResolvedWebhookScheme, type WebhookScheme, type WebhookSecret } from './scheme.js';
+import {
+  DEFAULT_BODY_TIMEOUT_MS,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_PENDING_BODIES,
+  DEFAULT_TOLERANCE_SECONDS,
+  resolveScheme,
+  type ResolvedWebhookScheme,
+  type WebhookScheme,
+  type WebhookSecret,
+} from './scheme.js';
 import { verifyWebhookDelivery } from './verify.js';
 
 /** What the receiver needs of a client: `client.interactions.respond` (a `Client` fits). */
@@ -137,10 +146,15 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
     const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
     const maxPendingBodies = options.maxPendingBodies ?? DEFAULT_MAX_PENDING_BODIES;
     const issues = [
-      !Number.isFinite(this.#tolerance) || this.#tolerance < 0 ? { path: 'toleranceSeconds', message: 'must be a finite number of seconds, 0 or more' } : undefined,
+      !Number.isFinite(this.#tolerance) || this.#tolerance < 0
+        ? { path: 'toleranceSeconds', message: 'must be a finite number of seconds, 0 or more' }
+        : undefined,
       !Number.isFinite(this.#dedupeTtlMs) || this.#dedupeTtlMs <= 0 ? { path: 'dedupeTtlMs', message: 'must be a positive number of milliseconds' } : undefined,
       this.#dedupeTtlMs < this.#tolerance * 2000
-        ? { path: 'dedupeTtlMs', message: `must cover the span in which a signature is accepted, twice toleranceSeconds (${this.#tolerance * 2000} ms), or a retry could be handled twice` }
+        ? {
+            path: 'dedupeTtlMs',
+            message: `must cover the span in which a signature is accepted, twice toleranceSeconds (${this.#tolerance * 2000} ms), or a retry could be handled twice`,
+          }
         : undefined,
       !Number.isInteger(maxBodyBytes) || maxBodyBytes < 1 ? { path: 'maxBodyBytes', message: 'must be a whole number of bytes, at least 1' } : undefined,
       !Number.isFinite(bodyTimeoutMs) || bodyTimeoutMs <= 0 ? { path: 'bodyTimeoutMs', message: 'must be a positive number of milliseconds' } : undefined,
@@ -215,7 +229,10 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
       if (!requestFresh) throw new WebhookVerificationError('replayed', 'this exact signed request was already received');
       // One interaction delivered by two subscriptions (two deliveries) runs once: claimed by its id for the token's lifetime.
       const interactionId = delivery.type === this.#interactionType ? (delivery.data as { id?: unknown } | null)?.id : undefined;
-      const interactionFresh = fresh && typeof interactionId === 'string' ? await this.#claimOr(true, delivery, `interaction:${interactionId}`, INTERACTION_LIFETIME_MS + acceptedForMs) : fresh;
+      const interactionFresh =
+        fresh && typeof interactionId === 'string'
+          ? await this.#claimOr(true, delivery, `interaction:${interactionId}`, INTERACTION_LIFETIME_MS + acceptedForMs)
+          : fresh;
       if (!interactionFresh) {
         this.#emit('duplicate', delivery);
         return { status: 200, body: { ok: true, duplicate: true }, dispatch: () => Promise.resolve() };
@@ -252,11 +269,15 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
   /** Runs every handler of a verified delivery; never rejects. */
   async #dispatch(delivery: WebhookDelivery): Promise<void> {
     const pending: Promise<unknown>[] = [];
-    const handlers = [...(this.#events.listeners('delivery') as DeliveryHandler[]), ...(OWN_EVENTS.has(delivery.type) ? [] : [...(this.#handlers.get(delivery.type) ?? [])])];
+    const handlers = [
+      ...(this.#events.listeners('delivery') as DeliveryHandler[]),
+      ...(OWN_EVENTS.has(delivery.type) ? [] : [...(this.#handlers.get(delivery.type) ?? [])]),
+    ];
     for (const handler of handlers) {
       try {
         const result = handler(delivery);
-        if (result && typeof (result as Promise<unknown>).then === 'function') pending.push(Promise.resolve(result).then(undefined, (error: unknown) => this.#emitError(error, delivery)));
+        if (result && typeof (result as Promise<unknown>).then === 'function')
+          pending.push(Promise.resolve(result).then(undefined, (error: unknown) => this.#emitError(error, delivery)));
       } catch (error) {
         this.#emitError(error, delivery);
       }
@@ -270,7 +291,12 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
     try {
       const respond = this.#respond;
       if (respond === undefined) {
-        throw new ValidationError('createWebhookReceiver', [{ path: 'client', message: `a ${this.#interactionType} delivery arrived, but the receiver has no client to answer it: pass createWebhookReceiver({ client })` }]);
+        throw new ValidationError('createWebhookReceiver', [
+          {
+            path: 'client',
+            message: `a ${this.#interactionType} delivery arrived, but the receiver has no client to answer it: pass createWebhookReceiver({ client })`,
+          },
+        ]);
       }
       this.#fromDispatch ??= import('../interactions/from-dispatch.js');
       const { interactionFromDispatch } = await this.#fromDispatch;
@@ -313,7 +339,12 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
 
   /** Redacted view for `JSON.stringify`. */
   toJSON(): Record<string, unknown> {
-    return { secrets: `${this.#secrets.length} [redacted]`, types: [...this.#handlers.keys()], interactionHandlers: this.router.handlerCount, pendingBodies: this.#pendingBodies };
+    return {
+      secrets: `${this.#secrets.length} [redacted]`,
+      types: [...this.#handlers.keys()],
+      interactionHandlers: this.router.handlerCount,
+      pendingBodies: this.#pendingBodies,
+    };
   }
 }
 

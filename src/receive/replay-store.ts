@@ -48,7 +48,8 @@ export class MemoryReplayStore implements ReplayStore {
   /** Refuses a `maxEntries` that is not a whole number of at least 1 with a `ValidationError`. */
   constructor(options: MemoryReplayStoreOptions = {}) {
     const maxEntries = options.maxEntries ?? 100_000;
-    if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new ValidationError('MemoryReplayStore', [{ path: 'maxEntries', message: 'must be a whole number of at least 1' }]);
+    if (!Number.isInteger(maxEntries) || maxEntries < 1)
+      throw new ValidationError('MemoryReplayStore', [{ path: 'maxEntries', message: 'must be a whole number of at least 1' }]);
     this.#maxEntries = maxEntries;
     this.#now = options.now ?? Date.now;
   }

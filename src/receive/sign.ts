@@ -51,7 +51,8 @@ export function signWebhookDelivery(options: SignWebhookOptions): Record<string,
     .update(typeof signed === 'string' ? Buffer.from(signed, 'utf8') : signed)
     .digest(scheme.signatureEncoding);
   const headers: Record<string, string> = { [scheme.timestampHeader]: timestamp, [scheme.signatureHeader]: `${scheme.signaturePrefix}${digest}` };
-  const needsFields = (scheme.deliveryIdHeader !== null && options.deliveryId === undefined) || (scheme.eventTypeHeader !== null && options.eventType === undefined);
+  const needsFields =
+    (scheme.deliveryIdHeader !== null && options.deliveryId === undefined) || (scheme.eventTypeHeader !== null && options.eventType === undefined);
   const fields = needsFields ? bodyFields(scheme, body) : undefined;
   if (scheme.deliveryIdHeader !== null) headers[scheme.deliveryIdHeader] = options.deliveryId ?? fields?.id ?? '';
   if (scheme.eventTypeHeader !== null) headers[scheme.eventTypeHeader] = options.eventType ?? fields?.type ?? '';

@@ -50,7 +50,8 @@ function required(headers: HeaderLookup, name: string): string {
 
 /** The signing time in epoch milliseconds. */
 function readTimestamp(value: string, scheme: ResolvedWebhookScheme): number {
-  if (!/^\d{1,16}$/.test(value)) throw new WebhookVerificationError('malformed', `the ${scheme.timestampHeader} header is not a whole number of ${scheme.timestampUnit}`);
+  if (!/^\d{1,16}$/.test(value))
+    throw new WebhookVerificationError('malformed', `the ${scheme.timestampHeader} header is not a whole number of ${scheme.timestampUnit}`);
   const number = Number(value);
   return scheme.timestampUnit === 'seconds' ? number * 1000 : number;
 }
@@ -113,13 +114,15 @@ export function verifyWebhookDelivery(options: VerifyWebhookOptions): WebhookDel
   const keys = secretKeys(OPERATION, options.secret);
   const headers = headerLookup(OPERATION, options.headers);
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-  if (!Number.isFinite(tolerance) || tolerance < 0) throw new ValidationError(OPERATION, [{ path: 'toleranceSeconds', message: 'must be a finite number of seconds, 0 or more' }]);
+  if (!Number.isFinite(tolerance) || tolerance < 0)
+    throw new ValidationError(OPERATION, [{ path: 'toleranceSeconds', message: 'must be a finite number of seconds, 0 or more' }]);
   const scheme = resolveScheme(options.scheme);
 
   const timestampText = required(headers, scheme.timestampHeader);
   // Not trimmed: the signature has one spelling, padding included.
   const signatureText = single(headers, scheme.signatureHeader);
-  if (signatureText === undefined || signatureText === '') throw new WebhookVerificationError('missing-header', `the ${scheme.signatureHeader} header is missing`);
+  if (signatureText === undefined || signatureText === '')
+    throw new WebhookVerificationError('missing-header', `the ${scheme.signatureHeader} header is missing`);
   const headerId = scheme.deliveryIdHeader === null ? undefined : required(headers, scheme.deliveryIdHeader);
   const headerType = scheme.eventTypeHeader === null ? undefined : required(headers, scheme.eventTypeHeader);
   const signedAt = readTimestamp(timestampText, scheme);
@@ -128,7 +131,10 @@ export function verifyWebhookDelivery(options: VerifyWebhookOptions): WebhookDel
   const signed = scheme.signedPayload({ timestamp: timestampText, body });
   const payload = typeof signed === 'string' ? Buffer.from(signed, 'utf8') : signed;
   if (!matchesAny(keys, scheme.algorithm, payload, signature)) {
-    throw new WebhookVerificationError('bad-signature', `the ${scheme.signatureHeader} header matches the body under none of the ${keys.length} secret(s) given (was the body re-serialised, or the secret regenerated?)`);
+    throw new WebhookVerificationError(
+      'bad-signature',
+      `the ${scheme.signatureHeader} header matches the body under none of the ${keys.length} secret(s) given (was the body re-serialised, or the secret regenerated?)`,
+    );
   }
 
   const now = (options.now ?? Date.now)();
@@ -146,7 +152,9 @@ export function verifyWebhookDelivery(options: VerifyWebhookOptions): WebhookDel
   }
   const fields = scheme.readBody(parsed);
   if (typeof fields === 'string') throw new WebhookVerificationError('malformed', fields);
-  if (headerId !== undefined && headerId !== fields.id) throw new WebhookVerificationError('malformed', `the ${scheme.deliveryIdHeader ?? ''} header does not match the signed body's id`);
-  if (headerType !== undefined && headerType !== fields.type) throw new WebhookVerificationError('malformed', `the ${scheme.eventTypeHeader ?? ''} header does not match the signed body's type`);
+  if (headerId !== undefined && headerId !== fields.id)
+    throw new WebhookVerificationError('malformed', `the ${scheme.deliveryIdHeader ?? ''} header does not match the signed body's id`);
+  if (headerType !== undefined && headerType !== fields.type)
+    throw new WebhookVerificationError('malformed', `the ${scheme.eventTypeHeader ?? ''} header does not match the signed body's type`);
   return makeDelivery({ ...fields, signedAt });
 }

@@ -71,7 +71,11 @@ export function withinTime<T>(client: RedisClientLike, timeoutMs: number, comman
       },
       (error: unknown) => {
         clearTimeout(timer);
-        reject(error instanceof RateLimitStoreError || error instanceof SessionStoreError ? error : failure(`Redis failed: ${error instanceof Error ? error.message : String(error)}`, error));
+        reject(
+          error instanceof RateLimitStoreError || error instanceof SessionStoreError
+            ? error
+            : failure(`Redis failed: ${error instanceof Error ? error.message : String(error)}`, error),
+        );
       },
     );
   });

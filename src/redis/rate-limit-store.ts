@@ -14,7 +14,15 @@
 
 import { randomBytes } from 'node:crypto';
 import { RateLimiter } from '../rest/rate-limiter.js';
-import { RouteHashes, type Lane, type RateLimitHeaders, type RateLimitSettings, type RateLimitStore, type WaitGuard, type WebhookWindowOptions } from '../rest/rate-limit-store.js';
+import {
+  RouteHashes,
+  type Lane,
+  type RateLimitHeaders,
+  type RateLimitSettings,
+  type RateLimitStore,
+  type WaitGuard,
+  type WebhookWindowOptions,
+} from '../rest/rate-limit-store.js';
 import { wait } from '../wait.js';
 import { runInTurn, RESOLVED, type WebhookLane } from '../rest/webhook-lane.js';
 import { RedisScript, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
@@ -259,7 +267,16 @@ export class RedisRateLimitStore implements RateLimitStore {
   /** The first arguments of every step: the settings, as the script reads them. */
   #settingsArgs(): string[] {
     const { globalRateLimit, webhookWindow, maxPauseMs } = this.#settings;
-    const numbers = [this.#keepMs, maxPauseMs, this.#reservationMs, this.#pollMs, globalRateLimit?.limit ?? 0, globalRateLimit?.windowMs ?? 0, webhookWindow?.limit ?? 0, webhookWindow?.windowMs ?? 0];
+    const numbers = [
+      this.#keepMs,
+      maxPauseMs,
+      this.#reservationMs,
+      this.#pollMs,
+      globalRateLimit?.limit ?? 0,
+      globalRateLimit?.windowMs ?? 0,
+      webhookWindow?.limit ?? 0,
+      webhookWindow?.windowMs ?? 0,
+    ];
     return [this.#prefix, numbers.map((value) => String(Math.ceil(value))).join(',')];
   }
 

@@ -3,7 +3,7 @@ import type { RestClient } from '../rest/rest-client.js';
 import { validate } from '../schemas/validate.js';
 import { withId, withIds } from './response-ids.js';
 import type { CreateApplicationWebhookRequest, UpdateApplicationWebhookRequest } from '../schemas/requests.js';
-import type { ApplicationWebhook, ApplicationWebhookSecret, Page, WebhookDelivery, WebhookTestDelivery } from '../schemas/responses.js';
+import type { ApplicationWebhook, ApplicationWebhookSecret, WebhookDelivery, WebhookTestDelivery } from '../schemas/responses.js';
 import { PageList, type ListOptions } from './pagination.js';
 
 /** Application-level webhooks: their secrets, test deliveries and delivery history. User credentials. */
@@ -16,13 +16,21 @@ export class ApplicationWebhooksManager {
 
   /** `GET /applications/{app_id}/webhooks`. */
   async list(applicationId: string, options?: CallOptions): Promise<ApplicationWebhook[]> {
-    return withIds('applicationWebhooks.list', await this.rest.request('applicationWebhooks.list', { ...options, params: { app_id: applicationId } }), this.requireIds);
+    return withIds(
+      'applicationWebhooks.list',
+      await this.rest.request('applicationWebhooks.list', { ...options, params: { app_id: applicationId } }),
+      this.requireIds,
+    );
   }
 
   /** `POST /applications/{app_id}/webhooks`. */
   async create(applicationId: string, webhook: CreateApplicationWebhookRequest, options?: CallOptions): Promise<ApplicationWebhook> {
     const body = await validate('applicationWebhooks.create', 'createApplicationWebhookSchema', webhook);
-    return withId('applicationWebhooks.create', await this.rest.request('applicationWebhooks.create', { ...options, params: { app_id: applicationId }, body }), this.requireIds);
+    return withId(
+      'applicationWebhooks.create',
+      await this.rest.request('applicationWebhooks.create', { ...options, params: { app_id: applicationId }, body }),
+      this.requireIds,
+    );
   }
 
   /** `PATCH /applications/{app_id}/webhooks/{webhook_id}`. */

@@ -3,7 +3,7 @@ import type { RestClient } from '../rest/rest-client.js';
 import { validate } from '../schemas/validate.js';
 import { withId, withIds } from './response-ids.js';
 import type { CreateApplicationRequest, UpdateApplicationRequest } from '../schemas/requests.js';
-import type { ApiLogEntry, Application, ApplicationMetrics, Page, PublicApplication } from '../schemas/responses.js';
+import type { ApiLogEntry, Application, ApplicationMetrics, PublicApplication } from '../schemas/responses.js';
 import { PageList, type ListOptions } from './pagination.js';
 
 /** Applications: registration, the public view, api-logs and metrics. User credentials, except {@link ApplicationsManager.getPublic}. */
@@ -33,7 +33,11 @@ export class ApplicationsManager {
   /** `PATCH /applications/{app_id}`. */
   async update(applicationId: string, changes: UpdateApplicationRequest, options?: CallOptions): Promise<Application> {
     const body = await validate('applications.update', 'updateApplicationSchema', changes);
-    return withId('applications.update', await this.rest.request('applications.update', { ...options, params: { app_id: applicationId }, body }), this.requireIds);
+    return withId(
+      'applications.update',
+      await this.rest.request('applications.update', { ...options, params: { app_id: applicationId }, body }),
+      this.requireIds,
+    );
   }
 
   /** `DELETE /applications/{app_id}`. */

@@ -41,7 +41,12 @@ export class AuthManager {
     const deadlineMs = options?.deadlineMs;
     if (!signal && deadlineMs === undefined) return pending;
     // This caller's wait ends at its signal or deadline; a refresh others wait for goes on.
-    return wait(pending, { signal, onAbort: (reason) => refreshAborted(reason, true), timeoutMs: deadlineMs, onTimeout: () => refreshTimedOut(deadlineMs ?? 0) });
+    return wait(pending, {
+      signal,
+      onAbort: (reason) => refreshAborted(reason, true),
+      timeoutMs: deadlineMs,
+      onTimeout: () => refreshTimedOut(deadlineMs ?? 0),
+    });
   }
 
   /** `POST /auth/logout`: revokes the refresh token and clears the local session. */

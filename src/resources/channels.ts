@@ -1,6 +1,6 @@
 import { ValidationError, type ValidationIssue } from '../errors.js';
 import { validate } from '../schemas/validate.js';
-import { withId, withIds } from './response-ids.js';
+import { withId } from './response-ids.js';
 import { MultipartBody, type MultipartFileSource } from '../rest/multipart.js';
 import type { CallOptions } from '../rest/options.js';
 import type { RestClient } from '../rest/rest-client.js';
@@ -42,7 +42,8 @@ function isStream(data: Source): data is ReadableStream<Uint8Array> | AsyncItera
 
 /** Why a stream cannot be uploaded any more (already read or locked), or `undefined`. */
 function usedStream(data: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array | string>): string | undefined {
-  if (typeof (data as ReadableStream).getReader === 'function') return (data as ReadableStream).locked ? 'is a ReadableStream that is locked (already being read)' : undefined;
+  if (typeof (data as ReadableStream).getReader === 'function')
+    return (data as ReadableStream).locked ? 'is a ReadableStream that is locked (already being read)' : undefined;
   const node = data as { readableDidRead?: boolean; readableEnded?: boolean; destroyed?: boolean };
   return node.readableDidRead === true || node.readableEnded === true || node.destroyed === true ? 'is a stream that was already read or destroyed' : undefined;
 }
@@ -51,7 +52,11 @@ function uploadIssues(upload: AttachmentUpload | undefined): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   if (typeof upload?.filename !== 'string' || upload.filename === '') issues.push({ path: 'filename', message: 'must be a non-empty string' });
   const data = upload?.data;
-  if (data === undefined || data === null || !(data instanceof Blob || data instanceof Uint8Array || data instanceof ArrayBuffer || typeof data === 'string' || isStream(data))) {
+  if (
+    data === undefined ||
+    data === null ||
+    !(data instanceof Blob || data instanceof Uint8Array || data instanceof ArrayBuffer || typeof data === 'string' || isStream(data))
+  ) {
     issues.push({ path: 'data', message: 'must be a Blob, Uint8Array, ArrayBuffer, string, ReadableStream, Node Readable or async iterable of bytes' });
   } else if (isStream(data)) {
     const used = usedStream(data);
@@ -119,7 +124,10 @@ export class ChannelsManager {
     else if (data instanceof Blob) source = upload.contentType === undefined ? data : data.slice(0, data.size, type);
     else source = new Blob([data as Uint8Array], { type });
     const fields = Object.entries(upload.fields ?? {}).map(([name, value]) => ({ name, value }));
-    const form = new MultipartBody([...fields, { name: this.attachmentFieldName, filename: upload.filename, contentType: type, source, size: isStream(data) ? upload.size : undefined }]);
+    const form = new MultipartBody([
+      ...fields,
+      { name: this.attachmentFieldName, filename: upload.filename, contentType: type, source, size: isStream(data) ? upload.size : undefined },
+    ]);
     return this.rest.request('channels.uploadAttachment', { ...options, params: { channel_id: channelId }, formData: form });
   }
 

@@ -39,7 +39,11 @@ export class CommandsManager {
 
   async #list(applicationId: string, guildId: string | undefined, options: CallOptions | undefined): Promise<Command[]> {
     if (guildId !== undefined) {
-      return withIds('commands.listForGuild', await this.rest.request('commands.listForGuild', { ...options, params: { guild_id: guildId, app_id: applicationId } }), this.requireIds);
+      return withIds(
+        'commands.listForGuild',
+        await this.rest.request('commands.listForGuild', { ...options, params: { guild_id: guildId, app_id: applicationId } }),
+        this.requireIds,
+      );
     }
     return withIds('commands.list', await this.rest.request('commands.list', { ...options, params: { app_id: applicationId } }), this.requireIds);
   }
@@ -52,7 +56,11 @@ export class CommandsManager {
   /** `POST /applications/{app_id}/commands`: registers one global command (name lowercased, `dm_permission` defaulting to true). */
   async create(applicationId: string, definition: CommandDefinition, options?: CallOptions): Promise<Command> {
     const body = await validate('commands.create', 'commandDefinitionSchema', definition);
-    return withId<Command>('commands.create', await this.rest.request('commands.create', { ...options, params: { app_id: applicationId }, body }), this.requireIds);
+    return withId<Command>(
+      'commands.create',
+      await this.rest.request('commands.create', { ...options, params: { app_id: applicationId }, body }),
+      this.requireIds,
+    );
   }
 
   /** `PUT /applications/{app_id}/commands`: replaces every global command of the application. */
@@ -119,7 +127,9 @@ function sameCommands(local: readonly Record<string, unknown>[], remote: readonl
 /** Whether every field the local value sets is equal on the remote value (missing booleans take their defaults). */
 function covers(local: unknown, remote: unknown): boolean {
   if (Array.isArray(local)) {
-    return Array.isArray(remote) ? local.length === remote.length && local.every((item, index) => covers(item, remote[index])) : local.length === 0 && remote === undefined;
+    return Array.isArray(remote)
+      ? local.length === remote.length && local.every((item, index) => covers(item, remote[index]))
+      : local.length === 0 && remote === undefined;
   }
   if (typeof local === 'object' && local !== null) {
     if (typeof remote !== 'object' || remote === null) return false;

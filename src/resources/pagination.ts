@@ -47,7 +47,8 @@ function isLastPage(raw: unknown, page: number, perPage: number, count: number):
 
 /** A cheap fingerprint of a page's items, to notice a service that ignores `page` and serves the same page again. */
 function fingerprint(items: readonly unknown[]): string {
-  const edge = (item: unknown) => (typeof item === 'object' && item !== null && 'id' in item ? String((item as { id: unknown }).id) : JSON.stringify(item) ?? '');
+  const edge = (item: unknown) =>
+    typeof item === 'object' && item !== null && 'id' in item ? String((item as { id: unknown }).id) : (JSON.stringify(item) ?? '');
   return `${items.length}:${edge(items[0])}:${edge(items[items.length - 1])}`;
 }
 
@@ -88,7 +89,11 @@ export class PageList<T> implements Promise<Page<T>>, AsyncIterable<T> {
   }
 
   /** Fetches the one page asked for (once, however often it is awaited). */
-  then<A = Page<T>, B = never>(onFulfilled?: ((page: Page<T>) => A | PromiseLike<A>) | null, onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<A | B> {
+  // biome-ignore lint/suspicious/noThenProperty: a PageList is a promise of its page by design (awaitable and walkable)
+  then<A = Page<T>, B = never>(
+    onFulfilled?: ((page: Page<T>) => A | PromiseLike<A>) | null,
+    onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): Promise<A | B> {
     const { page, perPage, maxPages: _walkOnly, ...callOptions } = this.#options;
     this.#page ??= fetchPage<T>(this.#rest, this.#operation, this.#params, { page, perPage }, callOptions);
     return this.#page.then(onFulfilled, onRejected);
@@ -124,7 +129,12 @@ export async function fetchPage<T>(
 }
 
 /** Walks pages until one is short, empty, or says it is the last. */
-async function* walkPages<T>(rest: RestClient, operation: OperationId, params: Record<string, string>, options: ListOptions): AsyncGenerator<T, void, undefined> {
+async function* walkPages<T>(
+  rest: RestClient,
+  operation: OperationId,
+  params: Record<string, string>,
+  options: ListOptions,
+): AsyncGenerator<T, void, undefined> {
   const { page: pageOption, perPage: perPageOption, maxPages = Number.POSITIVE_INFINITY, ...callOptions } = options;
   const { page: startPage, perPage } = await validate(operation, 'pageQuerySchema', { page: pageOption, perPage: perPageOption });
   // deadlineMs bounds the whole walk: each page gets what is left of it.
@@ -138,7 +148,11 @@ async function* walkPages<T>(rest: RestClient, operation: OperationId, params: R
     const result = await fetchPage<T>(rest, operation, params, { page, perPage }, left === undefined ? callOptions : { ...callOptions, deadlineMs: left });
     const print = fingerprint(result.items);
     if (result.items.length > 0 && print === previous) {
-      throw new UnexpectedResponseError(operation, 200, `page ${page} repeats page ${page - 1}: the service seems to ignore the page parameter, so the walk stops here`);
+      throw new UnexpectedResponseError(
+        operation,
+        200,
+        `page ${page} repeats page ${page - 1}: the service seems to ignore the page parameter, so the walk stops here`,
+      );
     }
     previous = print;
     yield* result.items;

@@ -52,7 +52,11 @@ export class WebhooksManager {
 
   /** `POST /guilds/{guild_id}/webhooks/{webhook_id}/reset-token`: replaces the path token; the old one stops working. */
   async resetToken(guildId: string, webhookId: string, options?: CallOptions): Promise<GuildWebhook> {
-    return withId('webhooks.resetToken', await this.rest.request('webhooks.resetToken', { ...options, params: { guild_id: guildId, webhook_id: webhookId } }), this.requireIds);
+    return withId(
+      'webhooks.resetToken',
+      await this.rest.request('webhooks.resetToken', { ...options, params: { guild_id: guildId, webhook_id: webhookId } }),
+      this.requireIds,
+    );
   }
 
   /** `POST /webhooks/{webhook_id}/{webhook_token}`: publishes a message (content 1 to 2000 characters). */

@@ -22,9 +22,22 @@ export interface CallState {
 }
 
 /** The error of an attempt that got no usable response: its own timeout (or the deadline), the caller's abort, a body over the size limit, or a network failure. */
-export function attemptFailureError(base: RequestEventBase, failure: TransportFailure | 'timeout', timeoutMs: number, maxResponseBytes: number, state: CallState): Error {
+export function attemptFailureError(
+  base: RequestEventBase,
+  failure: TransportFailure | 'timeout',
+  timeoutMs: number,
+  maxResponseBytes: number,
+  state: CallState,
+): Error {
   const timedOut = failure === 'timeout';
-  const init = { method: base.method, path: base.path, operation: base.operation, attempt: base.attempt, mayHaveReachedServer: timedOut || failure.mayHaveReachedServer, cause: timedOut ? undefined : failure.cause };
+  const init = {
+    method: base.method,
+    path: base.path,
+    operation: base.operation,
+    attempt: base.attempt,
+    mayHaveReachedServer: timedOut || failure.mayHaveReachedServer,
+    cause: timedOut ? undefined : failure.cause,
+  };
   if (timedOut) return new TimeoutError(init, state.deadlineHit ? state.deadlineMs : timeoutMs);
   if (failure.kind === 'aborted' || state.callerAborted) return new AbortError(init);
   if (failure.kind === 'tooLarge') return new ResponseTooLargeError(init, maxResponseBytes);
@@ -34,7 +47,8 @@ export function attemptFailureError(base: RequestEventBase, failure: TransportFa
 /** Maps what ended a wait (queue, rate limit, session, backoff): the deadline becomes a `TimeoutError`, the caller's abort an `AbortError`; SDK errors pass through. */
 export function waitError(request: RequestDescription, error: unknown, state: CallState): unknown {
   const description = { ...request, mayHaveReachedServer: false, cause: error };
-  if (error instanceof DeadlineReached || (state.deadlineHit && !(error instanceof Error && 'status' in error))) return new TimeoutError(description, state.deadlineMs);
+  if (error instanceof DeadlineReached || (state.deadlineHit && !(error instanceof Error && 'status' in error)))
+    return new TimeoutError(description, state.deadlineMs);
   if (state.callerAborted && !isCommunityChatError(error)) return new AbortError(description);
   return error;
 }
@@ -42,7 +56,20 @@ export function waitError(request: RequestDescription, error: unknown, state: Ca
 /** The `RateLimitError` of a wait the SDK refused to start; nothing was sent. */
 export function refusedWaitError(base: RequestEventBase, delayMs: number, reason: 'global' | 'bucket' | 'webhook', why: string): RateLimitError {
   return new RateLimitError(
-    { method: base.method, path: base.path, operation: base.operation, status: 429, body: undefined, headers: {}, credential: 'none', attempt: base.attempt, retryAfterMs: delayMs, global: reason === 'global', sent: false, heldBy: reason },
+    {
+      method: base.method,
+      path: base.path,
+      operation: base.operation,
+      status: 429,
+      body: undefined,
+      headers: {},
+      credential: 'none',
+      attempt: base.attempt,
+      retryAfterMs: delayMs,
+      global: reason === 'global',
+      sent: false,
+      heldBy: reason,
+    },
     why,
   );
 }

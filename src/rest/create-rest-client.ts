@@ -36,7 +36,8 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 /** Builds the REST client of a `Client` or `WebhookClient`. */
 export function createRestClient(options: PipelineOptions, wiring: PipelineWiring): RestClient {
   const now = options.clock ?? Date.now;
-  const webhookWindow = options.webhookRateLimit === false ? undefined : { limit: options.webhookRateLimit?.limit ?? 30, windowMs: options.webhookRateLimit?.windowMs ?? 60_000 };
+  const webhookWindow =
+    options.webhookRateLimit === false ? undefined : { limit: options.webhookRateLimit?.limit ?? 30, windowMs: options.webhookRateLimit?.windowMs ?? 60_000 };
   const retry = resolveRetryPolicy(options);
   let limiter: RateLimitStore;
   if (options.rateLimitStore === undefined) limiter = new RateLimiter(now, webhookWindow, retry.maxRateLimitPauseMs, options.globalRateLimit);

@@ -5,7 +5,16 @@
  */
 
 import { MultipartBody } from './multipart.js';
-import { classifyFailure, declaredLength, notReplayable, tooLarge, TransportFailure, type Transport, type TransportRequest, type TransportResponse } from './transport.js';
+import {
+  classifyFailure,
+  declaredLength,
+  notReplayable,
+  tooLarge,
+  TransportFailure,
+  type Transport,
+  type TransportRequest,
+  type TransportResponse,
+} from './transport.js';
 
 /** A transport on `globalThis.fetch`, looked up at each request so test interceptors (MSW) see it. */
 export class FetchTransport implements Transport {

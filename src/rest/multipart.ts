@@ -184,7 +184,13 @@ export class MultipartBody extends FormData {
     const parts: (MultipartTextPart | MultipartFilePart)[] = [];
     for (const [name, value] of form.entries()) {
       if (typeof value === 'string') parts.push({ name, value });
-      else parts.push({ name, filename: (value as Blob & { name?: string }).name ?? 'blob', contentType: value.type || 'application/octet-stream', source: value });
+      else
+        parts.push({
+          name,
+          filename: (value as Blob & { name?: string }).name ?? 'blob',
+          contentType: value.type || 'application/octet-stream',
+          source: value,
+        });
     }
     return new MultipartBody(parts);
   }
@@ -196,7 +202,8 @@ async function* fileChunks(file: MultipartFilePart): AsyncGenerator<Uint8Array, 
   let sent = 0;
   const check = (chunk: Uint8Array): Uint8Array => {
     sent += chunk.byteLength;
-    if (size !== undefined && sent > size) throw new MultipartStreamError('ERR_UPLOAD_SIZE_MISMATCH', `the upload stream yielded more than its declared size of ${size} bytes`);
+    if (size !== undefined && sent > size)
+      throw new MultipartStreamError('ERR_UPLOAD_SIZE_MISMATCH', `the upload stream yielded more than its declared size of ${size} bytes`);
     return chunk;
   };
   if (source instanceof Blob) yield* readStream(source.stream(), check);

@@ -24,7 +24,9 @@ export function mswHint(code: string, origin: string): string | undefined {
     // No host, no host hint.
   }
   const unresolved = code === 'ENOTFOUND' || code === 'EAI_AGAIN';
-  if (unresolved && TEST_HOST.test(host)) return `${host} looks like a test host: if MSW or another fetch mock serves it, pass the client option transport: 'fetch', since the undici transport bypasses fetch mocks`;
-  if (msw && (unresolved || code === 'ECONNREFUSED')) return "MSW is active in this process, but the undici transport bypasses it: pass the client option transport: 'fetch' to let MSW answer";
+  if (unresolved && TEST_HOST.test(host))
+    return `${host} looks like a test host: if MSW or another fetch mock serves it, pass the client option transport: 'fetch', since the undici transport bypasses fetch mocks`;
+  if (msw && (unresolved || code === 'ECONNREFUSED'))
+    return "MSW is active in this process, but the undici transport bypasses it: pass the client option transport: 'fetch' to let MSW answer";
   return undefined;
 }

@@ -10,7 +10,16 @@
  */
 
 import PQueue from 'p-queue';
-import { RouteHashes, type GlobalRateLimitOptions, type Lane, type RateLimitHeaders, type RateLimitSettings, type RateLimitStore, type WaitGuard, type WebhookWindowOptions } from './rate-limit-store.js';
+import {
+  RouteHashes,
+  type GlobalRateLimitOptions,
+  type Lane,
+  type RateLimitHeaders,
+  type RateLimitSettings,
+  type RateLimitStore,
+  type WaitGuard,
+  type WebhookWindowOptions,
+} from './rate-limit-store.js';
 import { wait } from '../wait.js';
 import { IncrementalSweep } from './sweep.js';
 import { WebhookWindows } from './webhook-windows.js';
@@ -86,7 +95,12 @@ export class RateLimiter implements RateLimitStore {
    * @param maxPauseMs The longest pause or bucket reset learned from any server value; longer ones are cut to it. @default Number.MAX_SAFE_INTEGER
    * @param globalRateLimit The proactive global cap. @default undefined (off)
    */
-  constructor(now: () => number = Date.now, webhookWindow?: WebhookWindowOptions, maxPauseMs: number = Number.MAX_SAFE_INTEGER, globalRateLimit?: GlobalRateLimitOptions) {
+  constructor(
+    now: () => number = Date.now,
+    webhookWindow?: WebhookWindowOptions,
+    maxPauseMs: number = Number.MAX_SAFE_INTEGER,
+    globalRateLimit?: GlobalRateLimitOptions,
+  ) {
     this.#now = now;
     this.#webhooks = new WebhookWindows(() => this.#now(), webhookWindow);
     this.#maxPauseMs = maxPauseMs;
@@ -116,7 +130,18 @@ export class RateLimiter implements RateLimitStore {
     if (!bucket) {
       // Swept before the new bucket joins, so the sweep cannot drop it.
       this.#sweep.step(this.#now());
-      bucket = { limit: undefined, remaining: undefined, resetAt: 0, window: undefined, pausedUntil: 0, inFlight: 0, waiting: 0, queue: undefined, discovery: Discovery.Unknown, discovered: undefined };
+      bucket = {
+        limit: undefined,
+        remaining: undefined,
+        resetAt: 0,
+        window: undefined,
+        pausedUntil: 0,
+        inFlight: 0,
+        waiting: 0,
+        queue: undefined,
+        discovery: Discovery.Unknown,
+        discovered: undefined,
+      };
       this.#buckets.set(key, bucket);
       this.#unknown++;
     }
@@ -228,7 +253,9 @@ export class RateLimiter implements RateLimitStore {
   tryAcquire(key: string, lane: Lane): boolean {
     const bucket = this.#bucket(key);
     if (
-      lane === 'priority' ? bucket.pausedUntil <= this.#now() : bucket.waiting === 0 && bucket.discovery !== Discovery.Discovering && this.#delay(bucket, lane).ms === 0
+      lane === 'priority'
+        ? bucket.pausedUntil <= this.#now()
+        : bucket.waiting === 0 && bucket.discovery !== Discovery.Discovering && this.#delay(bucket, lane).ms === 0
     ) {
       this.#take(bucket, lane);
       return true;
@@ -255,7 +282,8 @@ export class RateLimiter implements RateLimitStore {
           await wait(bucket.discovered.promise, { signal });
           continue;
         }
-        const { ms, reason } = lane === 'priority' ? { ms: Math.max(0, bucket.pausedUntil - this.#now()), reason: 'bucket' as const } : this.#delay(bucket, lane);
+        const { ms, reason } =
+          lane === 'priority' ? { ms: Math.max(0, bucket.pausedUntil - this.#now()), reason: 'bucket' as const } : this.#delay(bucket, lane);
         if (ms === 0) break;
         guard(ms, reason);
         // Timers can fire a millisecond early against the wall clock; one more avoids a second lap.
@@ -380,5 +408,11 @@ export const MemoryRateLimitStore = RateLimiter;
 
 /** Whether a bucket holds nothing that still matters: no request in flight or waiting, no pause or reset ahead. */
 function isIdle(bucket: Bucket, now: number): boolean {
-  return bucket.inFlight === 0 && bucket.waiting === 0 && bucket.pausedUntil <= now && bucket.resetAt <= now && (bucket.queue === undefined || (bucket.queue.size === 0 && bucket.queue.pending === 0));
+  return (
+    bucket.inFlight === 0 &&
+    bucket.waiting === 0 &&
+    bucket.pausedUntil <= now &&
+    bucket.resetAt <= now &&
+    (bucket.queue === undefined || (bucket.queue.size === 0 && bucket.queue.pending === 0))
+  );
 }

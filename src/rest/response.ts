@@ -52,7 +52,14 @@ export async function toApiError(response: TransportResponse, request: FailedReq
     }
   }
   const body = redactValue(raw, secrets);
-  const init: ApiErrorInit = { ...request, status: response.status, body, headers: redactHeaders(response.headers, secrets), summary: summarizeBody(body), code: extractCode(body) };
+  const init: ApiErrorInit = {
+    ...request,
+    status: response.status,
+    body,
+    headers: redactHeaders(response.headers, secrets),
+    summary: summarizeBody(body),
+    code: extractCode(body),
+  };
   if (response.status === 429) return new RateLimitError({ ...init, retryAfterMs: retryAfterOf(response, raw), global: isGlobalLimit(response, raw) });
   const ErrorClass = ERROR_BY_STATUS[response.status] ?? (response.status >= 500 ? ServerError : ApiError);
   return new ErrorClass(init);

@@ -7,7 +7,7 @@
  */
 
 import { chooseCredential, credentialOrder, type CredentialSet } from '../auth/credential-choice.js';
-import { AbortError, ApiError, AuthenticationError, InsecureTransportError, RateLimitError, ValidationError } from '../errors.js';
+import { AbortError, type ApiError, AuthenticationError, InsecureTransportError, RateLimitError, ValidationError } from '../errors.js';
 import { isInsecureRemoteUrl } from '../loopback.js';
 import { buildPath, buildQuery, checkHeaders, checkRouteTemplate } from '../path.js';
 import { routes, type OperationId, type RouteDefinition } from '../routes.js';
@@ -157,7 +157,9 @@ export class RestClient {
   #start<T>(call: Call, first: Prepared): Promise<T> {
     const { route, input, operation } = call;
     if (input.signal?.aborted) {
-      return Promise.reject(new AbortError({ method: route.method, path: call.prefix + route.path, operation, mayHaveReachedServer: false, cause: input.signal.reason }));
+      return Promise.reject(
+        new AbortError({ method: route.method, path: call.prefix + route.path, operation, mayHaveReachedServer: false, cause: input.signal.reason }),
+      );
     }
     const limiter = this.#config.limiter;
     if (route.webhookExecution && limiter.limitsWebhooks && call.major !== '') {
@@ -241,7 +243,16 @@ export class RestClient {
           const hooked = obs?.beforeRequest(base, headers, credential.applied?.headers);
           if (hooked !== undefined) await this.#waitFor(call, hooked);
           if (credential.applied?.headers) Object.assign(headers, credential.applied.headers);
-          const send = () => config.transport.send({ method: route.method, origin: config.origin, path: call.prefix + built.path + call.query, headers, body, signal: timer.signal, maxResponseBytes: call.maxResponseBytes });
+          const send = () =>
+            config.transport.send({
+              method: route.method,
+              origin: config.origin,
+              path: call.prefix + built.path + call.query,
+              headers,
+              body,
+              signal: timer.signal,
+              maxResponseBytes: call.maxResponseBytes,
+            });
           response = await (obs === undefined ? send() : obs.send(base, timer, send));
         } catch (error) {
           timer.stop();
@@ -278,7 +289,11 @@ export class RestClient {
 
         let error: ApiError;
         try {
-          error = await toApiError(response, { method: route.method, path: displayPath, operation, credential: credential.kind, attempt }, callSecrets(prepared, input));
+          error = await toApiError(
+            response,
+            { method: route.method, path: displayPath, operation, credential: credential.kind, attempt },
+            callSecrets(prepared, input),
+          );
         } finally {
           timer.stop();
         }
@@ -377,7 +392,9 @@ export class RestClient {
       const config = this.#config;
       const ownPacing = reason === 'webhook';
       const info: RateLimitInfo = { operation: call.operation, method: base.method, path: base.path, retryAfterMs: delayMs, global: reason === 'global' };
-      const why = refuseRateLimitWait(config.retry, delayMs, call.deadline.remaining(), ownPacing) ?? (!ownPacing && rejectsOnRateLimit(config.rejectOnRateLimit, info) ? 'rejected without waiting' : undefined);
+      const why =
+        refuseRateLimitWait(config.retry, delayMs, call.deadline.remaining(), ownPacing) ??
+        (!ownPacing && rejectsOnRateLimit(config.rejectOnRateLimit, info) ? 'rejected without waiting' : undefined);
       if (why !== undefined) throw refusedWaitError(base, delayMs, reason, why);
       obs?.wait(base, delayMs, reason);
     };

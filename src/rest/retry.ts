@@ -30,7 +30,9 @@ export const DEFAULT_MAX_RATE_LIMIT_PAUSE_MS = 10 * 60 * 1000;
 export const DEFAULT_MAX_RATE_LIMIT_WAIT_MS = 65_000;
 
 /** Fills in the defaults. */
-export function resolveRetryPolicy(options: Pick<PipelineOptions, 'retries' | 'baseDelayMs' | 'maxDelayMs' | 'maxRateLimitWaitMs' | 'maxRateLimitPauseMs'> | undefined): RetryPolicy {
+export function resolveRetryPolicy(
+  options: Pick<PipelineOptions, 'retries' | 'baseDelayMs' | 'maxDelayMs' | 'maxRateLimitWaitMs' | 'maxRateLimitPauseMs'> | undefined,
+): RetryPolicy {
   return {
     retries: Math.max(0, Math.floor(options?.retries ?? 3)),
     baseDelayMs: Math.max(0, options?.baseDelayMs ?? 250),

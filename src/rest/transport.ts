@@ -158,7 +158,16 @@ export function declaredLength(value: string | string[] | null | undefined): num
 }
 
 /** Error codes meaning the request never left this machine or was never accepted. */
-const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+const NEVER_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_NONAME',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+]);
 
 /** Classifies an error thrown while sending. */
 export function classifyFailure(error: unknown, signal: TransportSignal): TransportFailure {
@@ -171,7 +180,10 @@ export function classifyFailure(error: unknown, signal: TransportSignal): Transp
 
 /** The failure of a resend whose one-shot upload stream an earlier attempt already read: never sent, never retried (it may have reached the server before). */
 export function notReplayable(): TransportFailure {
-  const error = new MultipartStreamError('ERR_UPLOAD_STREAM_CONSUMED', 'the upload stream was already read by an earlier attempt, so it is not sent again (upload a Blob, e.g. fs.openAsBlob(path), to allow retries)');
+  const error = new MultipartStreamError(
+    'ERR_UPLOAD_STREAM_CONSUMED',
+    'the upload stream was already read by an earlier attempt, so it is not sent again (upload a Blob, e.g. fs.openAsBlob(path), to allow retries)',
+  );
   return new TransportFailure('network', `${error.code}: ${error.message}`, true, error);
 }
 

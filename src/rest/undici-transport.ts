@@ -8,7 +8,17 @@
 import { Pool, util as undiciUtil, type Dispatcher } from 'undici';
 import { MultipartBody } from './multipart.js';
 import { mswHint } from './network-hint.js';
-import { classifyFailure, declaredLength, notReplayable, tooLarge, TransportFailure, type Transport, type TransportRequest, type TransportResponse, type TransportSignal } from './transport.js';
+import {
+  classifyFailure,
+  declaredLength,
+  notReplayable,
+  tooLarge,
+  TransportFailure,
+  type Transport,
+  type TransportRequest,
+  type TransportResponse,
+  type TransportSignal,
+} from './transport.js';
 
 /** Options of {@link UndiciTransport}. */
 export interface UndiciTransportOptions {
@@ -126,7 +136,13 @@ class BufferingHandler implements TransportResponse {
     reject?.(classifyFailure(new Error('aborted'), this.#signal));
   };
 
-  constructor(signal: TransportSignal, limit: number | undefined, origin: string, resolve: (response: TransportResponse) => void, reject: (error: unknown) => void) {
+  constructor(
+    signal: TransportSignal,
+    limit: number | undefined,
+    origin: string,
+    resolve: (response: TransportResponse) => void,
+    reject: (error: unknown) => void,
+  ) {
     this.#signal = signal;
     this.#limit = limit;
     this.#origin = origin;

@@ -67,7 +67,11 @@ const commandName = z
     characters(1, 32).check((ctx) => {
       const length = countCharacters(ctx.value);
       if (length >= 1 && length <= 32 && !COMMAND_NAME.test(ctx.value)) {
-        ctx.issues.push({ code: 'custom', input: ctx.value, message: `may hold only letters, digits, "-" and "_", with no spaces or other symbols (got ${JSON.stringify(ctx.value)})` });
+        ctx.issues.push({
+          code: 'custom',
+          input: ctx.value,
+          message: `may hold only letters, digits, "-" and "_", with no spaces or other symbols (got ${JSON.stringify(ctx.value)})`,
+        });
       }
     }),
   );
@@ -143,7 +147,9 @@ export const pageQuerySchema = z.object({
 export const interactionResponseSchema = z
   .looseObject({
     /** Callback type: 1 pong, 4 message, 5 deferred message, 6 deferred update, 8 autocomplete, 9 modal. */
-    interaction_type: z.union(INTERACTION_CALLBACK_TYPES.map((value) => z.literal(value)) as [z.ZodLiteral<InteractionCallbackType>, ...z.ZodLiteral<InteractionCallbackType>[]]),
+    interaction_type: z.union(
+      INTERACTION_CALLBACK_TYPES.map((value) => z.literal(value)) as [z.ZodLiteral<InteractionCallbackType>, ...z.ZodLiteral<InteractionCallbackType>[]],
+    ),
     /** Callback data; for type 4 it carries `content`. */
     data: anyObject.default({}),
   })

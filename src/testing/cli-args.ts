@@ -44,7 +44,7 @@ export function readCliArgs(args: readonly string[]): EmulatorCliArgs {
       },
     }));
   } catch (error) {
-    throw new CliUsageError(error instanceof Error ? error.message.split('\n')[0] ?? String(error) : String(error));
+    throw new CliUsageError(error instanceof Error ? (error.message.split('\n')[0] ?? String(error)) : String(error));
   }
   const port = whole('--port', values['port'], '8080');
   if (port > 65_535) throw new CliUsageError(`--port must be 0 to 65535 (got ${port})`);

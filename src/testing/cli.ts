@@ -46,11 +46,17 @@ try {
   // A port in use, a host that does not resolve or is not this machine's: one readable line, no stack.
   const code = (error as { code?: unknown }).code;
   const reason =
-    code === 'EADDRINUSE' ? `port ${args.port} is already in use on ${args.host} (pick another with --port, or --port 0 for any free one)`
-    : code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? `host ${JSON.stringify(args.host)} does not resolve`
-    : code === 'EADDRNOTAVAIL' ? `host ${JSON.stringify(args.host)} is not an address of this machine`
-    : code === 'EACCES' ? `no permission to listen on port ${args.port}`
-    : error instanceof Error ? error.message : String(error);
+    code === 'EADDRINUSE'
+      ? `port ${args.port} is already in use on ${args.host} (pick another with --port, or --port 0 for any free one)`
+      : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+        ? `host ${JSON.stringify(args.host)} does not resolve`
+        : code === 'EADDRNOTAVAIL'
+          ? `host ${JSON.stringify(args.host)} is not an address of this machine`
+          : code === 'EACCES'
+            ? `no permission to listen on port ${args.port}`
+            : error instanceof Error
+              ? error.message
+              : String(error);
   process.stderr.write(`community-chat-emulator: cannot start: ${reason}\n`);
   process.exit(1);
 }

@@ -64,7 +64,9 @@ export class EmulatorNotDeliveredError extends EmulatorError {
   /** The interaction's id. */
   readonly interactionId: string;
   constructor(interactionId: string, applicationId: string) {
-    super(`Interaction ${interactionId} reached no session of application ${applicationId}'s bot and no webhook: connect the bot (client.gateway.connect()) to this emulator before invoking, or subscribe a webhook to INTERACTION_CREATE`);
+    super(
+      `Interaction ${interactionId} reached no session of application ${applicationId}'s bot and no webhook: connect the bot (client.gateway.connect()) to this emulator before invoking, or subscribe a webhook to INTERACTION_CREATE`,
+    );
     this.interactionId = interactionId;
   }
 }
@@ -89,7 +91,14 @@ export class EmulatorInvalidOptionsError extends EmulatorError {
 }
 
 /** Every testing-kit error class by its kind: their brands and guards come from this list, as the SDK's do. */
-const TESTING_ERROR_CLASSES = { EmulatorError, EmulatorUnknownCommandError, EmulatorNotFoundError, EmulatorInteractionExpiredError, EmulatorNotDeliveredError, EmulatorInvalidOptionsError } as const;
+const TESTING_ERROR_CLASSES = {
+  EmulatorError,
+  EmulatorUnknownCommandError,
+  EmulatorNotFoundError,
+  EmulatorInteractionExpiredError,
+  EmulatorNotDeliveredError,
+  EmulatorInvalidOptionsError,
+} as const;
 for (const [kind, errorClass] of Object.entries(TESTING_ERROR_CLASSES)) Object.defineProperty(errorClass.prototype, KIND, { value: kind, enumerable: false });
 
 /** Whether `value` is an {@link EmulatorError} (any of the testing kit's errors), from any copy of the package. */
@@ -99,7 +108,8 @@ export const isEmulatorUnknownCommandError = (value: unknown): value is Emulator
 /** Whether `value` is an {@link EmulatorNotFoundError}. */
 export const isEmulatorNotFoundError = (value: unknown): value is EmulatorNotFoundError => hasKind(value, 'EmulatorNotFoundError');
 /** Whether `value` is an {@link EmulatorInteractionExpiredError}. */
-export const isEmulatorInteractionExpiredError = (value: unknown): value is EmulatorInteractionExpiredError => hasKind(value, 'EmulatorInteractionExpiredError');
+export const isEmulatorInteractionExpiredError = (value: unknown): value is EmulatorInteractionExpiredError =>
+  hasKind(value, 'EmulatorInteractionExpiredError');
 /** Whether `value` is an {@link EmulatorNotDeliveredError}. */
 export const isEmulatorNotDeliveredError = (value: unknown): value is EmulatorNotDeliveredError => hasKind(value, 'EmulatorNotDeliveredError');
 /** Whether `value` is an {@link EmulatorInvalidOptionsError}. */

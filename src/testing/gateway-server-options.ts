@@ -104,4 +104,3 @@ export type GatewayTraffic =
       /** The close code (on `close` only). */
       code?: number | undefined;
     };
-

@@ -8,14 +8,14 @@
  * @module
  */
 
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket } from 'ws';
 import { GatewayDispatch, GatewayOpcode, shardOfGuild, type GatewayFrame } from '../gateway/protocol.js';
 import { API_PREFIX } from '../routes.js';
 import { GATEWAY_VERSION, GatewayIntent, GUILD_CREATE, IgnoredGatewayOpcode } from './discord.js';
-import type { BotIdentity, GatewayServerOptions, GatewayTraffic, IdentifyRecord } from './gateway-server-options.js';
+import type { BotIdentity, GatewayServerOptions, IdentifyRecord } from './gateway-server-options.js';
 
 export type { BotIdentity, GatewayServerOptions, GatewayTraffic, IdentifyRecord } from './gateway-server-options.js';
 
@@ -193,7 +193,12 @@ export class GatewayServer {
       socket.close(INVALID_SHARD, 'invalid shard');
       return undefined;
     }
-    const record: IdentifyRecord = { at: this.#options.identifyPacing?.now?.() ?? Date.now(), shard: shard as [number, number] | undefined, accepted: false, tooEarly: false };
+    const record: IdentifyRecord = {
+      at: this.#options.identifyPacing?.now?.() ?? Date.now(),
+      shard: shard as [number, number] | undefined,
+      accepted: false,
+      tooEarly: false,
+    };
     this.identifyLog.push(record);
     if (this.identifyLog.length > 10_000) this.identifyLog.shift();
     const pacing = this.#options.identifyPacing;
@@ -207,14 +212,22 @@ export class GatewayServer {
         return undefined;
       }
     }
-    const identity = token && (this.#options.authorize?.(token) ?? true) ? (this.#options.identity ? this.#options.identity(token) : DEFAULT_IDENTITY) : undefined;
+    const identity =
+      token && (this.#options.authorize?.(token) ?? true) ? (this.#options.identity ? this.#options.identity(token) : DEFAULT_IDENTITY) : undefined;
     if (!identity) {
       socket.close(4004, 'authentication failed');
       return undefined;
     }
     if (bucketKey !== undefined) this.#lastIdentify.set(bucketKey, record.at);
     record.accepted = true;
-    const session: Session = { id: `session-${this.#instance}-${++this.#nextSession}`, token, sequence: 0, log: [], socket, shard: record.shard && [record.shard[0], record.shard[1]] };
+    const session: Session = {
+      id: `session-${this.#instance}-${++this.#nextSession}`,
+      token,
+      sequence: 0,
+      log: [],
+      socket,
+      shard: record.shard && [record.shard[0], record.shard[1]],
+    };
     this.#sessions.set(session.id, session);
     this.#dispatch(session, GatewayDispatch.Ready, {
       v: GATEWAY_VERSION,
@@ -288,7 +301,8 @@ export class GatewayServer {
   #sessionsFor(token: string, d: unknown): Session[] {
     const guildId = (d as { guild_id?: unknown } | null | undefined)?.guild_id;
     return [...this.#sessions.values()].filter(
-      (session) => session.token === token && !(session.shard && shardOfGuild(typeof guildId === 'string' ? guildId : undefined, session.shard[1]) !== session.shard[0]),
+      (session) =>
+        session.token === token && !(session.shard && shardOfGuild(typeof guildId === 'string' ? guildId : undefined, session.shard[1]) !== session.shard[0]),
     );
   }
 

@@ -62,9 +62,19 @@ export function createTestPayload(input: TestInteractionInput = {}): Interaction
   }));
   const data: Record<string, unknown> =
     kind === 'component'
-      ? { custom_id: input.customId ?? 'button', component_type: input.values ? ComponentType.StringSelect : ComponentType.Button, ...(input.values ? { values: input.values } : {}) }
+      ? {
+          custom_id: input.customId ?? 'button',
+          component_type: input.values ? ComponentType.StringSelect : ComponentType.Button,
+          ...(input.values ? { values: input.values } : {}),
+        }
       : kind === 'modalSubmit'
-        ? { custom_id: input.customId ?? 'form', components: Object.entries(input.fields ?? {}).map(([id, value]) => ({ type: ComponentType.ActionRow, components: [{ type: ComponentType.TextInput, custom_id: id, value }] })) }
+        ? {
+            custom_id: input.customId ?? 'form',
+            components: Object.entries(input.fields ?? {}).map(([id, value]) => ({
+              type: ComponentType.ActionRow,
+              components: [{ type: ComponentType.TextInput, custom_id: id, value }],
+            })),
+          }
         : kind === 'ping'
           ? {}
           : { id: `command-${counter}`, name: input.name ?? 'test', type: ApplicationCommandType.ChatInput, options };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AuthenticationError, Client, CookieJar, UnexpectedResponseError } from '../../src/index.js';
-import { startLoopbackServer, useMswRecorder } from '../helpers/index.js';
+import { Client, CookieJar } from '../../src/index.js';
+import { startLoopbackServer } from '../helpers/index.js';
 
 describe('CookieJar', () => {
   it('matches paths, expires cookies and deletes on empty values', () => {
@@ -32,7 +32,9 @@ describe('the cookie jar stays bounded', () => {
       const url = request.url ?? '';
       response.writeHead(200, {
         'content-type': 'application/json',
-        'set-cookie': url.endsWith('/auth/login') ? ['refresh_token=rt-1; Path=/api/v1/auth; HttpOnly'] : Array.from({ length: 20 }, (_, i) => `junk${i}=${url.length}; Path=/`),
+        'set-cookie': url.endsWith('/auth/login')
+          ? ['refresh_token=rt-1; Path=/api/v1/auth; HttpOnly']
+          : Array.from({ length: 20 }, (_, i) => `junk${i}=${url.length}; Path=/`),
       });
       response.end(JSON.stringify({ access_token: 'at-1', id: 'c1' }));
     });

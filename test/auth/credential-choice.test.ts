@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Client, InsecureTransportError, MissingCredentialError, WebhookClient, isMissingCredentialError, isValidationError } from '../../src/index.js';
+import { Client, MissingCredentialError, isMissingCredentialError } from '../../src/index.js';
 import { SECRETS, createMswClient, useMswRecorder } from '../helpers/index.js';
 
 const recorder = useMswRecorder();
@@ -55,6 +55,4 @@ describe('credential selection', () => {
     await client.commands.listForGuild('app1', 'g1');
     expect(recorder.requests[0]?.headers['authorization']).toBe(`Bearer ${SECRETS.accessToken}`);
   });
-
-
 });

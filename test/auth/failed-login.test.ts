@@ -30,27 +30,35 @@ afterAll(() => server.close());
 const credentials = { email: 'ada@example.com', password: 'correct horse' };
 
 describe('a login or refresh without a usable token', () => {
-  it.each(['undici', 'fetch'] as const)('%s: a login answering 200 { ok: true } with a Set-Cookie keeps no cookie and no token, and says what was missing', async (transport) => {
-    answer = { status: 200, body: { ok: true }, cookie: 'rt=half-session-cookie; HttpOnly; Path=/api/v1/auth' };
-    const client = new Client({ baseUrl: server.url, transport });
-    const error = await client.auth.login(credentials).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(UnexpectedResponseError);
-    expect(isUnexpectedResponseError(error)).toBe(true);
-    expect(error).toMatchObject({ operation: 'auth.login' });
-    const message = (error as Error).message;
-    expect(message).toContain('no access token in the body (looked for access_token, accessToken, token at the top level and under data, session, tokens, result)');
-    expect(message).toContain("the body's top-level fields: ok");
-    expect(message).toContain('set readAccessToken');
-    expect(message).not.toContain(credentials.password);
-    expect(client.session.cookies.export()).toEqual([]);
-    expect(client.session.accessToken).toBeUndefined();
-    expect(client.session.canRefresh).toBe(false);
-    await expect(client.users.getMe()).rejects.toThrow(/needs one of these credentials/);
-    await client.close();
-  });
+  it.each(['undici', 'fetch'] as const)(
+    '%s: a login answering 200 { ok: true } with a Set-Cookie keeps no cookie and no token, and says what was missing',
+    async (transport) => {
+      answer = { status: 200, body: { ok: true }, cookie: 'rt=half-session-cookie; HttpOnly; Path=/api/v1/auth' };
+      const client = new Client({ baseUrl: server.url, transport });
+      const error = await client.auth.login(credentials).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UnexpectedResponseError);
+      expect(isUnexpectedResponseError(error)).toBe(true);
+      expect(error).toMatchObject({ operation: 'auth.login' });
+      const message = (error as Error).message;
+      expect(message).toContain(
+        'no access token in the body (looked for access_token, accessToken, token at the top level and under data, session, tokens, result)',
+      );
+      expect(message).toContain("the body's top-level fields: ok");
+      expect(message).toContain('set readAccessToken');
+      expect(message).not.toContain(credentials.password);
+      expect(client.session.cookies.export()).toEqual([]);
+      expect(client.session.accessToken).toBeUndefined();
+      expect(client.session.canRefresh).toBe(false);
+      await expect(client.users.getMe()).rejects.toThrow(/needs one of these credentials/);
+      await client.close();
+    },
+  );
 
   it('a failed login keeps the session held before it; a custom readAccessToken is named in the error', async () => {
-    const client = new Client({ baseUrl: server.url, readAccessToken: (body) => ((body as { jwt?: string }).jwt ? { accessToken: String((body as { jwt?: string }).jwt) } : undefined) });
+    const client = new Client({
+      baseUrl: server.url,
+      readAccessToken: (body) => ((body as { jwt?: string }).jwt ? { accessToken: String((body as { jwt?: string }).jwt) } : undefined),
+    });
     answer = { status: 200, body: { jwt: 'access-1' }, cookie: 'rt=refresh-1; HttpOnly; Path=/api/v1/auth' };
     await client.auth.login(credentials);
     const held = client.session.export();
@@ -80,7 +88,9 @@ describe('a login or refresh without a usable token', () => {
     const error = await client.auth.refresh().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnexpectedResponseError);
     expect(error).toMatchObject({ operation: 'auth.refresh' });
-    expect((error as Error).message).toContain("no access token in the body (looked for access_token, accessToken, token at the top level and under data, session, tokens, result); the body's top-level fields: refreshed");
+    expect((error as Error).message).toContain(
+      "no access token in the body (looked for access_token, accessToken, token at the top level and under data, session, tokens, result); the body's top-level fields: refreshed",
+    );
     expect(client.session.export()).toEqual(held);
     expect(client.session.accessToken).toBe('access-1');
     expect(server.requests.at(-1)?.headers['cookie']).toBe('rt=refresh-1');

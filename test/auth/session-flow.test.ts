@@ -11,7 +11,10 @@ describe('user session over a real loopback server', () => {
       const url = request.url ?? '';
       if (url.endsWith('/auth/login') || url.endsWith('/auth/refresh')) {
         issued++;
-        response.setHeader('set-cookie', [`sid_${issued % 2}=refresh-${issued}; HttpOnly; Path=/api/v1/auth; Max-Age=86400`, ...(issued > 1 ? [`sid_${(issued + 1) % 2}=; Path=/api/v1/auth; Max-Age=0`] : [])]);
+        response.setHeader('set-cookie', [
+          `sid_${issued % 2}=refresh-${issued}; HttpOnly; Path=/api/v1/auth; Max-Age=86400`,
+          ...(issued > 1 ? [`sid_${(issued + 1) % 2}=; Path=/api/v1/auth; Max-Age=0`] : []),
+        ]);
         response.end(JSON.stringify({ access_token: `access-${issued}`, expires_in: 900 }));
         return;
       }
@@ -46,5 +49,4 @@ describe('user session over a real loopback server', () => {
       await server.close();
     }
   });
-
 });

@@ -1,6 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AuthenticationError, Client, MissingCredentialError, TimeoutError, type SessionExpiredEvent, type SessionRefreshedEvent, type SessionSnapshot } from '../../src/index.js';
+import {
+  AuthenticationError,
+  Client,
+  MissingCredentialError,
+  TimeoutError,
+  type SessionExpiredEvent,
+  type SessionRefreshedEvent,
+  type SessionSnapshot,
+} from '../../src/index.js';
 import { startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
 
 /** A fake auth service: tokens `access-N`, refresh cookies `refresh-N`; only the newest of each is valid. */
@@ -22,7 +30,16 @@ beforeAll(async () => {
       if (revoked || request.headers.cookie !== `rt=refresh-${generation}`) return json(response, 401, { message: 'refresh token revoked' });
       generation++;
       // Answer a little later, so concurrent callers really overlap the refresh.
-      setTimeout(() => json(response, 200, { access_token: `access-${generation}`, expires_in: 900 }, { 'set-cookie': `rt=refresh-${generation}; HttpOnly; Path=/api/v1/auth` }), 30);
+      setTimeout(
+        () =>
+          json(
+            response,
+            200,
+            { access_token: `access-${generation}`, expires_in: 900 },
+            { 'set-cookie': `rt=refresh-${generation}; HttpOnly; Path=/api/v1/auth` },
+          ),
+        30,
+      );
       return;
     }
     const auth = request.headers.authorization;
@@ -39,7 +56,13 @@ afterEach(() => {
 });
 afterAll(() => server.close());
 
-function sessionClient(options: { expiresInMs?: number; now?: () => number; store?: { load?: () => SessionSnapshot | undefined; save?: (s: SessionSnapshot | undefined) => void } } = {}) {
+function sessionClient(
+  options: {
+    expiresInMs?: number;
+    now?: () => number;
+    store?: { load?: () => SessionSnapshot | undefined; save?: (s: SessionSnapshot | undefined) => void };
+  } = {},
+) {
   generation++;
   const now = options.now ?? Date.now;
   const client = new Client({
@@ -142,7 +165,11 @@ describe('session refresh', () => {
     generation++;
     const saved: (SessionSnapshot | undefined)[] = [];
     const store = {
-      load: () => ({ accessToken: 'stale', accessTokenExpiresAt: Date.now() + 600_000, cookies: [{ name: 'rt', value: `refresh-${generation}`, path: '/api/v1/auth', expiresAt: undefined }] }),
+      load: () => ({
+        accessToken: 'stale',
+        accessTokenExpiresAt: Date.now() + 600_000,
+        cookies: [{ name: 'rt', value: `refresh-${generation}`, path: '/api/v1/auth', expiresAt: undefined }],
+      }),
       save: (snapshot: SessionSnapshot | undefined) => {
         saved.push(snapshot);
       },
@@ -188,7 +215,13 @@ describe('manual refresh', () => {
     const other = new Client({
       baseUrl: failing.url,
       sessionStore: store,
-      auth: { session: { accessToken: 'a0', accessTokenExpiresAt: Date.now() + 600_000, cookies: [{ name: 'rt', value: 'r0', path: '/api/v1/auth', expiresAt: undefined }] } },
+      auth: {
+        session: {
+          accessToken: 'a0',
+          accessTokenExpiresAt: Date.now() + 600_000,
+          cookies: [{ name: 'rt', value: 'r0', path: '/api/v1/auth', expiresAt: undefined }],
+        },
+      },
     });
     await expect(other.auth.refresh({ retries: 0 })).rejects.toThrow();
     expect(failing.requests.filter((r) => r.url.endsWith('/auth/refresh'))).toHaveLength(1);
@@ -212,18 +245,34 @@ describe('refresh under hostile conditions', () => {
     expect(error).toBeInstanceOf(TimeoutError);
     // The hung lock attempt gives up on its own (the store's calls are bounded), so the session is not stuck.
     hang = false;
-    await expect.poll(async () => (await client.auth.refresh({ deadlineMs: 2_000 }).then(() => 'ok', (e: unknown) => (e as Error).name)), { timeout: 9_000, interval: 500 }).toBe('ok');
+    await expect
+      .poll(
+        async () =>
+          await client.auth.refresh({ deadlineMs: 2_000 }).then(
+            () => 'ok',
+            (e: unknown) => (e as Error).name,
+          ),
+        { timeout: 9_000, interval: 500 },
+      )
+      .toBe('ok');
     expect(refreshCalls).toBeGreaterThanOrEqual(1);
   }, 15_000);
 
   it('a token that lives shorter than the refresh margin is refreshed at half its life, not before every call', async () => {
     const echo = await startLoopbackServer((request, response) => {
-      if (request.url?.endsWith('/auth/refresh')) return json(response, 200, { access_token: `short-${Date.now()}`, expires_in: 30 }, { 'set-cookie': 'rt=next; Path=/api/v1/auth' });
+      if (request.url?.endsWith('/auth/refresh'))
+        return json(response, 200, { access_token: `short-${Date.now()}`, expires_in: 30 }, { 'set-cookie': 'rt=next; Path=/api/v1/auth' });
       json(response, 200, { ok: true });
     });
     const client = new Client({
       baseUrl: echo.url,
-      auth: { session: { accessToken: 'a0', accessTokenExpiresAt: Date.now() + 20_000, cookies: [{ name: 'rt', value: 'r0', path: '/api/v1/auth', expiresAt: undefined }] } },
+      auth: {
+        session: {
+          accessToken: 'a0',
+          accessTokenExpiresAt: Date.now() + 20_000,
+          cookies: [{ name: 'rt', value: 'r0', path: '/api/v1/auth', expiresAt: undefined }],
+        },
+      },
     });
     for (let i = 0; i < 20; i++) await client.applications.list();
     expect(echo.requests.filter((r) => r.url.endsWith('/auth/refresh'))).toHaveLength(1);
@@ -235,9 +284,19 @@ describe('refresh under hostile conditions', () => {
     const password = 'correct-horse-SECRETPW';
     const echo = await startLoopbackServer((request, response, body) => {
       if (request.url?.endsWith('/auth/login')) {
-        return json(response, 200, { access_token: 'acc-1', user: { bio: `your password is ${JSON.parse(body).password}` } }, { 'set-cookie': 'rt=COOKIESECRETVALUE; Path=/api/v1/auth' });
+        return json(
+          response,
+          200,
+          { access_token: 'acc-1', user: { bio: `your password is ${JSON.parse(body).password}` } },
+          { 'set-cookie': 'rt=COOKIESECRETVALUE; Path=/api/v1/auth' },
+        );
       }
-      json(response, 200, { access_token: 'acc-2', note: `cookie was ${request.headers.cookie}` }, { 'set-cookie': 'rt=COOKIESECRETVALUE2; Path=/api/v1/auth' });
+      json(
+        response,
+        200,
+        { access_token: 'acc-2', note: `cookie was ${request.headers.cookie}` },
+        { 'set-cookie': 'rt=COOKIESECRETVALUE2; Path=/api/v1/auth' },
+      );
     });
     const client = new Client({ baseUrl: echo.url });
     const login = await client.auth.login({ email: 'a@b.test', password });

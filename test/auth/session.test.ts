@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AuthenticationError, Client, CookieJar, UnexpectedResponseError } from '../../src/index.js';
+import { AuthenticationError, Client, UnexpectedResponseError } from '../../src/index.js';
 import { useMswRecorder } from '../helpers/index.js';
 
 const recorder = useMswRecorder();

@@ -24,7 +24,13 @@ describe('Gateway reconnect backoff (fake timers)', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
     const client = new Client({
       auth: { botToken: 'token' },
-      gateway: { url: `ws://127.0.0.1:${port}/gateway`, random: () => 0.999, reconnectBaseDelayMs: 1000, reconnectMaxDelayMs: 8000, connectTimeoutMs: 10 * 60_000 },
+      gateway: {
+        url: `ws://127.0.0.1:${port}/gateway`,
+        random: () => 0.999,
+        reconnectBaseDelayMs: 1000,
+        reconnectMaxDelayMs: 8000,
+        connectTimeoutMs: 10 * 60_000,
+      },
     });
     const events: GatewayReconnectingEvent[] = [];
     client.gateway.on('reconnecting', (event) => events.push(event));

@@ -23,7 +23,10 @@ describe('the bot token the Gateway identifies with', () => {
     const server = new GatewayServer({ heartbeatIntervalMs: 60_000 });
     await server.listening();
     const client = new Client({ auth: { botToken: 'first-token' }, gateway: { url: server.url } });
-    cleanups.push(() => server.close(), () => client.close());
+    cleanups.push(
+      () => server.close(),
+      () => client.close(),
+    );
     client.setBotToken('Bot-lookalike.token');
     await client.gateway.connect();
     expect(server.received.find((frame) => frame.op === GatewayOpcode.Identify)?.d).toMatchObject({ token: 'Bot-lookalike.token' });

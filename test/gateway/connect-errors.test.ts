@@ -35,7 +35,10 @@ async function refusingServer(status: number): Promise<{ url: string; upgrades: 
 describe('connect() to something that is not a Gateway', () => {
   it('a dead port: every attempt is a debug line naming ECONNREFUSED, and the timeout error carries it', async () => {
     const port = await deadPort();
-    const client = new Client({ auth: { botToken: TOKEN }, gateway: { url: `ws://127.0.0.1:${port}/gateway`, connectTimeoutMs: 800, reconnectBaseDelayMs: 50, reconnectMaxDelayMs: 100 } });
+    const client = new Client({
+      auth: { botToken: TOKEN },
+      gateway: { url: `ws://127.0.0.1:${port}/gateway`, connectTimeoutMs: 800, reconnectBaseDelayMs: 50, reconnectMaxDelayMs: 100 },
+    });
     const debug: string[] = [];
     client.gateway.on('debug', (line) => void debug.push(line));
     const error = await client.gateway.connect().catch((caught: unknown) => caught);
@@ -65,7 +68,10 @@ describe('connect() to something that is not a Gateway', () => {
   it('a 503 or a 429 answer to the upgrade is retried', async () => {
     for (const status of [503, 429]) {
       const server = await refusingServer(status);
-      const client = new Client({ auth: { botToken: TOKEN }, gateway: { url: server.url, connectTimeoutMs: 600, reconnectBaseDelayMs: 20, reconnectMaxDelayMs: 50 } });
+      const client = new Client({
+        auth: { botToken: TOKEN },
+        gateway: { url: server.url, connectTimeoutMs: 600, reconnectBaseDelayMs: 20, reconnectMaxDelayMs: 50 },
+      });
       try {
         const error = await client.gateway.connect().catch((caught: unknown) => caught);
         expect(isGatewayFatalError(error)).toBe(false);

@@ -187,7 +187,9 @@ describe('Identify that never becomes READY (point 14)', () => {
     const strict = await server();
     const strictScript = identifyScript([4000, 4000]);
     strict.onConnection((peer) => strictScript(peer, strict.peers.length - 1));
-    const error = await gatewayFor(strict.url, { maxIdentifyFailures: 2 }).gateway.connect().catch((e: unknown) => e);
+    const error = await gatewayFor(strict.url, { maxIdentifyFailures: 2 })
+      .gateway.connect()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GatewayFatalError);
     expect(strict.peers).toHaveLength(2);
   });

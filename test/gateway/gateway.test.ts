@@ -28,7 +28,10 @@ async function setup(serverOptions: GatewayServerOptions = {}, gateway: GatewayO
     // Tests run heartbeats of tens of milliseconds, below the 1 s floor a real server is held to.
     gateway: { url: server.url, reconnectBaseDelayMs: 5, reconnectMaxDelayMs: 20, minHeartbeatIntervalMs: 1, ...gateway },
   });
-  cleanups.push(() => server.close(), () => client.close());
+  cleanups.push(
+    () => server.close(),
+    () => client.close(),
+  );
   return { server, client, gateway: client.gateway };
 }
 
@@ -262,7 +265,8 @@ describe('robustness', () => {
   it('never puts the token in events, errors or inspect output', async () => {
     const { server, gateway } = await setup({ heartbeatIntervalMs: 30 });
     const seen: unknown[] = [];
-    for (const name of ['ready', 'resumed', 'reconnecting', 'close', 'debug', 'error', 'dispatch'] as const) gateway.on(name, (event: unknown) => seen.push(event));
+    for (const name of ['ready', 'resumed', 'reconnecting', 'close', 'debug', 'error', 'dispatch'] as const)
+      gateway.on(name, (event: unknown) => seen.push(event));
     await gateway.connect();
     server.dispatch('INTERACTION_CREATE', commandPayload('1'));
     server.dropConnections();

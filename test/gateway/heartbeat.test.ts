@@ -46,7 +46,11 @@ describe('Heartbeat (fake timers)', () => {
     vi.useFakeTimers();
     const heartbeat = new Heartbeat(Date.now, () => 0.9);
     let beats = 0;
-    heartbeat.start(1000, () => beats++, () => undefined);
+    heartbeat.start(
+      1000,
+      () => beats++,
+      () => undefined,
+    );
     heartbeat.stop();
     vi.advanceTimersByTime(10_000);
     expect(beats).toBe(0);
@@ -79,7 +83,11 @@ describe('heartbeats over a real socket (fake timers)', () => {
         if ((JSON.parse(data.toString()) as { op: number }).op === 2) peer.send(frames.ready(1));
       });
     });
-    const client = new Client({ baseUrl: 'http://127.0.0.1:9', auth: { botToken: SECRETS.botToken }, gateway: { url: ws.url, random: () => 0.5, minHeartbeatIntervalMs: 100 } });
+    const client = new Client({
+      baseUrl: 'http://127.0.0.1:9',
+      auth: { botToken: SECRETS.botToken },
+      gateway: { url: ws.url, random: () => 0.5, minHeartbeatIntervalMs: 100 },
+    });
     try {
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
       const ready = client.gateway.connect();

@@ -16,7 +16,9 @@ afterEach(() => {
 /** Starts waits for these shards, and records when each got its turn (fake clock). */
 function track(throttle: ReturnType<typeof createMemoryIdentifyThrottle>, shards: number[], maxConcurrency: number) {
   const turns = new Map<number, number>();
-  const waits = shards.map((shardId) => throttle.wait({ shardId, shardCount: shards.length, maxConcurrency }).then(() => void turns.set(shardId, Date.now() - 1_000_000)));
+  const waits = shards.map((shardId) =>
+    throttle.wait({ shardId, shardCount: shards.length, maxConcurrency }).then(() => void turns.set(shardId, Date.now() - 1_000_000)),
+  );
   return { turns, all: Promise.all(waits) };
 }
 

@@ -25,11 +25,16 @@ describe('secrets in Gateway events', () => {
       if (ws.peers.length > 1) return behaveWell(peer);
       behaveWell(peer, { ready: { motd: `welcome, ${SECRETS.botToken}`, nested: { echo: [encodeURIComponent(SECRETS.botToken)] } } });
     });
-    const client = new Client({ baseUrl: 'http://127.0.0.1:9', auth: { botToken: SECRETS.botToken }, gateway: { url: ws.url, reconnectBaseDelayMs: 5, reconnectMaxDelayMs: 20 } });
+    const client = new Client({
+      baseUrl: 'http://127.0.0.1:9',
+      auth: { botToken: SECRETS.botToken },
+      gateway: { url: ws.url, reconnectBaseDelayMs: 5, reconnectMaxDelayMs: 20 },
+    });
     cleanups.push(() => client.close());
     const gateway = client.gateway;
     const seen: unknown[] = [];
-    for (const name of ['ready', 'resumed', 'reconnecting', 'close', 'debug', 'error', 'dispatch'] as const) gateway.on(name, (event: unknown) => seen.push(event));
+    for (const name of ['ready', 'resumed', 'reconnecting', 'close', 'debug', 'error', 'dispatch'] as const)
+      gateway.on(name, (event: unknown) => seen.push(event));
     const dispatched: string[] = [];
     gateway.on('dispatch', (event) => dispatched.push(event.t));
     const ready: Record<string, unknown>[] = [];
@@ -43,12 +48,15 @@ describe('secrets in Gateway events', () => {
     peer.send(frames.dispatch('INTERACTION_CREATE', 2, { id: 'i1', type: 2, token: INTERACTION_TOKEN, data: { name: 'quiz' } }));
     peer.send(frames.dispatch('MESSAGE_CREATE', 3, { content: `someone pasted ${INTERACTION_TOKEN} here`, author: { note: SECRETS.botToken } }));
     // A payload that fails the schema, with the interaction token in its (wrongly typed) fields.
-    peer.send(frames.dispatch('INTERACTION_CREATE', 4, { id: 'i2', type: 2, token: 'itok-second-Bb17.secret', data: { name: { echo: 'itok-second-Bb17.secret' } } }));
+    peer.send(
+      frames.dispatch('INTERACTION_CREATE', 4, { id: 'i2', type: 2, token: 'itok-second-Bb17.secret', data: { name: { echo: 'itok-second-Bb17.secret' } } }),
+    );
     await until(() => interactions.length >= 1 && dispatched.length === 4);
     peer.close(4000, `token ${SECRETS.botToken} was sent from the wrong place`);
     await until(() => gateway.status === 'ready' && ws.peers.length === 2);
 
-    const text = JSON.stringify(seen) + seen.map((event) => (event instanceof Error ? `${event.message}${event.stack ?? ''}` : inspect(event, { depth: 10 }))).join();
+    const text =
+      JSON.stringify(seen) + seen.map((event) => (event instanceof Error ? `${event.message}${event.stack ?? ''}` : inspect(event, { depth: 10 }))).join();
     expect(text).not.toContain(SECRETS.botToken);
     expect(text).not.toContain(encodeURIComponent(SECRETS.botToken));
     expect(text).not.toContain(INTERACTION_TOKEN);

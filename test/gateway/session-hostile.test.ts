@@ -22,7 +22,11 @@ async function server(handler?: (peer: WsPeer) => void): Promise<WsTestServer> {
 }
 
 function gatewayFor(url: string, options: GatewayOptions = {}) {
-  const client = new Client({ baseUrl: 'http://127.0.0.1:9', auth: { botToken: SECRETS.botToken }, gateway: { url, reconnectBaseDelayMs: 5, reconnectMaxDelayMs: 20, ...options } });
+  const client = new Client({
+    baseUrl: 'http://127.0.0.1:9',
+    auth: { botToken: SECRETS.botToken },
+    gateway: { url, reconnectBaseDelayMs: 5, reconnectMaxDelayMs: 20, ...options },
+  });
   cleanups.push(() => client.close());
   const gateway = client.gateway;
   const errors: Error[] = [];
@@ -166,7 +170,9 @@ describe('INTERACTION_CREATE nested too deep', () => {
     // Subcommand options nest three levels at most; 20,000 fail validation (and would overflow a recursive validator's stack).
     const depth = 20_000;
     const deep = `${'{"name":"x","type":1,"options":['.repeat(depth)}{"name":"leaf","type":3,"value":"v"}${']}'.repeat(depth)}`;
-    peer.sendRaw(`{"op":0,"t":"INTERACTION_CREATE","s":2,"d":{"id":"1","application_id":"2","type":2,"token":"tok-deep-Zz99","version":1,"data":{"id":"3","name":"cmd","type":1,"options":[${deep}]}}}`);
+    peer.sendRaw(
+      `{"op":0,"t":"INTERACTION_CREATE","s":2,"d":{"id":"1","application_id":"2","type":2,"token":"tok-deep-Zz99","version":1,"data":{"id":"3","name":"cmd","type":1,"options":[${deep}]}}}`,
+    );
     peer.send(frames.dispatch('AFTER', 3, {}));
     await until(() => dispatches.some((event) => event.t === 'AFTER'));
     expect(dispatches.map((event) => event.t)).toContain('INTERACTION_CREATE');

@@ -22,7 +22,13 @@ describe('resolveShardPlan', () => {
 
   it("'auto' takes the shard count and max_concurrency from GET /gateway/bot", async () => {
     const { fetch } = bot({ url: 'ws://x', shards: 3, session_start_limit: { max_concurrency: 2 } });
-    expect(await resolveShardPlan({ shards: 'auto', shardsPerWorker: 2 }, fetch)).toEqual({ sharded: true, ids: [0, 1, 2], count: 3, maxConcurrency: 2, perWorker: 2 });
+    expect(await resolveShardPlan({ shards: 'auto', shardsPerWorker: 2 }, fetch)).toEqual({
+      sharded: true,
+      ids: [0, 1, 2],
+      count: 3,
+      maxConcurrency: 2,
+      perWorker: 2,
+    });
   });
 
   it('asks nothing when shardCount and maxConcurrency are given; sorts the ids', async () => {
@@ -77,7 +83,11 @@ describe('many shards', () => {
 
   it('connect one after another within a bucket, buckets side by side', async () => {
     const log: string[] = [];
-    await connectShards([0, 1, 2, 3].map((id) => handle(id, 'idle', log)), 2, undefined);
+    await connectShards(
+      [0, 1, 2, 3].map((id) => handle(id, 'idle', log)),
+      2,
+      undefined,
+    );
     // Shard 2 starts only once shard 0 (its bucket) is ready; shard 3 after shard 1.
     expect(log.indexOf('start 2')).toBeGreaterThan(log.indexOf('ready 0'));
     expect(log.indexOf('start 3')).toBeGreaterThan(log.indexOf('ready 1'));

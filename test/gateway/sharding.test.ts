@@ -29,8 +29,15 @@ afterEach(async () => {
 async function setup(gateway: GatewayOptions, serverOptions: GatewayServerOptions = {}) {
   const server = new GatewayServer({ heartbeatIntervalMs: 60_000, ...serverOptions });
   await server.listening();
-  const client = new Client({ baseUrl: 'http://127.0.0.1:9', auth: { botToken: SECRETS.botToken }, gateway: { url: server.url, reconnectBaseDelayMs: 5, reconnectMaxDelayMs: 20, ...gateway } });
-  cleanups.push(() => server.close(), () => client.close());
+  const client = new Client({
+    baseUrl: 'http://127.0.0.1:9',
+    auth: { botToken: SECRETS.botToken },
+    gateway: { url: server.url, reconnectBaseDelayMs: 5, reconnectMaxDelayMs: 20, ...gateway },
+  });
+  cleanups.push(
+    () => server.close(),
+    () => client.close(),
+  );
   return { server, client, gateway: client.gateway };
 }
 
@@ -72,7 +79,12 @@ describe('sharding in one process', () => {
     expect(gateway.shardCount).toBe(4);
     expect(gateway.shards.map((shard) => [shard.id, shard.status])).toEqual([0, 1, 2, 3].map((id) => [id, 'ready']));
     const identified = server.received.filter((frame) => frame.op === GatewayOpcode.Identify).map((frame) => (frame.d as { shard: number[] }).shard);
-    expect(identified.sort()).toEqual([[0, 4], [1, 4], [2, 4], [3, 4]]);
+    expect(identified.sort()).toEqual([
+      [0, 4],
+      [1, 4],
+      [2, 4],
+      [3, 4],
+    ]);
     expect(ready.map((event) => event.shardId).sort()).toEqual([0, 1, 2, 3]);
     expect(new Set(ready.map((event) => event.sessionId)).size).toBe(4);
 
@@ -109,7 +121,8 @@ describe('sharding in one process', () => {
   it('events carry the shard id: ready, dispatch, close, reconnecting, resumed', async () => {
     const { server, gateway } = await setup({ shards: 'auto', shardCount: 2, maxConcurrency: 2 });
     const events: string[] = [];
-    for (const name of ['ready', 'close', 'reconnecting', 'resumed', 'dispatch'] as const) gateway.on(name, (event: { shardId: number }) => events.push(`${name}:${event.shardId}`));
+    for (const name of ['ready', 'close', 'reconnecting', 'resumed', 'dispatch'] as const)
+      gateway.on(name, (event: { shardId: number }) => events.push(`${name}:${event.shardId}`));
     await gateway.connect();
     server.dropConnections();
     await until(() => events.filter((event) => event.startsWith('resumed')).length === 2);
@@ -153,11 +166,17 @@ describe('sharding in one process', () => {
 
   it('a throttle with no pacing lets shards of one bucket identify too early: the server answers Invalid Session; the default pacing never does', async () => {
     const pacing = { maxConcurrency: 1, intervalMs: 200 };
-    const early = await setup({ shards: 'auto', shardCount: 2, maxConcurrency: 1, identifyThrottle: createMemoryIdentifyThrottle({ intervalMs: 0 }) }, { identifyPacing: pacing });
+    const early = await setup(
+      { shards: 'auto', shardCount: 2, maxConcurrency: 1, identifyThrottle: createMemoryIdentifyThrottle({ intervalMs: 0 }) },
+      { identifyPacing: pacing },
+    );
     await early.gateway.connect();
     expect(early.server.stats.tooEarlyIdentifies).toBeGreaterThanOrEqual(1);
 
-    const paced = await setup({ shards: 'auto', shardCount: 2, maxConcurrency: 1, identifyThrottle: createMemoryIdentifyThrottle({ intervalMs: 250 }) }, { identifyPacing: pacing });
+    const paced = await setup(
+      { shards: 'auto', shardCount: 2, maxConcurrency: 1, identifyThrottle: createMemoryIdentifyThrottle({ intervalMs: 250 }) },
+      { identifyPacing: pacing },
+    );
     await paced.gateway.connect();
     expect(paced.server.stats.tooEarlyIdentifies).toBe(0);
     expect(paced.server.identifyLog.map((record) => record.accepted)).toEqual([true, true]);
@@ -174,7 +193,10 @@ describe('sharding in one process', () => {
 
     // A new process (here: a new client) runs shard 1 again; the dispatch it missed is replayed.
     first.server.dispatchToToken(SECRETS.botToken, 'INTERACTION_CREATE', payload('missed', guildIdOnShard(1, 2)));
-    const client = new Client({ auth: { botToken: SECRETS.botToken }, gateway: { url: first.server.url, shards: [1], shardCount: 2, maxConcurrency: 2, sessionStore: store } });
+    const client = new Client({
+      auth: { botToken: SECRETS.botToken },
+      gateway: { url: first.server.url, shards: [1], shardCount: 2, maxConcurrency: 2, sessionStore: store },
+    });
     cleanups.push(() => client.close());
     const seen: string[] = [];
     client.gateway.on('interactionCreate', (interaction) => seen.push(interaction.id));

@@ -18,7 +18,11 @@ describe('a shard worker that dies', () => {
   it('is reported, its shard is not ready while it is down, and a new worker resumes the session: nothing lost, nothing twice, no Identify', async () => {
     const emulator = await startShardedEmulator({ gateway: { shards: 2, maxConcurrency: 2 }, guildOnShard: 1 });
     cleanups.push(() => emulator.close());
-    const client = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: { shards: 'auto', shardsPerWorker: 1, reconnectBaseDelayMs: 300, reconnectMaxDelayMs: 300 } });
+    const client = new Client({
+      baseUrl: emulator.url,
+      auth: { botToken: emulator.seed.botToken },
+      gateway: { shards: 'auto', shardsPerWorker: 1, reconnectBaseDelayMs: 300, reconnectMaxDelayMs: 300 },
+    });
     cleanups.push(() => client.close());
     const handled: string[] = [];
     client.gateway.onCommand('ping', async (interaction) => {

@@ -33,7 +33,11 @@ describe('shards in worker threads', () => {
     expect(ready.map((event) => event.shardId).sort()).toEqual([0, 1, 2, 3]);
     expect(emulator.gatewayStats.counts.connections).toBe(4);
 
-    const invoked = [emulator.invokeCommand({ name: 'ping' }), emulator.invokeCommand({ name: 'ping', guildId: null }), emulator.invokeCommand({ name: 'ping' })];
+    const invoked = [
+      emulator.invokeCommand({ name: 'ping' }),
+      emulator.invokeCommand({ name: 'ping', guildId: null }),
+      emulator.invokeCommand({ name: 'ping' }),
+    ];
     for (const interaction of invoked) {
       expect(interaction.delivered).toBe(1);
       expect(await interaction.response).toMatchObject({ interactionType: 4, data: { content: 'pong' } });
@@ -62,7 +66,11 @@ describe('shards in worker threads', () => {
   it('a fatal close in a worker rejects connect() on the main thread with GatewayFatalError', async () => {
     const emulator = await startShardedEmulator({ gateway: { shards: 2, maxConcurrency: 2 } });
     cleanups.push(() => emulator.close());
-    const client = new Client({ baseUrl: emulator.url, auth: { botToken: 'not-a-bot-token' }, gateway: { shards: [0, 1], shardCount: 2, maxConcurrency: 2, shardsPerWorker: 1 } });
+    const client = new Client({
+      baseUrl: emulator.url,
+      auth: { botToken: 'not-a-bot-token' },
+      gateway: { shards: [0, 1], shardCount: 2, maxConcurrency: 2, shardsPerWorker: 1 },
+    });
     cleanups.push(() => client.close());
     const error = await client.gateway.connect().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(GatewayFatalError);
@@ -73,7 +81,10 @@ describe('shards in worker threads', () => {
   it('Identify turns come from the main thread: shards in 2 workers, one bucket, none too early; without pacing some are', async () => {
     const counts: Record<string, number> = {};
     // Unpaced, 2 shards are enough (each too-early Identify costs a 1-5 s Invalid Session wait); paced, 4.
-    for (const [label, intervalMs, shards] of [['unpaced', 0, 2], ['paced', 300, 4]] as const) {
+    for (const [label, intervalMs, shards] of [
+      ['unpaced', 0, 2],
+      ['paced', 300, 4],
+    ] as const) {
       const emulator = await startShardedEmulator({ gateway: { shards, maxConcurrency: 1, identifyIntervalMs: 250 } });
       cleanups.push(() => emulator.close());
       const client = new Client({

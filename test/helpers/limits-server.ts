@@ -99,7 +99,11 @@ export async function startLimitsServer(options: LimitsServerOptions = {}): Prom
       const limits = { 'x-ratelimit-limit': String(routeLimit), 'x-ratelimit-reset-after': resetAfter, 'x-ratelimit-bucket': 'chan-read' };
       if (window.count >= routeLimit) {
         countTooMany(key);
-        return json(429, { message: 'You are being rate limited.', retry_after: Number(resetAfter), global: false }, { ...limits, 'x-ratelimit-remaining': '0', 'retry-after': resetAfter });
+        return json(
+          429,
+          { message: 'You are being rate limited.', retry_after: Number(resetAfter), global: false },
+          { ...limits, 'x-ratelimit-remaining': '0', 'retry-after': resetAfter },
+        );
       }
       window.count++;
       server.routeAccepted++;
@@ -114,7 +118,11 @@ export async function startLimitsServer(options: LimitsServerOptions = {}): Prom
         server.webhookViolations++;
         countTooMany(`webhook:${id}`);
         const retryAfter = (((times[0] as number) + webhookWindowMs - now) / 1000).toFixed(3);
-        return json(429, { message: 'You are being rate limited.', retry_after: Number(retryAfter), global: false }, { 'retry-after': retryAfter, 'x-ratelimit-scope': 'shared' });
+        return json(
+          429,
+          { message: 'You are being rate limited.', retry_after: Number(retryAfter), global: false },
+          { 'retry-after': retryAfter, 'x-ratelimit-scope': 'shared' },
+        );
       }
       times.push(now);
       server.webhookAccepted.push({ at: now, webhookId: id, content: String((JSON.parse(body || '{}') as { content?: unknown }).content) });

@@ -29,7 +29,8 @@ export async function startShardedEmulator(options: EmulatorOptions & { guildNot
     const wrong = guildOnShard !== undefined ? shard !== guildOnShard : guildNotOnShard0 === true && shard === 0 && count > 1;
     if (wrong) {
       await emulator.close();
-      if (guildOnShard !== undefined && attempt >= 200) throw new Error(`startShardedEmulator: no seeded community on shard ${guildOnShard} of ${count} after ${attempt + 1} emulators`);
+      if (guildOnShard !== undefined && attempt >= 200)
+        throw new Error(`startShardedEmulator: no seeded community on shard ${guildOnShard} of ${count} after ${attempt + 1} emulators`);
       if (guildOnShard === undefined && attempt >= 20) return startShardedEmulator(emulatorOptions);
       // The next community id gets a later timestamp.
       await new Promise((resolve) => setTimeout(resolve, 1 + (attempt % 3)));

@@ -101,7 +101,10 @@ export async function startWsServer(handler: (peer: WsPeer) => void = () => unde
       },
       nextFrame: (predicate, timeoutMs = 5000) =>
         poll(
-          () => received.find((frame): frame is Record<string, unknown> => typeof frame === 'object' && frame !== null && predicate(frame as Record<string, unknown>)),
+          () =>
+            received.find(
+              (frame): frame is Record<string, unknown> => typeof frame === 'object' && frame !== null && predicate(frame as Record<string, unknown>),
+            ),
           timeoutMs,
           'a matching frame',
         ),

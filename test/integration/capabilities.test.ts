@@ -85,7 +85,10 @@ describe('2. slash commands', () => {
     const created = await admin.commands.create(appId(), { name: 'HELP', description: 'Show help' });
     expect(created).toMatchObject({ name: 'help', dm_permission: true });
     expect((await admin.commands.list(appId())).map((c) => c.name)).toContain('help');
-    const replaced = await admin.commands.replace(appId(), [{ name: 'Ping', description: 'Pong', dm_permission: false }, { name: 'help', description: 'Show help' }]);
+    const replaced = await admin.commands.replace(appId(), [
+      { name: 'Ping', description: 'Pong', dm_permission: false },
+      { name: 'help', description: 'Show help' },
+    ]);
     expect(replaced.map((c) => [c.name, c.dm_permission])).toEqual([
       ['ping', false],
       ['help', true],
@@ -107,7 +110,9 @@ describe('2. slash commands', () => {
 
 describe('3. interactions over the Gateway', () => {
   it('delivers INTERACTION_CREATE to the bot, which answers through the callback; the contract rules hold at the service', async () => {
-    await admin.commands.sync(appId(), [{ name: 'quiz', description: 'Quiz', options: [{ type: 3, name: 'topic', description: 'Topic', autocomplete: true }] }]);
+    await admin.commands.sync(appId(), [
+      { name: 'quiz', description: 'Quiz', options: [{ type: 3, name: 'topic', description: 'Topic', autocomplete: true }] },
+    ]);
     const listener = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken } });
     const seen: string[] = [];
     listener.gateway.onInteraction('autocomplete', async (interaction) => {
@@ -229,7 +234,10 @@ describe('7. channels, attachments and drive links', () => {
     const attachment = await bot.channels.uploadAttachment(channelId, { data: 'a,b\n1,2\n', filename: 'scores.csv', contentType: 'text/csv' });
     expect(attachment).toMatchObject({ filename: 'scores.csv', content_type: 'text/csv', size: 8 });
     const before = await bot.channels.listDriveLinks(channelId);
-    await bot.request({ method: 'POST', path: '/channels/{channel_id}/drive-links', majorParameter: 'channel_id' }, { params: { channel_id: channelId }, body: { url: 'https://drive.test/doc', title: 'Rules' } });
+    await bot.request(
+      { method: 'POST', path: '/channels/{channel_id}/drive-links', majorParameter: 'channel_id' },
+      { params: { channel_id: channelId }, body: { url: 'https://drive.test/doc', title: 'Rules' } },
+    );
     expect(await bot.channels.listDriveLinks(channelId)).toHaveLength(before.length + 1);
   });
 
@@ -273,7 +281,9 @@ describe('8. sessions and account flows', () => {
     const mail = emulator.core.mailbox(emulator.seed.member.email).find((m) => m.kind === 'reset');
     expect(mail).toBeDefined();
     await anonymous.auth.resetPassword({ token: String(mail?.token), password: 'a-much-better-password' });
-    await expect(anonymous.auth.login({ email: emulator.seed.member.email, password: emulator.seed.member.password })).rejects.toBeInstanceOf(AuthenticationError);
+    await expect(anonymous.auth.login({ email: emulator.seed.member.email, password: emulator.seed.member.password })).rejects.toBeInstanceOf(
+      AuthenticationError,
+    );
     await anonymous.auth.login({ email: emulator.seed.member.email, password: 'a-much-better-password' });
     const token = emulator.core.sendVerificationMail(emulator.seed.member.email);
     expect(await anonymous.auth.verifyEmail(token)).toMatchObject({ verified: true });

@@ -110,7 +110,16 @@ describe('every example runs against the emulator', () => {
     async () => {
       const admin = new Client({ baseUrl: emulator.url });
       await admin.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
-      await admin.commands.sync(emulator.seed.applicationId, [{ name: 'quiz', description: 'Start a quiz', options: [{ type: 3, name: 'topic', description: 'Topic', required: true, autocomplete: true }, { type: 4, name: 'rounds', description: 'Rounds' }] }]);
+      await admin.commands.sync(emulator.seed.applicationId, [
+        {
+          name: 'quiz',
+          description: 'Start a quiz',
+          options: [
+            { type: 3, name: 'topic', description: 'Topic', required: true, autocomplete: true },
+            { type: 4, name: 'rounds', description: 'Rounds' },
+          ],
+        },
+      ]);
       const connectionsBefore = emulator.gatewayStats.counts.connections;
       const bot = await startScript('examples/http-interactions.ts', { env: { ...env, PORT: '0' } });
       try {
@@ -163,32 +172,28 @@ describe('every example runs against the emulator', () => {
 });
 
 describeWithRedis('the sharded-bot example against a real redis-server', () => {
-  it(
-    'examples/sharded-bot.ts runs two bot processes (4 shards): 4 Identify, none too early, and both pings answered by the right process and shard',
-    async () => {
-      const redis = await startRedisServer();
-      let example: Awaited<ReturnType<typeof startScript>> | undefined;
-      try {
-        example = await startScript('examples/sharded-bot.ts', { env: { REDIS_URL: redis.url } });
-        const code = await example.exited;
-        const out = example.stdout();
-        expect(code, `stdout:\n${out}\nstderr:\n${example.stderr()}`).toBe(0);
-        expect(out).toMatch(/^\[A\] ready: shards 0, 1 of 4$/m);
-        expect(out).toMatch(/^\[B\] ready: shards 2, 3 of 4$/m);
-        for (const shard of [0, 1, 2, 3]) expect(out).toMatch(new RegExp(`^\\[${shard < 2 ? 'A' : 'B'}\\] shard ${shard} identified$`, 'm'));
-        expect(out).toMatch(/^The emulator saw 4 Identify, 0 too early\.$/m);
-        // The community's ping reaches the process running the shard that owns it; the DM's, shard 0 in process A.
-        const community = /^\/ping in community (\d+): pong from process ([AB]), shard (\d)$/m.exec(out);
-        expect(community).not.toBeNull();
-        const shard = Number((BigInt(community?.[1] as string) >> 22n) % 4n);
-        expect(community?.[3]).toBe(String(shard));
-        expect(community?.[2]).toBe(shard < 2 ? 'A' : 'B');
-        expect(out).toMatch(/^\/ping in a DM: pong from process A, shard 0$/m);
-      } finally {
-        example?.kill('SIGKILL'); // harmless once it has exited
-        await redis.stop();
-      }
-    },
-    120_000,
-  );
+  it('examples/sharded-bot.ts runs two bot processes (4 shards): 4 Identify, none too early, and both pings answered by the right process and shard', async () => {
+    const redis = await startRedisServer();
+    let example: Awaited<ReturnType<typeof startScript>> | undefined;
+    try {
+      example = await startScript('examples/sharded-bot.ts', { env: { REDIS_URL: redis.url } });
+      const code = await example.exited;
+      const out = example.stdout();
+      expect(code, `stdout:\n${out}\nstderr:\n${example.stderr()}`).toBe(0);
+      expect(out).toMatch(/^\[A\] ready: shards 0, 1 of 4$/m);
+      expect(out).toMatch(/^\[B\] ready: shards 2, 3 of 4$/m);
+      for (const shard of [0, 1, 2, 3]) expect(out).toMatch(new RegExp(`^\\[${shard < 2 ? 'A' : 'B'}\\] shard ${shard} identified$`, 'm'));
+      expect(out).toMatch(/^The emulator saw 4 Identify, 0 too early\.$/m);
+      // The community's ping reaches the process running the shard that owns it; the DM's, shard 0 in process A.
+      const community = /^\/ping in community (\d+): pong from process ([AB]), shard (\d)$/m.exec(out);
+      expect(community).not.toBeNull();
+      const shard = Number((BigInt(community?.[1] as string) >> 22n) % 4n);
+      expect(community?.[3]).toBe(String(shard));
+      expect(community?.[2]).toBe(shard < 2 ? 'A' : 'B');
+      expect(out).toMatch(/^\/ping in a DM: pong from process A, shard 0$/m);
+    } finally {
+      example?.kill('SIGKILL'); // harmless once it has exited
+      await redis.stop();
+    }
+  }, 120_000);
 });

@@ -25,9 +25,16 @@ beforeAll(async () => {
   emulator = await createEmulator();
   admin = new Client({ baseUrl: emulator.url });
   await admin.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
-  await admin.commands.sync(emulator.seed.applicationId, ['vote', 'survey', 'slow', 'form'].map((name) => ({ name, description: name })));
+  await admin.commands.sync(
+    emulator.seed.applicationId,
+    ['vote', 'survey', 'slow', 'form'].map((name) => ({ name, description: name })),
+  );
   router.onCommand('form', async (interaction) => {
-    await interaction.showModal({ custom_id: 'same-form', title: 'Form', components: [{ type: 1, components: [{ type: 4, custom_id: 'name', label: 'Name', style: 1 }] }] });
+    await interaction.showModal({
+      custom_id: 'same-form',
+      title: 'Form',
+      components: [{ type: 1, components: [{ type: 4, custom_id: 'name', label: 'Name', style: 1 }] }],
+    });
     const waiting = interaction.awaitModalSubmit({ customId: 'same-form', timeoutMs: 2_000 });
     waitingStarted();
     const submitted = await waiting.catch(() => undefined);
@@ -41,7 +48,11 @@ beforeAll(async () => {
     await click.reply(`You chose ${click.customId}`);
   });
   router.onCommand('survey', async (interaction) => {
-    await interaction.showModal({ custom_id: 'survey-form', title: 'Survey', components: [{ type: 1, components: [{ type: 4, custom_id: 'name', label: 'Name', style: 1 }] }] });
+    await interaction.showModal({
+      custom_id: 'survey-form',
+      title: 'Survey',
+      components: [{ type: 1, components: [{ type: 4, custom_id: 'name', label: 'Name', style: 1 }] }],
+    });
     const waiting = interaction.awaitModalSubmit({ customId: 'survey-form', timeoutMs: 10_000 });
     waitingStarted();
     const submitted = await waiting;
@@ -125,7 +136,10 @@ describe('interaction flows against the emulator', () => {
     handled.length = 0;
     // The same user clicks the earlier message again: its interaction_metadata names the earlier vote, so the later wait does not take it.
     const stray = emulator.core.clickComponent({ messageId: earlierMessage, customId: 'no' });
-    expect(stray.payload['message']).toMatchObject({ id: earlierMessage, interaction_metadata: { id: earlier.id, type: 2, user: { id: emulator.seed.user.id } } });
+    expect(stray.payload['message']).toMatchObject({
+      id: earlierMessage,
+      interaction_metadata: { id: earlier.id, type: 2, user: { id: emulator.seed.user.id } },
+    });
     expect((stray.payload['message'] as Record<string, Record<string, unknown>>)['interaction_metadata']?.['user']).not.toHaveProperty('email');
     expect((await stray.response).data).toEqual({ content: 'Handled by the component handler' });
     expect(handled).toEqual([stray.id]);

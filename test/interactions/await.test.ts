@@ -43,11 +43,29 @@ const USER = { id: 'u-ada', username: 'ada' };
 const OTHER = { id: 'u-bob', username: 'bob' };
 
 function command(id: string, extra: Partial<InteractionPayload> = {}): InteractionPayload {
-  return { id, type: InteractionType.ApplicationCommand, token: `tok-${id}`, created_at: NOW_MS, channel_id: 'ch-1', member: { user: USER }, data: { name: 'confirm' }, ...extra };
+  return {
+    id,
+    type: InteractionType.ApplicationCommand,
+    token: `tok-${id}`,
+    created_at: NOW_MS,
+    channel_id: 'ch-1',
+    member: { user: USER },
+    data: { name: 'confirm' },
+    ...extra,
+  };
 }
 
 function component(id: string, extra: Partial<InteractionPayload> = {}): InteractionPayload {
-  return { id, type: InteractionType.MessageComponent, token: `tok-${id}`, created_at: NOW_MS, channel_id: 'ch-1', member: { user: USER }, data: { custom_id: 'yes', component_type: 2 }, ...extra };
+  return {
+    id,
+    type: InteractionType.MessageComponent,
+    token: `tok-${id}`,
+    created_at: NOW_MS,
+    channel_id: 'ch-1',
+    member: { user: USER },
+    data: { custom_id: 'yes', component_type: 2 },
+    ...extra,
+  };
 }
 
 function modalSubmit(id: string, customId: string, extra: Partial<InteractionPayload> = {}): InteractionPayload {
@@ -272,9 +290,14 @@ describe('awaitComponent over the Gateway and over HTTP', () => {
     await flow;
     expect(handled).toEqual(['c-h-bob']);
     expect(receiver.router.waiterCount).toBe(0);
-    const bodies = service.requests.filter((request) => request.url.includes('/c-h-ada/') || request.url.includes('/cmd-h/')).map((request) => [request.url, JSON.parse(request.body) as unknown]);
+    const bodies = service.requests
+      .filter((request) => request.url.includes('/c-h-ada/') || request.url.includes('/cmd-h/'))
+      .map((request) => [request.url, JSON.parse(request.body) as unknown]);
     expect(bodies).toEqual([
-      ['/api/v1/interactions/cmd-h/callback', { interaction_type: 4, data: { content: 'Sure?', components: [{ type: 1, components: [{ type: 2, style: 1, label: 'Yes', custom_id: 'yes' }] }] } }],
+      [
+        '/api/v1/interactions/cmd-h/callback',
+        { interaction_type: 4, data: { content: 'Sure?', components: [{ type: 1, components: [{ type: 2, style: 1, label: 'Yes', custom_id: 'yes' }] }] } },
+      ],
       ['/api/v1/interactions/c-h-ada/callback', { interaction_type: 4, data: { content: 'Confirmed by ada' } }],
     ]);
     await client.close();
@@ -284,12 +307,18 @@ describe('awaitComponent over the Gateway and over HTTP', () => {
 // Checked by the type checker (npm test runs tsc over test/).
 describe('types of awaitComponent and awaitModalSubmit', () => {
   it('resolve with the typed interaction; exist only where they make sense; need a timeout (and a custom id)', () => {
-    const check = (command: CommandInteraction, click: ComponentInteraction, submitted: ModalSubmitInteraction, ping: PingInteraction, typing: AutocompleteInteraction) => {
+    const check = (
+      command: CommandInteraction,
+      click: ComponentInteraction,
+      submitted: ModalSubmitInteraction,
+      ping: PingInteraction,
+      typing: AutocompleteInteraction,
+    ) => {
       expectTypeOf(command.awaitComponent({ timeoutMs: 1 })).toEqualTypeOf<Promise<ComponentInteraction>>();
       expectTypeOf(command.awaitComponent({ timeoutMs: 1, filter: (i) => i.values.length > 0 })).toEqualTypeOf<Promise<ComponentInteraction>>();
-      expectTypeOf(command.awaitComponent({ timeoutMs: 1, filter: (i): i is ComponentInteraction & { customId: 'a' | 'b' } => i.customId === 'a' || i.customId === 'b' })).toEqualTypeOf<
-        Promise<ComponentInteraction & { customId: 'a' | 'b' }>
-      >();
+      expectTypeOf(
+        command.awaitComponent({ timeoutMs: 1, filter: (i): i is ComponentInteraction & { customId: 'a' | 'b' } => i.customId === 'a' || i.customId === 'b' }),
+      ).toEqualTypeOf<Promise<ComponentInteraction & { customId: 'a' | 'b' }>>();
       expectTypeOf(command.awaitModalSubmit({ customId: 'f', timeoutMs: 1 })).toEqualTypeOf<Promise<ModalSubmitInteraction>>();
       expectTypeOf(click.awaitComponent({ timeoutMs: 1 })).toEqualTypeOf<Promise<ComponentInteraction>>();
       expectTypeOf(click.awaitModalSubmit({ customId: 'f', timeoutMs: 1 })).toEqualTypeOf<Promise<ModalSubmitInteraction>>();

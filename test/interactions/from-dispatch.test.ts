@@ -28,7 +28,10 @@ describe('payloads that pass a loose schema but break the builder (point 2)', ()
   const hostile: [string, Record<string, unknown>][] = [
     ['a command whose name is an object', { type: 2, data: { name: { toString: 1 } } }],
     ['a modal whose row components is a number', { type: 5, data: { custom_id: 'f', components: [{ components: 5 }] } }],
-    ['a modal input whose value is an object', { type: 5, data: { custom_id: 'f', components: [{ components: [{ custom_id: 'a', value: { toString: null } }] }] } }],
+    [
+      'a modal input whose value is an object',
+      { type: 5, data: { custom_id: 'f', components: [{ components: [{ custom_id: 'a', value: { toString: null } }] }] } },
+    ],
     ['a select whose values hold an object', { type: 3, data: { custom_id: 's', values: [{ toString: null }] } }],
     ['a command whose sub-command name is an object', { type: 2, data: { name: 'q', options: [{ type: 1, name: { toString: null }, options: [] }] } }],
   ];
@@ -42,7 +45,13 @@ describe('payloads that pass a loose schema but break the builder (point 2)', ()
 
   it('still allows unknown extra fields at every level', () => {
     const built = interactionFromDispatch(
-      { id: 'e1', type: 5, token: 'tok-abcdef', extra: 1, data: { custom_id: 'f', extra: 2, components: [{ type: 1, extra: 3, components: [{ custom_id: 'a', value: 'v', extra: 4 }] }] } },
+      {
+        id: 'e1',
+        type: 5,
+        token: 'tok-abcdef',
+        extra: 1,
+        data: { custom_id: 'f', extra: 2, components: [{ type: 1, extra: 3, components: [{ custom_id: 'a', value: 'v', extra: 4 }] }] },
+      },
       respond,
       now,
     );
@@ -64,7 +73,8 @@ describe('payloads that pass a loose schema but break the builder (point 2)', ()
       gateway.on('interactionCreate', (interaction) => delivered.push(interaction.id));
       await gateway.connect();
       const peer = await ws.peer(0);
-      hostile.forEach(([, payload], index) => peer.send(frames.dispatch('INTERACTION_CREATE', index + 2, { id: `h${index}`, token: 'tok-abcdef', ...payload })));
+      for (const [index, [, payload]] of hostile.entries())
+        peer.send(frames.dispatch('INTERACTION_CREATE', index + 2, { id: `h${index}`, token: 'tok-abcdef', ...payload }));
       peer.send(frames.dispatch('INTERACTION_CREATE', 50, { id: 'good', type: 2, token: 'tok-abcdef', data: { name: 'quiz' } }));
       const started = Date.now();
       while (delivered.length === 0 && Date.now() - started < 5000) await new Promise((resolve) => setTimeout(resolve, 2));

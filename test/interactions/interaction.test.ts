@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  AutocompleteInteraction,
+  type AutocompleteInteraction,
   Client,
   CommandInteraction,
   InteractionAlreadyAcknowledgedError,
@@ -52,7 +52,11 @@ describe('answers bound to the callback endpoint', () => {
     ['reply(string)', (i: CommandInteraction) => i.reply('Hello!'), { interaction_type: 4, data: { content: 'Hello!' } }],
     ['reply({ content })', (i: CommandInteraction) => i.reply({ content: 'Hi', flags: 64 }), { interaction_type: 4, data: { content: 'Hi', flags: 64 } }],
     ['defer()', (i: CommandInteraction) => i.defer(), { interaction_type: 5, data: {} }],
-    ['showModal()', (i: CommandInteraction) => i.showModal({ custom_id: 'm', title: 'T', components: [] }), { interaction_type: 9, data: { custom_id: 'm', title: 'T', components: [] } }],
+    [
+      'showModal()',
+      (i: CommandInteraction) => i.showModal({ custom_id: 'm', title: 'T', components: [] }),
+      { interaction_type: 9, data: { custom_id: 'm', title: 'T', components: [] } },
+    ],
     ['respond(6)', (i: CommandInteraction) => i.respond(6), { interaction_type: 6, data: {} }],
   ])('%s sends one callback with the right interaction_type and bot credentials', async (_name, act, body) => {
     answer = 'ok';

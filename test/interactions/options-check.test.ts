@@ -15,7 +15,15 @@ const roll = defineCommand({
   description: 'Roll dice',
   options: [
     { type: 4, name: 'sides', description: 'Sides', required: true, min_value: 2, max_value: 100 },
-    { type: 3, name: 'mode', description: 'Mode', choices: [{ name: 'fair', value: 'fair' }, { name: 'loaded', value: 'loaded' }] },
+    {
+      type: 3,
+      name: 'mode',
+      description: 'Mode',
+      choices: [
+        { name: 'fair', value: 'fair' },
+        { name: 'loaded', value: 'loaded' },
+      ],
+    },
     { type: 3, name: 'note', description: 'Note', min_length: 2, max_length: 5 },
     { type: 5, name: 'secret', description: 'Secret' },
   ],
@@ -30,18 +38,45 @@ describe('checkOptions', () => {
     expect(problems([])).toEqual(['sides is required']);
     expect(problems([{ name: 'sides', value: 1 }])).toEqual(['sides must be at least 2 (got 1)']);
     expect(problems([{ name: 'sides', value: 101 }])).toEqual(['sides must be at most 100 (got 101)']);
-    expect(problems([{ name: 'sides', value: 6 }, { name: 'mode', value: 'cheat' }])).toEqual(['mode must be one of its choices (got "cheat")']);
-    expect(problems([{ name: 'sides', value: 6 }, { name: 'note', value: 'x' }])).toEqual(['note must be at least 2 characters (got 1)']);
-    expect(problems([{ name: 'sides', value: 6 }, { name: 'note', value: '🎲🎲🎲🎲🎲🎲' }])).toEqual(['note must be at most 5 characters (got 6)']);
-    expect(problems([{ name: 'sides', value: 6 }, { name: 'secret', value: 'yes' }])).toEqual(['secret must be true or false (got "yes")']);
-    expect(problems([{ name: 'sides', value: 6 }, { name: 'extra', value: 1 }])).toEqual(['extra is not an option of this command']);
+    expect(
+      problems([
+        { name: 'sides', value: 6 },
+        { name: 'mode', value: 'cheat' },
+      ]),
+    ).toEqual(['mode must be one of its choices (got "cheat")']);
+    expect(
+      problems([
+        { name: 'sides', value: 6 },
+        { name: 'note', value: 'x' },
+      ]),
+    ).toEqual(['note must be at least 2 characters (got 1)']);
+    expect(
+      problems([
+        { name: 'sides', value: 6 },
+        { name: 'note', value: '🎲🎲🎲🎲🎲🎲' },
+      ]),
+    ).toEqual(['note must be at most 5 characters (got 6)']);
+    expect(
+      problems([
+        { name: 'sides', value: 6 },
+        { name: 'secret', value: 'yes' },
+      ]),
+    ).toEqual(['secret must be true or false (got "yes")']);
+    expect(
+      problems([
+        { name: 'sides', value: 6 },
+        { name: 'extra', value: 1 },
+      ]),
+    ).toEqual(['extra is not an option of this command']);
   });
 
   it('follows sub-commands and skips the option being typed in (autocomplete)', () => {
     const admin = [{ type: 1, name: 'ban', description: 'Ban', options: [{ type: 6, name: 'user', description: 'User', required: true }] }];
     expect(checkOptions(admin, [{ name: 'ban', type: 1, options: [{ name: 'user', value: '123' }] }])).toEqual([]);
     expect(checkOptions(admin, [{ name: 'ban', type: 1, options: [] }])).toEqual([{ path: 'ban.user', message: 'is required' }]);
-    expect(checkOptions(admin, [{ name: 'ban', type: 1, options: [{ name: 'user', value: 'someone' }] }])).toEqual([{ path: 'ban.user', message: 'must be an id (got "someone")' }]);
+    expect(checkOptions(admin, [{ name: 'ban', type: 1, options: [{ name: 'user', value: 'someone' }] }])).toEqual([
+      { path: 'ban.user', message: 'must be an id (got "someone")' },
+    ]);
     expect(checkOptions(roll.options, [{ name: 'mode', value: 'ch', focused: true }])).toEqual([]);
   });
 });
@@ -53,14 +88,15 @@ describe('a typed handler', () => {
     gateway.onCommand(roll, (interaction) => void rolled.push(interaction.options.sides));
     const errors: InteractionErrorEvent[] = [];
     gateway.on('interactionError', (event) => void errors.push(event));
-    const deliver = (options: Record<string, unknown>[]) => gateway.deliver(createInteraction(createTestPayload({ name: 'roll', payload: { data: { name: 'roll', type: 1, options } } }), async () => undefined));
+    const deliver = (options: Record<string, unknown>[]) =>
+      gateway.deliver(createInteraction(createTestPayload({ name: 'roll', payload: { data: { name: 'roll', type: 1, options } } }), async () => undefined));
     await deliver([{ name: 'sides', type: 4, value: 'abc' }]);
     await deliver([{ name: 'mode', type: 3, value: 'fair' }]);
     await deliver([{ name: 'sides', type: 4, value: 20 }]);
     expect(rolled).toEqual([20]);
     expect(errors.map((event) => isValidationError(event.error))).toEqual([true, true]);
     expect(errors.map((event) => (event.error as ValidationError).issues.map((issue) => issue.path))).toEqual([['options.sides'], ['options.sides']]);
-    expect(String((errors[0]?.error as Error).message)).toContain('must be a whole number (got "abc")');
+    expect(String((errors[0]?.error as Error | undefined)?.message)).toContain('must be a whole number (got "abc")');
   });
 });
 

@@ -37,7 +37,14 @@ const quiz = defineCommand({
 });
 
 function payload(id: string, overrides: Partial<InteractionPayload> = {}): InteractionPayload {
-  return { id, type: 2, token: `tok-${id}-secret`, created_at: NOW_MS, data: { name: 'quiz', options: [{ name: 'topic', type: 3, value: 'space' }] }, ...overrides };
+  return {
+    id,
+    type: 2,
+    token: `tok-${id}-secret`,
+    created_at: NOW_MS,
+    data: { name: 'quiz', options: [{ name: 'topic', type: 3, value: 'space' }] },
+    ...overrides,
+  };
 }
 
 /** One bot's handlers, written once. */
@@ -66,7 +73,10 @@ describe('the interaction router', () => {
     await outcome.dispatch();
     await overGateway;
     expect(answered.sort()).toEqual(['over-gateway', 'over-http']);
-    expect(service.requests.map((request) => request.url).sort()).toEqual(['/api/v1/interactions/over-gateway/callback', '/api/v1/interactions/over-http/callback']);
+    expect(service.requests.map((request) => request.url).sort()).toEqual([
+      '/api/v1/interactions/over-gateway/callback',
+      '/api/v1/interactions/over-http/callback',
+    ]);
     expect(service.requests.map((request) => JSON.parse(request.body) as unknown)).toEqual([
       { interaction_type: 4, data: { content: 'Quiz about space' } },
       { interaction_type: 4, data: { content: 'Quiz about space' } },

@@ -24,7 +24,12 @@ describe('interactionPayloadSchema', () => {
   });
 
   it('keeps unknown fields everywhere', () => {
-    const payload = { ...base, new_top: 1, data: { name: 'q', new_data: 2, options: [{ name: 'a', value: 1, new_option: 3 }] }, member: { user: { id: 'u', new_user: 4 }, nick: 'n' } };
+    const payload = {
+      ...base,
+      new_top: 1,
+      data: { name: 'q', new_data: 2, options: [{ name: 'a', value: 1, new_option: 3 }] },
+      member: { user: { id: 'u', new_user: 4 }, nick: 'n' },
+    };
     expect(interactionPayloadSchema.parse(payload)).toEqual(payload);
   });
 
@@ -32,8 +37,16 @@ describe('interactionPayloadSchema', () => {
     const value = { name: 'v', type: 3, value: 'a' };
     const three = { ...base, data: { name: 'x', options: [{ name: 'g', type: 2, options: [{ name: 's', type: 1, options: [value] }] }] } };
     expect(interactionPayloadSchema.parse(three)).toEqual(three);
-    const four = { ...base, data: { name: 'x', options: [{ name: 'g', type: 2, options: [{ name: 's', type: 1, options: [{ ...value, options: [value] }] }] }] } };
+    const four = {
+      ...base,
+      data: { name: 'x', options: [{ name: 'g', type: 2, options: [{ name: 's', type: 1, options: [{ ...value, options: [value] }] }] }] },
+    };
     expect(interactionPayloadSchema.safeParse(four).success).toBe(false);
-    expect(interactionPayloadSchema.safeParse({ ...base, data: { name: 'x', options: [{ name: 'g', type: 2, options: [{ name: 's', type: 1, options: [{ ...value, options: 'x' }] }] }] } }).success).toBe(false);
+    expect(
+      interactionPayloadSchema.safeParse({
+        ...base,
+        data: { name: 'x', options: [{ name: 'g', type: 2, options: [{ name: 's', type: 1, options: [{ ...value, options: 'x' }] }] }] },
+      }).success,
+    ).toBe(false);
   });
 });

@@ -4,13 +4,23 @@
  * reported, a click a wait takes reaches no listener, and matching is indexed.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createInteractionRouter, isInteractionAlreadyAcknowledgedError, type CommandInteraction, type ComponentInteraction, type InteractionUnhandledEvent } from '../../src/index.js';
+import {
+  createInteractionRouter,
+  isInteractionAlreadyAcknowledgedError,
+  type CommandInteraction,
+  type ComponentInteraction,
+  type InteractionUnhandledEvent,
+} from '../../src/index.js';
 import { createInteraction, type Interaction } from '../../src/interactions/interaction.js';
 import { createTestGateway, createTestInteraction, createTestPayload } from '../../src/testing/index.js';
 
 /** A click on the message that answers interaction `answers` (Discord's `message.interaction_metadata`). */
 function click(answers: string, customId = 'yes', user = 'test-user'): ComponentInteraction {
-  const payload = createTestPayload({ kind: 'component', customId, payload: { member: { user: { id: user } }, message: { id: `msg-of-${answers}`, interaction_metadata: { id: answers, type: 2 } } } });
+  const payload = createTestPayload({
+    kind: 'component',
+    customId,
+    payload: { member: { user: { id: user } }, message: { id: `msg-of-${answers}`, interaction_metadata: { id: answers, type: 2 } } },
+  });
   return createInteraction(payload, async () => undefined) as ComponentInteraction;
 }
 

@@ -50,7 +50,15 @@ describe('request diagnostics channels', () => {
       ['request:end', null, 200],
     ]);
     expect(new Set(seen.map((s) => s.message.callId)).size).toBe(1);
-    expect(seen[0]?.message).toMatchObject({ operation: 'channels.get', method: 'GET', path: '/api/v1/channels/ch1', route: '/api/v1/channels/{channel_id}', origin: 'https://chat.test', serverAddress: 'chat.test', serverPort: 443 });
+    expect(seen[0]?.message).toMatchObject({
+      operation: 'channels.get',
+      method: 'GET',
+      path: '/api/v1/channels/ch1',
+      route: '/api/v1/channels/{channel_id}',
+      origin: 'https://chat.test',
+      serverAddress: 'chat.test',
+      serverPort: 443,
+    });
     expect(seen.at(-1)?.message).toMatchObject({ attempts: 3 });
     expect(seen[3]?.message).toMatchObject({ reason: 'bucket' });
     expect(seen[3]?.message.delayMs).toBeGreaterThan(0);
@@ -101,7 +109,12 @@ describe('Gateway diagnostics channels', () => {
   }
 
   it('publish connect, ready, resume, reconnect and close with ids, codes and durations only', async () => {
-    const seen = listen([DIAGNOSTICS_CHANNELS.gatewayConnect, DIAGNOSTICS_CHANNELS.gatewayReady, DIAGNOSTICS_CHANNELS.gatewayResume, DIAGNOSTICS_CHANNELS.gatewayClose]);
+    const seen = listen([
+      DIAGNOSTICS_CHANNELS.gatewayConnect,
+      DIAGNOSTICS_CHANNELS.gatewayReady,
+      DIAGNOSTICS_CHANNELS.gatewayResume,
+      DIAGNOSTICS_CHANNELS.gatewayClose,
+    ]);
     const gateway = observeGateway(new FakeGateway(), () => 1000);
     await gateway.connect();
     gateway.emit('ready', { shardId: 0, sessionId: 'session-secret-1', data: { session_id: 'session-secret-1', token: SECRETS.botToken } });

@@ -38,7 +38,12 @@ describe('one call lifecycle for every observer', () => {
       return { json: { id: 'ch1' } };
     });
     const lines: string[] = [];
-    const logger = { debug: (m: string) => lines.push(`debug ${m}`), info: (m: string) => lines.push(`info ${m}`), warn: (m: string) => lines.push(`warn ${m}`), error: (m: string) => lines.push(`error ${m}`) };
+    const logger = {
+      debug: (m: string) => lines.push(`debug ${m}`),
+      info: (m: string) => lines.push(`info ${m}`),
+      warn: (m: string) => lines.push(`warn ${m}`),
+      error: (m: string) => lines.push(`error ${m}`),
+    };
     await createMswClient({ logger, baseDelayMs: 1, maxDelayMs: 2 }).channels.get('ch1');
     expect(lines.filter((line) => line.startsWith('warn'))).toEqual([
       expect.stringMatching(/^warn retrying GET \/api\/v1\/channels\/ch1 in \d+ ms after status 503 \(attempt 1\)$/),
@@ -60,7 +65,17 @@ describe('events and logs', () => {
     const client = createMswClient({ baseDelayMs: 1, maxDelayMs: 2 });
     const seen = captureEvents(client);
     await client.channels.get('ch1');
-    expect(seen.filter((e) => e.name !== 'debug').map((e) => e.name)).toEqual(['request', 'response', 'retry', 'request', 'response', 'rateLimited', 'retry', 'request', 'response']);
+    expect(seen.filter((e) => e.name !== 'debug').map((e) => e.name)).toEqual([
+      'request',
+      'response',
+      'retry',
+      'request',
+      'response',
+      'rateLimited',
+      'retry',
+      'request',
+      'response',
+    ]);
     expect(seen.some((e) => e.name === 'debug' && String(e.args[0]).includes('rate limit'))).toBe(true);
     const responses = seen.filter((e) => e.name === 'response').map((e) => e.args[0] as { status: number; attempt: number; durationMs: number });
     expect(responses.map((r) => [r.status, r.attempt])).toEqual([
@@ -81,7 +96,12 @@ describe('events and logs', () => {
       return { status: 500, json: { message: 'boom', token: SECRETS.webhookToken } };
     });
     const lines: unknown[][] = [];
-    const consoleLike = { debug: (...args: unknown[]) => lines.push(args), info: (...args: unknown[]) => lines.push(args), warn: (...args: unknown[]) => lines.push(args), error: (...args: unknown[]) => lines.push(args) };
+    const consoleLike = {
+      debug: (...args: unknown[]) => lines.push(args),
+      info: (...args: unknown[]) => lines.push(args),
+      warn: (...args: unknown[]) => lines.push(args),
+      error: (...args: unknown[]) => lines.push(args),
+    };
     const client = createMswClient({ logger: consoleLike, baseDelayMs: 1, maxDelayMs: 2 });
     const seen = captureEvents(client);
     await client.bots.resetToken('app1');

@@ -28,7 +28,13 @@ describe('request hooks', () => {
     expect(recorder.requests[0]?.headers['x-returned']).toBe('attempt-1');
     // The credential is still the client's.
     expect(recorder.requests[0]?.headers.authorization).toBe(`Bot ${SECRETS.botToken}`);
-    expect(views[0]).toMatchObject({ operation: 'channels.get', method: 'GET', path: '/api/v1/channels/ch1', route: '/api/v1/channels/{channel_id}', attempt: 1 });
+    expect(views[0]).toMatchObject({
+      operation: 'channels.get',
+      method: 'GET',
+      path: '/api/v1/channels/ch1',
+      route: '/api/v1/channels/{channel_id}',
+      attempt: 1,
+    });
     expect(Object.isFrozen(views[0])).toBe(true);
     expect(Object.keys(views[0]?.headers ?? {})).not.toContain('authorization');
     expect(views[1]?.path).toContain(':redacted');
@@ -54,7 +60,10 @@ describe('request hooks', () => {
   });
 
   it('a throwing or rejecting beforeRequest rejects only its call, and releases its rate-limit place so queued calls go on', async () => {
-    recorder.respond(() => ({ json: { id: 'ch1' }, headers: { 'x-ratelimit-limit': '1', 'x-ratelimit-remaining': '1', 'x-ratelimit-reset-after': '0.05', 'x-ratelimit-bucket': 'b1' } }));
+    recorder.respond(() => ({
+      json: { id: 'ch1' },
+      headers: { 'x-ratelimit-limit': '1', 'x-ratelimit-remaining': '1', 'x-ratelimit-reset-after': '0.05', 'x-ratelimit-bucket': 'b1' },
+    }));
     let calls = 0;
     const client = createMswClient({
       deadlineMs: 5_000,
@@ -84,7 +93,14 @@ describe('request hooks', () => {
       n++;
       return n === 1
         ? { status: 503, headers: { 'x-request-id': 'req-1' } }
-        : { json: { id: 'ch1' }, headers: { 'set-cookie': `refresh_token=${SECRETS.refreshCookie}`, 'x-request-id': 'req-2', location: `https://x/webhooks/wh1/${SECRETS.webhookToken}` } };
+        : {
+            json: { id: 'ch1' },
+            headers: {
+              'set-cookie': `refresh_token=${SECRETS.refreshCookie}`,
+              'x-request-id': 'req-2',
+              location: `https://x/webhooks/wh1/${SECRETS.webhookToken}`,
+            },
+          };
     });
     const seen: AfterResponseView[] = [];
     const client = createMswClient({ baseDelayMs: 1, maxDelayMs: 1, hooks: { afterResponse: (view) => void seen.push(view) } });
@@ -116,7 +132,7 @@ describe('request hooks', () => {
     expect(seen).toHaveLength(1);
     expect(seen[0]).toMatchObject({ operation: 'channels.get', errorName: 'NotFoundError', status: 404, attempt: 1 });
     expect(Object.isFrozen(seen[0])).toBe(true);
-    expect(findLeakedSecrets(JSON.stringify(seen) + String((seen[0]?.error as Error).message))).toEqual([]);
+    expect(findLeakedSecrets(JSON.stringify(seen) + String((seen[0]?.error as Error | undefined)?.message))).toEqual([]);
 
     client.hooks.onError = async () => Promise.reject(new Error('reporter down'));
     const error = (await client.channels.get('ch1').catch((e: unknown) => e)) as HookError;
@@ -143,7 +159,11 @@ describe('request hooks', () => {
     const seen: unknown[] = [];
     const client = createMswClient({
       retries: 0,
-      hooks: { beforeRequest: (v) => void seen.push({ ...v }), afterResponse: (v) => void seen.push(v), onError: (v) => void seen.push({ ...v, message: (v.error as Error).message }) },
+      hooks: {
+        beforeRequest: (v) => void seen.push({ ...v }),
+        afterResponse: (v) => void seen.push(v),
+        onError: (v) => void seen.push({ ...v, message: (v.error as Error).message }),
+      },
     });
     await client.auth.login({ email: 'ada@example.com', password: 'hunter2-secret-pw' }).catch(() => undefined);
     await client.webhooks.execute('wh1', { content: 'hi' }).catch(() => undefined);

@@ -149,7 +149,8 @@ describe('community-chat-sdk/otel', () => {
     router.onCommand('boom', () => {
       throw new RangeError('handler failed');
     });
-    const payload = (id: string, name: string): InteractionPayload => ({ id, type: 2, token: `interaction-token-${id}-secret`, data: { name } }) as InteractionPayload;
+    const payload = (id: string, name: string): InteractionPayload =>
+      ({ id, type: 2, token: `interaction-token-${id}-secret`, data: { name } }) as InteractionPayload;
     await router.dispatch(createInteraction(payload('i-1', 'ping'), () => Promise.resolve()));
     await router.dispatch(createInteraction(payload('i-2', 'boom'), () => Promise.resolve()));
     const finished = exporter.getFinishedSpans();
@@ -157,7 +158,11 @@ describe('community-chat-sdk/otel', () => {
     const boom = finished.find((s) => s.name === 'interaction boom');
     const call = finished.find((s) => s.instrumentationScope.name === 'community-chat-sdk');
     expect(ping?.spanContext().spanId).toBe(activeInHandler);
-    expect(ping?.attributes).toMatchObject({ 'community_chat.interaction.id': 'i-1', 'community_chat.interaction.kind': 'command', 'community_chat.interaction.command': 'ping' });
+    expect(ping?.attributes).toMatchObject({
+      'community_chat.interaction.id': 'i-1',
+      'community_chat.interaction.kind': 'command',
+      'community_chat.interaction.command': 'ping',
+    });
     expect(call?.parentSpanContext?.spanId).toBe(ping?.spanContext().spanId);
     expect(ping?.status.code).not.toBe(SpanStatusCode.ERROR);
     expect([boom?.status.code, boom?.attributes['error.type']]).toEqual([SpanStatusCode.ERROR, 'RangeError']);

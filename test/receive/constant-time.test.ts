@@ -17,7 +17,11 @@ describe('the signature comparison', () => {
   it('runs timingSafeEqual once per candidate secret, whichever matches, and never returns early', () => {
     const compare = vi.mocked(crypto.timingSafeEqual);
     const { body, headers } = signedDelivery({ id: 'ct-1' });
-    for (const secrets of [[WEBHOOK_SECRET, OLD_WEBHOOK_SECRET, 'third-secret-x'], [OLD_WEBHOOK_SECRET, 'third-secret-x', WEBHOOK_SECRET], ['third-secret-x', OLD_WEBHOOK_SECRET]]) {
+    for (const secrets of [
+      [WEBHOOK_SECRET, OLD_WEBHOOK_SECRET, 'third-secret-x'],
+      [OLD_WEBHOOK_SECRET, 'third-secret-x', WEBHOOK_SECRET],
+      ['third-secret-x', OLD_WEBHOOK_SECRET],
+    ]) {
       compare.mockClear();
       try {
         verifyWebhookDelivery({ rawBody: body, headers, secret: secrets, now: () => NOW_MS });

@@ -14,7 +14,14 @@ describe('the fetch adapter (global Request and Response)', () => {
       start: (controller) => controller.enqueue(new TextEncoder().encode('{')),
       cancel: (reason) => void cancelled.push(reason),
     });
-    const slow = receiver.fetch(new Request('https://bot.example/webhooks', { method: 'POST', body: never, headers: { 'content-type': 'application/json' }, duplex: 'half' } as RequestInit));
+    const slow = receiver.fetch(
+      new Request('https://bot.example/webhooks', {
+        method: 'POST',
+        body: never,
+        headers: { 'content-type': 'application/json' },
+        duplex: 'half',
+      } as RequestInit),
+    );
     const busy = await receiver.fetch(request('{}', {}));
     expect(busy.status).toBe(503);
     expect(await busy.json()).toEqual({ ok: false, reason: 'too-many-pending-bodies' });

@@ -17,15 +17,19 @@ export const NOW_S = NOW_MS / 1000;
 
 /** Signs by hand (not with the SDK's signer), as the service would. */
 export function hmacHex(secret: string, timestamp: string | number, body: string | Buffer): string {
-  return createHmac('sha256', secret).update(Buffer.concat([Buffer.from(`${timestamp}.`), Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8')])).digest('hex');
+  return createHmac('sha256', secret)
+    .update(Buffer.concat([Buffer.from(`${timestamp}.`), Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8')]))
+    .digest('hex');
 }
 
 let counter = 0;
 
 /** A signed delivery: its raw body text and its headers. */
-export function signedDelivery(
-  options: { type?: string; data?: unknown; id?: string; secret?: string; timestamp?: number; body?: string } = {},
-): { id: string; body: string; headers: Record<string, string> } {
+export function signedDelivery(options: { type?: string; data?: unknown; id?: string; secret?: string; timestamp?: number; body?: string } = {}): {
+  id: string;
+  body: string;
+  headers: Record<string, string>;
+} {
   const id = options.id ?? `dlv-${++counter}`;
   const type = options.type ?? 'TEST_EVENT';
   const body = options.body ?? JSON.stringify({ id, type, created_at: new Date(NOW_MS).toISOString(), data: options.data ?? { hello: 'world' } });

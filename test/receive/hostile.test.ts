@@ -6,7 +6,15 @@
  */
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createInteractionRouter, createWebhookReceiver, isReplayStoreFullError, isValidationError, MemoryReplayStore, type WebhookErrorEvent, type WebhookReceiver } from '../../src/index.js';
+import {
+  createInteractionRouter,
+  createWebhookReceiver,
+  isReplayStoreFullError,
+  isValidationError,
+  MemoryReplayStore,
+  type WebhookErrorEvent,
+  type WebhookReceiver,
+} from '../../src/index.js';
 import { hmacHex, NOW_MS, NOW_S, post, signedDelivery, startRawServer, waitFor, WEBHOOK_SECRET } from './helpers.js';
 
 let closeServer: (() => Promise<void>) | undefined;
@@ -105,7 +113,16 @@ describe('the receiver against a hostile sender', () => {
     const duplicates: string[] = [];
     receiver.on('duplicate', (delivery) => void duplicates.push(delivery.id));
     const url = await serve(receiver);
-    const payload = { id: 'int-twice', type: 2, token: 'tok-twice', application_id: 'app1', channel_id: 'c1', user: { id: 'u1' }, data: { name: 'ping' }, created_at: new Date(NOW_MS).toISOString() };
+    const payload = {
+      id: 'int-twice',
+      type: 2,
+      token: 'tok-twice',
+      application_id: 'app1',
+      channel_id: 'c1',
+      user: { id: 'u1' },
+      data: { name: 'ping' },
+      created_at: new Date(NOW_MS).toISOString(),
+    };
     const viaA = signedDelivery({ id: 'dlv-hook-a', type: 'INTERACTION_CREATE', data: payload });
     const viaB = signedDelivery({ id: 'dlv-hook-b', type: 'INTERACTION_CREATE', data: payload });
     expect((await post(url, viaA.body, viaA.headers)).json).toEqual({ ok: true });
@@ -173,7 +190,13 @@ describe('the receiver against a hostile sender', () => {
     const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, now: () => NOW_MS });
     const url = await serve(receiver);
     const body = JSON.stringify({ id: 'dlv-hand', type: 'T', created_at: new Date(NOW_MS).toISOString(), data: {} });
-    const headers = { 'content-type': 'application/json', 'x-signature-timestamp': String(NOW_S), 'x-signature-256': `sha256=${hmacHex(WEBHOOK_SECRET, NOW_S, body)}`, 'x-delivery-id': 'dlv-hand', 'x-event-type': 'T' };
+    const headers = {
+      'content-type': 'application/json',
+      'x-signature-timestamp': String(NOW_S),
+      'x-signature-256': `sha256=${hmacHex(WEBHOOK_SECRET, NOW_S, body)}`,
+      'x-delivery-id': 'dlv-hand',
+      'x-event-type': 'T',
+    };
     expect((await post(url, body, headers)).status).toBe(200);
   });
 });

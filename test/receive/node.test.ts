@@ -165,6 +165,6 @@ describe('the node:http adapter, on a real server', () => {
     expect(await post(url, delivery.body, delivery.headers)).toEqual({ status: 503, json: { ok: false, reason: 'unavailable' } });
     await settle();
     expect(handled).toHaveLength(0);
-    expect((errors[0]?.error as Error).message).toBe('redis is down');
+    expect((errors[0]?.error as Error | undefined)?.message).toBe('redis is down');
   });
 });

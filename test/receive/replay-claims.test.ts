@@ -40,7 +40,7 @@ async function serveReceiver(replayStore: ReplayStore) {
 }
 
 describe('a replay store that fails mid-request', () => {
-  it('the reviewer\'s case: the delivery id claim rejects (503); the identical retry is handled once (200); a replay after that is 401', async () => {
+  it("the reviewer's case: the delivery id claim rejects (503); the identical retry is handled once (200); a replay after that is 401", async () => {
     let failed = false;
     const store = flakyStore((key) => key.startsWith('delivery:') && !failed && (failed = true));
     const { url, handled, errors } = await serveReceiver(store);

@@ -17,7 +17,13 @@ describe('signWebhookDelivery', () => {
   });
 
   it('takes an explicit timestamp, id and type, and signs with the first secret of a rotation list', () => {
-    const headers = signWebhookDelivery({ body, secret: [WEBHOOK_SECRET, 'other-secret'], timestamp: NOW_S - 10, deliveryId: 'd-sign', eventType: 'PING_EVENT' });
+    const headers = signWebhookDelivery({
+      body,
+      secret: [WEBHOOK_SECRET, 'other-secret'],
+      timestamp: NOW_S - 10,
+      deliveryId: 'd-sign',
+      eventType: 'PING_EVENT',
+    });
     expect(headers['X-Signature-Timestamp']).toBe(String(NOW_S - 10));
     expect(headers['X-Signature-256']).toBe(`sha256=${hmacHex(WEBHOOK_SECRET, NOW_S - 10, body)}`);
   });

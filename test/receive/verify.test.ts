@@ -1,7 +1,13 @@
 import { createHmac } from 'node:crypto';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { isValidationError, isWebhookVerificationError, verifyWebhookDelivery, WebhookVerificationError, type VerifyWebhookOptions } from '../../src/index.js';
+import {
+  isValidationError,
+  isWebhookVerificationError,
+  verifyWebhookDelivery,
+  type WebhookVerificationError,
+  type VerifyWebhookOptions,
+} from '../../src/index.js';
 import { hmacHex, NOW_MS, NOW_S, OLD_WEBHOOK_SECRET, signedDelivery, WEBHOOK_SECRET } from './helpers.js';
 
 const now = () => NOW_MS;
@@ -184,16 +190,35 @@ describe('verifyWebhookDelivery', () => {
 
   it('checks a hand-made signature (not only its own signer)', () => {
     const body = '{"id":"h1","type":"T","data":null}';
-    const headers = { 'x-signature-timestamp': String(NOW_S), 'x-signature-256': `sha256=${hmacHex(WEBHOOK_SECRET, NOW_S, body)}`, 'x-delivery-id': 'h1', 'x-event-type': 'T' };
+    const headers = {
+      'x-signature-timestamp': String(NOW_S),
+      'x-signature-256': `sha256=${hmacHex(WEBHOOK_SECRET, NOW_S, body)}`,
+      'x-delivery-id': 'h1',
+      'x-event-type': 'T',
+    };
     expect(verify({ rawBody: body, headers }).data).toBeNull();
   });
 
   it('accepts one spelling of a signature: other spellings of the same digest are malformed', () => {
     const body = '{"id":"h2","type":"T","data":null}';
     const digest = hmacHex(WEBHOOK_SECRET, NOW_S, body);
-    const headers = (signature: string) => ({ 'x-signature-timestamp': String(NOW_S), 'x-signature-256': signature, 'x-delivery-id': 'h2', 'x-event-type': 'T' });
+    const headers = (signature: string) => ({
+      'x-signature-timestamp': String(NOW_S),
+      'x-signature-256': signature,
+      'x-delivery-id': 'h2',
+      'x-event-type': 'T',
+    });
     expect(verify({ rawBody: body, headers: headers(`sha256=${digest}`) }).id).toBe('h2');
-    for (const spelling of [`sha256=${digest.toUpperCase()}`, `SHA256=${digest}`, ` sha256=${digest}`, `sha256=${digest} `, `sha256=${digest}0`, `sha256=${digest}a`, `sha256=${digest.slice(0, -1)}`, `sha256=0${digest}`]) {
+    for (const spelling of [
+      `sha256=${digest.toUpperCase()}`,
+      `SHA256=${digest}`,
+      ` sha256=${digest}`,
+      `sha256=${digest} `,
+      `sha256=${digest}0`,
+      `sha256=${digest}a`,
+      `sha256=${digest.slice(0, -1)}`,
+      `sha256=0${digest}`,
+    ]) {
       const error = refusal(() => verify({ rawBody: body, headers: headers(spelling) }));
       expect(error.reason, JSON.stringify(spelling)).toBe('malformed');
       expect(error.message).not.toContain(digest);

@@ -106,13 +106,27 @@ describeWithRedis('rate limits and the session shared across processes through R
     const server = await startLimitsServer({ routeLimit: 4, routeWindowMs: 200 });
     const prefix = `kill-${Date.now()}:`;
     const reservationMs = 1500;
-    const client = new Client({ baseUrl: server.url, auth: { botToken: 'shared-bot-token' }, rateLimitStore: createRedisRateLimitStore({ client: connection, prefix, reservationMs }) });
+    const client = new Client({
+      baseUrl: server.url,
+      auth: { botToken: 'shared-bot-token' },
+      rateLimitStore: createRedisRateLimitStore({ client: connection, prefix, reservationMs }),
+    });
     try {
       await client.channels.get('k'); // learns the bucket: 4 per 200 ms
       server.hang = true;
       const before = server.requests.length;
       const victim = await startScript(WORKER, {
-        env: { MODE: 'burst', STORE: 'redis', PREFIX: prefix, RESERVATION_MS: String(reservationMs), REDIS_URL: redis.url, BASE_URL: server.url, ROUTE_COUNT: '8', CHANNEL: 'k', WEBHOOK_COUNT: '0' },
+        env: {
+          MODE: 'burst',
+          STORE: 'redis',
+          PREFIX: prefix,
+          RESERVATION_MS: String(reservationMs),
+          REDIS_URL: redis.url,
+          BASE_URL: server.url,
+          ROUTE_COUNT: '8',
+          CHANNEL: 'k',
+          WEBHOOK_COUNT: '0',
+        },
       });
       // The victim holds all 4 places of the bucket in requests the server never answers.
       const deadline = Date.now() + 15_000;
@@ -137,12 +151,18 @@ describeWithRedis('rate limits and the session shared across processes through R
     const server = await startLimitsServer({ session: { refreshCookie: 'refresh-0', accessToken: 'access-0' } });
     const key = `session-${Date.now()}`;
     // The access token expires within the refresh margin, so both processes want to refresh at once.
-    const snapshot = { accessToken: 'access-0', accessTokenExpiresAt: Date.now() + 20_000, cookies: [{ name: 'refresh_token', value: 'refresh-0', path: '/api/v1/auth' }] };
+    const snapshot = {
+      accessToken: 'access-0',
+      accessTokenExpiresAt: Date.now() + 20_000,
+      cookies: [{ name: 'refresh_token', value: 'refresh-0', path: '/api/v1/auth' }],
+    };
     await connection.set(key, JSON.stringify(snapshot));
     try {
       const startAt = Date.now() + 2500;
       const workers = await Promise.all(
-        [0, 1].map(() => startScript(WORKER, { env: { MODE: 'session', SESSION_KEY: key, REDIS_URL: redis.url, BASE_URL: server.url, START_AT: String(startAt) } })),
+        [0, 1].map(() =>
+          startScript(WORKER, { env: { MODE: 'session', SESSION_KEY: key, REDIS_URL: redis.url, BASE_URL: server.url, START_AT: String(startAt) } }),
+        ),
       );
       const results = await Promise.all(workers.map((worker) => resultOf<{ token: string; refreshed: number }>(worker, 30_000)));
       console.log(`[shared session] refreshes at the server: ${server.refreshes.total}; tokens used: ${server.userTokens.join(', ')}`);

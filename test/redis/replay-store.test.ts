@@ -72,7 +72,11 @@ describeWithRedis('the Redis replay store', () => {
     redises.push(stalled);
     const connection = await connect(stalled.url);
     connections.push(connection);
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, replayStore: createRedisReplayStore({ client: connection, prefix: 'late:', commandTimeoutMs: 300 }), now: () => NOW_MS });
+    const receiver = createWebhookReceiver({
+      secret: WEBHOOK_SECRET,
+      replayStore: createRedisReplayStore({ client: connection, prefix: 'late:', commandTimeoutMs: 300 }),
+      now: () => NOW_MS,
+    });
     const handled: string[] = [];
     const url = await serve(receiver, handled);
     const delivery = signedDelivery({ id: 'dlv-late' });
@@ -98,7 +102,11 @@ describeWithRedis('the Redis replay store', () => {
     for (let i = 0; i < 2; i++) {
       const connection = await connect(redises[0]!.url);
       connections.push(connection);
-      const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, now: () => NOW_MS, replayStore: createRedisReplayStore({ client: connection, prefix: 'lb-test:' }) });
+      const receiver = createWebhookReceiver({
+        secret: WEBHOOK_SECRET,
+        now: () => NOW_MS,
+        replayStore: createRedisReplayStore({ client: connection, prefix: 'lb-test:' }),
+      });
       urls.push(await serve(receiver, handled));
     }
     const first = signedDelivery({ id: 'dlv-redis-lb' });
@@ -117,7 +125,12 @@ describeWithRedis('the Redis replay store', () => {
     let current = await connect(down.url);
     connections.push(current);
     // One store for the receiver's life; its connection is replaced when Redis comes back.
-    const client: RedisClientLike = { get isReady() { return current.isReady; }, sendCommand: (args) => current.sendCommand(args) };
+    const client: RedisClientLike = {
+      get isReady() {
+        return current.isReady;
+      },
+      sendCommand: (args) => current.sendCommand(args),
+    };
     const store = createRedisReplayStore({ client, commandTimeoutMs: 500 });
     const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, now: () => NOW_MS, replayStore: store });
     const errors: unknown[] = [];

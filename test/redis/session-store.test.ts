@@ -38,7 +38,14 @@ describeWithRedis('the Redis session store', () => {
 
   it('a refresh lock whose holder died expires after lockMs, and the next process refreshes then', async () => {
     const key = `dead-holder-${Date.now()}`;
-    await connection.set(key, JSON.stringify({ accessToken: 'access-0', accessTokenExpiresAt: Date.now() + 10_000, cookies: [{ name: 'refresh_token', value: 'refresh-0', path: '/api/v1/auth' }] }));
+    await connection.set(
+      key,
+      JSON.stringify({
+        accessToken: 'access-0',
+        accessTokenExpiresAt: Date.now() + 10_000,
+        cookies: [{ name: 'refresh_token', value: 'refresh-0', path: '/api/v1/auth' }],
+      }),
+    );
     // Another process took the lock and died before refreshing.
     expect(await createRedisSessionStore({ client: connection, key, lockMs: 800 }).lockRefresh()).toBe(true);
     const client = new Client({ baseUrl: server.url, sessionStore: createRedisSessionStore({ client: connection, key, lockMs: 800 }) });
@@ -62,7 +69,12 @@ describeWithRedis('the Redis session store', () => {
     const corrupt = await store.load().catch((error: unknown) => error);
     expect(isSessionStoreError(corrupt)).toBe(true);
     expect(String((corrupt as Error).message)).not.toContain('tok_planted_secret_77');
-    for (const planted of ['{"accessToken":"tok_planted_secret_77"}', '[1,2]', '{"cookies":[{"name":1}]}', '{"accessToken":"a","accessTokenExpiresAt":"soon","cookies":[]}']) {
+    for (const planted of [
+      '{"accessToken":"tok_planted_secret_77"}',
+      '[1,2]',
+      '{"cookies":[{"name":1}]}',
+      '{"accessToken":"a","accessTokenExpiresAt":"soon","cookies":[]}',
+    ]) {
       await connection.set(key, planted);
       const error = await store.load().catch((caught: unknown) => caught);
       expect(isSessionStoreError(error), planted).toBe(true);
@@ -72,7 +84,11 @@ describeWithRedis('the Redis session store', () => {
     // fails the refresh with a SessionStoreError; it does not throw a TypeError half-way through restoring, which wiped the cookie.
     await connection.set(key, '{"accessToken":"tok_planted_secret_77"}');
     const client = new Client({ baseUrl: server.url, sessionStore: createRedisSessionStore({ client: connection, key }) });
-    client.session.restore({ accessToken: 'access-held', accessTokenExpiresAt: Date.now() + 600_000, cookies: [{ name: 'refresh_token', value: 'refresh-held', path: '/api/v1/auth', expiresAt: undefined }] });
+    client.session.restore({
+      accessToken: 'access-held',
+      accessTokenExpiresAt: Date.now() + 600_000,
+      cookies: [{ name: 'refresh_token', value: 'refresh-held', path: '/api/v1/auth', expiresAt: undefined }],
+    });
     const refresh = await client.auth.refresh().catch((error: unknown) => error);
     expect(isSessionStoreError(refresh)).toBe(true);
     expect(client.session.cookies.export().map((cookie) => cookie.value)).toEqual(['refresh-held']);

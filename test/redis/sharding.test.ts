@@ -45,7 +45,10 @@ describeWithRedis('Gateway sharding across processes through Redis', () => {
 
   it('the Redis throttle: one turn per bucket per interval on Redis TIME, shared by every instance; buckets are independent', async () => {
     const prefix = `unit-${Date.now()}:`;
-    const [a, b] = [createRedisIdentifyThrottle({ client: connection, prefix, intervalMs: 300, pollMs: 20 }), createRedisIdentifyThrottle({ client: connection, prefix, intervalMs: 300, pollMs: 20 })];
+    const [a, b] = [
+      createRedisIdentifyThrottle({ client: connection, prefix, intervalMs: 300, pollMs: 20 }),
+      createRedisIdentifyThrottle({ client: connection, prefix, intervalMs: 300, pollMs: 20 }),
+    ];
     await a.wait({ shardId: 0, shardCount: 4, maxConcurrency: 2 });
     const first = Number(await connection.get(`${prefix}2:0`));
     // Bucket 1 is free at once; bucket 0 is not, whichever instance asks.
@@ -72,12 +75,23 @@ describeWithRedis('Gateway sharding across processes through Redis', () => {
     const own = await startShardedEmulator({ gateway: { shards: 4, maxConcurrency: 2 } });
     try {
       const startAt = String(Date.now() + 2500);
-      const env = (proc: string, shards: string) => ({ PROC: proc, SHARDS: shards, THROTTLE: 'memory', REDIS_URL: redis.url, PREFIX: `memory-${startAt}:`, BASE_URL: own.url, BOT_TOKEN: own.seed.botToken, START_AT: startAt });
+      const env = (proc: string, shards: string) => ({
+        PROC: proc,
+        SHARDS: shards,
+        THROTTLE: 'memory',
+        REDIS_URL: redis.url,
+        PREFIX: `memory-${startAt}:`,
+        BASE_URL: own.url,
+        BOT_TOKEN: own.seed.botToken,
+        START_AT: startAt,
+      });
       const both = await Promise.all([startScript(BOT, { env: env('A', '0,1') }), startScript(BOT, { env: env('B', '2,3') })]);
       scripts.push(...both);
       await Promise.all(both.map((script) => script.waitForOutput(/^ready /m, 60_000)));
       const invalid = both.flatMap((script) => facts(script, 'invalid'));
-      console.log(`[cross-process sharding, in-memory throttles] ${own.gatewayStats.counts.identifies} Identify, ${own.gatewayStats.counts.tooEarlyIdentifies} too early; Invalid Session seen by the bots: ${invalid.length}`);
+      console.log(
+        `[cross-process sharding, in-memory throttles] ${own.gatewayStats.counts.identifies} Identify, ${own.gatewayStats.counts.tooEarlyIdentifies} too early; Invalid Session seen by the bots: ${invalid.length}`,
+      );
       expect(own.gatewayStats.counts.tooEarlyIdentifies).toBeGreaterThanOrEqual(1);
       expect(invalid.length).toBe(own.gatewayStats.counts.tooEarlyIdentifies);
       for (const script of both) script.kill('SIGKILL');
@@ -98,7 +112,15 @@ describeWithRedis('Gateway sharding across processes through Redis', () => {
       const startAt = String(Date.now() + 3000);
       const pairs = await Promise.all(
         owned.map((own, i) => {
-          const env = (proc: string, list: string) => ({ PROC: proc, SHARDS: list, REDIS_URL: redis.url, PREFIX: `every-${startAt}-${i}:`, BASE_URL: own.url, BOT_TOKEN: own.seed.botToken, START_AT: startAt });
+          const env = (proc: string, list: string) => ({
+            PROC: proc,
+            SHARDS: list,
+            REDIS_URL: redis.url,
+            PREFIX: `every-${startAt}-${i}:`,
+            BASE_URL: own.url,
+            BOT_TOKEN: own.seed.botToken,
+            START_AT: startAt,
+          });
           return Promise.all([startScript(BOT, { env: env('A', '0,1') }), startScript(BOT, { env: env('B', '2,3') })]);
         }),
       );
@@ -113,21 +135,30 @@ describeWithRedis('Gateway sharding across processes through Redis', () => {
         expect(shard).toBe(shards[i]);
         covered.push(shard);
         // Three in the community, one in DMs (shard 0).
-        const invoked = [own.invokeCommand({ name: 'ping' }), own.invokeCommand({ name: 'ping' }), own.invokeCommand({ name: 'ping', guildId: null }), own.invokeCommand({ name: 'ping' })];
+        const invoked = [
+          own.invokeCommand({ name: 'ping' }),
+          own.invokeCommand({ name: 'ping' }),
+          own.invokeCommand({ name: 'ping', guildId: null }),
+          own.invokeCommand({ name: 'ping' }),
+        ];
         const expectedShard = (k: number) => (k === 2 ? 0 : shard);
         const answers = await Promise.all(invoked.map((interaction) => interaction.response));
-        answers.forEach((answer, k) => expect(answer.data['content']).toBe(`pong from ${owner(expectedShard(k))} shard ${expectedShard(k)}`));
+        for (const [k, answer] of answers.entries()) expect(answer.data['content']).toBe(`pong from ${owner(expectedShard(k))} shard ${expectedShard(k)}`);
         expect(invoked.map((interaction) => interaction.delivered)).toEqual(invoked.map(() => 1));
         const pair = pairs[i] as RunningScript[];
         // Give a duplicate delivery (if there were one) time to show in the other process's output.
         await new Promise((resolve) => setTimeout(resolve, 300));
         const handled = pair.flatMap((script) => facts<{ proc: string; id: string; shardId: number }>(script, 'interaction'));
         expect(handled).toHaveLength(invoked.length);
-        expect(new Map(handled.map((fact) => [fact.id, `${fact.proc}/${fact.shardId}`]))).toEqual(new Map(invoked.map((interaction, k) => [interaction.id, `${owner(expectedShard(k))}/${expectedShard(k)}`])));
+        expect(new Map(handled.map((fact) => [fact.id, `${fact.proc}/${fact.shardId}`]))).toEqual(
+          new Map(invoked.map((interaction, k) => [interaction.id, `${owner(expectedShard(k))}/${expectedShard(k)}`])),
+        );
         expect(own.gatewayStats.counts.tooEarlyIdentifies).toBe(0);
         total += handled.length;
       }
-      console.log(`[cross-process sharding] communities on shards ${JSON.stringify(covered)} (one emulator each, 2 processes each): ${total} interactions, each handled once by its shard's process`);
+      console.log(
+        `[cross-process sharding] communities on shards ${JSON.stringify(covered)} (one emulator each, 2 processes each): ${total} interactions, each handled once by its shard's process`,
+      );
       expect(covered).toEqual([0, 1, 2, 3]);
     } finally {
       for (const script of local) script.kill('SIGKILL');
@@ -138,23 +169,37 @@ describeWithRedis('Gateway sharding across processes through Redis', () => {
 
   it('4 shards in 2 processes: each interaction handled exactly once on its shard; Identify paced (no Invalid Session); a restarted process resumes', async () => {
     const prefix = `shards-${Date.now()}:`;
-    const env = (proc: string, shards: string) => ({ PROC: proc, SHARDS: shards, REDIS_URL: redis.url, PREFIX: prefix, BASE_URL: emulator.url, BOT_TOKEN: emulator.seed.botToken });
+    const env = (proc: string, shards: string) => ({
+      PROC: proc,
+      SHARDS: shards,
+      REDIS_URL: redis.url,
+      PREFIX: prefix,
+      BASE_URL: emulator.url,
+      BOT_TOKEN: emulator.seed.botToken,
+    });
     const startAt = String(Date.now() + 2500);
-    const [a, b] = await Promise.all([startScript(BOT, { env: { ...env('A', '0,1'), START_AT: startAt } }), startScript(BOT, { env: { ...env('B', '2,3'), START_AT: startAt } })]);
+    const [a, b] = await Promise.all([
+      startScript(BOT, { env: { ...env('A', '0,1'), START_AT: startAt } }),
+      startScript(BOT, { env: { ...env('B', '2,3'), START_AT: startAt } }),
+    ]);
     scripts.push(a as RunningScript, b as RunningScript);
     await Promise.all([a, b].map((script) => script?.waitForOutput(/^ready /m, 45_000)));
     const owner = (shard: number) => (shard < 2 ? 'A' : 'B');
 
     const identifies = emulator.gatewayStats.identifies;
     const guildShard = shardOfGuild(emulator.seed.guildId, 4);
-    const invoked = Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? emulator.invokeCommand({ name: 'ping' }) : emulator.invokeCommand({ name: 'ping', guildId: null })));
+    const invoked = Array.from({ length: 12 }, (_, i) =>
+      i % 2 === 0 ? emulator.invokeCommand({ name: 'ping' }) : emulator.invokeCommand({ name: 'ping', guildId: null }),
+    );
     const expectedShard = (i: number) => (i % 2 === 0 ? guildShard : 0);
     const answers = await Promise.all(invoked.map((interaction) => interaction.response));
-    answers.forEach((answer, i) => expect(answer.data['content']).toBe(`pong from ${owner(expectedShard(i))} shard ${expectedShard(i)}`));
+    for (const [i, answer] of answers.entries()) expect(answer.data['content']).toBe(`pong from ${owner(expectedShard(i))} shard ${expectedShard(i)}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
     const handled = [a, b].flatMap((script) => facts<{ proc: string; id: string; shardId: number }>(script as RunningScript, 'interaction'));
     expect(handled).toHaveLength(invoked.length);
-    expect(new Map(handled.map((fact) => [fact.id, `${fact.proc}/${fact.shardId}`]))).toEqual(new Map(invoked.map((interaction, i) => [interaction.id, `${owner(expectedShard(i))}/${expectedShard(i)}`])));
+    expect(new Map(handled.map((fact) => [fact.id, `${fact.proc}/${fact.shardId}`]))).toEqual(
+      new Map(invoked.map((interaction, i) => [interaction.id, `${owner(expectedShard(i))}/${expectedShard(i)}`])),
+    );
     expect(invoked.map((interaction) => interaction.delivered)).toEqual(invoked.map(() => 1));
 
     // Identify: 4 accepted, none too early, at most one per bucket per 5 s on the emulator clock.
@@ -184,7 +229,9 @@ describeWithRedis('Gateway sharding across processes through Redis', () => {
     scripts.push(restarted);
     await restarted.waitForOutput(/^ready /m, 45_000);
     const resumed = facts<{ shardId: number }>(restarted, 'resumed').map((fact) => fact.shardId);
-    console.log(`[cross-process sharding] restarted process: resumed shards ${JSON.stringify(resumed.sort())}, new Identify ${emulator.gatewayStats.counts.identifies - beforeRestart.identifies}`);
+    console.log(
+      `[cross-process sharding] restarted process: resumed shards ${JSON.stringify(resumed.sort())}, new Identify ${emulator.gatewayStats.counts.identifies - beforeRestart.identifies}`,
+    );
     expect(resumed.sort()).toEqual([2, 3]);
     expect(facts(restarted, 'identified')).toEqual([]);
     expect(emulator.gatewayStats.counts.identifies).toBe(beforeRestart.identifies);

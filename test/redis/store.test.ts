@@ -38,7 +38,13 @@ describeWithRedis('the Redis rate-limit store', () => {
     connection = await connect(redis.url);
     // Every response carries a roomy bucket, as a real server's would.
     server = await startLoopbackServer((request, response) => {
-      response.writeHead(200, { 'content-type': 'application/json', 'x-ratelimit-limit': '1000', 'x-ratelimit-remaining': '999', 'x-ratelimit-reset-after': '60', 'x-ratelimit-bucket': 'roomy' });
+      response.writeHead(200, {
+        'content-type': 'application/json',
+        'x-ratelimit-limit': '1000',
+        'x-ratelimit-remaining': '999',
+        'x-ratelimit-reset-after': '60',
+        'x-ratelimit-bucket': 'roomy',
+      });
       response.end(JSON.stringify({ id: request.url }));
     });
   }, 20_000);
@@ -165,7 +171,11 @@ describeWithRedis('the Redis rate-limit store', () => {
     );
     try {
       const started = Date.now();
-      await Promise.all(clients.flatMap((client, c) => Array.from({ length: 5 }, (_, i) => client.webhooks.execute({ id: 'w-skew', token: 'token-skew' }, { content: `${c}-${i}` }))));
+      await Promise.all(
+        clients.flatMap((client, c) =>
+          Array.from({ length: 5 }, (_, i) => client.webhooks.execute({ id: 'w-skew', token: 'token-skew' }, { content: `${c}-${i}` })),
+        ),
+      );
       expect(arrivals).toHaveLength(15);
       // No 1 s window at the server holds more than 5, whichever client's clock is right.
       const sorted = [...arrivals].sort((x, y) => x - y);
@@ -182,7 +192,15 @@ describeWithRedis('the Redis rate-limit store', () => {
   it('the proactive global cap holds across clients sharing the store prefix', async () => {
     const prefix = `cap-${Date.now()}:`;
     const globalRateLimit = { limit: 5, windowMs: 1000 };
-    const clients = [0, 1].map(() => new Client({ baseUrl: server.url, auth: { botToken: 't' }, globalRateLimit, rateLimitStore: createRedisRateLimitStore({ client: connection, prefix }) }));
+    const clients = [0, 1].map(
+      () =>
+        new Client({
+          baseUrl: server.url,
+          auth: { botToken: 't' },
+          globalRateLimit,
+          rateLimitStore: createRedisRateLimitStore({ client: connection, prefix }),
+        }),
+    );
     const before = server.requests.length;
     const started = Date.now();
     await Promise.all(clients.flatMap((client, c) => Array.from({ length: 6 }, (_, i) => client.channels.get(`${c}-${i}`))));
@@ -250,7 +268,11 @@ describeWithRedis('the Redis rate-limit store', () => {
     const stalled = await startRedisServer();
     const held = await connect(stalled.url);
     const commandTimeoutMs = 600;
-    const client = new Client({ baseUrl: server.url, auth: { botToken: 't' }, rateLimitStore: createRedisRateLimitStore({ client: held, prefix: 'stalled:', commandTimeoutMs }) });
+    const client = new Client({
+      baseUrl: server.url,
+      auth: { botToken: 't' },
+      rateLimitStore: createRedisRateLimitStore({ client: held, prefix: 'stalled:', commandTimeoutMs }),
+    });
     let stopped = false;
     try {
       await client.channels.get('1');
@@ -271,7 +293,9 @@ describeWithRedis('the Redis rate-limit store', () => {
       const again = Date.now();
       const second = await client.channels.get('4').catch((caught: unknown) => caught);
       const secondElapsed = Date.now() - again;
-      console.log(`[stalled Redis] commandTimeoutMs ${commandTimeoutMs}: rejected after ${outcomes.map((outcome) => outcome.elapsed).join(', ')} ms, then ${secondElapsed} ms`);
+      console.log(
+        `[stalled Redis] commandTimeoutMs ${commandTimeoutMs}: rejected after ${outcomes.map((outcome) => outcome.elapsed).join(', ')} ms, then ${secondElapsed} ms`,
+      );
       for (const { error, elapsed } of [...outcomes, { error: second, elapsed: secondElapsed }]) {
         expect(isRateLimitStoreError(error)).toBe(true);
         expect(String((error as Error).message)).toContain(`${commandTimeoutMs} ms`);

@@ -37,7 +37,9 @@ if (mode === 'session') {
   console.log(`result ${JSON.stringify({ id: (me as { id?: string }).id, token: client.session.accessToken, refreshed })}`);
 } else {
   const store: RateLimitStore | undefined =
-    env('STORE') === 'redis' ? createRedisRateLimitStore({ client: redis, prefix: env('PREFIX'), reservationMs: Number(env('RESERVATION_MS', '30000')) }) : undefined;
+    env('STORE') === 'redis'
+      ? createRedisRateLimitStore({ client: redis, prefix: env('PREFIX'), reservationMs: Number(env('RESERVATION_MS', '30000')) })
+      : undefined;
   const client = new Client({
     baseUrl: env('BASE_URL'),
     auth: { botToken: 'shared-bot-token', webhookTokens: { wh1: 'webhook-token' } },

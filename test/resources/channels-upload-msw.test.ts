@@ -8,7 +8,9 @@ describe('streamed uploads under MSW (fetch transport)', () => {
   it('MSW receives a one-shot stream upload whole, as multipart', async () => {
     recorder.respond(() => ({ json: { id: 'att1' } }));
     const data = Readable.from([Buffer.from('hello '), Buffer.from('streamed '), 'world']);
-    await expect(createMswClient().channels.uploadAttachment('ch1', { data, filename: 's.txt', contentType: 'text/plain', fields: { a: '1' } })).resolves.toEqual({ id: 'att1' });
+    await expect(
+      createMswClient().channels.uploadAttachment('ch1', { data, filename: 's.txt', contentType: 'text/plain', fields: { a: '1' } }),
+    ).resolves.toEqual({ id: 'att1' });
     const [sent] = recorder.requests;
     expect(sent?.headers['content-type']).toMatch(/^multipart\/form-data; boundary=----community-chat-sdk-/);
     expect(sent?.body).toContain('Content-Disposition: form-data; name="a"\r\n\r\n1\r\n');

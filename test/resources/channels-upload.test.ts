@@ -6,8 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, NetworkError,
-  RateLimitError, ValidationError } from '../../src/index.js';
+import { Client, NetworkError, RateLimitError, ValidationError } from '../../src/index.js';
 import { SECRETS, startRawLoopbackServer, type RawLoopbackServer } from '../helpers/index.js';
 
 const FILE_BYTES = 6 * 1024 * 1024 + 123;
@@ -43,7 +42,15 @@ function recordingHandler(status = () => 200): (request: http.IncomingMessage, r
         const form = await new Response(Buffer.concat(chunks), { headers: { 'content-type': request.headers['content-type'] ?? '' } }).formData();
         for (const [name, value] of form.entries()) {
           if (typeof value === 'string') entry.fields[name] = value;
-          else entry.file = { sha256: createHash('sha256').update(Buffer.from(await value.arrayBuffer())).digest('hex'), size: value.size, name: value.name, type: value.type };
+          else
+            entry.file = {
+              sha256: createHash('sha256')
+                .update(Buffer.from(await value.arrayBuffer()))
+                .digest('hex'),
+              size: value.size,
+              name: value.name,
+              type: value.type,
+            };
         }
       }
       response.writeHead(code, { 'content-type': 'application/json', ...(code === 429 ? { 'retry-after': '0' } : {}) });
@@ -66,7 +73,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const client = (transport: 'undici' | 'fetch', options: { retries?: number } = {}) => new Client({ baseUrl: server.url, transport, auth: { botToken: SECRETS.botToken }, timeoutMs: 20_000, ...options });
+const client = (transport: 'undici' | 'fetch', options: { retries?: number } = {}) =>
+  new Client({ baseUrl: server.url, transport, auth: { botToken: SECRETS.botToken }, timeoutMs: 20_000, ...options });
 
 function last(): Received {
   const entry = received.at(-1);
@@ -100,7 +108,12 @@ describe.each(['undici', 'fetch'] as const)('streamed attachment uploads (%s tra
 
   it('streams a Node Readable, sending Content-Length when its size is given', async () => {
     server.setHandler(recordingHandler());
-    await client(transport).channels.uploadAttachment('ch1', { data: createReadStream(path), filename: 'video.bin', contentType: 'application/x-test', size: FILE_BYTES });
+    await client(transport).channels.uploadAttachment('ch1', {
+      data: createReadStream(path),
+      filename: 'video.bin',
+      contentType: 'application/x-test',
+      size: FILE_BYTES,
+    });
     const entry = last();
     if (transport === 'undici') expect(entry.headers['content-length']).toBe(String(entry.bytes));
     expect(entry.file).toEqual({ sha256: sourceSha256, size: FILE_BYTES, name: 'video.bin', type: 'application/x-test' });

@@ -28,7 +28,11 @@ describe('commands: the application id first, call options last', () => {
     ['replaceForGuild(appId, guildId, definitions)', (c) => c.commands.replaceForGuild('app2', 'g1', defs), ['PUT /guilds/g1/commands/app2']],
     ['delete(appId, cmdId)', (c) => c.commands.delete('app2', 'cmd9'), ['DELETE /applications/app2/commands/cmd9']],
     ['sync(appId, definitions)', (c) => c.commands.sync('app2', defs), ['GET /applications/app2/commands', 'PUT /applications/app2/commands']],
-    ['syncForGuild(appId, guildId, definitions)', (c) => c.commands.syncForGuild('app2', 'g1', defs), ['GET /guilds/g1/commands/app2', 'PUT /guilds/g1/commands/app2']],
+    [
+      'syncForGuild(appId, guildId, definitions)',
+      (c) => c.commands.syncForGuild('app2', 'g1', defs),
+      ['GET /guilds/g1/commands/app2', 'PUT /guilds/g1/commands/app2'],
+    ],
   ])('%s addresses the application and community given', async (_label, call, expected) => {
     commandServer();
     await call(createMswClient());

@@ -77,12 +77,22 @@ describe('pagination', () => {
 
 describe('commands.sync', () => {
   const serverCommands = [
-    { id: '1', application_id: 'app1', name: 'quiz', description: 'Start a quiz', dm_permission: true, version: '7', options: [{ type: 3, name: 'topic', description: 'Topic', required: false, autocomplete: true }] },
+    {
+      id: '1',
+      application_id: 'app1',
+      name: 'quiz',
+      description: 'Start a quiz',
+      dm_permission: true,
+      version: '7',
+      options: [{ type: 3, name: 'topic', description: 'Topic', required: false, autocomplete: true }],
+    },
   ];
 
   it('does not replace commands that already match (ignoring ids, case and defaults)', async () => {
     recorder.respond(() => ({ json: serverCommands }));
-    const result = await createMswClient().commands.sync('app1', [{ name: 'Quiz', description: 'Start a quiz', options: [{ type: 3, name: 'topic', description: 'Topic', autocomplete: true }] }]);
+    const result = await createMswClient().commands.sync('app1', [
+      { name: 'Quiz', description: 'Start a quiz', options: [{ type: 3, name: 'topic', description: 'Topic', autocomplete: true }] },
+    ]);
     expect(result.changed).toBe(false);
     expect(recorder.requests.map((r) => r.method)).toEqual(['GET']);
   });
@@ -99,12 +109,26 @@ describe('commands.sync', () => {
   });
 
   it.each([
-    ['a changed description', [{ name: 'quiz', description: 'Start a new quiz', options: [{ type: 3, name: 'topic', description: 'Topic', autocomplete: true }] }]],
+    [
+      'a changed description',
+      [{ name: 'quiz', description: 'Start a new quiz', options: [{ type: 3, name: 'topic', description: 'Topic', autocomplete: true }] }],
+    ],
     ['a removed option flag', [{ name: 'quiz', description: 'Start a quiz', options: [{ type: 3, name: 'topic', description: 'Topic' }] }]],
-    ['an extra command', [{ name: 'quiz', description: 'Start a quiz', options: [{ type: 3, name: 'topic', description: 'Topic', autocomplete: true }] }, { name: 'score', description: 'Score' }]],
-    ['dm_permission turned off', [{ name: 'quiz', description: 'Start a quiz', dm_permission: false, options: [{ type: 3, name: 'topic', description: 'Topic', autocomplete: true }] }]],
+    [
+      'an extra command',
+      [
+        { name: 'quiz', description: 'Start a quiz', options: [{ type: 3, name: 'topic', description: 'Topic', autocomplete: true }] },
+        { name: 'score', description: 'Score' },
+      ],
+    ],
+    [
+      'dm_permission turned off',
+      [{ name: 'quiz', description: 'Start a quiz', dm_permission: false, options: [{ type: 3, name: 'topic', description: 'Topic', autocomplete: true }] }],
+    ],
   ])('replaces them once on %s', async (_label, definitions) => {
-    recorder.respond((request) => ({ json: request.method === 'GET' ? serverCommands : (JSON.parse(request.body) as object[]).map((command, i) => ({ id: `new${i}`, ...command })) }));
+    recorder.respond((request) => ({
+      json: request.method === 'GET' ? serverCommands : (JSON.parse(request.body) as object[]).map((command, i) => ({ id: `new${i}`, ...command })),
+    }));
     const result = await createMswClient().commands.syncForGuild('app1', 'g1', definitions);
     expect(result.changed).toBe(true);
     expect(recorder.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /api/v1/guilds/g1/commands/app1', 'PUT /api/v1/guilds/g1/commands/app1']);

@@ -1,5 +1,15 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { UnexpectedResponseError, WebhookClient, type Activity, type Application, type ApplicationWebhook, type Channel, type Client, type Command, type GuildWebhook } from '../../src/index.js';
+import {
+  UnexpectedResponseError,
+  WebhookClient,
+  type Activity,
+  type Application,
+  type ApplicationWebhook,
+  type Channel,
+  type Client,
+  type Command,
+  type GuildWebhook,
+} from '../../src/index.js';
 import { SECRETS, createMswClient, useMswRecorder } from '../helpers/index.js';
 
 const recorder = useMswRecorder();
@@ -63,7 +73,9 @@ describe('resources the contract identifies by an id come back with a string id'
   it('names an id of the wrong type, a body that is not an object, and an empty body', async () => {
     const client = createMswClient();
     recorder.respond(() => ({ json: { id: 42 } }));
-    await expect(client.channels.get('ch1')).rejects.toThrow(/channels\.get: unexpected response \(200\): the response has an "id" that is number, not a string/);
+    await expect(client.channels.get('ch1')).rejects.toThrow(
+      /channels\.get: unexpected response \(200\): the response has an "id" that is number, not a string/,
+    );
     recorder.respond(() => ({ json: [{ id: 'a' }, 'b'] }));
     await expect(client.activities.list('ch1')).rejects.toThrow(/item 1 of the response is string, not an object with a string "id"/);
     recorder.respond(() => ({ status: 201, json: null }));

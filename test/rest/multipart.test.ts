@@ -54,7 +54,10 @@ describe('MultipartBody', () => {
     const rest: Uint8Array[] = [];
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) rest.push(next.value);
     expect(Buffer.concat(rest).toString()).toContain('part1;part2;part3;');
-    const again = await body.chunks().next().catch((e: unknown) => e);
+    const again = await body
+      .chunks()
+      .next()
+      .catch((e: unknown) => e);
     expect(again).toBeInstanceOf(MultipartStreamError);
     expect((again as MultipartStreamError).code).toBe('ERR_UPLOAD_STREAM_CONSUMED');
   });
@@ -92,7 +95,17 @@ describe('MultipartBody', () => {
   });
 
   it('rejects a stream longer than its declared size', async () => {
-    const body = new MultipartBody([{ name: 'file', filename: 'a', contentType: 'text/plain', source: (async function* () { yield 'abcdef'; })(), size: 3 }]);
+    const body = new MultipartBody([
+      {
+        name: 'file',
+        filename: 'a',
+        contentType: 'text/plain',
+        source: (async function* () {
+          yield 'abcdef';
+        })(),
+        size: 3,
+      },
+    ]);
     expect(body.length).toBeGreaterThan(3);
     await expect(collect(body)).rejects.toThrow(/more than its declared size of 3 bytes/);
   });

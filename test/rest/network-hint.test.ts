@@ -11,7 +11,8 @@ async function closedPortUrl(): Promise<string> {
   return server.url;
 }
 
-const client = (baseUrl: string, transport?: 'fetch') => new Client({ baseUrl, auth: { botToken: SECRETS.botToken }, retries: 0, ...(transport ? { transport } : {}) });
+const client = (baseUrl: string, transport?: 'fetch') =>
+  new Client({ baseUrl, auth: { botToken: SECRETS.botToken }, retries: 0, ...(transport ? { transport } : {}) });
 
 describe('the undici transport under MSW (a real msw/node server)', () => {
   const msw = setupServer(http.get('https://chat.test/api/v1/channels/:id', ({ params }) => HttpResponse.json({ id: params['id'] })));
@@ -21,7 +22,9 @@ describe('the undici transport under MSW (a real msw/node server)', () => {
   it('says that MSW needs transport: "fetch" when a mocked test host does not resolve, while the fetch transport gets the mock', async () => {
     expect(isMswActive()).toBe(true);
     await expect(client('https://chat.test', 'fetch').channels.get('ch1')).resolves.toEqual({ id: 'ch1' });
-    const error = await client('https://chat.test').channels.get('ch1').catch((e: unknown) => e);
+    const error = await client('https://chat.test')
+      .channels.get('ch1')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as NetworkError).message).toMatch(/(ENOTFOUND|EAI_AGAIN) \(chat\.test looks like a test host: .*transport: 'fetch'/);
     expect((error as NetworkError).mayHaveReachedServer).toBe(false);
@@ -29,15 +32,21 @@ describe('the undici transport under MSW (a real msw/node server)', () => {
 
   it('says so for a refused loopback connection too, only while MSW is active', async () => {
     const url = await closedPortUrl();
-    const withMsw = (await client(url).channels.get('ch1').catch((e: unknown) => e)) as NetworkError;
-    expect(withMsw.message).toMatch(/ECONNREFUSED \(MSW is active in this process, but the undici transport bypasses it: pass the client option transport: 'fetch'/);
+    const withMsw = (await client(url)
+      .channels.get('ch1')
+      .catch((e: unknown) => e)) as NetworkError;
+    expect(withMsw.message).toMatch(
+      /ECONNREFUSED \(MSW is active in this process, but the undici transport bypasses it: pass the client option transport: 'fetch'/,
+    );
   });
 });
 
 describe('the undici transport without MSW', () => {
   it('reports a refused connection without the MSW hint', async () => {
     expect(isMswActive()).toBe(false);
-    const without = (await client(await closedPortUrl()).channels.get('ch1').catch((e: unknown) => e)) as NetworkError;
+    const without = (await client(await closedPortUrl())
+      .channels.get('ch1')
+      .catch((e: unknown) => e)) as NetworkError;
     expect(without.message).toMatch(/network error: ECONNREFUSED$/);
   });
 

@@ -119,7 +119,11 @@ describe('webhook lanes run executions in order', () => {
     const limiter = new RateLimiter(() => 0, { limit: 30, windowMs: 60_000 });
     const order: string[] = [];
     let releaseFirst!: () => void;
-    const first = limiter.serializeWebhook('w', () => new Promise<string>((resolve) => (releaseFirst = () => resolve('first'))).then((v) => (order.push(v), v)), undefined);
+    const first = limiter.serializeWebhook(
+      'w',
+      () => new Promise<string>((resolve) => (releaseFirst = () => resolve('first'))).then((v) => (order.push(v), v)),
+      undefined,
+    );
     const controller = new AbortController();
     const second = limiter.serializeWebhook('w', async () => (order.push('second'), 'second'), controller.signal);
     const third = limiter.serializeWebhook('w', async () => (order.push('third'), 'third'), new AbortController().signal);
@@ -132,9 +136,13 @@ describe('webhook lanes run executions in order', () => {
     expect(order).toEqual(['first', 'third']);
     // The lane is idle again: the next task starts at once, in the same turn.
     let ran = false;
-    const next = limiter.serializeWebhook('w', async () => {
-      ran = true;
-    }, undefined);
+    const next = limiter.serializeWebhook(
+      'w',
+      async () => {
+        ran = true;
+      },
+      undefined,
+    );
     expect(ran).toBe(true);
     await next;
   });
@@ -304,7 +312,12 @@ describe('a server that keeps every bucket alive', () => {
 describe('the interaction-callback lane through a client (real loopback server)', () => {
   it('1,000 callbacks for distinct interactions, each answered with rate-limit headers, leave one bucket, not one per interaction', async () => {
     const server = await startLoopbackServer((_request, response) => {
-      response.writeHead(204, { 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '4', 'x-ratelimit-reset-after': '60', 'x-ratelimit-bucket': 'interaction-callback' });
+      response.writeHead(204, {
+        'x-ratelimit-limit': '5',
+        'x-ratelimit-remaining': '4',
+        'x-ratelimit-reset-after': '60',
+        'x-ratelimit-bucket': 'interaction-callback',
+      });
       response.end();
     });
     const store = new RateLimiter();
@@ -313,7 +326,10 @@ describe('the interaction-callback lane through a client (real loopback server)'
       for (let i = 0; i < 1000; i += 50) {
         await Promise.all(
           Array.from({ length: 50 }, (_, j) =>
-            client.interactions.respond(`${1_000_000 + i + j}`, { interaction_type: InteractionCallbackType.ChannelMessageWithSource, data: { content: 'ok' } }),
+            client.interactions.respond(`${1_000_000 + i + j}`, {
+              interaction_type: InteractionCallbackType.ChannelMessageWithSource,
+              data: { content: 'ok' },
+            }),
           ),
         );
       }

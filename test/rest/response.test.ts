@@ -32,12 +32,25 @@ const statuses = [
 ] as const;
 
 const bodies: { kind: string; response: (status: number) => CannedResponse; expectInMessage?: RegExp; code?: string | number }[] = [
-  { kind: 'JSON with message and code', response: (status) => ({ status, json: { message: 'Missing access', code: 50001 } }), expectInMessage: /Missing access; code 50001/, code: 50001 },
+  {
+    kind: 'JSON with message and code',
+    response: (status) => ({ status, json: { message: 'Missing access', code: 50001 } }),
+    expectInMessage: /Missing access; code 50001/,
+    code: 50001,
+  },
   { kind: 'JSON with field errors', response: (status) => ({ status, json: { errors: { content: 'too long' } } }), expectInMessage: /content: too long/ },
-  { kind: 'plain text', response: (status) => ({ status, text: 'upstream said no', headers: { 'content-type': 'text/plain' } }), expectInMessage: /upstream said no/ },
+  {
+    kind: 'plain text',
+    response: (status) => ({ status, text: 'upstream said no', headers: { 'content-type': 'text/plain' } }),
+    expectInMessage: /upstream said no/,
+  },
   {
     kind: 'HTML page',
-    response: (status) => ({ status, text: '<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>', headers: { 'content-type': 'text/html' } }),
+    response: (status) => ({
+      status,
+      text: '<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>',
+      headers: { 'content-type': 'text/html' },
+    }),
     expectInMessage: /502 Bad Gateway: Bad Gateway/,
   },
   { kind: 'empty body', response: (status) => ({ status }) },
@@ -87,31 +100,37 @@ describe('error mapping', () => {
     // A fresh client per call: each 429 pauses the client's bucket (or every bucket, when global).
     const client = () => createMswClient({ retries: 0, rejectOnRateLimit: true });
     recorder.respond(() => ({ status: 429, json: { message: 'slow down' }, headers: { 'retry-after': '1.5' } }));
-    const seconds = (await client().channels.get('ch1').catch((e: unknown) => e)) as RateLimitError;
+    const seconds = (await client()
+      .channels.get('ch1')
+      .catch((e: unknown) => e)) as RateLimitError;
     expect(seconds.retryAfterMs).toBe(1500);
     expect(seconds.global).toBe(false);
 
     const date = new Date(Date.now() + 10_000).toUTCString();
     recorder.respond(() => ({ status: 429, headers: { 'retry-after': date, 'x-ratelimit-global': 'true' } }));
-    const dated = (await client().channels.get('ch1').catch((e: unknown) => e)) as RateLimitError;
+    const dated = (await client()
+      .channels.get('ch1')
+      .catch((e: unknown) => e)) as RateLimitError;
     expect(dated.retryAfterMs).toBeGreaterThan(7_000);
     expect(dated.retryAfterMs).toBeLessThanOrEqual(10_000);
     expect(dated.global).toBe(true);
 
     recorder.respond(() => ({ status: 429 }));
-    const unknown = (await client().channels.get('ch1').catch((e: unknown) => e)) as RateLimitError;
+    const unknown = (await client()
+      .channels.get('ch1')
+      .catch((e: unknown) => e)) as RateLimitError;
     expect(unknown.retryAfterMs).toBeUndefined();
     expect(unknown.message).toMatch(/no Retry-After given/);
   });
 
   it('maps other 4xx to a plain ApiError and keeps the body', async () => {
     recorder.respond(() => ({ status: 409, json: { message: 'conflict', detail: { a: 1 } } }));
-    const error = (await createMswClient({ retries: 0 }).channels.get('ch1').catch((e: unknown) => e)) as ApiError;
+    const error = (await createMswClient({ retries: 0 })
+      .channels.get('ch1')
+      .catch((e: unknown) => e)) as ApiError;
     expect(error.constructor).toBe(ApiError);
     expect(error.body).toEqual({ message: 'conflict', detail: { a: 1 } });
   });
-
-
 });
 
 describe('hostile error bodies, over a real loopback server', () => {

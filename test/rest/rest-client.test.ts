@@ -53,7 +53,9 @@ function client(options: ClientOptions = {}): Client {
 describe('429 handling', () => {
   it('waits out a storm of 429s with fractional Retry-After seconds, emitting rateLimited each time', async () => {
     let hits = 0;
-    server.setHandler((_request, response) => (++hits <= 3 ? json(response, 429, { message: 'slow' }, { 'retry-after': '0.05' }) : json(response, 200, { id: 'ch1' })));
+    server.setHandler((_request, response) =>
+      ++hits <= 3 ? json(response, 429, { message: 'slow' }, { 'retry-after': '0.05' }) : json(response, 200, { id: 'ch1' }),
+    );
     const c = client();
     const events: RateLimitedEvent[] = [];
     c.on('rateLimited', (event) => events.push(event));
@@ -122,7 +124,9 @@ describe('429 handling', () => {
     const refused = (await c.channels.get('ch1').catch((e: unknown) => e)) as RateLimitError;
     expect(refused).toBeInstanceOf(RateLimitError);
     expect(refused.sent).toBe(false);
-    expect(refused.message).toMatch(/^GET \/api\/v1\/channels\/ch1 was not sent: it would wait \d+ ms for a route rate limit \(the wait exceeds maxRateLimitWaitMs \(5000 ms\)\); nothing was sent$/);
+    expect(refused.message).toMatch(
+      /^GET \/api\/v1\/channels\/ch1 was not sent: it would wait \d+ ms for a route rate limit \(the wait exceeds maxRateLimitWaitMs \(5000 ms\)\); nothing was sent$/,
+    );
     expect(refused.message).not.toContain('failed with 429');
     expect(server.requests).toHaveLength(1);
   });
@@ -151,7 +155,12 @@ describe('429 handling', () => {
     server.setHandler((_request, response) => {
       if (remaining <= 0) return json(response, 429, {}, { 'retry-after': '5' });
       remaining--;
-      json(response, 200, {}, { 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': String(remaining), 'x-ratelimit-reset-after': '0.3', 'x-ratelimit-bucket': 'abc' });
+      json(
+        response,
+        200,
+        {},
+        { 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': String(remaining), 'x-ratelimit-reset-after': '0.3', 'x-ratelimit-bucket': 'abc' },
+      );
       if (remaining === 0) setTimeout(() => (remaining = 2), 300);
     });
     const c = client();
@@ -185,7 +194,9 @@ describe('retries', () => {
 
   it('gives up after `retries` and reports the last attempt; retries: 0 means one attempt', async () => {
     server.setHandler((_request, response) => json(response, 500, { message: 'down' }));
-    const error = (await client({ retries: 2 }).channels.get('ch1').catch((e: unknown) => e)) as ServerError;
+    const error = (await client({ retries: 2 })
+      .channels.get('ch1')
+      .catch((e: unknown) => e)) as ServerError;
     expect(error).toBeInstanceOf(ServerError);
     expect(error.attempt).toBe(3);
     expect(server.requests).toHaveLength(3);
@@ -201,14 +212,18 @@ describe('retries', () => {
 
     server.requests.length = 0;
     server.setHandler((request) => request.socket.destroy());
-    const reset = (await client().channels.update('ch1', { name: 'x' }).catch((e: unknown) => e)) as NetworkError;
+    const reset = (await client()
+      .channels.update('ch1', { name: 'x' })
+      .catch((e: unknown) => e)) as NetworkError;
     expect(reset).toBeInstanceOf(NetworkError);
     expect(reset.mayHaveReachedServer).toBe(true);
     expect(server.requests).toHaveLength(1);
 
     server.requests.length = 0;
     server.setHandler(() => undefined);
-    const timeout = (await client({ timeoutMs: 150 }).interactions.respond('i1', { interaction_type: 4, data: { content: 'hi' } }).catch((e: unknown) => e)) as TimeoutError;
+    const timeout = (await client({ timeoutMs: 150 })
+      .interactions.respond('i1', { interaction_type: 4, data: { content: 'hi' } })
+      .catch((e: unknown) => e)) as TimeoutError;
     expect(timeout).toBeInstanceOf(TimeoutError);
     expect(timeout.mayHaveReachedServer).toBe(true);
     expect(server.requests).toHaveLength(1);
@@ -267,7 +282,9 @@ describe('deadline, timeouts and aborts', () => {
   it('an overall deadline covers backoff and every attempt', async () => {
     server.setHandler((_request, response) => json(response, 500, {}));
     const started = Date.now();
-    const error = await client({ retries: 50, baseDelayMs: 100, maxDelayMs: 100, deadlineMs: 300 }).channels.get('ch1').catch((e: unknown) => e);
+    const error = await client({ retries: 50, baseDelayMs: 100, maxDelayMs: 100, deadlineMs: 300 })
+      .channels.get('ch1')
+      .catch((e: unknown) => e);
     expect(isCommunityChatError(error)).toBe(true);
     expect(Date.now() - started).toBeLessThan(1000);
     // The deadline, not the 50 retries, ended it (backoff is random, so the count varies).
@@ -377,7 +394,12 @@ describe('deadline, timeouts and aborts', () => {
 describe('held requests are announced', () => {
   it('a learned bucket with no room left holds the next request: requestHeld says what holds it and for how long, before it is sent', async () => {
     server.setHandler((_request, response) =>
-      json(response, 200, { id: 'ch1' }, { 'x-ratelimit-limit': '1', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset-after': '0.3', 'x-ratelimit-bucket': 'b1' }),
+      json(
+        response,
+        200,
+        { id: 'ch1' },
+        { 'x-ratelimit-limit': '1', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset-after': '0.3', 'x-ratelimit-bucket': 'b1' },
+      ),
     );
     const c = client();
     await c.channels.get('ch1');
@@ -405,7 +427,7 @@ describe('held requests are announced', () => {
     expect(JSON.stringify(held)).not.toContain(SECRETS.webhookToken);
   });
 
-  it('the default longest wait covers the contract\'s one-minute webhook window: a 429 asking for 60.011 s is waited out, not refused', async () => {
+  it("the default longest wait covers the contract's one-minute webhook window: a 429 asking for 60.011 s is waited out, not refused", async () => {
     let hits = 0;
     server.setHandler((_request, response) => (++hits === 1 ? json(response, 429, {}, { 'retry-after': '60.011' }) : json(response, 200, { id: 'ch1' })));
     const c = client();
@@ -608,7 +630,8 @@ describe('hostile rate-limit values are clamped, so the client recovers', () => 
     let answered = 0;
     server.setHandler((_request, response) => {
       answered++;
-      const headers: Record<string, string> = answered === 1 ? { 'x-ratelimit-limit': '1', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset-after': '1e308' } : {};
+      const headers: Record<string, string> =
+        answered === 1 ? { 'x-ratelimit-limit': '1', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset-after': '1e308' } : {};
       json(response, 200, { ok: answered }, headers);
     });
     const c = client({ clock: () => clock, maxRateLimitPauseMs: 120_000 });
@@ -650,10 +673,18 @@ describe('hostile rate-limit values are clamped, so the client recovers', () => 
 
 describe('input that cannot be sent is refused before any I/O', () => {
   it.each([
-    ['a CR/LF in a header value', (c: Client) => c.channels.get('ch1', { headers: { 'x-audit-log-reason': 'ok\r\nx-injected: 1' } }), 'headers.x-audit-log-reason'],
+    [
+      'a CR/LF in a header value',
+      (c: Client) => c.channels.get('ch1', { headers: { 'x-audit-log-reason': 'ok\r\nx-injected: 1' } }),
+      'headers.x-audit-log-reason',
+    ],
     ['a header name with a space', (c: Client) => c.channels.get('ch1', { headers: { 'bad name': 'v' } }), 'headers.bad name'],
     ['a lone surrogate in a path parameter', (c: Client) => c.channels.get('\uD800'), 'channel_id'],
-    ['a lone surrogate in a query value', (c: Client) => c.request({ method: 'GET', path: '/channels/{channel_id}/drive-links' }, { params: { channel_id: 'c' }, query: { q: 'x\uDC00' } }), 'query.q'],
+    [
+      'a lone surrogate in a query value',
+      (c: Client) => c.request({ method: 'GET', path: '/channels/{channel_id}/drive-links' }, { params: { channel_id: 'c' }, query: { q: 'x\uDC00' } }),
+      'query.q',
+    ],
     ['an encoded dot segment in a custom route', (c: Client) => c.request({ method: 'GET', path: '/channels/%2e%2e/%2e%2e/users/@me' }), 'path'],
     ['an encoded slash in a custom route', (c: Client) => c.request({ method: 'GET', path: '/channels/a%2F..%2Fb' }), 'path'],
   ] as const)('%s: ValidationError naming the field, nothing sent, no retry', async (_label, call, field) => {

@@ -2,11 +2,24 @@ import { describe, expect, it } from 'vitest';
 import { MAX_RATE_LIMIT_RETRIES, decideRetry, isIdempotent, resolveRetryPolicy } from '../../src/rest/retry.js';
 
 const policy = resolveRetryPolicy({ baseDelayMs: 100, maxDelayMs: 1000, maxRateLimitWaitMs: 5_000 });
-const context = (overrides: Partial<Parameters<typeof decideRetry>[2]> = {}) => ({ attempt: 1, method: 'GET' as const, retries: 3, remainingMs: 60_000, random: () => 0.5, ...overrides });
+const context = (overrides: Partial<Parameters<typeof decideRetry>[2]> = {}) => ({
+  attempt: 1,
+  method: 'GET' as const,
+  retries: 3,
+  remainingMs: 60_000,
+  random: () => 0.5,
+  ...overrides,
+});
 
 describe('resolveRetryPolicy', () => {
   it('defaults to 3 retries, 250 ms to 10 s backoff and a 65 s rate-limit wait (a one-minute webhook window and 5 s), and accepts 0 retries', () => {
-    expect(resolveRetryPolicy(undefined)).toEqual({ retries: 3, baseDelayMs: 250, maxDelayMs: 10_000, maxRateLimitWaitMs: 65_000, maxRateLimitPauseMs: 600_000 });
+    expect(resolveRetryPolicy(undefined)).toEqual({
+      retries: 3,
+      baseDelayMs: 250,
+      maxDelayMs: 10_000,
+      maxRateLimitWaitMs: 65_000,
+      maxRateLimitPauseMs: 600_000,
+    });
     expect(resolveRetryPolicy({ retries: 0 }).retries).toBe(0);
     expect(resolveRetryPolicy({ retries: -2.5 }).retries).toBe(0);
   });
@@ -37,15 +50,26 @@ describe('decideRetry', () => {
   });
 
   it('waits out a 429 for what the service asked, or 1 s, 2 s, 4 s… capped at 30 s when it did not say', () => {
-    expect(decideRetry(policy, { kind: 'rateLimit', retryAfterMs: 1234, count: 1 }, context({ method: 'POST' }))).toEqual({ retry: true, delayMs: 1234, reason: 'rateLimit' });
+    expect(decideRetry(policy, { kind: 'rateLimit', retryAfterMs: 1234, count: 1 }, context({ method: 'POST' }))).toEqual({
+      retry: true,
+      delayMs: 1234,
+      reason: 'rateLimit',
+    });
     expect(decideRetry(policy, { kind: 'rateLimit', retryAfterMs: undefined, count: 3 }, context()).delayMs).toBe(4000);
     const long = resolveRetryPolicy({ maxRateLimitWaitMs: 120_000 });
     expect(decideRetry(long, { kind: 'rateLimit', retryAfterMs: undefined, count: 9 }, context()).delayMs).toBe(30_000);
   });
 
   it('refuses a 429 wait beyond maxRateLimitWaitMs, beyond the deadline, or after too many 429s, saying why', () => {
-    expect(decideRetry(policy, { kind: 'rateLimit', retryAfterMs: 6000, count: 1 }, context())).toMatchObject({ retry: false, delayMs: 6000, why: expect.stringContaining('maxRateLimitWaitMs') });
-    expect(decideRetry(policy, { kind: 'rateLimit', retryAfterMs: 2000, count: 1 }, context({ remainingMs: 1000 }))).toMatchObject({ retry: false, why: expect.stringContaining('deadline') });
+    expect(decideRetry(policy, { kind: 'rateLimit', retryAfterMs: 6000, count: 1 }, context())).toMatchObject({
+      retry: false,
+      delayMs: 6000,
+      why: expect.stringContaining('maxRateLimitWaitMs'),
+    });
+    expect(decideRetry(policy, { kind: 'rateLimit', retryAfterMs: 2000, count: 1 }, context({ remainingMs: 1000 }))).toMatchObject({
+      retry: false,
+      why: expect.stringContaining('deadline'),
+    });
     expect(decideRetry(policy, { kind: 'rateLimit', retryAfterMs: 10, count: MAX_RATE_LIMIT_RETRIES + 1 }, context()).retry).toBe(false);
   });
 

@@ -1,5 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { AbortError, Client, NetworkError, ResponseTooLargeError, TimeoutError, UnexpectedResponseError, isNetworkError, isResponseTooLargeError, isTimeoutError } from '../../src/index.js';
+import {
+  AbortError,
+  Client,
+  NetworkError,
+  ResponseTooLargeError,
+  TimeoutError,
+  UnexpectedResponseError,
+  isNetworkError,
+  isResponseTooLargeError,
+  isTimeoutError,
+} from '../../src/index.js';
 import { SECRETS, findLeakedSecrets, startLoopbackServer, startRawLoopbackServer, type LoopbackServer } from '../helpers/index.js';
 import { AttemptSignal } from '../../src/rest/transport.js';
 import { UndiciTransport } from '../../src/rest/undici-transport.js';
@@ -17,7 +27,9 @@ for (const transport of ['undici', 'fetch'] as const) {
     it('sends JSON with credentials and parses JSON, keeping unknown fields', async () => {
       server.setHandler((request, response, body) => {
         response.setHeader('content-type', 'application/json; charset=utf-8');
-        response.end(JSON.stringify({ id: 'ch1', seen: { method: request.method, url: request.url, auth: request.headers.authorization, body }, future: true }));
+        response.end(
+          JSON.stringify({ id: 'ch1', seen: { method: request.method, url: request.url, auth: request.headers.authorization, body }, future: true }),
+        );
       });
       const result = await client().channels.update('ch1', { name: 'général' });
       expect(result).toEqual({
@@ -36,7 +48,9 @@ for (const transport of ['undici', 'fetch'] as const) {
         response.end(`"${big}"`);
       });
       const before = server.requests.length;
-      const declared = await client().channels.get('ch1').catch((e: unknown) => e);
+      const declared = await client()
+        .channels.get('ch1')
+        .catch((e: unknown) => e);
       expect(declared).toBeInstanceOf(ResponseTooLargeError);
       expect((declared as ResponseTooLargeError).message).toMatch(/exceeds maxResponseBytes \(10485760 bytes\).*raise maxResponseBytes/);
       expect(server.requests.length - before).toBe(1);
@@ -64,7 +78,9 @@ for (const transport of ['undici', 'fetch'] as const) {
         response.writeHead(200, { 'content-type': 'application/json' });
         response.end(`"${big}"`);
       });
-      await expect(client().request({ method: 'GET', path: '/channels/{channel_id}' }, { params: { channel_id: 'ch1' }, maxResponseBytes: 12 * 1024 * 1024 })).resolves.toHaveLength(big.length);
+      await expect(
+        client().request({ method: 'GET', path: '/channels/{channel_id}' }, { params: { channel_id: 'ch1' }, maxResponseBytes: 12 * 1024 * 1024 }),
+      ).resolves.toHaveLength(big.length);
     });
 
     it('resolves a 204 to undefined', async () => {
@@ -80,7 +96,10 @@ for (const transport of ['undici', 'fetch'] as const) {
         response.setHeader('content-type', 'application/json');
         response.end(JSON.stringify({ type: request.headers['content-type'], body }));
       });
-      const result = (await client().channels.uploadAttachment('ch1', { data: new Uint8Array([104, 105]), filename: 'hi.txt', contentType: 'text/plain' })) as { type: string; body: string };
+      const result = (await client().channels.uploadAttachment('ch1', { data: new Uint8Array([104, 105]), filename: 'hi.txt', contentType: 'text/plain' })) as {
+        type: string;
+        body: string;
+      };
       expect(result.type).toMatch(/^multipart\/form-data; boundary=/);
       expect(result.body).toContain('filename="hi.txt"');
       expect(result.body).toContain('Content-Type: text/plain');
@@ -91,7 +110,9 @@ for (const transport of ['undici', 'fetch'] as const) {
       server.setHandler(() => {
         // never answers
       });
-      const error = await client().channels.get('ch1').catch((e: unknown) => e);
+      const error = await client()
+        .channels.get('ch1')
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(TimeoutError);
       expect(isTimeoutError(error)).toBe(true);
       expect((error as TimeoutError).timeoutMs).toBe(500);
@@ -112,7 +133,9 @@ for (const transport of ['undici', 'fetch'] as const) {
       });
       const before = new AbortController();
       before.abort();
-      const early = (await client().channels.get('ch1', { signal: before.signal }).catch((e: unknown) => e)) as AbortError;
+      const early = (await client()
+        .channels.get('ch1', { signal: before.signal })
+        .catch((e: unknown) => e)) as AbortError;
       expect(early).toBeInstanceOf(AbortError);
       expect(early.mayHaveReachedServer).toBe(false);
 
@@ -125,7 +148,9 @@ for (const transport of ['undici', 'fetch'] as const) {
       server.setHandler((request) => {
         request.socket.destroy();
       });
-      const error = (await client().channels.get('ch1').catch((e: unknown) => e)) as NetworkError;
+      const error = (await client()
+        .channels.get('ch1')
+        .catch((e: unknown) => e)) as NetworkError;
       expect(isNetworkError(error)).toBe(true);
       expect(error.mayHaveReachedServer).toBe(true);
     });
@@ -145,7 +170,9 @@ describe('connection refused', () => {
     const closed = await startLoopbackServer();
     const url = closed.url;
     await closed.close();
-    const error = (await new Client({ baseUrl: url, transport, auth: { botToken: SECRETS.botToken } }).channels.get('ch1').catch((e: unknown) => e)) as NetworkError;
+    const error = (await new Client({ baseUrl: url, transport, auth: { botToken: SECRETS.botToken } }).channels
+      .get('ch1')
+      .catch((e: unknown) => e)) as NetworkError;
     expect(error).toBeInstanceOf(NetworkError);
     expect(error.mayHaveReachedServer).toBe(false);
     expect(error.message).toContain('ECONNREFUSED');
@@ -222,7 +249,15 @@ describe('the undici transport over a dispatcher of the caller', () => {
 });
 
 describe('the undici transport reads a body once, and settles what it is asked to', () => {
-  const request = (url: string, signal = new AttemptSignal()) => ({ method: 'GET' as const, origin: url, path: '/x', headers: {}, body: undefined, signal, maxResponseBytes: 10 * 1024 * 1024 });
+  const request = (url: string, signal = new AttemptSignal()) => ({
+    method: 'GET' as const,
+    origin: url,
+    path: '/x',
+    headers: {},
+    body: undefined,
+    signal,
+    maxResponseBytes: 10 * 1024 * 1024,
+  });
 
   it('discard() of an endless body settles at once instead of reading it to the end, and the server sees the connection go', async () => {
     let closed = false;
@@ -265,7 +300,9 @@ describe('the undici transport reads a body once, and settles what it is asked t
     const { Pool } = await import('undici');
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const slow = await startRawLoopbackServer((_request, response) => void held.then(() => response.writeHead(200, { 'content-type': 'application/json' }).end('{"id":"c"}')));
+    const slow = await startRawLoopbackServer(
+      (_request, response) => void held.then(() => response.writeHead(200, { 'content-type': 'application/json' }).end('{"id":"c"}')),
+    );
     const pool = new Pool(slow.url, { connections: 1 });
     const client = new Client({ baseUrl: slow.url, dispatcher: pool, auth: { botToken: SECRETS.botToken }, retries: 0, requireResponseIds: false });
     try {

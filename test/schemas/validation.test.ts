@@ -16,9 +16,25 @@ const long = (n: number) => 'x'.repeat(n);
 const invalid: InvalidCase[] = [
   { name: 'command name too long', call: (c) => c.commands.create('app1', { name: long(33), description: 'd' }), paths: ['name'] },
   { name: 'empty command name', call: (c) => c.commands.create('app1', { name: '', description: 'd' }), paths: ['name'] },
-  { name: 'command without description, bad dm_permission', call: (c) => c.commands.create('app1', { name: 'ok', dm_permission: 'yes' } as never), paths: ['description', 'dm_permission'] },
-  { name: 'bad option descriptor', call: (c) => c.commands.create('app1', { name: 'ok', description: 'd', options: [{ type: 0, name: '' }] } as never), paths: ['options.0.type', 'options.0.name'] },
-  { name: 'duplicate names in a bulk replace', call: (c) => c.commands.replace('app1', [{ name: 'A', description: 'd' }, { name: 'a', description: 'd' }]), paths: ['1.name'] },
+  {
+    name: 'command without description, bad dm_permission',
+    call: (c) => c.commands.create('app1', { name: 'ok', dm_permission: 'yes' } as never),
+    paths: ['description', 'dm_permission'],
+  },
+  {
+    name: 'bad option descriptor',
+    call: (c) => c.commands.create('app1', { name: 'ok', description: 'd', options: [{ type: 0, name: '' }] } as never),
+    paths: ['options.0.type', 'options.0.name'],
+  },
+  {
+    name: 'duplicate names in a bulk replace',
+    call: (c) =>
+      c.commands.replace('app1', [
+        { name: 'A', description: 'd' },
+        { name: 'a', description: 'd' },
+      ]),
+    paths: ['1.name'],
+  },
   { name: 'sync with a bad definition', call: (c) => c.commands.sync('app1', [{ name: long(40), description: 'd' }]), paths: ['0.name'] },
   { name: 'webhook content missing', call: (c) => c.webhooks.execute('wh1', {} as never), paths: ['content'] },
   { name: 'webhook content empty', call: (c) => c.webhooks.execute('wh1', { content: '' }), paths: ['content'] },
@@ -96,7 +112,18 @@ describe('every method settles, never throwing synchronously', () => {
   it('calls every public method of every manager with bad arguments and gets a promise or an async iterator', async () => {
     recorder.respond(() => ({ status: 200, json: {} }));
     const client = createMswClient();
-    const managers = ['applications', 'bots', 'applicationWebhooks', 'commands', 'activities', 'channels', 'webhooks', 'interactions', 'auth', 'users'] as const;
+    const managers = [
+      'applications',
+      'bots',
+      'applicationWebhooks',
+      'commands',
+      'activities',
+      'channels',
+      'webhooks',
+      'interactions',
+      'auth',
+      'users',
+    ] as const;
     let checked = 0;
     for (const name of managers) {
       const manager = client[name] as unknown as Record<string, unknown>;

@@ -30,7 +30,14 @@ try {
 
   const tarball = run('npm', ['pack', '--silent', '--pack-destination', work], clone).trim().split('\n').at(-1);
   const listing = run('tar', ['-tzf', path.join(work, tarball)], work);
-  for (const entry of ['package/dist/index.js', 'package/dist/index.cjs', 'package/dist/types/index.d.ts', 'package/dist/types/index.d.cts', 'package/dist/types/client.d.ts', 'package/dist/testing/index.js']) {
+  for (const entry of [
+    'package/dist/index.js',
+    'package/dist/index.cjs',
+    'package/dist/types/index.d.ts',
+    'package/dist/types/index.d.cts',
+    'package/dist/types/client.d.ts',
+    'package/dist/testing/index.js',
+  ]) {
     assert.ok(listing.includes(entry), `the tarball holds ${entry} (prepack builds it)`);
   }
 
@@ -41,18 +48,54 @@ try {
   run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', path.join(work, tarball)], app);
   const esm = run(
     process.execPath,
-    ['--input-type=module', '-e', "const m = await import('community-chat-sdk'); const t = await import('community-chat-sdk/testing'); console.log(typeof m.Client, typeof t.createEmulator);"],
+    [
+      '--input-type=module',
+      '-e',
+      "const m = await import('community-chat-sdk'); const t = await import('community-chat-sdk/testing'); console.log(typeof m.Client, typeof t.createEmulator);",
+    ],
     app,
   ).trim();
   assert.equal(esm, 'function function');
-  const cjs = run(process.execPath, ['-e', "const m = require('community-chat-sdk'); const t = require('community-chat-sdk/testing'); console.log(typeof m.Client, typeof t.createEmulator);"], app).trim();
+  const cjs = run(
+    process.execPath,
+    ['-e', "const m = require('community-chat-sdk'); const t = require('community-chat-sdk/testing'); console.log(typeof m.Client, typeof t.createEmulator);"],
+    app,
+  ).trim();
   assert.equal(cjs, 'function function');
   // Its types compile in both module systems, one readable declaration file per source file.
-  writeFileSync(path.join(app, 'esm.mts'), "import { Client, type ClientOptions } from 'community-chat-sdk';\nimport { createEmulator } from 'community-chat-sdk/testing';\nconst options: ClientOptions = { baseUrl: 'http://localhost:8080' };\nexport const made: [Client, typeof createEmulator] = [new Client(options), createEmulator];\n");
-  writeFileSync(path.join(app, 'cjs.cts'), "import sdk = require('community-chat-sdk');\nexport const client: sdk.Client = new sdk.Client({ auth: { botToken: 't' } });\n");
+  writeFileSync(
+    path.join(app, 'esm.mts'),
+    "import { Client, type ClientOptions } from 'community-chat-sdk';\nimport { createEmulator } from 'community-chat-sdk/testing';\nconst options: ClientOptions = { baseUrl: 'http://localhost:8080' };\nexport const made: [Client, typeof createEmulator] = [new Client(options), createEmulator];\n",
+  );
+  writeFileSync(
+    path.join(app, 'cjs.cts'),
+    "import sdk = require('community-chat-sdk');\nexport const client: sdk.Client = new sdk.Client({ auth: { botToken: 't' } });\n",
+  );
   const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-  run(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--typeRoots', path.join(root, 'node_modules', '@types'), 'esm.mts', 'cjs.cts'], app);
-  console.log(`pack: npm pack from a copy without dist/ built ${tarball}; a new project installed it and loaded it through import() and require(), and its types compiled as ESM and CommonJS`);
+  run(
+    process.execPath,
+    [
+      tsc,
+      '--noEmit',
+      '--strict',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--target',
+      'es2022',
+      '--types',
+      'node',
+      '--typeRoots',
+      path.join(root, 'node_modules', '@types'),
+      'esm.mts',
+      'cjs.cts',
+    ],
+    app,
+  );
+  console.log(
+    `pack: npm pack from a copy without dist/ built ${tarball}; a new project installed it and loaded it through import() and require(), and its types compiled as ESM and CommonJS`,
+  );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -37,7 +37,10 @@ async function check(name, fn) {
   }
 }
 
-for (const [label, sdk] of [['import', esm], ['require', cjs]]) {
+for (const [label, sdk] of [
+  ['import', esm],
+  ['require', cjs],
+]) {
   await check(`${label}: exports`, () => {
     assert.equal(typeof sdk.Client, 'function');
     assert.equal(typeof sdk.WebhookClient, 'function');
@@ -61,7 +64,10 @@ for (const [label, sdk] of [['import', esm], ['require', cjs]]) {
   });
 }
 
-for (const [label, sdk, testing] of [['import', esm, esmTesting], ['require', cjs, cjsTesting]]) {
+for (const [label, sdk, testing] of [
+  ['import', esm, esmTesting],
+  ['require', cjs, cjsTesting],
+]) {
   await check(`${label}: the testing entry runs the emulator, and the Gateway delivers an interaction`, async () => {
     const emulator = await testing.createEmulator();
     const admin = new sdk.Client({ baseUrl: emulator.url });
@@ -77,7 +83,10 @@ for (const [label, sdk, testing] of [['import', esm, esmTesting], ['require', cj
   });
 }
 
-for (const [label, sdk, testing] of [['import', esm, esmTesting], ['require', cjs, cjsTesting]]) {
+for (const [label, sdk, testing] of [
+  ['import', esm, esmTesting],
+  ['require', cjs, cjsTesting],
+]) {
   await check(`${label}: shards in worker threads load the built shard-worker and answer an interaction`, async () => {
     const emulator = await testing.createEmulator({ gateway: { shards: 2, maxConcurrency: 2 } });
     const admin = new sdk.Client({ baseUrl: emulator.url });
@@ -94,7 +103,10 @@ for (const [label, sdk, testing] of [['import', esm, esmTesting], ['require', cj
   });
 }
 
-for (const [label, sdk, transport] of [['import', esm, esmTransport], ['require', cjs, cjsTransport]]) {
+for (const [label, sdk, transport] of [
+  ['import', esm, esmTransport],
+  ['require', cjs, cjsTransport],
+]) {
   await check(`${label}: a custom transport wrapping the undici one, from the transport entry`, async () => {
     assert.equal(sdk.TransportFailure, undefined, 'the main entry no longer exports transport internals');
     const inner = new transport.UndiciTransport();
@@ -109,7 +121,8 @@ for (const [label, sdk, transport] of [['import', esm, esmTransport], ['require'
 }
 
 await check('the main entry loads neither ws nor zod, nor the testing kit, until they are used', () => {
-  const probe = "require('./dist/index.cjs'); process.stdout.write(JSON.stringify(Object.keys(require.cache).filter((k) => /node_modules[\\/](ws|zod)[\\/]|[\\/]dist[\\/]testing[\\/]/.test(k))))";
+  const probe =
+    "require('./dist/index.cjs'); process.stdout.write(JSON.stringify(Object.keys(require.cache).filter((k) => /node_modules[\\/](ws|zod)[\\/]|[\\/]dist[\\/]testing[\\/]/.test(k))))";
   const loaded = JSON.parse(execFileSync(process.execPath, ['-e', probe], { cwd: new URL('../..', import.meta.url), encoding: 'utf8' }));
   assert.deepEqual(loaded, []);
 });

@@ -7,7 +7,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { GlobalRateLimitOptions, RateLimitStore, WebhookWindowOptions } from '../../src/index.js';
 
 /** Makes a fresh store (its own state) with these settings. */
-export type StoreFactory = (settings: { webhookWindow?: WebhookWindowOptions; globalRateLimit?: GlobalRateLimitOptions }) => Promise<RateLimitStore> | RateLimitStore;
+export type StoreFactory = (settings: {
+  webhookWindow?: WebhookWindowOptions;
+  globalRateLimit?: GlobalRateLimitOptions;
+}) => Promise<RateLimitStore> | RateLimitStore;
 
 const ROUTE = 'GET /channels/{channel_id}';
 
@@ -64,10 +67,12 @@ export function rateLimitStoreContract(name: string, make: StoreFactory, teardow
       store.learn(ROUTE, 'overtake', { limit: 5, remaining: 4, resetAfterMs: 60_000, bucket: undefined, resetAtMs: window });
       store.release(key);
       await take(store, key);
-      const refused = await store.acquireSlow(key, 'normal', AbortSignal.timeout(300), () => undefined).then(
-        () => 'took a place',
-        () => 'waited',
-      );
+      const refused = await store
+        .acquireSlow(key, 'normal', AbortSignal.timeout(300), () => undefined)
+        .then(
+          () => 'took a place',
+          () => 'waited',
+        );
       expect(refused).toBe('waited');
       // A new window (a later X-RateLimit-Reset) replaces what was learned: places again.
       store.learn(ROUTE, 'overtake', { limit: 5, remaining: 4, resetAfterMs: 60_000, bucket: undefined, resetAtMs: window + 60_000 });

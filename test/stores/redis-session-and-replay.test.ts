@@ -28,5 +28,7 @@ describeWithRedis('the Redis replay and Gateway session stores against a real re
       while ((await connection.exists(`${prefix}${key}`)) === 1) await new Promise((resolve) => setImmediate(resolve));
     },
   );
-  gatewaySessionStoreContract('the Redis Gateway session store', () => createRedisGatewaySessionStore({ client: connection, prefix: `gw-contract-${++stores}:` }));
+  gatewaySessionStoreContract('the Redis Gateway session store', () =>
+    createRedisGatewaySessionStore({ client: connection, prefix: `gw-contract-${++stores}:` }),
+  );
 });

@@ -6,7 +6,11 @@ import { describe, expect, it } from 'vitest';
 import type { GatewaySessionStore, ReplayStore } from '../../src/index.js';
 
 /** The replay store contract: a key is claimed once until its time to live passes. */
-export function replayStoreContract(name: string, make: () => Promise<ReplayStore> | ReplayStore, expire: (store: ReplayStore, key: string) => Promise<void>): void {
+export function replayStoreContract(
+  name: string,
+  make: () => Promise<ReplayStore> | ReplayStore,
+  expire: (store: ReplayStore, key: string) => Promise<void>,
+): void {
   describe(`the ReplayStore contract: ${name}`, () => {
     it('claims a key once; another key is free; the key is free again once it expires', async () => {
       const store = await make();

@@ -22,7 +22,13 @@ function usageError(args: string[]): string {
 describe('readCliArgs', () => {
   it('reads the flags, with their defaults', () => {
     expect(readCliArgs([])).toEqual({ help: false, port: 8080, host: '127.0.0.1', seed: undefined, playground: true });
-    expect(readCliArgs(['--port', '0', '--host=::1', '--seed', '7', '--no-playground'])).toEqual({ help: false, port: 0, host: '::1', seed: 7, playground: false });
+    expect(readCliArgs(['--port', '0', '--host=::1', '--seed', '7', '--no-playground'])).toEqual({
+      help: false,
+      port: 0,
+      host: '::1',
+      seed: 7,
+      playground: false,
+    });
     expect(readCliArgs(['-h']).help).toBe(true);
   });
 
@@ -53,7 +59,9 @@ describe('community-chat-emulator, as a child process', () => {
     try {
       const busy = await startScript('src/testing/cli.ts', { args: ['--port', String(port)] });
       expect(await busy.exited).toBe(1);
-      expect(busy.stderr()).toBe(`community-chat-emulator: cannot start: port ${port} is already in use on 127.0.0.1 (pick another with --port, or --port 0 for any free one)\n`);
+      expect(busy.stderr()).toBe(
+        `community-chat-emulator: cannot start: port ${port} is already in use on 127.0.0.1 (pick another with --port, or --port 0 for any free one)\n`,
+      );
       const elsewhere = await startScript('src/testing/cli.ts', { args: ['--port', '0', '--host', '203.0.113.7'] });
       expect(await elsewhere.exited).toBe(1);
       expect(elsewhere.stderr()).toMatch(/^community-chat-emulator: cannot start: host "203\.0\.113\.7" is not an address of this machine\n$/);

@@ -19,7 +19,10 @@ async function start(options: EmulatorOptions = FAST): Promise<{ emulator: Emula
   const emulator = await createEmulator(options);
   const admin = new Client({ baseUrl: emulator.url });
   await admin.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
-  cleanup.push(() => emulator.close(), () => admin.close());
+  cleanup.push(
+    () => emulator.close(),
+    () => admin.close(),
+  );
   return { emulator, admin };
 }
 
@@ -117,7 +120,8 @@ describe('application-webhook deliveries', () => {
     const inner = new MemoryReplayStore();
     let failed = false;
     const replayStore = {
-      claim: (key: string, ttlMs: number) => (!failed && (failed = true) ? Promise.reject(new Error('the replay store is down')) : Promise.resolve(inner.claim(key, ttlMs))),
+      claim: (key: string, ttlMs: number) =>
+        !failed && (failed = true) ? Promise.reject(new Error('the replay store is down')) : Promise.resolve(inner.claim(key, ttlMs)),
     };
     let receiver: ReturnType<typeof createWebhookReceiver> | undefined;
     const url = await serve((request, response) => receiver?.node(request, response));
@@ -136,13 +140,23 @@ describe('application-webhook deliveries', () => {
   it('gives up after three failed attempts, and counts a refused connection as a failure', async () => {
     const { emulator, admin } = await start();
     const appId = emulator.seed.applicationId;
-    const url = await serve((request, response) => response.writeHead(503).end());
+    const url = await serve((_request, response) => response.writeHead(503).end());
     const failing = await admin.applicationWebhooks.create(appId, { url, events: ['TEST'] });
     const first = await admin.applicationWebhooks.test(appId, failing.id);
-    expect(await finished(admin, appId, String(first['id']))).toMatchObject({ status: 'failed', attempts: 3, response_status: 503, error: expect.stringMatching(/503/) });
+    expect(await finished(admin, appId, String(first['id']))).toMatchObject({
+      status: 'failed',
+      attempts: 3,
+      response_status: 503,
+      error: expect.stringMatching(/503/),
+    });
     const closed = await admin.applicationWebhooks.create(appId, { url: 'http://127.0.0.1:9/nothing-listens', events: ['TEST'] });
     const second = await admin.applicationWebhooks.test(appId, closed.id);
-    expect(await finished(admin, appId, String(second['id']))).toMatchObject({ status: 'failed', attempts: 3, response_status: null, error: expect.stringMatching(/ECONNREFUSED|refused/i) });
+    expect(await finished(admin, appId, String(second['id']))).toMatchObject({
+      status: 'failed',
+      attempts: 3,
+      response_status: null,
+      error: expect.stringMatching(/ECONNREFUSED|refused/i),
+    });
   });
 
   it('signs with the new secret at once after regenerate-secret: the old one fails', async () => {
@@ -175,7 +189,11 @@ describe('application-webhook deliveries', () => {
     const appId = emulator.seed.applicationId;
     const hook = await admin.applicationWebhooks.create(appId, { url: 'http://hooks.invalid/quiz', events: ['TEST'] });
     const queued = await admin.applicationWebhooks.test(appId, hook.id);
-    expect(await finished(admin, appId, String(queued['id']))).toMatchObject({ status: 'failed', attempts: 0, error: expect.stringMatching(/not a loopback address.*allowExternalDeliveries/) });
+    expect(await finished(admin, appId, String(queued['id']))).toMatchObject({
+      status: 'failed',
+      attempts: 0,
+      error: expect.stringMatching(/not a loopback address.*allowExternalDeliveries/),
+    });
 
     const open = await start({ deliveries: { ...FAST.deliveries, timeoutMs: 1000 }, allowExternalDeliveries: true });
     const openApp = open.emulator.seed.applicationId;
@@ -214,7 +232,7 @@ describe('application-webhook deliveries', () => {
   it('lists deliveries with id, event, status, attempts, duration_ms and created_at, paginated', async () => {
     const { emulator, admin } = await start();
     const appId = emulator.seed.applicationId;
-    const url = await serve((request, response) => response.writeHead(204).end());
+    const url = await serve((_request, response) => response.writeHead(204).end());
     const hook = await admin.applicationWebhooks.create(appId, { url, events: ['TEST'] });
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push(String((await admin.applicationWebhooks.test(appId, hook.id))['id']));

@@ -20,7 +20,10 @@ async function start(options: EmulatorOptions = {}): Promise<Emulator> {
 }
 
 /** A raw request with any Host header (fetch will not send a foreign one). */
-function raw(emulator: Emulator, init: { method: string; path: string; headers: Record<string, string>; body?: string }): Promise<{ status: number; body: string }> {
+function raw(
+  emulator: Emulator,
+  init: { method: string; path: string; headers: Record<string, string>; body?: string },
+): Promise<{ status: number; body: string }> {
   const url = new URL(emulator.url);
   return new Promise((resolve, reject) => {
     const request = httpRequest({ host: url.hostname, port: url.port, method: init.method, path: `/api/v1${init.path}`, headers: init.headers }, (response) => {
@@ -50,7 +53,12 @@ describe('the emulator refuses what a hostile page could send', () => {
     const emulator = await start();
     const body = JSON.stringify({ email: emulator.seed.user.email, password: emulator.seed.user.password });
     const port = new URL(emulator.url).port;
-    const rebound = await raw(emulator, { method: 'POST', path: '/auth/login', headers: { host: `attacker.example:${port}`, 'content-type': 'application/json' }, body });
+    const rebound = await raw(emulator, {
+      method: 'POST',
+      path: '/auth/login',
+      headers: { host: `attacker.example:${port}`, 'content-type': 'application/json' },
+      body,
+    });
     expect(rebound.status).toBe(403);
     expect(rebound.body).not.toContain('access_token');
     const own = await raw(emulator, { method: 'POST', path: '/auth/login', headers: { host: `localhost:${port}`, 'content-type': 'application/json' }, body });
@@ -61,9 +69,17 @@ describe('the emulator refuses what a hostile page could send', () => {
     const emulator = await start();
     const { id, token } = emulator.seed.webhook;
     const before = emulator.messages().length;
-    const textPlain = await fetch(`${emulator.url}/api/v1/webhooks/${id}/${token}`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"content":"pwned"}' });
+    const textPlain = await fetch(`${emulator.url}/api/v1/webhooks/${id}/${token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: '{"content":"pwned"}',
+    });
     expect(textPlain.status).toBe(415);
-    const foreign = await fetch(`${emulator.url}/api/v1/webhooks/${id}/${token}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'http://evil.example' }, body: '{"content":"pwned"}' });
+    const foreign = await fetch(`${emulator.url}/api/v1/webhooks/${id}/${token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'http://evil.example' },
+      body: '{"content":"pwned"}',
+    });
     expect(foreign.status).toBe(403);
     expect(emulator.messages().length).toBe(before);
     // The SDK sends no Origin, and keeps working.
@@ -86,10 +102,19 @@ describe('the emulator refuses what a hostile page could send', () => {
     const { id, token } = emulator.seed.webhook;
     const url = new URL(emulator.url);
     const streamed = await new Promise<number>((resolve, reject) => {
-      const request = httpRequest({ host: url.hostname, port: url.port, method: 'POST', path: `/api/v1/webhooks/${id}/${token}`, headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (response) => {
-        response.resume();
-        resolve(response.statusCode ?? 0);
-      });
+      const request = httpRequest(
+        {
+          host: url.hostname,
+          port: url.port,
+          method: 'POST',
+          path: `/api/v1/webhooks/${id}/${token}`,
+          headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      );
       request.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' || error.code === 'EPIPE' ? undefined : reject(error)));
       const chunk = Buffer.alloc(16 * 1024, 'a');
       let sent = 0;
@@ -101,7 +126,11 @@ describe('the emulator refuses what a hostile page could send', () => {
       pump();
     });
     expect(streamed).toBe(413);
-    const declared = await raw(emulator, { method: 'POST', path: `/webhooks/${id}/${token}`, headers: { host: url.host, 'content-type': 'application/json', 'content-length': String(200 * 1024 * 1024) } });
+    const declared = await raw(emulator, {
+      method: 'POST',
+      path: `/webhooks/${id}/${token}`,
+      headers: { host: url.host, 'content-type': 'application/json', 'content-length': String(200 * 1024 * 1024) },
+    });
     expect(declared.status).toBe(413);
   });
 

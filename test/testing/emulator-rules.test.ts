@@ -87,7 +87,11 @@ describe('the emulator enforces the contract', () => {
 
   it('the SDK sends a burst to one webhook without drawing a 429', async () => {
     const emulator = await start({ webhookRateLimit: { limit: 5, windowMs: 400 } });
-    const client = new Client({ baseUrl: emulator.url, webhookRateLimit: { limit: 5, windowMs: 400 }, auth: { webhookTokens: { [emulator.seed.webhook.id]: emulator.seed.webhook.token } } });
+    const client = new Client({
+      baseUrl: emulator.url,
+      webhookRateLimit: { limit: 5, windowMs: 400 },
+      auth: { webhookTokens: { [emulator.seed.webhook.id]: emulator.seed.webhook.token } },
+    });
     const limited: RateLimitedEvent[] = [];
     client.on('rateLimited', (event) => limited.push(event));
     await Promise.all(Array.from({ length: 14 }, (_, i) => client.webhooks.execute(emulator.seed.webhook.id, { content: `burst ${i}` })));
@@ -126,7 +130,10 @@ describe('the emulator enforces the contract', () => {
     const owner = await login(emulator);
     const user = `Bearer ${owner.access}`;
     const appId = emulator.seed.applicationId;
-    const created = await raw(emulator, 'POST', `/applications/${appId}/commands`, { auth: user, body: { name: 'QuIz', description: 'q', options: [{ type: 3, name: 'topic', description: 't', autocomplete: true }] } });
+    const created = await raw(emulator, 'POST', `/applications/${appId}/commands`, {
+      auth: user,
+      body: { name: 'QuIz', description: 'q', options: [{ type: 3, name: 'topic', description: 't', autocomplete: true }] },
+    });
     expect(created).toMatchObject({ status: 201, body: { name: 'quiz', dm_permission: true } });
     expect((await raw(emulator, 'POST', `/applications/${appId}/commands`, { auth: user, body: { name: 'x'.repeat(33), description: 'q' } })).status).toBe(400);
     const bot = `Bot ${emulator.seed.botToken}`;
@@ -136,7 +143,10 @@ describe('the emulator enforces the contract', () => {
     expect((await raw(emulator, 'POST', callback, { auth: bot, body: { interaction_type: 4, data: { content: 'hi' } } })).status).toBe(204);
     expect((await raw(emulator, 'POST', callback, { auth: bot, body: { interaction_type: 4, data: { content: 'again' } } })).status).toBe(400);
     const autocomplete = emulator.invokeCommand({ name: 'quiz', options: { topic: 's' }, focused: 'topic' });
-    for (let i = 0; i < 3; i++) expect((await raw(emulator, 'POST', `/interactions/${autocomplete.id}/callback`, { auth: bot, body: { interaction_type: 8, data: { choices: [] } } })).status).toBe(204);
+    for (let i = 0; i < 3; i++)
+      expect(
+        (await raw(emulator, 'POST', `/interactions/${autocomplete.id}/callback`, { auth: bot, body: { interaction_type: 8, data: { choices: [] } } })).status,
+      ).toBe(204);
     const late = emulator.invokeCommand({ name: 'quiz' });
     emulator.advanceTime(15 * 60_000);
     expect((await raw(emulator, 'POST', `/interactions/${late.id}/callback`, { auth: bot, body: { interaction_type: 5 } })).status).toBe(404);
@@ -151,16 +161,25 @@ describe('the 15-minute boundary, on a frozen clock', () => {
   it('accepts a callback at 15 minutes minus 1 ms and refuses one at exactly 15 minutes (404, code 10062)', async () => {
     const emulator = await start();
     const owner = await login(emulator);
-    await raw(emulator, 'POST', `/applications/${emulator.seed.applicationId}/commands`, { auth: `Bearer ${owner.access}`, body: { name: 'quiz', description: 'q' } });
+    await raw(emulator, 'POST', `/applications/${emulator.seed.applicationId}/commands`, {
+      auth: `Bearer ${owner.access}`,
+      body: { name: 'quiz', description: 'q' },
+    });
     // Only Date is frozen: sockets and timers run as usual, and both interactions are created at the same instant.
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
     const bot = `Bot ${emulator.seed.botToken}`;
     const first = emulator.invokeCommand({ name: 'quiz' });
     const second = emulator.invokeCommand({ name: 'quiz' });
     emulator.advanceTime(15 * 60_000 - 1);
-    expect((await raw(emulator, 'POST', `/interactions/${first.id}/callback`, { auth: bot, body: { interaction_type: 4, data: { content: 'just in time' } } })).status).toBe(204);
+    expect(
+      (await raw(emulator, 'POST', `/interactions/${first.id}/callback`, { auth: bot, body: { interaction_type: 4, data: { content: 'just in time' } } }))
+        .status,
+    ).toBe(204);
     emulator.advanceTime(1);
-    const late = await raw(emulator, 'POST', `/interactions/${second.id}/callback`, { auth: bot, body: { interaction_type: 4, data: { content: 'too late' } } });
+    const late = await raw(emulator, 'POST', `/interactions/${second.id}/callback`, {
+      auth: bot,
+      body: { interaction_type: 4, data: { content: 'too late' } },
+    });
     expect(late.status).toBe(404);
     expect(late.body?.['code']).toBe(10062);
   });
@@ -188,7 +207,11 @@ describe('fault knobs', () => {
     const admin = new Client({ baseUrl: emulator.url });
     await admin.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
     await admin.commands.create(emulator.seed.applicationId, { name: 'ping', description: 'Ping' });
-    const bot = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: { reconnectBaseDelayMs: 5, reconnectMaxDelayMs: 20 } });
+    const bot = new Client({
+      baseUrl: emulator.url,
+      auth: { botToken: emulator.seed.botToken },
+      gateway: { reconnectBaseDelayMs: 5, reconnectMaxDelayMs: 20 },
+    });
     bot.gateway.onCommand('ping', (interaction) => interaction.reply('pong'));
     await bot.gateway.connect();
     emulator.dropGatewayConnections();

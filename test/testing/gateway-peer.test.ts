@@ -159,7 +159,12 @@ describe('READY', () => {
     const emulator = await start();
     const { client } = await identify(emulator, { intents: 1 });
     const guild = await client.dispatch('GUILD_CREATE');
-    expect(guild).toMatchObject({ id: emulator.seed.guildId, unavailable: false, members: [{ user: { id: emulator.seed.botUserId } }], roles: [{ id: emulator.seed.guildId, name: '@everyone' }] });
+    expect(guild).toMatchObject({
+      id: emulator.seed.guildId,
+      unavailable: false,
+      members: [{ user: { id: emulator.seed.botUserId } }],
+      roles: [{ id: emulator.seed.guildId, name: '@everyone' }],
+    });
     expect(guild['channels']).toEqual(expect.arrayContaining([expect.objectContaining({ id: emulator.seed.channelId, type: 0 })]));
     const without = await identify(emulator, { intents: 0 });
     without.client.send({ op: 1, d: null });
@@ -266,7 +271,11 @@ describe('Discord’s interaction callback route', () => {
     const invoked = emulator.invokeCommand({ name: 'ping' });
     const token = String(invoked.payload['token']);
     const post = (path: string, body: unknown) =>
-      fetch(`${emulator.url}/api/v1/interactions/${invoked.id}/${path}/callback?with_response=false`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(`${emulator.url}/api/v1/interactions/${invoked.id}/${path}/callback?with_response=false`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     expect((await post('not-the-token', { type: 4, data: { content: 'pong' } })).status).toBe(404);
     expect((await post(token, { type: 7, data: {} })).status).toBe(400);
     expect((await post(token, { type: 4, data: { content: 'pong' } })).status).toBe(204);

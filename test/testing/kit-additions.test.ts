@@ -7,7 +7,16 @@
 import { connect } from 'node:net';
 import { setupServer } from 'msw/node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client, InteractionExpiredError, WebhookClient, createInteractionRouter, createWebhookReceiver, signWebhookDelivery, verifyWebhookDelivery, type CommandInteraction } from '../../src/index.js';
+import {
+  Client,
+  InteractionExpiredError,
+  WebhookClient,
+  createInteractionRouter,
+  createWebhookReceiver,
+  signWebhookDelivery,
+  verifyWebhookDelivery,
+  type CommandInteraction,
+} from '../../src/index.js';
 import {
   createEmulator,
   createTestDelivery,
@@ -29,7 +38,10 @@ async function start(): Promise<{ emulator: Emulator; admin: Client }> {
   const emulator = await createEmulator();
   const admin = new Client({ baseUrl: emulator.url });
   await admin.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
-  cleanup.push(() => emulator.close(), () => admin.close());
+  cleanup.push(
+    () => emulator.close(),
+    () => admin.close(),
+  );
   return { emulator, admin };
 }
 
@@ -47,19 +59,26 @@ describe('signed test deliveries', () => {
     const delivery = createTestDelivery({ secret, interaction: { name: 'quiz', options: { topic: 'space' } } });
     expect(JSON.parse(delivery.body)).toMatchObject({ id: delivery.id, type: 'INTERACTION_CREATE', data: { data: { name: 'quiz' } } });
     const handling: Promise<unknown>[] = [];
-    const answer = await receiver.fetch(new Request('http://bot.test/interactions', { method: 'POST', body: delivery.body, headers: delivery.headers }), { waitUntil: (promise) => void handling.push(promise) });
+    const answer = await receiver.fetch(new Request('http://bot.test/interactions', { method: 'POST', body: delivery.body, headers: delivery.headers }), {
+      waitUntil: (promise) => void handling.push(promise),
+    });
     expect(answer.status).toBe(200);
     // The receiver answers before its handlers run; waitUntil holds them, so this waits for them to settle.
     await Promise.all(handling);
     expect(answers).toEqual([{ interaction_type: 4, data: { content: 'Quiz about space' } }]);
 
     const forged = createTestDelivery({ secret: 'another-secret-Yy11', type: 'MEMBER_JOINED', data: { user: 'x' } });
-    expect((await receiver.fetch(new Request('http://bot.test/interactions', { method: 'POST', body: forged.body, headers: forged.headers }))).status).toBe(401);
+    expect((await receiver.fetch(new Request('http://bot.test/interactions', { method: 'POST', body: forged.body, headers: forged.headers }))).status).toBe(
+      401,
+    );
   });
 
   it('createMswHandlers({ deliverTo }) hands deliveries to a receiver’s fetch handler; its reply goes back through MSW', async () => {
     let receiver: ReturnType<typeof createWebhookReceiver> | undefined;
-    const { handlers, core } = createMswHandlers({ baseUrl: 'https://chat.test', deliverTo: (request) => (receiver ? receiver.fetch(request) : new Response(null, { status: 503 })) });
+    const { handlers, core } = createMswHandlers({
+      baseUrl: 'https://chat.test',
+      deliverTo: (request) => (receiver ? receiver.fetch(request) : new Response(null, { status: 503 })),
+    });
     const server = setupServer(...handlers);
     server.listen({ onUnhandledRequest: 'error' });
     cleanup.push(async () => server.close());

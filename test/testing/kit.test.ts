@@ -55,7 +55,11 @@ describe('createMswHandlers', () => {
     await client.auth.login({ email: core.seed.user.email, password: core.seed.user.password });
     await client.commands.sync(core.seed.applicationId, [{ name: 'quiz', description: 'Quiz' }]);
     expect((await client.commands.list(core.seed.applicationId)).map((c) => c.name)).toEqual(['quiz']);
-    const bot = new Client({ baseUrl: 'https://chat.test', transport: 'fetch', auth: { botToken: core.seed.botToken, webhookTokens: { [core.seed.webhook.id]: core.seed.webhook.token } } });
+    const bot = new Client({
+      baseUrl: 'https://chat.test',
+      transport: 'fetch',
+      auth: { botToken: core.seed.botToken, webhookTokens: { [core.seed.webhook.id]: core.seed.webhook.token } },
+    });
     await bot.webhooks.execute(core.seed.webhook.id, { content: 'from a unit test' });
     expect(core.messages(core.seed.channelId).map((m) => m.content)).toEqual(['from a unit test']);
     await expect(bot.applications.list({ credential: 'user' })).rejects.toThrow(/credentials/);

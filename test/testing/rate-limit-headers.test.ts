@@ -51,7 +51,12 @@ describe('rate-limit headers', () => {
     const limited = await execute(emulator);
     expect(limited.status).toBe(429);
     for (const name of bucketHeaders) expect(limited.headers).toHaveProperty(name);
-    expect(limited.headers).toMatchObject({ 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '0', 'x-ratelimit-bucket': first.headers['x-ratelimit-bucket'], 'x-ratelimit-scope': 'shared' });
+    expect(limited.headers).toMatchObject({
+      'x-ratelimit-limit': '2',
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-bucket': first.headers['x-ratelimit-bucket'],
+      'x-ratelimit-scope': 'shared',
+    });
     expect(limited.headers).not.toHaveProperty('x-ratelimit-global');
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(50);
   });
@@ -77,7 +82,11 @@ describe('rate-limit headers', () => {
     expect((await get(emulator.seed.channelId)).headers['x-ratelimit-remaining']).toBe('0');
     const limited = await get(emulator.seed.channelId);
     expect(limited.status).toBe(429);
-    expect(limited.headers).toMatchObject({ 'x-ratelimit-scope': 'user', 'x-ratelimit-remaining': '0', 'x-ratelimit-bucket': first.headers['x-ratelimit-bucket'] });
+    expect(limited.headers).toMatchObject({
+      'x-ratelimit-scope': 'user',
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-bucket': first.headers['x-ratelimit-bucket'],
+    });
     expect(limited.headers).not.toHaveProperty('x-ratelimit-global');
     for (const name of bucketHeaders) expect(limited.headers).toHaveProperty(name);
     // Another major parameter is another window (its 404 carries its own bucket headers).

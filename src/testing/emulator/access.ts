@@ -71,7 +71,8 @@ export function guildFor(state: EmulatorState, caller: Member, guildId: string):
 export function managedGuild(state: EmulatorState, caller: Member, guildId: string): Guild {
   const guild = guildFor(state, caller, guildId);
   const user = userOf(caller);
-  if (guild.ownerId !== user.id && !guild.members.get(user.id)?.manageWebhooks) throw new HttpError(403, 'Missing Permissions: MANAGE_WEBHOOKS or community ownership is required', 50013);
+  if (guild.ownerId !== user.id && !guild.members.get(user.id)?.manageWebhooks)
+    throw new HttpError(403, 'Missing Permissions: MANAGE_WEBHOOKS or community ownership is required', 50013);
   return guild;
 }
 

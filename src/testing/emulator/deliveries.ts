@@ -76,12 +76,21 @@ export function subscribersOf(app: Application, event: string): ApplicationWebho
  * when there are any (as Discord stops Gateway interactions once an
  * interactions endpoint is set), else over the Gateway to the bot.
  */
-export function sendInteraction(state: EmulatorState, app: Application, payload: Record<string, unknown>): { delivered: number; reached: number; via: 'gateway' | 'webhook'; deliveryIds: string[] } {
+export function sendInteraction(
+  state: EmulatorState,
+  app: Application,
+  payload: Record<string, unknown>,
+): { delivered: number; reached: number; via: 'gateway' | 'webhook'; deliveryIds: string[] } {
   const hooks = subscribersOf(app, GatewayDispatch.InteractionCreate);
   if (hooks.length === 0) {
     // Reached: sessions that got it now or will on resume; none means nobody can ever answer it.
     const reached = state.gateway?.sessionsFor(app.bot.token, payload) ?? 0;
-    return { delivered: state.gateway?.dispatchToToken(app.bot.token, GatewayDispatch.InteractionCreate, payload) ?? 0, reached, via: 'gateway', deliveryIds: [] };
+    return {
+      delivered: state.gateway?.dispatchToToken(app.bot.token, GatewayDispatch.InteractionCreate, payload) ?? 0,
+      reached,
+      via: 'gateway',
+      deliveryIds: [],
+    };
   }
   const deliveryIds = hooks.map((hook) => sendDelivery(state, app, hook, GatewayDispatch.InteractionCreate, payload).id);
   return { delivered: deliveryIds.length, reached: deliveryIds.length, via: 'webhook', deliveryIds };
@@ -98,7 +107,14 @@ function finish(state: EmulatorState, record: WebhookDeliveryRecord, status: Web
  * at least a second later, so no two attempts of a delivery are byte-identical (a receiver refuses the
  * same signed request twice as a replay, but answers a retry with a new signature as a duplicate).
  */
-async function attempt(state: EmulatorState, app: Application, hook: ApplicationWebhook, record: WebhookDeliveryRecord, body: string, previousTimestamp: number | undefined): Promise<void> {
+async function attempt(
+  state: EmulatorState,
+  app: Application,
+  hook: ApplicationWebhook,
+  record: WebhookDeliveryRecord,
+  body: string,
+  previousTimestamp: number | undefined,
+): Promise<void> {
   if (app.webhooks.get(hook.id) !== hook) return finish(state, record, 'failed', 'the webhook was deleted');
   const refused = refusal(state, hook.url);
   if (refused !== undefined) return finish(state, record, 'failed', refused);
@@ -120,7 +136,12 @@ async function attempt(state: EmulatorState, app: Application, hook: Application
   try {
     status = (await (state.options.deliveryTransport ?? undiciTransport)({ url: hook.url, headers, body, signal: tracked.signal })).status;
   } catch (error) {
-    failure = tracked.signal.aborted && !isClosed(state) ? `timed out after ${timeoutMs} ms` : error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    failure =
+      tracked.signal.aborted && !isClosed(state)
+        ? `timed out after ${timeoutMs} ms`
+        : error instanceof Error
+          ? `${error.name}: ${error.message}`
+          : String(error);
   } finally {
     clearTimeout(timer);
     tracked.done();

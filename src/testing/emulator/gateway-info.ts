@@ -52,8 +52,20 @@ export function getGatewayBot(state: EmulatorState, appId: string): EmulatorResp
 /** A community as GUILD_CREATE carries it (Discord's fields; the emulator has no roles beyond @everyone, no emojis, no voice). */
 function guildCreate(state: EmulatorState, guild: Guild, app: Application): Record<string, unknown> {
   const joinedAt = new Date(snowflakeTimestamp(guild.id) ?? state.now()).toISOString();
-  const channels = [...state.channels.values()].filter((channel) => channel.guildId === guild.id).map((channel, position) => ({ ...channelView(channel), position }));
-  const everyone = { id: guild.id, name: '@everyone', permissions: BOT_CHANNEL_PERMISSIONS.toString(), position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 };
+  const channels = [...state.channels.values()]
+    .filter((channel) => channel.guildId === guild.id)
+    .map((channel, position) => ({ ...channelView(channel), position }));
+  const everyone = {
+    id: guild.id,
+    name: '@everyone',
+    permissions: BOT_CHANNEL_PERMISSIONS.toString(),
+    position: 0,
+    color: 0,
+    hoist: false,
+    managed: false,
+    mentionable: false,
+    flags: 0,
+  };
   return {
     id: guild.id,
     name: guild.name,

@@ -81,7 +81,10 @@ function status(acknowledgedWith: number | undefined, followedUp: boolean): stri
 
 /** Draws the picture; `secrets` (from {@link secretsOf}) are scrubbed from every text in it. */
 export function inspectState(state: EmulatorState, secrets: readonly string[] = secretsOf(state)): EmulatorSnapshot {
-  const usernames = new Map([...[...state.users.values()].map((user) => [user.id, user.username] as const), ...[...state.apps.values()].map((app) => [app.bot.id, app.bot.username] as const)]);
+  const usernames = new Map([
+    ...[...state.users.values()].map((user) => [user.id, user.username] as const),
+    ...[...state.apps.values()].map((app) => [app.bot.id, app.bot.username] as const),
+  ]);
   const messages: Record<string, Record<string, unknown>[]> = {};
   for (const [channelId, list] of state.messages) messages[channelId] = list.slice(-RECENT).map((message) => ({ ...message }));
   const interactions = [...state.interactions.values()].slice(-RECENT).map((interaction) => {
@@ -103,13 +106,28 @@ export function inspectState(state: EmulatorState, secrets: readonly string[] = 
     id: app.id,
     name: app.name,
     bot: { id: app.bot.id, username: app.bot.username },
-    commands: [...app.commands, ...[...app.guildCommands.values()].flat()].map((command) => ({ id: command.id, name: command.name, description: command.description, options: command.options, guild_id: command.guild_id ?? null })),
+    commands: [...app.commands, ...[...app.guildCommands.values()].flat()].map((command) => ({
+      id: command.id,
+      name: command.name,
+      description: command.description,
+      options: command.options,
+      guild_id: command.guild_id ?? null,
+    })),
     webhooks: [...app.webhooks.values()].map((hook) => ({ id: hook.id, url: hook.url, events: hook.events, active: hook.active })),
     deliveries: app.deliveries.slice(0, 50),
   }));
   const activities: Record<string, Record<string, unknown>> = {};
   for (const activity of state.activities.values()) {
-    activities[activity.channelId] = { ...activity.fields, id: activity.id, paused: activity.paused, position_ms: activity.positionMs, state: activity.state, participants: [...activity.participants].map((id) => usernames.get(id) ?? id), ended: activity.ended, last_snapshot: activity.lastSnapshot ?? null };
+    activities[activity.channelId] = {
+      ...activity.fields,
+      id: activity.id,
+      paused: activity.paused,
+      position_ms: activity.positionMs,
+      state: activity.state,
+      participants: [...activity.participants].map((id) => usernames.get(id) ?? id),
+      ended: activity.ended,
+      last_snapshot: activity.lastSnapshot ?? null,
+    };
   }
   const guilds = [...state.guilds.values()].map((guild) => ({
     id: guild.id,
@@ -117,6 +135,15 @@ export function inspectState(state: EmulatorState, secrets: readonly string[] = 
     channels: [...state.channels.values()].filter((channel) => channel.guildId === guild.id).map((channel) => ({ id: channel.id, name: channel.name })),
   }));
   const webhookChannels = [...state.webhooks.values()].map((hook) => ({ id: hook.id, name: hook.name, channelId: hook.channelId }));
-  const picture = { now: state.now(), users: [...state.users.values()].map((user) => ({ id: user.id, username: user.username })), guilds, messages, interactions, applications, activities, webhooks: webhookChannels };
+  const picture = {
+    now: state.now(),
+    users: [...state.users.values()].map((user) => ({ id: user.id, username: user.username })),
+    guilds,
+    messages,
+    interactions,
+    applications,
+    activities,
+    webhooks: webhookChannels,
+  };
   return redactValue(picture, secrets) as EmulatorSnapshot;
 }

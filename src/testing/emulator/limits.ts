@@ -45,12 +45,18 @@ function bucketHeaders(limit: WindowLimit, remaining: number, resetAt: number, n
 function tooManyRequests(retryAfterMs: number, scope: RateLimitScope, headers: Record<string, string>): HttpError {
   const retryAfter = Math.max(0.001, retryAfterMs / 1000);
   const global = scope === 'global';
-  return new HttpError(429, 'You are being rate limited.', 0, { retry_after: retryAfter, global }, {
-    ...headers,
-    'retry-after': retryAfter.toFixed(3),
-    'x-ratelimit-scope': scope,
-    ...(global ? { 'x-ratelimit-global': 'true' } : {}),
-  });
+  return new HttpError(
+    429,
+    'You are being rate limited.',
+    0,
+    { retry_after: retryAfter, global },
+    {
+      ...headers,
+      'retry-after': retryAfter.toFixed(3),
+      'x-ratelimit-scope': scope,
+      ...(global ? { 'x-ratelimit-global': 'true' } : {}),
+    },
+  );
 }
 
 function webhookWindow(state: EmulatorState): WindowLimit {

@@ -78,7 +78,11 @@ const followUpRoute = compiledRoutes.find((candidate) => !candidate.id.contract 
 function match(method: string, path: string, isApplication: (id: string) => boolean): Match {
   const followUpMatch = method === 'POST' ? followUpRoute?.regex.exec(path) : null;
   if (followUpRoute && followUpMatch && isApplication(decodeURIComponent(followUpMatch[1] ?? ''))) {
-    return { id: followUpRoute.id, route: followUpRoute.route, params: { application_id: decodeURIComponent(followUpMatch[1] ?? ''), interaction_token: decodeURIComponent(followUpMatch[2] ?? '') } };
+    return {
+      id: followUpRoute.id,
+      route: followUpRoute.route,
+      params: { application_id: decodeURIComponent(followUpMatch[1] ?? ''), interaction_token: decodeURIComponent(followUpMatch[2] ?? '') },
+    };
   }
   let pathMatched = false;
   for (const candidate of compiledRoutes) {
@@ -116,7 +120,8 @@ function authenticate(state: EmulatorState, request: EmulatorRequest, route: Ser
   let caller: Caller | undefined;
   if (scheme === 'Bearer' && token) {
     const session = state.sessions.find((s) => s.accessToken === token);
-    if (!session || session.revoked || session.accessExpiresAt <= state.now()) throw new HttpError(401, '401: Unauthorized (access token expired or revoked)', 40001);
+    if (!session || session.revoked || session.accessExpiresAt <= state.now())
+      throw new HttpError(401, '401: Unauthorized (access token expired or revoked)', 40001);
     const user = state.users.get(session.userId);
     if (user) caller = { kind: 'user', user };
   } else if (scheme === 'Bot' && token) {
@@ -142,7 +147,14 @@ function bucketHeadersOf(state: EmulatorState, found: Match | undefined): Record
 /** Counts the request against its caller's per-route window (`routeRateLimit`), returning the bucket headers; webhook executions and public routes have limits of their own or none. */
 function routeLimit(state: EmulatorState, route: RouteDefinition, params: Record<string, string>, caller: Caller): Record<string, string> {
   if (route.webhookExecution === true || caller.kind === 'none') return {};
-  const who = caller.kind === 'user' ? `user:${caller.user.id}` : caller.kind === 'bot' ? `bot:${caller.app.id}` : caller.kind === 'webhook' ? `webhook:${caller.webhook.id}` : `refresh:${caller.session.userId}`;
+  const who =
+    caller.kind === 'user'
+      ? `user:${caller.user.id}`
+      : caller.kind === 'bot'
+        ? `bot:${caller.app.id}`
+        : caller.kind === 'webhook'
+          ? `webhook:${caller.webhook.id}`
+          : `refresh:${caller.session.userId}`;
   return takeRoute(state, who, `${route.method} ${route.path}`, route.majorParameter === undefined ? '' : (params[route.majorParameter] ?? ''));
 }
 

@@ -124,7 +124,8 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     const type = request.headers['content-type'];
     const declared = Number(request.headers['content-length'] ?? 0);
     const hasBody = declared > 0 || request.headers['transfer-encoding'] !== undefined;
-    if (hasBody && !BODY_TYPES.test(type ?? '')) return refuse(request, response, 415, 'request bodies must be application/json (multipart/form-data for uploads)');
+    if (hasBody && !BODY_TYPES.test(type ?? ''))
+      return refuse(request, response, 415, 'request bodies must be application/json (multipart/form-data for uploads)');
     if (declared > maxBodyBytes) return refuse(request, response, 413, `request body over ${maxBodyBytes} bytes`);
     const chunks: Buffer[] = [];
     let size = 0;
@@ -168,7 +169,11 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     resumeGatewayUrl: () => gatewayUrl,
     heartbeatIntervalMs: options.heartbeatIntervalMs,
     onTraffic: (event) => playground?.onGateway(event),
-    identifyPacing: options.gateway && { maxConcurrency: options.gateway.maxConcurrency ?? 1, intervalMs: options.gateway.identifyIntervalMs ?? 5000, now: () => core.now() },
+    identifyPacing: options.gateway && {
+      maxConcurrency: options.gateway.maxConcurrency ?? 1,
+      intervalMs: options.gateway.identifyIntervalMs ?? 5000,
+      now: () => core.now(),
+    },
     admit: (request) => doorRefusal(request.headers, listenAddress()),
   });
   if (options.playground === true) {
@@ -206,7 +211,10 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     async waitForBot({ botToken, timeoutMs = 10_000 } = {}) {
       const started = Date.now();
       while (gateway.connectedSessions(botToken ?? core.seed.botToken) === 0) {
-        if (Date.now() - started > timeoutMs) throw new EmulatorError(`no bot connected to the emulator's Gateway within ${timeoutMs} ms (is it connected with client.gateway.connect() to this emulator's URL?)`);
+        if (Date.now() - started > timeoutMs)
+          throw new EmulatorError(
+            `no bot connected to the emulator's Gateway within ${timeoutMs} ms (is it connected with client.gateway.connect() to this emulator's URL?)`,
+          );
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     },

@@ -9,7 +9,16 @@
 
 import { InteractionType } from '../../constants.js';
 import { InteractionCallbackType } from '../../constants.js';
-import { ApplicationCommandType, ApplicationIntegrationType, ChannelType, ComponentType, INTERACTION_VERSION, InteractionContextType, Permission, optionTypeOf } from '../discord.js';
+import {
+  ApplicationCommandType,
+  ApplicationIntegrationType,
+  ChannelType,
+  ComponentType,
+  INTERACTION_VERSION,
+  InteractionContextType,
+  Permission,
+  optionTypeOf,
+} from '../discord.js';
 import { EmulatorNotFoundError } from '../errors.js';
 import { sendInteraction } from './deliveries.js';
 import { checkOptions } from '../../interactions/options.js';
@@ -47,14 +56,31 @@ function placeFields(state: EmulatorState, place: Place, user: User): Record<str
     guild_locale: EMULATED_LOCALE,
     channel: { id: channelId, type: ChannelType.GuildText, guild_id: guildId, name: state.channels.get(channelId)?.name ?? '' },
     channel_id: channelId,
-    member: { user: userObject(user), roles: [], permissions: permissions.toString(), joined_at: new Date(state.now()).toISOString(), nick: null, deaf: false, mute: false, flags: 0, pending: false },
+    member: {
+      user: userObject(user),
+      roles: [],
+      permissions: permissions.toString(),
+      joined_at: new Date(state.now()).toISOString(),
+      nick: null,
+      deaf: false,
+      mute: false,
+      flags: 0,
+      pending: false,
+    },
     authorizing_integration_owners: { [ApplicationIntegrationType.GuildInstall]: guildId },
     context: InteractionContextType.Guild,
   };
 }
 
 /** The INTERACTION_CREATE payload (Discord's fields). */
-function interactionPayload(state: EmulatorState, interaction: Interaction, found: { app: Application; command: Command }, user: User, place: Place, input: InvokeCommandInput): Record<string, unknown> {
+function interactionPayload(
+  state: EmulatorState,
+  interaction: Interaction,
+  found: { app: Application; command: Command },
+  user: User,
+  place: Place,
+  input: InvokeCommandInput,
+): Record<string, unknown> {
   const { app, command } = found;
   const optionTypes = new Map((command.options as { name: string; type: number }[]).map((option) => [option.name, option.type]));
   const options = Object.entries(input.options ?? {}).map(([name, value]) => ({
@@ -67,7 +93,13 @@ function interactionPayload(state: EmulatorState, interaction: Interaction, foun
     id: interaction.id,
     application_id: app.id,
     type: input.focused !== undefined ? InteractionType.ApplicationCommandAutocomplete : InteractionType.ApplicationCommand,
-    data: { id: command.id, name: command.name, type: ApplicationCommandType.ChatInput, options, ...(command.guild_id === undefined ? {} : { guild_id: command.guild_id }) },
+    data: {
+      id: command.id,
+      name: command.name,
+      type: ApplicationCommandType.ChatInput,
+      options,
+      ...(command.guild_id === undefined ? {} : { guild_id: command.guild_id }),
+    },
     ...placeFields(state, place, user),
     token: interaction.token,
     version: INTERACTION_VERSION,
@@ -91,14 +123,28 @@ export function invokeCommand(state: EmulatorState, input: InvokeCommandInput): 
   const given = Object.entries(input.options ?? {}).map(([option, value]) => ({ name: option, value, ...(input.focused === option ? { focused: true } : {}) }));
   const problems = checkOptions(found.command.options, given);
   if (problems.length > 0) throw new EmulatorInvalidOptionsError(name, problems);
-  const place: Place = inDm ? { guildId: undefined, channelId: input.channelId ?? state.dmChannelOf(found.app.id, user.id) } : { guildId, channelId: input.channelId ?? state.seed.channelId };
+  const place: Place = inDm
+    ? { guildId: undefined, channelId: input.channelId ?? state.dmChannelOf(found.app.id, user.id) }
+    : { guildId, channelId: input.channelId ?? state.seed.channelId };
   const type = input.focused !== undefined ? InteractionType.ApplicationCommandAutocomplete : InteractionType.ApplicationCommand;
   const interaction = newInteraction(state, found.app, place.channelId, type, found.command.name, user.id);
   return deliver(state, found.app, interaction, interactionPayload(state, interaction, found, user, place, input));
 }
 
 function newInteraction(state: EmulatorState, app: Application, channelId: string, type: number, label: string, userId: string): Interaction {
-  const interaction: Interaction = { id: state.id(), token: state.token(), applicationId: app.id, channelId, createdAt: state.now(), acknowledgedWith: undefined, callbacks: [], waiters: [], type, label, userId };
+  const interaction: Interaction = {
+    id: state.id(),
+    token: state.token(),
+    applicationId: app.id,
+    channelId,
+    createdAt: state.now(),
+    acknowledgedWith: undefined,
+    callbacks: [],
+    waiters: [],
+    type,
+    label,
+    userId,
+  };
   state.interactions.set(interaction.id, interaction);
   return interaction;
 }
@@ -119,7 +165,15 @@ function notDelivered(interactionId: string, applicationId: string): Promise<Emu
 }
 
 /** The common fields of a component or modal-submit interaction in a community channel. */
-function followOnPayload(state: EmulatorState, interaction: Interaction, app: Application, user: User, type: number, data: Record<string, unknown>, extra: Record<string, unknown>): Record<string, unknown> {
+function followOnPayload(
+  state: EmulatorState,
+  interaction: Interaction,
+  app: Application,
+  user: User,
+  type: number,
+  data: Record<string, unknown>,
+  extra: Record<string, unknown>,
+): Record<string, unknown> {
   const guildId = state.channels.get(interaction.channelId)?.guildId;
   const place: Place = guildId === undefined ? { guildId: undefined, channelId: interaction.channelId } : { guildId, channelId: interaction.channelId };
   return {
@@ -149,13 +203,17 @@ function userFor(state: EmulatorState, userId: string | undefined): User {
 export function clickComponent(state: EmulatorState, input: ComponentInput): InvokedInteraction {
   const user = userFor(state, input.userId);
   const message = [...state.messages.values()].flat().find((candidate) => candidate.id === input.messageId);
-  if (!message || message.author.kind !== 'bot') throw new EmulatorNotFoundError(`no bot message ${input.messageId}`);
+  if (message?.author.kind !== 'bot') throw new EmulatorNotFoundError(`no bot message ${input.messageId}`);
   const app = [...state.apps.values()].find((candidate) => candidate.bot.id === message.author.id);
   if (!app) throw new EmulatorNotFoundError(`the bot of message ${input.messageId} is gone`);
   const type = InteractionType.MessageComponent;
   const interaction = newInteraction(state, app, message.channelId, type, input.customId, user.id);
   interaction.messageId = message.id;
-  const data = { custom_id: input.customId, component_type: input.values ? ComponentType.StringSelect : ComponentType.Button, ...(input.values ? { values: input.values } : {}) };
+  const data = {
+    custom_id: input.customId,
+    component_type: input.values ? ComponentType.StringSelect : ComponentType.Button,
+    ...(input.values ? { values: input.values } : {}),
+  };
   return deliver(state, app, interaction, followOnPayload(state, interaction, app, user, type, data, { message: messageView(state, message, app) }));
 }
 
@@ -169,8 +227,16 @@ export function submitModal(state: EmulatorState, input: ModalSubmitInput): Invo
   const customId = String(modal.data['custom_id'] ?? '');
   const type = InteractionType.ModalSubmit;
   const interaction = newInteraction(state, app, opener.channelId, type, customId, user.id);
-  const rows = Object.entries(input.fields).map(([id, value]) => ({ type: ComponentType.ActionRow, components: [{ type: ComponentType.TextInput, custom_id: id, value }] }));
+  const rows = Object.entries(input.fields).map(([id, value]) => ({
+    type: ComponentType.ActionRow,
+    components: [{ type: ComponentType.TextInput, custom_id: id, value }],
+  }));
   // As Discord: a modal opened from a component carries that component's message.
   const from = opener.messageId === undefined ? undefined : [...state.messages.values()].flat().find((candidate) => candidate.id === opener.messageId);
-  return deliver(state, app, interaction, followOnPayload(state, interaction, app, user, type, { custom_id: customId, components: rows }, from ? { message: messageView(state, from, app) } : {}));
+  return deliver(
+    state,
+    app,
+    interaction,
+    followOnPayload(state, interaction, app, user, type, { custom_id: customId, components: rows }, from ? { message: messageView(state, from, app) } : {}),
+  );
 }

@@ -10,7 +10,16 @@ import { makeSnowflake } from '../../constants.js';
 import { API_PREFIX } from '../../routes.js';
 import { countCharacters } from '../../schemas/text.js';
 import { HttpError } from './responses.js';
-import type { DispatchTarget, EmulatedCallback, EmulatedMessage, EmulatorCoreOptions, EmulatorEvent, SeedData, WebhookDeliveryRecord, WindowLimit } from './types.js';
+import type {
+  DispatchTarget,
+  EmulatedCallback,
+  EmulatedMessage,
+  EmulatorCoreOptions,
+  EmulatorEvent,
+  SeedData,
+  WebhookDeliveryRecord,
+  WindowLimit,
+} from './types.js';
 
 export interface User {
   id: string;
@@ -320,7 +329,13 @@ export class EmulatorState {
   }
 
   /** Posts a message to a channel (1 to 2000 characters, as the contract says). */
-  post(channelId: string, content: string, author: EmulatedMessage['author'], via: EmulatedMessage['via'], extra: Pick<EmulatedMessage, 'components' | 'interactionId'> = {}): EmulatedMessage {
+  post(
+    channelId: string,
+    content: string,
+    author: EmulatedMessage['author'],
+    via: EmulatedMessage['via'],
+    extra: Pick<EmulatedMessage, 'components' | 'interactionId'> = {},
+  ): EmulatedMessage {
     if (countCharacters(content) < 1 || countCharacters(content) > 2000) throw new HttpError(400, 'Message content must be 1 to 2000 characters', 50035);
     const list = this.messages.get(channelId) ?? [];
     const message: EmulatedMessage = { id: this.id(), channelId, content, author, via, createdAt: this.now() };

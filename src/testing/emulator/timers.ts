@@ -34,10 +34,13 @@ export function isClosed(state: EmulatorState): boolean {
 export function schedule(state: EmulatorState, delayMs: number, task: () => void): void {
   const runtime = runtimeOf(state);
   if (runtime.closed) return;
-  const timer = setTimeout(() => {
-    runtime.timers.delete(timer);
-    if (!runtime.closed) task();
-  }, Math.max(0, delayMs));
+  const timer = setTimeout(
+    () => {
+      runtime.timers.delete(timer);
+      if (!runtime.closed) task();
+    },
+    Math.max(0, delayMs),
+  );
   timer.unref();
   runtime.timers.add(timer);
 }

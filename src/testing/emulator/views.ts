@@ -15,7 +15,13 @@ export const EMULATED_LOCALE = 'en-US';
 export const ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024;
 
 /** What the bot may do in a channel; the emulator has no roles, so every bot gets these. */
-export const BOT_CHANNEL_PERMISSIONS = Permission.ViewChannel | Permission.SendMessages | Permission.EmbedLinks | Permission.AttachFiles | Permission.ReadMessageHistory | Permission.UseExternalEmojis;
+export const BOT_CHANNEL_PERMISSIONS =
+  Permission.ViewChannel |
+  Permission.SendMessages |
+  Permission.EmbedLinks |
+  Permission.AttachFiles |
+  Permission.ReadMessageHistory |
+  Permission.UseExternalEmojis;
 
 export function appView(app: Application): Record<string, unknown> {
   return { ...app.extra, id: app.id, name: app.name, description: app.description, owner_id: app.ownerId, bot_id: app.bot.id };
@@ -35,7 +41,15 @@ export function channelView(channel: Channel): Record<string, unknown> {
 }
 
 export function activityView(activity: Activity): Record<string, unknown> {
-  return { ...activity.fields, id: activity.id, channel_id: activity.channelId, paused: activity.paused, position_ms: activity.positionMs, participants: [...activity.participants], created_at: new Date(activity.createdAt).toISOString() };
+  return {
+    ...activity.fields,
+    id: activity.id,
+    channel_id: activity.channelId,
+    paused: activity.paused,
+    position_ms: activity.positionMs,
+    participants: [...activity.participants],
+    created_at: new Date(activity.createdAt).toISOString(),
+  };
 }
 
 export function webhookView(webhook: GuildWebhook): Record<string, unknown> {
@@ -72,7 +86,9 @@ export function messageView(state: EmulatorState, message: EmulatedMessage, app:
     view['interaction_metadata'] = {
       id: answered.id,
       type: answered.type,
-      user: user ? { id: user.id, username: user.username, discriminator: '0', global_name: user.username, avatar: null, bot: false } : { id: answered.userId ?? '0' },
+      user: user
+        ? { id: user.id, username: user.username, discriminator: '0', global_name: user.username, avatar: null, bot: false }
+        : { id: answered.userId ?? '0' },
       authorizing_integration_owners: { '0': state.channels.get(answered.channelId)?.guildId ?? '0' },
     };
   }

@@ -37,7 +37,8 @@ const str = (value: unknown): string | undefined => (typeof value === 'string' &
 function optionsOf(value: unknown): Record<string, string | number | boolean> {
   const out: Record<string, string | number | boolean> = {};
   if (typeof value !== 'object' || value === null) return out;
-  for (const [name, item] of Object.entries(value as Body)) if (typeof item === 'string' || typeof item === 'number' || typeof item === 'boolean') out[name] = item;
+  for (const [name, item] of Object.entries(value as Body))
+    if (typeof item === 'string' || typeof item === 'number' || typeof item === 'boolean') out[name] = item;
   return out;
 }
 
@@ -55,7 +56,12 @@ const actions: Record<string, (body: Body, ctx: ActionContext) => Promise<Action
     return { status: 200, body: { id: run.id, delivered: run.delivered } };
   },
   autocomplete: async (body, { core }) => {
-    const run = core.invokeCommand({ name: String(body['name'] ?? ''), options: optionsOf(body['options']), focused: String(body['focused'] ?? ''), ...place(body) });
+    const run = core.invokeCommand({
+      name: String(body['name'] ?? ''),
+      options: optionsOf(body['options']),
+      focused: String(body['focused'] ?? ''),
+      ...place(body),
+    });
     if (run.delivered === 0) return { status: 200, body: { choices: [], note: 'no bot is connected' } };
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), AUTOCOMPLETE_TIMEOUT_MS)));
@@ -66,7 +72,12 @@ const actions: Record<string, (body: Body, ctx: ActionContext) => Promise<Action
   },
   component: (body, { core }) => {
     const values = Array.isArray(body['values']) ? body['values'].map(String) : undefined;
-    const run = core.clickComponent({ messageId: String(body['messageId'] ?? ''), customId: String(body['customId'] ?? ''), values, userId: str(body['userId']) });
+    const run = core.clickComponent({
+      messageId: String(body['messageId'] ?? ''),
+      customId: String(body['customId'] ?? ''),
+      values,
+      userId: str(body['userId']),
+    });
     return { status: 200, body: { id: run.id, delivered: run.delivered } };
   },
   modal: (body, { core }) => {

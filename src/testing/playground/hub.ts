@@ -49,7 +49,12 @@ export class PlaygroundHub {
 
   /** Takes an open SSE response: sends the picture and the log so far. */
   attach(response: ServerResponse): void {
-    response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-content-type-options': 'nosniff' });
+    response.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-content-type-options': 'nosniff',
+    });
     this.#clients.add(response);
     response.on('close', () => this.#clients.delete(response));
     this.#flush();
@@ -142,7 +147,8 @@ function toEntry(item: Pending, secrets: readonly string[]): LogEntry {
     return { kind: 'rest', method, route: scrubText(route, secrets), status, ms: durationMs, bucket: bucket ?? null, at };
   }
   const { event, at } = item;
-  if (!('frame' in event)) return { kind: 'gateway', dir: event.kind, op: null, t: null, text: event.kind === 'close' ? `code ${String(event.code ?? '')}` : '', at };
+  if (!('frame' in event))
+    return { kind: 'gateway', dir: event.kind, op: null, t: null, text: event.kind === 'close' ? `code ${String(event.code ?? '')}` : '', at };
   const { frame } = event;
   const text = scrubText(JSON.stringify(redactValue(frame.d ?? null, secrets)) ?? 'null', secrets);
   return { kind: 'gateway', dir: event.kind, op: frame.op, t: frame.t ?? null, text: text.length > TEXT_LIMIT ? `${text.slice(0, TEXT_LIMIT)}…` : text, at };

@@ -42,7 +42,8 @@ export interface Playground {
 }
 
 const SECURITY_HEADERS = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
@@ -63,7 +64,12 @@ export const PLAYGROUND_SIZE = Object.values(FILES).reduce((total, file) => tota
 export function createPlayground(host: PlaygroundHost): Playground {
   const { core } = host;
   const hub = new PlaygroundHub({
-    picture: () => ({ ...core.snapshot(), bot: { sessions: host.botSessions() }, faults: { ...core.faults, globalLimit: core.globalRateLimit ?? null }, seed: { guildId: core.seed.guildId, channelId: core.seed.channelId, userId: core.seed.user.id, applicationId: core.seed.applicationId } }),
+    picture: () => ({
+      ...core.snapshot(),
+      bot: { sessions: host.botSessions() },
+      faults: { ...core.faults, globalLimit: core.globalRateLimit ?? null },
+      seed: { guildId: core.seed.guildId, channelId: core.seed.channelId, userId: core.seed.user.id, applicationId: core.seed.applicationId },
+    }),
     secrets: () => core.secrets(),
   });
   const unobserve = core.observe((event) => hub.onEmulator(event));

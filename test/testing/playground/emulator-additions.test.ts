@@ -33,7 +33,9 @@ describe('the emulator, for the playground', () => {
     await post(`/webhooks/${id}/${token}`, { content: 'observed' });
     stop();
     const rest = events.filter((event) => event.kind === 'rest');
-    expect(rest).toEqual([expect.objectContaining({ method: 'POST', route: '/webhooks/{webhook_id}/{webhook_token}', status: 204, bucket: 'webhook-execute' })]);
+    expect(rest).toEqual([
+      expect.objectContaining({ method: 'POST', route: '/webhooks/{webhook_id}/{webhook_token}', status: 204, bucket: 'webhook-execute' }),
+    ]);
     expect(JSON.stringify(events)).not.toContain(token);
   });
 
@@ -72,10 +74,18 @@ describe('the emulator, for the playground', () => {
     const message = emulator.messages().at(-1);
     expect(message).toMatchObject({ content: 'Press it', components, interactionId: run.id });
     const click = emulator.core.clickComponent({ messageId: String(message?.id), customId: 'go', userId: emulator.seed.member.id });
-    expect(click.payload).toMatchObject({ type: InteractionType.MessageComponent, data: { custom_id: 'go', component_type: 2 }, message: { id: message?.id }, member: { user: { id: emulator.seed.member.id } } });
+    expect(click.payload).toMatchObject({
+      type: InteractionType.MessageComponent,
+      data: { custom_id: 'go', component_type: 2 },
+      message: { id: message?.id },
+      member: { user: { id: emulator.seed.member.id } },
+    });
     await answer(click.id, String(click.payload['token']), InteractionCallbackType.Modal, { custom_id: 'survey', title: 'Survey', components: [] });
     const submit = emulator.core.submitModal({ interactionId: click.id, fields: { name: 'Ada' } });
-    expect(submit.payload).toMatchObject({ type: InteractionType.ModalSubmit, data: { custom_id: 'survey', components: [{ type: 1, components: [{ type: 4, custom_id: 'name', value: 'Ada' }] }] } });
+    expect(submit.payload).toMatchObject({
+      type: InteractionType.ModalSubmit,
+      data: { custom_id: 'survey', components: [{ type: 1, components: [{ type: 4, custom_id: 'name', value: 'Ada' }] }] },
+    });
     expect(() => emulator.core.submitModal({ interactionId: run.id, fields: {} })).toThrow(/opened no modal/);
     expect(() => emulator.core.clickComponent({ messageId: 'nope', customId: 'go' })).toThrow(/no bot message/);
   });

@@ -28,13 +28,26 @@ describe('the playground API, from Node', () => {
   it('refuses a foreign Origin, a missing Origin or header, a rebinding Host, and a foreign live channel', async () => {
     expect((await api('faults', { origin: 'http://evil.example' })).status).toBe(403);
     expect((await api('faults', {})).status).toBe(403);
-    const noHeader = await fetch(`${emulator.url}/_playground/api/faults`, { method: 'POST', headers: { 'content-type': 'text/plain', origin: emulator.url }, body: '{"latencyMs":4000}' });
+    const noHeader = await fetch(`${emulator.url}/_playground/api/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', origin: emulator.url },
+      body: '{"latencyMs":4000}',
+    });
     // A text/plain body (what a cross-site form can send without a preflight) is refused at the emulator's door.
     expect(noHeader.status).toBe(415);
     expect(emulator.core.faults.latencyMs).toBe(0);
     const port = new URL(emulator.url).port;
     const rebinding = await new Promise<number>((resolve) => {
-      const request = http.request({ host: '127.0.0.1', port, path: '/_playground/api/faults', method: 'POST', headers: { host: `evil.example:${port}`, origin: `http://evil.example:${port}`, 'x-playground': '1', 'content-type': 'application/json' } }, (response) => resolve(response.statusCode ?? 0));
+      const request = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/_playground/api/faults',
+          method: 'POST',
+          headers: { host: `evil.example:${port}`, origin: `http://evil.example:${port}`, 'x-playground': '1', 'content-type': 'application/json' },
+        },
+        (response) => resolve(response.statusCode ?? 0),
+      );
       request.end('{"latencyMs":4000}');
     });
     expect(rebinding).toBe(403);

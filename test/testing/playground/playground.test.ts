@@ -69,7 +69,10 @@ describe.skipIf(!run)('the playground in Chromium', () => {
       // not loopback, so the emulator refuses to deliver and the delivery ends as failed.
       const appHook = await world.admin.applicationWebhooks.create(seed.applicationId, { url: 'https://hooks.example/quiz', events: ['MEMBER_JOINED'] });
       await world.admin.applicationWebhooks.test(seed.applicationId, String(appHook.id));
-      await page.getByRole('region', { name: 'Deliveries' }).getByText(/TEST → failed/).waitFor();
+      await page
+        .getByRole('region', { name: 'Deliveries' })
+        .getByText(/TEST → failed/)
+        .waitFor();
       await page.getByRole('region', { name: 'Webhooks' }).getByText('https://hooks.example/quiz').waitFor();
       await page.waitForTimeout(300);
       expect(requests).toEqual([]);
@@ -91,12 +94,20 @@ describe.skipIf(!run)('the playground in Chromium', () => {
       const page = await openPlayground(world);
       const run = emulator.invokeCommand({ name: 'slow' });
       const token = String(run.payload['token']);
-      const callback = await fetch(`${emulator.url}/api/v1/interactions/${run.id}/${token}/callback`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 5 }) });
+      const callback = await fetch(`${emulator.url}/api/v1/interactions/${run.id}/${token}/callback`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 5 }),
+      });
       expect(callback.status).toBe(204);
       const thinking = messages(page).getByRole('listitem').filter({ hasText: 'is thinking…' });
       await thinking.waitFor();
       await expect(thinking.textContent()).resolves.toContain('demo used /slow');
-      const followUp = await fetch(`${emulator.url}/api/v1/webhooks/${emulator.seed.applicationId}/${token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: 'Done thinking: 42.' }) });
+      const followUp = await fetch(`${emulator.url}/api/v1/webhooks/${emulator.seed.applicationId}/${token}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ content: 'Done thinking: 42.' }),
+      });
       expect(followUp.status).toBe(200);
       await messages(page).getByText('Done thinking: 42.').waitFor();
       await thinking.waitFor({ state: 'detached' });
@@ -132,7 +143,10 @@ describe.skipIf(!run)('the playground in Chromium', () => {
     'opens the modal the bot asks for even when the picture showing it arrives before the answer to its own command',
     async () => {
       // Record, on the page's own event stream and before the page's listener runs, which interactions each picture shows waiting on a modal.
-      const page = await openPlayground(world, undefined, `(() => {
+      const page = await openPlayground(
+        world,
+        undefined,
+        `(() => {
         window.__modals = new Set();
         const Source = window.EventSource;
         window.EventSource = class extends Source {
@@ -143,7 +157,8 @@ describe.skipIf(!run)('the playground in Chromium', () => {
             });
           }
         };
-      })()`);
+      })()`,
+      );
       // Hold the answer to /feedback until the browser has received a picture with the bot's modal in it.
       await page.route('**/_playground/api/invoke', async (route) => {
         const response = await route.fetch();
@@ -174,7 +189,10 @@ describe.skipIf(!run)('the playground in Chromium', () => {
       // (polled from outside: the page's Content-Security-Policy forbids the eval that waitForFunction needs)
       await expect.poll(() => page.evaluate<string[]>('window.seen'), { timeout: 10_000 }).toContain('Bot: disconnected');
       await expect.poll(() => page.evaluate<string>(`document.getElementById('bot-status').textContent`), { timeout: 10_000 }).toBe('Bot: connected');
-      await page.getByText(/GW connection closed/).first().waitFor();
+      await page
+        .getByText(/GW connection closed/)
+        .first()
+        .waitFor();
       const input = composer(page);
       await input.fill('/quiz topic:history rounds:2');
       await input.press('Escape');
@@ -213,7 +231,10 @@ describe.skipIf(!run)('the playground in Chromium', () => {
       for (let i = 0; i < 20 && (await focused()) !== 'Ready'; i++) await key('Shift+Tab');
       await expect(focused()).resolves.toBe('Ready');
       await key('Enter');
-      await messages(page).getByText(/is ready\. Question 1/).last().waitFor();
+      await messages(page)
+        .getByText(/is ready\. Question 1/)
+        .last()
+        .waitFor();
 
       await composer(page).focus();
       await page.keyboard.type('/feedback');
@@ -258,7 +279,9 @@ describe.skipIf(!run)('the playground in Chromium', () => {
       await composer(page).fill('/watch title:Launch');
       await composer(page).press('Enter');
       const activity = page.getByRole('region', { name: 'Channel activity' });
-      await expect.poll(() => activity.textContent(), { timeout: 10_000 }).toMatch(/Launch.*playing.*position 90\.0 s.*liftoff.*participants: demo-app-bot.*latest snapshot .* playing at 90\.0 s/);
+      await expect
+        .poll(() => activity.textContent(), { timeout: 10_000 })
+        .toMatch(/Launch.*playing.*position 90\.0 s.*liftoff.*participants: demo-app-bot.*latest snapshot .* playing at 90\.0 s/);
       await activity.getByRole('button', { name: 'Pause' }).click();
       await activity.getByRole('button', { name: 'Play' }).waitFor();
       await expect(activity.textContent()).resolves.toMatch(/paused/);
@@ -300,7 +323,9 @@ describe.skipIf(!run)('the playground in Chromium', () => {
   );
 
   it('refuses a request to its API from a page of another origin (preflighted, no-cors and EventSource attempts alike)', async () => {
-    const foreign = await startRawLoopbackServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>elsewhere</title>'));
+    const foreign = await startRawLoopbackServer((_request, response) =>
+      response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>elsewhere</title>'),
+    );
     const context = await world.browser.newContext();
     try {
       const page = await context.newPage();

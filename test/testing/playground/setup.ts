@@ -11,7 +11,15 @@ import { installPlaygroundBot, playgroundCommands } from '../../../examples/play
 
 /** Debian's Chromium; nothing is downloaded. */
 export const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+];
 
 /** Whether the browser tests can run here; outside CI a missing browser skips them with one loud line, in CI it fails the run. */
 export function browserAvailable(): boolean {

@@ -20,7 +20,17 @@ export const activityHandlers = {
   'activities.create': ({ state, request, params, caller }) => {
     const channel = channelFor(state, caller, params.channel_id);
     const fields = validate(schemas.createActivitySchema, request.body);
-    const activity: Activity = { id: state.id(), channelId: channel.id, fields, participants: new Set(), paused: true, positionMs: 0, state: {}, ended: false, createdAt: state.now() };
+    const activity: Activity = {
+      id: state.id(),
+      channelId: channel.id,
+      fields,
+      participants: new Set(),
+      paused: true,
+      positionMs: 0,
+      state: {},
+      ended: false,
+      createdAt: state.now(),
+    };
     state.activities.set(activity.id, activity);
     return json(201, activityView(activity));
   },
@@ -65,7 +75,14 @@ export const activityHandlers = {
   },
   'activities.getSnapshot': ({ state, params, caller }) => {
     const activity = activityFor(state, caller, params.activity_id);
-    const snapshot = { activity_id: activity.id, paused: activity.paused, position_ms: activity.positionMs, state: structuredClone(activity.state), participants: [...activity.participants], taken_at: new Date(state.now()).toISOString() };
+    const snapshot = {
+      activity_id: activity.id,
+      paused: activity.paused,
+      position_ms: activity.positionMs,
+      state: structuredClone(activity.state),
+      participants: [...activity.participants],
+      taken_at: new Date(state.now()).toISOString(),
+    };
     activity.lastSnapshot = snapshot;
     return json(200, snapshot);
   },

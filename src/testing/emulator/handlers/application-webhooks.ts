@@ -23,8 +23,16 @@ export const applicationWebhookHandlers = {
   'applicationWebhooks.create': ({ state, request, params, caller }) => {
     const app = ownedApp(state, caller, params.app_id);
     const { url, events, ...extra } = validate(schemas.createApplicationWebhookSchema, request.body);
-    if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new HttpError(400, 'Invalid Form Body', 50035, { errors: { url: 'must be an http(s) URL' } });
-    const hook: ApplicationWebhook = { id: state.id(), url, events: Array.isArray(events) ? events.map(String) : [GatewayDispatch.InteractionCreate], secret: state.token(), active: true, extra };
+    if (typeof url !== 'string' || !/^https?:\/\//.test(url))
+      throw new HttpError(400, 'Invalid Form Body', 50035, { errors: { url: 'must be an http(s) URL' } });
+    const hook: ApplicationWebhook = {
+      id: state.id(),
+      url,
+      events: Array.isArray(events) ? events.map(String) : [GatewayDispatch.InteractionCreate],
+      secret: state.token(),
+      active: true,
+      extra,
+    };
     app.webhooks.set(hook.id, hook);
     return json(201, { ...hookView(hook), secret: hook.secret });
   },

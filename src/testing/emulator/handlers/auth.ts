@@ -19,11 +19,20 @@ const COOKIE_PATH = `${API_PREFIX}/auth`;
 
 function startSession(state: EmulatorState, user: User): EmulatorResponse {
   const lifetime = state.options.accessTokenLifetimeMs ?? ACCESS_TOKEN_LIFETIME_MS;
-  const session: Session = { userId: user.id, accessToken: state.token(), accessExpiresAt: state.now() + lifetime, refreshToken: state.token(), revoked: false };
+  const session: Session = {
+    userId: user.id,
+    accessToken: state.token(),
+    accessExpiresAt: state.now() + lifetime,
+    refreshToken: state.token(),
+    revoked: false,
+  };
   state.sessions.push(session);
   return {
     status: 200,
-    headers: { 'content-type': 'application/json', 'set-cookie': `refresh_token=${session.refreshToken}; Path=${COOKIE_PATH}; HttpOnly; SameSite=Strict; Max-Age=2592000` },
+    headers: {
+      'content-type': 'application/json',
+      'set-cookie': `refresh_token=${session.refreshToken}; Path=${COOKIE_PATH}; HttpOnly; SameSite=Strict; Max-Age=2592000`,
+    },
     body: JSON.stringify({ access_token: session.accessToken, token_type: 'Bearer', expires_in: lifetime / 1000, user: publicUser(user) }),
   };
 }

@@ -46,7 +46,13 @@ export const channelHandlers = {
     const contentType = /Content-Type: ([^\r\n]+)/i.exec(part)?.[1] ?? 'application/octet-stream';
     const content = part.slice(part.indexOf('\r\n\r\n') + 4).replace(/\r\n$/, '');
     const id = state.id();
-    return json(200, { id, filename, size: Buffer.byteLength(content), content_type: contentType, url: `${state.baseUrl}/attachments/${channel.id}/${id}/${encodeURIComponent(filename)}` });
+    return json(200, {
+      id,
+      filename,
+      size: Buffer.byteLength(content),
+      content_type: contentType,
+      url: `${state.baseUrl}/attachments/${channel.id}/${id}/${encodeURIComponent(filename)}`,
+    });
   },
   'channels.listDriveLinks': ({ state, params, caller }) => json(200, state.driveLinks.get(channelFor(state, caller, params.channel_id).id) ?? []),
 } satisfies HandlersOf<'channels'>;

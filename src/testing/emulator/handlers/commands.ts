@@ -18,7 +18,10 @@ export const commandHandlers = {
     const index = app.commands.findIndex((c) => c.name === command.name);
     if (index >= 0) app.commands[index] = { ...command, id: app.commands[index]?.id ?? command.id };
     else app.commands.push(command);
-    return json(201, app.commands.find((c) => c.name === command.name));
+    return json(
+      201,
+      app.commands.find((c) => c.name === command.name),
+    );
   },
   'commands.replace': ({ state, request, params, caller }) => {
     const app = ownedApp(state, caller, params.app_id);
@@ -51,7 +54,10 @@ export const commandHandlers = {
     const app = appForCommandRoute(state, caller, params.app_id);
     const body = validate(schemas.commandDefinitionListSchema, request.body);
     const existing = app.guildCommands.get(guild.id) ?? [];
-    const next = body.map((definition) => ({ ...state.makeCommand(app.id, definition, existing.find((c) => c.name === definition.name.toLowerCase())?.id), guild_id: guild.id }));
+    const next = body.map((definition) => ({
+      ...state.makeCommand(app.id, definition, existing.find((c) => c.name === definition.name.toLowerCase())?.id),
+      guild_id: guild.id,
+    }));
     app.guildCommands.set(guild.id, next);
     return json(200, next);
   },

@@ -21,7 +21,8 @@ type CallbackBody = ReturnType<(typeof schemas.interactionResponseSchema)['parse
 function liveInteraction(state: EmulatorState, id: string, owns: (interaction: Interaction) => boolean): Interaction {
   const interaction = state.interactions.get(id);
   if (!interaction || !owns(interaction)) throw new HttpError(404, 'Unknown interaction', 10062);
-  if (state.now() >= interaction.createdAt + INTERACTION_LIFETIME_MS) throw new HttpError(404, 'Unknown interaction (its token expired after 15 minutes)', 10062);
+  if (state.now() >= interaction.createdAt + INTERACTION_LIFETIME_MS)
+    throw new HttpError(404, 'Unknown interaction (its token expired after 15 minutes)', 10062);
   return interaction;
 }
 
@@ -37,7 +38,10 @@ function acknowledge(state: EmulatorState, app: Application, interaction: Intera
   interaction.callbacks.push(callback);
   if (type === InteractionCallbackType.ChannelMessageWithSource) {
     const components = Array.isArray(body.data['components']) ? (body.data['components'] as unknown[]) : undefined;
-    state.post(interaction.channelId, String(body.data['content']), { kind: 'bot', id: app.bot.id, name: app.bot.username }, 'interaction', { components, interactionId: interaction.id });
+    state.post(interaction.channelId, String(body.data['content']), { kind: 'bot', id: app.bot.id, name: app.bot.username }, 'interaction', {
+      components,
+      interactionId: interaction.id,
+    });
   }
   for (const waiter of interaction.waiters.splice(0)) waiter.resolve(callback);
   return noContent();
@@ -57,7 +61,11 @@ export const interactionHandlers = {
  * the contract's webhook execution.
  */
 export function followUp(state: EmulatorState, request: EmulatorRequest, appId: string, token: string, editOriginal = false): EmulatorResponse {
-  const interaction = liveInteraction(state, [...state.interactions.values()].find((candidate) => candidate.token === token && candidate.applicationId === appId)?.id ?? '', () => true);
+  const interaction = liveInteraction(
+    state,
+    [...state.interactions.values()].find((candidate) => candidate.token === token && candidate.applicationId === appId)?.id ?? '',
+    () => true,
+  );
   const app = state.apps.get(appId);
   if (!app) throw new HttpError(404, 'Unknown Application', 10002);
   if (interaction.acknowledgedWith === undefined) throw new HttpError(404, 'Unknown Webhook (answer the interaction first)', 10015);
@@ -70,7 +78,12 @@ export function followUp(state: EmulatorState, request: EmulatorRequest, appId: 
     original.content = body.content;
     if (components !== undefined) original.components = components;
   }
-  const message = original ?? state.post(interaction.channelId, body.content, { kind: 'bot', id: app.bot.id, name: app.bot.username }, 'interaction', { components, interactionId: interaction.id });
+  const message =
+    original ??
+    state.post(interaction.channelId, body.content, { kind: 'bot', id: app.bot.id, name: app.bot.username }, 'interaction', {
+      components,
+      interactionId: interaction.id,
+    });
   interaction.followedUp = true;
   return json(200, messageView(state, message, app));
 }

@@ -9,7 +9,7 @@
 
 import { COMPOSER_SCRIPT } from './composer.js';
 
-const CORE_SCRIPT = String.raw`
+const CORE_SCRIPT = `
 const $ = (id) => document.getElementById(id);
 const Component = { Button: 2, Select: 3, TextInput: 4 };
 const ButtonStyle = { Link: 5 };
