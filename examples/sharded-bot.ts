@@ -64,7 +64,7 @@ async function bot(): Promise<void> {
   console.log(`[${name}] ready: shards ${gateway.shards.map((shard) => shard.id).join(', ')} of ${gateway.shardCount}`);
   process.on('SIGTERM', () => {
     void gateway
-      .destroy()
+      .close()
       .then(() => client.close())
       .then(() => redis.quit())
       .finally(() => process.exit(0));

@@ -302,7 +302,7 @@ export class Client extends EventEmitter<ClientEvents> {
    * ```
    */
   async close(): Promise<void> {
-    await this.#gateway?.destroy();
+    await this.#gateway?.close();
     await this.#rest.close();
   }
 

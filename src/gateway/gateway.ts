@@ -195,7 +195,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
    * or RESUMED. Rejects with `GatewayFatalError` on a close code that must not
    * be retried or after `maxIdentifyFailures` Identify attempts in a row
    * without READY (a likely invalid token or intents), with `GatewayError`
-   * after `connectTimeoutMs`, on `destroy()` or when `signal` aborts, and with
+   * after `connectTimeoutMs`, on `close()` or when `signal` aborts, and with
    * `ValidationError` / `InsecureTransportError` for unusable options.
    */
   async connect(options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
@@ -343,17 +343,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
    * call more than once. `client.close()` calls it; `client.gateway` then
    * gives a new Gateway.
    */
-  close(): Promise<void> {
-    return this.destroy();
-  }
-
-  /** `await using gateway = client.gateway` closes it at the end of the scope. */
-  [Symbol.asyncDispose](): Promise<void> {
-    return this.destroy();
-  }
-
-  /** The same as {@link Gateway.close}, under its earlier name. */
-  async destroy(): Promise<void> {
+  async close(): Promise<void> {
     this.#destroyed = true;
     await Promise.all(this.#shards.map((shard) => shard.destroy()));
     // The last sequences reach the store, so that a shard started elsewhere resumes from them.
@@ -361,6 +351,11 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     this.#router.clear();
     this.#routers.clear();
     this.removeAllListeners();
+  }
+
+  /** `await using gateway = client.gateway` closes it at the end of the scope. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 
   /** Redacted view for `util.inspect`. */

@@ -48,7 +48,7 @@ describe('Gateway reconnect backoff (fake timers)', () => {
       await untilReal(() => upgrades() === attemptsBefore + 1);
     }
 
-    await client.gateway.destroy();
+    await client.gateway.close();
     expect(await connecting).toBeInstanceOf(Error);
     vi.useRealTimers();
     await server.close();

@@ -37,7 +37,7 @@ describe('closing a Gateway', () => {
     const second = client.gateway;
     expect(second).not.toBe(first);
     await second.connect();
-    await second.destroy();
+    await second.close();
     await closed(ws, 1);
 
     {

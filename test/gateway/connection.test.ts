@@ -105,7 +105,7 @@ describe('Hello validation (point 9)', () => {
     await until(() => reconnecting.length >= 5);
     expect(reconnecting.slice(0, 5).map((event) => event.delayMs)).toEqual([9, 19, 39, 79, 79]);
     for (const peer of ws.peers) expect(opsOf(peer)).not.toContain(1);
-    await gateway.destroy();
+    await gateway.close();
     expect(await connecting).toBeInstanceOf(GatewayError);
   });
 });

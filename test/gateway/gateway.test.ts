@@ -245,7 +245,7 @@ describe('robustness', () => {
     const { server, gateway } = await setup({ heartbeatIntervalMs: 30 });
     await gateway.connect();
     await until(() => server.stats.heartbeats >= 1);
-    await gateway.destroy();
+    await gateway.close();
     expect(gateway.status).toBe('destroyed');
     expect(gateway.listenerCount('ready')).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 80));
@@ -258,7 +258,7 @@ describe('robustness', () => {
     second.server.sendHello = false;
     const pending = second.gateway.connect();
     await new Promise((resolve) => setTimeout(resolve, 30));
-    await second.gateway.destroy();
+    await second.gateway.close();
     await expect(pending).rejects.toBeInstanceOf(GatewayError);
   });
 

@@ -188,7 +188,7 @@ describe('sharding in one process', () => {
     await first.gateway.connect();
     first.server.dispatchToToken(SECRETS.botToken, 'INTERACTION_CREATE', payload('before', guildIdOnShard(1, 2)));
     await until(() => first.gateway.sequence === 2);
-    await first.gateway.destroy();
+    await first.gateway.close();
     expect(await store.load(1, 2)).toMatchObject({ sessionId: first.gateway.sessionId ?? expect.any(String), sequence: 2 });
 
     // A new process (here: a new client) runs shard 1 again; the dispatch it missed is replayed.

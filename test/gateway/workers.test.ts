@@ -56,7 +56,7 @@ describe('shards in worker threads', () => {
     expect(answeredBy.filter((operation) => operation === 'interactions.respond')).toHaveLength(3);
 
     const gateway = client.gateway;
-    await gateway.destroy();
+    await gateway.close();
     expect(gateway.status).toBe('destroyed');
     const deadline = Date.now() + 5000;
     while (emulator.isBotConnected() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));

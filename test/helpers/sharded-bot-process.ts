@@ -55,7 +55,7 @@ print('ready', { shards: gateway.shards.map((shard) => shard.id), shardCount: ga
 
 process.on('SIGTERM', () => {
   void gateway
-    .destroy()
+    .close()
     .then(() => client.close())
     .then(() => redis.quit())
     .finally(() => process.exit(0));

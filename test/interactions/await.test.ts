@@ -204,7 +204,7 @@ describe('the end of a wait leaves nothing behind', () => {
     expect(router.waiterCount).toBe(0);
   });
 
-  it('clear() (as gateway.destroy() does) ends every wait', async () => {
+  it('clear() (as gateway.close() does) ends every wait', async () => {
     const { router } = recordingRouter();
     const original = await dispatched<CommandInteraction>(router, command('cmd-7'));
     const timersBefore = activeTimers();
