@@ -80,7 +80,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     this.#options = resolveGatewayOptions(options, wiring.defaultUrl);
     const { shards, shardCount, maxConcurrency, shardsPerWorker, identifyThrottle, sessionStore } = options;
     this.#sharding = { shards, shardCount, maxConcurrency, shardsPerWorker, identifyThrottle, sessionStore };
-    this.#throttle = identifyThrottle ?? new MemoryIdentifyThrottle({ now: wiring.now });
+    this.#throttle = identifyThrottle ?? new MemoryIdentifyThrottle({ clock: wiring.now });
     this.#wiring = wiring;
     this.#secrets = new SecretBook(wiring.now);
   }

@@ -71,7 +71,7 @@ export interface MemoryIdentifyThrottleOptions {
   /** Time between two Identify of one bucket, milliseconds. @default 5500 (Discord's 5 s plus 500 ms) */
   intervalMs?: number | undefined;
   /** The clock. @default Date.now */
-  now?: (() => number) | undefined;
+  clock?: (() => number) | undefined;
 }
 
 /** The in-memory throttle: one process (every thread of it, when the shards run in workers). Turns are first come, first served per bucket. */
@@ -85,7 +85,7 @@ export class MemoryIdentifyThrottle implements IdentifyThrottle {
 
   constructor(options: MemoryIdentifyThrottleOptions = {}) {
     this.#intervalMs = options.intervalMs ?? DEFAULT_IDENTIFY_INTERVAL_MS;
-    this.#now = options.now ?? Date.now;
+    this.#now = options.clock ?? Date.now;
   }
 
   wait(request: IdentifyRequest): Promise<void> {

@@ -72,7 +72,7 @@ export interface WebhookReceiverOptions {
   /** The delivery type whose `data` is an interaction. @default 'INTERACTION_CREATE' */
   interactionEventType?: string | undefined;
   /** The clock, epoch milliseconds. @default Date.now */
-  now?: (() => number) | undefined;
+  clock?: (() => number) | undefined;
 }
 
 /** Emitted when a handler (or the receiver itself) fails; never a crash, never a 500 after the 2xx. */
@@ -162,11 +162,11 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
     ].filter((issue) => issue !== undefined);
     if (issues.length > 0) throw new ValidationError(operation, issues);
     this.#scheme = resolveScheme(options.scheme);
-    this.#store = options.replayStore ?? new MemoryReplayStore(options.now ? { now: options.now } : {});
+    this.#store = options.replayStore ?? new MemoryReplayStore(options.clock ? { clock: options.clock } : {});
     this.#interactionType = options.interactionEventType ?? 'INTERACTION_CREATE';
     const client = options.client;
     this.#respond = client ? (interactionId, body) => client.interactions.respond(interactionId, body) : undefined;
-    this.#now = options.now ?? Date.now;
+    this.#now = options.clock ?? Date.now;
     this.router = options.router ?? new InteractionRouter();
     const core: ReceiverCore = {
       receive: (rawBody, headers) => this.#receive(rawBody, headers),
@@ -218,7 +218,7 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
   async #receive(rawBody: Uint8Array, headers: WebhookHeaders): Promise<ReceiveOutcome> {
     let delivery: WebhookDelivery;
     try {
-      delivery = verifyWebhookDelivery({ rawBody, headers, secret: this.#secrets, toleranceSeconds: this.#tolerance, now: this.#now, scheme: this.#scheme });
+      delivery = verifyWebhookDelivery({ rawBody, headers, secret: this.#secrets, toleranceSeconds: this.#tolerance, clock: this.#now, scheme: this.#scheme });
       // A signature is accepted until its signing time plus the tolerance: everything remembered about it lives at least that long.
       const acceptedForMs = Math.max(1, delivery.signedAt + this.#tolerance * 1000 - this.#now() + 1);
       // The delivery id first, then the signed request (its id and signing time: one key however the signature is spelled).

@@ -31,7 +31,7 @@ export interface MemoryReplayStoreOptions {
    */
   maxEntries?: number | undefined;
   /** The clock, epoch milliseconds. @default Date.now */
-  now?: (() => number) | undefined;
+  clock?: (() => number) | undefined;
 }
 
 /**
@@ -51,7 +51,7 @@ export class MemoryReplayStore implements ReplayStore {
     if (!Number.isInteger(maxEntries) || maxEntries < 1)
       throw new ValidationError('MemoryReplayStore', [{ path: 'maxEntries', message: 'must be a whole number of at least 1' }]);
     this.#maxEntries = maxEntries;
-    this.#now = options.now ?? Date.now;
+    this.#now = options.clock ?? Date.now;
   }
 
   /** How many keys are remembered now. */

@@ -26,7 +26,7 @@ export interface SignWebhookOptions {
   /** The signing scheme. @default the scheme in docs/assumptions.md */
   scheme?: WebhookScheme | undefined;
   /** The clock, epoch milliseconds (used when `timestamp` is not given). @default Date.now */
-  now?: (() => number) | undefined;
+  clock?: (() => number) | undefined;
 }
 
 const OPERATION = 'signWebhookDelivery';
@@ -44,7 +44,7 @@ export function signWebhookDelivery(options: SignWebhookOptions): Record<string,
   const scheme = resolveScheme(options.scheme);
   const body = bodyBytes(OPERATION, options.body);
   const [key] = secretKeys(OPERATION, options.secret);
-  const nowMs = (options.now ?? Date.now)();
+  const nowMs = (options.clock ?? Date.now)();
   const timestamp = String(options.timestamp ?? (scheme.timestampUnit === 'seconds' ? Math.floor(nowMs / 1000) : nowMs));
   const signed = scheme.signedPayload({ timestamp, body });
   const digest = createHmac(scheme.algorithm, key as Uint8Array)

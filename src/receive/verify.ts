@@ -24,7 +24,7 @@ export interface VerifyWebhookOptions {
   /** How far the signing time may be from now, either way, in seconds. @default 300 */
   toleranceSeconds?: number | undefined;
   /** The clock, epoch milliseconds. @default Date.now */
-  now?: (() => number) | undefined;
+  clock?: (() => number) | undefined;
   /** The signing scheme (header names, signed string, body shape). @default the scheme in docs/assumptions.md */
   scheme?: WebhookScheme | undefined;
 }
@@ -137,7 +137,7 @@ export function verifyWebhookDelivery(options: VerifyWebhookOptions): WebhookDel
     );
   }
 
-  const now = (options.now ?? Date.now)();
+  const now = (options.clock ?? Date.now)();
   const skewSeconds = Math.round((now - signedAt) / 1000);
   if (Math.abs(now - signedAt) > tolerance * 1000) {
     const when = skewSeconds > 0 ? `${skewSeconds} s ago` : `${-skewSeconds} s in the future`;

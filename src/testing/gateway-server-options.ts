@@ -73,7 +73,7 @@ export interface GatewayServerOptions {
         /** Least time between two accepted Identifies of one bucket, milliseconds. */
         intervalMs: number;
         /** The clock pacing uses, epoch milliseconds. @default Date.now */
-        now?: (() => number) | undefined;
+        clock?: (() => number) | undefined;
       }
     | undefined;
 }

@@ -194,7 +194,7 @@ export class GatewayServer {
       return undefined;
     }
     const record: IdentifyRecord = {
-      at: this.#options.identifyPacing?.now?.() ?? Date.now(),
+      at: this.#options.identifyPacing?.clock?.() ?? Date.now(),
       shard: shard as [number, number] | undefined,
       accepted: false,
       tooEarly: false,

@@ -38,7 +38,7 @@ export interface TestInteractionInput {
   /** Answers the callback instead of recording it (e.g. to simulate a failure). @default undefined (answers are recorded) */
   respond?: InteractionResponder | undefined;
   /** Clock, for expiry tests. @default Date.now */
-  now?: (() => number) | undefined;
+  clock?: (() => number) | undefined;
 }
 
 let counter = 0;
@@ -115,7 +115,7 @@ export function createTestInteraction<I extends Interaction = Interaction>(
     (async (_id, body) => {
       responses.push({ interactionType: body.interaction_type, data: body.data });
     });
-  return { interaction: createInteraction(createTestPayload(input), respond, input.now) as I, responses };
+  return { interaction: createInteraction(createTestPayload(input), respond, input.clock) as I, responses };
 }
 
 /** A Gateway that never opens a socket: register handlers on it as on `client.gateway`, then invoke interactions. */
@@ -148,7 +148,7 @@ export function createTestGateway(): TestGateway {
     gateway,
     responses,
     async invoke(input = {}) {
-      const interaction = createInteraction(createTestPayload(input), input.respond ?? respond, input.now);
+      const interaction = createInteraction(createTestPayload(input), input.respond ?? respond, input.clock);
       const errors: unknown[] = [];
       const onError = ({ error, interaction: failed }: { error: unknown; interaction: Interaction }) => {
         if (failed === interaction) errors.push(error);

@@ -25,7 +25,7 @@ export interface TestDeliveryInput {
   /** The body's `created_at`. @default the clock's now, ISO 8601 */
   createdAt?: string | undefined;
   /** The clock, epoch milliseconds: signing time and `created_at`. @default Date.now */
-  now?: (() => number) | undefined;
+  clock?: (() => number) | undefined;
   /** The signing scheme, when the service signs differently. @default the scheme in docs/assumptions.md */
   scheme?: WebhookScheme | undefined;
 }
@@ -54,11 +54,11 @@ let counter = 0;
  * ```
  */
 export function createTestDelivery(input: TestDeliveryInput): TestDelivery {
-  const now = input.now ?? Date.now;
+  const now = input.clock ?? Date.now;
   const id = input.id ?? `test-delivery-${++counter}`;
   const type = input.type ?? (input.interaction ? 'INTERACTION_CREATE' : 'TEST');
   const data = input.data !== undefined ? input.data : input.interaction ? createTestPayload(input.interaction) : {};
   const body = JSON.stringify({ id, type, created_at: input.createdAt ?? new Date(now()).toISOString(), data });
-  const signed = signWebhookDelivery({ body, secret: input.secret, now, scheme: input.scheme, deliveryId: id, eventType: type });
+  const signed = signWebhookDelivery({ body, secret: input.secret, clock: now, scheme: input.scheme, deliveryId: id, eventType: type });
   return { id, body, headers: { 'content-type': 'application/json', ...signed } };
 }

@@ -268,7 +268,7 @@ describe('awaitComponent over the Gateway and over HTTP', () => {
 
   it('HTTP deliveries: the handler replies with a button, awaits the click, and answers it; each answer is one callback', async () => {
     const client = new Client({ baseUrl: service.url, auth: { botToken: SECRETS.botToken } });
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, client, now: () => NOW_MS });
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, client, clock: () => NOW_MS });
     const handled: string[] = [];
     receiver.router.onInteraction('component', (interaction) => void handled.push(interaction.id));
     receiver.router.onCommand('confirm', async (interaction) => {

@@ -66,7 +66,7 @@ describe('the interaction router', () => {
     client.gateway.use(router);
     const respond = (id: string, body: { interaction_type: 1 | 4 | 5 | 6 | 8 | 9; data: Record<string, unknown> }) => client.interactions.respond(id, body);
     const overGateway = client.gateway.deliver(createInteraction(payload('over-gateway'), respond, () => NOW_MS));
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, client, router, now: () => NOW_MS });
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, client, router, clock: () => NOW_MS });
     const { body, headers } = signedDelivery({ type: 'INTERACTION_CREATE', data: payload('over-http') });
     const outcome = await receiver.receive(body, headers);
     expect(outcome.status).toBe(200);

@@ -24,7 +24,7 @@ describe('the signature comparison', () => {
     ]) {
       compare.mockClear();
       try {
-        verifyWebhookDelivery({ rawBody: body, headers, secret: secrets, now: () => NOW_MS });
+        verifyWebhookDelivery({ rawBody: body, headers, secret: secrets, clock: () => NOW_MS });
       } catch {
         // The last set matches nothing: still one comparison per secret.
       }

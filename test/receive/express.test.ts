@@ -18,7 +18,7 @@ async function listen(app: express.Express): Promise<string> {
 }
 
 function receiverWithLog(): { receiver: WebhookReceiver; ids: string[]; errors: WebhookErrorEvent[] } {
-  const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, now: () => NOW_MS });
+  const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, clock: () => NOW_MS });
   const ids: string[] = [];
   const errors: WebhookErrorEvent[] = [];
   receiver.on('delivery', (delivery) => void ids.push(delivery.id));
@@ -79,7 +79,7 @@ describe('the Express middleware, on real Express 5', () => {
   });
 
   it('answers 413 past the limit', async () => {
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, now: () => NOW_MS, maxBodyBytes: 64 });
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, clock: () => NOW_MS, maxBodyBytes: 64 });
     const app = express();
     app.post('/webhooks', receiver.express);
     const url = await listen(app);

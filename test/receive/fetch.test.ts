@@ -8,7 +8,7 @@ function request(body: string | null, headers: Record<string, string>, method = 
 
 describe('the fetch adapter (global Request and Response)', () => {
   it('answers 408 to a body that never finishes, 503 past maxPendingBodies, and frees the places for the next', async () => {
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, now: () => NOW_MS, bodyTimeoutMs: 200, maxPendingBodies: 1 });
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, clock: () => NOW_MS, bodyTimeoutMs: 200, maxPendingBodies: 1 });
     const cancelled: unknown[] = [];
     const never = new ReadableStream<Uint8Array>({
       start: (controller) => controller.enqueue(new TextEncoder().encode('{')),
@@ -34,7 +34,7 @@ describe('the fetch adapter (global Request and Response)', () => {
   });
 
   it('answers 200 with a Response before the handlers finish, and hands them to waitUntil', async () => {
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, now: () => NOW_MS });
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, clock: () => NOW_MS });
     const handled: WebhookDelivery[] = [];
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
@@ -57,7 +57,7 @@ describe('the fetch adapter (global Request and Response)', () => {
   });
 
   it('answers 401 to a bad signature, a stale delivery and a replay, without running handlers', async () => {
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, now: () => NOW_MS });
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, clock: () => NOW_MS });
     let calls = 0;
     receiver.on('delivery', () => void calls++);
     const valid = signedDelivery();
@@ -71,7 +71,7 @@ describe('the fetch adapter (global Request and Response)', () => {
   });
 
   it('answers 413 past the limit (declared or streamed) and 405 to other methods', async () => {
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, now: () => NOW_MS, maxBodyBytes: 100 });
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, clock: () => NOW_MS, maxBodyBytes: 100 });
     const big = signedDelivery({ data: { text: 'y'.repeat(200) } });
     expect((await receiver.fetch(request(big.body, { ...big.headers, 'content-length': String(big.body.length) }))).status).toBe(413);
     const stream = new ReadableStream<Uint8Array>({
@@ -88,7 +88,7 @@ describe('the fetch adapter (global Request and Response)', () => {
   });
 
   it('keeps working without waitUntil: handlers still run after the answer', async () => {
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, now: () => NOW_MS });
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, clock: () => NOW_MS });
     const seen: string[] = [];
     receiver.on('TEST_EVENT', (delivery) => void seen.push(delivery.id));
     const { body, headers, id } = signedDelivery();

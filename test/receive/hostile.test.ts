@@ -33,7 +33,7 @@ describe('the receiver against a hostile sender', () => {
   it('refuses every other spelling of a signature, so a captured delivery cannot be replayed once per spelling after its id is forgotten', async () => {
     let now = NOW_MS;
     // The id is remembered only 600 s; the signed request as long as its signature is accepted.
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, now: () => now });
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, clock: () => now });
     const handled: string[] = [];
     receiver.on('delivery', (delivery) => void handled.push(delivery.id));
     const url = await serve(receiver);
@@ -52,7 +52,7 @@ describe('the receiver against a hostile sender', () => {
 
   it('remembers a delivery signed 300 s in the future until its signature is stale: replayed 600 s later, it is refused', async () => {
     let now = NOW_MS;
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, now: () => now });
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, clock: () => now });
     const handled: string[] = [];
     receiver.on('delivery', (delivery) => void handled.push(delivery.id));
     const url = await serve(receiver);
@@ -80,8 +80,8 @@ describe('the receiver against a hostile sender', () => {
 
   it('keeps accepting deliveries once expired keys make room, and says so (an error event, 503) when its store is full of live keys', async () => {
     let now = NOW_MS;
-    const store = new MemoryReplayStore({ maxEntries: 10, now: () => now });
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, replayStore: store, now: () => now });
+    const store = new MemoryReplayStore({ maxEntries: 10, clock: () => now });
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, replayStore: store, clock: () => now });
     const errors: WebhookErrorEvent[] = [];
     receiver.on('error', (event) => void errors.push(event));
     const url = await serve(receiver);
@@ -104,7 +104,7 @@ describe('the receiver against a hostile sender', () => {
     const router = createInteractionRouter();
     const responses: string[] = [];
     const client = { interactions: { respond: (id: string) => Promise.resolve(void responses.push(id)) } };
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, client, router, now: () => NOW_MS });
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, client, router, clock: () => NOW_MS });
     const ran: string[] = [];
     router.onCommand('ping', async (interaction) => {
       ran.push(interaction.id);
@@ -133,7 +133,7 @@ describe('the receiver against a hostile sender', () => {
   });
 
   it('hands every listener and handler the data as signed: a delivery listener cannot change it for the typed handler', async () => {
-    const receiver = createWebhookReceiver<{ ORDER_PAID: { total: number; items: { sku: string }[] } }>({ secret: WEBHOOK_SECRET, now: () => NOW_MS });
+    const receiver = createWebhookReceiver<{ ORDER_PAID: { total: number; items: { sku: string }[] } }>({ secret: WEBHOOK_SECRET, clock: () => NOW_MS });
     const failures: unknown[] = [];
     receiver.on('delivery', (delivery) => {
       const data = delivery.data as { total: number; items: { sku: string }[] };
@@ -156,7 +156,7 @@ describe('the receiver against a hostile sender', () => {
   });
 
   it('lets no slow body hold a socket: past maxPendingBodies a request gets 503 at once, a body not all there in bodyTimeoutMs gets 408, and both connections close', async () => {
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, now: () => NOW_MS, bodyTimeoutMs: 300, maxPendingBodies: 3 });
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, clock: () => NOW_MS, bodyTimeoutMs: 300, maxPendingBodies: 3 });
     const url = new URL(await serve(receiver));
     /** A slowloris sender: headers promise 1,000 bytes, then one byte arrives and nothing more. */
     const trickle = () =>
@@ -187,7 +187,7 @@ describe('the receiver against a hostile sender', () => {
   });
 
   it('still takes the hand-made canonical signature', async () => {
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, now: () => NOW_MS });
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, clock: () => NOW_MS });
     const url = await serve(receiver);
     const body = JSON.stringify({ id: 'dlv-hand', type: 'T', created_at: new Date(NOW_MS).toISOString(), data: {} });
     const headers = {

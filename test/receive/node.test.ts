@@ -27,7 +27,7 @@ function recorder<E extends object>(receiver: WebhookReceiver<E>) {
 
 describe('the node:http adapter, on a real server', () => {
   it('handles a valid delivery once, typed by its event type, and answers 200', async () => {
-    const receiver = createWebhookReceiver<{ ORDER_PAID: { total: number } }>({ secret: WEBHOOK_SECRET, now: () => NOW_MS });
+    const receiver = createWebhookReceiver<{ ORDER_PAID: { total: number } }>({ secret: WEBHOOK_SECRET, clock: () => NOW_MS });
     const totals: number[] = [];
     receiver.on('ORDER_PAID', (delivery) => void totals.push(delivery.data.total));
     const { handled } = recorder(receiver);
@@ -41,7 +41,7 @@ describe('the node:http adapter, on a real server', () => {
   });
 
   it('answers 401 to a tampered body, a tampered signature, a missing header, a stale timestamp either way and a replay; no handler runs', async () => {
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, now: () => NOW_MS });
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, clock: () => NOW_MS });
     const { handled, rejected } = recorder(receiver);
     const url = await serve(receiver);
     const valid = signedDelivery();
@@ -66,7 +66,7 @@ describe('the node:http adapter, on a real server', () => {
 
   it('handles a retry of the same delivery id (newly signed) once, answering 200 both times', async () => {
     let now = NOW_MS;
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, now: () => now });
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, clock: () => now });
     const { handled } = recorder(receiver);
     const duplicates: string[] = [];
     receiver.on('duplicate', (delivery) => void duplicates.push(delivery.id));
@@ -82,7 +82,7 @@ describe('the node:http adapter, on a real server', () => {
   });
 
   it('verifies a body of emoji and other multibyte characters, and the rotated-secret array', async () => {
-    const receiver = createWebhookReceiver({ secret: [WEBHOOK_SECRET, OLD_WEBHOOK_SECRET], now: () => NOW_MS });
+    const receiver = createWebhookReceiver({ secret: [WEBHOOK_SECRET, OLD_WEBHOOK_SECRET], clock: () => NOW_MS });
     const { handled } = recorder(receiver);
     const url = await serve(receiver);
     const text = '👩🏽‍💻 naïve café — 日本語 𝄞';
@@ -97,7 +97,7 @@ describe('the node:http adapter, on a real server', () => {
   });
 
   it('acknowledges before the handlers finish, and a throwing handler still gets its 2xx and becomes an error event', async () => {
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, now: () => NOW_MS });
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, clock: () => NOW_MS });
     const { errors } = recorder(receiver);
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
@@ -131,7 +131,7 @@ describe('the node:http adapter, on a real server', () => {
   });
 
   it('answers 413 past the body limit (declared or streamed), 405 to other methods, and keeps serving', async () => {
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, now: () => NOW_MS, maxBodyBytes: 1024 });
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, clock: () => NOW_MS, maxBodyBytes: 1024 });
     const { handled } = recorder(receiver);
     const url = await serve(receiver);
     const big = signedDelivery({ data: { text: 'x'.repeat(2000) } });
@@ -156,7 +156,7 @@ describe('the node:http adapter, on a real server', () => {
   it('answers 503 and emits an error when the replay store fails, without running a handler', async () => {
     const receiver = createWebhookReceiver({
       secret: WEBHOOK_SECRET,
-      now: () => NOW_MS,
+      clock: () => NOW_MS,
       replayStore: { claim: () => Promise.reject(new Error('redis is down')) },
     });
     const { handled, errors } = recorder(receiver);

@@ -53,7 +53,7 @@ function botClient(): Client {
 describe('interactions over HTTP', () => {
   it('builds the typed interaction from INTERACTION_CREATE; reply() sends exactly one callback to the service', async () => {
     const router = createInteractionRouter();
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, client: botClient(), router, now: () => NOW_MS });
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, client: botClient(), router, clock: () => NOW_MS });
     const seen: CommandInteraction[] = [];
     const second: unknown[] = [];
     router.onCommand('PING', async (interaction) => {
@@ -86,7 +86,7 @@ describe('interactions over HTTP', () => {
   });
 
   it('keeps the expiry: an interaction created 16 minutes ago rejects reply() without any request', async () => {
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, client: botClient(), now: () => NOW_MS });
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, client: botClient(), clock: () => NOW_MS });
     const failures: unknown[] = [];
     receiver.router.onCommand('ping', (interaction) => interaction.reply('late'));
     receiver.on('interactionError', ({ error }) => void failures.push(error));
@@ -100,7 +100,7 @@ describe('interactions over HTTP', () => {
 
   it('routes handler errors to interactionError on the receiver and the router; the delivery was still acknowledged', async () => {
     const router = createInteractionRouter();
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, client: botClient(), router, now: () => NOW_MS });
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, client: botClient(), router, clock: () => NOW_MS });
     const onRouter: InteractionErrorEvent[] = [];
     const onReceiver: InteractionErrorEvent[] = [];
     router.on('interactionError', (event) => void onRouter.push(event));
@@ -117,7 +117,7 @@ describe('interactions over HTTP', () => {
   });
 
   it('reports an INTERACTION_CREATE it cannot answer (no client) or build (no token) as an error event, still delivering it to the catch-all', async () => {
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, now: () => NOW_MS });
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, clock: () => NOW_MS });
     const errors: WebhookErrorEvent[] = [];
     const all: WebhookDelivery[] = [];
     receiver.on('error', (event) => void errors.push(event));
@@ -126,7 +126,7 @@ describe('interactions over HTTP', () => {
     await (await receiver.receive(first.body, first.headers)).dispatch();
     expect(isValidationError(errors[0]?.error)).toBe(true);
     expect((errors[0]?.error as Error | undefined)?.message).toMatch(/createWebhookReceiver\(\{ client \}\)/);
-    const withClient = createWebhookReceiver({ secret: WEBHOOK_SECRET, client: botClient(), now: () => NOW_MS });
+    const withClient = createWebhookReceiver({ secret: WEBHOOK_SECRET, client: botClient(), clock: () => NOW_MS });
     withClient.on('error', (event) => void errors.push(event));
     const { token: _token, ...tokenless } = commandPayload();
     const second = signedDelivery({ type: 'INTERACTION_CREATE', data: tokenless });
@@ -139,7 +139,7 @@ describe('interactions over HTTP', () => {
 
 describe('typed deliveries and the catch-all', () => {
   it('runs the handlers of a type and the catch-all; an unknown type reaches only the catch-all; removed handlers stop', async () => {
-    const receiver = createWebhookReceiver<{ MEMBER_JOINED: { user_id: string } }>({ secret: WEBHOOK_SECRET, now: () => NOW_MS });
+    const receiver = createWebhookReceiver<{ MEMBER_JOINED: { user_id: string } }>({ secret: WEBHOOK_SECRET, clock: () => NOW_MS });
     const log: string[] = [];
     const joined = (delivery: WebhookDelivery<'MEMBER_JOINED', { user_id: string }>) => void log.push(`joined:${delivery.data.user_id}`);
     receiver.on('MEMBER_JOINED', joined);
@@ -168,7 +168,7 @@ describe('typed deliveries and the catch-all', () => {
   });
 
   it('rejects receive() of a parsed body with a ValidationError that says what to pass', async () => {
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, now: () => NOW_MS });
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, clock: () => NOW_MS });
     const { body, headers } = signedDelivery();
     const error: unknown = await receiver.receive(JSON.parse(body) as string, headers).catch((caught: unknown) => caught);
     expect(isValidationError(error)).toBe(true);
@@ -177,11 +177,11 @@ describe('typed deliveries and the catch-all', () => {
   });
 
   it('de-duplicates across instances that share an asynchronous replay store (as behind a load balancer)', async () => {
-    const shared = new MemoryReplayStore({ now: () => NOW_MS });
+    const shared = new MemoryReplayStore({ clock: () => NOW_MS });
     const claims: string[] = [];
     const store = { claim: async (key: string, ttlMs: number) => (claims.push(key.split(':')[0] ?? ''), shared.claim(key, ttlMs)) };
     const handled: string[] = [];
-    const [a, b] = [1, 2].map(() => createWebhookReceiver({ secret: WEBHOOK_SECRET, replayStore: store, now: () => NOW_MS }));
+    const [a, b] = [1, 2].map(() => createWebhookReceiver({ secret: WEBHOOK_SECRET, replayStore: store, clock: () => NOW_MS }));
     for (const receiver of [a, b]) receiver?.on('delivery', (delivery) => void handled.push(delivery.id));
     const first = signedDelivery({ id: 'dlv-lb' });
     const retry = signedDelivery({ id: 'dlv-lb', timestamp: NOW_MS / 1000 + 5 });
@@ -201,7 +201,7 @@ describe('secrets and signatures', () => {
       vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void logged.push(args.map((arg) => inspect(arg)).join(' ')));
     }
     const router = createInteractionRouter();
-    const receiver = createWebhookReceiver({ secret: [WEBHOOK_SECRET, OLD_WEBHOOK_SECRET], client: botClient(), router, now: () => NOW_MS });
+    const receiver = createWebhookReceiver({ secret: [WEBHOOK_SECRET, OLD_WEBHOOK_SECRET], client: botClient(), router, clock: () => NOW_MS });
     const captured: unknown[] = [];
     for (const event of ['delivery', 'duplicate', 'rejected', 'error', 'interactionError'] as const)
       receiver.on(event, (...args: unknown[]) => void captured.push(...args));

@@ -17,7 +17,7 @@ afterEach(async () => {
 
 /** A memory store whose claims fail (503) while `failing(key, index)` says so; `index` counts every claim from 0. */
 function flakyStore(failing: (key: string, index: number) => boolean): ReplayStore & { claims: string[] } {
-  const inner = new MemoryReplayStore({ now: () => NOW_MS });
+  const inner = new MemoryReplayStore({ clock: () => NOW_MS });
   const claims: string[] = [];
   return {
     claims,
@@ -29,7 +29,7 @@ function flakyStore(failing: (key: string, index: number) => boolean): ReplaySto
 }
 
 async function serveReceiver(replayStore: ReplayStore) {
-  const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, now: () => NOW_MS, replayStore });
+  const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, clock: () => NOW_MS, replayStore });
   const handled: string[] = [];
   const errors: unknown[] = [];
   receiver.on('delivery', (delivery) => void handled.push(delivery.id));

@@ -4,7 +4,7 @@ import { isReplayStoreFullError, isValidationError, MemoryReplayStore } from '..
 describe('MemoryReplayStore', () => {
   it('claims a key once until its time to live passes', () => {
     let now = 1_000;
-    const store = new MemoryReplayStore({ now: () => now });
+    const store = new MemoryReplayStore({ clock: () => now });
     expect(store.claim('a', 100)).toBe(true);
     expect(store.claim('a', 100)).toBe(false);
     now += 99;
@@ -16,7 +16,7 @@ describe('MemoryReplayStore', () => {
 
   it('stays bounded without forgetting a live key: past maxEntries a new claim fails until keys expire', () => {
     let now = 0;
-    const store = new MemoryReplayStore({ maxEntries: 3, now: () => now });
+    const store = new MemoryReplayStore({ maxEntries: 3, clock: () => now });
     for (const key of ['k1', 'k2', 'k3']) expect(store.claim(key, 1_000)).toBe(true);
     expect(() => store.claim('k4', 1_000)).toThrow(/maxEntries/);
     // The live keys are all still remembered: a replay of any of them is refused.
@@ -31,7 +31,7 @@ describe('MemoryReplayStore', () => {
 
   it('expires keys of different lifetimes before counting: a long-lived key at the front does not hold expired ones behind it', () => {
     let now = 0;
-    const store = new MemoryReplayStore({ maxEntries: 10, now: () => now });
+    const store = new MemoryReplayStore({ maxEntries: 10, clock: () => now });
     expect(store.claim('long', 60_000)).toBe(true);
     for (let i = 0; i < 9; i++) expect(store.claim(`short${i}`, 1_000)).toBe(true);
     now = 1_000;

@@ -6,14 +6,14 @@ describe('signWebhookDelivery', () => {
   const body = JSON.stringify({ id: 'd-sign', type: 'PING_EVENT', created_at: NOW_MS, data: { text: 'ça va? 🎉' } });
 
   it('produces the four headers of the default scheme, with the signature the service would send', () => {
-    const headers = signWebhookDelivery({ body, secret: WEBHOOK_SECRET, now: () => NOW_MS });
+    const headers = signWebhookDelivery({ body, secret: WEBHOOK_SECRET, clock: () => NOW_MS });
     expect(headers).toEqual({
       'X-Signature-Timestamp': String(NOW_S),
       'X-Signature-256': `sha256=${hmacHex(WEBHOOK_SECRET, NOW_S, body)}`,
       'X-Delivery-Id': 'd-sign',
       'X-Event-Type': 'PING_EVENT',
     });
-    expect(verifyWebhookDelivery({ rawBody: body, headers, secret: WEBHOOK_SECRET, now: () => NOW_MS }).data).toEqual({ text: 'ça va? 🎉' });
+    expect(verifyWebhookDelivery({ rawBody: body, headers, secret: WEBHOOK_SECRET, clock: () => NOW_MS }).data).toEqual({ text: 'ça va? 🎉' });
   });
 
   it('takes an explicit timestamp, id and type, and signs with the first secret of a rotation list', () => {

@@ -13,7 +13,7 @@ import { hmacHex, NOW_MS, NOW_S, OLD_WEBHOOK_SECRET, signedDelivery, WEBHOOK_SEC
 const now = () => NOW_MS;
 
 function verify(overrides: Partial<VerifyWebhookOptions> & Pick<VerifyWebhookOptions, 'rawBody' | 'headers'>) {
-  return verifyWebhookDelivery({ secret: WEBHOOK_SECRET, now, ...overrides });
+  return verifyWebhookDelivery({ secret: WEBHOOK_SECRET, clock: now, ...overrides });
 }
 
 function refusal(run: () => unknown): WebhookVerificationError {
@@ -146,7 +146,7 @@ describe('verifyWebhookDelivery', () => {
     const messages = [
       refusal(() => verify({ rawBody: `${body} `, headers })),
       refusal(() => verify({ rawBody: body, headers: { ...headers, 'x-signature-256': `${signature}00` } })),
-      refusal(() => verify({ rawBody: body, headers, now: () => NOW_MS + 3_600_000 })),
+      refusal(() => verify({ rawBody: body, headers, clock: () => NOW_MS + 3_600_000 })),
       refusal(() => verify({ rawBody: body, headers, secret: OLD_WEBHOOK_SECRET })),
     ].map((error) => `${error.message} ${error.stack ?? ''} ${inspect(error)} ${JSON.stringify(error)}`);
     const digest = signature.slice('sha256='.length);

@@ -75,7 +75,7 @@ describeWithRedis('the Redis replay store', () => {
     const receiver = createWebhookReceiver({
       secret: WEBHOOK_SECRET,
       replayStore: createRedisReplayStore({ client: connection, prefix: 'late:', commandTimeoutMs: 300 }),
-      now: () => NOW_MS,
+      clock: () => NOW_MS,
     });
     const handled: string[] = [];
     const url = await serve(receiver, handled);
@@ -104,7 +104,7 @@ describeWithRedis('the Redis replay store', () => {
       connections.push(connection);
       const receiver = createWebhookReceiver({
         secret: WEBHOOK_SECRET,
-        now: () => NOW_MS,
+        clock: () => NOW_MS,
         replayStore: createRedisReplayStore({ client: connection, prefix: 'lb-test:' }),
       });
       urls.push(await serve(receiver, handled));
@@ -132,7 +132,7 @@ describeWithRedis('the Redis replay store', () => {
       sendCommand: (args) => current.sendCommand(args),
     };
     const store = createRedisReplayStore({ client, commandTimeoutMs: 500 });
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, now: () => NOW_MS, replayStore: store });
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, clock: () => NOW_MS, replayStore: store });
     const errors: unknown[] = [];
     receiver.on('error', (event) => void errors.push(event.error));
     const handled: string[] = [];

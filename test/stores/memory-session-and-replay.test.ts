@@ -4,7 +4,7 @@ import { gatewaySessionStoreContract, replayStoreContract } from './session-and-
 let now = 1_000_000;
 replayStoreContract(
   'the in-memory replay store',
-  () => new MemoryReplayStore({ now: () => now }),
+  () => new MemoryReplayStore({ clock: () => now }),
   async () => void (now += 60_000),
 );
 gatewaySessionStoreContract('the in-memory Gateway session store', () => new MemoryGatewaySessionStore());

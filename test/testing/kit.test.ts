@@ -23,7 +23,7 @@ describe('createTestInteraction', () => {
 
   it('keeps the contract rules, including expiry on a test clock', async () => {
     let clock = Date.now();
-    const { interaction } = createTestInteraction<CommandInteraction>({ now: () => clock });
+    const { interaction } = createTestInteraction<CommandInteraction>({ clock: () => clock });
     clock += 15 * 60_000;
     await expect(interaction.reply('late')).rejects.toBeInstanceOf(InteractionExpiredError);
   });

@@ -172,7 +172,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     identifyPacing: options.gateway && {
       maxConcurrency: options.gateway.maxConcurrency ?? 1,
       intervalMs: options.gateway.identifyIntervalMs ?? 5000,
-      now: () => core.now(),
+      clock: () => core.now(),
     },
     admit: (request) => doorRefusal(request.headers, listenAddress()),
   });
