@@ -6,6 +6,7 @@
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
 
 /** The fixture signing secrets; tests assert none of them (nor any signature) leaks. */
 export const WEBHOOK_SECRET = 'whsec-Receiver-Lk93.secret';
@@ -84,4 +85,18 @@ export async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<v
 /** Lets pending handlers run (a few turns of the event loop). */
 export async function settle(ms = 30): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Returns `serve(receiver)`, which mounts a receiver's node:http adapter on a real server closed after the current test. Call it at the top of a test file. */
+export function useReceiverServer(): (receiver: { node: http.RequestListener }) => Promise<string> {
+  let closeServer: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await closeServer?.();
+    closeServer = undefined;
+  });
+  return async (receiver) => {
+    const server = await startRawServer(receiver.node);
+    closeServer = server.close;
+    return server.url;
+  };
 }

@@ -5,7 +5,7 @@
  * runs once, and no listener can change what a handler sees.
  */
 import { connect, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createInteractionRouter,
   createWebhookReceiver,
@@ -13,21 +13,10 @@ import {
   isValidationError,
   MemoryReplayStore,
   type WebhookErrorEvent,
-  type WebhookReceiver,
 } from '../../src/index.js';
-import { hmacHex, NOW_MS, NOW_S, post, signedDelivery, startRawServer, waitFor, WEBHOOK_SECRET } from './helpers.js';
+import { hmacHex, NOW_MS, NOW_S, post, signedDelivery, waitFor, useReceiverServer, WEBHOOK_SECRET } from './helpers.js';
 
-let closeServer: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  await closeServer?.();
-  closeServer = undefined;
-});
-
-async function serve<E extends object>(receiver: WebhookReceiver<E>): Promise<string> {
-  const server = await startRawServer(receiver.node);
-  closeServer = server.close;
-  return server.url;
-}
+const serve = useReceiverServer();
 
 describe('the receiver against a hostile sender', () => {
   it('refuses every other spelling of a signature, so a captured delivery cannot be replayed once per spelling after its id is forgotten', async () => {

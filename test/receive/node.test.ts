@@ -1,19 +1,9 @@
 import http from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createWebhookReceiver, type WebhookDelivery, type WebhookErrorEvent, type WebhookReceiver, type WebhookVerificationError } from '../../src/index.js';
-import { NOW_MS, NOW_S, OLD_WEBHOOK_SECRET, post, settle, signedDelivery, startRawServer, waitFor, WEBHOOK_SECRET } from './helpers.js';
+import { NOW_MS, NOW_S, OLD_WEBHOOK_SECRET, post, settle, signedDelivery, waitFor, useReceiverServer, WEBHOOK_SECRET } from './helpers.js';
 
-let closeServer: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  await closeServer?.();
-  closeServer = undefined;
-});
-
-async function serve<E extends object>(receiver: WebhookReceiver<E>): Promise<string> {
-  const server = await startRawServer(receiver.node);
-  closeServer = server.close;
-  return server.url;
-}
+const serve = useReceiverServer();
 
 function recorder<E extends object>(receiver: WebhookReceiver<E>) {
   const handled: WebhookDelivery[] = [];

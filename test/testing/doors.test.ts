@@ -4,20 +4,13 @@
  * body; and secrets that differ per run unless a seed is given.
  */
 import { request as httpRequest } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { Client } from '../../src/index.js';
-import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/testing/index.js';
+import type { Emulator } from '../../src/testing/index.js';
+import { useEmulators } from '../helpers/emulators.js';
 
-const running: Emulator[] = [];
-afterEach(async () => {
-  for (const emulator of running.splice(0)) await emulator.close();
-});
-async function start(options: EmulatorOptions = {}): Promise<Emulator> {
-  const emulator = await createEmulator(options);
-  running.push(emulator);
-  return emulator;
-}
+const start = useEmulators();
 
 /** A raw request with any Host header (fetch will not send a foreign one). */
 function raw(

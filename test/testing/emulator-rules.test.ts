@@ -1,17 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client, type RateLimitedEvent } from '../../src/index.js';
-import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/testing/index.js';
+import type { Emulator } from '../../src/testing/index.js';
+import { useEmulators } from '../helpers/emulators.js';
 
-const running: Emulator[] = [];
-afterEach(async () => {
-  for (const emulator of running.splice(0)) await emulator.close();
-});
-
-async function start(options: EmulatorOptions = {}): Promise<Emulator> {
-  const emulator = await createEmulator(options);
-  running.push(emulator);
-  return emulator;
-}
+const start = useEmulators();
 
 /** Raw HTTP, to reach the service without the SDK's own checks. */
 async function raw(emulator: Emulator, method: string, path: string, init: { auth?: string; body?: unknown; cookie?: string } = {}) {
