@@ -157,13 +157,17 @@ class ShardWorker {
 
   #onMessage(message: FromWorker): void {
     switch (message.type) {
-      case 'event':
+      case 'event': {
+        // READY and RESUMED mean the shard is ready now: its state says so before the listeners run (the worker's state report follows).
+        const state = this.states.get(message.shardId);
+        if (state && (message.event === 'ready' || message.event === 'resumed')) this.states.set(message.shardId, { ...state, status: 'ready' });
         this.#host.emit(
           message.event,
           message.event === 'error' ? receiveError(message.payload as ReturnType<typeof sendError>) : message.payload,
           message.shardId,
         );
         return;
+      }
       case 'dispatch': {
         // The sequence of what reached this thread, from the dispatch itself: a worker that dies before its next state report
         // resumes from here, so what was handled is not replayed.

@@ -43,7 +43,10 @@ describe('a shard worker that dies', () => {
       }),
     );
     client.gateway.on('reconnecting', (event) => void reconnecting.push(event));
-    const resumed = new Promise<number>((resolve) => client.gateway.on('resumed', (event) => resolve(event.shardId)));
+    // Inside the resumed listener, the Gateway already says the shard is ready.
+    const resumed = new Promise<number>((resolve) =>
+      client.gateway.on('resumed', (event) => resolve(client.gateway.shards[event.shardId]?.status === 'ready' ? event.shardId : -1)),
+    );
     // The worker of shard 1 (the second started) dies.
     const workers = [...runningShardWorkers];
     expect(workers).toHaveLength(2);
