@@ -14,7 +14,6 @@ import { Gateway } from './gateway/gateway.js';
 import type { GatewayOptions } from './gateway/options.js';
 import type { ClientEvents } from './observe/events.js';
 import { createRestClient } from './rest/create-rest-client.js';
-import { observeGateway } from './observe/gateway.js';
 import type { RequestHooks } from './observe/hooks.js';
 import type { CallOptions, CustomRoute, PipelineOptions, RequestInput, RouteOverrides } from './rest/options.js';
 import type { RestClient } from './rest/rest-client.js';
@@ -250,7 +249,6 @@ export class Client extends EventEmitter<ClientEvents> {
         allowInsecure: this.#allowInsecure,
         gatewayBot: () => this.request({ method: 'GET', path: '/gateway/bot', auth: ['bot'] }),
       });
-      observeGateway(this.#gateway, this.#now);
     }
     return this.#gateway;
   }

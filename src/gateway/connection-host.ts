@@ -14,6 +14,14 @@ export type ConnectionEvent = 'ready' | 'resumed' | 'reconnecting' | 'close' | '
 /** An event's arguments as the connection reports them: without the shard id, which its host adds. */
 export type Unsharded<A extends unknown[]> = { [I in keyof A]: A[I] extends ShardEvent ? Omit<A[I], 'shardId'> : A[I] };
 
+/**
+ * A connection event with its payload as the connection reports it (without
+ * the shard id), one member per event: a `switch` on `event` narrows
+ * `payload`, so events travel from the connection to the `Gateway`'s
+ * listeners typed, with no cast per event name.
+ */
+export type ConnectionReport = { [K in ConnectionEvent]: { event: K; payload: Unsharded<GatewayEvents[K]>[0] } }[ConnectionEvent];
+
 /** What the connection needs from whoever hosts it (the `Gateway`, or a shard worker). */
 export interface ConnectionHost {
   /** The bot token, read at each Identify and Resume. */

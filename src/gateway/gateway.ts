@@ -14,7 +14,8 @@ import type { InteractionFromDispatch } from '../interactions/from-dispatch.js';
 import { InteractionRouter } from '../interactions/router.js';
 import type { CommandOptionValues, TypedCommandDefinition } from '../interactions/options.js';
 import type { CommandInteraction, Interaction, InteractionByKind, InteractionKind } from '../interactions/interaction.js';
-import type { ConnectionEvent } from './connection-host.js';
+import type { ConnectionReport } from './connection-host.js';
+import { observeGatewayConnect, publishGatewayReport } from '../observe/gateway.js';
 import { MemoryIdentifyThrottle, type IdentifyThrottle } from './identify-throttle.js';
 import {
   resolveGatewayOptions,
@@ -176,7 +177,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     const running = routers.map((router) => router.dispatch(interaction, (event) => this.#reportHandlerError(event)));
     // Nothing took a click or submit: held briefly for a wait about to register, then reported.
     this.#router.holdUnclaimed(interaction, handled, (event) => {
-      this.#report('debug', event.message, shardId);
+      this.#report({ event: 'debug', payload: event.message }, shardId);
       this.#emitSafely('interactionUnhandled', event);
     });
     return Promise.all(running).then(() => undefined);
@@ -198,7 +199,11 @@ export class Gateway extends EventEmitter<GatewayEvents> {
    * after `connectTimeoutMs`, on `close()` or when `signal` aborts, and with
    * `ValidationError` / `InsecureTransportError` for unusable options.
    */
-  async connect(options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
+  connect(options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
+    return observeGatewayConnect(() => this.#connect(options), this.#wiring.now);
+  }
+
+  async #connect(options: { signal?: AbortSignal | undefined }): Promise<void> {
     if (this.#destroyed) throw new GatewayError('this Gateway was destroyed; client.gateway gives a new one');
     if (this.#wiring.token() === undefined) {
       throw new ValidationError('gateway.connect', [{ path: 'auth.botToken', message: 'the Gateway identifies with the bot token; the client has none' }]);
@@ -262,10 +267,10 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   }
 
   #storeFailed(error: unknown): undefined {
-    this.#report(
-      'error',
-      new GatewayError(`the Gateway session store failed: ${error instanceof Error ? error.message : String(error)}`, undefined, { cause: error }),
-    );
+    this.#report({
+      event: 'error',
+      payload: new GatewayError(`the Gateway session store failed: ${error instanceof Error ? error.message : String(error)}`, undefined, { cause: error }),
+    });
     return undefined;
   }
 
@@ -280,7 +285,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
       },
       now: () => this.#wiring.now(),
       allowInsecure: this.#wiring.allowInsecure,
-      emit: (event, payload, shardId) => this.#report(event, payload, shardId),
+      emit: (report, shardId) => this.#report(report, shardId),
       dispatch: (event) => this.#onDispatch(event),
       beforeIdentify: throttled
         ? (shardId, signal) => this.#throttle.wait({ shardId, shardCount: plan.count, maxConcurrency: plan.maxConcurrency, signal })
@@ -294,30 +299,46 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     return scrubError(error, this.#secrets.secretsIn([error.message, error.stack ?? ''], this.#wiring.token()));
   }
 
-  /** Emits a connection event of a shard with every known secret scrubbed from it (built only when someone listens); events with a payload object carry `shardId`. */
-  #report(event: ConnectionEvent, payload: unknown, shardId = 0): void {
-    if (this.listenerCount(event) === 0) return;
+  /**
+   * Publishes a connection event of a shard on the diagnostics channels, and
+   * emits it with every known secret scrubbed from it (built only when someone
+   * listens); events with a payload object carry `shardId`.
+   */
+  #report(report: ConnectionReport, shardId = 0): void {
+    publishGatewayReport(report, shardId);
+    if (this.listenerCount(report.event) === 0) return;
     const current = this.#wiring.token();
-    const sharded = this.#plan?.sharded === true;
-    let scrubbed: unknown;
-    if (event === 'debug') scrubbed = this.#secrets.scrubText(sharded ? `[shard ${shardId}] ${payload as string}` : (payload as string), current);
-    else if (event === 'error') scrubbed = this.#scrubError(payload as Error);
-    else if (event === 'ready')
-      scrubbed = { ...(payload as GatewayReadyEvent), data: this.#secrets.redact((payload as GatewayReadyEvent).data, current), shardId };
-    else if (event === 'close' || event === 'reconnecting')
-      scrubbed = { ...(payload as { reason: string }), reason: this.#secrets.scrubText((payload as { reason: string }).reason, current), shardId };
-    else scrubbed = { ...(payload as object), shardId };
-    this.#emitSafely(event, scrubbed);
+    switch (report.event) {
+      case 'debug': {
+        const line = this.#plan?.sharded === true ? `[shard ${shardId}] ${report.payload}` : report.payload;
+        this.#emitSafely('debug', this.#secrets.scrubText(line, current));
+        return;
+      }
+      case 'error':
+        this.#emitSafely('error', this.#scrubError(report.payload));
+        return;
+      case 'ready':
+        this.#emitSafely('ready', { ...report.payload, data: this.#secrets.redact(report.payload.data, current) as Record<string, unknown>, shardId });
+        return;
+      case 'close':
+        this.#emitSafely('close', { ...report.payload, reason: this.#secrets.scrubText(report.payload.reason, current), shardId });
+        return;
+      case 'reconnecting':
+        this.#emitSafely('reconnecting', { ...report.payload, reason: this.#secrets.scrubText(report.payload.reason, current), shardId });
+        return;
+      case 'resumed':
+        this.#emitSafely('resumed', { ...report.payload, shardId });
+    }
   }
 
   /** Emits; a listener that throws becomes an `error` event instead of escaping into the socket handler. */
-  #emitSafely(event: keyof GatewayEvents, payload: unknown): void {
+  #emitSafely<K extends keyof GatewayEvents>(event: K, ...args: EventEmitter.EventArgs<GatewayEvents, K>): void {
     try {
-      (this.emit as (event: string, payload: unknown) => boolean)(event, payload);
+      this.emit(event, ...args);
     } catch (error) {
       if (event === 'error') return;
       const message = error instanceof Error ? error.message : String(error);
-      this.#report('error', new GatewayError(`a '${event}' listener threw: ${message}`, undefined, { cause: error }));
+      this.#report({ event: 'error', payload: new GatewayError(`a '${event}' listener threw: ${message}`, undefined, { cause: error }) });
     }
   }
 
@@ -334,7 +355,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     if (!interaction || !this.#fromDispatch) return;
     const built = this.#fromDispatch(event.d);
     if (built.ok) void this.deliver(built.interaction, event.shardId);
-    else this.#report('error', built.error, event.shardId);
+    else this.#report({ event: 'error', payload: built.error }, event.shardId);
   }
 
   /**

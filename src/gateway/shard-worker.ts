@@ -48,8 +48,8 @@ const host: ShardHost = {
   token: () => token,
   now: () => Date.now(),
   allowInsecure: data.allowInsecure,
-  emit: (event, payload, shardId) => {
-    post({ type: 'event', shardId, event, payload: event === 'error' ? sendError(payload) : payload });
+  emit: (report, shardId) => {
+    post({ type: 'event', shardId, report: report.event === 'error' ? { event: 'error', payload: sendError(report.payload) } : report });
     reportState(shardId);
   },
   dispatch: (event) => post({ type: 'dispatch', event }),

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ConnectionEvent, ConnectionHost } from './connection-host.js';
+import type { ConnectionHost, ConnectionReport } from './connection-host.js';
 import type { GatewayConnection } from './connection.js';
 import type { GatewayDispatchEvent, GatewayStatus } from './options.js';
 import type { ShardPlan } from './shard-plan.js';
@@ -49,7 +49,7 @@ export interface ShardHost {
   /** Whether the token may go over plain ws:// to a host that is not loopback. */
   readonly allowInsecure: boolean;
   /** Reports a connection event of a shard (its payload without the shard id). */
-  emit(event: ConnectionEvent, payload: unknown, shardId: number): void;
+  emit(report: ConnectionReport, shardId: number): void;
   /** Receives a dispatch of a shard. */
   dispatch(event: GatewayDispatchEvent): void;
   /** Waits for a shard's Identify turn; absent: identify at once. */
@@ -66,7 +66,8 @@ export function connectionHost(host: ShardHost, id: number, plan: ShardPlan): Co
     now: () => host.now(),
     allowInsecure: host.allowInsecure,
     emit: (event, ...args) => {
-      host.emit(event, args[0], id);
+      // The one place the event name and its payload are paired: TypeScript does not correlate a generic key with its tuple.
+      host.emit({ event, payload: args[0] } as ConnectionReport, id);
       if (event === 'ready' || event === 'resumed' || event === 'reconnecting') host.changed(id);
     },
     dispatch: (event) => {

@@ -7,7 +7,7 @@
  */
 
 import { GatewayError, GatewayFatalError } from '../errors.js';
-import type { ConnectionEvent } from './connection-host.js';
+import type { ConnectionReport } from './connection-host.js';
 import type { GatewayDispatchEvent, GatewayStatus, ResolvedGatewayOptions } from './options.js';
 import type { GatewaySessionRecord } from './session-store.js';
 import type { ShardPlan } from './shard-plan.js';
@@ -46,6 +46,9 @@ export interface SentError {
   hint: string | undefined;
 }
 
+/** A connection event as it crosses threads: an error travels as a {@link SentError}, every other payload is cloneable as it is. */
+export type SentReport = Exclude<ConnectionReport, { event: 'error' }> | { event: 'error'; payload: SentError };
+
 /** Main thread → worker. */
 export type ToWorker =
   | { type: 'connect'; shardId: number; requestId: number }
@@ -58,7 +61,7 @@ export type FromWorker =
   | { type: 'connected'; requestId: number; shardId: number; state: ShardState; error?: SentError | undefined }
   | { type: 'turn'; requestId: number; shardId: number }
   | { type: 'cancel-turn'; requestId: number }
-  | { type: 'event'; shardId: number; event: ConnectionEvent; payload: unknown }
+  | { type: 'event'; shardId: number; report: SentReport }
   | { type: 'dispatch'; event: GatewayDispatchEvent }
   | { type: 'state'; shardId: number; state: ShardState }
   | { type: 'destroyed' };

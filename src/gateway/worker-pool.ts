@@ -91,7 +91,7 @@ class ShardWorker {
     this.#exited = false;
     worker.on('message', (message: FromWorker) => this.#onMessage(message));
     worker.on('error', (error: Error) =>
-      this.#host.emit('error', new GatewayError(`a shard worker failed: ${error.message}`, undefined, { cause: error }), data.ids[0] ?? 0),
+      this.#host.emit({ event: 'error', payload: new GatewayError(`a shard worker failed: ${error.message}`, undefined, { cause: error }) }, data.ids[0] ?? 0),
     );
     const gone = new Promise<void>((resolve) =>
       worker.once('exit', (code: number) => {
@@ -119,10 +119,15 @@ class ShardWorker {
     for (const id of this.#data.ids) {
       const state = this.states.get(id);
       if (state) this.states.set(id, { ...state, status: 'reconnecting' });
-      this.#host.emit('error', new GatewayError(`the worker running shard ${id} exited (code ${code}); a new worker resumes its session in ${delayMs} ms`), id);
       this.#host.emit(
-        'reconnecting',
-        { attempt: this.#crashes, delayMs, resume: state?.sessionId !== undefined, reason: `the shard worker exited (code ${code})` },
+        { event: 'error', payload: new GatewayError(`the worker running shard ${id} exited (code ${code}); a new worker resumes its session in ${delayMs} ms`) },
+        id,
+      );
+      this.#host.emit(
+        {
+          event: 'reconnecting',
+          payload: { attempt: this.#crashes, delayMs, resume: state?.sessionId !== undefined, reason: `the shard worker exited (code ${code})` },
+        },
         id,
       );
       this.#host.changed(id);
@@ -160,18 +165,15 @@ class ShardWorker {
       case 'event': {
         // READY and RESUMED mean the shard is ready now: its state says so before the listeners run (the worker's state report follows).
         const state = this.states.get(message.shardId);
-        if (state && (message.event === 'ready' || message.event === 'resumed')) this.states.set(message.shardId, { ...state, status: 'ready' });
-        this.#host.emit(
-          message.event,
-          message.event === 'error' ? receiveError(message.payload as ReturnType<typeof sendError>) : message.payload,
-          message.shardId,
-        );
+        const { report } = message;
+        if (state && (report.event === 'ready' || report.event === 'resumed')) this.states.set(message.shardId, { ...state, status: 'ready' });
+        this.#host.emit(report.event === 'error' ? { event: 'error', payload: receiveError(report.payload) } : report, message.shardId);
         return;
       }
       case 'dispatch': {
         // The sequence of what reached this thread, from the dispatch itself: a worker that dies before its next state report
         // resumes from here, so what was handled is not replayed.
-        const event = message.event as GatewayDispatchEvent;
+        const { event } = message;
         const state = this.states.get(event.shardId);
         if (state && typeof event.s === 'number' && (state.sequence === null || event.s > state.sequence))
           this.states.set(event.shardId, { ...state, sequence: event.s });

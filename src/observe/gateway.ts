@@ -1,69 +1,61 @@
 /**
- * Publishes a Gateway's session life (connect, ready, resume, reconnect,
- * close) on the SDK's diagnostics channels, from its public events only.
- * Typed structurally, so the request layer does not import the Gateway.
+ * A Gateway's session life (connect, ready, resume, reconnect, close) on the
+ * SDK's diagnostics channels. The Gateway calls these itself, so one built
+ * outside the Client is observed too. Typed structurally, so this layer does
+ * not import the Gateway. Nothing is built when no channel has subscribers.
  *
  * @module
  */
 
 import { channels, type GatewayCloseMessage, type GatewayConnectMessage, type GatewayReadyMessage, type GatewayResumeMessage } from './diagnostics.js';
 
-/** What this module needs of a Gateway: its lifecycle events and `connect()`. */
-export interface ObservableGateway {
-  on(event: 'ready', listener: (event: { shardId: number }) => void): unknown;
-  on(event: 'resumed', listener: (event: { shardId: number; replayed: number }) => void): unknown;
-  on(event: 'reconnecting', listener: (event: { shardId: number; attempt: number; delayMs: number; resume: boolean }) => void): unknown;
-  on(event: 'close', listener: (event: { shardId: number; code: number; willReconnect: boolean }) => void): unknown;
-  connect(options?: { signal?: AbortSignal | undefined }): Promise<void>;
+/** What this module reads of a Gateway's connection events: names, ids, codes and counts (never a session id, token or reason text). */
+export type GatewayLifecycleReport =
+  | { event: 'ready' }
+  | { event: 'resumed'; payload: { replayed: number } }
+  | { event: 'reconnecting'; payload: { attempt: number; delayMs: number; resume: boolean } }
+  | { event: 'close'; payload: { code: number; willReconnect: boolean } }
+  | { event: 'debug' | 'error' };
+
+/** Publishes one connection event of shard `shardId` on its channel, when the channel has subscribers. */
+export function publishGatewayReport(report: GatewayLifecycleReport, shardId: number): void {
+  switch (report.event) {
+    case 'ready':
+      if (channels.gatewayReady.hasSubscribers) channels.gatewayReady.publish({ shardId } satisfies GatewayReadyMessage);
+      return;
+    case 'resumed':
+      if (channels.gatewayResume.hasSubscribers) channels.gatewayResume.publish({ shardId, replayed: report.payload.replayed } satisfies GatewayResumeMessage);
+      return;
+    case 'reconnecting': {
+      if (!channels.gatewayConnect.hasSubscribers) return;
+      const { attempt, delayMs, resume } = report.payload;
+      channels.gatewayConnect.publish({ phase: 'reconnect', shardId, attempt, delayMs, resume } satisfies GatewayConnectMessage);
+      return;
+    }
+    case 'close':
+      if (channels.gatewayClose.hasSubscribers)
+        channels.gatewayClose.publish({ shardId, code: report.payload.code, willReconnect: report.payload.willReconnect } satisfies GatewayCloseMessage);
+      return;
+    default:
+  }
 }
 
-/**
- * Listens to `gateway`'s lifecycle events and wraps its `connect()`, publishing
- * each on its channel when the channel has subscribers. Only ids, codes,
- * counts and durations are published: never a session id, a token or the
- * close reason text. Returns `gateway`.
- */
-export function observeGateway<G extends ObservableGateway>(gateway: G, now: () => number): G {
-  gateway.on('ready', (event) => {
-    if (channels.gatewayReady.hasSubscribers) channels.gatewayReady.publish({ shardId: event.shardId } satisfies GatewayReadyMessage);
-  });
-  gateway.on('resumed', (event) => {
-    if (channels.gatewayResume.hasSubscribers)
-      channels.gatewayResume.publish({ shardId: event.shardId, replayed: event.replayed } satisfies GatewayResumeMessage);
-  });
-  gateway.on('reconnecting', (event) => {
-    if (channels.gatewayConnect.hasSubscribers) {
+/** Runs a Gateway's `connect()`, publishing its start and its end or error (with the error's class name only) when the channel has subscribers. */
+export function observeGatewayConnect(connect: () => Promise<void>, now: () => number): Promise<void> {
+  if (!channels.gatewayConnect.hasSubscribers) return connect();
+  const started = now();
+  channels.gatewayConnect.publish({ phase: 'start' } satisfies GatewayConnectMessage);
+  return connect().then(
+    () => {
+      channels.gatewayConnect.publish({ phase: 'end', durationMs: now() - started } satisfies GatewayConnectMessage);
+    },
+    (error: unknown) => {
       channels.gatewayConnect.publish({
-        phase: 'reconnect',
-        shardId: event.shardId,
-        attempt: event.attempt,
-        delayMs: event.delayMs,
-        resume: event.resume,
+        phase: 'error',
+        durationMs: now() - started,
+        errorName: error instanceof Error ? error.name : typeof error,
       } satisfies GatewayConnectMessage);
-    }
-  });
-  gateway.on('close', (event) => {
-    if (channels.gatewayClose.hasSubscribers)
-      channels.gatewayClose.publish({ shardId: event.shardId, code: event.code, willReconnect: event.willReconnect } satisfies GatewayCloseMessage);
-  });
-  const connect = gateway.connect.bind(gateway);
-  gateway.connect = (options) => {
-    if (!channels.gatewayConnect.hasSubscribers) return connect(options);
-    const started = now();
-    channels.gatewayConnect.publish({ phase: 'start' } satisfies GatewayConnectMessage);
-    return connect(options).then(
-      () => {
-        channels.gatewayConnect.publish({ phase: 'end', durationMs: now() - started } satisfies GatewayConnectMessage);
-      },
-      (error: unknown) => {
-        channels.gatewayConnect.publish({
-          phase: 'error',
-          durationMs: now() - started,
-          errorName: error instanceof Error ? error.name : typeof error,
-        } satisfies GatewayConnectMessage);
-        throw error;
-      },
-    );
-  };
-  return gateway;
+      throw error;
+    },
+  );
 }

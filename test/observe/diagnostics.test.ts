@@ -3,11 +3,9 @@
  * order, and that no message carries a secret.
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { EventEmitter } from 'eventemitter3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client, DIAGNOSTICS_CHANNELS } from '../../src/index.js';
 import { observing } from '../../src/observe/call.js';
-import { observeGateway } from '../../src/observe/gateway.js';
 import { SECRETS, createMswClient, findLeakedSecrets, useMswRecorder } from '../helpers/index.js';
 
 const recorder = useMswRecorder();
@@ -100,42 +98,6 @@ describe('request diagnostics channels', () => {
 });
 
 describe('Gateway diagnostics channels', () => {
-  /** A stand-in with the Gateway's public events and connect(). */
-  class FakeGateway extends EventEmitter {
-    fail = false;
-    async connect(): Promise<void> {
-      if (this.fail) throw new TypeError('cannot connect');
-    }
-  }
-
-  it('publish connect, ready, resume, reconnect and close with ids, codes and durations only', async () => {
-    const seen = listen([
-      DIAGNOSTICS_CHANNELS.gatewayConnect,
-      DIAGNOSTICS_CHANNELS.gatewayReady,
-      DIAGNOSTICS_CHANNELS.gatewayResume,
-      DIAGNOSTICS_CHANNELS.gatewayClose,
-    ]);
-    const gateway = observeGateway(new FakeGateway(), () => 1000);
-    await gateway.connect();
-    gateway.emit('ready', { shardId: 0, sessionId: 'session-secret-1', data: { session_id: 'session-secret-1', token: SECRETS.botToken } });
-    gateway.emit('close', { shardId: 0, code: 4000, reason: `bye ${SECRETS.botToken}`, willReconnect: true });
-    gateway.emit('reconnecting', { shardId: 0, attempt: 1, delayMs: 250, resume: true, reason: 'closed with secret-reason' });
-    gateway.emit('resumed', { shardId: 0, replayed: 3 });
-    gateway.fail = true;
-    await expect(gateway.connect()).rejects.toThrow('cannot connect');
-    expect(seen.map((s) => [s.channel, s.message])).toEqual([
-      ['gateway:connect', { phase: 'start' }],
-      ['gateway:connect', { phase: 'end', durationMs: 0 }],
-      ['gateway:ready', { shardId: 0 }],
-      ['gateway:close', { shardId: 0, code: 4000, willReconnect: true }],
-      ['gateway:connect', { phase: 'reconnect', shardId: 0, attempt: 1, delayMs: 250, resume: true }],
-      ['gateway:resume', { shardId: 0, replayed: 3 }],
-      ['gateway:connect', { phase: 'start' }],
-      ['gateway:connect', { phase: 'error', durationMs: 0, errorName: 'TypeError' }],
-    ]);
-    expect(JSON.stringify(seen)).not.toMatch(/secret/);
-  });
-
   it('are wired to client.gateway', async () => {
     const seen = listen([DIAGNOSTICS_CHANNELS.gatewayConnect]);
     // No bot token: connect() rejects at once, and the channel tells.
