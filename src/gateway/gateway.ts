@@ -22,7 +22,6 @@ import {
   type GatewayDispatchEvent,
   type GatewayEvents,
   type GatewayOptions,
-  type GatewayReadyEvent,
   type GatewayShardingOptions,
   type GatewayStatus,
   type GatewayWiring,

@@ -16,7 +16,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { backoffDelay } from '../backoff.js';
 import { GatewayError } from '../errors.js';
-import type { GatewayDispatchEvent, ResolvedGatewayOptions } from './options.js';
+import type { ResolvedGatewayOptions } from './options.js';
 import type { GatewaySessionRecord } from './session-store.js';
 import type { ShardPlan } from './shard-plan.js';
 import type { ShardHandle, ShardHost } from './shards.js';
@@ -120,7 +120,10 @@ class ShardWorker {
       const state = this.states.get(id);
       if (state) this.states.set(id, { ...state, status: 'reconnecting' });
       this.#host.emit(
-        { event: 'error', payload: new GatewayError(`the worker running shard ${id} exited (code ${code}); a new worker resumes its session in ${delayMs} ms`) },
+        {
+          event: 'error',
+          payload: new GatewayError(`the worker running shard ${id} exited (code ${code}); a new worker resumes its session in ${delayMs} ms`),
+        },
         id,
       );
       this.#host.emit(
