@@ -20,7 +20,12 @@ function listen(names: readonly string[]): { seen: Seen[]; stop(): void } {
     subscribe(name, listener);
     return () => unsubscribe(name, listener);
   });
-  return { seen, stop: () => listeners.forEach((stop) => stop()) };
+  return {
+    seen,
+    stop: () => {
+      for (const stop of listeners) stop();
+    },
+  };
 }
 
 describe('Gateway diagnostics channels', () => {
