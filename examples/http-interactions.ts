@@ -84,7 +84,7 @@ if (selfRegister) {
 const receiver = createWebhookReceiver({ secret: secrets, client, router });
 receiver.on('rejected', (error) => console.warn(`refused a delivery: ${error.reason}`));
 receiver.on('error', ({ error }) => console.error('receiver error:', error));
-receiver.on('TEST', (delivery) => console.log(`test delivery ${delivery.id} received`));
+receiver.onDelivery('TEST', (delivery) => console.log(`test delivery ${delivery.id} received`));
 handle = receiver.node;
 console.log(`http interactions bot listening on ${url}`);
 

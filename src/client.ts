@@ -12,7 +12,7 @@ import { ValidationError } from './errors.js';
 import { REDACTED, inspectSymbol } from './redact.js';
 import { Gateway } from './gateway/gateway.js';
 import type { GatewayOptions } from './gateway/options.js';
-import type { ClientEvents } from './observe/events.js';
+import { storeErrorOf, type ClientEvents } from './observe/events.js';
 import { createRestClient } from './rest/create-rest-client.js';
 import type { RequestHooks } from './observe/hooks.js';
 import type { CallOptions, CustomRoute, PipelineOptions, RequestInput, RouteOverrides } from './rest/options.js';
@@ -212,7 +212,11 @@ export class Client extends EventEmitter<ClientEvents> {
         this.emit('sessionExpired', { reason });
       },
       onStoreError: (error) => {
-        this.emit('debug', `session store failed: ${error instanceof Error ? error.name : 'error'}`);
+        const snapshot = this.session.export();
+        const secrets = [snapshot.accessToken ?? '', ...snapshot.cookies.map((cookie) => cookie.value)].filter((value) => value !== '');
+        const event = { store: 'session' as const, error: storeErrorOf(error, secrets) };
+        this.emit('debug', `session store failed: ${event.error.message}`);
+        this.emit('storeError', event);
       },
     });
     const requireIds = options.requireResponseIds ?? true;

@@ -43,6 +43,7 @@ export type {
   RetryEvent,
   SessionRefreshedEvent,
   SessionExpiredEvent,
+  StoreErrorEvent,
   RequestEventBase,
 } from './observe/events.js';
 export type { Transport, TransportRequest, TransportResponse, TransportSignal } from './rest/transport.js';

@@ -105,7 +105,7 @@ export class InteractionTimeoutError extends InteractionError {
 /**
  * A wait of `awaitComponent` or `awaitModalSubmit` ended before its timeout:
  * the caller's signal aborted (the signal's reason is the `cause`), or the
- * router was cleared (as `gateway.close()` does).
+ * router was closed (as `gateway.close()` does).
  */
 export class InteractionWaitAbortedError extends InteractionError {
   /** What was awaited. */

@@ -15,6 +15,7 @@ import { InteractionRouter } from '../interactions/router.js';
 import type { CommandOptionValues, TypedCommandDefinition } from '../interactions/options.js';
 import type { CommandInteraction, Interaction, InteractionByKind, InteractionKind } from '../interactions/interaction.js';
 import type { ConnectionReport } from './connection-host.js';
+import { storeErrorOf } from '../observe/events.js';
 import { observeGatewayConnect, publishGatewayReport } from '../observe/gateway.js';
 import { MemoryIdentifyThrottle, type IdentifyThrottle } from './identify-throttle.js';
 import {
@@ -266,10 +267,10 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   }
 
   #storeFailed(error: unknown): undefined {
-    this.#report({
-      event: 'error',
-      payload: new GatewayError(`the Gateway session store failed: ${error instanceof Error ? error.message : String(error)}`, undefined, { cause: error }),
-    });
+    const texts = error instanceof Error ? [error.message] : [];
+    const event = { store: 'gatewaySession' as const, error: storeErrorOf(error, this.#secrets.secretsIn(texts, this.#wiring.token())) };
+    this.#report({ event: 'debug', payload: `the Gateway session store failed: ${event.error.message}` });
+    this.#emitSafely('storeError', event);
     return undefined;
   }
 
@@ -368,7 +369,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     await Promise.all(this.#shards.map((shard) => shard.destroy()));
     // The last sequences reach the store, so that a shard started elsewhere resumes from them.
     await Promise.all([...this.#savers.values()].map((saver) => saver.flush()));
-    this.#router.clear();
+    await this.#router.close();
     this.#routers.clear();
     this.removeAllListeners();
   }

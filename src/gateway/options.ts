@@ -10,6 +10,7 @@ import type { InteractionErrorEvent, InteractionUnhandledEvent } from '../intera
 import type { IdentifyThrottle } from './identify-throttle.js';
 import { MIN_HEARTBEAT_INTERVAL_MS } from './protocol.js';
 import type { GatewaySessionStore } from './session-store.js';
+import type { StoreErrorEvent } from '../observe/events.js';
 
 export type { InteractionErrorEvent, InteractionHandler } from '../interactions/router.js';
 
@@ -226,4 +227,6 @@ export interface GatewayEvents {
   interactionError: [event: InteractionErrorEvent];
   /** A component click or modal submit no wait, handler or listener took (after being held briefly for a wait about to register): nothing answers it. Also a `debug` line. */
   interactionUnhandled: [event: InteractionUnhandledEvent];
+  /** The Gateway session store failed (the shards go on; a successor may have to identify instead of resuming); also a `debug` line. The Client emits the same event for its user session store. */
+  storeError: [event: StoreErrorEvent];
 }

@@ -243,11 +243,22 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
     return Promise.all(pending).then(() => undefined);
   }
 
-  /** Removes every handler and listener, and ends every wait with `InteractionWaitAbortedError`. */
-  clear(): void {
-    this.#waiters.abortAll('the router was cleared');
+  /**
+   * Removes every handler and listener, and ends every wait with
+   * `InteractionWaitAbortedError`. Safe to call more than once. The Gateway
+   * closes its own router on `close()`; a router shared with `use()` or a
+   * receiver is closed by whoever created it.
+   */
+  close(): Promise<void> {
+    this.#waiters.abortAll('the router was closed');
     this.#handlers.clear();
     this.removeAllListeners();
+    return Promise.resolve();
+  }
+
+  /** `await using router = createInteractionRouter()` closes it at the end of the scope. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 }
 

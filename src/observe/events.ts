@@ -7,6 +7,8 @@
  * @module
  */
 
+import { SessionStoreError } from '../errors.js';
+import { scrubText } from '../redact.js';
 import type { CredentialKind, HttpMethod } from '../routes.js';
 
 /** Fields shared by request-level events. */
@@ -84,6 +86,19 @@ export interface SessionExpiredEvent {
   reason: 'refreshRejected' | 'loggedOut';
 }
 
+/**
+ * A shared store failed and the SDK went on without it: the same event on the
+ * Client (the user session store) and on the Gateway (the Gateway session
+ * store). The error is a `SessionStoreError` whose message names what failed
+ * and never quotes a session's secrets.
+ */
+export interface StoreErrorEvent {
+  /** Which store: `auth.sessionStore` (`"session"`) or `gateway.sessionStore` (`"gatewaySession"`). */
+  store: 'session' | 'gatewaySession';
+  /** What failed. */
+  error: Error;
+}
+
 /** Every event the client emits, with its argument list. */
 export interface ClientEvents {
   /** An attempt is about to be sent. */
@@ -102,6 +117,8 @@ export interface ClientEvents {
   sessionRefreshed: [event: SessionRefreshedEvent];
   /** The session ended. */
   sessionExpired: [event: SessionExpiredEvent];
+  /** The user session store failed (the session itself goes on in memory); also a `debug` line. */
+  storeError: [event: StoreErrorEvent];
 }
 
 /** Log levels used by the SDK. */
@@ -134,4 +151,17 @@ export interface EventSink {
   emit<K extends keyof ClientEvents>(event: K, ...args: ClientEvents[K]): unknown;
   /** How many listeners an event has. */
   listenerCount(event: keyof ClientEvents): number;
+}
+
+/**
+ * The error a `storeError` event carries: a `SessionStoreError` as it is (the
+ * SDK's stores never quote a secret), anything else as a new
+ * `SessionStoreError` naming its class and its message with `secrets`
+ * scrubbed out, without the original as `cause` (a store written by the user
+ * may have put a cookie in it).
+ */
+export function storeErrorOf(error: unknown, secrets: readonly string[]): Error {
+  if (error instanceof SessionStoreError) return error;
+  if (!(error instanceof Error)) return new SessionStoreError(`it threw ${typeof error === 'object' ? 'a non-Error value' : typeof error}`);
+  return new SessionStoreError(`${error.name}: ${scrubText(error.message, secrets)}`);
 }

@@ -83,7 +83,7 @@ export interface WebhookErrorEvent {
   delivery: WebhookDelivery | undefined;
 }
 
-/** The receiver's own events (delivery types are subscribed to with the same `on`). */
+/** The receiver's own events, listened to with `on`, `off` and `once` (deliveries of one type are handled with `onDelivery`). */
 export interface WebhookReceiverEvents {
   /** Every new verified delivery, whatever its type: the catch-all. */
   delivery: [delivery: WebhookDelivery];
@@ -99,9 +99,6 @@ export interface WebhookReceiverEvents {
   interactionUnhandled: [event: InteractionUnhandledEvent];
 }
 
-/** The receiver's own event names; a delivery of one of these types reaches only the `delivery` catch-all. */
-const OWN_EVENTS = new Set<string>(['delivery', 'duplicate', 'rejected', 'error', 'interactionError', 'interactionUnhandled']);
-
 type DeliveryHandler = (delivery: WebhookDelivery) => unknown;
 
 /**
@@ -109,7 +106,7 @@ type DeliveryHandler = (delivery: WebhookDelivery) => unknown;
  * `receiver.node` (`node:http`), `receiver.fetch` (edge and serverless),
  * `receiver.express` (Express-compatible middleware).
  */
-export class WebhookReceiver<Events extends object = WebhookEventMap> {
+export class WebhookReceiver<Events extends object = WebhookEventMap> extends EventEmitter<WebhookReceiverEvents> {
   /** The interaction handlers (the one given, or a new one). */
   readonly router: InteractionRouter;
   /** `http.createServer(receiver.node)`. */
@@ -118,7 +115,6 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
   readonly fetch: FetchHandler;
   /** `app.post('/webhooks', receiver.express)`. */
   readonly express: ExpressMiddleware;
-  readonly #events = new EventEmitter<WebhookReceiverEvents>();
   readonly #handlers = new Map<string, Set<DeliveryHandler>>();
   readonly #secrets: WebhookSecret[];
   readonly #secretTexts: string[];
@@ -129,6 +125,12 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
   readonly #interactionType: string;
   readonly #respond: InteractionResponder | undefined;
   readonly #now: () => number;
+  /** Whether `close()` was called: new requests are answered 503. */
+  #closed = false;
+  /** Deliveries whose handlers are running, for `close()` to wait for. */
+  readonly #running = new Set<Promise<void>>();
+  /** Whether the router was created here (closed with the receiver). */
+  readonly #ownsRouter: boolean;
   /** Bodies the adapters are reading now. */
   #pendingBodies = 0;
   /** Builds interactions; loaded on the first INTERACTION_CREATE (it pulls in zod). */
@@ -136,6 +138,7 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
 
   /** Prefer {@link createWebhookReceiver}. Refuses an empty secret and unusable limits with a `ValidationError`. */
   constructor(options: WebhookReceiverOptions) {
+    super();
     const operation = 'createWebhookReceiver';
     secretKeys(operation, options.secret);
     this.#secrets = Array.isArray(options.secret) ? [...(options.secret as readonly WebhookSecret[])] : [options.secret as WebhookSecret];
@@ -168,6 +171,7 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
     this.#respond = client ? (interactionId, body) => client.interactions.respond(interactionId, body) : undefined;
     this.#now = options.clock ?? Date.now;
     this.router = options.router ?? new InteractionRouter();
+    this.#ownsRouter = options.router === undefined;
     const core: ReceiverCore = {
       receive: (rawBody, headers) => this.#receive(rawBody, headers),
       fail: (error) => this.#emitError(error, undefined),
@@ -181,27 +185,45 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
     this.express = createExpressMiddleware(core);
   }
 
-  /** Listens to one of the receiver's own events. */
-  on<K extends keyof WebhookReceiverEvents>(event: K, listener: (...args: WebhookReceiverEvents[K]) => unknown): this;
-  /** Handles deliveries of one known type; `delivery.data` is typed by the event map. */
-  on<T extends keyof Events & string>(type: T, handler: (delivery: WebhookDelivery<T, Events[T]>) => unknown): this;
-  /** Handles deliveries of any other type; `delivery.data` is `unknown`. */
-  on(type: string, handler: (delivery: WebhookDelivery) => unknown): this;
-  on(name: string, listener: (...args: never[]) => unknown): this {
-    if (OWN_EVENTS.has(name)) this.#events.on(name as keyof WebhookReceiverEvents, listener as never);
-    else {
-      let set = this.#handlers.get(name);
-      if (!set) this.#handlers.set(name, (set = new Set()));
-      set.add(listener as DeliveryHandler);
-    }
-    return this;
+  /**
+   * Handles deliveries of one type: `delivery.data` is typed by the event
+   * map for a known type, `unknown` otherwise. The receiver's own events
+   * (`delivery`, `error`, ...) are listened to with `on`, so a delivery type
+   * may have any name, `error` included. Returns a function that removes the
+   * handler.
+   */
+  onDelivery<T extends keyof Events & string>(type: T, handler: (delivery: WebhookDelivery<T, Events[T]>) => unknown): () => void;
+  onDelivery(type: string, handler: (delivery: WebhookDelivery) => unknown): () => void;
+  onDelivery(type: string, handler: (delivery: WebhookDelivery<string, never>) => unknown): () => void {
+    let set = this.#handlers.get(type);
+    if (!set) this.#handlers.set(type, (set = new Set()));
+    const added = handler as DeliveryHandler;
+    set.add(added);
+    return () => {
+      const current = this.#handlers.get(type);
+      current?.delete(added);
+      if (current?.size === 0) this.#handlers.delete(type);
+    };
   }
 
-  /** Removes a listener or handler added with `on`. */
-  off(name: string, listener: (...args: never[]) => unknown): this {
-    if (OWN_EVENTS.has(name)) this.#events.off(name as keyof WebhookReceiverEvents, listener as never);
-    else this.#handlers.get(name)?.delete(listener as DeliveryHandler);
-    return this;
+  /**
+   * Stops receiving: from now on the adapters answer 503 (the sender retries
+   * later, elsewhere), the handlers still running settle, then every handler
+   * and listener is removed, and the router too when the receiver created it
+   * (a router passed in `options.router` is left to its owner). Safe to call
+   * more than once.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.all([...this.#running]);
+    this.#handlers.clear();
+    this.removeAllListeners();
+    if (this.#ownsRouter) await this.router.close();
+  }
+
+  /** `await using receiver = createWebhookReceiver(...)` closes it at the end of the scope. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 
   /**
@@ -216,6 +238,7 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
   }
 
   async #receive(rawBody: Uint8Array, headers: WebhookHeaders): Promise<ReceiveOutcome> {
+    if (this.#closed) return { status: 503, body: { ok: false, reason: 'closing' }, dispatch: () => Promise.resolve() };
     let delivery: WebhookDelivery;
     try {
       delivery = verifyWebhookDelivery({ rawBody, headers, secret: this.#secrets, toleranceSeconds: this.#tolerance, clock: this.#now, scheme: this.#scheme });
@@ -248,7 +271,14 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
       return { status: failed.status, body: { ok: false, reason: failed.reason }, dispatch: () => Promise.resolve() };
     }
     let started: Promise<void> | undefined;
-    return { status: 200, body: { ok: true }, dispatch: () => (started ??= this.#dispatch(delivery)) };
+    const dispatch = () => {
+      if (started) return started;
+      const running = this.#dispatch(delivery).finally(() => this.#running.delete(running));
+      this.#running.add(running);
+      started = running;
+      return running;
+    };
+    return { status: 200, body: { ok: true }, dispatch };
   }
 
   /**
@@ -269,10 +299,7 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
   /** Runs every handler of a verified delivery; never rejects. */
   async #dispatch(delivery: WebhookDelivery): Promise<void> {
     const pending: Promise<unknown>[] = [];
-    const handlers = [
-      ...(this.#events.listeners('delivery') as DeliveryHandler[]),
-      ...(OWN_EVENTS.has(delivery.type) ? [] : [...(this.#handlers.get(delivery.type) ?? [])]),
-    ];
+    const handlers: DeliveryHandler[] = [...this.listeners('delivery'), ...(this.#handlers.get(delivery.type) ?? [])];
     for (const handler of handlers) {
       try {
         const result = handler(delivery);
@@ -324,9 +351,9 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> {
   }
 
   /** Emits; a listener that throws is swallowed (an `error` listener) or reported as `error`. */
-  #emit<K extends keyof WebhookReceiverEvents>(event: K, ...args: WebhookReceiverEvents[K]): void {
+  #emit<K extends keyof WebhookReceiverEvents>(event: K, ...args: EventEmitter.EventArgs<WebhookReceiverEvents, K>): void {
     try {
-      (this.#events.emit as (event: K, ...args: WebhookReceiverEvents[K]) => boolean)(event, ...args);
+      this.emit(event, ...args);
     } catch (error) {
       if (event !== 'error') this.#emitError(error, undefined);
     }

@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 
-export { createRedisRateLimitStore, RedisRateLimitStore, type RedisRateLimitStoreOptions } from './rate-limit-store.js';
+export { createRedisRateLimitStore, RedisRateLimitStore, type RedisRateLimitStoreOptions, type RedisRateLimitStoreEvents } from './rate-limit-store.js';
 export { createRedisSessionStore, RedisSessionStore, type RedisSessionStoreOptions } from './session-store.js';
 export type { RedisClientLike } from './connection.js';
 export { createRedisIdentifyThrottle, RedisIdentifyThrottle, type RedisIdentifyThrottleOptions } from './identify-throttle.js';

@@ -13,6 +13,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'eventemitter3';
 import { RateLimiter } from '../rest/rate-limiter.js';
 import {
   RouteHashes,
@@ -72,8 +73,14 @@ const MAX_UNLIMITED = 4096;
 /** How long the local fallback lasts before Redis is tried again (when the client says it is ready). */
 const LOCAL_RETRY_MS = 5000;
 
-/** The Redis rate-limit store. Create it with {@link createRedisRateLimitStore}. */
-export class RedisRateLimitStore implements RateLimitStore {
+/** The events of a {@link RedisRateLimitStore}. */
+export interface RedisRateLimitStoreEvents {
+  /** The store fell back to in-memory limits (`onStoreError: "local"`), came back to Redis, or dropped finished work it could not send. */
+  warn: [error: Error];
+}
+
+/** The Redis rate-limit store, an event emitter (`on`, `off`, `once`) of {@link RedisRateLimitStoreEvents}. Create it with {@link createRedisRateLimitStore}. */
+export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents> implements RateLimitStore {
   readonly #client: RedisClientLike;
   readonly #prefix: string;
   readonly #reservationMs: number;
@@ -86,7 +93,6 @@ export class RedisRateLimitStore implements RateLimitStore {
   readonly #held = new Map<string, Held[]>();
   readonly #webhookHeld = new Map<string, Held[]>();
   readonly #lanes = new Map<string, WebhookLane>();
-  readonly #warnListeners: ((error: Error) => void)[] = [];
   readonly #tag = randomBytes(6).toString('hex');
   #settings: RateLimitSettings = { now: Date.now, webhookWindow: undefined, maxPauseMs: 600_000, globalRateLimit: undefined };
   #local = new RateLimiter();
@@ -103,6 +109,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   readonly #unlimited = new Map<string, number>();
 
   constructor(options: RedisRateLimitStoreOptions) {
+    super();
     this.#client = options.client;
     this.#prefix = options.prefix ?? 'ccsdk:rl:';
     this.#reservationMs = options.reservationMs ?? 30_000;
@@ -111,12 +118,6 @@ export class RedisRateLimitStore implements RateLimitStore {
     this.#keepMs = options.keepMs ?? 600_000;
     this.#onStoreError = options.onStoreError ?? 'throw';
     this.#head = this.#settingsArgs();
-  }
-
-  /** Listens to `warn`: emitted with the error when the store falls back to in-memory limits (`onStoreError: "local"`) or drops finished work it could not send. */
-  on(event: 'warn', listener: (error: Error) => void): this {
-    if (event === 'warn') this.#warnListeners.push(listener);
-    return this;
   }
 
   /** Whether calls currently use the in-memory fallback. */
@@ -331,7 +332,11 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   #warn(error: Error): void {
-    for (const listener of this.#warnListeners) listener(error);
+    try {
+      this.emit('warn', error);
+    } catch {
+      // A throwing listener must not break the request that reported.
+    }
   }
 
   /**

@@ -4,6 +4,8 @@ import {
   AuthenticationError,
   Client,
   MissingCredentialError,
+  SessionStoreError,
+  type StoreErrorEvent,
   TimeoutError,
   type SessionExpiredEvent,
   type SessionRefreshedEvent,
@@ -83,6 +85,34 @@ function sessionClient(
 }
 
 describe('session refresh', () => {
+  it('a failing session store is a storeError event naming what failed, never quoting the session it held', async () => {
+    let clock = Date.now();
+    let saved = 0;
+    const client = sessionClient({
+      expiresInMs: 30_000,
+      now: () => clock,
+      store: {
+        save: (snapshot) => {
+          saved++;
+          throw new Error(`disk full while writing ${JSON.stringify(snapshot)}`);
+        },
+      },
+    });
+    const events: StoreErrorEvent[] = [];
+    const debug: string[] = [];
+    client.on('storeError', (event) => events.push(event));
+    client.on('debug', (line) => debug.push(line));
+    clock += 1_000;
+    await expect(client.applications.list()).resolves.toMatchObject({ as: 'user' });
+    expect(saved).toBe(1);
+    expect(events).toEqual([{ store: 'session', error: expect.any(SessionStoreError) }]);
+    expect(events[0]?.error.message).toMatch(/^The session store failed: Error: disk full while writing /);
+    expect(events[0]?.error.cause).toBeUndefined();
+    const shown = `${JSON.stringify(events)} ${events[0]?.error.message} ${debug.join(' ')}`;
+    expect(shown).not.toMatch(/access-\d|refresh-\d/);
+    expect(debug.some((line) => line.startsWith('session store failed: The session store failed: Error: disk full'))).toBe(true);
+  });
+
   it('refreshes before the access token expires', async () => {
     let clock = Date.now();
     const client = sessionClient({ expiresInMs: 30_000, now: () => clock });

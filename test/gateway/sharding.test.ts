@@ -15,6 +15,8 @@ import {
   MemoryGatewaySessionStore,
   type GatewayOptions,
   type GatewayReadyEvent,
+  SessionStoreError,
+  type StoreErrorEvent,
 } from '../../src/index.js';
 import { GatewayServer, type GatewayServerOptions } from '../../src/testing/gateway-server.js';
 import { SECRETS } from '../helpers/index.js';
@@ -180,6 +182,25 @@ describe('sharding in one process', () => {
     await paced.gateway.connect();
     expect(paced.server.stats.tooEarlyIdentifies).toBe(0);
     expect(paced.server.identifyLog.map((record) => record.accepted)).toEqual([true, true]);
+  });
+
+  it('a failing Gateway session store is a storeError event, as on the Client, and the shard still connects', async () => {
+    const failing = {
+      load: async () => {
+        throw new Error(`store down (token ${SECRETS.botToken})`);
+      },
+      save: async () => undefined,
+    };
+    const { gateway } = await setup({ shards: [0], shardCount: 1, maxConcurrency: 1, sessionStore: failing });
+    const events: StoreErrorEvent[] = [];
+    const errors: Error[] = [];
+    gateway.on('storeError', (event) => events.push(event));
+    gateway.on('error', (error) => errors.push(error));
+    await gateway.connect();
+    expect(gateway.status).toBe('ready');
+    expect(events).toEqual([{ store: 'gatewaySession', error: expect.any(SessionStoreError) }]);
+    expect(events[0]?.error.message).toBe('The session store failed: Error: store down (token [redacted])');
+    expect(errors).toEqual([]);
   });
 
   it('a shard restarted with a session store resumes its session instead of identifying', async () => {

@@ -204,14 +204,14 @@ describe('the end of a wait leaves nothing behind', () => {
     expect(router.waiterCount).toBe(0);
   });
 
-  it('clear() (as gateway.close() does) ends every wait', async () => {
+  it('router.close() (as gateway.close() does) ends every wait', async () => {
     const { router } = recordingRouter();
     const original = await dispatched<CommandInteraction>(router, command('cmd-7'));
     const timersBefore = activeTimers();
     const waits = [original.awaitComponent({ timeoutMs: 60_000 }), original.awaitModalSubmit({ customId: 'x', timeoutMs: 60_000 })];
-    router.clear();
+    await router.close();
     const errors = await Promise.all(waits.map((wait) => wait.catch((e: unknown) => e)));
-    expect(errors.map((e) => [isInteractionWaitAbortedError(e), (e as Error).message.includes('the router was cleared')])).toEqual([
+    expect(errors.map((e) => [isInteractionWaitAbortedError(e), (e as Error).message.includes('the router was closed')])).toEqual([
       [true, true],
       [true, true],
     ]);
@@ -241,7 +241,7 @@ describe('the end of a wait leaves nothing behind', () => {
     const second = await original.awaitComponent({ timeoutMs: 60_000 }).catch((e: unknown) => e);
     expect(String(second)).toMatch(/already holds 1 waits \(maxWaiters\)/);
     expect(activeTimers()).toBe(timersBefore + 1);
-    router.clear();
+    await router.close();
     await first.catch(() => undefined);
     expect(() => createInteractionRouter({ maxWaiters: 0 })).toThrow(/maxWaiters: must be a whole number/);
   });

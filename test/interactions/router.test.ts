@@ -140,7 +140,7 @@ describe('the interaction router', () => {
     await expect(router.dispatch(createInteraction(payload('d'), () => Promise.resolve()))).resolves.toBeUndefined();
     expect(done).toBe(true);
     expect(router.handlerCount).toBe(2);
-    router.clear();
+    await router.close();
     expect(router.handlerCount).toBe(0);
   });
 });

@@ -142,6 +142,6 @@ describe('matching waits', () => {
     await router.dispatch(click(originals[1234]?.id ?? ''));
     expect(consulted).toBe(1);
     expect(router.waiterCount).toBe(9_999);
-    router.clear();
+    await router.close();
   });
 });

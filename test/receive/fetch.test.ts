@@ -38,7 +38,7 @@ describe('the fetch adapter (global Request and Response)', () => {
     const handled: WebhookDelivery[] = [];
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    receiver.on('TEST_EVENT', async (delivery) => {
+    receiver.onDelivery('TEST_EVENT', async (delivery) => {
       await gate;
       handled.push(delivery);
     });
@@ -90,7 +90,7 @@ describe('the fetch adapter (global Request and Response)', () => {
   it('keeps working without waitUntil: handlers still run after the answer', async () => {
     const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, clock: () => NOW_MS });
     const seen: string[] = [];
-    receiver.on('TEST_EVENT', (delivery) => void seen.push(delivery.id));
+    receiver.onDelivery('TEST_EVENT', (delivery) => void seen.push(delivery.id));
     const { body, headers, id } = signedDelivery();
     expect((await receiver.fetch(request(body, headers))).status).toBe(200);
     await waitFor(() => seen.length === 1);

@@ -135,7 +135,7 @@ describe('the receiver against a hostile sender', () => {
       }
     });
     const seen: unknown[] = [];
-    receiver.on('ORDER_PAID', (delivery) => void seen.push(structuredClone(delivery.data)));
+    receiver.onDelivery('ORDER_PAID', (delivery) => void seen.push(structuredClone(delivery.data)));
     const url = await serve(receiver);
     const order = signedDelivery({ type: 'ORDER_PAID', data: { total: 42, items: [{ sku: 'book' }] } });
     expect((await post(url, order.body, order.headers)).status).toBe(200);

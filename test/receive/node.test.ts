@@ -19,7 +19,7 @@ describe('the node:http adapter, on a real server', () => {
   it('handles a valid delivery once, typed by its event type, and answers 200', async () => {
     const receiver = createWebhookReceiver<{ ORDER_PAID: { total: number } }>({ secret: WEBHOOK_SECRET, clock: () => NOW_MS });
     const totals: number[] = [];
-    receiver.on('ORDER_PAID', (delivery) => void totals.push(delivery.data.total));
+    receiver.onDelivery('ORDER_PAID', (delivery) => void totals.push(delivery.data.total));
     const { handled } = recorder(receiver);
     const url = await serve(receiver);
     const { body, headers } = signedDelivery({ type: 'ORDER_PAID', data: { total: 42 } });
@@ -92,14 +92,14 @@ describe('the node:http adapter, on a real server', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let finished = false;
-    receiver.on('SLOW', async () => {
+    receiver.onDelivery('SLOW', async () => {
       await gate;
       finished = true;
     });
-    receiver.on('BROKEN', () => {
+    receiver.onDelivery('BROKEN', () => {
       throw new Error('handler blew up');
     });
-    receiver.on('BROKEN_LATER', async () => {
+    receiver.onDelivery('BROKEN_LATER', async () => {
       await settle(5);
       throw new Error('handler rejected');
     });

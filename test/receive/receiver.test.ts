@@ -62,7 +62,7 @@ describe('interactions over HTTP', () => {
       await interaction.reply('again').catch((error: unknown) => void second.push(error));
     });
     const typed: string[] = [];
-    receiver.on('INTERACTION_CREATE', (delivery) => {
+    receiver.onDelivery('INTERACTION_CREATE', (delivery) => {
       expectTypeOf(delivery.data).toEqualTypeOf<InteractionPayload>();
       typed.push(delivery.data.id);
     });
@@ -138,13 +138,16 @@ describe('interactions over HTTP', () => {
 });
 
 describe('typed deliveries and the catch-all', () => {
-  it('runs the handlers of a type and the catch-all; an unknown type reaches only the catch-all; removed handlers stop', async () => {
+  it('runs the handlers of a type and the catch-all; an unknown type reaches only the catch-all; a type named like an event is a type; removed handlers stop', async () => {
     const receiver = createWebhookReceiver<{ MEMBER_JOINED: { user_id: string } }>({ secret: WEBHOOK_SECRET, clock: () => NOW_MS });
     const log: string[] = [];
     const joined = (delivery: WebhookDelivery<'MEMBER_JOINED', { user_id: string }>) => void log.push(`joined:${delivery.data.user_id}`);
-    receiver.on('MEMBER_JOINED', joined);
+    const stopJoined = receiver.onDelivery('MEMBER_JOINED', joined);
     receiver.on('delivery', (delivery) => void log.push(`any:${delivery.type}`));
-    receiver.on('SOMETHING_ELSE', (delivery) => {
+    // A delivery type may be named like one of the receiver's events: it reaches its handlers, not the event's listeners.
+    receiver.onDelivery('error', (delivery) => void log.push(`type:${delivery.type}`));
+    receiver.on('error', () => void log.push('error event'));
+    receiver.onDelivery('SOMETHING_ELSE', (delivery) => {
       expectTypeOf(delivery.data).toEqualTypeOf<unknown>();
     });
     for (const [type, data] of [
@@ -155,10 +158,40 @@ describe('typed deliveries and the catch-all', () => {
       const { body, headers } = signedDelivery({ type, data });
       await (await receiver.receive(body, headers)).dispatch();
     }
-    receiver.off('MEMBER_JOINED', joined);
+    stopJoined();
     const again = signedDelivery({ type: 'MEMBER_JOINED', data: { user_id: 'u8' } });
     await (await receiver.receive(again.body, again.headers)).dispatch();
-    expect(log).toEqual(['any:MEMBER_JOINED', 'joined:u7', 'any:BRAND_NEW_EVENT', 'any:error', 'any:MEMBER_JOINED']);
+    expect(log).toEqual(['any:MEMBER_JOINED', 'joined:u7', 'any:BRAND_NEW_EVENT', 'any:error', 'type:error', 'any:MEMBER_JOINED']);
+  });
+
+  it('close() answers new requests 503, lets the running handlers settle, then removes handlers, listeners and the router it created', async () => {
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, clock: () => NOW_MS });
+    let finish: () => void = () => undefined;
+    const seen: string[] = [];
+    receiver.onDelivery('SLOW', () => new Promise<void>((resolve) => (finish = resolve)).then(() => void seen.push('slow done')));
+    receiver.router.onCommand('ping', () => undefined);
+    const first = signedDelivery({ type: 'SLOW' });
+    const running = (await receiver.receive(first.body, first.headers)).dispatch();
+    let closed = false;
+    const closing = receiver.close().then(() => (closed = true));
+    const later = signedDelivery({ type: 'SLOW' });
+    expect(await receiver.receive(later.body, later.headers)).toMatchObject({ status: 503, body: { ok: false, reason: 'closing' } });
+    // Still waiting for the running handler.
+    await Promise.resolve();
+    expect(closed).toBe(false);
+    finish();
+    await Promise.all([running, closing]);
+    expect(seen).toEqual(['slow done']);
+    expect(receiver.router.handlerCount).toBe(0);
+    expect(receiver.toJSON()).toMatchObject({ types: [] });
+  });
+
+  it('close() leaves a router passed in options to its owner', async () => {
+    const router = createInteractionRouter();
+    router.onCommand('ping', () => undefined);
+    await using receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, clock: () => NOW_MS, router });
+    await receiver.close();
+    expect(router.handlerCount).toBe(1);
   });
 
   it('refuses an empty or whitespace secret and bad limits when created', () => {
@@ -210,7 +243,7 @@ describe('secrets and signatures', () => {
       await interaction.reply('pong');
       await interaction.reply('twice');
     });
-    receiver.on('TEST_EVENT', () => {
+    receiver.onDelivery('TEST_EVENT', () => {
       throw new Error('a handler failed');
     });
     const interaction = signedDelivery({ type: 'INTERACTION_CREATE', data: commandPayload() });

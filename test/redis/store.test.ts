@@ -217,6 +217,10 @@ describeWithRedis('the Redis rate-limit store', () => {
     const local = createRedisRateLimitStore({ client: lost, prefix: 'gone:', onStoreError: 'local' });
     const warnings: string[] = [];
     local.on('warn', (error) => warnings.push(error.message));
+    // The store is an event emitter: a listener removed with off() hears nothing.
+    const removed: Error[] = [];
+    const listener = (error: Error) => removed.push(error);
+    local.on('warn', listener).off('warn', listener);
     const falling = new Client({ baseUrl: server.url, auth: { botToken: 't' }, rateLimitStore: local });
     await failing.channels.get('1');
     await doomed.stop();
@@ -233,6 +237,7 @@ describeWithRedis('the Redis rate-limit store', () => {
     expect(server.requests.length - before).toBe(2);
     expect(local.usingLocalFallback).toBe(true);
     expect(warnings).toHaveLength(1);
+    expect(removed).toEqual([]);
     await Promise.all([failing.close(), falling.close()]);
     await lost.destroy();
   });

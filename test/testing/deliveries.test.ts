@@ -67,7 +67,7 @@ describe('application-webhook deliveries', () => {
     const url = await serve((request, response) => receiver?.node(request, response));
     const hook = await admin.applicationWebhooks.create(appId, { url, events: ['INTERACTION_CREATE'] });
     receiver = createWebhookReceiver({ secret: String(hook['secret']) });
-    receiver.on('TEST', (delivery) => void handled.push({ id: delivery.id, data: delivery.data }));
+    receiver.onDelivery('TEST', (delivery) => void handled.push({ id: delivery.id, data: delivery.data }));
     const queued = await admin.applicationWebhooks.test(appId, hook.id);
     expect(queued).toMatchObject({ event: 'TEST', status: 'queued', attempts: 0 });
     const done = await finished(admin, appId, String(queued['id']));

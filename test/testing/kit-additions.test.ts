@@ -93,7 +93,7 @@ describe('signed test deliveries', () => {
     const invoked = core.invokeCommand({ name: 'ping' });
     expect(invoked.via).toBe('webhook');
     expect(await invoked.response).toMatchObject({ interactionType: 4, data: { content: 'pong via MSW' } });
-    core.close();
+    await core.close();
   });
 });
 

@@ -60,9 +60,18 @@ export class EmulatorCore {
     this.clock = () => state.now();
   }
 
-  /** Stops what runs in the background: delivery attempts and their retries, expiry timers. Nothing new starts after it. */
-  close(): void {
-    stopTimers(this.#state);
+  /**
+   * Stops what runs in the background: delivery attempts and their retries,
+   * expiry timers. Nothing new starts after it; resolves once the delivery
+   * attempts in flight have ended. Safe to call more than once.
+   */
+  close(): Promise<void> {
+    return stopTimers(this.#state);
+  }
+
+  /** `await using core = new EmulatorCore()` closes it at the end of the scope. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 
   /** The emulator's clock (real time plus whatever `advanceTime` added). */

@@ -221,8 +221,8 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     async close() {
       if (closed) return;
       closed = true;
-      core.close();
       playground?.close();
+      await core.close();
       await gateway.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -11,6 +11,8 @@ import type { EmulatorState } from './state.js';
 interface Runtime {
   readonly timers: Set<NodeJS.Timeout>;
   readonly controllers: Set<AbortController>;
+  /** Called once every request in flight has ended, after closing. */
+  readonly drained: (() => void)[];
   closed: boolean;
 }
 
@@ -19,7 +21,7 @@ const runtimes = new WeakMap<EmulatorState, Runtime>();
 function runtimeOf(state: EmulatorState): Runtime {
   let runtime = runtimes.get(state);
   if (!runtime) {
-    runtime = { timers: new Set(), controllers: new Set(), closed: false };
+    runtime = { timers: new Set(), controllers: new Set(), drained: [], closed: false };
     runtimes.set(state, runtime);
   }
   return runtime;
@@ -51,15 +53,20 @@ export function track(state: EmulatorState): { signal: AbortSignal; abort: () =>
   const controller = new AbortController();
   if (runtime.closed) controller.abort();
   runtime.controllers.add(controller);
-  return { signal: controller.signal, abort: () => controller.abort(), done: () => runtime.controllers.delete(controller) };
+  const done = () => {
+    runtime.controllers.delete(controller);
+    if (runtime.closed && runtime.controllers.size === 0) for (const resolve of runtime.drained.splice(0)) resolve();
+  };
+  return { signal: controller.signal, abort: () => controller.abort(), done };
 }
 
-/** Stops every timer and aborts every request in flight. */
-export function stopTimers(state: EmulatorState): void {
+/** Stops every timer and aborts every request in flight; resolves once those requests have ended. */
+export function stopTimers(state: EmulatorState): Promise<void> {
   const runtime = runtimeOf(state);
   runtime.closed = true;
   for (const timer of runtime.timers) clearTimeout(timer);
   runtime.timers.clear();
   for (const controller of runtime.controllers) controller.abort();
-  runtime.controllers.clear();
+  if (runtime.controllers.size === 0) return Promise.resolve();
+  return new Promise((resolve) => runtime.drained.push(resolve));
 }
