@@ -11,18 +11,68 @@ import { createHash } from 'node:crypto';
 import { RateLimitStoreError, SessionStoreError } from '../errors.js';
 
 /**
- * The part of a connected node-redis v6 client (`createClient()` after
- * `await client.connect()`) the stores use. Any client with these two
- * members works.
+ * A connected node-redis v6 client of one Redis node (`createClient()` after
+ * `await client.connect()`).
  */
-export interface RedisClientLike {
+export interface RedisNodeClientLike {
   /** Whether the client is connected and ready for commands. */
   readonly isReady: boolean;
   /** Sends one raw command, e.g. `['GET', 'key']`. */
   sendCommand(args: string[]): Promise<unknown>;
 }
 
-/** A Lua script with its SHA-1, run by `EVALSHA`. */
+/**
+ * A connected node-redis v6 Redis Cluster client (`createCluster()` after
+ * `await cluster.connect()`): commands go to the master of their first key's
+ * slot, and follow MOVED and ASK redirections.
+ */
+export interface RedisClusterClientLike {
+  /** Whether the client is connected and ready for commands. */
+  readonly isReady: boolean;
+  /** The cluster's masters (how the stores tell a cluster client from the others). */
+  readonly masters: readonly unknown[];
+  /** Sends one raw command to the master of `firstKey`'s slot. */
+  sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
+}
+
+/**
+ * A connected node-redis v6 Sentinel client (`createSentinel()` after
+ * `await sentinel.connect()`): commands go to the current master, whichever
+ * node Sentinel promoted.
+ */
+export interface RedisSentinelClientLike {
+  /** Whether the client is connected and ready for commands. */
+  readonly isReady: boolean;
+  /** The current master (how the stores tell a Sentinel client from the others). */
+  getMasterNode(): unknown;
+  /** Sends one raw command to the master (`isReadonly` false). */
+  sendCommand(isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
+}
+
+/**
+ * What the Redis stores accept: a node-redis v6 client of one node, of a
+ * Redis Cluster, or of a Sentinel-managed master. Every command a store
+ * sends names its keys, so a cluster client routes it to the right node.
+ */
+export type RedisClientLike = RedisNodeClientLike | RedisClusterClientLike | RedisSentinelClientLike;
+
+/** Sends one command whose first key is `key` (or that has none), whichever kind of client `client` is. */
+export function sendCommand(client: RedisClientLike, key: string | undefined, args: string[]): Promise<unknown> {
+  if ('masters' in client) return client.sendCommand(key, false, args);
+  if ('getMasterNode' in client) return client.sendCommand(false, args);
+  return client.sendCommand(args);
+}
+
+/**
+ * A key name inside `prefix`'s hash tag: every key of one store with that
+ * prefix lands in one Redis Cluster slot, so one script may touch them
+ * together. A prefix that already holds a hash tag (`{...}`) is used as it is.
+ */
+export function taggedPrefix(prefix: string): string {
+  return /\{[^}]+\}/.test(prefix) ? prefix : `{${prefix}}`;
+}
+
+/** A Lua script with its SHA-1, run by `EVALSHA` with the keys it touches declared in `KEYS`. */
 export class RedisScript {
   readonly #source: string;
   readonly #sha: string;
@@ -32,14 +82,15 @@ export class RedisScript {
     this.#sha = createHash('sha1').update(source).digest('hex');
   }
 
-  /** Runs the script with no keys and these arguments. */
-  async run(client: RedisClientLike, args: string[]): Promise<unknown> {
+  /** Runs the script with these keys (every key it touches, all in one cluster slot) and arguments. */
+  async run(client: RedisClientLike, keys: readonly string[], args: readonly string[]): Promise<unknown> {
+    const tail = [String(keys.length), ...keys, ...args];
     try {
-      return await client.sendCommand(['EVALSHA', this.#sha, '0', ...args]);
+      return await sendCommand(client, keys[0], ['EVALSHA', this.#sha, ...tail]);
     } catch (error) {
       if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      // EVAL also caches the script, so the next step is an EVALSHA again.
-      return client.sendCommand(['EVAL', this.#source, '0', ...args]);
+      // EVAL also caches the script (on that node), so the next step is an EVALSHA again.
+      return sendCommand(client, keys[0], ['EVAL', this.#source, ...tail]);
     }
   }
 }

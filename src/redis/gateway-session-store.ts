@@ -7,7 +7,7 @@
  */
 
 import { isSessionRecord, type GatewaySessionRecord, type GatewaySessionStore } from '../gateway/session-store.js';
-import { sessionFailure, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
+import { sendCommand, sessionFailure, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
 
 /** Options of {@link createRedisGatewaySessionStore}. */
 export interface RedisGatewaySessionStoreOptions {
@@ -58,7 +58,7 @@ export class RedisGatewaySessionStore implements GatewaySessionStore {
   }
 
   #run(command: string[]): Promise<unknown> {
-    return withinTime(this.#client, this.#timeoutMs, () => this.#client.sendCommand(command), sessionFailure);
+    return withinTime(this.#client, this.#timeoutMs, () => sendCommand(this.#client, command[1], command), sessionFailure);
   }
 }
 

@@ -35,11 +35,11 @@ export interface RedisIdentifyThrottleOptions {
 export const IDENTIFY_SCRIPT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local interval = tonumber(ARGV[2])
-local last = tonumber(redis.call('GET', ARGV[1]))
+local interval = tonumber(ARGV[1])
+local last = tonumber(redis.call('GET', KEYS[1]))
 -- What the key holds is hostile input: a turn in the future (or not a number) was not written by a throttle; take the turn.
 if last and last <= now and now - last < interval then return interval - (now - last) end
-redis.call('SET', ARGV[1], now, 'PX', interval)
+redis.call('SET', KEYS[1], now, 'PX', interval)
 return 0
 `;
 
@@ -81,7 +81,7 @@ export class RedisIdentifyThrottle implements IdentifyThrottle {
   async #take(key: string, signal: AbortSignal | undefined): Promise<void> {
     for (;;) {
       if (signal?.aborted) await sleepUnlessAborted(0, signal);
-      const left = Number(await withinTime(this.#client, this.#timeoutMs, () => this.#script.run(this.#client, [key, String(this.#intervalMs)])));
+      const left = Number(await withinTime(this.#client, this.#timeoutMs, () => this.#script.run(this.#client, [key], [String(this.#intervalMs)])));
       if (left <= 0) return;
       await sleepUnlessAborted(Math.min(left, this.#pollMs), signal);
     }

@@ -26,14 +26,19 @@ import {
 } from '../rest/rate-limit-store.js';
 import { wait } from '../wait.js';
 import { runInTurn, RESOLVED, type WebhookLane } from '../rest/webhook-lane.js';
-import { RedisScript, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
-import { OP_FIELDS, STEP_SCRIPT } from './scripts.js';
+import { RedisScript, taggedPrefix, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
+import { STEP_SCRIPT } from './scripts.js';
 
 /** Options of {@link createRedisRateLimitStore}. */
 export interface RedisRateLimitStoreOptions {
   /** A connected node-redis v6 client (`await createClient({ url }).connect()`), or anything with `isReady` and `sendCommand`. */
   client: RedisClientLike;
-  /** Prefix of every key; processes share limits when they share Redis and prefix. @default "ccsdk:rl:" */
+  /**
+   * Prefix of every key; processes share limits when they share Redis and
+   * prefix. It becomes the keys' hash tag (`{ccsdk:rl:}b:...`) unless it holds
+   * one already, so that every key of the store is in one Redis Cluster slot
+   * (see the slot plan in docs/architecture.md). @default "ccsdk:rl:"
+   */
   prefix?: string | undefined;
   /**
    * How long a reservation (a request in flight, or a bucket's discovery)
@@ -67,6 +72,19 @@ interface Held {
 
 type StepReply = [number, number, string, string];
 
+/** Finished work waiting for the next step: the script's operation fields, and the keys it touches. */
+interface Op {
+  type: 'r' | 'l' | 'p' | 'w' | 'x';
+  id: string;
+  a: string;
+  b: string;
+  c: string;
+  keys: string[];
+}
+
+/** The most keys remembered as resolving to another bucket (learned from another process through Redis). */
+const MAX_ALIASES = 4096;
+
 /** The most buckets remembered as unlimited; past it the memory starts over. */
 const MAX_UNLIMITED = 4096;
 
@@ -99,7 +117,9 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
   #onLocal = false;
   /** When the store last fell back (epoch ms of this host: only to pace retries of Redis). */
   #localSince = 0;
-  #ops: string[] = [];
+  #ops: Op[] = [];
+  /** Keys that resolve to another bucket, as a step answered (another process learned the bucket id); bounded. */
+  readonly #aliases = new Map<string, string>();
   #flushScheduled = false;
   /** Settles when the operations queued so far have been carried to Redis (or their step failed). */
   #flushing: Promise<unknown> = Promise.resolve();
@@ -111,7 +131,7 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
   constructor(options: RedisRateLimitStoreOptions) {
     super();
     this.#client = options.client;
-    this.#prefix = options.prefix ?? 'ccsdk:rl:';
+    this.#prefix = taggedPrefix(options.prefix ?? 'ccsdk:rl:');
     this.#reservationMs = options.reservationMs ?? 30_000;
     this.#pollMs = options.pollMs ?? 50;
     this.#timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
@@ -156,6 +176,11 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
       const reply = await this.#step('b', key, id, lane);
       if (reply === undefined) continue;
       const [ok, value, reason, resolved] = reply;
+      if (ok === 2) {
+        // Another process learned that this key is a bucket of the server's: ask again on that bucket, at once.
+        this.#setAlias(key, resolved);
+        continue;
+      }
       if (ok === 1) {
         const countsGlobally = this.#settings.globalRateLimit !== undefined;
         this.#hold(this.#held, key, { id, resolved, discovering: value === 1, countsGlobally });
@@ -175,7 +200,12 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
     if (held.resolved === undefined) return this.#local.release(key);
     // This request discovered the bucket (Redis had forgotten it): what its response says must reach Redis.
     if (held.discovering) this.#unlimited.delete(key);
-    this.#op('r', held.resolved, held.id, held.discovering ? '1' : '0', held.countsGlobally ? '1' : '0', '');
+    const bucket = held.resolved;
+    this.#op('r', held.id, held.discovering ? '1' : '0', held.countsGlobally ? '1' : '0', '', [
+      this.#key('r:', bucket),
+      this.#key('d:', bucket),
+      this.#key('g'),
+    ]);
   }
 
   /**
@@ -187,7 +217,7 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
   learn(routeKey: string, major: string, headers: RateLimitHeaders | undefined): void {
     // On the fallback, what is learned stays local: it is not queued for a Redis that cannot take it.
     if (this.#onLocal) return this.#local.learn(routeKey, major, headers);
-    const used = this.#routes.key(routeKey, major);
+    const used = this.#resolve(this.#routes.key(routeKey, major));
     if (headers === undefined) {
       // A bucket already known to be unlimited need not be told again on every response (only now and then, to keep it alive).
       const now = Date.now();
@@ -196,17 +226,18 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
       this.#unlimited.set(used, now + this.#keepMs / 2);
     } else this.#unlimited.delete(used);
     if (headers?.bucket !== undefined) this.#routes.set(routeKey, headers.bucket);
-    const learned = this.#routes.key(routeKey, major);
+    const learned = this.#resolve(this.#routes.key(routeKey, major));
     const field = (value: number | undefined) => (value === undefined ? '' : String(Math.ceil(value)));
     // The reset-after and the window (X-RateLimit-Reset) share one field: `resetAfter;window`.
     const window = headers?.resetAtMs === undefined ? '' : `;${Math.round(headers.resetAtMs)}`;
-    this.#op('l', used, learned, field(headers?.limit), field(headers?.remaining), `${field(headers?.resetAfterMs)}${window}`);
+    const keys = learned === used ? [this.#key('b:', learned)] : [this.#key('b:', learned), this.#key('a:', used)];
+    this.#op('l', learned, field(headers?.limit), field(headers?.remaining), `${field(headers?.resetAfterMs)}${window}`, keys);
   }
 
   /** Pauses a bucket, or every bucket when `global`, in every process. */
   pause(key: string, ms: number, global: boolean): void {
     if (this.#onLocal) return this.#local.pause(key, ms, global);
-    this.#op('p', key, '', String(Math.ceil(ms)), global ? '1' : '0', '');
+    this.#op('p', '', String(Math.ceil(ms)), global ? '1' : '0', '', [global ? this.#key('gp') : this.#key('b:', this.#resolve(key))]);
   }
 
   /** Whether executions of incoming webhooks are limited. */
@@ -262,7 +293,7 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
       void this.#local.serializeWebhook(webhookId, async () => this.#local.webhookDone(webhookId), undefined);
       return;
     }
-    this.#op('w', webhookId, held.id, '', '', '');
+    this.#op('w', held.id, '', '', '', [this.#key('w:', webhookId)]);
   }
 
   /** The first arguments of every step: the settings, as the script reads them. */
@@ -278,7 +309,14 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
       webhookWindow?.limit ?? 0,
       webhookWindow?.windowMs ?? 0,
     ];
-    return [this.#prefix, numbers.map((value) => String(Math.ceil(value))).join(',')];
+    return [numbers.map((value) => String(Math.ceil(value))).join(',')];
+  }
+
+  /** The keys in which a step of `action` takes a place: a bucket's reservations, discovery lock and the global cap, or a webhook's window. */
+  #taken(action: 'b' | 'w' | 'n', key: string, bucket: string): string[] {
+    if (action === 'b') return [this.#key('r:', bucket), this.#key('d:', bucket), this.#key('g')];
+    if (action === 'w') return [this.#key('w:', key)];
+    return [];
   }
 
   #nextId(): string {
@@ -299,9 +337,24 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
     return held;
   }
 
+  /** A key of this store: under the tagged prefix, so every key is in the store's one cluster slot. */
+  #key(kind: string, name = ''): string {
+    return `${this.#prefix}${kind}${name}`;
+  }
+
+  /** The bucket a key resolves to, as far as this process knows. */
+  #resolve(key: string): string {
+    return this.#aliases.get(key) ?? key;
+  }
+
+  #setAlias(key: string, bucket: string): void {
+    if (this.#aliases.size >= MAX_ALIASES && !this.#aliases.has(key)) this.#aliases.delete(this.#aliases.keys().next().value as string);
+    this.#aliases.set(key, bucket);
+  }
+
   /** Queues finished work for the next step, and makes sure a step carries it within this turn of the event loop. */
-  #op(type: string, key: string, id: string, a: string, b: string, c: string): void {
-    this.#ops.push(type, key, id, a, b, c);
+  #op(type: Op['type'], id: string, a: string, b: string, c: string, keys: string[]): void {
+    this.#ops.push({ type, id, a, b, c, keys });
     if (this.#flushScheduled) return;
     this.#flushScheduled = true;
     this.#flushing = new Promise((resolve) => {
@@ -347,13 +400,31 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
   async #step(action: 'b' | 'w' | 'n', key: string, id: string, lane: Lane): Promise<StepReply | undefined> {
     const ops = this.#ops;
     this.#ops = [];
-    const args = this.#head.concat(String(ops.length / OP_FIELDS), ops, action, key, id, lane);
+    // Every key the step touches is declared: the operations' keys and the action's, each once, named by index.
+    const keys: string[] = [];
+    const indexes = new Map<string, number>();
+    const declare = (list: readonly string[]) =>
+      list
+        .map((name) => {
+          let index = indexes.get(name);
+          if (index === undefined) {
+            index = keys.push(name);
+            indexes.set(name, index);
+          }
+          return index;
+        })
+        .join(',');
+    const args = this.#head.concat(String(ops.length));
+    for (const op of ops) args.push(op.type, op.id, op.a, op.b, op.c, declare(op.keys));
+    const bucket = action === 'b' ? this.#resolve(key) : key;
+    const taken = this.#taken(action, key, bucket);
+    args.push(action, bucket, id, lane, declare(action === 'b' ? [this.#key('a:', key), this.#key('gp'), this.#key('b:', bucket), ...taken] : taken));
     try {
-      return (await withinTime(this.#client, this.#timeoutMs, () => this.#script.run(this.#client, args))) as StepReply;
+      return (await withinTime(this.#client, this.#timeoutMs, () => this.#script.run(this.#client, keys, args))) as StepReply;
     } catch (error) {
       // Given up on here, the step may still run when Redis answers (a stalled server): queue its undo, which rides on the next
       // step, sent behind it on the same connection, so no reservation or discovery lock is left that nobody holds.
-      if ((action === 'b' || action === 'w') && id !== '') this.#op('x', key, id, '', '', '');
+      if ((action === 'b' || action === 'w') && id !== '') this.#op('x', id, '', '', '', taken);
       // Finished work that could not be sent is dropped: its reservations expire by themselves.
       if (action === 'n') {
         if (!this.#onLocal) this.#warn(error as Error);

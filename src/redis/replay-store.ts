@@ -8,10 +8,10 @@
 
 import { randomBytes } from 'node:crypto';
 import type { ReplayStore } from '../receive/replay-store.js';
-import { RedisScript, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
+import { RedisScript, sendCommand, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
 
 /** Deletes a claim only if it is still the one this process wrote (its owner value). */
-const ABANDON = new RedisScript(`if redis.call('GET', ARGV[1]) == ARGV[2] then return redis.call('DEL', ARGV[1]) end return 0`);
+const ABANDON = new RedisScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`);
 
 /** Options of {@link createRedisReplayStore}. */
 export interface RedisReplayStoreOptions {
@@ -46,12 +46,12 @@ export class RedisReplayStore implements ReplayStore {
     // Each claim writes its own owner value, so one given up on can be told apart from every other.
     const owner = randomBytes(9).toString('base64url');
     try {
-      const reply = await withinTime(this.#client, this.#timeoutMs, () => this.#client.sendCommand(['SET', full, owner, 'NX', 'PX', ttl]));
+      const reply = await withinTime(this.#client, this.#timeoutMs, () => sendCommand(this.#client, full, ['SET', full, owner, 'NX', 'PX', ttl]));
       return reply === 'OK';
     } catch (error) {
       // Given up on locally, the SET may still run when Redis answers (a stalled server): the receiver answered 503, so a claim
       // left behind would turn the sender's retry into a "duplicate" never handled. Undo it, queued behind it on the same connection.
-      if (this.#client.isReady) void ABANDON.run(this.#client, [full, owner]).catch(() => undefined);
+      if (this.#client.isReady) void ABANDON.run(this.#client, [full], [owner]).catch(() => undefined);
       throw error;
     }
   }

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { SessionStore } from '../auth/refresher.js';
 import { snapshotProblem, type SessionSnapshot } from '../auth/session.js';
 import { SessionStoreError } from '../errors.js';
-import { RedisScript, sessionFailure, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
+import { RedisScript, sendCommand, sessionFailure, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
 
 /** Options of {@link createRedisSessionStore}. */
 export interface RedisSessionStoreOptions {
@@ -24,7 +24,7 @@ export interface RedisSessionStoreOptions {
 }
 
 /** Deletes the lock only while this process still holds it. */
-const UNLOCK = new RedisScript(`if redis.call('GET', ARGV[1]) == ARGV[2] then return redis.call('DEL', ARGV[1]) end return 0`);
+const UNLOCK = new RedisScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`);
 
 /** The Redis session store. Create it with {@link createRedisSessionStore}. */
 export class RedisSessionStore implements SessionStore {
@@ -74,18 +74,18 @@ export class RedisSessionStore implements SessionStore {
     } catch (error) {
       // Given up on locally, the SET may still run when Redis answers (a stalled server) and leave a lock nobody holds for lockMs:
       // release it, queued behind the SET on the same connection (it deletes only this process's lock).
-      if (this.#client.isReady) void UNLOCK.run(this.#client, [this.#lockKey, this.#owner]).catch(() => undefined);
+      if (this.#client.isReady) void UNLOCK.run(this.#client, [this.#lockKey], [this.#owner]).catch(() => undefined);
       throw error;
     }
   }
 
   /** Releases the refresh lock if this process still holds it. */
   async unlockRefresh(): Promise<void> {
-    await withinTime(this.#client, this.#timeoutMs, () => UNLOCK.run(this.#client, [this.#lockKey, this.#owner]), sessionFailure);
+    await withinTime(this.#client, this.#timeoutMs, () => UNLOCK.run(this.#client, [this.#lockKey], [this.#owner]), sessionFailure);
   }
 
   #run(command: string[]): Promise<unknown> {
-    return withinTime(this.#client, this.#timeoutMs, () => this.#client.sendCommand(command), sessionFailure);
+    return withinTime(this.#client, this.#timeoutMs, () => sendCommand(this.#client, command[1], command), sessionFailure);
   }
 }
 

@@ -129,7 +129,7 @@ describeWithRedis('the Redis replay store', () => {
       get isReady() {
         return current.isReady;
       },
-      sendCommand: (args) => current.sendCommand(args),
+      sendCommand: (args: string[]) => current.sendCommand(args),
     };
     const store = createRedisReplayStore({ client, commandTimeoutMs: 500 });
     const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, clock: () => NOW_MS, replayStore: store });

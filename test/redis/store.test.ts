@@ -117,19 +117,19 @@ describeWithRedis('the Redis rate-limit store', () => {
       store.release(key);
       return waits;
     };
-    await connection.hSet(`${prefix}b:${route}:nan`, { k: '1', l: 'many', r: 'abc', t: 'later' });
+    await connection.hSet(`{${prefix}}b:${route}:nan`, { k: '1', l: 'many', r: 'abc', t: 'later' });
     expect(await take('nan')).toEqual([]);
-    await connection.set(`${prefix}b:${route}:string`, 'not a hash');
-    await connection.set(`${prefix}r:${route}:string`, 'not a sorted set');
+    await connection.set(`{${prefix}}b:${route}:string`, 'not a hash');
+    await connection.set(`{${prefix}}r:${route}:string`, 'not a sorted set');
     expect(await take('string')).toEqual([]);
-    await connection.hSet(`${prefix}gp`, { planted: '1' });
-    await connection.set(`${prefix}g`, 'not a sorted set');
+    await connection.hSet(`{${prefix}}gp`, { planted: '1' });
+    await connection.set(`{${prefix}}g`, 'not a sorted set');
     expect(await take('global-planted')).toEqual([]);
-    await connection.hSet(`${prefix}b:${route}:far`, { k: '1', l: '1', r: '0', t: '1e308' });
+    await connection.hSet(`{${prefix}}b:${route}:far`, { k: '1', l: '1', r: '0', t: '1e308' });
     const far = await take('far').catch((error: unknown) => error);
     expect(String(far)).toMatch(/refused a wait of (\d+) ms/);
     expect(Number(/(\d+) ms/.exec(String(far))?.[1])).toBeLessThanOrEqual(600_000);
-    await connection.set(`${prefix}w:hook`, 'not a sorted set');
+    await connection.set(`{${prefix}}w:hook`, 'not a sorted set');
     await store.serializeWebhook('hook', () => store.webhookTurn('hook', undefined, () => undefined), undefined);
     store.webhookDone('hook');
     await store.flushed();
@@ -145,7 +145,7 @@ describeWithRedis('the Redis rate-limit store', () => {
     await a.flushed();
     b.learn(route, '9', { limit: 5, remaining: 4, resetAfterMs: 4000, bucket: 'narrow' });
     await b.flushed();
-    const stored = await connection.hGetAll(`${prefix}b:narrow:9`);
+    const stored = await connection.hGetAll(`{${prefix}}b:narrow:9`);
     expect(stored.r).toBe('1');
     expect(stored.l).toBe('5');
   });
@@ -260,7 +260,7 @@ describeWithRedis('the Redis rate-limit store', () => {
     expect(isRateLimitStoreError(error)).toBe(true);
     await store.flushed();
     expect(await held.keys(`${prefix}d:*`)).toEqual([]);
-    expect(await held.zCard(`${prefix}r:${key}`)).toBe(0);
+    expect(await held.zCard(`{${prefix}}r:${key}`)).toBe(0);
     // The next call discovers at once instead of waiting for the lock to expire.
     const waits: string[] = [];
     await store.acquireSlow(key, 'normal', undefined, (_ms, reason) => void waits.push(reason));
