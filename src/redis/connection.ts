@@ -95,6 +95,28 @@ export class RedisScript {
   }
 }
 
+/**
+ * How many replicas must hold a claim or a lock before a store relies on it
+ * (Redis `WAIT`). Replication is asynchronous: a master that fails over to a
+ * replica that had not received a write loses it. With this set, a claim
+ * (replay), a turn (Identify) or a lock (refresh) that fewer replicas
+ * acknowledged in time is given back and counts as not taken, so a failover
+ * can never lose one that was acted on.
+ */
+export interface ReplicaAcknowledgement {
+  /** Replicas that must acknowledge the write. */
+  replicas: number;
+  /** How long to wait for them, milliseconds. @default 100 */
+  timeoutMs?: number | undefined;
+}
+
+/** Whether `acks` replicas (if any are asked for) hold the writes made so far on `key`'s master. */
+export async function replicated(client: RedisClientLike, key: string, acks: ReplicaAcknowledgement | undefined): Promise<boolean> {
+  if (acks === undefined || acks.replicas <= 0) return true;
+  const count = Number(await sendCommand(client, key, ['WAIT', String(acks.replicas), String(acks.timeoutMs ?? 100)]));
+  return count >= acks.replicas;
+}
+
 /** The error a store's failed command becomes: each store names its own kind. */
 export type StoreFailure = (detail: string, cause?: unknown) => Error;
 

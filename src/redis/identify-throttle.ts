@@ -11,7 +11,7 @@
  */
 
 import { DEFAULT_IDENTIFY_INTERVAL_MS, identifyBucket, sleepUnlessAborted, type IdentifyRequest, type IdentifyThrottle } from '../gateway/identify-throttle.js';
-import { RedisScript, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
+import { RedisScript, replicated, withinTime, type RedisClientLike, type ReplicaAcknowledgement, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
 
 /** Options of {@link createRedisIdentifyThrottle}. */
 export interface RedisIdentifyThrottleOptions {
@@ -25,6 +25,13 @@ export interface RedisIdentifyThrottleOptions {
   pollMs?: number | undefined;
   /** How long a Redis command may take before the wait fails (the shard then reconnects and asks again). @default 2000 */
   commandTimeoutMs?: number | undefined;
+  /**
+   * Replicas that must hold a turn before the shard identifies. A turn they
+   * did not acknowledge in time is not used: the shard waits a whole
+   * interval and asks again, so a failover cannot let the next Identify go
+   * early. @default undefined (rely on the master alone)
+   */
+  waitForReplicas?: ReplicaAcknowledgement | undefined;
 }
 
 /**
@@ -50,6 +57,7 @@ export class RedisIdentifyThrottle implements IdentifyThrottle {
   readonly #intervalMs: number;
   readonly #pollMs: number;
   readonly #timeoutMs: number;
+  readonly #acks: ReplicaAcknowledgement | undefined;
   readonly #script = new RedisScript(IDENTIFY_SCRIPT);
   /** Per bucket, this process's queue: its shards ask Redis one at a time. */
   readonly #tails = new Map<string, Promise<void>>();
@@ -60,6 +68,7 @@ export class RedisIdentifyThrottle implements IdentifyThrottle {
     this.#intervalMs = options.intervalMs ?? DEFAULT_IDENTIFY_INTERVAL_MS;
     this.#pollMs = options.pollMs ?? 1000;
     this.#timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+    this.#acks = options.waitForReplicas;
   }
 
   /** Resolves once this shard holds its bucket's turn in Redis; rejects with `RateLimitStoreError` when Redis cannot answer, or when `signal` aborts. */
@@ -82,7 +91,12 @@ export class RedisIdentifyThrottle implements IdentifyThrottle {
     for (;;) {
       if (signal?.aborted) await sleepUnlessAborted(0, signal);
       const left = Number(await withinTime(this.#client, this.#timeoutMs, () => this.#script.run(this.#client, [key], [String(this.#intervalMs)])));
-      if (left <= 0) return;
+      if (left <= 0) {
+        if (await withinTime(this.#client, this.#timeoutMs, () => replicated(this.#client, key, this.#acks))) return;
+        // A turn no replica holds yet could be lost to a failover, and the next shard's Identify would go early: not used.
+        await sleepUnlessAborted(Math.min(this.#intervalMs, this.#pollMs), signal);
+        continue;
+      }
       await sleepUnlessAborted(Math.min(left, this.#pollMs), signal);
     }
   }

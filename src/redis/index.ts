@@ -8,7 +8,7 @@
 
 export { createRedisRateLimitStore, RedisRateLimitStore, type RedisRateLimitStoreOptions, type RedisRateLimitStoreEvents } from './rate-limit-store.js';
 export { createRedisSessionStore, RedisSessionStore, type RedisSessionStoreOptions } from './session-store.js';
-export type { RedisClientLike, RedisNodeClientLike, RedisClusterClientLike, RedisSentinelClientLike } from './connection.js';
+export type { RedisClientLike, RedisNodeClientLike, RedisClusterClientLike, RedisSentinelClientLike, ReplicaAcknowledgement } from './connection.js';
 export { createRedisIdentifyThrottle, RedisIdentifyThrottle, type RedisIdentifyThrottleOptions } from './identify-throttle.js';
 export { createRedisGatewaySessionStore, RedisGatewaySessionStore, type RedisGatewaySessionStoreOptions } from './gateway-session-store.js';
 export { createRedisReplayStore, RedisReplayStore, type RedisReplayStoreOptions } from './replay-store.js';

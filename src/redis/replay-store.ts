@@ -7,8 +7,17 @@
  */
 
 import { randomBytes } from 'node:crypto';
+import { RateLimitStoreError } from '../errors.js';
 import type { ReplayStore } from '../receive/replay-store.js';
-import { RedisScript, sendCommand, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
+import {
+  RedisScript,
+  replicated,
+  sendCommand,
+  withinTime,
+  type RedisClientLike,
+  type ReplicaAcknowledgement,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+} from './connection.js';
 
 /** Deletes a claim only if it is still the one this process wrote (its owner value). */
 const ABANDON = new RedisScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`);
@@ -21,6 +30,13 @@ export interface RedisReplayStoreOptions {
   prefix?: string | undefined;
   /** How long a Redis command may take. @default 2000 */
   commandTimeoutMs?: number | undefined;
+  /**
+   * Replicas that must hold a claim before the delivery is handled. A claim
+   * they did not acknowledge in time is given back and the receiver answers
+   * 503 (the sender retries), so a failover cannot lose a claim whose
+   * delivery was handled. @default undefined (rely on the master alone)
+   */
+  waitForReplicas?: ReplicaAcknowledgement | undefined;
 }
 
 /** The Redis replay store. Create it with {@link createRedisReplayStore}. */
@@ -28,9 +44,11 @@ export class RedisReplayStore implements ReplayStore {
   readonly #client: RedisClientLike;
   readonly #prefix: string;
   readonly #timeoutMs: number;
+  readonly #acks: ReplicaAcknowledgement | undefined;
 
   constructor(options: RedisReplayStoreOptions) {
     this.#client = options.client;
+    this.#acks = options.waitForReplicas;
     this.#prefix = options.prefix ?? 'ccsdk:replay:';
     this.#timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
   }
@@ -47,7 +65,11 @@ export class RedisReplayStore implements ReplayStore {
     const owner = randomBytes(9).toString('base64url');
     try {
       const reply = await withinTime(this.#client, this.#timeoutMs, () => sendCommand(this.#client, full, ['SET', full, owner, 'NX', 'PX', ttl]));
-      return reply === 'OK';
+      if (reply !== 'OK') return false;
+      if (await withinTime(this.#client, this.#timeoutMs, () => replicated(this.#client, full, this.#acks))) return true;
+      // No replica holds the claim yet: a failover could lose it after the delivery was handled. Given back before answering 503.
+      await withinTime(this.#client, this.#timeoutMs, () => ABANDON.run(this.#client, [full], [owner]));
+      throw new RateLimitStoreError(`the claim was not acknowledged by ${this.#acks?.replicas} replica(s) in time; given back`);
     } catch (error) {
       // Given up on locally, the SET may still run when Redis answers (a stalled server): the receiver answered 503, so a claim
       // left behind would turn the sender's retry into a "duplicate" never handled. Undo it, queued behind it on the same connection.

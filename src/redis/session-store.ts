@@ -9,7 +9,16 @@ import { randomBytes } from 'node:crypto';
 import type { SessionStore } from '../auth/refresher.js';
 import { snapshotProblem, type SessionSnapshot } from '../auth/session.js';
 import { SessionStoreError } from '../errors.js';
-import { RedisScript, sendCommand, sessionFailure, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
+import {
+  RedisScript,
+  replicated,
+  sendCommand,
+  sessionFailure,
+  withinTime,
+  type ReplicaAcknowledgement,
+  type RedisClientLike,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+} from './connection.js';
 
 /** Options of {@link createRedisSessionStore}. */
 export interface RedisSessionStoreOptions {
@@ -21,6 +30,13 @@ export interface RedisSessionStoreOptions {
   lockMs?: number | undefined;
   /** How long a Redis command may take. @default 2000 */
   commandTimeoutMs?: number | undefined;
+  /**
+   * Replicas that must hold the refresh lock before this process refreshes.
+   * A lock they did not acknowledge in time is released and counts as not
+   * taken, so a failover cannot let two processes refresh at once (which
+   * would revoke one of the refresh cookies). @default undefined (rely on the master alone)
+   */
+  waitForReplicas?: ReplicaAcknowledgement | undefined;
 }
 
 /** Deletes the lock only while this process still holds it. */
@@ -34,12 +50,14 @@ export class RedisSessionStore implements SessionStore {
   readonly #lockMs: number;
   readonly #timeoutMs: number;
   readonly #owner = randomBytes(12).toString('hex');
+  readonly #acks: ReplicaAcknowledgement | undefined;
 
   constructor(options: RedisSessionStoreOptions) {
     this.#client = options.client;
     this.#key = options.key;
     this.#lockKey = `${options.key}:refresh-lock`;
     this.#lockMs = options.lockMs ?? 30_000;
+    this.#acks = options.waitForReplicas;
     this.#timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
   }
 
@@ -70,7 +88,11 @@ export class RedisSessionStore implements SessionStore {
   /** Takes the refresh lock (`SET NX PX`); resolves whether this process holds it. */
   async lockRefresh(): Promise<boolean> {
     try {
-      return (await this.#run(['SET', this.#lockKey, this.#owner, 'NX', 'PX', String(this.#lockMs)])) === 'OK';
+      if ((await this.#run(['SET', this.#lockKey, this.#owner, 'NX', 'PX', String(this.#lockMs)])) !== 'OK') return false;
+      if (await withinTime(this.#client, this.#timeoutMs, () => replicated(this.#client, this.#lockKey, this.#acks), sessionFailure)) return true;
+      // No replica holds the lock yet: a failover could lose it while this process refreshes. Given back, not taken.
+      await this.unlockRefresh();
+      return false;
     } catch (error) {
       // Given up on locally, the SET may still run when Redis answers (a stalled server) and leave a lock nobody holds for lockMs:
       // release it, queued behind the SET on the same connection (it deletes only this process's lock).

@@ -7,22 +7,10 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient } from 'redis';
 import { Client } from '../../src/index.js';
 import { createRedisRateLimitStore } from '../../src/redis/index.js';
-import { startScript, type RunningScript } from '../helpers/index.js';
+import { startScript } from '../helpers/index.js';
+import { burst, resultOf, WORKER } from './burst.js';
 import { startLimitsServer, type LimitsServer } from '../helpers/limits-server.js';
 import { describeWithRedis, startRedisServer, type RunningRedis } from '../helpers/redis-server.js';
-
-const WORKER = 'test/redis/worker.ts';
-
-interface BurstResult {
-  ok: number;
-  failed: string[];
-  rateLimited: number;
-}
-
-async function resultOf<T>(script: RunningScript, timeoutMs: number): Promise<T> {
-  const match = await script.waitForOutput(/result (.*)\n/, timeoutMs);
-  return JSON.parse(match[1] as string) as T;
-}
 
 describeWithRedis('rate limits and the session shared across processes through Redis', () => {
   let redis: RunningRedis;
@@ -39,38 +27,13 @@ describeWithRedis('rate limits and the session shared across processes through R
     await redis?.stop();
   });
 
-  /** 4 processes, one bot token, one burst each to one route bucket and one webhook. */
-  async function burst(store: 'redis' | 'memory', server: LimitsServer, webhookWindowMs: number) {
-    const startAt = Date.now() + 2500;
-    const workers = await Promise.all(
-      [0, 1, 2, 3].map((proc) =>
-        startScript(WORKER, {
-          env: {
-            MODE: 'burst',
-            STORE: store,
-            PREFIX: `burst-${store}-${startAt}:`,
-            REDIS_URL: redis.url,
-            BASE_URL: server.url,
-            PROC: String(proc),
-            START_AT: String(startAt),
-            ROUTE_COUNT: '15',
-            WEBHOOK_COUNT: '100',
-            WEBHOOK_WINDOW_MS: String(webhookWindowMs),
-            DEADLINE_MS: '40000',
-          },
-        }),
-      ),
-    );
-    return Promise.all(workers.map((worker) => resultOf<BurstResult>(worker, 60_000)));
-  }
-
   it('4 processes: no webhook window violation and at most one 429 per learned bucket with Redis, many with in-memory stores', async () => {
     const webhookWindowMs = 500; // the contract's 30 per 60 s, scaled to 30 per 500 ms so that 400 messages take seconds
     const counts: Record<string, { violations: number; routeTooMany: number; maxInWindow: number; failed: number }> = {};
     for (const store of ['memory', 'redis'] as const) {
       const server = await startLimitsServer({ routeLimit: 10, routeWindowMs: 500, webhookLimit: 30, webhookWindowMs });
       try {
-        const results = await burst(store, server, webhookWindowMs);
+        const results = await burst({ store, redisUrl: redis.url }, server, webhookWindowMs);
         counts[store] = {
           violations: server.webhookViolations,
           routeTooMany: server.tooMany.get('chan-read:123') ?? 0,

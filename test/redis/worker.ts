@@ -6,8 +6,9 @@
  * MODE=burst: at START_AT, sends ROUTE_COUNT channel reads and WEBHOOK_COUNT
  * executions to one webhook, all at once, with STORE=redis or memory.
  * MODE=session: loads the shared session and calls GET /users/@me once.
+ * REDIS_CLUSTER (node URLs, comma-separated) puts the stores on a Redis Cluster.
  */
-import { createClient } from 'redis';
+import { createClient, createCluster } from 'redis';
 import { Client, type RateLimitStore } from '../../src/index.js';
 import { createRedisRateLimitStore, createRedisSessionStore } from '../../src/redis/index.js';
 
@@ -18,7 +19,9 @@ const env = (name: string, fallback?: string): string => {
 };
 
 const mode = env('MODE', 'burst');
-const redis = createClient({ url: env('REDIS_URL') });
+// REDIS_CLUSTER (comma-separated node URLs) runs the worker on a Redis Cluster instead of one node.
+const clusterNodes = process.env['REDIS_CLUSTER'];
+const redis = clusterNodes ? createCluster({ rootNodes: clusterNodes.split(',').map((url) => ({ url })) }) : createClient({ url: env('REDIS_URL') });
 redis.on('error', () => undefined);
 await redis.connect();
 
@@ -59,4 +62,4 @@ if (mode === 'session') {
   console.log(`result ${JSON.stringify({ ok: settled.length - failed.length, failed, rateLimited })}`);
   await client.close();
 }
-await redis.quit();
+await redis.close();
