@@ -1,12 +1,16 @@
 // The Redis rate-limit store against the in-memory default: client CPU per request on the same loopback
-// server at concurrency 16, and Redis round trips per request (INFO commandstats deltas). npm run bench runs
-// it when redis-server is installed; it starts its own (persistence off) and stops it by pid. Prints; asserts nothing.
+// server at concurrency 16, and Redis round trips per request (INFO commandstats deltas); then the same store
+// on one node against a 3-master Redis Cluster (throughput and round trips). npm run bench runs it when
+// redis-server is installed; it starts its own servers (persistence off) and stops them. Prints; asserts nothing.
 //   node bench/redis.mjs
 import { spawn, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { createClient } from 'redis';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient, createCluster } from 'redis';
 import { Client } from '../dist/index.js';
 import { createRedisRateLimitStore } from '../dist/redis/index.js';
 
@@ -22,6 +26,76 @@ const freePort = () =>
       probe.close(() => resolve(port));
     });
   });
+
+/** Requests per second of wall time at concurrency 16. */
+async function throughput(fn, total) {
+  let next = 0;
+  const worker = async () => {
+    while (next < total) {
+      next++;
+      await fn();
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return (total / (performance.now() - started)) * 1000;
+}
+
+/** Starts three cluster-enabled masters and joins them; resolves with their ports and a stop function. */
+async function startCluster() {
+  const dir = mkdtempSync(join(tmpdir(), 'ccsdk-bench-cluster-'));
+  const ports = [await freePort(), await freePort(), await freePort()];
+  const children = ports.map((port) =>
+    spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        join(dir, `n-${port}.conf`),
+        '--dir',
+        dir,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--loglevel',
+        'warning',
+      ],
+      { stdio: 'ignore' },
+    ),
+  );
+  const cli = (port, ...args) => execFileSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' });
+  for (const port of ports) {
+    for (let i = 0; ; i++) {
+      try {
+        if (cli(port, 'PING').trim() === 'PONG') break;
+      } catch {}
+      if (i > 200) throw new Error(`cluster node ${port} did not start`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  execFileSync('redis-cli', ['--cluster', 'create', ...ports.map((port) => `127.0.0.1:${port}`), '--cluster-replicas', '0', '--cluster-yes'], {
+    stdio: 'ignore',
+  });
+  for (const port of ports) {
+    for (let i = 0; !cli(port, 'CLUSTER', 'INFO').includes('cluster_state:ok'); i++) {
+      if (i > 300) throw new Error('the cluster did not get ready');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  return {
+    ports,
+    stop() {
+      for (const child of children) child.kill('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
 
 async function measure(fn, total) {
   let next = 0;
@@ -112,6 +186,57 @@ try {
   console.log(
     `  Redis round trips per request: ${(trips.scripts / trips.requests).toFixed(3)} (EVALSHA; target 1), running ${((trips.all - trips.scripts) / trips.requests).toFixed(1)} commands inside the script`,
   );
+  // One node against a 3-master cluster: the same store (its keys share one hash tag, so a bot's steps go to one master).
+  const cluster = await startCluster();
+  const clustered = createCluster({ rootNodes: cluster.ports.map((port) => ({ url: `redis://127.0.0.1:${port}` })) });
+  clustered.on('error', () => undefined);
+  await clustered.connect();
+  try {
+    const onCluster = new Client({
+      baseUrl,
+      auth: { botToken: 'bench-token' },
+      rateLimitStore: createRedisRateLimitStore({ client: clustered, prefix: 'bench-cluster:' }),
+    });
+    const clusterGet = () => onCluster.channels.get('123');
+    const clusterCounts = async () => {
+      let all = 0;
+      let scripts = 0;
+      for (const master of clustered.masters) {
+        const node = await clustered.nodeClient(master);
+        const counts = await commandCounts(node);
+        all += counts.all;
+        scripts += counts.scripts;
+      }
+      return { all, scripts };
+    };
+    await throughput(redisGet, 2000);
+    await throughput(clusterGet, 2000);
+    const nodeRates = [];
+    const clusterRates = [];
+    let clusterTrips = { scripts: 0, requests: 0 };
+    for (let round = 0; round < ROUNDS; round++) {
+      const before = await clusterCounts();
+      if (round % 2 === 0) {
+        nodeRates.push(await throughput(redisGet, REQUESTS));
+        clusterRates.push(await throughput(clusterGet, REQUESTS));
+      } else {
+        clusterRates.push(await throughput(clusterGet, REQUESTS));
+        nodeRates.push(await throughput(redisGet, REQUESTS));
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+      const after = await clusterCounts();
+      clusterTrips = { scripts: clusterTrips.scripts + after.scripts - before.scripts, requests: clusterTrips.requests + REQUESTS };
+    }
+    const nodeRate = median(nodeRates);
+    const clusterRate = median(clusterRates);
+    console.log(
+      `  one node vs a 3-master cluster (node-redis createCluster): ${nodeRate.toFixed(0)} vs ${clusterRate.toFixed(0)} requests/s (ratio ${(clusterRate / nodeRate).toFixed(2)}x); Redis round trips per request on the cluster: ${(clusterTrips.scripts / clusterTrips.requests).toFixed(3)}`,
+    );
+    await onCluster.close();
+  } finally {
+    await clustered.close().catch(() => undefined);
+    cluster.stop();
+  }
   await Promise.all([memory.close(), shared.close()]);
   await redis.quit();
 } finally {

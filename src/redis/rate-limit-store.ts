@@ -120,6 +120,8 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
   #ops: Op[] = [];
   /** Keys that resolve to another bucket, as a step answered (another process learned the bucket id); bounded. */
   readonly #aliases = new Map<string, string>();
+  /** The key names of recent steps' actions, by action, key and bucket; bounded. */
+  readonly #keyCache = new Map<string, readonly string[]>();
   #flushScheduled = false;
   /** Settles when the operations queued so far have been carried to Redis (or their step failed). */
   #flushing: Promise<unknown> = Promise.resolve();
@@ -200,12 +202,9 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
     if (held.resolved === undefined) return this.#local.release(key);
     // This request discovered the bucket (Redis had forgotten it): what its response says must reach Redis.
     if (held.discovering) this.#unlimited.delete(key);
-    const bucket = held.resolved;
-    this.#op('r', held.id, held.discovering ? '1' : '0', held.countsGlobally ? '1' : '0', '', [
-      this.#key('r:', bucket),
-      this.#key('d:', bucket),
-      this.#key('g'),
-    ]);
+    // The reservations, discovery lock and global cap the acquiring step named (cached with its keys).
+    const taken = this.#actionKeys('b', held.resolved, held.resolved).slice(3);
+    this.#op('r', held.id, held.discovering ? '1' : '0', held.countsGlobally ? '1' : '0', '', taken);
   }
 
   /**
@@ -312,11 +311,25 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
     return [numbers.map((value) => String(Math.ceil(value))).join(',')];
   }
 
-  /** The keys in which a step of `action` takes a place: a bucket's reservations, discovery lock and the global cap, or a webhook's window. */
-  #taken(action: 'b' | 'w' | 'n', key: string, bucket: string): string[] {
-    if (action === 'b') return [this.#key('r:', bucket), this.#key('d:', bucket), this.#key('g')];
-    if (action === 'w') return [this.#key('w:', key)];
-    return [];
+  /**
+   * The keys of a step's action, as the script reads them: for a bucket, the
+   * alias of the key used, the global pause, the bucket's hash, reservations,
+   * discovery lock and the global cap (the last three are what the step may
+   * take); for a webhook, its window. Cached (bounded), so the common step
+   * builds no key name.
+   */
+  #actionKeys(action: 'b' | 'w', key: string, bucket: string): readonly string[] {
+    const cacheKey = `${action}${key}\n${bucket}`;
+    let keys = this.#keyCache.get(cacheKey);
+    if (keys === undefined) {
+      keys =
+        action === 'b'
+          ? [this.#key('a:', key), this.#key('gp'), this.#key('b:', bucket), this.#key('r:', bucket), this.#key('d:', bucket), this.#key('g')]
+          : [this.#key('w:', key)];
+      if (this.#keyCache.size >= MAX_ALIASES) this.#keyCache.clear();
+      this.#keyCache.set(cacheKey, keys);
+    }
+    return keys;
   }
 
   #nextId(): string {
@@ -401,30 +414,28 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
     const ops = this.#ops;
     this.#ops = [];
     // Every key the step touches is declared: the operations' keys and the action's, each once, named by index.
-    const keys: string[] = [];
-    const indexes = new Map<string, number>();
-    const declare = (list: readonly string[]) =>
-      list
-        .map((name) => {
-          let index = indexes.get(name);
-          if (index === undefined) {
-            index = keys.push(name);
-            indexes.set(name, index);
-          }
-          return index;
-        })
-        .join(',');
-    const args = this.#head.concat(String(ops.length));
-    for (const op of ops) args.push(op.type, op.id, op.a, op.b, op.c, declare(op.keys));
+    // The action's keys first (cached per bucket: the common step allocates no key name), then each operation's, each once.
     const bucket = action === 'b' ? this.#resolve(key) : key;
-    const taken = this.#taken(action, key, bucket);
-    args.push(action, bucket, id, lane, declare(action === 'b' ? [this.#key('a:', key), this.#key('gp'), this.#key('b:', bucket), ...taken] : taken));
+    const actionKeys = action === 'n' ? [] : this.#actionKeys(action, key, bucket);
+    const keys = actionKeys.slice();
+    const args = this.#head.concat(String(ops.length));
+    for (const op of ops) {
+      let list = '';
+      for (const name of op.keys) {
+        let index = keys.indexOf(name);
+        if (index === -1) index = keys.push(name) - 1;
+        list = list === '' ? String(index + 1) : `${list},${index + 1}`;
+      }
+      args.push(op.type, op.id, op.a, op.b, op.c, list);
+    }
+    args.push(action, bucket, id, lane, action === 'b' ? '1,2,3,4,5,6' : action === 'w' ? '1' : '');
+    const taken = action === 'b' ? actionKeys.slice(3) : actionKeys;
     try {
       return (await withinTime(this.#client, this.#timeoutMs, () => this.#script.run(this.#client, keys, args))) as StepReply;
     } catch (error) {
       // Given up on here, the step may still run when Redis answers (a stalled server): queue its undo, which rides on the next
       // step, sent behind it on the same connection, so no reservation or discovery lock is left that nobody holds.
-      if ((action === 'b' || action === 'w') && id !== '') this.#op('x', id, '', '', '', taken);
+      if ((action === 'b' || action === 'w') && id !== '') this.#op('x', id, '', '', '', [...taken]);
       // Finished work that could not be sent is dropped: its reservations expire by themselves.
       if (action === 'n') {
         if (!this.#onLocal) this.#warn(error as Error);
