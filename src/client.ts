@@ -247,7 +247,7 @@ export class Client extends EventEmitter<ClientEvents> {
     if (!this.#gateway || this.#gateway.status === 'destroyed') {
       this.#gateway = new Gateway(this.#gatewayOptions, {
         token: () => this.#botToken(),
-        respond: (interactionId, body) => this.interactions.respond(interactionId, body),
+        respond: (interactionId, body, options) => this.interactions.respond(interactionId, body, options),
         defaultUrl: this.#gatewayDefaultUrl,
         now: this.#now,
         allowInsecure: this.#allowInsecure,

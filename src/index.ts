@@ -112,6 +112,10 @@ export {
   type ModalForm,
   type AwaitComponentOptions,
   type AwaitModalSubmitOptions,
+  type AnswerOptions,
+  type AwaitsComponents,
+  type ShowsModals,
+  type DefersUpdates,
 } from './interactions/interaction.js';
 export {
   defineCommand,

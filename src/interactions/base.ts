@@ -20,7 +20,7 @@ import {
 } from '../errors.js';
 import { REDACTED, inspectSymbol } from '../redact.js';
 import { INTERACTION_LIFETIME_MS, InteractionCallbackType, SNOWFLAKE_EPOCH_MS, snowflakeTimestamp } from '../constants.js';
-import type { AcknowledgementState, InteractionKind, InteractionPayload, InteractionResponder, InteractionUser, ReplyMessage } from './types.js';
+import type { AcknowledgementState, AnswerOptions, InteractionKind, InteractionPayload, InteractionResponder, InteractionUser, ReplyMessage } from './types.js';
 
 /** Reads the creation time from `created_at`, or from a Discord-style snowflake id, if plausible. */
 function creationTime(payload: InteractionPayload, receivedAt: number): number | undefined {
@@ -36,11 +36,6 @@ function creationTime(payload: InteractionPayload, receivedAt: number): number |
   }
   return undefined;
 }
-
-/** The wait registry an interaction was bound to (see `bindWaitRegistry` in `interaction.ts`); set by the class's static block. */
-export let waitRegistryOf: (interaction: BaseInteraction) => unknown;
-/** Binds an interaction to a wait registry unless one was bound before; set by the class's static block. */
-export let bindWaitRegistryOnce: (interaction: BaseInteraction, registry: unknown) => void;
 
 /** Fields every interaction shares, and the acknowledgement machinery. */
 export abstract class BaseInteraction {
@@ -69,16 +64,13 @@ export abstract class BaseInteraction {
   readonly #now: () => number;
   #state: AcknowledgementState = 'pending';
   #acknowledgedWith: InteractionCallbackType | undefined;
-  /** The waiters of the first router that dispatched it (a field, not a WeakMap entry: set for every interaction). */
-  #waitRegistry: unknown = undefined;
-
-  static {
-    // An object that is not an interaction of this copy of the SDK (another build loaded beside it) has no registry here.
-    waitRegistryOf = (interaction) => (#waitRegistry in interaction ? interaction.#waitRegistry : undefined);
-    bindWaitRegistryOnce = (interaction, registry) => {
-      if (#waitRegistry in interaction) interaction.#waitRegistry ??= registry;
-    };
-  }
+  /**
+   * The waits of the first router that dispatched it, which `awaitComponent`
+   * and `awaitModalSubmit` register with (a field, not a WeakMap entry: set
+   * for every interaction). Typed in `interaction.ts`, which knows the kinds.
+   * @internal
+   */
+  waitRegistry: unknown = undefined;
 
   constructor(payload: InteractionPayload, respond: InteractionResponder, now: () => number = Date.now) {
     this.#payload = payload;
@@ -134,7 +126,7 @@ export abstract class BaseInteraction {
    * Sends any callback type with any data (the low-level answer). The state is
    * set before the request; the contract's rules are checked locally first.
    */
-  async respond(type: InteractionCallbackType, data: Record<string, unknown> = {}): Promise<void> {
+  async respond(type: InteractionCallbackType, data: Record<string, unknown> = {}, options?: AnswerOptions): Promise<void> {
     const init = (): InteractionErrorInit => ({ interactionId: this.id, ageMs: this.ageMs });
     if (this.expired) throw new InteractionExpiredError(init(), this.expiresAt);
     const autocomplete = InteractionCallbackType.ApplicationCommandAutocompleteResult;
@@ -144,7 +136,7 @@ export abstract class BaseInteraction {
     this.#state = 'sending';
     this.#acknowledgedWith = type;
     try {
-      await this.#respond(this.id, { interaction_type: type, data });
+      await this.#respond(this.id, { interaction_type: type, data }, options);
       this.#state = 'acknowledged';
     } catch (error) {
       if (isApiError(error)) {
@@ -203,11 +195,11 @@ export abstract class RepliableInteraction extends BaseInteraction {
    * Answers with a message (interaction_type 4). This is the one answer: the
    * contract has no route to edit it afterwards or to send follow-ups.
    */
-  reply(message: string): Promise<void>;
+  reply(message: string, options?: AnswerOptions): Promise<void>;
   /** Answers with a message object (interaction_type 4); `content` is required. The contract has no route to edit it afterwards or to send follow-ups. */
-  reply(message: { content: string } & Record<string, unknown>): Promise<void>;
-  reply(message: ReplyMessage): Promise<void> {
-    return this.respond(InteractionCallbackType.ChannelMessageWithSource, messageData(message));
+  reply(message: { content: string } & Record<string, unknown>, options?: AnswerOptions): Promise<void>;
+  reply(message: ReplyMessage, options?: AnswerOptions): Promise<void> {
+    return this.respond(InteractionCallbackType.ChannelMessageWithSource, messageData(message), options);
   }
 
   /**
@@ -217,7 +209,7 @@ export abstract class RepliableInteraction extends BaseInteraction {
    * "is thinking" until the service gives up; prefer {@link RepliableInteraction.reply}.
    * @param data Callback data. @default {}
    */
-  defer(data?: Record<string, unknown>): Promise<void> {
-    return this.respond(InteractionCallbackType.DeferredChannelMessageWithSource, data);
+  defer(data?: Record<string, unknown>, options?: AnswerOptions): Promise<void> {
+    return this.respond(InteractionCallbackType.DeferredChannelMessageWithSource, data, options);
   }
 }

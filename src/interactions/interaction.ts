@@ -9,14 +9,15 @@
 
 import { InteractionCallbackType, InteractionType } from '../constants.js';
 import { ValidationError } from '../errors.js';
-import { BaseInteraction, bindWaitRegistryOnce, RepliableInteraction, waitRegistryOf } from './base.js';
+import { BaseInteraction, RepliableInteraction } from './base.js';
 import { readOptions, type CommandOptionValue } from './options.js';
-import type { AutocompleteChoice, InteractionPayload, InteractionResponder, ModalForm } from './types.js';
+import type { AnswerOptions, AutocompleteChoice, InteractionPayload, InteractionResponder, ModalForm } from './types.js';
 
 export { INTERACTION_LIFETIME_MS } from '../constants.js';
 export { BaseInteraction, RepliableInteraction } from './base.js';
 export type {
   AcknowledgementState,
+  AnswerOptions,
   AutocompleteChoice,
   InteractionKind,
   InteractionPayload,
@@ -30,8 +31,8 @@ export type {
 export class PingInteraction extends BaseInteraction {
   readonly kind = 'ping' as const;
   /** Answers with interaction_type 1. */
-  pong(): Promise<void> {
-    return this.respond(InteractionCallbackType.Pong);
+  pong(options?: AnswerOptions): Promise<void> {
+    return this.respond(InteractionCallbackType.Pong, {}, options);
   }
 }
 
@@ -51,44 +52,6 @@ export class CommandInteraction<Options extends object = Record<string, CommandO
     this.commandName = String(payload.data?.['name'] ?? '');
     this.subcommand = parsed.subcommand;
     this.options = parsed.values as Options;
-  }
-
-  /** Opens a modal form (interaction_type 9); {@link CommandInteraction.awaitModalSubmit} waits for its submission. */
-  showModal(form: ModalForm): Promise<void> {
-    return this.respond(InteractionCallbackType.Modal, form);
-  }
-
-  /**
-   * Waits for the next component interaction tied to this one: a click on a
-   * button (or a choice in a select menu) of its reply, by the same user.
-   * See {@link AwaitComponentOptions} for the match. The matched interaction
-   * goes to this caller only: no handler or `interactionCreate` listener of
-   * any router sees it. Rejects with `InteractionTimeoutError` after
-   * `timeoutMs`, `InteractionWaitAbortedError` when `signal` aborts.
-   *
-   * @example
-   * await interaction.reply({ content: 'Sure?', components: [row] });
-   * const click = await interaction.awaitComponent({ timeoutMs: 60_000, filter: (i) => i.customId === 'yes' });
-   * await click.reply('Done.');
-   */
-  awaitComponent<T extends ComponentInteraction>(
-    options: AwaitComponentOptions & { filter: (interaction: ComponentInteraction) => interaction is T },
-  ): Promise<T>;
-  /** Waits for the next component interaction tied to this one (see the overload above). */
-  awaitComponent(options: AwaitComponentOptions): Promise<ComponentInteraction>;
-  awaitComponent(options: AwaitComponentOptions): Promise<ComponentInteraction> {
-    return waitFor(this, 'component', options);
-  }
-
-  /**
-   * Waits for the submission of the modal opened with {@link CommandInteraction.showModal}:
-   * the next modal submit with `customId`, by the same user. Rejects with
-   * `InteractionTimeoutError` after `timeoutMs` (a dismissed modal is never
-   * reported by the service) and `InteractionWaitAbortedError` when `signal`
-   * aborts. The submission goes to this caller only.
-   */
-  awaitModalSubmit(options: AwaitModalSubmitOptions): Promise<ModalSubmitInteraction> {
-    return waitFor(this, 'modalSubmit', options);
   }
 }
 
@@ -118,8 +81,8 @@ export class AutocompleteInteraction extends BaseInteraction {
   }
 
   /** Sends autocomplete results (interaction_type 8); may be sent more than once. */
-  autocomplete(choices: readonly AutocompleteChoice[]): Promise<void> {
-    return this.respond(InteractionCallbackType.ApplicationCommandAutocompleteResult, { choices: [...choices] });
+  autocomplete(choices: readonly AutocompleteChoice[], options?: AnswerOptions): Promise<void> {
+    return this.respond(InteractionCallbackType.ApplicationCommandAutocompleteResult, { choices: [...choices] }, options);
   }
 }
 
@@ -140,34 +103,6 @@ export class ComponentInteraction extends RepliableInteraction {
     this.values = Array.isArray(values) ? values.map(String) : [];
     const message = payload['message'];
     this.message = typeof message === 'object' && message !== null && !Array.isArray(message) ? (message as Record<string, unknown>) : undefined;
-  }
-
-  /** Acknowledges and updates the original message later (interaction_type 6). */
-  deferUpdate(): Promise<void> {
-    return this.respond(InteractionCallbackType.DeferredUpdateMessage);
-  }
-
-  /** Opens a modal form (interaction_type 9); {@link ComponentInteraction.awaitModalSubmit} waits for its submission. */
-  showModal(form: ModalForm): Promise<void> {
-    return this.respond(InteractionCallbackType.Modal, form);
-  }
-
-  /**
-   * Waits for the next component interaction tied to this one: on its reply,
-   * or on the same message, by the same user (see {@link CommandInteraction.awaitComponent}).
-   */
-  awaitComponent<T extends ComponentInteraction>(
-    options: AwaitComponentOptions & { filter: (interaction: ComponentInteraction) => interaction is T },
-  ): Promise<T>;
-  /** Waits for the next component interaction tied to this one (see {@link CommandInteraction.awaitComponent}). */
-  awaitComponent(options: AwaitComponentOptions): Promise<ComponentInteraction>;
-  awaitComponent(options: AwaitComponentOptions): Promise<ComponentInteraction> {
-    return waitFor(this, 'component', options);
-  }
-
-  /** Waits for the submission of the modal opened with {@link ComponentInteraction.showModal} (see {@link CommandInteraction.awaitModalSubmit}). */
-  awaitModalSubmit(options: AwaitModalSubmitOptions): Promise<ModalSubmitInteraction> {
-    return waitFor(this, 'modalSubmit', options);
   }
 }
 
@@ -195,22 +130,82 @@ export class ModalSubmitInteraction extends RepliableInteraction {
     }
     this.fields = fields;
   }
+}
 
-  /** Acknowledges and updates the original message later (interaction_type 6). */
-  deferUpdate(): Promise<void> {
-    return this.respond(InteractionCallbackType.DeferredUpdateMessage);
-  }
-
-  /** Waits for the next component interaction on this submission's reply, by the same user (see {@link CommandInteraction.awaitComponent}). */
+/**
+ * Waits for a component interaction tied to the interaction that waits:
+ * commands, components and modal submits have it.
+ */
+export interface AwaitsComponents {
+  /**
+   * Waits for the next component interaction tied to this one: a click on a
+   * button (or a choice in a select menu) of its reply (or, for a component,
+   * on the same message), by the same user. See {@link AwaitComponentOptions}
+   * for the match. The matched interaction goes to this caller only: no
+   * handler or `interactionCreate` listener of any router sees it. Rejects
+   * with `InteractionTimeoutError` after `timeoutMs`,
+   * `InteractionWaitAbortedError` when `signal` aborts.
+   *
+   * @example
+   * await interaction.reply({ content: 'Sure?', components: [row] });
+   * const click = await interaction.awaitComponent({ timeoutMs: 60_000, filter: (i) => i.customId === 'yes' });
+   * await click.reply('Done.');
+   */
   awaitComponent<T extends ComponentInteraction>(
     options: AwaitComponentOptions & { filter: (interaction: ComponentInteraction) => interaction is T },
   ): Promise<T>;
-  /** Waits for the next component interaction tied to this one (see {@link CommandInteraction.awaitComponent}). */
+  /** Waits for the next component interaction tied to this one (see the overload above). */
   awaitComponent(options: AwaitComponentOptions): Promise<ComponentInteraction>;
-  awaitComponent(options: AwaitComponentOptions): Promise<ComponentInteraction> {
-    return waitFor(this, 'component', options);
-  }
 }
+
+/** Opens a modal form and waits for its submission: commands and components have it. */
+export interface ShowsModals {
+  /** Opens a modal form (interaction_type 9); `awaitModalSubmit` waits for its submission. */
+  showModal(form: ModalForm, options?: AnswerOptions): Promise<void>;
+  /**
+   * Waits for the submission of the modal opened with `showModal`: the next
+   * modal submit with `customId`, by the same user. Rejects with
+   * `InteractionTimeoutError` after `timeoutMs` (a dismissed modal is never
+   * reported by the service) and `InteractionWaitAbortedError` when `signal`
+   * aborts. The submission goes to this caller only.
+   */
+  awaitModalSubmit(options: AwaitModalSubmitOptions): Promise<ModalSubmitInteraction>;
+}
+
+/** Acknowledges now and updates the message later: components and modal submits have it. */
+export interface DefersUpdates {
+  /** Acknowledges and updates the original message later (interaction_type 6). */
+  deferUpdate(options?: AnswerOptions): Promise<void>;
+}
+
+// Each answer written once, and composed onto the prototypes of the classes that have it; the interfaces merged into those
+// classes below type them there.
+const answers = {
+  awaitComponent(this: BaseInteraction, options: AwaitComponentOptions): Promise<ComponentInteraction> {
+    return waitFor(this, 'component', options);
+  },
+  showModal(this: BaseInteraction, form: ModalForm, options?: AnswerOptions): Promise<void> {
+    return this.respond(InteractionCallbackType.Modal, form, options);
+  },
+  awaitModalSubmit(this: BaseInteraction, options: AwaitModalSubmitOptions): Promise<ModalSubmitInteraction> {
+    return waitFor(this, 'modalSubmit', options);
+  },
+  deferUpdate(this: BaseInteraction, options?: AnswerOptions): Promise<void> {
+    return this.respond(InteractionCallbackType.DeferredUpdateMessage, {}, options);
+  },
+};
+
+function compose(target: abstract new (...args: never[]) => BaseInteraction, names: readonly (keyof typeof answers)[]): void {
+  for (const name of names) Object.defineProperty(target.prototype, name, { value: answers[name], writable: true, configurable: true });
+}
+
+// biome-ignore lint/correctness/noUnusedVariables: a merged declaration repeats the class's type parameter.
+export interface CommandInteraction<Options extends object = Record<string, CommandOptionValue>> extends AwaitsComponents, ShowsModals {}
+compose(CommandInteraction, ['awaitComponent', 'showModal', 'awaitModalSubmit']);
+export interface ComponentInteraction extends AwaitsComponents, ShowsModals, DefersUpdates {}
+compose(ComponentInteraction, ['awaitComponent', 'showModal', 'awaitModalSubmit', 'deferUpdate']);
+export interface ModalSubmitInteraction extends AwaitsComponents, DefersUpdates {}
+compose(ModalSubmitInteraction, ['awaitComponent', 'deferUpdate']);
 
 /** An interaction of a type the SDK does not know; never dropped. Every answer method is available. */
 export class UnknownInteraction extends RepliableInteraction {
@@ -303,13 +298,13 @@ export interface InteractionWaitRegistry {
  * `use()`). Called by the router; not part of the public API.
  */
 export function bindWaitRegistry(interaction: BaseInteraction, registry: InteractionWaitRegistry): void {
-  bindWaitRegistryOnce(interaction, registry);
+  interaction.waitRegistry ??= registry;
 }
 
 function waitFor(original: BaseInteraction, kind: 'component', options: AwaitComponentOptions): Promise<ComponentInteraction>;
 function waitFor(original: BaseInteraction, kind: 'modalSubmit', options: AwaitModalSubmitOptions): Promise<ModalSubmitInteraction>;
 function waitFor(original: BaseInteraction, kind: 'component' | 'modalSubmit', options: AwaitComponentOptions | AwaitModalSubmitOptions): Promise<Interaction> {
-  const registry = waitRegistryOf(original) as InteractionWaitRegistry | undefined;
+  const registry = original.waitRegistry as InteractionWaitRegistry | undefined;
   if (!registry) {
     const operation = kind === 'component' ? 'interaction.awaitComponent' : 'interaction.awaitModalSubmit';
     const message = 'this interaction was not dispatched by an InteractionRouter (the Gateway or a webhook receiver), so no later interaction can reach it';

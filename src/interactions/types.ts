@@ -11,7 +11,18 @@ import type { InteractionCallbackType, InteractionType } from '../constants.js';
 export type InteractionResponder = (
   interactionId: string,
   body: { interaction_type: InteractionCallbackType; data: Record<string, unknown> },
+  options?: AnswerOptions,
 ) => Promise<unknown>;
+
+/** The call options an answer takes, as every other call does. */
+export interface AnswerOptions {
+  /** Cancels the answer wherever it is: waiting on a rate limit, in flight (it may then have reached the service). @default undefined */
+  signal?: AbortSignal | undefined;
+  /** Per-attempt timeout in milliseconds, overriding the client's. @default the client's `timeoutMs` */
+  timeoutMs?: number | undefined;
+  /** Overall deadline of the answer in milliseconds, overriding the client's. @default the client's `deadlineMs` */
+  deadlineMs?: number | undefined;
+}
 
 /** The kinds of interaction, from the payload's `type` (Discord's numbering). */
 export type InteractionKind = 'ping' | 'command' | 'component' | 'autocomplete' | 'modalSubmit' | 'unknown';

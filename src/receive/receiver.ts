@@ -12,7 +12,7 @@ import { EventEmitter } from 'eventemitter3';
 import { ValidationError, WebhookVerificationError, isCommunityChatError, isValidationError, isWebhookVerificationError } from '../errors.js';
 import { inspectSymbol, scrubText } from '../redact.js';
 import { INTERACTION_LIFETIME_MS, type InteractionCallbackType } from '../constants.js';
-import type { InteractionResponder } from '../interactions/types.js';
+import type { AnswerOptions, InteractionResponder } from '../interactions/types.js';
 import { InteractionRouter, type InteractionErrorEvent, type InteractionUnhandledEvent } from '../interactions/router.js';
 import type { WebhookDelivery, WebhookEventMap } from './delivery.js';
 import { createExpressMiddleware, type ExpressMiddleware } from './express.js';
@@ -38,7 +38,11 @@ export interface InteractionCallbackClient {
   /** The interaction callback manager. */
   readonly interactions: {
     /** `POST /interactions/{interaction_id}/callback`. */
-    respond(interactionId: string, body: { interaction_type: InteractionCallbackType; data: Record<string, unknown> }): Promise<unknown>;
+    respond(
+      interactionId: string,
+      body: { interaction_type: InteractionCallbackType; data: Record<string, unknown> },
+      options?: AnswerOptions,
+    ): Promise<unknown>;
   };
 }
 
@@ -168,7 +172,7 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> extends Ev
     this.#store = options.replayStore ?? new MemoryReplayStore(options.clock ? { clock: options.clock } : {});
     this.#interactionType = options.interactionEventType ?? 'INTERACTION_CREATE';
     const client = options.client;
-    this.#respond = client ? (interactionId, body) => client.interactions.respond(interactionId, body) : undefined;
+    this.#respond = client ? (interactionId, body, options) => client.interactions.respond(interactionId, body, options) : undefined;
     this.#now = options.clock ?? Date.now;
     this.router = options.router ?? new InteractionRouter();
     this.#ownsRouter = options.router === undefined;

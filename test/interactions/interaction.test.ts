@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AutocompleteInteraction,
+  type ComponentInteraction,
   Client,
   CommandInteraction,
   InteractionAlreadyAcknowledgedError,
@@ -67,6 +68,36 @@ describe('answers bound to the callback endpoint', () => {
     expect(JSON.parse(sent?.body ?? '{}')).toEqual(body);
     expect(sent?.headers['authorization']).toBe(`Bot ${SECRETS.botToken}`);
     expect(interaction.state).toBe('acknowledged');
+  });
+
+  it('answers take call options like every other call: an aborted signal sends nothing and returns the interaction to pending', async () => {
+    answer = 'ok';
+    const client = clientFor();
+    const interaction = createInteraction(payload(3, { data: { custom_id: 'b' } }), (id, body, options) => client.interactions.respond(id, body, options));
+    const aborted = AbortSignal.abort();
+    for (const act of [
+      () => (interaction as ComponentInteraction).reply('x', { signal: aborted }),
+      () => (interaction as ComponentInteraction).deferUpdate({ signal: aborted }),
+      () => (interaction as ComponentInteraction).showModal({ custom_id: 'm', title: 'T', components: [] }, { signal: aborted }),
+    ]) {
+      await expect(act()).rejects.toBeInstanceOf(InteractionResponseError);
+      expect(interaction.state).toBe('pending');
+    }
+    expect(callbacks(interaction.id)).toHaveLength(0);
+    await (interaction as ComponentInteraction).deferUpdate({ timeoutMs: 5000 });
+    expect(JSON.parse(callbacks(interaction.id)[0]?.body ?? '{}')).toEqual({ interaction_type: 6, data: {} });
+  });
+
+  it('each kind has the answers it can give, written once: showModal on commands and components, deferUpdate on components and modal submits', () => {
+    const respond = async () => undefined;
+    const of = (type: number) => createInteraction(payload(type, { data: { name: 'quiz', custom_id: 'c' } }), respond) as unknown as Record<string, unknown>;
+    const has = (type: number) => ['showModal', 'awaitModalSubmit', 'deferUpdate', 'awaitComponent'].filter((name) => typeof of(type)[name] === 'function');
+    expect(has(2)).toEqual(['showModal', 'awaitModalSubmit', 'awaitComponent']);
+    expect(has(3)).toEqual(['showModal', 'awaitModalSubmit', 'deferUpdate', 'awaitComponent']);
+    expect(has(5)).toEqual(['deferUpdate', 'awaitComponent']);
+    expect(has(4)).toEqual([]);
+    expect(of(2)['showModal']).toBe(of(3)['showModal']);
+    expect(of(3)['deferUpdate']).toBe(of(5)['deferUpdate']);
   });
 
   it('two concurrent replies: exactly one request reaches the server, the other rejects locally naming the earlier type', async () => {
