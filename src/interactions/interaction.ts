@@ -37,6 +37,7 @@ export class PingInteraction extends BaseInteraction {
 }
 
 /** A slash command (type 2), with typed `options` when defined with `defineCommand`. */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: its answer methods are composed onto the prototype (see compose() below).
 export class CommandInteraction<Options extends object = Record<string, CommandOptionValue>> extends RepliableInteraction {
   readonly kind = 'command' as const;
   /** The command's name. */
@@ -87,6 +88,7 @@ export class AutocompleteInteraction extends BaseInteraction {
 }
 
 /** A message component (type 3): a button or a select menu. */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: its answer methods are composed onto the prototype (see compose() below).
 export class ComponentInteraction extends RepliableInteraction {
   readonly kind = 'component' as const;
   /** The component's custom id. */
@@ -107,6 +109,7 @@ export class ComponentInteraction extends RepliableInteraction {
 }
 
 /** A submitted modal form (type 5). */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: its answer methods are composed onto the prototype (see compose() below).
 export class ModalSubmitInteraction extends RepliableInteraction {
   readonly kind = 'modalSubmit' as const;
   /** The form's custom id. */

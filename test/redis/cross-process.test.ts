@@ -9,7 +9,7 @@ import { Client } from '../../src/index.js';
 import { createRedisRateLimitStore } from '../../src/redis/index.js';
 import { startScript } from '../helpers/index.js';
 import { burst, resultOf, WORKER } from './burst.js';
-import { startLimitsServer, type LimitsServer } from '../helpers/limits-server.js';
+import { startLimitsServer } from '../helpers/limits-server.js';
 import { describeWithRedis, startRedisServer, type RunningRedis } from '../helpers/redis-server.js';
 
 describeWithRedis('rate limits and the session shared across processes through Redis', () => {
