@@ -79,7 +79,6 @@ export type {
   GatewayDispatchEvent,
   InteractionErrorEvent,
   InteractionHandler,
-  GatewayWiring,
 } from './gateway/options.js';
 export {
   GatewayOpcode,

@@ -50,7 +50,6 @@ export type {
   GatewayReconnectingEvent,
   GatewayResumedEvent,
   GatewayStatus,
-  GatewayWiring,
   InteractionErrorEvent,
   InteractionHandler,
 } from './options.js';
@@ -76,6 +75,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   #fromDispatch: ((payload: unknown) => InteractionFromDispatch) | undefined;
   #destroyed = false;
 
+  /** @internal Built by the client: use `client.gateway` (or `createTestGateway()` from the testing kit). */
   constructor(options: GatewayOptions, wiring: GatewayWiring) {
     super();
     this.#options = resolveGatewayOptions(options, wiring.defaultUrl);

@@ -137,7 +137,7 @@ export function resolveGatewayOptions(options: GatewayConnectionOptions, default
   };
 }
 
-/** What the Gateway needs from its client. */
+/** What the Gateway needs from its client. @internal */
 export interface GatewayWiring {
   /** The bot token, read at each Identify and Resume. */
   token: () => string | undefined;

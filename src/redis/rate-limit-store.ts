@@ -27,6 +27,7 @@ import {
 import { wait } from '../wait.js';
 import { runInTurn, RESOLVED, type WebhookLane } from '../rest/webhook-lane.js';
 import { RedisScript, taggedPrefix, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
+import { RateLimitKeys, stepArguments, type Op } from './rate-limit-keys.js';
 import { STEP_SCRIPT } from './scripts.js';
 
 /** Options of {@link createRedisRateLimitStore}. */
@@ -72,19 +73,6 @@ interface Held {
 
 type StepReply = [number, number, string, string];
 
-/** Finished work waiting for the next step: the script's operation fields, and the keys it touches. */
-interface Op {
-  type: 'r' | 'l' | 'p' | 'w' | 'x';
-  id: string;
-  a: string;
-  b: string;
-  c: string;
-  keys: string[];
-}
-
-/** The most keys remembered as resolving to another bucket (learned from another process through Redis). */
-const MAX_ALIASES = 4096;
-
 /** The most buckets remembered as unlimited; past it the memory starts over. */
 const MAX_UNLIMITED = 4096;
 
@@ -100,7 +88,7 @@ export interface RedisRateLimitStoreEvents {
 /** The Redis rate-limit store, an event emitter (`on`, `off`, `once`) of {@link RedisRateLimitStoreEvents}. Create it with {@link createRedisRateLimitStore}. */
 export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents> implements RateLimitStore {
   readonly #client: RedisClientLike;
-  readonly #prefix: string;
+  readonly #keys: RateLimitKeys;
   readonly #reservationMs: number;
   readonly #pollMs: number;
   readonly #timeoutMs: number;
@@ -118,10 +106,7 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
   /** When the store last fell back (epoch ms of this host: only to pace retries of Redis). */
   #localSince = 0;
   #ops: Op[] = [];
-  /** Keys that resolve to another bucket, as a step answered (another process learned the bucket id); bounded. */
-  readonly #aliases = new Map<string, string>();
-  /** The key names of recent steps' actions, by action, key and bucket; bounded. */
-  readonly #keyCache = new Map<string, readonly string[]>();
+
   #flushScheduled = false;
   /** Settles when the operations queued so far have been carried to Redis (or their step failed). */
   #flushing: Promise<unknown> = Promise.resolve();
@@ -133,7 +118,7 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
   constructor(options: RedisRateLimitStoreOptions) {
     super();
     this.#client = options.client;
-    this.#prefix = taggedPrefix(options.prefix ?? 'ccsdk:rl:');
+    this.#keys = new RateLimitKeys(taggedPrefix(options.prefix ?? 'ccsdk:rl:'));
     this.#reservationMs = options.reservationMs ?? 30_000;
     this.#pollMs = options.pollMs ?? 50;
     this.#timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
@@ -180,7 +165,7 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
       const [ok, value, reason, resolved] = reply;
       if (ok === 2) {
         // Another process learned that this key is a bucket of the server's: ask again on that bucket, at once.
-        this.#setAlias(key, resolved);
+        this.#keys.setAlias(key, resolved);
         continue;
       }
       if (ok === 1) {
@@ -203,7 +188,7 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
     // This request discovered the bucket (Redis had forgotten it): what its response says must reach Redis.
     if (held.discovering) this.#unlimited.delete(key);
     // The reservations, discovery lock and global cap the acquiring step named (cached with its keys).
-    const taken = this.#actionKeys('b', held.resolved, held.resolved).slice(3);
+    const taken = this.#keys.actionKeys('b', held.resolved, held.resolved).slice(3);
     this.#op('r', held.id, held.discovering ? '1' : '0', held.countsGlobally ? '1' : '0', '', taken);
   }
 
@@ -216,7 +201,7 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
   learn(routeKey: string, major: string, headers: RateLimitHeaders | undefined): void {
     // On the fallback, what is learned stays local: it is not queued for a Redis that cannot take it.
     if (this.#onLocal) return this.#local.learn(routeKey, major, headers);
-    const used = this.#resolve(this.#routes.key(routeKey, major));
+    const used = this.#keys.resolve(this.#routes.key(routeKey, major));
     if (headers === undefined) {
       // A bucket already known to be unlimited need not be told again on every response (only now and then, to keep it alive).
       const now = Date.now();
@@ -225,18 +210,18 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
       this.#unlimited.set(used, now + this.#keepMs / 2);
     } else this.#unlimited.delete(used);
     if (headers?.bucket !== undefined) this.#routes.set(routeKey, headers.bucket);
-    const learned = this.#resolve(this.#routes.key(routeKey, major));
+    const learned = this.#keys.resolve(this.#routes.key(routeKey, major));
     const field = (value: number | undefined) => (value === undefined ? '' : String(Math.ceil(value)));
     // The reset-after and the window (X-RateLimit-Reset) share one field: `resetAfter;window`.
     const window = headers?.resetAtMs === undefined ? '' : `;${Math.round(headers.resetAtMs)}`;
-    const keys = learned === used ? [this.#key('b:', learned)] : [this.#key('b:', learned), this.#key('a:', used)];
+    const keys = learned === used ? [this.#keys.name('b:', learned)] : [this.#keys.name('b:', learned), this.#keys.name('a:', used)];
     this.#op('l', learned, field(headers?.limit), field(headers?.remaining), `${field(headers?.resetAfterMs)}${window}`, keys);
   }
 
   /** Pauses a bucket, or every bucket when `global`, in every process. */
   pause(key: string, ms: number, global: boolean): void {
     if (this.#onLocal) return this.#local.pause(key, ms, global);
-    this.#op('p', '', String(Math.ceil(ms)), global ? '1' : '0', '', [global ? this.#key('gp') : this.#key('b:', this.#resolve(key))]);
+    this.#op('p', '', String(Math.ceil(ms)), global ? '1' : '0', '', [global ? this.#keys.name('gp') : this.#keys.name('b:', this.#keys.resolve(key))]);
   }
 
   /** Whether executions of incoming webhooks are limited. */
@@ -292,7 +277,7 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
       void this.#local.serializeWebhook(webhookId, async () => this.#local.webhookDone(webhookId), undefined);
       return;
     }
-    this.#op('w', held.id, '', '', '', [this.#key('w:', webhookId)]);
+    this.#op('w', held.id, '', '', '', [this.#keys.name('w:', webhookId)]);
   }
 
   /** The first arguments of every step: the settings, as the script reads them. */
@@ -311,27 +296,6 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
     return [numbers.map((value) => String(Math.ceil(value))).join(',')];
   }
 
-  /**
-   * The keys of a step's action, as the script reads them: for a bucket, the
-   * alias of the key used, the global pause, the bucket's hash, reservations,
-   * discovery lock and the global cap (the last three are what the step may
-   * take); for a webhook, its window. Cached (bounded), so the common step
-   * builds no key name.
-   */
-  #actionKeys(action: 'b' | 'w', key: string, bucket: string): readonly string[] {
-    const cacheKey = `${action}${key}\n${bucket}`;
-    let keys = this.#keyCache.get(cacheKey);
-    if (keys === undefined) {
-      keys =
-        action === 'b'
-          ? [this.#key('a:', key), this.#key('gp'), this.#key('b:', bucket), this.#key('r:', bucket), this.#key('d:', bucket), this.#key('g')]
-          : [this.#key('w:', key)];
-      if (this.#keyCache.size >= MAX_ALIASES) this.#keyCache.clear();
-      this.#keyCache.set(cacheKey, keys);
-    }
-    return keys;
-  }
-
   #nextId(): string {
     return `${this.#tag}:${(this.#sequence++).toString(36)}`;
   }
@@ -348,21 +312,6 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
     const held = list.shift();
     if (list.length === 0) map.delete(key);
     return held;
-  }
-
-  /** A key of this store: under the tagged prefix, so every key is in the store's one cluster slot. */
-  #key(kind: string, name = ''): string {
-    return `${this.#prefix}${kind}${name}`;
-  }
-
-  /** The bucket a key resolves to, as far as this process knows. */
-  #resolve(key: string): string {
-    return this.#aliases.get(key) ?? key;
-  }
-
-  #setAlias(key: string, bucket: string): void {
-    if (this.#aliases.size >= MAX_ALIASES && !this.#aliases.has(key)) this.#aliases.delete(this.#aliases.keys().next().value as string);
-    this.#aliases.set(key, bucket);
   }
 
   /** Queues finished work for the next step, and makes sure a step carries it within this turn of the event loop. */
@@ -413,22 +362,9 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
   async #step(action: 'b' | 'w' | 'n', key: string, id: string, lane: Lane): Promise<StepReply | undefined> {
     const ops = this.#ops;
     this.#ops = [];
-    // Every key the step touches is declared: the operations' keys and the action's, each once, named by index.
-    // The action's keys first (cached per bucket: the common step allocates no key name), then each operation's, each once.
-    const bucket = action === 'b' ? this.#resolve(key) : key;
-    const actionKeys = action === 'n' ? [] : this.#actionKeys(action, key, bucket);
-    const keys = actionKeys.slice();
-    const args = this.#head.concat(String(ops.length));
-    for (const op of ops) {
-      let list = '';
-      for (const name of op.keys) {
-        let index = keys.indexOf(name);
-        if (index === -1) index = keys.push(name) - 1;
-        list = list === '' ? String(index + 1) : `${list},${index + 1}`;
-      }
-      args.push(op.type, op.id, op.a, op.b, op.c, list);
-    }
-    args.push(action, bucket, id, lane, action === 'b' ? '1,2,3,4,5,6' : action === 'w' ? '1' : '');
+    const bucket = action === 'b' ? this.#keys.resolve(key) : key;
+    const actionKeys = action === 'n' ? [] : this.#keys.actionKeys(action, key, bucket);
+    const { keys, args } = stepArguments(this.#head, ops, actionKeys, [action, bucket, id, lane]);
     const taken = action === 'b' ? actionKeys.slice(3) : actionKeys;
     try {
       return (await withinTime(this.#client, this.#timeoutMs, () => this.#script.run(this.#client, keys, args))) as StepReply;
