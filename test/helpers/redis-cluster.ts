@@ -8,11 +8,10 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { findRedisServer } from './redis-server.js';
+import { findRedisServer, freePort } from './redis-server.js';
 
 const run = promisify(execFile);
 
@@ -30,18 +29,6 @@ export interface RunningRedisCluster {
   killMasterOf(key: string): Promise<number>;
   /** Stops every node (SIGTERM, then SIGKILL) and removes their files. */
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function cli(port: number, ...args: string[]): Promise<string> {

@@ -1,24 +1,17 @@
+/**
+ * Signed test deliveries (createTestDelivery, and signWebhookDelivery from
+ * the main entry) and MSW deliveries to a receiver's fetch handler.
+ */
 import { setupServer } from 'msw/node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client, createInteractionRouter, createWebhookReceiver, signWebhookDelivery, verifyWebhookDelivery } from '../../src/index.js';
-import { createEmulator, createTestDelivery, type Emulator } from '../../src/testing/index.js';
+import { createTestDelivery } from '../../src/testing/index.js';
 import { createMswHandlers } from '../../src/testing/msw.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
-
-async function _start(): Promise<{ emulator: Emulator; admin: Client }> {
-  const emulator = await createEmulator();
-  const admin = new Client({ baseUrl: emulator.url });
-  await admin.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
-  cleanup.push(
-    () => emulator.close(),
-    () => admin.close(),
-  );
-  return { emulator, admin };
-}
 
 describe('signed test deliveries', () => {
   it('signWebhookDelivery is re-exported, and createTestDelivery builds a delivery a receiver verifies and routes', async () => {
