@@ -54,3 +54,31 @@ export function wait<T>(what: number | PromiseLike<T>, options: WaitOptions = {}
     }
   });
 }
+
+/**
+ * Runs tasks one after another per key: a task starts once every earlier
+ * task of its key has settled (whatever its outcome), and the key is
+ * forgotten once its queue is empty, so idle keys hold no memory.
+ */
+export class KeyedQueue<K> {
+  readonly #tails = new Map<K, Promise<void>>();
+
+  /** Runs `task` after the earlier tasks of `key`; settles as `task` does. */
+  run<T>(key: K, task: () => Promise<T>): Promise<T> {
+    const result = (this.#tails.get(key) ?? Promise.resolve()).then(task);
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#tails.set(key, tail);
+    void tail.then(() => {
+      if (this.#tails.get(key) === tail) this.#tails.delete(key);
+    });
+    return result;
+  }
+
+  /** How many keys have a task queued or running. */
+  get size(): number {
+    return this.#tails.size;
+  }
+}

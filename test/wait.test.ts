@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { wait } from '../src/wait.js';
+import { KeyedQueue, wait } from '../src/wait.js';
 
 /** Everything a finished wait must have let go of: its timer and its abort listener. */
 function leftBehind(signal: AbortSignal): number {
@@ -58,5 +58,32 @@ describe('wait: the one abortable wait', () => {
     const pending = Promise.resolve(7);
     await expect(wait(pending)).resolves.toBe(7);
     expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe('KeyedQueue: one task at a time per key', () => {
+  it('runs a key’s tasks in order (a failure does not stop the next), other keys at once, and forgets idle keys', async () => {
+    const queue = new KeyedQueue<string>();
+    const log: string[] = [];
+    let release: () => void = () => undefined;
+    const first = queue.run('a', () => new Promise<void>((resolve) => (release = resolve)).then(() => void log.push('a1')));
+    const failing = queue.run('a', async () => {
+      log.push('a2');
+      throw new Error('a2 failed');
+    });
+    const third = queue.run('a', async () => void log.push('a3'));
+    await queue.run('b', async () => void log.push('b1'));
+    // b ran while a1 still held its key.
+    expect(log).toEqual(['b1']);
+    // Once the microtasks of b's end have run (a turn of the event loop), only a is held.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(queue.size).toBe(1);
+    release();
+    await first;
+    await expect(failing).rejects.toThrow('a2 failed');
+    await third;
+    expect(log).toEqual(['b1', 'a1', 'a2', 'a3']);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(queue.size).toBe(0);
   });
 });

@@ -8,6 +8,7 @@
  */
 
 import { GatewayError } from '../errors.js';
+import { KeyedQueue, wait } from '../wait.js';
 
 /** Discord's minimum time between two Identify of one concurrency bucket. */
 export const DISCORD_IDENTIFY_INTERVAL_MS = 5000;
@@ -48,18 +49,7 @@ export function identifyBucket(shardId: number, maxConcurrency: number): number 
 
 /** Resolves after `ms`, or rejects when `signal` aborts. */
 export function sleepUnlessAborted(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  if (signal?.aborted) return Promise.reject(abortError(signal));
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(abortError(signal));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+  return wait(ms, { signal, onAbort: () => abortError(signal) });
 }
 
 function abortError(signal: AbortSignal | undefined): GatewayError {
@@ -80,8 +70,8 @@ export class MemoryIdentifyThrottle implements IdentifyThrottle {
   readonly #now: () => number;
   /** Per bucket: when its next turn may start. */
   readonly #next = new Map<number, number>();
-  /** Per bucket: the end of its queue. */
-  readonly #tails = new Map<number, Promise<void>>();
+  /** Per bucket: its shards, one at a time. */
+  readonly #queue = new KeyedQueue<number>();
 
   constructor(options: MemoryIdentifyThrottleOptions = {}) {
     this.#intervalMs = options.intervalMs ?? DEFAULT_IDENTIFY_INTERVAL_MS;
@@ -92,23 +82,13 @@ export class MemoryIdentifyThrottle implements IdentifyThrottle {
     const { signal } = request;
     if (signal?.aborted) return Promise.reject(abortError(signal));
     const bucket = identifyBucket(request.shardId, request.maxConcurrency);
-    const previous = this.#tails.get(bucket) ?? Promise.resolve();
-    const turn = previous.then(async () => {
+    return this.#queue.run(bucket, async () => {
       // Whoever gave up while queued takes no turn.
       if (signal?.aborted) throw abortError(signal);
       const delay = (this.#next.get(bucket) ?? 0) - this.#now();
       if (delay > 0) await sleepUnlessAborted(delay, signal);
       this.#next.set(bucket, this.#now() + this.#intervalMs);
     });
-    const tail = turn.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.#tails.set(bucket, tail);
-    void tail.then(() => {
-      if (this.#tails.get(bucket) === tail) this.#tails.delete(bucket);
-    });
-    return turn;
   }
 }
 

@@ -11,6 +11,7 @@
  */
 
 import { DEFAULT_IDENTIFY_INTERVAL_MS, identifyBucket, sleepUnlessAborted, type IdentifyRequest, type IdentifyThrottle } from '../gateway/identify-throttle.js';
+import { KeyedQueue } from '../wait.js';
 import { RedisScript, replicated, withinTime, type RedisClientLike, type ReplicaAcknowledgement, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
 
 /** Options of {@link createRedisIdentifyThrottle}. */
@@ -60,7 +61,7 @@ export class RedisIdentifyThrottle implements IdentifyThrottle {
   readonly #acks: ReplicaAcknowledgement | undefined;
   readonly #script = new RedisScript(IDENTIFY_SCRIPT);
   /** Per bucket, this process's queue: its shards ask Redis one at a time. */
-  readonly #tails = new Map<string, Promise<void>>();
+  readonly #queue = new KeyedQueue<string>();
 
   constructor(options: RedisIdentifyThrottleOptions) {
     this.#client = options.client;
@@ -74,17 +75,7 @@ export class RedisIdentifyThrottle implements IdentifyThrottle {
   /** Resolves once this shard holds its bucket's turn in Redis; rejects with `RateLimitStoreError` when Redis cannot answer, or when `signal` aborts. */
   wait(request: IdentifyRequest): Promise<void> {
     const key = `${this.#prefix}${request.maxConcurrency}:${identifyBucket(request.shardId, request.maxConcurrency)}`;
-    const previous = this.#tails.get(key) ?? Promise.resolve();
-    const turn = previous.then(() => this.#take(key, request.signal));
-    const tail = turn.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.#tails.set(key, tail);
-    void tail.then(() => {
-      if (this.#tails.get(key) === tail) this.#tails.delete(key);
-    });
-    return turn;
+    return this.#queue.run(key, () => this.#take(key, request.signal));
   }
 
   async #take(key: string, signal: AbortSignal | undefined): Promise<void> {
