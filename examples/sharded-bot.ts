@@ -63,9 +63,9 @@ async function bot(): Promise<void> {
   await gateway.connect();
   console.log(`[${name}] ready: shards ${gateway.shards.map((shard) => shard.id).join(', ')} of ${gateway.shardCount}`);
   process.on('SIGTERM', () => {
-    void gateway
-      .close()
-      .then(() => client.close())
+    // A deploy: hand the sessions off (saved, closed with 4000) so that the successor resumes them without Identify.
+    void client
+      .close({ handOff: true })
       .then(() => redis.quit())
       .finally(() => process.exit(0));
   });

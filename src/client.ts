@@ -10,7 +10,7 @@ import { UserSession, type SessionSnapshot } from './auth/session.js';
 import { BotTokenStrategy, RefreshCookieStrategy, UserBearerStrategy, WebhookTokenStrategy, type CredentialStrategy } from './auth/strategies.js';
 import { ValidationError } from './errors.js';
 import { REDACTED, inspectSymbol } from './redact.js';
-import { Gateway } from './gateway/gateway.js';
+import { Gateway, type GatewayCloseOptions } from './gateway/gateway.js';
 import type { GatewayOptions } from './gateway/options.js';
 import { storeErrorOf, type ClientEvents } from './observe/events.js';
 import { createRestClient } from './rest/create-rest-client.js';
@@ -294,17 +294,20 @@ export class Client extends EventEmitter<ClientEvents> {
   }
 
   /**
-   * Destroys the Gateway, if one was created, and closes idle HTTP
+   * Closes the Gateway, if one was created, and closes idle HTTP
    * connections, so the process can exit. Safe to call more than once; REST
-   * calls still work afterwards (they open new connections).
+   * calls still work afterwards (they open new connections). `handOff: true`
+   * keeps the Gateway's sessions resumable for a successor (see
+   * {@link Gateway.close}): use it on a deploy's SIGTERM.
    *
    * @example
    * ```ts
    * await using client = new Client({ auth: { botToken } }); // closed when the scope ends
+   * process.on('SIGTERM', () => void client.close({ handOff: true }).then(() => process.exit(0)));
    * ```
    */
-  async close(): Promise<void> {
-    await this.#gateway?.close();
+  async close(options: GatewayCloseOptions = {}): Promise<void> {
+    await this.#gateway?.close(options);
     await this.#rest.close();
   }
 

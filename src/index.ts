@@ -67,7 +67,7 @@ export { countCharacters } from './schemas/text.js';
 export type * from './schemas/requests.js';
 export type * from './schemas/responses.js';
 export { SDK_VERSION } from './version.js';
-export { Gateway } from './gateway/gateway.js';
+export { Gateway, type GatewayCloseOptions } from './gateway/gateway.js';
 export type {
   GatewayOptions,
   GatewayStatus,

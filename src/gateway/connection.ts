@@ -8,6 +8,7 @@
 import WebSocket from 'ws';
 import { connectTimeoutError, failedAttempt } from './connect-failure.js';
 import { backoffDelay } from '../backoff.js';
+import { wait } from '../wait.js';
 import { GatewayError, GatewayFatalError } from '../errors.js';
 import type { GatewayStatus, ResolvedGatewayOptions } from './options.js';
 import {
@@ -110,15 +111,26 @@ export class GatewayConnection {
     return waiting;
   }
 
-  /** Closes for good. */
-  async destroy(): Promise<void> {
+  /**
+   * Closes for good: with 1000, which ends the session on the service's side,
+   * or, when `resumable`, with 4000, which keeps it resumable for a successor
+   * (Discord's rule: 1000 and 1001 invalidate the session, any other code
+   * does not).
+   */
+  async destroy(options: { resumable?: boolean } = {}): Promise<void> {
     if (this.#destroyed) return;
     this.#destroyed = true;
-    this.#stop('destroyed');
+    const ws = this.#ws;
+    this.#stop('destroyed', options.resumable === true);
     this.#waiters.rejectAll(new GatewayError('the Gateway was destroyed'));
+    // The closing handshake ends before this resolves (at most 2 s), so the service has seen the close code before a successor resumes.
+    if (ws && ws.readyState !== WebSocket.CLOSED) {
+      await wait(new Promise<void>((resolve) => ws.once('close', () => resolve())), { timeoutMs: 2000 });
+      if ((ws.readyState as number) !== WebSocket.CLOSED) ws.terminate(); // it may have closed meanwhile
+    }
   }
 
-  #stop(status: GatewayStatus): void {
+  #stop(status: GatewayStatus, resumable = false): void {
     this.#generation++;
     this.#identifyWait?.abort();
     this.#heartbeat.stop();
@@ -127,8 +139,10 @@ export class GatewayConnection {
     const ws = this.#ws;
     this.#ws = undefined;
     if (ws && ws.readyState !== WebSocket.CLOSED) {
-      if (ws.readyState === WebSocket.OPEN) ws.close(1000, 'client closed');
-      else ws.terminate();
+      if (ws.readyState === WebSocket.OPEN) {
+        if (resumable) ws.close(4000, 'handing off');
+        else ws.close(1000, 'client closed');
+      } else ws.terminate();
     }
     this.status = status;
   }

@@ -38,6 +38,16 @@ import { connectShards, connectionHost, localShard, overallStatus, sessionRecord
 import { checkGatewayUrl, upgradeHeaders } from './transport.js';
 
 export type { ShardInfo } from './shards.js';
+
+/** Options of {@link Gateway.close}. */
+export interface GatewayCloseOptions {
+  /**
+   * Keep every session resumable for a successor (a deploy): save the
+   * sessions to `gateway.sessionStore` and close with 4000 instead of 1000.
+   * @default false (the sessions end)
+   */
+  handOff?: boolean | undefined;
+}
 export type {
   GatewayCloseEvent,
   GatewayDispatchEvent,
@@ -344,6 +354,8 @@ export class Gateway extends EventEmitter<GatewayEvents> {
 
   /** Emits the dispatch (redacted), and turns INTERACTION_CREATE into a typed interaction for the handlers. */
   #onDispatch(event: GatewayDispatchEvent): void {
+    // Closing (a hand-off above all): nothing more is dispatched here; a successor resumes from the saved sequence.
+    if (this.#destroyed) return;
     const interaction = event.t === GatewayDispatch.InteractionCreate;
     if (interaction) {
       const token = (event.d as { token?: unknown } | null | undefined)?.token;
@@ -360,14 +372,29 @@ export class Gateway extends EventEmitter<GatewayEvents> {
 
   /**
    * Closes the connection (every shard) for good, clearing every timer and
-   * listener, after saving the last sequences to the session store. Safe to
-   * call more than once. `client.close()` calls it; `client.gateway` then
-   * gives a new Gateway.
+   * listener. Safe to call more than once. `client.close()` calls it;
+   * `client.gateway` then gives a new Gateway.
+   *
+   * By default each socket closes with 1000, which ends the session on the
+   * service's side (Discord's rule), and the session store forgets it. With
+   * `handOff: true` (a deploy: the successor takes over), dispatching stops,
+   * each shard's session id, last sequence and resume URL are saved to the
+   * session store, and each socket closes with 4000, which keeps the session
+   * resumable: a successor with the same store and shard ids resumes it, the
+   * service replays what it missed, no Identify.
    */
-  async close(): Promise<void> {
+  async close(options: GatewayCloseOptions = {}): Promise<void> {
+    const handOff = options.handOff === true;
+    if (handOff && this.#sharding.sessionStore === undefined && this.#shards.length > 0) {
+      this.#report({ event: 'debug', payload: 'handing off without a gateway.sessionStore: no successor can find the sessions to resume' });
+    }
     this.#destroyed = true;
-    await Promise.all(this.#shards.map((shard) => shard.destroy()));
-    // The last sequences reach the store, so that a shard started elsewhere resumes from them.
+    await Promise.all(this.#shards.map((shard) => shard.destroy({ handOff })));
+    for (const saver of this.#savers.values()) {
+      if (handOff) saver.schedule();
+      else saver.end();
+    }
+    // What a successor needs (or that there is nothing to resume) reaches the store before close() resolves.
     await Promise.all([...this.#savers.values()].map((saver) => saver.flush()));
     await this.#router.close();
     this.#routers.clear();

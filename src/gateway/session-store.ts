@@ -76,6 +76,8 @@ export class SessionSaver {
   readonly #onError: (error: unknown) => void;
   #writing: Promise<void> | undefined;
   #dirty = false;
+  /** Set when the session ended (a close with 1000): the store forgets it, whatever the shard still holds. */
+  #ended = false;
   #last = '';
 
   constructor(
@@ -98,6 +100,12 @@ export class SessionSaver {
     if (this.#writing === undefined) this.#writing = this.#loop();
   }
 
+  /** The session ended for good (the service invalidated it): forgets it in the store, so that no successor tries to resume it. */
+  end(): void {
+    this.#ended = true;
+    this.schedule();
+  }
+
   /** Resolves when nothing is left to write. */
   async flush(): Promise<void> {
     while (this.#writing !== undefined) await this.#writing;
@@ -107,7 +115,7 @@ export class SessionSaver {
     await new Promise<void>((resolve) => setImmediate(resolve));
     while (this.#dirty) {
       this.#dirty = false;
-      const record = this.#read();
+      const record = this.#ended ? undefined : this.#read();
       const text = JSON.stringify(record ?? null);
       if (text === this.#last) continue;
       try {

@@ -95,7 +95,7 @@ port.on('message', (message: ToWorker) => {
       return;
     }
     case 'destroy':
-      void Promise.all([...shards.values()].map((shard) => shard.destroy())).then(() => {
+      void Promise.all([...shards.values()].map((shard) => shard.destroy({ handOff: message.handOff }))).then(() => {
         post({ type: 'destroyed' });
         port.close();
       });

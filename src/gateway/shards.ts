@@ -36,8 +36,8 @@ export interface ShardHandle extends ShardInfo {
   restore(record: GatewaySessionRecord): void;
   /** Resolves on READY or RESUMED. */
   connect(signal: AbortSignal | undefined): Promise<void>;
-  /** Closes for good. */
-  destroy(): Promise<void>;
+  /** Closes for good; `handOff` keeps the session resumable (closes with 4000, not 1000). */
+  destroy(options?: { handOff?: boolean }): Promise<void>;
 }
 
 /** What the shards report to and ask of the `Gateway`. */
@@ -105,7 +105,7 @@ export function localShard(id: number, connection: GatewayConnection): ShardHand
     },
     restore: (record) => connection.restore(record),
     connect: (signal) => connection.connect(signal),
-    destroy: () => connection.destroy(),
+    destroy: (options) => connection.destroy({ resumable: options?.handOff === true }),
   };
 }
 

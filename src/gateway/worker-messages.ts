@@ -54,7 +54,7 @@ export type ToWorker =
   | { type: 'connect'; shardId: number; requestId: number }
   | { type: 'restore'; shardId: number; record: GatewaySessionRecord }
   | { type: 'turn'; requestId: number; token: string | undefined; error?: SentError | undefined }
-  | { type: 'destroy' };
+  | { type: 'destroy'; handOff: boolean };
 
 /** Worker → main thread. */
 export type FromWorker =

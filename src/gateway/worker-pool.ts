@@ -174,6 +174,9 @@ class ShardWorker {
         return;
       }
       case 'dispatch': {
+        // Closing: what the worker still sends is not handled, so its sequence must not reach the saved session either
+        // (a successor resumes from the last sequence handled here, and the service replays the rest).
+        if (this.#destroyed) return;
         // The sequence of what reached this thread, from the dispatch itself: a worker that dies before its next state report
         // resumes from here, so what was handled is not replayed.
         const { event } = message;
@@ -184,6 +187,7 @@ class ShardWorker {
         return;
       }
       case 'state': {
+        if (this.#destroyed) return;
         const seen = this.states.get(message.shardId)?.sequence ?? null;
         const reported = message.state.sequence;
         this.states.set(
@@ -260,15 +264,15 @@ class ShardWorker {
     this.#post({ type: 'restore', shardId, record });
   }
 
-  /** Closes its shards, then the worker; terminates it if it does not finish within 5 s. */
-  async destroy(): Promise<void> {
+  /** Closes its shards (resumable on hand-off), then the worker; terminates it if it does not finish within 5 s. */
+  async destroy(handOff = false): Promise<void> {
     this.#destroyed = true;
     if (this.#restartTimer !== undefined) clearTimeout(this.#restartTimer);
     this.#restartTimer = undefined;
     for (const controller of this.#turns.values()) controller.abort();
     this.#turns.clear();
     if (this.#exited) return;
-    this.#post({ type: 'destroy' });
+    this.#post({ type: 'destroy', handOff });
     const timer = setTimeout(() => void this.#worker.terminate(), 5000);
     await this.#gone;
     clearTimeout(timer);
@@ -300,7 +304,7 @@ function workerShard(id: number, worker: ShardWorker): ShardHandle {
     },
     restore: (record) => worker.restore(id, record),
     connect: (signal) => worker.connect(id, signal),
-    destroy: () => worker.destroy(),
+    destroy: (options) => worker.destroy(options?.handOff === true),
   };
 }
 

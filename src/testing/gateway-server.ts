@@ -71,7 +71,9 @@ export class GatewayServer {
     heartbeats: number;
     /** Identifies answered with Invalid Session because they came too early (see {@link GatewayServerOptions.identifyPacing}). */
     tooEarlyIdentifies: number;
-  } = { connections: 0, identifies: 0, resumes: 0, heartbeats: 0, tooEarlyIdentifies: 0 };
+    /** Sessions ended because the client closed with 1000 or 1001 (a resume of one is refused with Invalid Session). */
+    sessionsEndedByClient: number;
+  } = { connections: 0, identifies: 0, resumes: 0, heartbeats: 0, tooEarlyIdentifies: 0, sessionsEndedByClient: 0 };
   /** Every Identify, oldest first, for tests (at most the last 10,000). */
   readonly identifyLog: IdentifyRecord[] = [];
   /** Per token and bucket: when its last accepted Identify arrived. */
@@ -130,6 +132,11 @@ export class GatewayServer {
     socket.on('close', (code: number) => {
       this.#sockets.delete(socket);
       if (session?.socket === socket) session.socket = undefined;
+      // Discord's rule: a client that closes with 1000 or 1001 ends its session; any other close leaves it resumable.
+      if (session?.socket === undefined && session !== undefined && (code === 1000 || code === 1001) && this.#sessions.get(session.id) === session) {
+        this.#sessions.delete(session.id);
+        this.stats.sessionsEndedByClient++;
+      }
       this.#options.onTraffic?.({ kind: 'close', code });
     });
     socket.on('error', () => undefined);

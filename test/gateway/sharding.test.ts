@@ -203,13 +203,38 @@ describe('sharding in one process', () => {
     expect(errors).toEqual([]);
   });
 
-  it('a shard restarted with a session store resumes its session instead of identifying', async () => {
+  it('a plain close() ends the session (1000): the store forgets it and a successor identifies without trying to resume', async () => {
+    const store = new MemoryGatewaySessionStore();
+    const first = await setup({ shards: [1], shardCount: 2, maxConcurrency: 2, sessionStore: store });
+    await first.gateway.connect();
+    // The session was saved (a turn of the event loop after READY) before the close forgets it.
+    let saved = await store.load(1, 2);
+    for (let turn = 0; saved === undefined && turn < 100; turn++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      saved = await store.load(1, 2);
+    }
+    expect(saved).toBeDefined();
+    await first.gateway.close();
+    expect(await store.load(1, 2)).toBeUndefined();
+    expect(first.server.stats.sessionsEndedByClient).toBe(1);
+    const client = new Client({
+      auth: { botToken: SECRETS.botToken },
+      gateway: { url: first.server.url, shards: [1], shardCount: 2, maxConcurrency: 2, sessionStore: store },
+    });
+    cleanups.push(() => client.close());
+    await client.gateway.connect();
+    expect(first.server.stats.resumes).toBe(0);
+    expect(first.server.stats.identifies).toBe(2);
+  });
+
+  it('close({ handOff: true }) keeps the session resumable (4000) and saved: a successor resumes it, the missed dispatch is replayed, no Identify', async () => {
     const store = new MemoryGatewaySessionStore();
     const first = await setup({ shards: [1], shardCount: 2, maxConcurrency: 2, sessionStore: store });
     await first.gateway.connect();
     first.server.dispatchToToken(SECRETS.botToken, 'INTERACTION_CREATE', payload('before', guildIdOnShard(1, 2)));
     await until(() => first.gateway.sequence === 2);
-    await first.gateway.close();
+    await first.gateway.close({ handOff: true });
+    expect(first.server.stats.sessionsEndedByClient).toBe(0);
     expect(await store.load(1, 2)).toMatchObject({ sessionId: first.gateway.sessionId ?? expect.any(String), sequence: 2 });
 
     // A new process (here: a new client) runs shard 1 again; the dispatch it missed is replayed.

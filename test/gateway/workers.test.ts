@@ -101,7 +101,7 @@ describe('shards in worker threads', () => {
     expect(counts['unpaced']).toBeGreaterThanOrEqual(1);
   }, 60_000);
 
-  it("a worker shard saves its session to the main thread's store, and a new Gateway resumes it", async () => {
+  it("a worker shard handing off saves its session to the main thread's store, and a new Gateway resumes it", async () => {
     const emulator = await startShardedEmulator({ gateway: { shards: 2, maxConcurrency: 2 } });
     cleanups.push(() => emulator.close());
     const store = new MemoryGatewaySessionStore();
@@ -109,7 +109,7 @@ describe('shards in worker threads', () => {
     const first = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: options });
     await first.gateway.connect();
     const sessions = first.gateway.shards.map((shard) => shard.sessionId);
-    await first.close();
+    await first.close({ handOff: true });
     expect((await store.load(0, 2))?.sessionId).toBe(sessions[0]);
     expect((await store.load(1, 2))?.sessionId).toBe(sessions[1]);
 

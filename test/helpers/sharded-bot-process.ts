@@ -54,9 +54,9 @@ await gateway.connect();
 print('ready', { shards: gateway.shards.map((shard) => shard.id), shardCount: gateway.shardCount });
 
 process.on('SIGTERM', () => {
-  void gateway
-    .close()
-    .then(() => client.close())
+  // A deploy: hand the sessions off (saved, closed with 4000) so that the successor resumes them without Identify.
+  void client
+    .close({ handOff: true })
     .then(() => redis.quit())
     .finally(() => process.exit(0));
 });

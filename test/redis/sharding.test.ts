@@ -240,5 +240,25 @@ describeWithRedis('Gateway sharding across processes through Redis', () => {
     const missedAnswer = await missed.response;
     const missedShard = guildShard >= 2 ? guildShard : 0;
     expect(missedAnswer.data['content']).toBe(`pong from ${missedShard >= 2 ? 'B2' : 'A'} shard ${missedShard}`);
-  }, 120_000);
+
+    // A deploy: B2 is stopped with SIGTERM (it hands its sessions off: saved, closed with 4000) and B3 takes shards 2 and 3.
+    const beforeDeploy = { identifies: emulator.gatewayStats.counts.identifies, resumes: emulator.gatewayStats.counts.resumes };
+    restarted.kill('SIGTERM');
+    await restarted.exited;
+    const duringDeploy = emulator.invokeCommand({ name: 'ping', guildId: guildShard >= 2 ? emulator.seed.guildId : null });
+    const successor = await startScript(BOT, { env: env('B3', '2,3') });
+    scripts.push(successor);
+    await successor.waitForOutput(/^ready /m, 45_000);
+    const handedOver = facts<{ shardId: number }>(successor, 'resumed').map((fact) => fact.shardId);
+    console.log(
+      `[cross-process sharding] deploy (SIGTERM, hand-off): resumed shards ${JSON.stringify(handedOver.sort())}, new Identify ${emulator.gatewayStats.counts.identifies - beforeDeploy.identifies}`,
+    );
+    expect(handedOver.sort()).toEqual([2, 3]);
+    expect(facts(successor, 'identified')).toEqual([]);
+    expect(emulator.gatewayStats.counts.identifies).toBe(beforeDeploy.identifies);
+    expect(emulator.gatewayStats.counts.resumes).toBe(beforeDeploy.resumes + 2);
+    // The interaction sent while no process held the shards is replayed to the successor and answered once.
+    const deployAnswer = await duringDeploy.response;
+    expect(deployAnswer.data['content']).toBe(`pong from ${missedShard >= 2 ? 'B3' : 'A'} shard ${missedShard}`);
+  }, 150_000);
 });

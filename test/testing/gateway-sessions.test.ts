@@ -14,15 +14,15 @@ afterEach(async () => {
 });
 
 /** Opens a raw Gateway socket, sends `first` after Hello, and resolves with the first frame answering it. */
-function exchange(emulator: Emulator, first: Record<string, unknown>): Promise<{ op: number; t?: string; d: unknown }> {
+function exchange(emulator: Emulator, first: Record<string, unknown>, closeCode?: number): Promise<{ op: number; t?: string; d: unknown }> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(`${emulator.gatewayUrl}/?v=10`);
     socket.on('message', (raw: Buffer) => {
       const frame = JSON.parse(raw.toString()) as { op: number; t?: string; d: unknown };
       if (frame.op === 10) socket.send(JSON.stringify(first));
       else if (frame.op === 9 || frame.op === 0) {
-        socket.close();
-        resolve(frame);
+        socket.close(closeCode);
+        socket.once('close', () => resolve(frame));
       }
     });
     socket.on('error', reject);
@@ -30,6 +30,22 @@ function exchange(emulator: Emulator, first: Record<string, unknown>): Promise<{
 }
 
 describe('emulator Gateway sessions', () => {
+  it('ends a session the client closed with 1000 or 1001 (a RESUME gets Invalid Session), and keeps one closed with 4000 resumable', async () => {
+    const emulator = await createEmulator();
+    running.push(emulator);
+    const identify = { op: 2, d: { token: emulator.seed.botToken, intents: 0, properties: {} } };
+    const resume = (sessionId: string) => ({ op: 6, d: { token: emulator.seed.botToken, session_id: sessionId, seq: 1 } });
+    for (const [code, resumable] of [
+      [1000, false],
+      [1001, false],
+      [4000, true],
+    ] as const) {
+      const ready = await exchange(emulator, identify, code);
+      const answer = await exchange(emulator, resume((ready.d as { session_id: string }).session_id));
+      expect([code, answer.op === 0 ? answer.t : `op ${answer.op} ${String(answer.d)}`]).toEqual([code, resumable ? 'RESUMED' : 'op 9 false']);
+    }
+  });
+
   it('gives each emulator its own session ids: a RESUME with another emulator’s session id gets Invalid Session', async () => {
     const [a, b] = [await createEmulator({ seed: 3 }), await createEmulator({ seed: 3 })];
     running.push(a, b);
