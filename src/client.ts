@@ -252,6 +252,8 @@ export class Client extends EventEmitter<ClientEvents> {
         now: this.#now,
         allowInsecure: this.#allowInsecure,
         gatewayBot: () => this.request({ method: 'GET', path: '/gateway/bot', auth: ['bot'] }),
+        // Asked before each Identify for the session start budget: once, fast (an unreachable service leaves the last count to decide).
+        sessionStartLimit: () => this.request({ method: 'GET', path: '/gateway/bot', auth: ['bot'] }, { retries: 0, timeoutMs: 2000, deadlineMs: 2000 }),
       });
     }
     return this.#gateway;

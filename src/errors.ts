@@ -12,7 +12,7 @@
 
 import { ApiError, AuthenticationError, NotFoundError, PermissionError, RateLimitError, ServerError } from './errors/api.js';
 import { CommunityChatError, hasKind, KIND } from './errors/base.js';
-import { GatewayError, GatewayFatalError } from './errors/gateway.js';
+import { GatewayError, GatewayFatalError, SessionBudgetError } from './errors/gateway.js';
 import {
   InteractionAlreadyAcknowledgedError,
   InteractionError,
@@ -59,6 +59,7 @@ const ERROR_CLASSES = {
   SessionStoreError,
   GatewayError,
   GatewayFatalError,
+  SessionBudgetError,
   InteractionError,
   InteractionAlreadyAcknowledgedError,
   InteractionExpiredError,
@@ -121,6 +122,8 @@ export const isSessionStoreError = guard('SessionStoreError');
 export const isGatewayError = guard('GatewayError');
 /** Whether `value` is a {@link GatewayFatalError}. */
 export const isGatewayFatalError = guard('GatewayFatalError');
+/** Whether `value` is a {@link SessionBudgetError} (an Identify held back to keep the session start budget's reserve). */
+export const isSessionBudgetError = guard('SessionBudgetError');
 /** Whether `value` is an {@link InteractionError}. */
 export const isInteractionError = guard('InteractionError');
 /** Whether `value` is an {@link InteractionAlreadyAcknowledgedError}. */

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { GatewayError } from '../errors.js';
+import { GatewayError, SessionBudgetError } from '../errors.js';
 import type { GatewayDispatchEvent, GatewayEvents, ShardEvent } from './options.js';
 
 /** The events the connection reports through its host; dispatches go through {@link ConnectionHost.dispatch}. */
@@ -64,7 +64,12 @@ export interface PlannedReconnect {
  * one); calls `go` when it comes, `fail` when the wait failed, neither when
  * `controller` aborted first (the socket went away).
  */
-export function awaitIdentifyTurn(host: ConnectionHost, controller: AbortController, go: () => void, fail: (error: GatewayError) => void): void {
+export function awaitIdentifyTurn(
+  host: ConnectionHost,
+  controller: AbortController,
+  go: () => void,
+  fail: (error: GatewayError, retry: PlannedReconnect) => void,
+): void {
   if (!host.beforeIdentify) return go();
   host.emit('debug', 'waiting for an Identify turn');
   host.beforeIdentify(controller.signal).then(
@@ -73,7 +78,12 @@ export function awaitIdentifyTurn(host: ConnectionHost, controller: AbortControl
     },
     (error: unknown) => {
       if (controller.signal.aborted) return;
-      fail(new GatewayError(`no Identify turn: ${error instanceof Error ? error.message : String(error)}; reconnecting`, undefined, { cause: error }));
+      // A held-back Identify (the session start budget) is told as it is; any other failure of the wait becomes a GatewayError.
+      if (error instanceof SessionBudgetError) {
+        return fail(error, { reason: 'the session start budget is down to its reserve', delayMs: Math.max(1000, error.resetAfterMs) });
+      }
+      const message = `no Identify turn: ${error instanceof Error ? error.message : String(error)}; reconnecting`;
+      fail(new GatewayError(message, undefined, { cause: error }), { reason: 'the Identify throttle failed' });
     },
   );
 }

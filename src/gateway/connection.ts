@@ -8,8 +8,7 @@
 import WebSocket from 'ws';
 import { connectTimeoutError, failedAttempt } from './connect-failure.js';
 import { backoffDelay } from '../backoff.js';
-import { wait } from '../wait.js';
-import { GatewayError, GatewayFatalError } from '../errors.js';
+import { GatewayError, GatewayFatalError, SessionBudgetError } from '../errors.js';
 import type { GatewayStatus, ResolvedGatewayOptions } from './options.js';
 import {
   GatewayDispatch,
@@ -26,9 +25,9 @@ import {
   type GatewayFrame,
 } from './protocol.js';
 import { Heartbeat, TimerSet } from './heartbeat.js';
-import { acceptResumeUrl, upgradeHeaders } from './transport.js';
+import { trustedResumeUrl, upgradeHeaders } from './transport.js';
 import { ConnectWaiters } from './waiters.js';
-import { openSocket } from './socket.js';
+import { closedWithin, openSocket } from './socket.js';
 import type { GatewaySessionRecord } from './session-store.js';
 import { awaitIdentifyTurn, type ConnectionHost, type PlannedReconnect, type SocketState } from './connection-host.js';
 
@@ -111,12 +110,7 @@ export class GatewayConnection {
     return waiting;
   }
 
-  /**
-   * Closes for good: with 1000, which ends the session on the service's side,
-   * or, when `resumable`, with 4000, which keeps it resumable for a successor
-   * (Discord's rule: 1000 and 1001 invalidate the session, any other code
-   * does not).
-   */
+  /** Closes for good: with 1000, which ends the session (Discord's rule), or, when `resumable`, with 4000, which keeps it for a successor. */
   async destroy(options: { resumable?: boolean } = {}): Promise<void> {
     if (this.#destroyed) return;
     this.#destroyed = true;
@@ -124,10 +118,7 @@ export class GatewayConnection {
     this.#stop('destroyed', options.resumable === true);
     this.#waiters.rejectAll(new GatewayError('the Gateway was destroyed'));
     // The closing handshake ends before this resolves (at most 2 s), so the service has seen the close code before a successor resumes.
-    if (ws && ws.readyState !== WebSocket.CLOSED) {
-      await wait(new Promise<void>((resolve) => ws.once('close', () => resolve())), { timeoutMs: 2000 });
-      if ((ws.readyState as number) !== WebSocket.CLOSED) ws.terminate(); // it may have closed meanwhile
-    }
+    if (ws) await closedWithin(ws, 2000);
   }
 
   #stop(status: GatewayStatus, resumable = false): void {
@@ -139,10 +130,8 @@ export class GatewayConnection {
     const ws = this.#ws;
     this.#ws = undefined;
     if (ws && ws.readyState !== WebSocket.CLOSED) {
-      if (ws.readyState === WebSocket.OPEN) {
-        if (resumable) ws.close(4000, 'handing off');
-        else ws.close(1000, 'client closed');
-      } else ws.terminate();
+      if (ws.readyState === WebSocket.OPEN) ws.close(resumable ? 4000 : 1000, resumable ? 'handing off' : 'client closed');
+      else ws.terminate();
     }
     this.status = status;
   }
@@ -274,9 +263,11 @@ export class GatewayConnection {
       this.#host,
       controller,
       () => this.#identify(ws),
-      (error) => {
+      (error, retry) => {
         this.#host.emit('error', error);
-        this.#plannedReconnect(ws, { reason: 'the Identify throttle failed' });
+        // Not identifying below the session start reserve: connect() says why at once (the retry waits for the budget to reset).
+        if (error instanceof SessionBudgetError) this.#waiters.rejectAll(error);
+        this.#plannedReconnect(ws, retry);
       },
     );
   }
@@ -333,16 +324,9 @@ export class GatewayConnection {
     }
   }
 
-  /** The READY's `resume_gateway_url`, if it passes the configured URL's transport rule; otherwise an error event and the configured URL. */
+  /** The READY's `resume_gateway_url`, if trusted and it passes the configured URL's transport rule; otherwise an error event and the configured URL. */
   #acceptResumeUrl(value: unknown): string | undefined {
-    if (!this.#options.trustResumeUrl) return undefined;
-    try {
-      return acceptResumeUrl(value, this.#options.url, this.#host.allowInsecure);
-    } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
-      this.#host.emit('error', new GatewayError(`ignored the READY resume_gateway_url (${why}); resuming on the configured URL`));
-      return undefined;
-    }
+    return trustedResumeUrl(value, this.#options, this.#host.allowInsecure, (error) => this.#host.emit('error', error));
   }
 
   #becameReady(): void {

@@ -20,6 +20,7 @@ import { observeGatewayConnect, publishGatewayReport } from '../observe/gateway.
 import { MemoryIdentifyThrottle, type IdentifyThrottle } from './identify-throttle.js';
 import {
   resolveGatewayOptions,
+  type GatewayCloseOptions,
   type GatewayDispatchEvent,
   type GatewayEvents,
   type GatewayOptions,
@@ -32,37 +33,14 @@ import {
 } from './options.js';
 import { GatewayDispatch } from './protocol.js';
 import { SecretBook, scrubError } from './secrets.js';
+import { SessionBudget } from './session-budget.js';
 import { SessionSaver } from './session-store.js';
 import { checkShardingOptions, resolveShardPlan, type ShardPlan } from './shard-plan.js';
 import { connectShards, connectionHost, localShard, overallStatus, sessionRecordOf, type ShardHandle, type ShardHost, type ShardInfo } from './shards.js';
 import { checkGatewayUrl, upgradeHeaders } from './transport.js';
 
 export type { ShardInfo } from './shards.js';
-
-/** Options of {@link Gateway.close}. */
-export interface GatewayCloseOptions {
-  /**
-   * Keep every session resumable for a successor (a deploy): save the
-   * sessions to `gateway.sessionStore` and close with 4000 instead of 1000.
-   * @default false (the sessions end)
-   */
-  handOff?: boolean | undefined;
-}
-export type {
-  GatewayCloseEvent,
-  GatewayDispatchEvent,
-  GatewayEvents,
-  GatewayOptions,
-  GatewayReadyEvent,
-  GatewayConnectionOptions,
-  GatewayShardingOptions,
-  ShardEvent,
-  GatewayReconnectingEvent,
-  GatewayResumedEvent,
-  GatewayStatus,
-  InteractionErrorEvent,
-  InteractionHandler,
-} from './options.js';
+export type { GatewayCloseOptions } from './options.js';
 
 /** The Gateway: connection state, events, and typed interaction handlers. */
 export class Gateway extends EventEmitter<GatewayEvents> {
@@ -77,6 +55,8 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   readonly #sharding: GatewayShardingOptions;
   /** Paces Identify of the shards (and of the single connection when `identifyThrottle` is given). */
   readonly #throttle: IdentifyThrottle;
+  /** Guards the daily session start budget before each Identify; `undefined` when off. */
+  readonly #budget: SessionBudget | undefined;
   #plan: ShardPlan | undefined;
   #shards: ShardHandle[] = [];
   readonly #savers = new Map<number, SessionSaver>();
@@ -89,8 +69,13 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   constructor(options: GatewayOptions, wiring: GatewayWiring) {
     super();
     this.#options = resolveGatewayOptions(options, wiring.defaultUrl);
-    const { shards, shardCount, maxConcurrency, shardsPerWorker, identifyThrottle, sessionStore } = options;
+    const { shards, shardCount, maxConcurrency, shardsPerWorker, identifyThrottle, sessionStore, sessionStartReserve } = options;
     this.#sharding = { shards, shardCount, maxConcurrency, shardsPerWorker, identifyThrottle, sessionStore };
+    const read = wiring.sessionStartLimit;
+    this.#budget =
+      read === undefined || sessionStartReserve === false
+        ? undefined
+        : new SessionBudget(read, sessionStartReserve, wiring.now, (line) => this.#report({ event: 'debug', payload: line }));
     this.#throttle = identifyThrottle ?? new MemoryIdentifyThrottle({ clock: wiring.now });
     this.#wiring = wiring;
     this.#secrets = new SecretBook(wiring.now);
@@ -297,11 +282,18 @@ export class Gateway extends EventEmitter<GatewayEvents> {
       allowInsecure: this.#wiring.allowInsecure,
       emit: (report, shardId) => this.#report(report, shardId),
       dispatch: (event) => this.#onDispatch(event),
-      beforeIdentify: throttled
-        ? (shardId, signal) => this.#throttle.wait({ shardId, shardCount: plan.count, maxConcurrency: plan.maxConcurrency, signal })
-        : undefined,
+      beforeIdentify: this.#beforeIdentify(throttled, plan),
       changed: (shardId) => this.#savers.get(shardId)?.schedule(),
     };
+  }
+
+  /** What a shard waits for before it identifies: its turn under the throttle (when sharded or given one), then the session start budget. */
+  #beforeIdentify(throttled: boolean, plan: ShardPlan): ShardHost['beforeIdentify'] {
+    const budget = this.#budget;
+    const turn = (shardId: number, signal: AbortSignal) =>
+      this.#throttle.wait({ shardId, shardCount: plan.count, maxConcurrency: plan.maxConcurrency, signal });
+    if (budget === undefined) return throttled ? turn : undefined;
+    return throttled ? (shardId, signal) => turn(shardId, signal).then(() => budget.take()) : () => budget.take();
   }
 
   /** An error scrubbed (in place) of every known secret it may hold. */

@@ -110,6 +110,26 @@ export interface GatewayShardingOptions {
    * @default undefined: sessions live in this Gateway only
    */
   sessionStore?: GatewaySessionStore | undefined;
+  /**
+   * Session starts of the daily budget (`session_start_limit` of
+   * `GET /gateway/bot`) never spent: before each Identify the Gateway asks
+   * the service how many are left, and below this it does not identify
+   * (`SessionBudgetError`, reported as `error`; `connect()` rejects with it)
+   * until the budget resets. A bot that identifies past the limit has its
+   * token reset. Resumes do not count. `false` turns the guard off.
+   * @default 5% of the daily total, at least 1 (50 of Discord's 1,000)
+   */
+  sessionStartReserve?: number | false | undefined;
+}
+
+/** Options of `gateway.close()` and `client.close()`. */
+export interface GatewayCloseOptions {
+  /**
+   * Keep every session resumable for a successor (a deploy): save the
+   * sessions to `gateway.sessionStore` and close with 4000 instead of 1000.
+   * @default false (the sessions end)
+   */
+  handOff?: boolean | undefined;
 }
 
 /** Options of the Gateway. */
@@ -151,6 +171,8 @@ export interface GatewayWiring {
   allowInsecure: boolean;
   /** `GET /gateway/bot` (the recommended shard count and the session start limit), for sharding; without it, `shardCount` and `maxConcurrency` must be given. @default undefined */
   gatewayBot?: (() => Promise<unknown>) | undefined;
+  /** `GET /gateway/bot` asked once, failing fast (no retry, a short timeout), before each Identify: the session start budget. @default undefined (no budget guard) */
+  sessionStartLimit?: (() => Promise<unknown>) | undefined;
 }
 
 /** Which shard an event came from. Without sharding, every event comes from shard 0. */

@@ -11,7 +11,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { GatewayConnection } from './connection.js';
 import { connectionHost, localShard, type ShardHandle, type ShardHost } from './shards.js';
-import { sendError, type FromWorker, type ShardState, type ShardWorkerData, type ToWorker } from './worker-messages.js';
+import { receiveError, sendError, type FromWorker, type ShardState, type ShardWorkerData, type ToWorker } from './worker-messages.js';
 
 const port = parentPort;
 if (port === null) throw new Error('shard-worker.ts runs in a worker thread (started by the Gateway with shardsPerWorker)');
@@ -81,7 +81,7 @@ port.on('message', (message: ToWorker) => {
       const turn = turns.get(message.requestId);
       turns.delete(message.requestId);
       if (message.token !== undefined) token = message.token;
-      if (message.error) turn?.reject(new Error(message.error.message));
+      if (message.error) turn?.reject(receiveError(message.error));
       else turn?.resolve();
       return;
     }

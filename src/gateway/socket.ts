@@ -8,6 +8,14 @@
 
 import WebSocket from 'ws';
 import { GatewayError } from '../errors.js';
+import { wait } from '../wait.js';
+
+/** Resolves once `ws` has closed, terminating it when its closing handshake takes longer than `timeoutMs`. */
+export async function closedWithin(ws: WebSocket, timeoutMs: number): Promise<void> {
+  if (ws.readyState === WebSocket.CLOSED) return;
+  await wait(new Promise<void>((resolve) => ws.once('close', () => resolve())), { timeoutMs });
+  if ((ws.readyState as number) !== WebSocket.CLOSED) ws.terminate();
+}
 
 /** The largest frame accepted (16 MiB). */
 const MAX_PAYLOAD_BYTES = 16 * 1024 * 1024;

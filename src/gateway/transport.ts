@@ -6,7 +6,7 @@
  * @module
  */
 
-import { InsecureTransportError, ValidationError } from '../errors.js';
+import { GatewayError, InsecureTransportError, ValidationError } from '../errors.js';
 import { isInsecureRemoteUrl } from '../loopback.js';
 import { SDK_VERSION } from '../version.js';
 
@@ -61,6 +61,27 @@ export function upgradeHeaders(extra: Readonly<Record<string, string>>): Record<
   }
   headers['User-Agent'] = userAgent;
   return headers;
+}
+
+/**
+ * The READY's `resume_gateway_url` when `options.trustResumeUrl` holds and it
+ * passes the rule of {@link acceptResumeUrl}; otherwise `undefined` (resume on
+ * the configured URL), with what was wrong given to `report`.
+ */
+export function trustedResumeUrl(
+  value: unknown,
+  options: { trustResumeUrl: boolean; url: string },
+  allowInsecure: boolean,
+  report: (error: GatewayError) => void,
+): string | undefined {
+  if (!options.trustResumeUrl) return undefined;
+  try {
+    return acceptResumeUrl(value, options.url, allowInsecure);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    report(new GatewayError(`ignored the READY resume_gateway_url (${why}); resuming on the configured URL`));
+    return undefined;
+  }
 }
 
 /**

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { GatewayError, GatewayFatalError } from '../errors.js';
+import { GatewayError, GatewayFatalError, SessionBudgetError } from '../errors.js';
 import type { ConnectionReport } from './connection-host.js';
 import type { GatewayDispatchEvent, GatewayStatus, ResolvedGatewayOptions } from './options.js';
 import type { GatewaySessionRecord } from './session-store.js';
@@ -44,6 +44,8 @@ export interface SentError {
   code: number | undefined;
   /** Set for a `GatewayFatalError`. */
   hint: string | undefined;
+  /** Set for a `SessionBudgetError`. */
+  budget?: { remaining: number; total: number; reserve: number; resetAfterMs: number } | undefined;
 }
 
 /** A connection event as it crosses threads: an error travels as a {@link SentError}, every other payload is cloneable as it is. */
@@ -68,6 +70,10 @@ export type FromWorker =
 
 /** An error as it crosses threads. */
 export function sendError(error: unknown): SentError {
+  if (error instanceof SessionBudgetError) {
+    const { remaining, total, reserve, resetAfterMs } = error;
+    return { message: error.message, code: undefined, hint: undefined, budget: { remaining, total, reserve, resetAfterMs } };
+  }
   if (error instanceof GatewayFatalError) return { message: error.message, code: error.code, hint: error.hint };
   if (error instanceof GatewayError) return { message: error.message, code: error.code, hint: undefined };
   return { message: error instanceof Error ? error.message : String(error), code: undefined, hint: undefined };
@@ -75,6 +81,7 @@ export function sendError(error: unknown): SentError {
 
 /** The error back on this side: a `GatewayFatalError` when it was one, else a `GatewayError`. */
 export function receiveError(sent: SentError): GatewayError {
+  if (sent.budget !== undefined) return new SessionBudgetError(sent.budget);
   if (sent.hint === undefined || sent.code === undefined) return new GatewayError(sent.message, sent.code);
   const error = new GatewayFatalError(sent.code, '', sent.hint);
   error.message = sent.message;

@@ -156,6 +156,11 @@ export class EmulatorCore {
     return startGatewaySession(this.#state, token);
   }
 
+  /** Identify refused so far because a bot was past its session start limit. */
+  sessionStartsRefused(): number {
+    return this.#state.refusedSessionStarts;
+  }
+
   /** Messages posted to a channel, oldest first. */
   messages(channelId: string): EmulatedMessage[] {
     return [...(this.#state.messages.get(channelId) ?? [])];

@@ -21,6 +21,11 @@ export function gatewayUrlOf(baseUrl: string): string {
   return `${baseUrl.replace(/^http/, 'ws')}${GATEWAY_PATH}`;
 }
 
+/** Session starts per bot per window: the emulator's option, else Discord's. */
+function startLimit(state: EmulatorState): number {
+  return state.options.gateway?.sessionStartLimit ?? SESSION_START_LIMIT.total;
+}
+
 function recentStarts(state: EmulatorState, appId: string): number[] {
   const now = state.now();
   const starts = (state.sessionStarts.get(appId) ?? []).filter((at) => at > now - SESSION_START_LIMIT.windowMs);
@@ -41,8 +46,8 @@ export function getGatewayBot(state: EmulatorState, appId: string): EmulatorResp
     url: gatewayUrlOf(state.baseUrl),
     shards: state.options.gateway?.shards ?? 1,
     session_start_limit: {
-      total: SESSION_START_LIMIT.total,
-      remaining: Math.max(0, SESSION_START_LIMIT.total - starts.length),
+      total: startLimit(state),
+      remaining: Math.max(0, startLimit(state) - starts.length),
       reset_after: oldest === undefined ? 0 : Math.max(0, oldest + SESSION_START_LIMIT.windowMs - state.now()),
       max_concurrency: state.options.gateway?.maxConcurrency ?? SESSION_START_LIMIT.maxConcurrency,
     },
@@ -91,11 +96,20 @@ function guildCreate(state: EmulatorState, guild: Guild, app: Application): Reco
   };
 }
 
-/** Records a new Gateway session of a bot and returns what its READY says about it, or `undefined` for an unknown token. */
+/**
+ * Records a new Gateway session of a bot and returns what its READY says
+ * about it, or `undefined` for an unknown token, or for a bot past its
+ * session start limit (counted in `state.refusedSessionStarts`).
+ */
 export function startGatewaySession(state: EmulatorState, token: string): BotIdentity | undefined {
   const app = state.appOfBotToken(token);
   if (!app) return undefined;
-  recentStarts(state, app.id).push(state.now());
+  const starts = recentStarts(state, app.id);
+  if (starts.length >= startLimit(state)) {
+    state.refusedSessionStarts++;
+    return undefined;
+  }
+  starts.push(state.now());
   const guilds = [...state.guilds.values()].filter((guild) => guild.botApplications.has(app.id));
   return {
     user: botUserView(app),

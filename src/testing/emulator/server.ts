@@ -90,6 +90,8 @@ export interface Emulator {
     readonly counts: GatewayServer['stats'];
     /** Every Identify received, oldest first (at most the last 10,000). */
     readonly identifies: readonly IdentifyRecord[];
+    /** Identify refused because the bot was past its session start limit (see `gateway.sessionStartLimit`). */
+    readonly sessionStartsRefused: number;
   };
   /** Stops the emulator, its delivery retries and every connection. Safe to call twice. */
   close(): Promise<void>;
@@ -206,7 +208,13 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     messages: (channelId) => core.messages(channelId ?? core.seed.channelId),
     advanceTime: (ms) => core.advanceTime(ms),
     dropGatewayConnections: () => gateway.dropConnections(),
-    gatewayStats: { counts: gateway.stats, identifies: gateway.identifyLog },
+    gatewayStats: {
+      counts: gateway.stats,
+      identifies: gateway.identifyLog,
+      get sessionStartsRefused() {
+        return core.sessionStartsRefused();
+      },
+    },
     isBotConnected: (botToken) => gateway.connectedSessions(botToken ?? core.seed.botToken) > 0,
     async waitForBot({ botToken, timeoutMs = 10_000 } = {}) {
       const started = Date.now();

@@ -178,6 +178,8 @@ export class EmulatorState {
   readonly routeWindows = new Map<string, { start: number; count: number }>();
   /** Gateway session starts per application (Discord's daily session start limit). */
   readonly sessionStarts = new Map<string, number[]>();
+  /** Identify refused because the bot was past its session start limit. */
+  refusedSessionStarts = 0;
   /** The DM channel of each bot and user, keyed `appId:userId`. */
   readonly dmChannels = new Map<string, string>();
 

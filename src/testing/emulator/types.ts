@@ -247,6 +247,14 @@ export interface EmulatorGatewayOptions {
   maxConcurrency?: number | undefined;
   /** Least time between two Identify of one bot in one bucket, on the emulator clock; an earlier one is answered with Invalid Session (op 9, `d: false`). @default 5000 */
   identifyIntervalMs?: number | undefined;
+  /**
+   * Session starts per bot per 24 hours of the emulator clock
+   * (`session_start_limit.total`): each Identify counts, a Resume does not.
+   * Past it an Identify is refused the way the service refuses a bot whose
+   * token it reset: the socket closes with 4004 (authentication failed).
+   * @default 1000 (Discord's)
+   */
+  sessionStartLimit?: number | undefined;
 }
 
 /** Something that delivers Gateway dispatches to a bot. */
