@@ -4,9 +4,9 @@
  * @packageDocumentation
  */
 
-export { Client, type ClientAuth, type ClientOptions, type ClientSummary } from './client.js';
-export { WebhookClient, type WebhookClientEvents, type WebhookClientOptions } from './webhook-client.js';
-export * from './errors.js';
+export { Client, type ClientAuth, type ClientOptions, type ClientSummary } from './clients/client.js';
+export { WebhookClient, type WebhookClientEvents, type WebhookClientOptions } from './clients/webhook-client.js';
+export * from './errors/index.js';
 export {
   InteractionType,
   InteractionCallbackType,
@@ -16,8 +16,8 @@ export {
   ACCESS_TOKEN_LIFETIME_MS,
   SNOWFLAKE_EPOCH_MS,
   snowflakeTimestamp,
-} from './constants.js';
-export { routes, operationIds, API_PREFIX, type CredentialKind, type HttpMethod, type OperationId, type RouteDefinition, type Routes } from './routes.js';
+} from './core/constants.js';
+export { routes, operationIds, API_PREFIX, type CredentialKind, type HttpMethod, type OperationId, type RouteDefinition, type Routes } from './core/routes.js';
 export { parseRetryAfter } from './rest/retry-after.js';
 export type {
   CallOptions,
@@ -55,7 +55,7 @@ export { ActivitiesManager } from './resources/activities.js';
 export { ApplicationsManager } from './resources/applications.js';
 export { ApplicationWebhooksManager } from './resources/application-webhooks.js';
 export { AuthManager } from './resources/auth.js';
-export { defaultAccessTokenReader, type AccessTokenGrant, type AccessTokenReader, type SessionGrant, type SessionStore } from './auth/refresher.js';
+export { defaultAccessTokenReader, type AccessTokenGrant, type AccessTokenReader, type SessionGrant, type UserSessionStore } from './auth/refresher.js';
 export { BotsManager } from './resources/bots.js';
 export { ChannelsManager, type AttachmentUpload } from './resources/channels.js';
 export { CommandsManager, type CommandSyncResult } from './resources/commands.js';
@@ -66,7 +66,7 @@ export { extractPageItems, PageList, type ListOptions } from './resources/pagina
 export { countCharacters } from './schemas/text.js';
 export type * from './schemas/requests.js';
 export type * from './schemas/responses.js';
-export { SDK_VERSION } from './version.js';
+export { SDK_VERSION } from './core/version.js';
 export { Gateway, type GatewayCloseOptions } from './gateway/gateway.js';
 export type {
   GatewayOptions,
@@ -170,7 +170,7 @@ export {
   type IdentifyRequest,
   type MemoryIdentifyThrottleOptions,
 } from './gateway/identify-throttle.js';
-export { MemoryGatewaySessionStore, type GatewaySessionStore, type GatewaySessionRecord } from './gateway/session-store.js';
+export { MemoryGatewaySessionStore, type GatewaySessionStore, type GatewaySessionRecord } from './gateway/gateway-session-store.js';
 export type { GatewayConnectionOptions, GatewayShardingOptions, ShardEvent } from './gateway/options.js';
 export type { ShardInfo } from './gateway/shards.js';
 export { shardOfGuild } from './gateway/protocol.js';

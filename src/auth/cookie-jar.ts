@@ -10,7 +10,7 @@
  */
 
 import { getSetCookies, Headers as UndiciHeaders } from 'undici';
-import { REDACTED, inspectSymbol } from '../redact.js';
+import { REDACTED, inspectSymbol } from '../core/redact.js';
 
 /** One stored cookie. */
 export interface StoredCookie {

@@ -4,8 +4,8 @@
  * @module
  */
 
-import { MissingCredentialError, ValidationError } from '../errors.js';
-import type { CredentialKind } from '../routes.js';
+import { MissingCredentialError, ValidationError } from '../errors/index.js';
+import type { CredentialKind } from '../core/routes.js';
 import type { AppliedCredential, AuthorizeContext, CredentialStrategy } from './strategies.js';
 
 /** The credential a request goes out with. */

@@ -6,8 +6,8 @@
  * @module
  */
 
-import { UnexpectedResponseError, isAuthenticationError } from '../errors.js';
-import { redactValue } from '../redact.js';
+import { UnexpectedResponseError, isAuthenticationError } from '../errors/index.js';
+import { redactValue } from '../core/redact.js';
 import { ACCESS_TOKEN_LIFETIME_MS, type SessionSnapshot, type UserSession } from './session.js';
 
 /** What an access-token reader finds in a login or refresh response. */
@@ -68,7 +68,7 @@ function missingTokenMessage(body: unknown, defaultReader: boolean): string {
  * process holding the lock refreshes; the others wait for the session it
  * saves, and read it with `load`.
  */
-export interface SessionStore {
+export interface UserSessionStore {
   /** Returns the saved session, if any. Called before the first call that needs the session (and, with a lock, while waiting for another process's refresh). */
   load?(): SessionSnapshot | undefined | Promise<SessionSnapshot | undefined>;
   /** Saves the session after login and refresh, or `undefined` after logout or expiry. The snapshot holds secrets. */
@@ -132,7 +132,7 @@ export interface SessionRefresherOptions {
   /** Refresh when the access token expires within this many milliseconds. */
   refreshMarginMs: number;
   /** Optional persistence. */
-  store: SessionStore | undefined;
+  store: UserSessionStore | undefined;
   /** The clock. */
   now: () => number;
   /** Reports a refresh. */
@@ -242,7 +242,7 @@ export class SessionRefresher {
    * saved before the lock is released, so the next process never refreshes
    * with a revoked cookie.
    */
-  async #refreshShared(store: SessionStore, call: RefreshCallOptions | undefined): Promise<SessionGrant> {
+  async #refreshShared(store: UserSessionStore, call: RefreshCallOptions | undefined): Promise<SessionGrant> {
     const { session, now } = this.#options;
     const before = session.accessToken;
     const started = now();
@@ -267,7 +267,7 @@ export class SessionRefresher {
   }
 
   /** Takes the stored session when another process saved a fresh access token (not the one this process had). */
-  async #adoptNewer(store: SessionStore, before: string | undefined): Promise<SessionGrant | undefined> {
+  async #adoptNewer(store: UserSessionStore, before: string | undefined): Promise<SessionGrant | undefined> {
     const { session, now, refreshMarginMs } = this.#options;
     const snapshot = await within(store.load?.(), STORE_CALL_TIMEOUT_MS, 'load');
     if (snapshot?.accessToken === undefined || snapshot.accessToken === before) return undefined;

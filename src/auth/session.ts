@@ -5,10 +5,10 @@
  */
 
 import { CookieJar, type StoredCookie } from './cookie-jar.js';
-import { REDACTED, inspectSymbol } from '../redact.js';
-import { ValidationError } from '../errors.js';
+import { REDACTED, inspectSymbol } from '../core/redact.js';
+import { ValidationError } from '../errors/index.js';
 
-import { ACCESS_TOKEN_LIFETIME_MS } from '../constants.js';
+import { ACCESS_TOKEN_LIFETIME_MS } from '../core/constants.js';
 
 export { ACCESS_TOKEN_LIFETIME_MS };
 

@@ -5,8 +5,8 @@
  * @module
  */
 
-import type { CredentialKind } from '../routes.js';
-import { REDACTED, inspectSymbol } from '../redact.js';
+import type { CredentialKind } from '../core/routes.js';
+import { REDACTED, inspectSymbol } from '../core/redact.js';
 import type { UserSession } from './session.js';
 
 /** What a strategy adds to a request. */

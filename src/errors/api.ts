@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { CredentialKind, HttpMethod } from '../routes.js';
+import type { CredentialKind, HttpMethod } from '../core/routes.js';
 import { CommunityChatError } from './base.js';
 
 /** Where a failed request was going; paths never contain secrets. */

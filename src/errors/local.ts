@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { CredentialKind } from '../routes.js';
+import type { CredentialKind } from '../core/routes.js';
 import { CommunityChatError } from './base.js';
 
 /** One problem found while validating input. */

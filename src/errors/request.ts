@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { HttpMethod } from '../routes.js';
+import type { HttpMethod } from '../core/routes.js';
 import type { RequestDescription } from './api.js';
 import { CommunityChatError, type CommunityChatErrorOptions } from './base.js';
 

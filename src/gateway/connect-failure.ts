@@ -4,7 +4,7 @@
  * @module
  */
 
-import { GatewayError, GatewayFatalError } from '../errors.js';
+import { GatewayError, GatewayFatalError } from '../errors/index.js';
 
 /** TLS errors no retry fixes: the certificate is what it is. */
 const CERTIFICATE_ERRORS = new Set([

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { GatewayError, SessionBudgetError } from '../errors.js';
+import { GatewayError, SessionBudgetError } from '../errors/index.js';
 import type { GatewayDispatchEvent, GatewayEvents, ShardEvent } from './options.js';
 
 /** The events the connection reports through its host; dispatches go through {@link ConnectionHost.dispatch}. */

@@ -7,8 +7,8 @@
 
 import WebSocket from 'ws';
 import { connectTimeoutError, failedAttempt } from './connect-failure.js';
-import { backoffDelay } from '../backoff.js';
-import { GatewayError, GatewayFatalError, SessionBudgetError } from '../errors.js';
+import { backoffDelay } from '../core/backoff.js';
+import { GatewayError, GatewayFatalError, SessionBudgetError } from '../errors/index.js';
 import type { GatewayStatus, ResolvedGatewayOptions } from './options.js';
 import {
   GatewayDispatch,
@@ -28,7 +28,7 @@ import { Heartbeat, TimerSet } from './heartbeat.js';
 import { trustedResumeUrl, upgradeHeaders } from './transport.js';
 import { ConnectWaiters } from './waiters.js';
 import { closedWithin, openSocket } from './socket.js';
-import type { GatewaySessionRecord } from './session-store.js';
+import type { GatewaySessionRecord } from './gateway-session-store.js';
 import { awaitIdentifyTurn, type ConnectionHost, type PlannedReconnect, type SocketState } from './connection-host.js';
 
 export type { ConnectionEvent, ConnectionHost, Unsharded } from './connection-host.js';

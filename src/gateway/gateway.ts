@@ -8,8 +8,8 @@
  */
 
 import { EventEmitter } from 'eventemitter3';
-import { GatewayError, ValidationError } from '../errors.js';
-import { inspectSymbol } from '../redact.js';
+import { GatewayError, ValidationError } from '../errors/index.js';
+import { inspectSymbol } from '../core/redact.js';
 import type { InteractionFromDispatch } from '../interactions/from-dispatch.js';
 import { InteractionRouter } from '../interactions/router.js';
 import type { CommandOptionValues, TypedCommandDefinition } from '../interactions/options.js';
@@ -34,7 +34,7 @@ import {
 import { GatewayDispatch } from './protocol.js';
 import { SecretBook, scrubError } from './secrets.js';
 import { SessionBudget } from './session-budget.js';
-import { SessionSaver } from './session-store.js';
+import { SessionSaver } from './gateway-session-store.js';
 import { checkShardingOptions, resolveShardPlan, type ShardPlan } from './shard-plan.js';
 import { connectShards, connectionHost, localShard, overallStatus, sessionRecordOf, type ShardHandle, type ShardHost, type ShardInfo } from './shards.js';
 import { checkGatewayUrl, upgradeHeaders } from './transport.js';

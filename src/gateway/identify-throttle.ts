@@ -7,8 +7,8 @@
  * @module
  */
 
-import { GatewayError } from '../errors.js';
-import { KeyedQueue, wait } from '../wait.js';
+import { GatewayError } from '../errors/index.js';
+import { KeyedQueue, wait } from '../core/wait.js';
 
 /** Discord's minimum time between two Identify of one concurrency bucket. */
 export const DISCORD_IDENTIFY_INTERVAL_MS = 5000;

@@ -9,7 +9,7 @@ import type { Interaction, InteractionResponder } from '../interactions/interact
 import type { InteractionErrorEvent, InteractionUnhandledEvent } from '../interactions/router.js';
 import type { IdentifyThrottle } from './identify-throttle.js';
 import { MIN_HEARTBEAT_INTERVAL_MS } from './protocol.js';
-import type { GatewaySessionStore } from './session-store.js';
+import type { GatewaySessionStore } from './gateway-session-store.js';
 import type { StoreErrorEvent } from '../observe/events.js';
 
 export type { InteractionErrorEvent, InteractionHandler } from '../interactions/router.js';

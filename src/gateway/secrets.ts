@@ -16,8 +16,8 @@
  * @module
  */
 
-import { INTERACTION_LIFETIME_MS } from '../constants.js';
-import { redactValue, scrubText } from '../redact.js';
+import { INTERACTION_LIFETIME_MS } from '../core/constants.js';
+import { redactValue, scrubText } from '../core/redact.js';
 
 /** Anchor length: 4 ASCII letters or digits, packed 7 bits each into one exact number key. */
 const ANCHOR = 4;

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { SessionBudgetError } from '../errors.js';
+import { SessionBudgetError } from '../errors/index.js';
 
 /** `session_start_limit` of `GET /gateway/bot`, in milliseconds. */
 export interface SessionStartLimit {

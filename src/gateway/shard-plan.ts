@@ -7,7 +7,7 @@
  * @module
  */
 
-import { GatewayError, ValidationError } from '../errors.js';
+import { GatewayError, ValidationError } from '../errors/index.js';
 import type { GatewayShardingOptions } from './options.js';
 
 /** The shards this Gateway runs. */

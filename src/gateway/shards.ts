@@ -10,7 +10,7 @@ import type { ConnectionHost, ConnectionReport } from './connection-host.js';
 import type { GatewayConnection } from './connection.js';
 import type { GatewayDispatchEvent, GatewayStatus } from './options.js';
 import type { ShardPlan } from './shard-plan.js';
-import type { GatewaySessionRecord } from './session-store.js';
+import type { GatewaySessionRecord } from './gateway-session-store.js';
 
 /** One shard's state, as `gateway.shards` lists it. */
 export interface ShardInfo {

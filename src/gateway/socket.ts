@@ -7,8 +7,8 @@
  */
 
 import WebSocket from 'ws';
-import { GatewayError } from '../errors.js';
-import { wait } from '../wait.js';
+import { GatewayError } from '../errors/index.js';
+import { wait } from '../core/wait.js';
 
 /** Resolves once `ws` has closed, terminating it when its closing handshake takes longer than `timeoutMs`. */
 export async function closedWithin(ws: WebSocket, timeoutMs: number): Promise<void> {

@@ -6,9 +6,9 @@
  * @module
  */
 
-import { GatewayError, InsecureTransportError, ValidationError } from '../errors.js';
-import { isInsecureRemoteUrl } from '../loopback.js';
-import { SDK_VERSION } from '../version.js';
+import { GatewayError, InsecureTransportError, ValidationError } from '../errors/index.js';
+import { isInsecureRemoteUrl } from '../core/loopback.js';
+import { SDK_VERSION } from '../core/version.js';
 
 /** The SDK's product token, sent as the upgrade's `User-Agent` (as REST sends it). */
 export const GATEWAY_USER_AGENT = `community-chat-sdk/${SDK_VERSION}`;

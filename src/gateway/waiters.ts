@@ -5,7 +5,7 @@
  * @module
  */
 
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../errors/index.js';
 
 interface Waiter {
   resolve: () => void;

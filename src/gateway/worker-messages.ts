@@ -6,10 +6,10 @@
  * @module
  */
 
-import { GatewayError, GatewayFatalError, SessionBudgetError } from '../errors.js';
+import { GatewayError, GatewayFatalError, SessionBudgetError } from '../errors/index.js';
 import type { ConnectionReport } from './connection-host.js';
 import type { GatewayDispatchEvent, GatewayStatus, ResolvedGatewayOptions } from './options.js';
-import type { GatewaySessionRecord } from './session-store.js';
+import type { GatewaySessionRecord } from './gateway-session-store.js';
 import type { ShardPlan } from './shard-plan.js';
 
 /** What a worker starts with. */

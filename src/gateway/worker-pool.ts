@@ -14,10 +14,10 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { backoffDelay } from '../backoff.js';
-import { GatewayError } from '../errors.js';
+import { backoffDelay } from '../core/backoff.js';
+import { GatewayError } from '../errors/index.js';
 import type { ResolvedGatewayOptions } from './options.js';
-import type { GatewaySessionRecord } from './session-store.js';
+import type { GatewaySessionRecord } from './gateway-session-store.js';
 import type { ShardPlan } from './shard-plan.js';
 import type { ShardHandle, ShardHost } from './shards.js';
 import { receiveError, sendError, type FromWorker, type ShardState, type ShardWorkerData, type ToWorker } from './worker-messages.js';

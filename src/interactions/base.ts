@@ -17,9 +17,9 @@ import {
   isApiError,
   isCommunityChatError,
   type InteractionErrorInit,
-} from '../errors.js';
-import { REDACTED, inspectSymbol } from '../redact.js';
-import { INTERACTION_LIFETIME_MS, InteractionCallbackType, SNOWFLAKE_EPOCH_MS, snowflakeTimestamp } from '../constants.js';
+} from '../errors/index.js';
+import { REDACTED, inspectSymbol } from '../core/redact.js';
+import { INTERACTION_LIFETIME_MS, InteractionCallbackType, SNOWFLAKE_EPOCH_MS, snowflakeTimestamp } from '../core/constants.js';
 import type { AcknowledgementState, AnswerOptions, InteractionKind, InteractionPayload, InteractionResponder, InteractionUser, ReplyMessage } from './types.js';
 
 /** Reads the creation time from `created_at`, or from a Discord-style snowflake id, if plausible. */

@@ -7,7 +7,7 @@
  */
 
 import { z } from 'zod';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../errors/index.js';
 import { toIssues } from '../schemas/requests.js';
 import { createInteraction, type Interaction } from './interaction.js';
 import { interactionPayloadSchema } from './schema.js';

@@ -7,13 +7,13 @@
  * @module
  */
 
-import { InteractionCallbackType, InteractionType } from '../constants.js';
-import { ValidationError } from '../errors.js';
+import { InteractionCallbackType, InteractionType } from '../core/constants.js';
+import { ValidationError } from '../errors/index.js';
 import { BaseInteraction, RepliableInteraction } from './base.js';
 import { readOptions, type CommandOptionValue } from './options.js';
 import type { AnswerOptions, AutocompleteChoice, InteractionPayload, InteractionResponder, ModalForm } from './types.js';
 
-export { INTERACTION_LIFETIME_MS } from '../constants.js';
+export { INTERACTION_LIFETIME_MS } from '../core/constants.js';
 export { BaseInteraction, RepliableInteraction } from './base.js';
 export type {
   AcknowledgementState,

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { ApplicationCommandOptionType } from '../constants.js';
+import { ApplicationCommandOptionType } from '../core/constants.js';
 import type { CommandDefinition } from '../schemas/requests.js';
 
 /** TypeScript type of each option type (Discord's numbering). */

@@ -19,7 +19,7 @@ import {
   type InteractionKind,
   type ModalSubmitInteraction,
 } from './interaction.js';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../errors/index.js';
 import { answeredInteractionId, DEFAULT_MAX_WAITERS, InteractionWaiters, taken } from './waiters.js';
 
 /** A handler of interactions of one kind. */

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { InteractionCallbackType, InteractionType } from '../constants.js';
+import type { InteractionCallbackType, InteractionType } from '../core/constants.js';
 
 /** Sends a callback body; bound to `client.interactions.respond`. */
 export type InteractionResponder = (

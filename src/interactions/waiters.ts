@@ -7,7 +7,7 @@
  * @module
  */
 
-import { InteractionTimeoutError, InteractionWaitAbortedError, ValidationError, type InteractionErrorInit, type InteractionWaitKind } from '../errors.js';
+import { InteractionTimeoutError, InteractionWaitAbortedError, ValidationError, type InteractionErrorInit, type InteractionWaitKind } from '../errors/index.js';
 import type {
   AwaitComponentOptions,
   AwaitModalSubmitOptions,

@@ -10,7 +10,7 @@
  * @module
  */
 
-import type { CredentialKind, HttpMethod } from '../routes.js';
+import type { CredentialKind, HttpMethod } from '../core/routes.js';
 import { TransportFailure, type TransportResponse } from '../rest/transport.js';
 import { channels, errorTypeOf, nextCallId, requestChannelsActive, sdkTracer, type RequestDiagnosticsBase, type SdkTracer } from './diagnostics.js';
 import type { ClientEvents, EventSink, LogFunction, RequestEventBase, RetryEvent } from './events.js';

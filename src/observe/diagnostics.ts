@@ -11,7 +11,7 @@
  */
 
 import { channel } from 'node:diagnostics_channel';
-import type { HttpMethod } from '../routes.js';
+import type { HttpMethod } from '../core/routes.js';
 
 /**
  * The names of the SDK's diagnostics channels. Subscribe with

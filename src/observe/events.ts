@@ -7,9 +7,9 @@
  * @module
  */
 
-import { SessionStoreError } from '../errors.js';
-import { scrubText } from '../redact.js';
-import type { CredentialKind, HttpMethod } from '../routes.js';
+import { SessionStoreError } from '../errors/index.js';
+import { scrubText } from '../core/redact.js';
+import type { CredentialKind, HttpMethod } from '../core/routes.js';
 
 /** Fields shared by request-level events. */
 export interface RequestEventBase {

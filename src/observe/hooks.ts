@@ -6,10 +6,10 @@
  * @module
  */
 
-import { HookError, type RequestHookName } from '../errors.js';
-import { checkHeaders } from '../path.js';
-import { REDACTED, redactHeaders } from '../redact.js';
-import type { HttpMethod } from '../routes.js';
+import { HookError, type RequestHookName } from '../errors/index.js';
+import { checkHeaders } from '../core/path.js';
+import { REDACTED, redactHeaders } from '../core/redact.js';
+import type { HttpMethod } from '../core/routes.js';
 
 /** What every hook is told of the call and attempt. Frozen; no credential, body or secret path segment. */
 export interface RequestHookView {

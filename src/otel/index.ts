@@ -31,7 +31,7 @@ import {
   type RequestStartMessage,
   type SdkTracer,
 } from '../observe/diagnostics.js';
-import { SDK_VERSION } from '../version.js';
+import { SDK_VERSION } from '../core/version.js';
 
 // The channels and their message types are exported once, from the main entry.
 export type { InteractionTraceInfo, SdkTracer } from '../observe/diagnostics.js';

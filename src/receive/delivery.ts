@@ -7,7 +7,7 @@
  */
 
 import type { InteractionPayload } from '../interactions/types.js';
-import { inspectSymbol, redactValue } from '../redact.js';
+import { inspectSymbol, redactValue } from '../core/redact.js';
 
 /**
  * The `data` of each known delivery type. Extend it (declaration merging, or

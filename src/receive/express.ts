@@ -8,7 +8,7 @@
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../errors/index.js';
 import { handleNodeRequest, sendNode } from './node.js';
 import type { ReceiverCore } from './outcome.js';
 

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../errors/index.js';
 
 /** Headers as a plain object (any name case; `node:http`'s `req.headers` fits) or a fetch `Headers`. */
 export type WebhookHeaders = Readonly<Record<string, string | readonly string[] | undefined>> | Headers;

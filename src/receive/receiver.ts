@@ -9,9 +9,9 @@
  */
 
 import { EventEmitter } from 'eventemitter3';
-import { ValidationError, WebhookVerificationError, isCommunityChatError, isValidationError, isWebhookVerificationError } from '../errors.js';
-import { inspectSymbol, scrubText } from '../redact.js';
-import { INTERACTION_LIFETIME_MS, type InteractionCallbackType } from '../constants.js';
+import { ValidationError, WebhookVerificationError, isCommunityChatError, isValidationError, isWebhookVerificationError } from '../errors/index.js';
+import { inspectSymbol, scrubText } from '../core/redact.js';
+import { INTERACTION_LIFETIME_MS, type InteractionCallbackType } from '../core/constants.js';
 import type { AnswerOptions, InteractionResponder } from '../interactions/types.js';
 import { InteractionRouter, type InteractionErrorEvent, type InteractionUnhandledEvent } from '../interactions/router.js';
 import type { WebhookDelivery, WebhookEventMap } from './delivery.js';

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { ReplayStoreFullError, ValidationError } from '../errors.js';
+import { ReplayStoreFullError, ValidationError } from '../errors/index.js';
 
 /**
  * Remembers keys for a while. `claim` must be atomic across every instance

@@ -7,7 +7,7 @@
  */
 
 import { createHmac } from 'node:crypto';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../errors/index.js';
 import { bodyBytes, secretKeys } from './input.js';
 import { resolveScheme, type WebhookScheme, type WebhookSecret } from './scheme.js';
 

@@ -8,7 +8,7 @@
  */
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ValidationError, WebhookVerificationError } from '../errors.js';
+import { ValidationError, WebhookVerificationError } from '../errors/index.js';
 import { makeDelivery, type WebhookDelivery } from './delivery.js';
 import { bodyBytes, headerLookup, secretKeys, type HeaderLookup, type RawBody, type WebhookHeaders } from './input.js';
 import { DEFAULT_TOLERANCE_SECONDS, resolveScheme, type ResolvedWebhookScheme, type WebhookScheme, type WebhookSecret } from './scheme.js';

@@ -8,7 +8,7 @@
  */
 
 import { createHash } from 'node:crypto';
-import { RateLimitStoreError, SessionStoreError } from '../errors.js';
+import { RateLimitStoreError, SessionStoreError } from '../errors/index.js';
 
 /**
  * A connected node-redis v6 client of one Redis node (`createClient()` after

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { isSessionRecord, type GatewaySessionRecord, type GatewaySessionStore } from '../gateway/session-store.js';
+import { isSessionRecord, type GatewaySessionRecord, type GatewaySessionStore } from '../gateway/gateway-session-store.js';
 import { sendCommand, sessionFailure, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
 
 /** Options of {@link createRedisGatewaySessionStore}. */

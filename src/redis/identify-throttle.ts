@@ -11,7 +11,7 @@
  */
 
 import { DEFAULT_IDENTIFY_INTERVAL_MS, identifyBucket, sleepUnlessAborted, type IdentifyRequest, type IdentifyThrottle } from '../gateway/identify-throttle.js';
-import { KeyedQueue } from '../wait.js';
+import { KeyedQueue } from '../core/wait.js';
 import { RedisScript, replicated, withinTime, type RedisClientLike, type ReplicaAcknowledgement, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
 
 /** Options of {@link createRedisIdentifyThrottle}. */

@@ -7,7 +7,7 @@
  */
 
 export { createRedisRateLimitStore, RedisRateLimitStore, type RedisRateLimitStoreOptions, type RedisRateLimitStoreEvents } from './rate-limit-store.js';
-export { createRedisSessionStore, RedisSessionStore, type RedisSessionStoreOptions } from './session-store.js';
+export { createRedisUserSessionStore, RedisUserSessionStore, type RedisUserSessionStoreOptions } from './user-session-store.js';
 export type { RedisClientLike, RedisNodeClientLike, RedisClusterClientLike, RedisSentinelClientLike, ReplicaAcknowledgement } from './connection.js';
 export { createRedisIdentifyThrottle, RedisIdentifyThrottle, type RedisIdentifyThrottleOptions } from './identify-throttle.js';
 export { createRedisGatewaySessionStore, RedisGatewaySessionStore, type RedisGatewaySessionStoreOptions } from './gateway-session-store.js';

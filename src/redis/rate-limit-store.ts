@@ -24,7 +24,7 @@ import {
   type WaitGuard,
   type WebhookWindowOptions,
 } from '../rest/rate-limit-store.js';
-import { wait } from '../wait.js';
+import { wait } from '../core/wait.js';
 import { runInTurn, RESOLVED, type WebhookLane } from '../rest/webhook-lane.js';
 import { RedisScript, taggedPrefix, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
 import { RateLimitKeys, stepArguments, type Op } from './rate-limit-keys.js';

@@ -7,7 +7,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { RateLimitStoreError } from '../errors.js';
+import { RateLimitStoreError } from '../errors/index.js';
 import type { ReplayStore } from '../receive/replay-store.js';
 import {
   RedisScript,

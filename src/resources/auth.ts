@@ -1,7 +1,7 @@
 import type { SessionGrant, SessionRefresher } from '../auth/refresher.js';
-import { AbortError, TimeoutError, isAuthenticationError } from '../errors.js';
+import { AbortError, TimeoutError, isAuthenticationError } from '../errors/index.js';
 import { validate } from '../schemas/validate.js';
-import { wait } from '../wait.js';
+import { wait } from '../core/wait.js';
 import type { CallOptions } from '../rest/options.js';
 import type { RestClient } from '../rest/rest-client.js';
 import type { ForgotPasswordRequest, LoginCredentials, ResetPasswordRequest } from '../schemas/requests.js';

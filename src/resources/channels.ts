@@ -1,4 +1,4 @@
-import { ValidationError, type ValidationIssue } from '../errors.js';
+import { ValidationError, type ValidationIssue } from '../errors/index.js';
 import { validate } from '../schemas/validate.js';
 import { withId } from './response-ids.js';
 import { MultipartBody, type MultipartFileSource } from '../rest/multipart.js';

@@ -1,4 +1,4 @@
-import { MissingCredentialError } from '../errors.js';
+import { MissingCredentialError } from '../errors/index.js';
 import { validate } from '../schemas/validate.js';
 import type { CallOptions } from '../rest/options.js';
 import type { RestClient } from '../rest/rest-client.js';

@@ -5,10 +5,10 @@
  * @module
  */
 
-import { TimeoutError, UnexpectedResponseError } from '../errors.js';
+import { TimeoutError, UnexpectedResponseError } from '../errors/index.js';
 import type { CallOptions } from '../rest/options.js';
 import type { RestClient } from '../rest/rest-client.js';
-import type { OperationId } from '../routes.js';
+import type { OperationId } from '../core/routes.js';
 import { validate } from '../schemas/validate.js';
 import type { PageQuery } from '../schemas/requests.js';
 import type { Page } from '../schemas/responses.js';

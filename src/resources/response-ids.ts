@@ -7,8 +7,8 @@
  * @module
  */
 
-import { UnexpectedResponseError } from '../errors.js';
-import { routes, type OperationId, type RouteDefinition } from '../routes.js';
+import { UnexpectedResponseError } from '../errors/index.js';
+import { routes, type OperationId, type RouteDefinition } from '../core/routes.js';
 
 const HINT = 'set the client option requireResponseIds: false to accept responses without one';
 

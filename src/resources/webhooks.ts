@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../errors/index.js';
 import { validate } from '../schemas/validate.js';
 import { withId, withIds } from './response-ids.js';
 import type { CallOptions } from '../rest/options.js';

@@ -6,7 +6,15 @@
  * @module
  */
 
-import { AbortError, NetworkError, RateLimitError, ResponseTooLargeError, TimeoutError, isCommunityChatError, type RequestDescription } from '../errors.js';
+import {
+  AbortError,
+  NetworkError,
+  RateLimitError,
+  ResponseTooLargeError,
+  TimeoutError,
+  isCommunityChatError,
+  type RequestDescription,
+} from '../errors/index.js';
 import type { RequestEventBase } from '../observe/events.js';
 import { DeadlineReached } from './deadline.js';
 import type { TransportFailure } from './transport.js';

@@ -6,7 +6,7 @@
  */
 
 import type { CredentialStrategy } from '../auth/strategies.js';
-import type { CredentialKind } from '../routes.js';
+import type { CredentialKind } from '../core/routes.js';
 import type { EventSink, LogFunction } from '../observe/events.js';
 import type { RequestHooks } from '../observe/hooks.js';
 import type { RejectOnRateLimit, RouteOverrides } from './options.js';

@@ -6,7 +6,7 @@
  */
 
 import type { Dispatcher } from 'undici';
-import type { CredentialKind, HttpMethod, OperationId, RouteDefinition } from '../routes.js';
+import type { CredentialKind, HttpMethod, OperationId, RouteDefinition } from '../core/routes.js';
 import type { Logger } from '../observe/events.js';
 import type { RequestHooks } from '../observe/hooks.js';
 import type { GlobalRateLimitOptions, RateLimitStore, WebhookWindowOptions } from './rate-limit-store.js';

@@ -20,7 +20,7 @@ import {
   type WaitGuard,
   type WebhookWindowOptions,
 } from './rate-limit-store.js';
-import { wait } from '../wait.js';
+import { wait } from '../core/wait.js';
 import { IncrementalSweep } from './sweep.js';
 import { WebhookWindows } from './webhook-windows.js';
 

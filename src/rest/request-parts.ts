@@ -7,7 +7,7 @@
  */
 
 import type { ChosenCredential } from '../auth/credential-choice.js';
-import { secretValuesIn } from '../redact.js';
+import { secretValuesIn } from '../core/redact.js';
 import { MultipartBody } from './multipart.js';
 import type { RequestInput } from './options.js';
 

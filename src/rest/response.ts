@@ -15,8 +15,8 @@ import {
   ServerError,
   UnexpectedResponseError,
   type ApiErrorInit,
-} from '../errors.js';
-import { redactHeaders, redactValue } from '../redact.js';
+} from '../errors/index.js';
+import { redactHeaders, redactValue } from '../core/redact.js';
 import type { RateLimitHeaders } from './rate-limiter.js';
 import { parseRetryAfter } from './retry-after.js';
 import type { TransportResponse } from './transport.js';

@@ -7,11 +7,11 @@
  */
 
 import { chooseCredential, credentialOrder, type CredentialSet } from '../auth/credential-choice.js';
-import { AbortError, type ApiError, AuthenticationError, InsecureTransportError, RateLimitError, ValidationError } from '../errors.js';
-import { isInsecureRemoteUrl } from '../loopback.js';
-import { buildPath, buildQuery, checkHeaders, checkRouteTemplate } from '../path.js';
-import { routes, type OperationId, type RouteDefinition } from '../routes.js';
-import { SDK_VERSION } from '../version.js';
+import { AbortError, type ApiError, AuthenticationError, InsecureTransportError, RateLimitError, ValidationError } from '../errors/index.js';
+import { isInsecureRemoteUrl } from '../core/loopback.js';
+import { buildPath, buildQuery, checkHeaders, checkRouteTemplate } from '../core/path.js';
+import { routes, type OperationId, type RouteDefinition } from '../core/routes.js';
+import { SDK_VERSION } from '../core/version.js';
 import { attemptFailureError, refusedWaitError, waitError, type CallState } from './call-errors.js';
 import { AttemptTimer, CallDeadline } from './deadline.js';
 import { startCall, type CallLifecycle } from '../observe/call.js';
@@ -22,7 +22,7 @@ import type { Lane, WaitGuard } from './rate-limit-store.js';
 import { bodySpent, callSecrets, requestParts, type Prepared } from './request-parts.js';
 import { hasRateLimitHeaders, parseSuccessBody, readRateLimitHeaders, toApiError } from './response.js';
 import { decideRetry, refuseRateLimitWait, rejectsOnRateLimit, type AttemptOutcome } from './retry.js';
-import { wait } from '../wait.js';
+import { wait } from '../core/wait.js';
 import { TransportFailure, type TransportResponse } from './transport.js';
 
 /** Everything one call needs, resolved once. */

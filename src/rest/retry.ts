@@ -5,8 +5,8 @@
  * @module
  */
 
-import { backoffDelay, type BackoffPolicy } from '../backoff.js';
-import type { HttpMethod } from '../routes.js';
+import { backoffDelay, type BackoffPolicy } from '../core/backoff.js';
+import type { HttpMethod } from '../core/routes.js';
 import type { PipelineOptions, RateLimitInfo, RejectOnRateLimit } from './options.js';
 
 /** Resolved retry settings. */

@@ -11,7 +11,7 @@
  * @module
  */
 
-import type { HttpMethod } from '../routes.js';
+import type { HttpMethod } from '../core/routes.js';
 import { MultipartStreamError } from './multipart.js';
 
 /** One HTTP request, ready to send. */

@@ -8,7 +8,7 @@
  */
 
 import type { WaitGuard, WebhookWindowOptions } from './rate-limit-store.js';
-import { wait } from '../wait.js';
+import { wait } from '../core/wait.js';
 import { IncrementalSweep } from './sweep.js';
 import { RESOLVED, runInTurn, type WebhookLane } from './webhook-lane.js';
 

@@ -10,8 +10,8 @@
  */
 
 import { z } from 'zod';
-import { INTERACTION_CALLBACK_TYPES, InteractionCallbackType } from '../constants.js';
-import { ValidationError, type ValidationIssue } from '../errors.js';
+import { INTERACTION_CALLBACK_TYPES, InteractionCallbackType } from '../core/constants.js';
+import { ValidationError, type ValidationIssue } from '../errors/index.js';
 import { countCharacters } from './text.js';
 
 const characters = (min: number, max: number) =>

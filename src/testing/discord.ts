@@ -1,6 +1,6 @@
 /**
  * Discord's named numbers that the testing kit needs and the SDK itself does
- * not (the SDK's own live in src/constants.ts and src/gateway/protocol.ts).
+ * not (the SDK's own live in src/core/constants.ts and src/gateway/protocol.ts).
  *
  * @module
  */

@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket } from 'ws';
 import { GatewayDispatch, GatewayOpcode, shardOfGuild, type GatewayFrame } from '../gateway/protocol.js';
-import { API_PREFIX } from '../routes.js';
+import { API_PREFIX } from '../core/routes.js';
 import { GATEWAY_VERSION, GatewayIntent, GUILD_CREATE, IgnoredGatewayOpcode } from './discord.js';
 import type { BotIdentity, GatewayServerOptions, IdentifyRecord } from './gateway-server-options.js';
 

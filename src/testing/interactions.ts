@@ -4,7 +4,7 @@
  * @module
  */
 
-import { InteractionType } from '../constants.js';
+import { InteractionType } from '../core/constants.js';
 import { Gateway } from '../gateway/gateway.js';
 import { createInteraction, type Interaction, type InteractionPayload, type InteractionResponder } from '../interactions/interaction.js';
 import { ApplicationCommandType, ComponentType, optionTypeOf } from './discord.js';

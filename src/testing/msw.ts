@@ -7,7 +7,7 @@
 
 import { http, HttpResponse, type HttpHandler } from 'msw';
 import { EmulatorCore, type DeliveryTransport, type EmulatorCoreOptions } from './emulator/index.js';
-import { API_PREFIX } from '../routes.js';
+import { API_PREFIX } from '../core/routes.js';
 
 /** Options of {@link createMswHandlers}. */
 export interface MswHandlersOptions extends EmulatorCoreOptions {

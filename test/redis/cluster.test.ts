@@ -6,7 +6,7 @@
 import { createCluster } from 'redis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Client, isRateLimitStoreError } from '../../src/index.js';
-import { createRedisIdentifyThrottle, createRedisRateLimitStore, createRedisReplayStore, createRedisSessionStore } from '../../src/redis/index.js';
+import { createRedisIdentifyThrottle, createRedisRateLimitStore, createRedisReplayStore, createRedisUserSessionStore } from '../../src/redis/index.js';
 import { startLimitsServer } from '../helpers/limits-server.js';
 import { startRedisCluster, type RunningRedisCluster } from '../helpers/redis-cluster.js';
 import { describeWithRedis } from '../helpers/redis-server.js';
@@ -58,7 +58,7 @@ describeWithRedis('shared limits on a 3-master Redis Cluster with a replica each
       expect(await plain.claim('delivery:b', 60_000)).toBe(true);
 
       const lockOf = (replicas: number) =>
-        createRedisSessionStore({ client: connection, key: `${prefix}session`, waitForReplicas: { replicas, timeoutMs: replicas > 1 ? 50 : 500 } });
+        createRedisUserSessionStore({ client: connection, key: `${prefix}session`, waitForReplicas: { replicas, timeoutMs: replicas > 1 ? 50 : 500 } });
       expect(await lockOf(2).lockRefresh()).toBe(false);
       const holder = lockOf(1);
       expect(await holder.lockRefresh()).toBe(true);

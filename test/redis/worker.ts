@@ -10,7 +10,7 @@
  */
 import { createClient, createCluster } from 'redis';
 import { Client, type RateLimitStore } from '../../src/index.js';
-import { createRedisRateLimitStore, createRedisSessionStore } from '../../src/redis/index.js';
+import { createRedisRateLimitStore, createRedisUserSessionStore } from '../../src/redis/index.js';
 
 const env = (name: string, fallback?: string): string => {
   const value = process.env[name] ?? fallback;
@@ -32,7 +32,7 @@ async function startTogether(): Promise<void> {
 }
 
 if (mode === 'session') {
-  const client = new Client({ baseUrl: env('BASE_URL'), sessionStore: createRedisSessionStore({ client: redis, key: env('SESSION_KEY') }) });
+  const client = new Client({ baseUrl: env('BASE_URL'), sessionStore: createRedisUserSessionStore({ client: redis, key: env('SESSION_KEY') }) });
   let refreshed = 0;
   client.on('sessionRefreshed', () => refreshed++);
   await startTogether();

@@ -10,7 +10,7 @@ import {
   createRedisIdentifyThrottle,
   createRedisRateLimitStore,
   createRedisReplayStore,
-  createRedisSessionStore,
+  createRedisUserSessionStore,
 } from '../../src/redis/index.js';
 import { startRedisCluster, type RunningRedisCluster } from '../helpers/redis-cluster.js';
 import { describeWithRedis } from '../helpers/redis-server.js';
@@ -55,8 +55,8 @@ describeWithRedis('the Redis stores on a 3-master Redis Cluster', () => {
 
   describe('the user session store and the Identify throttle on a cluster', () => {
     it('save, load, and the refresh lock held by one process at a time', async () => {
-      const a = createRedisSessionStore({ client: connection, key: 'cluster:bot:session' });
-      const b = createRedisSessionStore({ client: connection, key: 'cluster:bot:session' });
+      const a = createRedisUserSessionStore({ client: connection, key: 'cluster:bot:session' });
+      const b = createRedisUserSessionStore({ client: connection, key: 'cluster:bot:session' });
       await a.save({ cookies: [], accessToken: 'access-1', accessTokenExpiresAt: Date.now() + 60_000 });
       expect(await b.load()).toMatchObject({ accessToken: 'access-1' });
       expect(await a.lockRefresh()).toBe(true);

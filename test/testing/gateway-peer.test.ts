@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { routes } from '../../src/routes.js';
+import { routes } from '../../src/core/routes.js';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/testing/index.js';
 
 interface Frame {

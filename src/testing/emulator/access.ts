@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { CredentialKind } from '../../routes.js';
+import type { CredentialKind } from '../../core/routes.js';
 import { HttpError } from './responses.js';
 import type { Activity, Application, ApplicationWebhook, Channel, EmulatorState, Guild, GuildWebhook, Session, User } from './state.js';
 

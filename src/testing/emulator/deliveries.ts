@@ -10,9 +10,9 @@
  */
 
 import { request } from 'undici';
-import { backoffDelay } from '../../backoff.js';
+import { backoffDelay } from '../../core/backoff.js';
 import { GatewayDispatch } from '../../gateway/protocol.js';
-import { isLoopbackHost } from '../../loopback.js';
+import { isLoopbackHost } from '../../core/loopback.js';
 import { signWebhookDelivery } from '../../receive/sign.js';
 import type { Application, ApplicationWebhook, EmulatorState } from './state.js';
 import { isClosed, schedule, track } from './timers.js';

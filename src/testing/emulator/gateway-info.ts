@@ -6,7 +6,7 @@
  * @module
  */
 
-import { snowflakeTimestamp } from '../../constants.js';
+import { snowflakeTimestamp } from '../../core/constants.js';
 import { GATEWAY_PATH } from '../gateway-server.js';
 import { json } from './responses.js';
 import type { Application, EmulatorState, Guild } from './state.js';

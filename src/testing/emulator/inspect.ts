@@ -7,8 +7,8 @@
  * @module
  */
 
-import { InteractionCallbackType } from '../../constants.js';
-import { redactValue } from '../../redact.js';
+import { InteractionCallbackType } from '../../core/constants.js';
+import { redactValue } from '../../core/redact.js';
 import type { EmulatorState } from './state.js';
 
 /** How many messages and interactions per channel the picture keeps. */

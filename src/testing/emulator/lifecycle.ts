@@ -6,7 +6,7 @@
  * @module
  */
 
-import { INTERACTION_LIFETIME_MS } from '../../constants.js';
+import { INTERACTION_LIFETIME_MS } from '../../core/constants.js';
 import { EmulatorInteractionExpiredError, EmulatorUnknownCommandError } from '../errors.js';
 import type { EmulatorState, Interaction } from './state.js';
 import { schedule } from './timers.js';

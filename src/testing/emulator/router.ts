@@ -6,7 +6,7 @@
  * @module
  */
 
-import { API_PREFIX, operationIds, routes, type CredentialKind, type HttpMethod, type OperationId, type RouteDefinition } from '../../routes.js';
+import { API_PREFIX, operationIds, routes, type CredentialKind, type HttpMethod, type OperationId, type RouteDefinition } from '../../core/routes.js';
 import type { Caller } from './access.js';
 import { getGateway, getGatewayBot } from './gateway-info.js';
 import { createDriveLink, followUp, handlers, respondWithToken, type Context, type Handler, type RouteContext } from './handlers/index.js';

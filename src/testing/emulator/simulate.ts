@@ -7,8 +7,8 @@
  * @module
  */
 
-import { InteractionType } from '../../constants.js';
-import { InteractionCallbackType } from '../../constants.js';
+import { InteractionType } from '../../core/constants.js';
+import { InteractionCallbackType } from '../../core/constants.js';
 import {
   ApplicationCommandType,
   ApplicationIntegrationType,

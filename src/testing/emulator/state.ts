@@ -6,8 +6,8 @@
  * @module
  */
 
-import { makeSnowflake } from '../../constants.js';
-import { API_PREFIX } from '../../routes.js';
+import { makeSnowflake } from '../../core/constants.js';
+import { API_PREFIX } from '../../core/routes.js';
 import { countCharacters } from '../../schemas/text.js';
 import { HttpError } from './responses.js';
 import type {

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { redactValue, scrubText } from '../../redact.js';
+import { redactValue, scrubText } from '../../core/redact.js';
 import type { EmulatorCore } from '../emulator/core.js';
 
 /** What an action can reach. */

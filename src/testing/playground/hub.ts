@@ -8,7 +8,7 @@
  */
 
 import type { ServerResponse } from 'node:http';
-import { redactValue, scrubText } from '../../redact.js';
+import { redactValue, scrubText } from '../../core/redact.js';
 import type { EmulatorEvent } from '../emulator/types.js';
 import type { GatewayTraffic } from '../gateway-server.js';
 

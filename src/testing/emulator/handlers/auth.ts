@@ -5,8 +5,8 @@
  * @module
  */
 
-import { ACCESS_TOKEN_LIFETIME_MS } from '../../../constants.js';
-import { API_PREFIX } from '../../../routes.js';
+import { ACCESS_TOKEN_LIFETIME_MS } from '../../../core/constants.js';
+import { API_PREFIX } from '../../../core/routes.js';
 import * as schemas from '../../../schemas/requests.js';
 import { HttpError, json, noContent, validate } from '../responses.js';
 import type { EmulatorState, Session, User } from '../state.js';

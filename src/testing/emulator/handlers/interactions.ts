@@ -7,7 +7,7 @@
  * @module
  */
 
-import { INTERACTION_LIFETIME_MS, InteractionCallbackType } from '../../../constants.js';
+import { INTERACTION_LIFETIME_MS, InteractionCallbackType } from '../../../core/constants.js';
 import { messageView } from '../views.js';
 import * as schemas from '../../../schemas/requests.js';
 import { HttpError, json, noContent, parseBody, validate, validateValue } from '../responses.js';

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { CredentialKind, OperationId, routes } from '../../../routes.js';
+import type { CredentialKind, OperationId, routes } from '../../../core/routes.js';
 import type { CallerOf } from '../access.js';
 import type { EmulatorState } from '../state.js';
 import type { EmulatorRequest, EmulatorResponse } from '../types.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { routes, type CredentialKind, type RouteDefinition } from '../src/routes.js';
+import { routes, type CredentialKind, type RouteDefinition } from '../../src/core/routes.js';
 
 /**
  * The contract's operation table, checked in as data (method, path, auth,
@@ -10,7 +10,7 @@ import { routes, type CredentialKind, type RouteDefinition } from '../src/routes
  * it still matches the contract text when the contract is beside the repo
  * (`node scripts/contract-operations.mjs`).
  */
-const fixture = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'fixtures/contract-operations.json'), 'utf8')) as {
+const fixture = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), '../fixtures/contract-operations.json'), 'utf8')) as {
   method: string;
   path: string;
   auth?: CredentialKind[];

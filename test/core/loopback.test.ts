@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Client, InsecureTransportError, WebhookClient } from '../src/index.js';
-import { isInsecureRemoteUrl } from '../src/loopback.js';
-import { SECRETS, useMswRecorder } from './helpers/index.js';
+import { Client, InsecureTransportError, WebhookClient } from '../../src/index.js';
+import { isInsecureRemoteUrl } from '../../src/core/loopback.js';
+import { SECRETS, useMswRecorder } from '../helpers/index.js';
 
 const recorder = useMswRecorder();
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildPath, buildQuery } from '../src/path.js';
+import { buildPath, buildQuery } from '../../src/core/path.js';
 
 describe('buildPath', () => {
   it('encodes each parameter as one path segment', () => {

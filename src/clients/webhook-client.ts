@@ -6,17 +6,17 @@
  */
 
 import { EventEmitter } from 'eventemitter3';
-import { WebhookTokenStrategy } from './auth/strategies.js';
-import { ValidationError } from './errors.js';
-import { inspectSymbol } from './redact.js';
-import { validate } from './schemas/validate.js';
-import { withId } from './resources/response-ids.js';
-import { createRestClient } from './rest/create-rest-client.js';
-import type { ClientEvents, EventSink } from './observe/events.js';
-import type { CallOptions, PipelineOptions } from './rest/options.js';
-import type { RestClient } from './rest/rest-client.js';
-import type { UpdateWebhookRequest, WebhookMessage } from './schemas/requests.js';
-import type { ApiObject, GuildWebhook } from './schemas/responses.js';
+import { WebhookTokenStrategy } from '../auth/strategies.js';
+import { ValidationError } from '../errors/index.js';
+import { inspectSymbol } from '../core/redact.js';
+import { validate } from '../schemas/validate.js';
+import { withId } from '../resources/response-ids.js';
+import { createRestClient } from '../rest/create-rest-client.js';
+import type { ClientEvents, EventSink } from '../observe/events.js';
+import type { CallOptions, PipelineOptions } from '../rest/options.js';
+import type { RestClient } from '../rest/rest-client.js';
+import type { UpdateWebhookRequest, WebhookMessage } from '../schemas/requests.js';
+import type { ApiObject, GuildWebhook } from '../schemas/responses.js';
 
 /** Options of {@link WebhookClient}: the request pipeline's options (transport, timeouts, retries, rate limits, logger). */
 export interface WebhookClientOptions extends PipelineOptions {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay } from '../src/backoff.js';
+import { backoffDelay } from '../../src/core/backoff.js';
 
 describe('backoffDelay', () => {
   it('uses full jitter under an exponential ceiling capped at maxDelayMs', () => {

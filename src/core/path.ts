@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { ValidationIssue } from './errors.js';
+import type { ValidationIssue } from '../errors/index.js';
 
 /** The result of {@link buildPath}. */
 export interface BuiltPath {

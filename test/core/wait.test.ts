@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { KeyedQueue, wait } from '../src/wait.js';
+import { KeyedQueue, wait } from '../../src/core/wait.js';
 
 /** Everything a finished wait must have let go of: its timer and its abort listener. */
 function leftBehind(signal: AbortSignal): number {

@@ -10,9 +10,9 @@
  * @module
  */
 
-import { ApiError, AuthenticationError, NotFoundError, PermissionError, RateLimitError, ServerError } from './errors/api.js';
-import { CommunityChatError, hasKind, KIND } from './errors/base.js';
-import { GatewayError, GatewayFatalError, SessionBudgetError } from './errors/gateway.js';
+import { ApiError, AuthenticationError, NotFoundError, PermissionError, RateLimitError, ServerError } from './api.js';
+import { CommunityChatError, hasKind, KIND } from './base.js';
+import { GatewayError, GatewayFatalError, SessionBudgetError } from './gateway.js';
 import {
   InteractionAlreadyAcknowledgedError,
   InteractionError,
@@ -20,18 +20,18 @@ import {
   InteractionResponseError,
   InteractionTimeoutError,
   InteractionWaitAbortedError,
-} from './errors/interaction.js';
-import { InsecureTransportError, MissingCredentialError, RateLimitStoreError, SessionStoreError, ValidationError } from './errors/local.js';
-import { ReplayStoreFullError, WebhookVerificationError } from './errors/receive.js';
-import { AbortError, HookError, NetworkError, ResponseTooLargeError, TimeoutError, UnexpectedResponseError } from './errors/request.js';
+} from './interaction.js';
+import { InsecureTransportError, MissingCredentialError, RateLimitStoreError, SessionStoreError, ValidationError } from './local.js';
+import { ReplayStoreFullError, WebhookVerificationError } from './receive.js';
+import { AbortError, HookError, NetworkError, ResponseTooLargeError, TimeoutError, UnexpectedResponseError } from './request.js';
 
-export * from './errors/api.js';
-export { CommunityChatError, type CommunityChatErrorOptions } from './errors/base.js';
-export * from './errors/gateway.js';
-export * from './errors/interaction.js';
-export * from './errors/local.js';
-export * from './errors/receive.js';
-export * from './errors/request.js';
+export * from './api.js';
+export { CommunityChatError, type CommunityChatErrorOptions } from './base.js';
+export * from './gateway.js';
+export * from './interaction.js';
+export * from './local.js';
+export * from './receive.js';
+export * from './request.js';
 
 /**
  * Every SDK error class by its kind: the one list the brands and the guards

@@ -18,7 +18,7 @@ import {
   isRateLimitError,
   isServerError,
   isValidationError,
-} from '../src/index.js';
+} from '../../src/index.js';
 
 describe('error classes', () => {
   it('name each error after its class, and a user subclass after its own', () => {

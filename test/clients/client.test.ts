@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Socket } from 'node:net';
-import { Client } from '../src/index.js';
-import { SECRETS, createMswClient, startLoopbackServer, useMswRecorder } from './helpers/index.js';
+import { Client } from '../../src/index.js';
+import { SECRETS, createMswClient, startLoopbackServer, useMswRecorder } from '../helpers/index.js';
 
 const recorder = useMswRecorder();
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient } from 'redis';
 import { Client, isSessionStoreError } from '../../src/index.js';
-import { createRedisIdentifyThrottle, createRedisSessionStore } from '../../src/redis/index.js';
+import { createRedisIdentifyThrottle, createRedisUserSessionStore } from '../../src/redis/index.js';
 import { startLimitsServer, type LimitsServer } from '../helpers/limits-server.js';
 import { describeWithRedis, startRedisServer, type RunningRedis } from '../helpers/redis-server.js';
 
@@ -28,7 +28,7 @@ describeWithRedis('the Redis session store', () => {
   });
 
   it('saves, loads and forgets the snapshot', async () => {
-    const store = createRedisSessionStore({ client: connection, key: 'snapshot-test' });
+    const store = createRedisUserSessionStore({ client: connection, key: 'snapshot-test' });
     const snapshot = { accessToken: 'a', accessTokenExpiresAt: 123, cookies: [{ name: 'refresh_token', value: 'r', path: '/', expiresAt: undefined }] };
     await store.save(snapshot);
     expect(await store.load()).toEqual({ ...snapshot, cookies: [{ name: 'refresh_token', value: 'r', path: '/' }] });
@@ -47,8 +47,8 @@ describeWithRedis('the Redis session store', () => {
       }),
     );
     // Another process took the lock and died before refreshing.
-    expect(await createRedisSessionStore({ client: connection, key, lockMs: 800 }).lockRefresh()).toBe(true);
-    const client = new Client({ baseUrl: server.url, sessionStore: createRedisSessionStore({ client: connection, key, lockMs: 800 }) });
+    expect(await createRedisUserSessionStore({ client: connection, key, lockMs: 800 }).lockRefresh()).toBe(true);
+    const client = new Client({ baseUrl: server.url, sessionStore: createRedisUserSessionStore({ client: connection, key, lockMs: 800 }) });
     const started = Date.now();
     await client.users.getMe();
     const waited = Date.now() - started;
@@ -64,7 +64,7 @@ describeWithRedis('the Redis session store', () => {
 
   it('treats what Redis holds as hostile: corrupt JSON or a session without cookies is a SessionStoreError that quotes nothing, and the session held in memory keeps its refresh cookie', async () => {
     const key = `hostile-${Date.now()}`;
-    const store = createRedisSessionStore({ client: connection, key });
+    const store = createRedisUserSessionStore({ client: connection, key });
     await connection.set(key, '{"accessToken":"tok_planted_secret_77","cook');
     const corrupt = await store.load().catch((error: unknown) => error);
     expect(isSessionStoreError(corrupt)).toBe(true);
@@ -83,7 +83,7 @@ describeWithRedis('the Redis session store', () => {
     // A client that holds a session (with its refresh cookie) refreshes under the lock and reads the store first: the planted value
     // fails the refresh with a SessionStoreError; it does not throw a TypeError half-way through restoring, which wiped the cookie.
     await connection.set(key, '{"accessToken":"tok_planted_secret_77"}');
-    const client = new Client({ baseUrl: server.url, sessionStore: createRedisSessionStore({ client: connection, key }) });
+    const client = new Client({ baseUrl: server.url, sessionStore: createRedisUserSessionStore({ client: connection, key }) });
     client.session.restore({
       accessToken: 'access-held',
       accessTokenExpiresAt: Date.now() + 600_000,
@@ -102,7 +102,7 @@ describeWithRedis('the Redis session store', () => {
     held.on('error', () => undefined);
     await held.connect();
     const key = `late-lock-${Date.now()}`;
-    const store = createRedisSessionStore({ client: held, key, lockMs: 30_000, commandTimeoutMs: 300 });
+    const store = createRedisUserSessionStore({ client: held, key, lockMs: 30_000, commandTimeoutMs: 300 });
     process.kill(stalled.pid, 'SIGSTOP');
     let error: unknown;
     try {

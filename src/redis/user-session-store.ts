@@ -6,9 +6,9 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import type { SessionStore } from '../auth/refresher.js';
+import type { UserSessionStore } from '../auth/refresher.js';
 import { snapshotProblem, type SessionSnapshot } from '../auth/session.js';
-import { SessionStoreError } from '../errors.js';
+import { SessionStoreError } from '../errors/index.js';
 import {
   RedisScript,
   replicated,
@@ -20,8 +20,8 @@ import {
   DEFAULT_COMMAND_TIMEOUT_MS,
 } from './connection.js';
 
-/** Options of {@link createRedisSessionStore}. */
-export interface RedisSessionStoreOptions {
+/** Options of {@link createRedisUserSessionStore}. */
+export interface RedisUserSessionStoreOptions {
   /** A connected node-redis v6 client, or anything with `isReady` and `sendCommand`. */
   client: RedisClientLike;
   /** The key holding the session (JSON with its secrets: protect Redis accordingly); the lock is `<key>:refresh-lock`. */
@@ -42,8 +42,8 @@ export interface RedisSessionStoreOptions {
 /** Deletes the lock only while this process still holds it. */
 const UNLOCK = new RedisScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`);
 
-/** The Redis session store. Create it with {@link createRedisSessionStore}. */
-export class RedisSessionStore implements SessionStore {
+/** The Redis session store. Create it with {@link createRedisUserSessionStore}. */
+export class RedisUserSessionStore implements UserSessionStore {
   readonly #client: RedisClientLike;
   readonly #key: string;
   readonly #lockKey: string;
@@ -52,7 +52,7 @@ export class RedisSessionStore implements SessionStore {
   readonly #owner = randomBytes(12).toString('hex');
   readonly #acks: ReplicaAcknowledgement | undefined;
 
-  constructor(options: RedisSessionStoreOptions) {
+  constructor(options: RedisUserSessionStoreOptions) {
     this.#client = options.client;
     this.#key = options.key;
     this.#lockKey = `${options.key}:refresh-lock`;
@@ -118,9 +118,9 @@ export class RedisSessionStore implements SessionStore {
  *
  * @example
  * ```ts
- * const client = new Client({ sessionStore: createRedisSessionStore({ client: redis, key: 'bot:session' }) });
+ * const client = new Client({ sessionStore: createRedisUserSessionStore({ client: redis, key: 'bot:session' }) });
  * ```
  */
-export function createRedisSessionStore(options: RedisSessionStoreOptions): RedisSessionStore {
-  return new RedisSessionStore(options);
+export function createRedisUserSessionStore(options: RedisUserSessionStoreOptions): RedisUserSessionStore {
+  return new RedisUserSessionStore(options);
 }

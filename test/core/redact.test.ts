@@ -1,8 +1,8 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, WebhookClient, isApiError, type ApiError } from '../src/index.js';
-import { redactHeaders, redactValue, scrubText, secretValuesIn } from '../src/redact.js';
-import { MSW_BASE_URL, SECRETS, createMswClient, useMswRecorder, findLeakedSecrets, startLoopbackServer, type LoopbackServer } from './helpers/index.js';
+import { Client, WebhookClient, isApiError, type ApiError } from '../../src/index.js';
+import { redactHeaders, redactValue, scrubText, secretValuesIn } from '../../src/core/redact.js';
+import { MSW_BASE_URL, SECRETS, createMswClient, useMswRecorder, findLeakedSecrets, startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
 
 const recorder = useMswRecorder();
 

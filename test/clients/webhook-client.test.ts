@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { WebhookClient, isValidationError } from '../src/index.js';
+import { WebhookClient, isValidationError } from '../../src/index.js';
 import type { Socket } from 'node:net';
-import { SECRETS, startLoopbackServer, useMswRecorder } from './helpers/index.js';
+import { SECRETS, startLoopbackServer, useMswRecorder } from '../helpers/index.js';
 
 const recorder = useMswRecorder();
 

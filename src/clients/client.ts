@@ -5,29 +5,29 @@
  */
 
 import { EventEmitter } from 'eventemitter3';
-import { SessionRefresher, defaultAccessTokenReader, type AccessTokenReader, type SessionStore } from './auth/refresher.js';
-import { UserSession, type SessionSnapshot } from './auth/session.js';
-import { BotTokenStrategy, RefreshCookieStrategy, UserBearerStrategy, WebhookTokenStrategy, type CredentialStrategy } from './auth/strategies.js';
-import { ValidationError } from './errors.js';
-import { REDACTED, inspectSymbol } from './redact.js';
-import { Gateway, type GatewayCloseOptions } from './gateway/gateway.js';
-import type { GatewayOptions } from './gateway/options.js';
-import { storeErrorOf, type ClientEvents } from './observe/events.js';
-import { createRestClient } from './rest/create-rest-client.js';
-import type { RequestHooks } from './observe/hooks.js';
-import type { CallOptions, CustomRoute, PipelineOptions, RequestInput, RouteOverrides } from './rest/options.js';
-import type { RestClient } from './rest/rest-client.js';
-import { API_PREFIX, type CredentialKind } from './routes.js';
-import { ActivitiesManager } from './resources/activities.js';
-import { ApplicationWebhooksManager } from './resources/application-webhooks.js';
-import { ApplicationsManager } from './resources/applications.js';
-import { AuthManager } from './resources/auth.js';
-import { BotsManager } from './resources/bots.js';
-import { ChannelsManager } from './resources/channels.js';
-import { CommandsManager } from './resources/commands.js';
-import { InteractionsManager } from './resources/interactions.js';
-import { UsersManager } from './resources/users.js';
-import { WebhooksManager } from './resources/webhooks.js';
+import { SessionRefresher, defaultAccessTokenReader, type AccessTokenReader, type UserSessionStore } from '../auth/refresher.js';
+import { UserSession, type SessionSnapshot } from '../auth/session.js';
+import { BotTokenStrategy, RefreshCookieStrategy, UserBearerStrategy, WebhookTokenStrategy, type CredentialStrategy } from '../auth/strategies.js';
+import { ValidationError } from '../errors/index.js';
+import { REDACTED, inspectSymbol } from '../core/redact.js';
+import { Gateway, type GatewayCloseOptions } from '../gateway/gateway.js';
+import type { GatewayOptions } from '../gateway/options.js';
+import { storeErrorOf, type ClientEvents } from '../observe/events.js';
+import { createRestClient } from '../rest/create-rest-client.js';
+import type { RequestHooks } from '../observe/hooks.js';
+import type { CallOptions, CustomRoute, PipelineOptions, RequestInput, RouteOverrides } from '../rest/options.js';
+import type { RestClient } from '../rest/rest-client.js';
+import { API_PREFIX, type CredentialKind } from '../core/routes.js';
+import { ActivitiesManager } from '../resources/activities.js';
+import { ApplicationWebhooksManager } from '../resources/application-webhooks.js';
+import { ApplicationsManager } from '../resources/applications.js';
+import { AuthManager } from '../resources/auth.js';
+import { BotsManager } from '../resources/bots.js';
+import { ChannelsManager } from '../resources/channels.js';
+import { CommandsManager } from '../resources/commands.js';
+import { InteractionsManager } from '../resources/interactions.js';
+import { UsersManager } from '../resources/users.js';
+import { WebhooksManager } from '../resources/webhooks.js';
 
 /** Credentials a client starts with. All are optional; add more later. */
 export interface ClientAuth {
@@ -61,7 +61,7 @@ export interface ClientOptions extends PipelineOptions {
   /** Reads the access token from login and refresh responses. @default access_token, accessToken or token */
   readAccessToken?: AccessTokenReader | undefined;
   /** Persists the user session (access token and refresh cookie) across restarts. @default undefined */
-  sessionStore?: SessionStore | undefined;
+  sessionStore?: UserSessionStore | undefined;
   /** Refresh the access token when it expires within this many milliseconds. @default 60000 */
   refreshMarginMs?: number | undefined;
   /** Options of `client.gateway`. @default {} */
