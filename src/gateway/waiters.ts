@@ -6,6 +6,7 @@
  */
 
 import { GatewayError } from '../errors/index.js';
+import { wait } from '../core/wait.js';
 
 interface Waiter {
   resolve: () => void;
@@ -26,32 +27,34 @@ export class ConnectWaiters {
    * when `signal` aborts, rejects this caller alone and then calls `onGiveUp`.
    */
   wait(timeoutMs: number, signal: AbortSignal | undefined, timeoutError: () => Error, onGiveUp: () => void): Promise<void> {
-    if (signal?.aborted) return Promise.reject(new GatewayError('connect() was aborted', undefined, { cause: signal.reason }));
-    return new Promise<void>((resolve, reject) => {
-      const settle = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        this.#waiters.delete(waiter);
-      };
-      const waiter: Waiter = {
+    const aborted = (reason: unknown) => new GatewayError('connect() was aborted', undefined, { cause: reason });
+    if (signal?.aborted) return Promise.reject(aborted(signal.reason));
+    let settled = false;
+    let waiter!: Waiter;
+    const told = new Promise<void>((resolve, reject) => {
+      waiter = {
         resolve: () => {
-          settle();
+          settled = true;
           resolve();
         },
         reject: (error) => {
-          settle();
+          settled = true;
           reject(error);
         },
       };
-      const giveUp = (error: Error) => {
-        waiter.reject(error);
-        onGiveUp();
-      };
-      const onAbort = () => giveUp(new GatewayError('connect() was aborted', undefined, { cause: signal?.reason }));
-      const timer = setTimeout(() => giveUp(timeoutError()), timeoutMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.#waiters.add(waiter);
     });
+    this.#waiters.add(waiter);
+    // The one abortable wait ends it at the timeout or the signal: then this caller gives up alone.
+    return wait(told, { signal, timeoutMs, onTimeout: timeoutError, onAbort: aborted }).then(
+      () => {
+        this.#waiters.delete(waiter);
+      },
+      (error: unknown) => {
+        this.#waiters.delete(waiter);
+        if (!settled) onGiveUp();
+        throw error;
+      },
+    );
   }
 
   /** Resolves every waiter. */

@@ -8,6 +8,7 @@
  */
 
 import { InteractionTimeoutError, InteractionWaitAbortedError, ValidationError, type InteractionErrorInit, type InteractionWaitKind } from '../errors/index.js';
+import { wait } from '../core/wait.js';
 import type {
   AwaitComponentOptions,
   AwaitModalSubmitOptions,
@@ -254,51 +255,52 @@ export class InteractionWaiters implements InteractionWaitRegistry {
       const message = `this router already holds ${this.#max} waits (maxWaiters); settle some, or raise maxWaiters in createInteractionRouter()`;
       return Promise.reject(new ValidationError(operation, [{ path: 'maxWaiters', message }]));
     }
-    return new Promise<Interaction>((resolve, reject) => {
-      let filed = false;
-      const settle = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        if (!filed) return;
-        filed = false;
-        this.#size--;
-        for (const key of keys) {
-          const set = this.#index.get(key);
-          set?.delete(waiter);
-          if (set?.size === 0) this.#index.delete(key);
-        }
-      };
-      const waiter: Waiter = {
-        keys,
-        order: ++order,
-        matches,
-        resolve: (interaction) => {
-          settle();
-          resolve(interaction);
-        },
-        reject: (error) => {
-          settle();
-          reject(error);
-        },
-        abort: (why) => waiter.reject(new InteractionWaitAbortedError(init(), kind, why)),
-      };
-      const onAbort = () => waiter.reject(new InteractionWaitAbortedError(init(), kind, 'the signal aborted', { cause: signal?.reason }));
-      const timer = setTimeout(() => waiter.reject(new InteractionTimeoutError(init(), kind, timeoutMs)), timeoutMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      filed = true;
-      this.#size++;
+    let settle!: { resolve: (interaction: Interaction) => void; reject: (error: unknown) => void };
+    const matched = new Promise<Interaction>((resolve, reject) => (settle = { resolve, reject }));
+    let filed = true;
+    const unfile = () => {
+      if (!filed) return;
+      filed = false;
+      this.#size--;
       for (const key of keys) {
-        let set = this.#index.get(key);
-        if (set === undefined) this.#index.set(key, (set = new Set()));
-        set.add(waiter);
+        const set = this.#index.get(key);
+        set?.delete(waiter);
+        if (set?.size === 0) this.#index.delete(key);
       }
-      // A click that arrived before this wait (and that nothing took) is still held: the oldest that matches is this wait's.
-      for (const interaction of this.#held.keys()) {
-        if (candidateKeys(interaction).some((key) => keys.includes(key)) && this.#try(waiter, interaction)) {
-          this.#release(interaction, false);
-          break;
-        }
+    };
+    const waiter: Waiter = {
+      keys,
+      order: ++order,
+      matches,
+      resolve: (interaction) => {
+        unfile();
+        settle.resolve(interaction);
+      },
+      reject: (error) => {
+        unfile();
+        settle.reject(error);
+      },
+      abort: (why) => waiter.reject(new InteractionWaitAbortedError(init(), kind, why)),
+    };
+    this.#size++;
+    for (const key of keys) {
+      let set = this.#index.get(key);
+      if (set === undefined) this.#index.set(key, (set = new Set()));
+      set.add(waiter);
+    }
+    // A click that arrived before this wait (and that nothing took) is still held: the oldest that matches is this wait's.
+    for (const interaction of this.#held.keys()) {
+      if (candidateKeys(interaction).some((key) => keys.includes(key)) && this.#try(waiter, interaction)) {
+        this.#release(interaction, false);
+        break;
       }
-    });
+    }
+    // The one abortable wait ends it at the timeout or the signal; either way the wait is unfiled before any later click is read.
+    return wait(matched, {
+      signal,
+      timeoutMs,
+      onTimeout: () => new InteractionTimeoutError(init(), kind, timeoutMs),
+      onAbort: (reason) => new InteractionWaitAbortedError(init(), kind, 'the signal aborted', { cause: reason }),
+    }).finally(unfile);
   }
 }
