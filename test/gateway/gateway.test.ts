@@ -257,9 +257,11 @@ describe('robustness', () => {
     const second = await setup();
     second.server.sendHello = false;
     const pending = second.gateway.connect();
+    // Listened to before close(), which rejects it and then waits for the socket's closing handshake.
+    const rejected = expect(pending).rejects.toBeInstanceOf(GatewayError);
     await new Promise((resolve) => setTimeout(resolve, 30));
     await second.gateway.close();
-    await expect(pending).rejects.toBeInstanceOf(GatewayError);
+    await rejected;
   });
 
   it('never puts the token in events, errors or inspect output', async () => {
