@@ -56,29 +56,103 @@ export function wait<T>(what: number | PromiseLike<T>, options: WaitOptions = {}
 }
 
 /**
- * Runs tasks one after another per key: a task starts once every earlier
- * task of its key has settled (whatever its outcome), and the key is
- * forgotten once its queue is empty, so idle keys hold no memory.
+ * A queue of tasks run one after another: a promise chain rather than a
+ * queue object, so that an idle one costs two fields.
+ */
+export interface Turns {
+  /** Settles when the last task queued so far has finished. */
+  tail: Promise<void>;
+  /** Tasks queued or running. */
+  queued: number;
+}
+
+/** An already settled promise: the tail of an idle lane. */
+export const RESOLVED: Promise<void> = Promise.resolve();
+
+/**
+ * Runs `task` once every earlier task of the lane has finished. A task whose
+ * signal aborts while it waits rejects at once, and hands its turn on when
+ * the task before it finishes, so the order of the others holds.
+ */
+export function runInTurn<T>(lane: Turns, task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (lane.queued === 0) {
+    // Nothing queued: every earlier task has finished, so this one starts now, and the lane's tail
+    // is its settling (no promise or closure of the lane's own: this is every webhook's usual case).
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    lane.queued = 1;
+    const result = task();
+    const settled = (): void => {
+      // The last one out leaves the shared settled promise, so an idle lane holds nothing of its run.
+      if (--lane.queued === 0) lane.tail = RESOLVED;
+    };
+    lane.tail = result.then(settled, settled);
+    return result;
+  }
+  const previous = lane.tail;
+  let finish!: () => void;
+  lane.tail = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  lane.queued++;
+  const done = (): void => {
+    if (--lane.queued === 0) lane.tail = RESOLVED;
+    finish();
+  };
+  const run = (): Promise<T> => {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return task();
+  };
+  if (signal === undefined) {
+    const result = previous.then(run);
+    result.then(done, done);
+    return result;
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => {
+      reject(signal.reason);
+      // Hand the turn on only after the task before this one has finished.
+      void previous.then(done);
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    void previous.then(() => {
+      if (signal.aborted) return;
+      signal.removeEventListener('abort', onAbort);
+      const result = task();
+      result.then(done, done);
+      result.then(resolve, reject);
+    });
+  });
+}
+
+/**
+ * Runs tasks one after another per key (with {@link runInTurn}): a task
+ * starts once every earlier task of its key has settled, whatever its
+ * outcome; one whose signal aborts while it waits rejects at once and keeps
+ * the order of the others. A key is forgotten once its queue is empty, so
+ * idle keys hold no memory.
  */
 export class KeyedQueue<K> {
-  readonly #tails = new Map<K, Promise<void>>();
+  readonly #lanes = new Map<K, Turns>();
 
-  /** Runs `task` after the earlier tasks of `key`; settles as `task` does. */
-  run<T>(key: K, task: () => Promise<T>): Promise<T> {
-    const result = (this.#tails.get(key) ?? Promise.resolve()).then(task);
-    const tail = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.#tails.set(key, tail);
-    void tail.then(() => {
-      if (this.#tails.get(key) === tail) this.#tails.delete(key);
-    });
+  /** Runs `task` after the earlier tasks of `key`; settles as `task` does (or rejects with the signal's reason when it aborts first). */
+  run<T>(key: K, task: () => Promise<T>, signal?: AbortSignal | undefined): Promise<T> {
+    let lane = this.#lanes.get(key);
+    if (lane === undefined) {
+      lane = { tail: RESOLVED, queued: 0 };
+      this.#lanes.set(key, lane);
+    }
+    const entry = lane;
+    const result = runInTurn(entry, task, signal);
+    const forget = () => {
+      if (entry.queued === 0 && this.#lanes.get(key) === entry) this.#lanes.delete(key);
+    };
+    result.then(forget, forget);
     return result;
   }
 
   /** How many keys have a task queued or running. */
   get size(): number {
-    return this.#tails.size;
+    return this.#lanes.size;
   }
 }

@@ -24,8 +24,7 @@ import {
   type WaitGuard,
   type WebhookWindowOptions,
 } from '../rest/rate-limit-store.js';
-import { wait } from '../core/wait.js';
-import { runInTurn, RESOLVED, type WebhookLane } from '../rest/webhook-lane.js';
+import { KeyedQueue, wait } from '../core/wait.js';
 import { RedisScript, taggedPrefix, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
 import { RateLimitKeys, stepArguments, type Op } from './rate-limit-keys.js';
 import { STEP_SCRIPT } from './scripts.js';
@@ -98,7 +97,8 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
   readonly #routes = new RouteHashes();
   readonly #held = new Map<string, Held[]>();
   readonly #webhookHeld = new Map<string, Held[]>();
-  readonly #lanes = new Map<string, WebhookLane>();
+  /** Each webhook's executions in this process, in order. */
+  readonly #webhookQueue = new KeyedQueue<string>();
   readonly #tag = randomBytes(6).toString('hex');
   #settings: RateLimitSettings = { now: Date.now, webhookWindow: undefined, maxPauseMs: 600_000, globalRateLimit: undefined };
   #local = new RateLimiter();
@@ -231,18 +231,7 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
 
   /** Runs `task` after every earlier task of the same webhook in this process, in order (each process keeps its own order). */
   serializeWebhook<T>(webhookId: string, task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-    let lane = this.#lanes.get(webhookId);
-    if (lane === undefined) {
-      lane = { tail: RESOLVED, queued: 0, completions: [] };
-      this.#lanes.set(webhookId, lane);
-    }
-    const entry = lane;
-    const result = runInTurn(entry, task, signal);
-    const forget = () => {
-      if (entry.queued === 0 && this.#lanes.get(webhookId) === entry) this.#lanes.delete(webhookId);
-    };
-    result.then(forget, forget);
-    return result;
+    return this.#webhookQueue.run(webhookId, task, signal);
   }
 
   /** Takes a place in the webhook's rolling window shared by every process, waiting while it is full. */

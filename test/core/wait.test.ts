@@ -87,3 +87,21 @@ describe('KeyedQueue: one task at a time per key', () => {
     expect(queue.size).toBe(0);
   });
 });
+
+describe('KeyedQueue with a signal', () => {
+  it('a task whose signal aborts while queued rejects at once, never runs, and the next still waits for the one before', async () => {
+    const queue = new KeyedQueue<number>();
+    const log: string[] = [];
+    let release: () => void = () => undefined;
+    const first = queue.run(1, () => new Promise<void>((resolve) => (release = resolve)).then(() => void log.push('first')));
+    const controller = new AbortController();
+    const skipped = queue.run(1, async () => void log.push('skipped'), controller.signal);
+    const last = queue.run(1, async () => void log.push('last'));
+    controller.abort(new Error('gave up'));
+    await expect(skipped).rejects.toThrow('gave up');
+    expect(log).toEqual([]);
+    release();
+    await Promise.all([first, last]);
+    expect(log).toEqual(['first', 'last']);
+  });
+});
