@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { findRedisServer, freePort } from './redis-server.js';
+import { until } from './until.js';
 
 const run = promisify(execFile);
 
@@ -34,16 +35,6 @@ export interface RunningRedisCluster {
 async function cli(port: number, ...args: string[]): Promise<string> {
   const { stdout } = await run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], { encoding: 'utf8' });
   return stdout;
-}
-
-/** Polls `check` until it holds: readiness of external processes, which say nothing when they are ready. */
-async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const started = Date.now();
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() - started > timeoutMs) throw new Error(`the Redis cluster did not get ready: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /**
@@ -99,17 +90,33 @@ export async function startRedisCluster(options: { replicas?: 0 | 1 } = {}): Pro
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    for (const port of ports) await eventually(`node ${port} answers PING`, async () => (await cli(port, 'PING')).trim() === 'PONG');
+    for (const port of ports)
+      await until(
+        () =>
+          cli(port, 'PING').then(
+            (reply) => reply.trim() === 'PONG',
+            () => false,
+          ),
+        { timeoutMs: 15_000, what: `node ${port} answers PING` },
+      );
     await run('redis-cli', ['--cluster', 'create', ...ports.map((port) => `127.0.0.1:${port}`), '--cluster-replicas', String(replicas), '--cluster-yes'], {
       encoding: 'utf8',
     });
     for (const port of ports)
-      await eventually(`node ${port} reports cluster_state:ok`, async () => (await cli(port, 'CLUSTER', 'INFO')).includes('cluster_state:ok'));
+      await until(
+        () =>
+          cli(port, 'CLUSTER', 'INFO').then(
+            (info) => info.includes('cluster_state:ok'),
+            () => false,
+          ),
+        { timeoutMs: 15_000, what: `node ${port} reports cluster_state:ok` },
+      );
     if (replicas > 0) {
-      await eventually('every replica is in sync with its master', async () => {
+      const inSync = async () => {
         const roles = await Promise.all(ports.map((port) => cli(port, 'INFO', 'replication')));
         return roles.filter((info) => info.includes('role:slave') && info.includes('master_link_status:up')).length === 3;
-      });
+      };
+      await until(() => inSync().catch(() => false), { timeoutMs: 15_000, what: 'every replica in sync with its master' });
     }
   } catch (error) {
     await stop();
@@ -139,11 +146,18 @@ export async function startRedisCluster(options: { replicas?: 0 | 1 } = {}): Pro
       if (!child?.pid) throw new Error(`no process for port ${old}`);
       paused.add(old);
       process.kill(child.pid, 'SIGSTOP');
-      let promoted = old;
-      await eventually('a replica is promoted', async () => {
-        promoted = await masterOf(key);
-        return promoted !== old;
-      });
+      // The cluster says nothing when it promotes a replica: polled.
+      const promoted = await until(
+        () =>
+          masterOf(key).then(
+            (port) => (port !== old ? port : undefined),
+            () => undefined,
+          ),
+        {
+          timeoutMs: 15_000,
+          what: 'a replica promoted',
+        },
+      );
       child.kill('SIGKILL');
       return promoted;
     },

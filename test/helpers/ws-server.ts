@@ -154,14 +154,7 @@ export function behaveWell(peer: WsPeer, options: { heartbeatInterval?: number; 
   peer.send(frames.hello(options.heartbeatInterval ?? 45_000));
 }
 
-/** Waits until `predicate` holds, polling every 2 ms; throws after `timeoutMs`. */
-export async function until(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
-  const started = Date.now();
-  while (!predicate()) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-}
+export { until } from './until.js';
 
 /** The opcodes of every frame the peer received from the client, in order. */
 export const opsOf = (peer: WsPeer): unknown[] => peer.received.map((frame) => (frame as { op?: unknown }).op);

@@ -73,14 +73,8 @@ export async function post(url: string, body: string | Buffer, headers: Record<s
   return { status: response.status, json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
 }
 
-/** Waits until `check` is true, or fails after `timeoutMs`. */
-export async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition never became true');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+/** Waits until `check` holds: the tests' one poll (see helpers/until.ts). */
+export { until as waitFor } from '../helpers/until.js';
 
 /** Lets pending handlers run (a few turns of the event loop). */
 export async function settle(ms = 30): Promise<void> {

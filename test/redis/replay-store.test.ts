@@ -9,6 +9,7 @@ import { createClient } from 'redis';
 import { createWebhookReceiver, isRateLimitStoreError, type WebhookReceiver } from '../../src/index.js';
 import { createRedisReplayStore, type RedisClientLike } from '../../src/redis/index.js';
 import { startRawLoopbackServer, type RawLoopbackServer } from '../helpers/index.js';
+import { until } from '../helpers/until.js';
 import { describeWithRedis, startRedisServer, type RunningRedis } from '../helpers/redis-server.js';
 import { NOW_MS, NOW_S, post, settle, signedDelivery, WEBHOOK_SECRET } from '../receive/helpers.js';
 
@@ -19,15 +20,6 @@ async function connect(url: string): Promise<Connection> {
   connection.on('error', () => undefined);
   await connection.connect();
   return connection;
-}
-
-/** Waits for a condition read from Redis (or anything asynchronous). */
-async function until(check: () => Promise<boolean> | boolean, timeoutMs = 5_000): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition never became true');
-    await new Promise((resolve) => setImmediate(resolve));
-  }
 }
 
 describeWithRedis('the Redis replay store', () => {

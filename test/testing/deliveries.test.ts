@@ -7,6 +7,7 @@ import type http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client, createInteractionRouter, createWebhookReceiver, MemoryReplayStore, type WebhookVerificationError } from '../../src/index.js';
 import { startRawLoopbackServer } from '../helpers/index.js';
+import { until } from '../helpers/until.js';
 import { createEmulator, type Emulator, type EmulatorOptions, type WebhookDeliveryRecord } from '../../src/testing/index.js';
 
 const FAST = { deliveries: { retryBaseDelayMs: 20, retryMaxDelayMs: 50, timeoutMs: 2000 } } satisfies EmulatorOptions;
@@ -31,16 +32,6 @@ async function serve(listener: http.RequestListener): Promise<string> {
   const server = await startRawLoopbackServer(listener);
   cleanup.push(() => server.close());
   return `${server.url}/hook`;
-}
-
-async function until<T>(read: () => T | undefined, timeoutMs = 10_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() - started > timeoutMs) throw new Error('condition never became true');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 async function deliveries(admin: Client, appId: string): Promise<WebhookDeliveryRecord[]> {
