@@ -35,7 +35,7 @@ try {
     'package/dist/index.cjs',
     'package/dist/types/index.d.ts',
     'package/dist/types/index.d.cts',
-    'package/dist/types/client.d.ts',
+    'package/dist/types/clients/client.d.ts',
     'package/dist/testing/index.js',
   ]) {
     assert.ok(listing.includes(entry), `the tarball holds ${entry} (prepack builds it)`);
