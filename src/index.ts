@@ -148,6 +148,7 @@ export {
   createWebhookReceiver,
   WebhookReceiver,
   type WebhookReceiverOptions,
+  type WebhookSecretProvider,
   type WebhookReceiverEvents,
   type WebhookErrorEvent,
   type InteractionCallbackClient,

@@ -48,8 +48,15 @@ export interface InteractionCallbackClient {
 
 /** Options of {@link createWebhookReceiver}. */
 export interface WebhookReceiverOptions {
-  /** The webhook's signing secret, or several while rotating. An empty or whitespace secret is refused. */
-  secret: WebhookSecret | readonly WebhookSecret[];
+  /**
+   * The webhook's signing secret, or several while rotating, or a function
+   * giving the current ones, asked for each delivery: a server can start
+   * listening, create its application webhook, then return the secret the
+   * service answered, without a restart (while it returns none, deliveries
+   * are answered 503 and the service retries). An empty or whitespace secret
+   * is refused.
+   */
+  secret: WebhookSecret | readonly WebhookSecret[] | WebhookSecretProvider;
   /** Answers interactions delivered over HTTP (`client.interactions.respond`). @default none: interactions cannot be answered */
   client?: InteractionCallbackClient | undefined;
   /** The interaction handlers; share one with `client.gateway.use(router)`. @default a new router, as `receiver.router` */
@@ -78,6 +85,9 @@ export interface WebhookReceiverOptions {
   /** The clock, epoch milliseconds. @default Date.now */
   clock?: (() => number) | undefined;
 }
+
+/** Gives the receiver's current signing secret(s); `undefined` or an empty list while there is none yet. */
+export type WebhookSecretProvider = () => WebhookSecret | readonly WebhookSecret[] | undefined;
 
 /** Emitted when a handler (or the receiver itself) fails; never a crash, never a 500 after the 2xx. */
 export interface WebhookErrorEvent {
@@ -120,8 +130,10 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> extends Ev
   /** `app.post('/webhooks', receiver.express)`. */
   readonly express: ExpressMiddleware;
   readonly #handlers = new Map<string, Set<DeliveryHandler>>();
-  readonly #secrets: WebhookSecret[];
-  readonly #secretTexts: string[];
+  #secrets: WebhookSecret[];
+  #secretTexts: string[];
+  /** The provider of the secrets, when given one: asked for each delivery. */
+  readonly #provider: WebhookSecretProvider | undefined;
   readonly #store: ReplayStore;
   readonly #scheme: ResolvedWebhookScheme;
   readonly #tolerance: number;
@@ -144,8 +156,14 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> extends Ev
   constructor(options: WebhookReceiverOptions) {
     super();
     const operation = 'createWebhookReceiver';
-    secretKeys(operation, options.secret);
-    this.#secrets = Array.isArray(options.secret) ? [...(options.secret as readonly WebhookSecret[])] : [options.secret as WebhookSecret];
+    if (typeof options.secret === 'function') {
+      this.#provider = options.secret;
+      this.#secrets = [];
+    } else {
+      this.#provider = undefined;
+      secretKeys(operation, options.secret);
+      this.#secrets = Array.isArray(options.secret) ? [...(options.secret as readonly WebhookSecret[])] : [options.secret as WebhookSecret];
+    }
     this.#secretTexts = this.#secrets.filter((secret): secret is string => typeof secret === 'string');
     this.#tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
     this.#dedupeTtlMs = options.dedupeTtlMs ?? Math.max(this.#tolerance * 2000, 1000);
@@ -243,6 +261,8 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> extends Ev
 
   async #receive(rawBody: Uint8Array, headers: WebhookHeaders): Promise<ReceiveOutcome> {
     if (this.#closed) return { status: 503, body: { ok: false, reason: 'closing' }, dispatch: () => Promise.resolve() };
+    if (this.#provider !== undefined && !this.#refreshSecrets())
+      return { status: 503, body: { ok: false, reason: 'no-secret' }, dispatch: () => Promise.resolve() };
     let delivery: WebhookDelivery;
     try {
       delivery = verifyWebhookDelivery({ rawBody, headers, secret: this.#secrets, toleranceSeconds: this.#tolerance, clock: this.#now, scheme: this.#scheme });
@@ -297,6 +317,29 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> extends Ev
       if (!deliveryFresh) throw error;
       this.#emitError(error, delivery);
       return true;
+    }
+  }
+
+  /**
+   * Asks the provider for the current secrets; `false` (after an `error`
+   * event) when it gives none or an unusable one, or throws. What it gave is
+   * never quoted.
+   */
+  #refreshSecrets(): boolean {
+    try {
+      const given = (this.#provider as WebhookSecretProvider)();
+      const list: WebhookSecret[] = given === undefined ? [] : Array.isArray(given) ? [...(given as readonly WebhookSecret[])] : [given as WebhookSecret];
+      if (list.length === 0) return false;
+      secretKeys('createWebhookReceiver', list);
+      this.#secrets = list;
+      this.#secretTexts = list.filter((secret): secret is string => typeof secret === 'string');
+      return true;
+    } catch (error) {
+      this.#emitError(
+        isValidationError(error) ? error : new ValidationError('createWebhookReceiver', [{ path: 'secret', message: 'the secret provider threw' }]),
+        undefined,
+      );
+      return false;
     }
   }
 

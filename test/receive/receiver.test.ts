@@ -228,6 +228,41 @@ describe('typed deliveries and the catch-all', () => {
 });
 
 describe('secrets and signatures', () => {
+  it('takes a secret provider, asked for each delivery: 503 while it gives none (the service retries), verified once it does, rotated at run time', async () => {
+    let current: string | string[] | undefined;
+    const receiver = createWebhookReceiver({ secret: () => current, clock: () => NOW_MS });
+    const handled: string[] = [];
+    receiver.onDelivery('TEST_EVENT', (delivery) => void handled.push(delivery.id));
+    const first = signedDelivery({ id: 'early' });
+    expect(await receiver.receive(first.body, first.headers)).toMatchObject({ status: 503, body: { ok: false, reason: 'no-secret' } });
+    // The server registered its webhook and got the secret: the sender's retry of the same delivery is verified and handled.
+    current = WEBHOOK_SECRET;
+    await (await receiver.receive(first.body, first.headers)).dispatch();
+    // Rotation at run time: the old and the new secret both verify while both are given.
+    current = [OLD_WEBHOOK_SECRET, WEBHOOK_SECRET];
+    const rotated = signedDelivery({ id: 'rotated', secret: OLD_WEBHOOK_SECRET });
+    await (await receiver.receive(rotated.body, rotated.headers)).dispatch();
+    current = [OLD_WEBHOOK_SECRET];
+    const stale = signedDelivery({ id: 'stale-secret' });
+    expect((await receiver.receive(stale.body, stale.headers)).status).toBe(401);
+    expect(handled).toEqual(['early', 'rotated']);
+  });
+
+  it('a provider that throws or gives an empty secret is answered 503 and reported, never quoting what it gave', async () => {
+    let give: () => string | undefined = () => {
+      throw new Error(`vault down ${WEBHOOK_SECRET}`);
+    };
+    const receiver = createWebhookReceiver({ secret: () => give(), clock: () => NOW_MS });
+    const errors: unknown[] = [];
+    receiver.on('error', (event) => void errors.push(event.error));
+    const delivery = signedDelivery();
+    expect((await receiver.receive(delivery.body, delivery.headers)).status).toBe(503);
+    give = () => '  ';
+    expect((await receiver.receive(delivery.body, delivery.headers)).status).toBe(503);
+    expect(errors).toHaveLength(2);
+    expect(JSON.stringify(errors.map((error) => String(error)))).not.toContain(WEBHOOK_SECRET);
+  });
+
   it('never appear in errors, events, util.inspect, JSON or logs', async () => {
     const logged: string[] = [];
     for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) {
