@@ -5,17 +5,10 @@
  */
 import { createCluster } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createRedisGatewaySessionStore,
-  createRedisIdentifyThrottle,
-  createRedisRateLimitStore,
-  createRedisReplayStore,
-  createRedisUserSessionStore,
-} from '../../src/redis/index.js';
+import { createRedisIdentifyThrottle, createRedisUserSessionStore } from '../../src/redis/index.js';
 import { startRedisCluster, type RunningRedisCluster } from '../helpers/redis-cluster.js';
 import { describeWithRedis } from '../helpers/redis-server.js';
-import { rateLimitStoreContract } from './rate-limit-store.conformance.js';
-import { gatewaySessionStoreContract, replayStoreContract } from './session-and-replay.conformance.js';
+import { redisStoreContracts } from './redis-contracts.js';
 
 type Cluster = ReturnType<typeof createCluster>;
 
@@ -34,24 +27,7 @@ describeWithRedis('the Redis stores on a 3-master Redis Cluster', () => {
     await cluster?.stop();
   });
 
-  rateLimitStoreContract('the Redis rate-limit store on a cluster', async ({ webhookWindow, globalRateLimit }) => {
-    const store = createRedisRateLimitStore({ client: connection, prefix: `cluster-contract-${++stores}:`, pollMs: 20 });
-    store.configure({ now: Date.now, webhookWindow, maxPauseMs: 600_000, globalRateLimit });
-    return store;
-  });
-
-  let prefix = '';
-  replayStoreContract(
-    'the Redis replay store on a cluster',
-    () => createRedisReplayStore({ client: connection, prefix: (prefix = `cluster-replay-${++stores}:`) }),
-    async (_store, key) => {
-      await connection.pExpire(`${prefix}${key}`, 1);
-      while ((await connection.exists(`${prefix}${key}`)) === 1) await new Promise((resolve) => setImmediate(resolve));
-    },
-  );
-  gatewaySessionStoreContract('the Redis Gateway session store on a cluster', () =>
-    createRedisGatewaySessionStore({ client: connection, prefix: `cluster-gw-${++stores}:` }),
-  );
+  redisStoreContracts('on a cluster', () => connection);
 
   describe('the user session store and the Identify throttle on a cluster', () => {
     it('save, load, and the refresh lock held by one process at a time', async () => {

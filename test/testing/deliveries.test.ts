@@ -4,11 +4,12 @@
  * SDK's signer, retried with the same delivery id, refused off loopback.
  */
 import type http from 'node:http';
+import { useEmulatorWithAdmin } from '../helpers/emulators.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client, createInteractionRouter, createWebhookReceiver, MemoryReplayStore, type WebhookVerificationError } from '../../src/index.js';
 import { startRawLoopbackServer } from '../helpers/index.js';
 import { until } from '../helpers/until.js';
-import { createEmulator, type Emulator, type EmulatorOptions, type WebhookDeliveryRecord } from '../../src/testing/index.js';
+import type { EmulatorOptions, WebhookDeliveryRecord } from '../../src/testing/index.js';
 
 const FAST = { deliveries: { retryBaseDelayMs: 20, retryMaxDelayMs: 50, timeoutMs: 2000 } } satisfies EmulatorOptions;
 const cleanup: (() => Promise<unknown>)[] = [];
@@ -16,16 +17,8 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-async function start(options: EmulatorOptions = FAST): Promise<{ emulator: Emulator; admin: Client }> {
-  const emulator = await createEmulator(options);
-  const admin = new Client({ baseUrl: emulator.url });
-  await admin.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
-  cleanup.push(
-    () => emulator.close(),
-    () => admin.close(),
-  );
-  return { emulator, admin };
-}
+const startEmulator = useEmulatorWithAdmin();
+const start = (options: EmulatorOptions = FAST) => startEmulator(options);
 
 /** A real node:http server on 127.0.0.1 (the shared helper); `listener` sees every request. */
 async function serve(listener: http.RequestListener): Promise<string> {

@@ -4,16 +4,10 @@
  * lifecycle (waiting for the bot, disposal with await using).
  */
 import { connect } from 'node:net';
+import { useEmulatorWithAdmin } from '../../helpers/emulators.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client, InteractionExpiredError, WebhookClient, type CommandInteraction } from '../../../src/index.js';
-import {
-  createEmulator,
-  EmulatorError,
-  EmulatorInteractionExpiredError,
-  EmulatorUnknownCommandError,
-  GatewayServer,
-  type Emulator,
-} from '../../../src/testing/index.js';
+import { createEmulator, EmulatorError, EmulatorInteractionExpiredError, EmulatorUnknownCommandError, GatewayServer } from '../../../src/testing/index.js';
 import { startScript } from '../../helpers/index.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
@@ -21,16 +15,7 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-async function start(): Promise<{ emulator: Emulator; admin: Client }> {
-  const emulator = await createEmulator();
-  const admin = new Client({ baseUrl: emulator.url });
-  await admin.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
-  cleanup.push(
-    () => emulator.close(),
-    () => admin.close(),
-  );
-  return { emulator, admin };
-}
+const start = useEmulatorWithAdmin();
 
 describe('the emulator kit', () => {
   it('seed.webhookUrl is the incoming webhook’s execution URL under the emulator’s address', async () => {
