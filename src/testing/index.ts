@@ -22,6 +22,8 @@ export {
   type DispatchTarget,
   type ComponentInput,
   type ModalSubmitInput,
+  type UserClickInput,
+  type UserModalSubmitInput,
   type EmulatorEvent,
   type EmulatorSnapshot,
   type DeliveryRequest,

@@ -83,6 +83,20 @@ afterAll(async () => {
 const replyTo = (interactionId: string) => emulator.messages().find((message) => message.interactionId === interactionId);
 
 describe('interaction flows against the emulator', () => {
+  it('the scripted user clicks a button and submits a modal from the emulator object, finding the message and the modal itself', async () => {
+    const voting = nextWait();
+    expect(await emulator.invokeCommand({ name: 'vote' }).response).toMatchObject({ data: { content: 'Pick one' } });
+    await voting;
+    // No message id: the latest message in the channel with a 'yes' button is the one clicked.
+    expect((await emulator.clickComponent({ customId: 'yes' }).response).data).toEqual({ content: 'You chose yes' });
+    const surveying = nextWait();
+    expect(await emulator.invokeCommand({ name: 'survey' }).response).toMatchObject({ interactionType: 9 });
+    await surveying;
+    // No interaction id: the latest modal the bot opened is the one submitted.
+    expect((await emulator.submitModal({ fields: { name: 'Ada' } }).response).data).toEqual({ content: 'Thanks, Ada' });
+    expect(() => emulator.clickComponent({ customId: 'no-such-button' })).toThrow(/no message in channel .* carries a component with custom_id no-such-button/);
+  });
+
   it('a bot replies with buttons; awaitComponent takes the user’s own click, another user’s click goes to the handler', async () => {
     const started = nextWait();
     const run = emulator.invokeCommand({ name: 'vote' });

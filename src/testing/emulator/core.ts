@@ -17,6 +17,7 @@ import { expireInteractions } from './lifecycle.js';
 import { clickComponent, invokeCommand, submitModal } from './simulate.js';
 import { EmulatorState } from './state.js';
 import { stopTimers } from './timers.js';
+import { InteractionCallbackType } from '../../core/constants.js';
 import type {
   BotIdentity,
   ComponentInput,
@@ -133,6 +134,29 @@ export class EmulatorCore {
   /** Simulates a user submitting the modal a bot opened with callback type 9 (a modal-submit interaction). */
   submitModal(input: ModalSubmitInput): InvokedInteraction {
     return submitModal(this.#state, input);
+  }
+
+  /**
+   * The latest message in `channelId` carrying a component with `customId`
+   * (at any depth of its action rows), or `undefined`.
+   */
+  findMessageWithComponent(channelId: string, customId: string): EmulatedMessage | undefined {
+    const holds = (value: unknown): boolean =>
+      Array.isArray(value)
+        ? value.some(holds)
+        : typeof value === 'object' &&
+          value !== null &&
+          ((value as Record<string, unknown>)['custom_id'] === customId || holds((value as Record<string, unknown>)['components']));
+    return [...(this.#state.messages.get(channelId) ?? [])].reverse().find((message) => holds(message.components));
+  }
+
+  /** The id of the latest interaction the bot answered with a modal, or `undefined`. */
+  latestModalOpener(): string | undefined {
+    let latest: string | undefined;
+    for (const [id, interaction] of this.#state.interactions) {
+      if (interaction.callbacks.some((callback) => callback.interactionType === InteractionCallbackType.Modal)) latest = id;
+    }
+    return latest;
   }
 
   /** Connects the Gateway that delivers dispatches. */

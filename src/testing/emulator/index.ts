@@ -15,6 +15,8 @@ export type {
   DeliveryTransport,
   EmulatorEvent,
   ModalSubmitInput,
+  UserClickInput,
+  UserModalSubmitInput,
   DispatchTarget,
   EmulatedCallback,
   EmulatedMessage,

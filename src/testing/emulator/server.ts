@@ -8,12 +8,21 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GATEWAY_PATH, GatewayServer, type IdentifyRecord } from '../gateway-server.js';
-import { EmulatorError } from '../errors.js';
+import { EmulatorError, EmulatorNotFoundError } from '../errors.js';
 import { doorRefusal } from '../playground/guard.js';
 import { createPlayground, type Playground } from '../playground/server.js';
 import { EmulatorCore } from './core.js';
 import { gatewayUrlOf } from './gateway-info.js';
-import type { EmulatedCallback, EmulatedMessage, EmulatorCoreOptions, InvokeCommandInput, InvokedInteraction, SeedData } from './types.js';
+import type {
+  EmulatedCallback,
+  EmulatedMessage,
+  EmulatorCoreOptions,
+  InvokeCommandInput,
+  InvokedInteraction,
+  SeedData,
+  UserClickInput,
+  UserModalSubmitInput,
+} from './types.js';
 
 /** Options of {@link createEmulator}. */
 export interface EmulatorOptions extends EmulatorCoreOptions {
@@ -74,6 +83,21 @@ export interface Emulator {
    * `EmulatorUnknownCommandError` for a command not registered there.
    */
   invokeCommand(input: InvokeCommandInput): InvokedInteraction;
+  /**
+   * Simulates a user clicking a button (or choosing in a select menu) the
+   * bot posted: by default on the latest message in the channel carrying a
+   * component with that `custom_id`, so a test never looks the message up.
+   * `response` settles with what the bot answered. Throws
+   * `EmulatorNotFoundError` when no message carries it.
+   */
+  clickComponent(input: UserClickInput): InvokedInteraction;
+  /**
+   * Simulates a user submitting the modal the bot opened: by default the
+   * latest interaction the bot answered with a modal. `response` settles with
+   * what the bot answered. Throws `EmulatorNotFoundError` when the bot opened
+   * no modal.
+   */
+  submitModal(input: UserModalSubmitInput): InvokedInteraction;
   /** Messages posted to a channel by webhooks and interaction replies. */
   messages(channelId?: string): EmulatedMessage[];
   /** Moves the emulator's clock forward (access tokens and interactions expire after 15 minutes); the SDK follows only with `clock: emulator.clock`. */
@@ -205,6 +229,17 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     core,
     playgroundUrl: playground ? `${url}/` : undefined,
     invokeCommand: (input) => core.invokeCommand(input),
+    clickComponent: ({ customId, messageId, channelId, values, userId }) => {
+      const channel = channelId ?? core.seed.channelId;
+      const message = messageId ?? core.findMessageWithComponent(channel, customId)?.id;
+      if (message === undefined) throw new EmulatorNotFoundError(`no message in channel ${channel} carries a component with custom_id ${customId}`);
+      return core.clickComponent({ messageId: message, customId, values, userId });
+    },
+    submitModal: ({ fields, interactionId, userId }) => {
+      const opener = interactionId ?? core.latestModalOpener();
+      if (opener === undefined) throw new EmulatorNotFoundError('the bot opened no modal (no interaction was answered with interaction_type 9)');
+      return core.submitModal({ interactionId: opener, fields, userId });
+    },
     messages: (channelId) => core.messages(channelId ?? core.seed.channelId),
     advanceTime: (ms) => core.advanceTime(ms),
     dropGatewayConnections: () => gateway.dropConnections(),

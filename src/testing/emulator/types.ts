@@ -297,6 +297,30 @@ export interface ComponentInput {
   userId?: string | undefined;
 }
 
+/** What to send with `emulator.clickComponent`: a user clicking a button (or choosing in a select menu) the bot posted. */
+export interface UserClickInput {
+  /** The component's `custom_id`. */
+  customId: string;
+  /** The message holding it. @default the latest message in `channelId` carrying a component with `customId` */
+  messageId?: string | undefined;
+  /** Where to look for that message. @default the seeded channel */
+  channelId?: string | undefined;
+  /** Values chosen in a select menu (absent for a button). @default undefined */
+  values?: string[] | undefined;
+  /** The user. @default the seeded user */
+  userId?: string | undefined;
+}
+
+/** What to send with `emulator.submitModal`: a user filling in and submitting the modal the bot opened. */
+export interface UserModalSubmitInput {
+  /** Text input values by their `custom_id`. */
+  fields: Record<string, string>;
+  /** The interaction the bot answered with the modal. @default the latest interaction answered with a modal */
+  interactionId?: string | undefined;
+  /** The user. @default the seeded user */
+  userId?: string | undefined;
+}
+
 /** What to send with `EmulatorCore.submitModal`: a user submitting the modal a bot opened. */
 export interface ModalSubmitInput {
   /** The interaction the bot answered with the modal (callback type 9). */
