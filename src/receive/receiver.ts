@@ -63,13 +63,13 @@ export interface WebhookReceiverOptions {
   router?: InteractionRouter | undefined;
   /** Where accepted signatures and delivery ids are remembered. @default a `MemoryReplayStore` (100000 live keys, this process only) */
   replayStore?: ReplayStore | undefined;
-  /** How far the signing time may be from now, either way, in seconds. @default 300 */
-  toleranceSeconds?: number | undefined;
+  /** How far the signing time may be from now, either way, in milliseconds. @default 300000 (5 minutes) */
+  toleranceMs?: number | undefined;
   /**
    * How long a delivery id is remembered, so that a retry is not handled
    * twice, in milliseconds. It must cover the whole span in which a
    * signature is accepted (the tolerance on both sides); a shorter one is
-   * refused. @default twice `toleranceSeconds` (10 minutes), at least 1 s
+   * refused. @default twice `toleranceMs` (10 minutes), at least 1 s
    */
   dedupeTtlMs?: number | undefined;
   /** Largest body the adapters read; past it they answer 413. @default 1048576 (1 MiB) */
@@ -136,7 +136,7 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> extends Ev
   readonly #provider: WebhookSecretProvider | undefined;
   readonly #store: ReplayStore;
   readonly #scheme: ResolvedWebhookScheme;
-  readonly #tolerance: number;
+  readonly #toleranceMs: number;
   readonly #dedupeTtlMs: number;
   readonly #interactionType: string;
   readonly #respond: InteractionResponder | undefined;
@@ -165,20 +165,20 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> extends Ev
       this.#secrets = Array.isArray(options.secret) ? [...(options.secret as readonly WebhookSecret[])] : [options.secret as WebhookSecret];
     }
     this.#secretTexts = this.#secrets.filter((secret): secret is string => typeof secret === 'string');
-    this.#tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-    this.#dedupeTtlMs = options.dedupeTtlMs ?? Math.max(this.#tolerance * 2000, 1000);
+    this.#toleranceMs = options.toleranceMs ?? DEFAULT_TOLERANCE_SECONDS * 1000;
+    this.#dedupeTtlMs = options.dedupeTtlMs ?? Math.max(this.#toleranceMs * 2, 1000);
     const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
     const maxPendingBodies = options.maxPendingBodies ?? DEFAULT_MAX_PENDING_BODIES;
     const issues = [
-      !Number.isFinite(this.#tolerance) || this.#tolerance < 0
-        ? { path: 'toleranceSeconds', message: 'must be a finite number of seconds, 0 or more' }
+      !Number.isFinite(this.#toleranceMs) || this.#toleranceMs < 0
+        ? { path: 'toleranceMs', message: 'must be a finite number of milliseconds, 0 or more' }
         : undefined,
       !Number.isFinite(this.#dedupeTtlMs) || this.#dedupeTtlMs <= 0 ? { path: 'dedupeTtlMs', message: 'must be a positive number of milliseconds' } : undefined,
-      this.#dedupeTtlMs < this.#tolerance * 2000
+      this.#dedupeTtlMs < this.#toleranceMs * 2
         ? {
             path: 'dedupeTtlMs',
-            message: `must cover the span in which a signature is accepted, twice toleranceSeconds (${this.#tolerance * 2000} ms), or a retry could be handled twice`,
+            message: `must cover the span in which a signature is accepted, twice toleranceMs (${this.#toleranceMs * 2} ms), or a retry could be handled twice`,
           }
         : undefined,
       !Number.isInteger(maxBodyBytes) || maxBodyBytes < 1 ? { path: 'maxBodyBytes', message: 'must be a whole number of bytes, at least 1' } : undefined,
@@ -265,9 +265,9 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> extends Ev
       return { status: 503, body: { ok: false, reason: 'no-secret' }, dispatch: () => Promise.resolve() };
     let delivery: WebhookDelivery;
     try {
-      delivery = verifyWebhookDelivery({ rawBody, headers, secret: this.#secrets, toleranceSeconds: this.#tolerance, clock: this.#now, scheme: this.#scheme });
+      delivery = verifyWebhookDelivery({ rawBody, headers, secret: this.#secrets, toleranceMs: this.#toleranceMs, clock: this.#now, scheme: this.#scheme });
       // A signature is accepted until its signing time plus the tolerance: everything remembered about it lives at least that long.
-      const acceptedForMs = Math.max(1, delivery.signedAt + this.#tolerance * 1000 - this.#now() + 1);
+      const acceptedForMs = Math.max(1, delivery.signedAt + this.#toleranceMs - this.#now() + 1);
       // The delivery id first, then the signed request (its id and signing time: one key however the signature is spelled).
       // A claim that fails (503) leaves nothing behind, so the sender's retry, even byte for byte the same, is handled.
       const fresh = await this.#store.claim(`delivery:${delivery.id}`, Math.max(this.#dedupeTtlMs, acceptedForMs));

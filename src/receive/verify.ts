@@ -21,8 +21,8 @@ export interface VerifyWebhookOptions {
   headers: WebhookHeaders;
   /** The webhook's signing secret, or several while rotating (a delivery signed with any of them verifies). */
   secret: WebhookSecret | readonly WebhookSecret[];
-  /** How far the signing time may be from now, either way, in seconds. @default 300 */
-  toleranceSeconds?: number | undefined;
+  /** How far the signing time may be from now, either way, in milliseconds. @default 300000 (5 minutes) */
+  toleranceMs?: number | undefined;
   /** The clock, epoch milliseconds. @default Date.now */
   clock?: (() => number) | undefined;
   /** The signing scheme (header names, signed string, body shape). @default the scheme in docs/assumptions.md */
@@ -113,9 +113,10 @@ export function verifyWebhookDelivery(options: VerifyWebhookOptions): WebhookDel
   const body = bodyBytes(OPERATION, options.rawBody);
   const keys = secretKeys(OPERATION, options.secret);
   const headers = headerLookup(OPERATION, options.headers);
-  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-  if (!Number.isFinite(tolerance) || tolerance < 0)
-    throw new ValidationError(OPERATION, [{ path: 'toleranceSeconds', message: 'must be a finite number of seconds, 0 or more' }]);
+  const toleranceMs = options.toleranceMs ?? DEFAULT_TOLERANCE_SECONDS * 1000;
+  if (!Number.isFinite(toleranceMs) || toleranceMs < 0)
+    throw new ValidationError(OPERATION, [{ path: 'toleranceMs', message: 'must be a finite number of milliseconds, 0 or more' }]);
+  const tolerance = toleranceMs / 1000;
   const scheme = resolveScheme(options.scheme);
 
   const timestampText = required(headers, scheme.timestampHeader);

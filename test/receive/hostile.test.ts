@@ -58,13 +58,13 @@ describe('the receiver against a hostile sender', () => {
   it('refuses a dedupeTtlMs that does not cover the span in which a signature is accepted', () => {
     let error: unknown;
     try {
-      createWebhookReceiver({ secret: WEBHOOK_SECRET, toleranceSeconds: 300, dedupeTtlMs: 599_999 });
+      createWebhookReceiver({ secret: WEBHOOK_SECRET, toleranceMs: 300_000, dedupeTtlMs: 599_999 });
     } catch (caught) {
       error = caught;
     }
     expect(isValidationError(error)).toBe(true);
     expect(String(error)).toMatch(/dedupeTtlMs.*600000 ms/);
-    expect(() => createWebhookReceiver({ secret: WEBHOOK_SECRET, toleranceSeconds: 300, dedupeTtlMs: 600_000 })).not.toThrow();
+    expect(() => createWebhookReceiver({ secret: WEBHOOK_SECRET, toleranceMs: 300_000, dedupeTtlMs: 600_000 })).not.toThrow();
   });
 
   it('keeps accepting deliveries once expired keys make room, and says so (an error event, 503) when its store is full of live keys', async () => {

@@ -197,7 +197,7 @@ describe('typed deliveries and the catch-all', () => {
   it('refuses an empty or whitespace secret and bad limits when created', () => {
     for (const secret of ['', ' \n', [] as string[]]) expect(() => createWebhookReceiver({ secret })).toThrow(/secret/);
     expect(() => createWebhookReceiver({ secret: WEBHOOK_SECRET, maxBodyBytes: 0 })).toThrow(/maxBodyBytes/);
-    expect(() => createWebhookReceiver({ secret: WEBHOOK_SECRET, toleranceSeconds: -1 })).toThrow(/toleranceSeconds/);
+    expect(() => createWebhookReceiver({ secret: WEBHOOK_SECRET, toleranceMs: -1 })).toThrow(/toleranceMs/);
   });
 
   it('rejects receive() of a parsed body with a ValidationError that says what to pass', async () => {

@@ -92,8 +92,8 @@ describe('verifyWebhookDelivery', () => {
     expect(refusal(() => verify({ rawBody: past.body, headers: past.headers })).reason).toBe('stale');
     expect(refusal(() => verify({ rawBody: future.body, headers: future.headers })).message).toMatch(/in the future/);
     expect(verify({ rawBody: edge.body, headers: edge.headers }).id).toBe(edge.id);
-    expect(refusal(() => verify({ rawBody: edge.body, headers: edge.headers, toleranceSeconds: 60 })).reason).toBe('stale');
-    expect(verify({ rawBody: past.body, headers: past.headers, toleranceSeconds: 600 }).id).toBe(past.id);
+    expect(refusal(() => verify({ rawBody: edge.body, headers: edge.headers, toleranceMs: 60_000 })).reason).toBe('stale');
+    expect(verify({ rawBody: past.body, headers: past.headers, toleranceMs: 600_000 }).id).toBe(past.id);
   });
 
   it('accepts any secret of a rotation list, and only those', () => {
