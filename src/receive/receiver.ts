@@ -17,7 +17,10 @@ import { InteractionRouter, type InteractionErrorEvent, type InteractionUnhandle
 import type { WebhookDelivery, WebhookEventMap } from './delivery.js';
 import { createExpressMiddleware, type ExpressMiddleware } from './express.js';
 import { createFetchHandler, type FetchHandler } from './fetch.js';
-import { bodyBytes, secretKeys, type RawBody, type WebhookHeaders } from './input.js';
+import { bodyBytes, type RawBody, type WebhookHeaders } from './input.js';
+import { ReceiverSecrets, type WebhookSecretProvider } from './receiver-secrets.js';
+
+export type { WebhookSecretProvider } from './receiver-secrets.js';
 import { createNodeHandler, type NodeRequestHandler } from './node.js';
 import type { ReceiveOutcome, ReceiverCore } from './outcome.js';
 import { MemoryReplayStore, type ReplayStore } from './replay-store.js';
@@ -86,9 +89,6 @@ export interface WebhookReceiverOptions {
   clock?: (() => number) | undefined;
 }
 
-/** Gives the receiver's current signing secret(s); `undefined` or an empty list while there is none yet. */
-export type WebhookSecretProvider = () => WebhookSecret | readonly WebhookSecret[] | undefined;
-
 /** Emitted when a handler (or the receiver itself) fails; never a crash, never a 500 after the 2xx. */
 export interface WebhookErrorEvent {
   /** What was thrown. */
@@ -130,10 +130,7 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> extends Ev
   /** `app.post('/webhooks', receiver.express)`. */
   readonly express: ExpressMiddleware;
   readonly #handlers = new Map<string, Set<DeliveryHandler>>();
-  #secrets: WebhookSecret[];
-  #secretTexts: string[];
-  /** The provider of the secrets, when given one: asked for each delivery. */
-  readonly #provider: WebhookSecretProvider | undefined;
+  readonly #secrets: ReceiverSecrets;
   readonly #store: ReplayStore;
   readonly #scheme: ResolvedWebhookScheme;
   readonly #toleranceMs: number;
@@ -156,15 +153,7 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> extends Ev
   constructor(options: WebhookReceiverOptions) {
     super();
     const operation = 'createWebhookReceiver';
-    if (typeof options.secret === 'function') {
-      this.#provider = options.secret;
-      this.#secrets = [];
-    } else {
-      this.#provider = undefined;
-      secretKeys(operation, options.secret);
-      this.#secrets = Array.isArray(options.secret) ? [...(options.secret as readonly WebhookSecret[])] : [options.secret as WebhookSecret];
-    }
-    this.#secretTexts = this.#secrets.filter((secret): secret is string => typeof secret === 'string');
+    this.#secrets = new ReceiverSecrets(options.secret);
     this.#toleranceMs = options.toleranceMs ?? DEFAULT_TOLERANCE_SECONDS * 1000;
     this.#dedupeTtlMs = options.dedupeTtlMs ?? Math.max(this.#toleranceMs * 2, 1000);
     const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -261,11 +250,17 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> extends Ev
 
   async #receive(rawBody: Uint8Array, headers: WebhookHeaders): Promise<ReceiveOutcome> {
     if (this.#closed) return { status: 503, body: { ok: false, reason: 'closing' }, dispatch: () => Promise.resolve() };
-    if (this.#provider !== undefined && !this.#refreshSecrets())
-      return { status: 503, body: { ok: false, reason: 'no-secret' }, dispatch: () => Promise.resolve() };
+    let secrets: WebhookSecret[] | undefined;
+    try {
+      secrets = this.#secrets.current();
+    } catch (error) {
+      this.#emitError(error, undefined);
+    }
+    // No secret yet (a provider that gives none, or an unusable one): the sender retries later.
+    if (secrets === undefined) return { status: 503, body: { ok: false, reason: 'no-secret' }, dispatch: () => Promise.resolve() };
     let delivery: WebhookDelivery;
     try {
-      delivery = verifyWebhookDelivery({ rawBody, headers, secret: this.#secrets, toleranceMs: this.#toleranceMs, clock: this.#now, scheme: this.#scheme });
+      delivery = verifyWebhookDelivery({ rawBody, headers, secret: secrets, toleranceMs: this.#toleranceMs, clock: this.#now, scheme: this.#scheme });
       // A signature is accepted until its signing time plus the tolerance: everything remembered about it lives at least that long.
       const acceptedForMs = Math.max(1, delivery.signedAt + this.#toleranceMs - this.#now() + 1);
       // The delivery id first, then the signed request (its id and signing time: one key however the signature is spelled).
@@ -320,29 +315,6 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> extends Ev
     }
   }
 
-  /**
-   * Asks the provider for the current secrets; `false` (after an `error`
-   * event) when it gives none or an unusable one, or throws. What it gave is
-   * never quoted.
-   */
-  #refreshSecrets(): boolean {
-    try {
-      const given = (this.#provider as WebhookSecretProvider)();
-      const list: WebhookSecret[] = given === undefined ? [] : Array.isArray(given) ? [...(given as readonly WebhookSecret[])] : [given as WebhookSecret];
-      if (list.length === 0) return false;
-      secretKeys('createWebhookReceiver', list);
-      this.#secrets = list;
-      this.#secretTexts = list.filter((secret): secret is string => typeof secret === 'string');
-      return true;
-    } catch (error) {
-      this.#emitError(
-        isValidationError(error) ? error : new ValidationError('createWebhookReceiver', [{ path: 'secret', message: 'the secret provider threw' }]),
-        undefined,
-      );
-      return false;
-    }
-  }
-
   /** Runs every handler of a verified delivery; never rejects. */
   async #dispatch(delivery: WebhookDelivery): Promise<void> {
     const pending: Promise<unknown>[] = [];
@@ -391,8 +363,8 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> extends Ev
   #emitError(error: unknown, delivery: WebhookDelivery | undefined): void {
     if (isCommunityChatError(error)) {
       // The SDK's own errors never hold a secret; scrub anyway, as the Gateway does.
-      error.message = scrubText(error.message, this.#secretTexts);
-      if (error.stack !== undefined) error.stack = scrubText(error.stack, this.#secretTexts);
+      error.message = scrubText(error.message, this.#secrets.texts);
+      if (error.stack !== undefined) error.stack = scrubText(error.stack, this.#secrets.texts);
     }
     this.#emit('error', { error, delivery });
   }
@@ -408,13 +380,13 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> extends Ev
 
   /** Redacted view for `util.inspect`: never a secret. */
   [inspectSymbol](): string {
-    return `WebhookReceiver { secrets: ${this.#secrets.length} [redacted], types: [${[...this.#handlers.keys()].join(', ')}], interactionHandlers: ${this.router.handlerCount} }`;
+    return `WebhookReceiver { secrets: ${this.#secrets.count} [redacted], types: [${[...this.#handlers.keys()].join(', ')}], interactionHandlers: ${this.router.handlerCount} }`;
   }
 
   /** Redacted view for `JSON.stringify`. */
   toJSON(): Record<string, unknown> {
     return {
-      secrets: `${this.#secrets.length} [redacted]`,
+      secrets: `${this.#secrets.count} [redacted]`,
       types: [...this.#handlers.keys()],
       interactionHandlers: this.router.handlerCount,
       pendingBodies: this.#pendingBodies,
