@@ -150,6 +150,17 @@ export class EmulatorCore {
     return [...(this.#state.messages.get(channelId) ?? [])].reverse().find((message) => holds(message.components));
   }
 
+  /** What keeps the emulator busy: interactions delivered and not answered yet (nor expired), and webhook deliveries not finished. */
+  pendingWork(): { interactions: number; deliveries: number } {
+    let interactions = 0;
+    for (const interaction of this.#state.interactions.values())
+      if (interaction.waiters.length > 0 && interaction.acknowledgedWith === undefined) interactions++;
+    let deliveries = 0;
+    for (const app of this.#state.apps.values())
+      for (const record of app.deliveries) if (record.status === 'queued' || record.status === 'retrying') deliveries++;
+    return { interactions, deliveries };
+  }
+
   /** The id of the latest interaction the bot answered with a modal, or `undefined`. */
   latestModalOpener(): string | undefined {
     let latest: string | undefined;

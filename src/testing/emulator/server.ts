@@ -108,6 +108,15 @@ export interface Emulator {
   isBotConnected(botToken?: string): boolean;
   /** Waits until the bot has a live Gateway session; rejects with {@link EmulatorError} after `timeoutMs` (default 10,000). */
   waitForBot(options?: { botToken?: string; timeoutMs?: number }): Promise<void>;
+  /**
+   * Resolves once the emulator is idle: every interaction it delivered was
+   * answered (or expired, or reached nobody), every webhook delivery finished
+   * (succeeded or failed, retries included) and no REST request is in
+   * flight. Use it instead of a sleep after driving a bot. Rejects with
+   * {@link EmulatorError}, saying what is still pending, after `timeoutMs`
+   * (default 10,000).
+   */
+  waitForIdle(options?: { timeoutMs?: number }): Promise<void>;
   /** The Gateway's counters (connections, identifies, resumes, heartbeats, tooEarlyIdentifies) and every Identify it received. */
   readonly gatewayStats: {
     /** The Gateway server's counters (see {@link GatewayServer.stats}). */
@@ -143,7 +152,19 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     const { address, port } = server.address() as AddressInfo;
     return { host: options.host ?? address, port };
   };
+  // REST requests in flight, and the checks of waitForIdle() to run when one ends.
+  let requestsInFlight = 0;
+  const idleChecks = new Set<() => void>();
   const server = http.createServer((request, response) => {
+    requestsInFlight++;
+    let counted = true;
+    const ended = () => {
+      if (!counted) return;
+      counted = false;
+      requestsInFlight--;
+      for (const check of [...idleChecks]) check();
+    };
+    response.once('close', ended);
     // The same doors for every route: a Host of this machine (no DNS rebinding), no foreign Origin, JSON (or multipart) bodies only.
     const door = doorRefusal(request.headers, listenAddress());
     if (door !== undefined) return refuse(request, response, 403, `refused: ${door}`);
@@ -170,7 +191,8 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     });
     request.on('end', () => {
       if (tooLarge) return;
-      if (playground?.serve(request, response, Buffer.concat(chunks).toString('utf8'))) return;
+      // The playground's own requests (its page, its event stream) are not the bot's: they never count as in flight.
+      if (playground?.serve(request, response, Buffer.concat(chunks).toString('utf8'))) return ended();
       const headers: Record<string, string | undefined> = {};
       for (const [name, value] of Object.entries(request.headers)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
       core
@@ -251,6 +273,37 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
       },
     },
     isBotConnected: (botToken) => gateway.connectedSessions(botToken ?? core.seed.botToken) > 0,
+    waitForIdle({ timeoutMs = 10_000 } = {}) {
+      const pending = () => {
+        const work = core.pendingWork();
+        const parts = [
+          work.interactions > 0 ? `${work.interactions} interaction(s) not answered` : '',
+          work.deliveries > 0 ? `${work.deliveries} webhook deliveries not finished` : '',
+          requestsInFlight > 0 ? `${requestsInFlight} REST request(s) in flight` : '',
+        ].filter((part) => part !== '');
+        return parts.join(', ');
+      };
+      return new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (pending() !== '') return;
+          done();
+          resolve();
+        };
+        // State changes (an answer, a delivery finishing) and request ends are the events; each is checked once the change is whole.
+        const stopObserving = core.observe(() => queueMicrotask(check));
+        const timer = setTimeout(() => {
+          done();
+          reject(new EmulatorError(`the emulator was not idle within ${timeoutMs} ms: ${pending()}`));
+        }, timeoutMs);
+        const done = () => {
+          clearTimeout(timer);
+          stopObserving();
+          idleChecks.delete(check);
+        };
+        idleChecks.add(check);
+        check();
+      });
+    },
     async waitForBot({ botToken, timeoutMs = 10_000 } = {}) {
       const started = Date.now();
       while (gateway.connectedSessions(botToken ?? core.seed.botToken) === 0) {

@@ -8,7 +8,8 @@ import { useEmulatorWithAdmin } from '../../helpers/emulators.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client, InteractionExpiredError, WebhookClient, type CommandInteraction } from '../../../src/index.js';
 import { createEmulator, EmulatorError, EmulatorInteractionExpiredError, EmulatorUnknownCommandError, GatewayServer } from '../../../src/testing/index.js';
-import { startScript } from '../../helpers/index.js';
+import { startRawLoopbackServer, startScript } from '../../helpers/index.js';
+import { until } from '../../helpers/until.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -171,5 +172,50 @@ describe('lifecycle: waiting for the bot, disposal with await using', () => {
     }
     expect(await refused(emulatorUrl)).toBe(true);
     expect(await refused(gatewayUrl)).toBe(true);
+  });
+});
+
+describe('waitForIdle()', () => {
+  it('resolves once every interaction was answered, every delivery finished and no request is in flight; otherwise says what is pending', async () => {
+    const { emulator, admin } = await start();
+    await admin.commands.create(emulator.seed.applicationId, { name: 'slow', description: 'Slow' });
+    await admin.commands.create(emulator.seed.applicationId, { name: 'never', description: 'Never answered' });
+    const bot = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken } });
+    cleanup.push(() => bot.close());
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    bot.gateway.onCommand('slow', async (interaction) => {
+      await released;
+      await interaction.reply('done at last');
+    });
+    await bot.gateway.connect();
+
+    const slow = emulator.invokeCommand({ name: 'slow' });
+    let idle = false;
+    const waiting = emulator.waitForIdle().then(() => (idle = true));
+    // Not idle while the handler holds its answer: released only now, and idle only once the reply was recorded.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(idle).toBe(false);
+    release();
+    await waiting;
+    expect(slow.callbacks()).toMatchObject([{ interactionType: 4, data: { content: 'done at last' } }]);
+
+    // A webhook delivery whose receiver has not answered yet keeps it busy too.
+    let answerDelivery: (() => void) | undefined;
+    const receiver = await startRawLoopbackServer((_request, response) => {
+      answerDelivery = () => response.writeHead(200).end();
+    });
+    cleanup.push(() => receiver.close());
+    const hook = await admin.applicationWebhooks.create(emulator.seed.applicationId, { url: `${receiver.url}/hook`, events: ['INTERACTION_CREATE'] });
+    await admin.applicationWebhooks.test(emulator.seed.applicationId, String(hook.id));
+    await expect(emulator.waitForIdle({ timeoutMs: 200 })).rejects.toThrow(/not idle within 200 ms: 1 webhook deliveries not finished/);
+    const delivered = emulator.waitForIdle();
+    // The receiver says nothing when the delivery arrives: polled.
+    const answer = await until(() => answerDelivery, { what: 'the delivery reaching the receiver' });
+    answer();
+    await delivered;
+
+    emulator.invokeCommand({ name: 'never' });
+    await expect(emulator.waitForIdle({ timeoutMs: 200 })).rejects.toThrow(/not idle within 200 ms: 1 interaction\(s\) not answered/);
   });
 });
