@@ -8,6 +8,7 @@
 export {
   createEmulator,
   EmulatorCore,
+  type PendingWork,
   type Emulator,
   type EmulatorOptions,
   type EmulatorCoreOptions,

@@ -34,6 +34,14 @@ import type {
   WindowLimit,
 } from './types.js';
 
+/** The work an emulator still has under way (see {@link EmulatorCore.pendingWork}). */
+export interface PendingWork {
+  /** Interactions delivered to a bot and not answered yet (nor expired). */
+  interactions: number;
+  /** Webhook deliveries queued or retrying. */
+  deliveries: number;
+}
+
 /** The stateful core and its control API. */
 export class EmulatorCore {
   /** The seed data. */
@@ -151,7 +159,7 @@ export class EmulatorCore {
   }
 
   /** What keeps the emulator busy: interactions delivered and not answered yet (nor expired), and webhook deliveries not finished. */
-  pendingWork(): { interactions: number; deliveries: number } {
+  pendingWork(): PendingWork {
     let interactions = 0;
     for (const interaction of this.#state.interactions.values())
       if (interaction.waiters.length > 0 && interaction.acknowledgedWith === undefined) interactions++;

@@ -4,7 +4,7 @@
  * @module
  */
 
-export { EmulatorCore } from './core.js';
+export { EmulatorCore, type PendingWork } from './core.js';
 export { createEmulator, type Emulator, type EmulatorOptions } from './server.js';
 export type { EmulatorSnapshot } from './inspect.js';
 export type {
