@@ -16,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'eventemitter3';
 import { RateLimiter } from '../rest/rate-limiter.js';
 import {
+  attachSettings,
   RouteHashes,
   type Lane,
   type RateLimitHeaders,
@@ -24,7 +25,7 @@ import {
   type WaitGuard,
   type WebhookWindowOptions,
 } from '../rest/rate-limit-store.js';
-import { KeyedQueue, wait } from '../core/wait.js';
+import { wait } from '../core/wait.js';
 import { RedisScript, taggedPrefix, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
 import { RateLimitKeys, stepArguments, type Op } from './rate-limit-keys.js';
 import { STEP_SCRIPT } from './scripts.js';
@@ -97,9 +98,9 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
   readonly #routes = new RouteHashes();
   readonly #held = new Map<string, Held[]>();
   readonly #webhookHeld = new Map<string, Held[]>();
-  /** Each webhook's executions in this process, in order. */
-  readonly #webhookQueue = new KeyedQueue<string>();
   readonly #tag = randomBytes(6).toString('hex');
+  /** The settings of the clients it serves, once one attached. */
+  #attached: RateLimitSettings | undefined;
   #settings: RateLimitSettings = { now: Date.now, webhookWindow: undefined, maxPauseMs: 600_000, globalRateLimit: undefined };
   #local = new RateLimiter();
   #onLocal = false;
@@ -132,11 +133,18 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
     return this.#onLocal;
   }
 
-  /** Takes the client's settings; the webhook window and global cap then hold across every process sharing the store. */
-  configure(settings: RateLimitSettings): void {
-    this.#settings = settings;
+  /**
+   * Takes the settings of a client it is given to (the webhook window and
+   * global cap then hold across every process sharing the store); a client
+   * with other settings than the first's is refused (see {@link RateLimitStore.attach}).
+   */
+  attach(settings: RateLimitSettings): void {
+    const served = attachSettings(this.#attached, settings, 'the Redis store');
+    if (served === this.#attached) return;
+    this.#attached = served;
+    this.#settings = served;
     this.#head = this.#settingsArgs();
-    this.#local = new RateLimiter(settings.now, settings.webhookWindow, settings.maxPauseMs, settings.globalRateLimit);
+    this.#local = new RateLimiter(served);
   }
 
   /** The bucket key of a request; bucket ids learned by other processes are resolved in Redis. */
@@ -144,18 +152,11 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
     return this.#routes.key(routeKey, major);
   }
 
-  /** Always `false` unless on the local fallback: a shared bucket is checked in Redis, in {@link RedisRateLimitStore.acquireSlow}. */
-  tryAcquire(key: string, lane: Lane): boolean {
-    if (!this.#useLocal() || !this.#local.tryAcquire(key, lane)) return false;
-    this.#hold(this.#held, key, { id: '', resolved: undefined, discovering: false, countsGlobally: false });
-    return true;
-  }
-
   /** Takes a place in the shared bucket in one atomic step, waiting (and polling) while there is none. */
-  async acquireSlow(key: string, lane: Lane, signal: AbortSignal | undefined, guard: WaitGuard): Promise<void> {
+  async acquire(key: string, lane: Lane, signal: AbortSignal | undefined, guard: WaitGuard): Promise<void> {
     for (;;) {
       if (this.#useLocal()) {
-        await this.#local.acquireSlow(key, lane, signal, guard);
+        await this.#local.acquire(key, lane, signal, guard);
         this.#hold(this.#held, key, { id: '', resolved: undefined, discovering: false, countsGlobally: false });
         return;
       }
@@ -224,23 +225,13 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
     this.#op('p', '', String(Math.ceil(ms)), global ? '1' : '0', '', [global ? this.#keys.name('gp') : this.#keys.name('b:', this.#keys.resolve(key))]);
   }
 
-  /** Whether executions of incoming webhooks are limited. */
-  get limitsWebhooks(): boolean {
-    return this.#settings.webhookWindow !== undefined;
-  }
-
-  /** Runs `task` after every earlier task of the same webhook in this process, in order (each process keeps its own order). */
-  serializeWebhook<T>(webhookId: string, task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-    return this.#webhookQueue.run(webhookId, task, signal);
-  }
-
   /** Takes a place in the webhook's rolling window shared by every process, waiting while it is full. */
   async webhookTurn(webhookId: string, signal: AbortSignal | undefined, guard: WaitGuard): Promise<void> {
     const window: WebhookWindowOptions | undefined = this.#settings.webhookWindow;
     if (window === undefined) return;
     for (;;) {
       if (this.#useLocal()) {
-        await this.#local.serializeWebhook(webhookId, () => this.#local.webhookTurn(webhookId, signal, guard), signal);
+        await this.#local.webhookTurn(webhookId, signal, guard);
         this.#hold(this.#webhookHeld, webhookId, { id: '', resolved: undefined, discovering: false, countsGlobally: false });
         return;
       }
@@ -261,11 +252,7 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
   webhookDone(webhookId: string): void {
     const held = this.#unhold(this.#webhookHeld, webhookId);
     if (held === undefined) return;
-    if (held.resolved === undefined) {
-      // The local window needs its lane entry: record the completion there.
-      void this.#local.serializeWebhook(webhookId, async () => this.#local.webhookDone(webhookId), undefined);
-      return;
-    }
+    if (held.resolved === undefined) return this.#local.webhookDone(webhookId);
     this.#op('w', held.id, '', '', '', [this.#keys.name('w:', webhookId)]);
   }
 

@@ -54,6 +54,8 @@ export interface RestClientConfig {
   routeOverrides: RouteOverrides;
   /** Rate-limit state: the in-memory store, or a shared one. */
   limiter: RateLimitStore;
+  /** Whether executions of incoming webhooks are limited (the client's `webhookRateLimit` is on). */
+  limitsWebhooks: boolean;
   /** Called with the `Set-Cookie` values of every response. */
   onSetCookie: ((values: string[]) => void) | undefined;
   /** Session hooks, if the client has a user session. */

@@ -10,7 +10,7 @@ import type { Dispatcher } from 'undici';
 import { createLogFunction } from '../observe/events.js';
 import type { PipelineOptions } from './options.js';
 import { RateLimiter } from './rate-limiter.js';
-import type { RateLimitStore } from './rate-limit-store.js';
+import type { RateLimitSettings, RateLimitStore } from './rate-limit-store.js';
 import type { RestClientConfig } from './config.js';
 import { RestClient } from './rest-client.js';
 import { resolveRetryPolicy } from './retry.js';
@@ -39,11 +39,12 @@ export function createRestClient(options: PipelineOptions, wiring: PipelineWirin
   const webhookWindow =
     options.webhookRateLimit === false ? undefined : { limit: options.webhookRateLimit?.limit ?? 30, windowMs: options.webhookRateLimit?.windowMs ?? 60_000 };
   const retry = resolveRetryPolicy(options);
+  const settings: RateLimitSettings = { now, webhookWindow, maxPauseMs: retry.maxRateLimitPauseMs, globalRateLimit: options.globalRateLimit };
   let limiter: RateLimitStore;
-  if (options.rateLimitStore === undefined) limiter = new RateLimiter(now, webhookWindow, retry.maxRateLimitPauseMs, options.globalRateLimit);
+  if (options.rateLimitStore === undefined) limiter = new RateLimiter(settings);
   else {
     limiter = options.rateLimitStore;
-    limiter.configure({ now, webhookWindow, maxPauseMs: retry.maxRateLimitPauseMs, globalRateLimit: options.globalRateLimit });
+    limiter.attach(settings);
   }
   return new RestClient({
     ...wiring,
@@ -55,6 +56,7 @@ export function createRestClient(options: PipelineOptions, wiring: PipelineWirin
     retry,
     rejectOnRateLimit: options.rejectOnRateLimit ?? false,
     limiter,
+    limitsWebhooks: webhookWindow !== undefined,
     log: createLogFunction(options.logger),
     now,
     hooks: options.hooks,

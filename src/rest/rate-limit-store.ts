@@ -10,6 +10,8 @@
  * @module
  */
 
+import { ValidationError, type ValidationIssue } from '../errors/local.js';
+
 /** Called before each wait with its length; throw to refuse waiting that long. */
 export type WaitGuard = (delayMs: number, reason: 'global' | 'bucket' | 'webhook') => void;
 
@@ -65,59 +67,64 @@ export interface RateLimitSettings {
 
 /**
  * Where rate-limit state lives. The pipeline calls, for each attempt:
- * `bucketKey`, then `tryAcquire` (and `acquireSlow` when it returns
- * `false`), sends, then `release` and `learn` (with the response's headers,
- * or `undefined` when it had none), and `pause` after a 429. Webhook
- * executions also run inside `serializeWebhook`, with `webhookTurn` before
- * and `webhookDone` after each attempt.
+ * `bucketKey`, then `acquire`, sends, then `release` and `learn` (with the
+ * response's headers, or `undefined` when it had none), and `pause` after a
+ * 429. An execution of an incoming webhook (when the client limits them)
+ * also calls `webhookTurn` before and `webhookDone` after each attempt; the
+ * pipeline itself runs one webhook's executions in order in each process.
  *
  * A store must let exactly one request discover a bucket it does not know
  * yet: the others of that bucket wait until `learn` (or until the
  * discovering request is released without a response, when the next one
  * discovers).
+ *
+ * Several clients may share one store (that is how they share limits); each
+ * calls `attach` with its settings, and a store never takes a client's
+ * settings in place of another's: it refuses a client whose settings differ
+ * from those it already serves.
  */
 export interface RateLimitStore {
-  /** Called once by the client that uses the store, with the client's settings. */
-  configure(settings: RateLimitSettings): void;
+  /**
+   * Called by each client that uses the store, once, with the client's
+   * settings. The first sets them (unless the store was created with its
+   * own); a later client with other settings is refused with a
+   * `ValidationError` naming what differs.
+   */
+  attach(settings: RateLimitSettings): void;
   /** The bucket key of a request: the server's bucket id when learned, else method and route, plus the major parameter. Synchronous. */
   bucketKey(routeKey: string, major: string): string;
-  /**
-   * Counts the request as in flight and returns `true` when the bucket may
-   * send at once, synchronously and without allocating a promise; otherwise
-   * `false`, and the pipeline calls {@link RateLimitStore.acquireSlow}.
-   */
-  tryAcquire(key: string, lane: Lane): boolean;
   /** Waits until the bucket may send (calling `guard` before each wait), then counts the request as in flight. Rejects when the store cannot answer. */
-  acquireSlow(key: string, lane: Lane, signal: AbortSignal | undefined, guard: WaitGuard): Promise<void>;
+  acquire(key: string, lane: Lane, signal: AbortSignal | undefined, guard: WaitGuard): Promise<void>;
   /** Marks a request of the bucket as finished (sent or failed). */
   release(key: string): void;
   /** Learns from a response: its rate-limit headers, or `undefined` when it had none (the bucket is then known to be unlimited). */
   learn(routeKey: string, major: string, headers: RateLimitHeaders | undefined): void;
   /** Pauses a bucket, or every bucket when `global`, for `ms` milliseconds. */
   pause(key: string, ms: number, global: boolean): void;
-  /** Whether executions of incoming webhooks are limited. */
-  readonly limitsWebhooks: boolean;
-  /**
-   * Optional: whether no task of the webhook is queued in this process, so
-   * that {@link RateLimitStore.serializeWebhook} would start the next one at
-   * once. The pipeline then passes no signal (it has nothing to wait for),
-   * which spares a call its deadline timer.
-   */
-  webhookIdle?(webhookId: string): boolean;
-  /** Runs `task` after every earlier task of the same webhook in this process, in order. */
-  serializeWebhook<T>(webhookId: string, task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T>;
-  /**
-   * Optional fast path of {@link RateLimitStore.webhookTurn}: returns `true`
-   * when one more execution fits in the webhook's window now, holding that
-   * place, synchronously and without allocating a promise; otherwise `false`,
-   * and the pipeline calls `webhookTurn`. A store without it always waits
-   * through `webhookTurn`.
-   */
-  tryWebhookTurn?(webhookId: string): boolean;
-  /** Waits until one more execution fits in the webhook's rolling window, and holds that place. */
+  /** Waits until one more execution fits in the webhook's rolling window (calling `guard` before each wait), and holds that place. */
   webhookTurn(webhookId: string, signal: AbortSignal | undefined, guard: WaitGuard): Promise<void>;
-  /** Records that an execution attempt of the webhook has finished (or failed). */
+  /** Records that an execution attempt of the webhook has finished (or failed): it counts in the window from now on. */
   webhookDone(webhookId: string): void;
+}
+
+/**
+ * The settings a store serves after a client attaches with `next`: `next`
+ * when it has none yet, the same when they are equal; otherwise a
+ * `ValidationError` naming each setting that differs.
+ */
+export function attachSettings(current: RateLimitSettings | undefined, next: RateLimitSettings, store: string): RateLimitSettings {
+  if (current === undefined) return next;
+  const windowOf = (value: { limit: number; windowMs: number } | undefined) => (value === undefined ? 'off' : `${value.limit} per ${value.windowMs} ms`);
+  const issues: ValidationIssue[] = [];
+  if (current.now !== next.now) issues.push({ path: 'clock', message: 'a different clock than the client the store already serves' });
+  if (windowOf(current.webhookWindow) !== windowOf(next.webhookWindow))
+    issues.push({ path: 'webhookRateLimit', message: `${windowOf(next.webhookWindow)}, but the store already serves ${windowOf(current.webhookWindow)}` });
+  if (windowOf(current.globalRateLimit) !== windowOf(next.globalRateLimit))
+    issues.push({ path: 'globalRateLimit', message: `${windowOf(next.globalRateLimit)}, but the store already serves ${windowOf(current.globalRateLimit)}` });
+  if (current.maxPauseMs !== next.maxPauseMs)
+    issues.push({ path: 'maxRateLimitPauseMs', message: `${next.maxPauseMs} ms, but the store already serves ${current.maxPauseMs} ms` });
+  if (issues.length > 0) throw new ValidationError(`rateLimitStore (${store}: clients sharing a store must share its settings)`, issues);
+  return current;
 }
 
 /** The most route keys whose server bucket id is remembered. */

@@ -11,16 +11,16 @@
 
 import PQueue from 'p-queue';
 import {
+  attachSettings,
   RouteHashes,
-  type GlobalRateLimitOptions,
   type Lane,
   type RateLimitHeaders,
   type RateLimitSettings,
   type RateLimitStore,
   type WaitGuard,
-  type WebhookWindowOptions,
 } from './rate-limit-store.js';
-import { wait } from '../core/wait.js';
+import { RESOLVED, wait } from '../core/wait.js';
+import { GlobalCap } from './global-cap.js';
 import { IncrementalSweep } from './sweep.js';
 import { WebhookWindows } from './webhook-windows.js';
 
@@ -64,8 +64,14 @@ const KEEP_BLANK_BUCKETS = 64;
 const MAX_BUCKETS = 10_000;
 /** How often a request polls a bucket whose new window is full of requests in flight, until one of them answers with its reset. */
 const NEW_WINDOW_POLL_MS = 10;
-/** How often a request polls a full proactive global cap whose places are all in flight. */
-const GLOBAL_POLL_MS = 10;
+
+/** A client's defaults, which a store created with some settings takes for the others. */
+const DEFAULT_SETTINGS: RateLimitSettings = {
+  now: Date.now,
+  webhookWindow: { limit: 30, windowMs: 60_000 },
+  maxPauseMs: 600_000,
+  globalRateLimit: undefined,
+};
 
 /**
  * The in-memory rate-limit store, the default: tracks every rate limit one
@@ -76,12 +82,12 @@ export class RateLimiter implements RateLimitStore {
   readonly #buckets = new Map<string, Bucket>();
   readonly #routeHashes = new RouteHashes();
   readonly #webhooks: WebhookWindows;
-  #now: () => number;
-  #maxPauseMs: number;
-  #globalCap: GlobalRateLimitOptions | undefined;
-  /** Completion times of the latest requests under the proactive global cap (the newest `limit`). */
-  readonly #globalTimes: number[] = [];
-  #globalInFlight = 0;
+  /** The settings this store serves: given when created, or by the first client attached. */
+  #settings: RateLimitSettings | undefined;
+  #now: () => number = Date.now;
+  #maxPauseMs = DEFAULT_SETTINGS.maxPauseMs;
+  /** The proactive global cap. */
+  readonly #cap = new GlobalCap();
   /** Buckets not yet known: while there are none, a response without headers costs nothing. */
   #unknown = 0;
   /** Each new bucket checks a few held ones: idle ones go, and past {@link MAX_BUCKETS} any that nothing is using. */
@@ -90,29 +96,28 @@ export class RateLimiter implements RateLimitStore {
   });
 
   /**
-   * @param now The clock. @default Date.now
-   * @param webhookWindow The per-webhook rolling window. @default undefined (off)
-   * @param maxPauseMs The longest pause or bucket reset learned from any server value; longer ones are cut to it. @default Number.MAX_SAFE_INTEGER
-   * @param globalRateLimit The proactive global cap. @default undefined (off)
+   * @param settings The settings it serves, each defaulting to a client's
+   * default (`Date.now`, 30 webhook executions a minute, pauses cut to
+   * 600000 ms, no global cap). Without them, the first client it is given to
+   * sets them. @default undefined (the first client's)
    */
-  constructor(
-    now: () => number = Date.now,
-    webhookWindow?: WebhookWindowOptions,
-    maxPauseMs: number = Number.MAX_SAFE_INTEGER,
-    globalRateLimit?: GlobalRateLimitOptions,
-  ) {
-    this.#now = now;
-    this.#webhooks = new WebhookWindows(() => this.#now(), webhookWindow);
-    this.#maxPauseMs = maxPauseMs;
-    this.#globalCap = globalRateLimit;
+  constructor(settings?: Partial<RateLimitSettings>) {
+    this.#webhooks = new WebhookWindows(() => this.#now(), DEFAULT_SETTINGS.webhookWindow);
+    if (settings !== undefined) this.#use({ ...DEFAULT_SETTINGS, ...settings });
   }
 
-  /** Takes the client's settings (when the store was created by hand and given as `rateLimitStore`). */
-  configure(settings: RateLimitSettings): void {
+  /** Takes the settings of a client it is given to: the first client's, when created without any; a client with other settings is refused (see {@link RateLimitStore.attach}). */
+  attach(settings: RateLimitSettings): void {
+    const served = attachSettings(this.#settings, settings, 'the in-memory store');
+    if (served !== this.#settings) this.#use(served);
+  }
+
+  #use(settings: RateLimitSettings): void {
+    this.#settings = settings;
     this.#now = settings.now;
     this.#webhooks.window = settings.webhookWindow;
     this.#maxPauseMs = settings.maxPauseMs;
-    this.#globalCap = settings.globalRateLimit;
+    this.#cap.options = settings.globalRateLimit;
   }
 
   /** The bucket key of a request: the server's bucket id when learned, else method and route, plus the major parameter. */
@@ -197,20 +202,10 @@ export class RateLimiter implements RateLimitStore {
     discovered?.resolve();
   }
 
-  /** Milliseconds until the proactive global cap has a place (0 when off or free). */
-  #capDelay(now: number): number {
-    const cap = this.#globalCap;
-    if (cap === undefined) return 0;
-    const times = this.#globalTimes;
-    while (times.length > 0 && (times[0] as number) <= now - cap.windowMs) times.shift();
-    if (times.length + this.#globalInFlight < cap.limit) return 0;
-    return times.length > 0 ? (times[0] as number) + cap.windowMs - now + 1 : GLOBAL_POLL_MS;
-  }
-
   /** Counts a request as in flight in its bucket (and under the global cap); the first of an unknown bucket discovers it. */
   #take(bucket: Bucket, lane: Lane): void {
     bucket.inFlight++;
-    if (this.#globalCap !== undefined) this.#globalInFlight++;
+    this.#cap.take();
     if (lane === 'normal' && bucket.discovery === Discovery.Unknown) bucket.discovery = Discovery.Discovering;
   }
 
@@ -237,8 +232,8 @@ export class RateLimiter implements RateLimitStore {
       }
     }
     const ms = Math.max(0, until - now);
-    if (lane === 'normal' && this.#globalCap !== undefined) {
-      const cap = this.#capDelay(now);
+    if (lane === 'normal') {
+      const cap = this.#cap.delay(now);
       if (cap > ms) return { ms: cap, reason: 'global' };
     }
     return { ms, reason };
@@ -247,8 +242,9 @@ export class RateLimiter implements RateLimitStore {
   /**
    * Counts the request as in flight and returns `true` when the bucket may
    * send at once (a synchronous check that allocates nothing). Otherwise
-   * returns `false`: call {@link RateLimiter.acquireSlow}. Every successful
+   * returns `false`: call {@link RateLimiter.acquire}. Every successful
    * acquire must be followed by one {@link RateLimiter.release}.
+   * @internal The pipeline's fast path; not part of {@link RateLimitStore}.
    */
   tryAcquire(key: string, lane: Lane): boolean {
     const bucket = this.#bucket(key);
@@ -269,7 +265,11 @@ export class RateLimiter implements RateLimitStore {
    * the bucket, waits for its response (bounded by that request's own
    * timeout: if it fails, the next waiter discovers).
    */
-  async acquireSlow(key: string, lane: Lane, signal: AbortSignal | undefined, guard: WaitGuard): Promise<void> {
+  acquire(key: string, lane: Lane, signal: AbortSignal | undefined, guard: WaitGuard): Promise<void> {
+    return this.tryAcquire(key, lane) ? RESOLVED : this.#acquireSlow(key, lane, signal, guard);
+  }
+
+  async #acquireSlow(key: string, lane: Lane, signal: AbortSignal | undefined, guard: WaitGuard): Promise<void> {
     const bucket = this.#bucket(key);
     const turn = async () => {
       for (;;) {
@@ -311,11 +311,7 @@ export class RateLimiter implements RateLimitStore {
     const bucket = this.#buckets.get(key);
     if (bucket === undefined) return;
     if (bucket.inFlight > 0) bucket.inFlight--;
-    if (this.#globalCap !== undefined && this.#globalInFlight > 0) {
-      this.#globalInFlight--;
-      this.#globalTimes.push(this.#now());
-      if (this.#globalTimes.length > this.#globalCap.limit) this.#globalTimes.shift();
-    }
+    this.#cap.done(this.#now());
     // The discovering request ended: a response calls `learn` right after (before any waiter runs), else the next waiter discovers.
     if (bucket.discovery === Discovery.Discovering) {
       bucket.discovery = Discovery.Unknown;
@@ -364,25 +360,17 @@ export class RateLimiter implements RateLimitStore {
     }
   }
 
-  /** Whether executions of incoming webhooks are limited. */
-  get limitsWebhooks(): boolean {
-    return this.#webhooks.window !== undefined;
-  }
-
-  /** Whether no execution of the webhook is queued (see {@link RateLimitStore.webhookIdle}). */
+  /** @internal The pipeline's fast path: whether no execution of the webhook is queued here (then it needs no signal, nor a deadline timer). */
   webhookIdle(webhookId: string): boolean {
     return this.#webhooks.idle(webhookId);
   }
 
-  /**
-   * Runs `task` after every earlier task of the same webhook, in order. Inside
-   * it, call {@link RateLimiter.webhookTurn} before each attempt.
-   */
+  /** @internal Runs `task` after every earlier one of the webhook (its lane also holds its window: one lookup per execution). */
   serializeWebhook<T>(webhookId: string, task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
     return this.#webhooks.serialize(webhookId, task, signal);
   }
 
-  /** Whether one more execution fits in the webhook's rolling window now (see {@link RateLimitStore.tryWebhookTurn}). */
+  /** @internal The pipeline's fast path: `true` when one more execution fits in the window now (else it calls `webhookTurn`). */
   tryWebhookTurn(webhookId: string): boolean {
     return this.#webhooks.tryTurn(webhookId);
   }

@@ -22,7 +22,8 @@ import type { Lane, WaitGuard } from './rate-limit-store.js';
 import { bodySpent, callSecrets, requestParts, type Prepared } from './request-parts.js';
 import { hasRateLimitHeaders, parseSuccessBody, readRateLimitHeaders, toApiError } from './response.js';
 import { decideRetry, refuseRateLimitWait, rejectsOnRateLimit, type AttemptOutcome } from './retry.js';
-import { wait } from '../core/wait.js';
+import { KeyedQueue, wait } from '../core/wait.js';
+import { RateLimiter } from './rate-limiter.js';
 import { TransportFailure, type TransportResponse } from './transport.js';
 
 /** Everything one call needs, resolved once. */
@@ -54,9 +55,14 @@ export class RestClient {
   readonly #resolved = new Map<string, RouteDefinition>();
   /** Bucket route keys (`METHOD template`) by route row, built once. */
   readonly #routeKeys = new WeakMap<RouteDefinition, string>();
+  /** The in-memory store's synchronous fast paths, when the limiter is one (another store is only reached through its interface). */
+  readonly #fast: RateLimiter | undefined;
+  /** Each webhook's executions in order, when the store is not the in-memory one (which keeps them beside their window). */
+  readonly #webhookOrder = new KeyedQueue<string>();
 
   constructor(config: RestClientConfig) {
     this.#config = config;
+    this.#fast = config.limiter instanceof RateLimiter ? config.limiter : undefined;
     this.#credentials = { strategies: config.credentials, preferred: config.preferredCredential };
     this.#insecureOrigin = isInsecureRemoteUrl(new URL(config.origin));
   }
@@ -161,14 +167,16 @@ export class RestClient {
         new AbortError({ method: route.method, path: call.prefix + route.path, operation, mayHaveReachedServer: false, cause: input.signal.reason }),
       );
     }
-    const limiter = this.#config.limiter;
-    if (route.webhookExecution && limiter.limitsWebhooks && call.major !== '') {
+    if (route.webhookExecution && this.#config.limitsWebhooks && call.major !== '') {
       const webhookId = call.major;
+      const fast = this.#fast;
+      const task = () => this.#attempts<T>(call, webhookId, first);
       // The usual case, nothing queued for this webhook: the attempts start at once, exactly as for any other call
       // (they dispose of the deadline themselves), so there is no wait to watch and no wait error to map.
-      if (limiter.webhookIdle?.(webhookId) === true) return limiter.serializeWebhook(webhookId, () => this.#attempts<T>(call, webhookId, first), undefined);
-      return limiter
-        .serializeWebhook(webhookId, () => this.#attempts<T>(call, webhookId, first), call.deadline.signal)
+      if (fast?.webhookIdle(webhookId) === true) return fast.serializeWebhook(webhookId, task, undefined);
+      const inTurn =
+        fast === undefined ? this.#webhookOrder.run(webhookId, task, call.deadline.signal) : fast.serializeWebhook(webhookId, task, call.deadline.signal);
+      return inTurn
         .catch((error: unknown) => {
           throw this.#waitError(call, error);
         })
@@ -225,11 +233,12 @@ export class RestClient {
         const bucketKey = config.limiter.bucketKey(call.routeKey, call.major);
         const base: RequestEventBase = { operation, method: route.method, path: displayPath, attempt, bucket: bucketKey };
 
-        if (webhookId !== undefined && config.limiter.tryWebhookTurn?.(webhookId) !== true) {
+        // The in-memory store answers synchronously when nothing waits (no promise, no deadline timer, no guard); otherwise, and for any other store, the call waits.
+        if (webhookId !== undefined && this.#fast?.tryWebhookTurn(webhookId) !== true) {
           await this.#waitFor(call, config.limiter.webhookTurn(webhookId, call.deadline.signal, this.#guard(call, base, obs)));
         }
-        if (!config.limiter.tryAcquire(bucketKey, call.lane)) {
-          await this.#waitFor(call, config.limiter.acquireSlow(bucketKey, call.lane, call.deadline.signal, this.#guard(call, base, obs)));
+        if (this.#fast?.tryAcquire(bucketKey, call.lane) !== true) {
+          await this.#waitFor(call, config.limiter.acquire(bucketKey, call.lane, call.deadline.signal, this.#guard(call, base, obs)));
         }
 
         // Send the attempt under its own timeout. The timer keeps running while the body is read.

@@ -47,15 +47,7 @@ export class WebhookWindows {
 
   /** Runs `task` after every earlier task of the same webhook, in order. */
   serialize<T>(webhookId: string, task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-    let lane = this.#lane(webhookId);
-    if (!lane) {
-      this.#sweep.step(this.#now());
-      lane = { tail: RESOLVED, queued: 0, completions: [] };
-      this.#lanes.set(webhookId, lane);
-      this.#lastId = webhookId;
-      this.#last = lane;
-    }
-    return runInTurn(lane, task, signal);
+    return runInTurn(this.#lane(webhookId) ?? this.#create(webhookId), task, signal);
   }
 
   /** Whether one more execution fits in the window now. */
@@ -79,8 +71,8 @@ export class WebhookWindows {
 
   /** Records that an execution attempt finished (or failed). */
   done(webhookId: string): void {
-    const lane = this.#lane(webhookId);
-    if (lane === undefined) return;
+    // A lane exists when the execution ran through serialize(); a store used through its interface alone gets one here.
+    const lane = this.#lane(webhookId) ?? this.#create(webhookId);
     const completions = lane.completions;
     // A first completion gets an array of its own size: most webhooks are idle between executions, and a push would reserve 17 places.
     if (completions.length === 0) {
@@ -108,6 +100,15 @@ export class WebhookWindows {
 
   #idleAt(lane: WebhookLane, now: number): boolean {
     return lane.queued === 0 && (lane.completions.at(-1) ?? -Infinity) <= now - (this.window?.windowMs ?? 0);
+  }
+
+  #create(webhookId: string): WebhookLane {
+    this.#sweep.step(this.#now());
+    const lane: WebhookLane = { tail: RESOLVED, queued: 0, completions: [] };
+    this.#lanes.set(webhookId, lane);
+    this.#lastId = webhookId;
+    this.#last = lane;
+    return lane;
   }
 
   #lane(webhookId: string): WebhookLane | undefined {

@@ -79,22 +79,22 @@ describeWithRedis('the Redis rate-limit store', () => {
   it('a learned bucket with every place in flight makes the next request wait for its reset (reason bucket)', async () => {
     const prefix = `inflight-${Date.now()}:`;
     const store = createRedisRateLimitStore({ client: connection, prefix });
-    store.configure({ now: Date.now, webhookWindow: undefined, maxPauseMs: 600_000, globalRateLimit: undefined });
+    store.attach({ now: Date.now, webhookWindow: undefined, maxPauseMs: 600_000, globalRateLimit: undefined });
     const route = 'GET /channels/{channel_id}';
     const key = store.bucketKey(route, '42');
     // The first request discovers the bucket: 2 per window, 1 left after it, the window resets in 400 ms.
-    await store.acquireSlow(key, 'normal', undefined, () => undefined);
+    await store.acquire(key, 'normal', undefined, () => undefined);
     store.learn(route, '42', { limit: 2, remaining: 1, resetAfterMs: 400, bucket: 'two' });
     store.release(key);
     await store.flushed();
     const learned = store.bucketKey(route, '42');
     // The one place left is taken and stays in flight.
     const held: { ms: number; reason: string }[] = [];
-    await store.acquireSlow(learned, 'normal', undefined, (ms, reason) => void held.push({ ms, reason }));
+    await store.acquire(learned, 'normal', undefined, (ms, reason) => void held.push({ ms, reason }));
     expect(held).toEqual([]);
     // The next one must wait for the window, however fast it asks: held by the bucket, for up to the reset.
     const started = Date.now();
-    await store.acquireSlow(learned, 'normal', undefined, (ms, reason) => void held.push({ ms, reason }));
+    await store.acquire(learned, 'normal', undefined, (ms, reason) => void held.push({ ms, reason }));
     expect(held.length).toBeGreaterThan(0);
     expect(held[0]?.reason).toBe('bucket');
     expect(held[0]?.ms).toBeGreaterThan(0);
@@ -105,12 +105,12 @@ describeWithRedis('the Redis rate-limit store', () => {
   it('treats what Redis holds as hostile: planted non-numbers and wrong key types give a fresh start, a reset of 1e308 is capped at maxPauseMs; never a raw Lua or WRONGTYPE error', async () => {
     const prefix = `planted-${Date.now()}:`;
     const store = createRedisRateLimitStore({ client: connection, prefix });
-    store.configure({ now: Date.now, webhookWindow: { limit: 30, windowMs: 60_000 }, maxPauseMs: 600_000, globalRateLimit: { limit: 100, windowMs: 1000 } });
+    store.attach({ now: Date.now, webhookWindow: { limit: 30, windowMs: 60_000 }, maxPauseMs: 600_000, globalRateLimit: { limit: 100, windowMs: 1000 } });
     const route = 'GET /channels/{channel_id}';
     const take = async (major: string) => {
       const key = store.bucketKey(route, major);
       const waits: number[] = [];
-      await store.acquireSlow(key, 'normal', undefined, (ms) => {
+      await store.acquire(key, 'normal', undefined, (ms) => {
         waits.push(ms);
         throw new Error(`refused a wait of ${ms} ms`);
       });
@@ -130,7 +130,7 @@ describeWithRedis('the Redis rate-limit store', () => {
     expect(String(far)).toMatch(/refused a wait of (\d+) ms/);
     expect(Number(/(\d+) ms/.exec(String(far))?.[1])).toBeLessThanOrEqual(600_000);
     await connection.set(`{${prefix}}w:hook`, 'not a sorted set');
-    await store.serializeWebhook('hook', () => store.webhookTurn('hook', undefined, () => undefined), undefined);
+    await store.webhookTurn('hook', undefined, () => undefined);
     store.webhookDone('hook');
     await store.flushed();
   });
@@ -139,7 +139,7 @@ describeWithRedis('the Redis rate-limit store', () => {
     const prefix = `forward-${Date.now()}:`;
     const a = createRedisRateLimitStore({ client: connection, prefix });
     const b = createRedisRateLimitStore({ client: connection, prefix });
-    for (const store of [a, b]) store.configure({ now: Date.now, webhookWindow: undefined, maxPauseMs: 600_000, globalRateLimit: undefined });
+    for (const store of [a, b]) store.attach({ now: Date.now, webhookWindow: undefined, maxPauseMs: 600_000, globalRateLimit: undefined });
     const route = 'GET /channels/{channel_id}';
     a.learn(route, '9', { limit: 5, remaining: 1, resetAfterMs: 5000, bucket: 'narrow' });
     await a.flushed();
@@ -247,13 +247,13 @@ describeWithRedis('the Redis rate-limit store', () => {
     const held = await connect(stalled.url);
     const prefix = 'late-step:';
     const store = createRedisRateLimitStore({ client: held, prefix, commandTimeoutMs: 300 });
-    store.configure({ now: Date.now, webhookWindow: undefined, maxPauseMs: 600_000, globalRateLimit: undefined });
+    store.attach({ now: Date.now, webhookWindow: undefined, maxPauseMs: 600_000, globalRateLimit: undefined });
     const key = store.bucketKey('GET /channels/{channel_id}', 'late');
     process.kill(stalled.pid, 'SIGSTOP');
     let error: unknown;
     try {
       // An unknown bucket: this step would take its discovery lock (30 s) and a reservation.
-      error = await store.acquireSlow(key, 'normal', undefined, () => undefined).catch((caught: unknown) => caught);
+      error = await store.acquire(key, 'normal', undefined, () => undefined).catch((caught: unknown) => caught);
     } finally {
       process.kill(stalled.pid, 'SIGCONT');
     }
@@ -263,7 +263,7 @@ describeWithRedis('the Redis rate-limit store', () => {
     expect(await held.zCard(`{${prefix}}r:${key}`)).toBe(0);
     // The next call discovers at once instead of waiting for the lock to expire.
     const waits: string[] = [];
-    await store.acquireSlow(key, 'normal', undefined, (_ms, reason) => void waits.push(reason));
+    await store.acquire(key, 'normal', undefined, (_ms, reason) => void waits.push(reason));
     expect(waits).toEqual([]);
     await held.quit();
     await stalled.stop();

@@ -16,8 +16,7 @@ const ROUTE = 'GET /channels/{channel_id}';
 
 /** Takes a place, recording every wait the store announces (reason and length). */
 async function take(store: RateLimitStore, key: string, waits: { reason: string; ms: number }[] = []): Promise<void> {
-  if (store.tryAcquire(key, 'normal')) return;
-  await store.acquireSlow(key, 'normal', undefined, (ms, reason) => void waits.push({ reason, ms }));
+  await store.acquire(key, 'normal', undefined, (ms, reason) => void waits.push({ reason, ms }));
 }
 
 /** Runs the shared contract against the stores `make` creates. */
@@ -68,7 +67,7 @@ export function rateLimitStoreContract(name: string, make: StoreFactory, teardow
       store.release(key);
       await take(store, key);
       const refused = await store
-        .acquireSlow(key, 'normal', AbortSignal.timeout(300), () => undefined)
+        .acquire(key, 'normal', AbortSignal.timeout(300), () => undefined)
         .then(
           () => 'took a place',
           () => 'waited',
@@ -113,18 +112,12 @@ export function rateLimitStoreContract(name: string, make: StoreFactory, teardow
 
     it("keeps a webhook's rolling window: past its limit, the next execution waits (reason webhook)", async () => {
       const store = await make({ webhookWindow: { limit: 1, windowMs: 300 } });
-      expect(store.limitsWebhooks).toBe(true);
       const waits: { reason: string; ms: number }[] = [];
-      // As the pipeline runs an execution: in the webhook's turn, its window's place, then done.
-      const execute = () =>
-        store.serializeWebhook(
-          'hook-1',
-          async () => {
-            await store.webhookTurn('hook-1', undefined, (ms, reason) => void waits.push({ reason, ms }));
-            store.webhookDone('hook-1');
-          },
-          undefined,
-        );
+      // As the pipeline runs an execution: its window's place, then done.
+      const execute = async () => {
+        await store.webhookTurn('hook-1', undefined, (ms, reason) => void waits.push({ reason, ms }));
+        store.webhookDone('hook-1');
+      };
       await execute();
       await execute();
       expect(waits.map((wait) => wait.reason)).toEqual(['webhook']);

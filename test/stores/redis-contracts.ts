@@ -18,7 +18,7 @@ export function redisStoreContracts(where: string, connection: () => RedisClient
   let stores = 0;
   rateLimitStoreContract(`the Redis rate-limit store ${where}`, async ({ webhookWindow, globalRateLimit }) => {
     const store = createRedisRateLimitStore({ client: connection(), prefix: `contract-${where}-${++stores}:`, pollMs: 20 });
-    store.configure({ now: Date.now, webhookWindow, maxPauseMs: 600_000, globalRateLimit });
+    store.attach({ now: Date.now, webhookWindow, maxPauseMs: 600_000, globalRateLimit });
     return store;
   });
   let prefix = '';

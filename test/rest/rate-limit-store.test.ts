@@ -1,0 +1,92 @@
+/**
+ * The public `RateLimitStore` interface: clients sharing a store never take
+ * each other's settings, and a store written against the interface alone
+ * (no fast paths) is driven correctly by the pipeline, webhook order included.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { Client, isValidationError, MemoryRateLimitStore, type RateLimitStore, ValidationError } from '../../src/index.js';
+import { startLimitsServer, type LimitsServer } from '../helpers/limits-server.js';
+
+/** A store that only forwards the interface's eight members, as a user's own store would implement them. */
+function interfaceOnly(inner: RateLimitStore): RateLimitStore {
+  return {
+    attach: (settings) => inner.attach(settings),
+    bucketKey: (routeKey, major) => inner.bucketKey(routeKey, major),
+    acquire: (key, lane, signal, guard) => inner.acquire(key, lane, signal, guard),
+    release: (key) => inner.release(key),
+    learn: (routeKey, major, headers) => inner.learn(routeKey, major, headers),
+    pause: (key, ms, global) => inner.pause(key, ms, global),
+    webhookTurn: (webhookId, signal, guard) => inner.webhookTurn(webhookId, signal, guard),
+    webhookDone: (webhookId) => inner.webhookDone(webhookId),
+  };
+}
+
+describe('RateLimitStore', () => {
+  let server: LimitsServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it("clients sharing a store share its settings: one with other settings is refused, naming them, and the store keeps the first client's", async () => {
+    const store = new MemoryRateLimitStore();
+    const first = new Client({
+      baseUrl: 'http://127.0.0.1:1',
+      auth: { botToken: 'a-bot-token' },
+      rateLimitStore: store,
+      webhookRateLimit: { limit: 2, windowMs: 500 },
+    });
+    const error = (() => {
+      try {
+        new Client({ baseUrl: 'http://127.0.0.1:1', auth: { botToken: 'a-bot-token' }, rateLimitStore: store, globalRateLimit: { limit: 5, windowMs: 1000 } });
+      } catch (caught) {
+        return caught;
+      }
+      return undefined;
+    })();
+    expect(isValidationError(error)).toBe(true);
+    const issues = (error as ValidationError).issues.map((issue) => issue.path);
+    expect(issues).toEqual(['webhookRateLimit', 'globalRateLimit']);
+    expect(String(error)).toContain('2 per 500 ms');
+    // The refused client changed nothing: another with the first client's settings attaches, one with the refused settings is still refused.
+    const second = new Client({
+      baseUrl: 'http://127.0.0.1:1',
+      auth: { botToken: 'a-bot-token' },
+      rateLimitStore: store,
+      webhookRateLimit: { limit: 2, windowMs: 500 },
+    });
+    expect(
+      () =>
+        new Client({ baseUrl: 'http://127.0.0.1:1', auth: { botToken: 'a-bot-token' }, rateLimitStore: store, webhookRateLimit: { limit: 30, windowMs: 500 } }),
+    ).toThrow(ValidationError);
+    await Promise.all([first.close(), second.close()]);
+  });
+
+  it('a store created with settings keeps them: a client with the same is served, one with others is refused', () => {
+    const store = new MemoryRateLimitStore({ webhookWindow: undefined });
+    expect(() => new Client({ baseUrl: 'http://127.0.0.1:1', auth: { botToken: 'a-bot-token' }, rateLimitStore: store })).toThrow(
+      /webhookRateLimit: 30 per 60000 ms, but the store already serves off/,
+    );
+    expect(
+      () => new Client({ baseUrl: 'http://127.0.0.1:1', auth: { botToken: 'a-bot-token' }, rateLimitStore: store, webhookRateLimit: false }),
+    ).not.toThrow();
+  });
+
+  it("a store implementing only the interface: the pipeline runs a webhook's executions in call order and inside its window", async () => {
+    server = await startLimitsServer({ webhookLimit: 3, webhookWindowMs: 300 });
+    const client = new Client({
+      baseUrl: server.url,
+      auth: { botToken: 'a-bot-token', webhookTokens: { wh1: 'a-webhook-token' } },
+      rateLimitStore: interfaceOnly(new MemoryRateLimitStore()),
+      webhookRateLimit: { limit: 3, windowMs: 300 },
+    });
+    try {
+      const contents = Array.from({ length: 10 }, (_, i) => `message-${i}`);
+      await Promise.all(contents.map((content) => client.webhooks.execute('wh1', { content })));
+      expect(server.webhookViolations).toBe(0);
+      expect(server.webhookAccepted.map((accepted) => accepted.content)).toEqual(contents);
+    } finally {
+      await client.close();
+    }
+  });
+});
