@@ -32,6 +32,12 @@ export {
   type DeliveryTransport,
   type WebhookDeliveryRecord,
   type WindowLimit,
+  EmulatorFaults,
+  type FaultInput,
+  type FaultStatus,
+  type InjectedFault,
+  type PendingFault,
+  type RateLimitScope,
 } from './emulator/index.js';
 export {
   EmulatorError,

@@ -55,6 +55,8 @@ export function createMswHandlers(options: MswHandlersOptions = {}): {
       headers[name] = value;
     });
     const answer = await core.handle({ method: request.method, url: url.pathname + url.search, headers, body: await request.text() });
+    // An injected fault resets the connection: the client sees a network failure.
+    if (answer.reset === true) return HttpResponse.error();
     const responseHeaders = new Headers();
     for (const [name, value] of Object.entries(answer.headers)) for (const item of Array.isArray(value) ? value : [value]) responseHeaders.append(name, item);
     return new HttpResponse(answer.status === 204 ? null : answer.body, { status: answer.status, headers: responseHeaders });

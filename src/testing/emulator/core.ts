@@ -9,14 +9,15 @@
  * @module
  */
 
-import { EmulatorNotFoundError } from '../errors.js';
+import { EmulatorError, EmulatorNotFoundError } from '../errors.js';
 import { startGatewaySession } from './gateway-info.js';
 import { inspectState, secretsOf, type EmulatorSnapshot } from './inspect.js';
+import { EmulatorFaults } from './faults.js';
 import { handleRequest, routeOf } from './router.js';
 import { expireInteractions } from './lifecycle.js';
 import { clickComponent, invokeCommand, submitModal } from './simulate.js';
 import { EmulatorState } from './state.js';
-import { stopTimers } from './timers.js';
+import { cancelTimers, stopTimers } from './timers.js';
 import { InteractionCallbackType } from '../../core/constants.js';
 import type {
   BotIdentity,
@@ -46,13 +47,8 @@ export interface PendingWork {
 export class EmulatorCore {
   /** The seed data. */
   readonly seed: SeedData;
-  /** Fault knobs: added latency and a rate of 503 answers on REST calls. */
-  readonly faults: {
-    /** Milliseconds added before every REST call is handled. @default 0 */
-    latencyMs: number;
-    /** Share of REST calls answered with an injected 503, from 0 (none) to 1 (all). @default 0 */
-    errorRate: number;
-  } = { latencyMs: 0, errorRate: 0 };
+  /** Faults on demand: the next calls of an operation answer a chosen status, wait, or reset; plus latency on every call and a share of 503s. */
+  readonly faults = new EmulatorFaults();
   readonly #state: EmulatorState;
 
   /**
@@ -81,6 +77,20 @@ export class EmulatorCore {
   /** `await using core = new EmulatorCore()` closes it at the end of the scope. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
+  }
+
+  /**
+   * Clears what happened, keeping what was set up: messages, interactions
+   * (a pending `response` rejects with `EmulatorError`), webhook deliveries
+   * (retries stop), API logs, rate-limit windows, webhook executions,
+   * activities, drive links added, mail, faults and the clock offset; users,
+   * applications, commands, webhooks, communities and channels stay.
+   */
+  reset(): void {
+    cancelTimers(this.#state);
+    this.#state.clearActivity(new EmulatorError('the emulator was reset before the bot answered'));
+    this.faults.clear();
+    this.#state.notify({ kind: 'change' });
   }
 
   /** The emulator's clock (real time plus whatever `advanceTime` added). */

@@ -11,16 +11,12 @@ import type { Caller } from './access.js';
 import { getGateway, getGatewayBot } from './gateway-info.js';
 import { createDriveLink, followUp, handlers, respondWithToken, type Context, type Handler, type RouteContext } from './handlers/index.js';
 import { takeGlobal, takeRoute, webhookBucketHeaders } from './limits.js';
+import type { EmulatorFaults } from './faults.js';
 import { HttpError, errorResponse, json } from './responses.js';
 import type { EmulatorState } from './state.js';
 import type { EmulatorRequest, EmulatorResponse } from './types.js';
 
 /** Fault knobs: added latency and a rate of 503 answers on REST calls. */
-export interface Faults {
-  latencyMs: number;
-  errorRate: number;
-}
-
 /** What the router needs of a route: a contract route or one of the extra ones. */
 interface ServedRoute {
   readonly method: HttpMethod;
@@ -195,12 +191,11 @@ export function routeOf(state: EmulatorState, method: string, url: string): stri
 }
 
 /** Handles one REST request against `state`. */
-export async function handleRequest(state: EmulatorState, faults: Faults, request: EmulatorRequest): Promise<EmulatorResponse> {
-  if (faults.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, faults.latencyMs));
+export async function handleRequest(state: EmulatorState, faults: EmulatorFaults, request: EmulatorRequest): Promise<EmulatorResponse> {
+  if (faults.latencyMs > 0) await delay(faults.latencyMs);
   let routeHeaders: Record<string, string> = {};
   try {
     const url = new URL(request.url, 'http://emulator');
-    if (faults.errorRate > 0 && state.random() < faults.errorRate) throw new HttpError(503, 'injected failure (faults.errorRate)');
     const path = url.pathname.startsWith(`${API_PREFIX}/`) ? url.pathname.slice(API_PREFIX.length) : undefined;
     let found: Match | undefined;
     let unmatched: unknown;
@@ -210,6 +205,14 @@ export async function handleRequest(state: EmulatorState, faults: Faults, reques
     } catch (error) {
       unmatched = error;
     }
+    // A fault injected for this operation (or any) answers before anything is counted or changed.
+    const hit = faults.take(found?.id.contract === true ? found.id.id : undefined, found?.route.path);
+    if (hit !== undefined) {
+      if (hit.latencyMs > 0) await delay(hit.latencyMs);
+      if (hit.reset) return { status: 0, headers: {}, body: '', reset: true };
+      if (hit.error !== undefined) throw hit.error;
+    }
+    if (faults.errorRate > 0 && state.random() < faults.errorRate) throw new HttpError(503, '503: Service Unavailable (faults.errorRate)', 0);
     // Every request counts against the global limit, matched or not.
     takeGlobal(state, () => bucketHeadersOf(state, found));
     if (!found) throw unmatched;
@@ -226,4 +229,8 @@ export async function handleRequest(state: EmulatorState, faults: Faults, reques
     }
     return json(500, { message: `emulator error: ${error instanceof Error ? error.message : String(error)}`, code: 0 });
   }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

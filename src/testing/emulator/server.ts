@@ -11,6 +11,7 @@ import { GATEWAY_PATH, GatewayServer, type IdentifyRecord } from '../gateway-ser
 import { EmulatorError, EmulatorNotFoundError } from '../errors.js';
 import { doorRefusal } from '../playground/guard.js';
 import { createPlayground, type Playground } from '../playground/server.js';
+import type { EmulatorFaults } from './faults.js';
 import { EmulatorCore } from './core.js';
 import { gatewayUrlOf } from './gateway-info.js';
 import type {
@@ -65,13 +66,15 @@ export interface Emulator {
    * interaction expiry and session refresh follow the emulator's time.
    */
   readonly clock: () => number;
-  /** Fault knobs: `latencyMs` added to every REST call, `errorRate` of 503 answers. */
-  readonly faults: {
-    /** Milliseconds added before every REST call is handled. @default 0 */
-    latencyMs: number;
-    /** Share of REST calls answered with an injected 503, from 0 (none) to 1 (all). @default 0 */
-    errorRate: number;
-  };
+  /**
+   * Faults on demand: `faults.next({ operation, status, times })` makes the
+   * next calls answer 401, 403, 404, 429 (with `retryAfterMs` and `scope`),
+   * 500 or 503 in the service's wording, wait (`latencyMs`) or reset the
+   * connection (`reset: true`); `latencyMs` and `errorRate` apply to every
+   * call; `clear()` drops them all. The Gateway's faults are
+   * `dropGatewayConnections(code)`.
+   */
+  readonly faults: EmulatorFaults;
   /** The in-memory state and its control API. */
   readonly core: EmulatorCore;
   /** The playground's URL (the root URL), when the `playground` option is on. */
@@ -102,8 +105,22 @@ export interface Emulator {
   messages(channelId?: string): EmulatedMessage[];
   /** Moves the emulator's clock forward (access tokens and interactions expire after 15 minutes); the SDK follows only with `clock: emulator.clock`. */
   advanceTime(ms: number): void;
-  /** Drops every Gateway connection, as a network failure would. */
-  dropGatewayConnections(): void;
+  /**
+   * Drops every Gateway connection: without a code, as a network failure
+   * would (no close frame); with one, closes with it (for example 4000 to
+   * make the bot resume, 4004 to make it give up).
+   * @param code The close code. @default undefined (no close frame)
+   */
+  dropGatewayConnections(code?: number): void;
+  /**
+   * Clears what happened, keeping what was set up: messages, interactions
+   * (pending ones are ended), webhook deliveries, API logs, rate-limit
+   * windows and webhook executions, activities, drive links added, mail,
+   * faults and the clock offset go back to how the emulator started; users,
+   * applications and their commands and webhooks, communities, channels and
+   * Gateway sessions stay. For `beforeEach` with a bot started once per file.
+   */
+  reset(): void;
   /** Whether the bot (or the seeded bot) has a live Gateway session. */
   isBotConnected(botToken?: string): boolean;
   /** Waits until the bot has a live Gateway session; rejects with {@link EmulatorError} after `timeoutMs` (default 10,000). */
@@ -199,6 +216,8 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
         .handle({ method: request.method ?? 'GET', url: request.url ?? '/', headers, body: Buffer.concat(chunks).toString('utf8') })
         .then((answer) => {
           if (response.destroyed) return;
+          // An injected fault: the connection is reset, nothing is answered.
+          if (answer.reset === true) return void request.socket.resetAndDestroy();
           response.writeHead(answer.status, answer.headers);
           response.end(answer.body);
         })
@@ -264,7 +283,8 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     },
     messages: (channelId) => core.messages(channelId ?? core.seed.channelId),
     advanceTime: (ms) => core.advanceTime(ms),
-    dropGatewayConnections: () => gateway.dropConnections(),
+    dropGatewayConnections: (code) => gateway.dropConnections(code ?? 'terminate'),
+    reset: () => core.reset(),
     gatewayStats: {
       counts: gateway.stats,
       identifies: gateway.identifyLog,

@@ -156,6 +156,8 @@ export class EmulatorState {
   /** Observers of REST calls and changes (the playground). */
   readonly observers = new Set<(event: EmulatorEvent) => void>();
   #idCounter = 0;
+  /** The drive links the emulator starts with (`clearActivity` restores them). */
+  #seedLinks = new Map<string, Record<string, unknown>[]>();
 
   readonly users = new Map<string, User>();
   readonly sessions: Session[] = [];
@@ -198,6 +200,7 @@ export class EmulatorState {
     this.guilds.set(guild.id, guild);
     const channel = this.addChannel(guild.id, 'general');
     this.driveLinks.set(channel.id, [{ id: this.id(), url: 'https://drive.example/demo-slides', title: 'Demo slides' }]);
+    this.#seedLinks = structuredClone(this.driveLinks);
     const webhook: GuildWebhook = { id: this.id(), guildId: guild.id, channelId: channel.id, name: 'Announcements', token: this.token(), executions: [] };
     this.webhooks.set(webhook.id, webhook);
     const state = this;
@@ -215,6 +218,33 @@ export class EmulatorState {
         return state.apiUrl(`/webhooks/${webhook.id}/${webhook.token}`);
       },
     };
+  }
+
+  /**
+   * Clears what happened, keeping what was set up (see `Emulator.reset`):
+   * pending interactions end with `ended`'s error.
+   */
+  clearActivity(ended: Error): void {
+    for (const interaction of this.interactions.values()) for (const waiter of interaction.waiters.splice(0)) waiter.reject(ended);
+    this.interactions.clear();
+    this.messages.clear();
+    for (const app of this.apps.values()) {
+      app.deliveries.length = 0;
+      app.apiLogs.length = 0;
+    }
+    for (const webhook of this.webhooks.values()) webhook.executions = [];
+    this.activities.clear();
+    this.driveLinks.clear();
+    for (const [channelId, links] of this.#seedLinks) this.driveLinks.set(channelId, structuredClone(links));
+    this.mailbox.clear();
+    this.resetTokens.clear();
+    this.verifyTokens.clear();
+    this.globalHits.length = 0;
+    this.routeWindows.clear();
+    this.sessionStarts.clear();
+    this.refusedSessionStarts = 0;
+    this.globalRateLimit = this.options.globalRateLimit;
+    this.clockOffset = 0;
   }
 
   /** The emulator's clock (real time plus whatever `advanceTime` added). */

@@ -70,3 +70,11 @@ export function stopTimers(state: EmulatorState): Promise<void> {
   if (runtime.controllers.size === 0) return Promise.resolve();
   return new Promise((resolve) => runtime.drained.push(resolve));
 }
+
+/** Stops every timer and aborts every request in flight, as closing does, but new ones may start (the emulator's `reset()`). */
+export function cancelTimers(state: EmulatorState): void {
+  const runtime = runtimeOf(state);
+  for (const timer of runtime.timers) clearTimeout(timer);
+  runtime.timers.clear();
+  for (const controller of runtime.controllers) controller.abort();
+}

@@ -25,6 +25,8 @@ export interface EmulatorResponse {
   headers: Record<string, string | string[]>;
   /** Body text (JSON unless the status is 204). */
   body: string;
+  /** Reset the connection instead of answering (an injected fault; `status` is then 0). @default false */
+  reset?: boolean;
 }
 
 /** A message posted to a channel by a webhook or an interaction reply. */

@@ -7,7 +7,9 @@
  */
 
 import { redactValue, scrubText } from '../../core/redact.js';
+import { operationIds, type OperationId } from '../../core/routes.js';
 import type { EmulatorCore } from '../emulator/core.js';
+import type { FaultStatus } from '../emulator/faults.js';
 
 /** What an action can reach. */
 export interface ActionContext {
@@ -45,6 +47,8 @@ function optionsOf(value: unknown): Record<string, string | number | boolean> {
 function place(body: Body): { userId: string | undefined; channelId: string | undefined; guildId: string | undefined } {
   return { userId: str(body['userId']), channelId: str(body['channelId']), guildId: str(body['guildId']) };
 }
+
+const FAULT_STATUSES: readonly FaultStatus[] = [401, 403, 404, 429, 500, 503];
 
 function finite(value: unknown, min: number, max: number): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? Math.min(max, Math.max(min, value)) : undefined;
@@ -102,6 +106,21 @@ const actions: Record<string, (body: Body, ctx: ActionContext) => Promise<Action
   activity: (body, { core }) => {
     core.setActivityPaused(String(body['activityId'] ?? ''), body['paused'] === true);
     return { status: 200, body: { paused: body['paused'] === true } };
+  },
+  fault: (body, { core, changed }) => {
+    const operation = str(body['operation']) ?? '*';
+    if (operation !== '*' && !(operationIds as readonly string[]).includes(operation))
+      return { status: 400, body: { message: `unknown operation ${operation}` } };
+    const status = FAULT_STATUSES.find((candidate) => candidate === body['status']);
+    if (status === undefined && body['reset'] !== true)
+      return { status: 400, body: { message: 'status must be one of 401, 403, 404, 429, 500, 503, or reset: true' } };
+    const fault = core.faults.next({
+      operation: operation as OperationId | '*',
+      times: finite(body['times'], 1, 1000) ?? 1,
+      ...(status === undefined ? { reset: true } : { status }),
+    });
+    changed();
+    return { status: 200, body: { fault: fault.input } };
   },
   drop: (_body, { dropGateway, changed }) => {
     dropGateway();

@@ -309,6 +309,14 @@ describe.skipIf(!run)('the playground in Chromium', () => {
         await expect.poll(() => ({ ...world.emulator.faults })).toEqual({ latencyMs: 0, errorRate: 0 });
         expect(world.emulator.core.globalRateLimit).toBeUndefined();
 
+        // The next calls of one operation: a 429 on the next two channel reads, in the service's wording.
+        await page.getByLabel('Operation', { exact: true }).fill('channels.get');
+        await page.getByLabel('Answer', { exact: true }).selectOption('429');
+        await page.getByLabel('Next calls', { exact: true }).fill('2');
+        await page.getByRole('button', { name: 'Fault the next calls' }).click();
+        await expect.poll(() => world.emulator.faults.pending).toEqual([{ input: { operation: 'channels.get', times: 2, status: 429 }, remaining: 2 }]);
+        world.emulator.faults.clear();
+
         const before = world.emulator.clock();
         const shown = await page.locator('#clock').textContent();
         await page.getByRole('button', { name: 'Advance the clock 15 min' }).click();

@@ -5,6 +5,11 @@
  * @module
  */
 
+import { operationIds } from '../../../core/routes.js';
+
+/** The operation ids the next-calls fault offers. */
+const OPERATION_OPTIONS = operationIds.map((id) => `<option value="${id}"></option>`).join('');
+
 /** The page. */
 export const PAGE_HTML = `<!doctype html>
 <html lang="en">
@@ -48,6 +53,13 @@ export const PAGE_HTML = `<!doctype html>
         <label>Global limit (req/s) <input id="global-limit" type="number" min="1" step="1" inputmode="numeric" placeholder="none" aria-describedby="global-limit-help"></label>
         <span id="global-limit-help" class="sr">Requests per second across all routes; leave empty for no limit.</span>
         <button type="submit">Apply the faults</button>
+      </form>
+      <form id="next-fault" class="faults" aria-label="Fault the next calls">
+        <label>Operation <input id="fault-operation" list="operations" placeholder="any" autocomplete="off"></label>
+        <label>Answer <select id="fault-status" aria-label="Answer"><option>503</option><option>500</option><option>429</option><option>404</option><option>403</option><option>401</option><option value="reset">reset</option></select></label>
+        <label>Next calls <input id="fault-times" type="number" min="1" max="1000" step="1" value="1" inputmode="numeric"></label>
+        <datalist id="operations">${OPERATION_OPTIONS}</datalist>
+        <button type="submit">Fault the next calls</button>
       </form>
       <div class="row">
         <button id="drop" type="button">Drop the Gateway connections</button>

@@ -291,6 +291,16 @@ $('faults').addEventListener('submit', async (event) => {
     hint('Faults applied');
   } catch (error) { hint(error.message, true); }
 });
+$('next-fault').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const status = $('fault-status').value;
+  const operation = $('fault-operation').value.trim() || '*';
+  const times = Number($('fault-times').value || 1);
+  try {
+    await api('fault', status === 'reset' ? { operation, times, reset: true } : { operation, times, status: Number(status) });
+    hint('The next ' + times + ' call(s) of ' + (operation === '*' ? 'any operation' : operation) + ' will answer ' + status);
+  } catch (error) { hint(error.message, true); }
+});
 $('drop').addEventListener('click', () => api('drop').then(() => hint('Gateway connections dropped: the bot should reconnect'), (e) => hint(e.message, true)));
 $('advance').addEventListener('click', () => api('advance', { ms: 900000 }).then(() => hint('Clock advanced by 15 minutes'), (e) => hint(e.message, true)));
 
