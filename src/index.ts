@@ -17,6 +17,19 @@ export {
   SNOWFLAKE_EPOCH_MS,
   snowflakeTimestamp,
 } from './core/constants.js';
+export {
+  ButtonStyle,
+  TextInputStyle,
+  type Button,
+  type ComponentEmoji,
+  type InteractiveButton,
+  type LinkButton,
+  type MessageActionRow,
+  type ModalActionRow,
+  type SelectOption,
+  type StringSelect,
+  type TextInput,
+} from './core/components.js';
 export { routes, operationIds, API_PREFIX, type CredentialKind, type HttpMethod, type OperationId, type RouteDefinition, type Routes } from './core/routes.js';
 export { parseRetryAfter } from './rest/retry-after.js';
 export type {
@@ -107,6 +120,8 @@ export {
   type InteractionResponder,
   type AcknowledgementState,
   type ReplyMessage,
+  type MessagePayload,
+  type AllowedMentions,
   type AutocompleteChoice,
   type ModalForm,
   type AwaitComponentOptions,
@@ -118,6 +133,7 @@ export {
 } from './interactions/interaction.js';
 export {
   defineCommand,
+  type Exactly,
   type CommandOptionValues,
   type CommandOptionTypeMap,
   type CommandOptionValue,

@@ -20,7 +20,16 @@ import {
 } from '../errors/index.js';
 import { REDACTED, inspectSymbol } from '../core/redact.js';
 import { INTERACTION_LIFETIME_MS, InteractionCallbackType, SNOWFLAKE_EPOCH_MS, snowflakeTimestamp } from '../core/constants.js';
-import type { AcknowledgementState, AnswerOptions, InteractionKind, InteractionPayload, InteractionResponder, InteractionUser, ReplyMessage } from './types.js';
+import type {
+  AcknowledgementState,
+  AnswerOptions,
+  InteractionKind,
+  InteractionPayload,
+  InteractionResponder,
+  InteractionUser,
+  MessagePayload,
+  ReplyMessage,
+} from './types.js';
 
 /** Reads the creation time from `created_at`, or from a Discord-style snowflake id, if plausible. */
 function creationTime(payload: InteractionPayload, receivedAt: number): number | undefined {
@@ -179,7 +188,7 @@ export abstract class BaseInteraction {
 }
 
 function messageData(message: ReplyMessage): Record<string, unknown> {
-  return typeof message === 'string' ? { content: message } : message;
+  return typeof message === 'string' ? { content: message } : { ...message };
 }
 
 /**
@@ -197,7 +206,7 @@ export abstract class RepliableInteraction extends BaseInteraction {
    */
   reply(message: string, options?: AnswerOptions): Promise<void>;
   /** Answers with a message object (interaction_type 4); `content` is required. The contract has no route to edit it afterwards or to send follow-ups. */
-  reply(message: { content: string } & Record<string, unknown>, options?: AnswerOptions): Promise<void>;
+  reply(message: MessagePayload, options?: AnswerOptions): Promise<void>;
   reply(message: ReplyMessage, options?: AnswerOptions): Promise<void> {
     return this.respond(InteractionCallbackType.ChannelMessageWithSource, messageData(message), options);
   }

@@ -25,6 +25,8 @@ export type {
   InteractionUser,
   ModalForm,
   ReplyMessage,
+  MessagePayload,
+  AllowedMentions,
 } from './types.js';
 
 /** A ping (type 1): answer with {@link PingInteraction.pong}. */
@@ -188,7 +190,7 @@ const answers = {
     return waitFor(this, 'component', options);
   },
   showModal(this: BaseInteraction, form: ModalForm, options?: AnswerOptions): Promise<void> {
-    return this.respond(InteractionCallbackType.Modal, form, options);
+    return this.respond(InteractionCallbackType.Modal, { ...form }, options);
   },
   awaitModalSubmit(this: BaseInteraction, options: AwaitModalSubmitOptions): Promise<ModalSubmitInteraction> {
     return waitFor(this, 'modalSubmit', options);

@@ -56,6 +56,19 @@ export type CommandOptionValues<D> = [OptionList<D>] extends [never]
       }
     >;
 
+/**
+ * `D` with every field that `Shape` does not have turned into `never`, at
+ * every depth: a generic parameter escapes TypeScript's excess-property
+ * check, so this gives a misspelled field its compile error back.
+ */
+export type Exactly<D, Shape> = D extends readonly (infer E)[]
+  ? Shape extends readonly (infer S)[]
+    ? readonly Exactly<E, S>[]
+    : D
+  : D extends object
+    ? { [K in keyof D]: K extends keyof Shape ? Exactly<D[K], NonNullable<Shape[K]>> : never }
+    : D;
+
 /** A command definition that remembers its literal type, so handlers get typed options. */
 export type TypedCommandDefinition<D extends CommandDefinition = CommandDefinition> = D & {
   /** Carries the option types to handlers; never set at run time. */
@@ -77,7 +90,7 @@ export type TypedCommandDefinition<D extends CommandDefinition = CommandDefiniti
  * gateway.onCommand(quiz, (interaction) => interaction.reply(`${interaction.options.topic} x ${interaction.options.rounds ?? 3}`));
  * ```
  */
-export function defineCommand<const D extends CommandDefinition>(definition: D): TypedCommandDefinition<D> {
+export function defineCommand<const D extends CommandDefinition>(definition: D & Exactly<D, CommandDefinition>): TypedCommandDefinition<D> {
   return definition;
 }
 

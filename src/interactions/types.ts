@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { MessageActionRow, ModalActionRow } from '../core/components.js';
 import type { InteractionCallbackType, InteractionType } from '../core/constants.js';
 
 /** Sends a callback body; bound to `client.interactions.respond`. */
@@ -68,13 +69,34 @@ export interface InteractionUser {
 /** Where an interaction stands. */
 export type AcknowledgementState = 'pending' | 'sending' | 'acknowledged';
 
-/** A message answer: text, or an object with `content` and any other message fields. */
-export type ReplyMessage =
-  | string
-  | ({
-      /** The message text. */
-      content: string;
-    } & Record<string, unknown>);
+/** Which mentions in a message notify (Discord's `allowed_mentions`). */
+export interface AllowedMentions {
+  /** The kinds of mention parsed from the content. @default every kind */
+  parse?: ('users' | 'roles' | 'everyone')[] | undefined;
+  /** The users who may be notified. @default undefined */
+  users?: string[] | undefined;
+  /** The roles that may be notified. @default undefined */
+  roles?: string[] | undefined;
+}
+
+/** A message an interaction answers with (Discord's message fields the service takes). */
+export interface MessagePayload {
+  /** The message text (required by the contract for a message answer). */
+  content: string;
+  /** Rows of buttons or a select menu, at most 5. @default undefined */
+  components?: MessageActionRow[] | undefined;
+  /** Message flags, e.g. 64 to show it only to the user who invoked. @default undefined */
+  flags?: number | undefined;
+  /** Whether it is read aloud. @default false */
+  tts?: boolean | undefined;
+  /** Rich embeds (Discord's shape). @default undefined */
+  embeds?: Record<string, unknown>[] | undefined;
+  /** Which mentions notify. @default undefined (the service's default) */
+  allowed_mentions?: AllowedMentions | undefined;
+}
+
+/** A message answer: text, or a {@link MessagePayload}. */
+export type ReplyMessage = string | MessagePayload;
 
 /** An autocomplete choice. */
 export interface AutocompleteChoice {
@@ -84,13 +106,12 @@ export interface AutocompleteChoice {
   value: string | number;
 }
 
-/** A modal form (Discord's shape: `custom_id`, `title`, `components`). */
+/** A modal form (Discord's shape). */
 export interface ModalForm {
-  /** Identifies the form when it is submitted. */
+  /** Identifies the form when it is submitted, 1 to 100 characters. */
   custom_id: string;
-  /** Title shown to the user. */
+  /** Title shown to the user, 1 to 45 characters. */
   title: string;
-  /** Rows of inputs. */
-  components: unknown[];
-  [field: string]: unknown;
+  /** Rows of one text input each, 1 to 5. */
+  components: ModalActionRow[];
 }

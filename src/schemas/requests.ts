@@ -12,6 +12,7 @@
 import { z } from 'zod';
 import { INTERACTION_CALLBACK_TYPES, InteractionCallbackType } from '../core/constants.js';
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
+import { messageComponentsSchema, modalFormSchema } from './components.js';
 import { countCharacters } from './text.js';
 
 const characters = (min: number, max: number) =>
@@ -30,29 +31,39 @@ const anyObject = z.looseObject({});
 
 /** A choice offered by a command option. */
 export const commandOptionChoiceSchema = z.looseObject({
-  /** Display name of the choice. */
-  name: z.string().min(1),
+  /** Display name of the choice, 1 to 100 characters. */
+  name: characters(1, 100),
   /** Value sent back when the choice is picked. */
   value: z.union([z.string(), z.number()]),
 });
 
-/** A typed option descriptor of a slash command (Discord's shape; see docs/assumptions.md). */
+/** A typed option descriptor of a slash command (Discord's shape and limits; see docs/assumptions.md). */
 export const commandOptionSchema = z.looseObject({
   /** Option type (Discord's numbering: 1 sub-command, 3 string, 4 integer, 5 boolean, ...). */
   type: z.int().min(1),
   /** Option name. */
   name: characters(1, 32),
-  /** Option description. */
-  description: z.string().optional(),
+  /** Option description, 1 to 100 characters. */
+  description: characters(1, 100),
   /** Whether the user must fill it in. */
   required: z.boolean().optional(),
   /** Whether the bot offers autocomplete results for it. */
   autocomplete: z.boolean().optional(),
-  /** Fixed choices. */
-  choices: z.array(commandOptionChoiceSchema).optional(),
-  /** Nested options, for sub-commands and groups. */
+  /** Fixed choices, at most 25. */
+  choices: z.array(commandOptionChoiceSchema).max(25).optional(),
+  /** Smallest value of an integer or number option. */
+  min_value: z.number().optional(),
+  /** Largest value of an integer or number option. */
+  max_value: z.number().optional(),
+  /** Shortest string, 0 to 6000. */
+  min_length: z.int().min(0).max(6000).optional(),
+  /** Longest string, 1 to 6000. */
+  max_length: z.int().min(1).max(6000).optional(),
+  /** Channel types a channel option accepts. */
+  channel_types: z.array(z.int().min(0)).optional(),
+  /** Nested options, for sub-commands and groups, at most 25. */
   get options() {
-    return z.array(commandOptionSchema).optional();
+    return z.array(commandOptionSchema).max(25).optional();
   },
 });
 
@@ -86,10 +97,10 @@ const commandName = z
 export const commandDefinitionSchema = z.looseObject({
   /** Command name: 1 to 32 letters, digits, `-` or `_`, sent lowercased. */
   name: commandName,
-  /** Command description. */
-  description: z.string(),
-  /** Typed option descriptors. */
-  options: z.array(commandOptionSchema).optional(),
+  /** Command description, 1 to 100 characters. */
+  description: characters(1, 100),
+  /** Typed option descriptors, at most 25. */
+  options: z.array(commandOptionSchema).max(25).optional(),
   /** Whether the command is usable in direct messages. @default true */
   dm_permission: z.boolean().default(true),
 });
@@ -157,6 +168,17 @@ export const interactionResponseSchema = z
     const { interaction_type: type, data } = ctx.value;
     if (type === InteractionCallbackType.ChannelMessageWithSource && (typeof data['content'] !== 'string' || data['content'].length === 0)) {
       ctx.issues.push({ code: 'custom', input: data, path: ['data', 'content'], message: 'is required for interaction_type 4 and must be a non-empty string' });
+    }
+    // Components and modal forms within Discord's limits, each issue at its path.
+    const checked =
+      type === InteractionCallbackType.Modal
+        ? modalFormSchema.safeParse(data)
+        : data['components'] !== undefined
+          ? messageComponentsSchema.safeParse(data['components'])
+          : undefined;
+    if (checked !== undefined && !checked.success) {
+      const base = type === InteractionCallbackType.Modal ? ['data'] : ['data', 'components'];
+      for (const issue of checked.error.issues) ctx.issues.push({ code: 'custom', input: data, path: [...base, ...issue.path], message: issue.message });
     }
   });
 
@@ -237,10 +259,60 @@ export function toIssues(error: z.ZodError, prefix?: string): ValidationIssue[] 
   });
 }
 
-/** A slash command definition as the caller writes it. */
-export type CommandDefinition = z.input<typeof commandDefinitionSchema>;
-/** A command option descriptor as the caller writes it. */
-export type CommandOption = z.input<typeof commandOptionSchema>;
+/** A choice of a command option. */
+export interface CommandOptionChoice {
+  /** What the user sees, 1 to 100 characters. */
+  name: string;
+  /** What the command receives. */
+  value: string | number;
+}
+
+/** A command option descriptor as the caller writes it (Discord's shape: a misspelled field fails to compile). */
+export interface CommandOption {
+  /** Option type: an {@link ApplicationCommandOptionType} value. */
+  type: number;
+  /** Option name, 1 to 32 characters. */
+  name: string;
+  /** Option description, 1 to 100 characters. */
+  description: string;
+  /** Whether the user must fill it in. @default false */
+  required?: boolean | undefined;
+  /** Whether the bot offers autocomplete results for it. @default false */
+  autocomplete?: boolean | undefined;
+  /** Fixed choices, at most 25. @default undefined */
+  choices?: readonly CommandOptionChoice[] | undefined;
+  /** Smallest value of an integer or number option. @default undefined */
+  min_value?: number | undefined;
+  /** Largest value of an integer or number option. @default undefined */
+  max_value?: number | undefined;
+  /** Shortest value of a string option, 0 to 6000. @default undefined */
+  min_length?: number | undefined;
+  /** Longest value of a string option, 1 to 6000. @default undefined */
+  max_length?: number | undefined;
+  /** Channel types a channel option accepts (Discord's numbering). @default undefined (every type) */
+  channel_types?: readonly number[] | undefined;
+  /** Nested options, for sub-commands and groups, at most 25. @default undefined */
+  options?: readonly CommandOption[] | undefined;
+}
+
+/** A slash command definition as the caller writes it (the contract's CreateCommandRequest: a misspelled field fails to compile). */
+export interface CommandDefinition {
+  /** Command name: 1 to 32 letters, digits, `-` or `_`, sent lowercased. */
+  name: string;
+  /** Command description, 1 to 100 characters. */
+  description: string;
+  /** Typed option descriptors, at most 25. @default undefined */
+  options?: readonly CommandOption[] | undefined;
+  /** Whether the command is usable in direct messages. @default true */
+  dm_permission?: boolean | undefined;
+  /** The permissions a member needs to see the command, as a bit set in a string (Discord's field; the contract does not show it). @default undefined */
+  default_member_permissions?: string | null | undefined;
+  /** The name in other locales (Discord's field). @default undefined */
+  name_localizations?: Readonly<Record<string, string>> | null | undefined;
+  /** The description in other locales (Discord's field). @default undefined */
+  description_localizations?: Readonly<Record<string, string>> | null | undefined;
+}
+
 /** A message for an incoming webhook. */
 export type WebhookMessage = z.input<typeof webhookMessageSchema>;
 /** Body for creating a community webhook. */

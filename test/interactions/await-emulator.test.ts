@@ -5,7 +5,15 @@
  * the modal.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, createInteractionRouter, InteractionTimeoutError, isInteractionTimeoutError, type ComponentInteraction } from '../../src/index.js';
+import {
+  ButtonStyle,
+  Client,
+  createInteractionRouter,
+  InteractionTimeoutError,
+  isInteractionTimeoutError,
+  type ComponentInteraction,
+  type MessageActionRow,
+} from '../../src/index.js';
 import { createEmulator, type Emulator } from '../../src/testing/index.js';
 
 let emulator: Emulator;
@@ -19,7 +27,7 @@ let waitingStarted: () => void = () => undefined;
 const nextWait = () => new Promise<void>((resolve) => (waitingStarted = resolve));
 let timeoutError: unknown;
 
-const buttons = [{ type: 1, components: ['yes', 'no'].map((id) => ({ type: 2, style: 1, label: id, custom_id: id })) }];
+const buttons: MessageActionRow[] = [{ type: 1, components: ['yes', 'no'].map((id) => ({ type: 2, style: ButtonStyle.Primary, label: id, custom_id: id })) }];
 
 beforeAll(async () => {
   emulator = await createEmulator();

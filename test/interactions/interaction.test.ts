@@ -11,6 +11,7 @@ import {
   createInteraction,
   isInteractionAlreadyAcknowledgedError,
   type InteractionPayload,
+  type ModalActionRow,
 } from '../../src/index.js';
 import { GatewayServer } from '../../src/testing/gateway-server.js';
 import { SECRETS, startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
@@ -48,6 +49,8 @@ function interactionFor<T>(client: Client, p: InteractionPayload, now?: () => nu
 
 const callbacks = (id: string) => api.requests.filter((r) => r.url === `/api/v1/interactions/${id}/callback`);
 
+const MODAL_ROW: ModalActionRow = { type: 1, components: [{ type: 4, custom_id: 'name', style: 1, label: 'Name' }] };
+
 describe('answers bound to the callback endpoint', () => {
   it.each([
     ['reply(string)', (i: CommandInteraction) => i.reply('Hello!'), { interaction_type: 4, data: { content: 'Hello!' } }],
@@ -55,8 +58,8 @@ describe('answers bound to the callback endpoint', () => {
     ['defer()', (i: CommandInteraction) => i.defer(), { interaction_type: 5, data: {} }],
     [
       'showModal()',
-      (i: CommandInteraction) => i.showModal({ custom_id: 'm', title: 'T', components: [] }),
-      { interaction_type: 9, data: { custom_id: 'm', title: 'T', components: [] } },
+      (i: CommandInteraction) => i.showModal({ custom_id: 'm', title: 'T', components: [MODAL_ROW] }),
+      { interaction_type: 9, data: { custom_id: 'm', title: 'T', components: [MODAL_ROW] } },
     ],
     ['respond(6)', (i: CommandInteraction) => i.respond(6), { interaction_type: 6, data: {} }],
   ])('%s sends one callback with the right interaction_type and bot credentials', async (_name, act, body) => {
@@ -78,7 +81,7 @@ describe('answers bound to the callback endpoint', () => {
     for (const act of [
       () => (interaction as ComponentInteraction).reply('x', { signal: aborted }),
       () => (interaction as ComponentInteraction).deferUpdate({ signal: aborted }),
-      () => (interaction as ComponentInteraction).showModal({ custom_id: 'm', title: 'T', components: [] }, { signal: aborted }),
+      () => (interaction as ComponentInteraction).showModal({ custom_id: 'm', title: 'T', components: [MODAL_ROW] }, { signal: aborted }),
     ]) {
       await expect(act()).rejects.toBeInstanceOf(InteractionResponseError);
       expect(interaction.state).toBe('pending');

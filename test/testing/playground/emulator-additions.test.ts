@@ -80,7 +80,11 @@ describe('the emulator, for the playground', () => {
       message: { id: message?.id },
       member: { user: { id: emulator.seed.member.id } },
     });
-    await answer(click.id, String(click.payload['token']), InteractionCallbackType.Modal, { custom_id: 'survey', title: 'Survey', components: [] });
+    await answer(click.id, String(click.payload['token']), InteractionCallbackType.Modal, {
+      custom_id: 'survey',
+      title: 'Survey',
+      components: [{ type: 1, components: [{ type: 4, custom_id: 'name', style: 1, label: 'Name' }] }],
+    });
     const submit = emulator.core.submitModal({ interactionId: click.id, fields: { name: 'Ada' } });
     expect(submit.payload).toMatchObject({
       type: InteractionType.ModalSubmit,
