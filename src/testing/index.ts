@@ -57,3 +57,5 @@ export { createTestDelivery, type TestDelivery, type TestDeliveryInput } from '.
 /** The SDK's signer, re-exported so tests can sign deliveries for their receivers. */
 export { GatewayServer, GATEWAY_PATH, type GatewayServerOptions, type GatewayTraffic, type BotIdentity, type IdentifyRecord } from './gateway-server.js';
 export { createTestInteraction, createTestGateway, createTestPayload, type TestInteractionInput, type TestResponse, type TestGateway } from './interactions.js';
+export { useEmulator, type EmulatorFixture, type TestHooks, type UseEmulatorOptions } from './fixture.js';
+export { emulatorMatchers, type EmulatorMatchers, type ExpectedMessage, type MatcherResult, type MessageMatchOptions, type MessageSource } from './matchers.js';

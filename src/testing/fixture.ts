@@ -1,0 +1,107 @@
+/**
+ * One emulator and one bot per test file, through the framework's own hooks
+ * (Vitest's and Jest's share their names): started before the file's tests,
+ * reset before each, closed after the last.
+ *
+ * @module
+ */
+
+import { Client } from '../clients/client.js';
+import type { CommandDefinition } from '../schemas/requests.js';
+import { EmulatorError } from './errors.js';
+import { createEmulator, type Emulator, type EmulatorOptions } from './emulator/server.js';
+
+/** The hooks the fixture registers with (pass Vitest's or Jest's). */
+export interface TestHooks {
+  /** Runs once before the file's tests. */
+  beforeAll(fn: () => Promise<void>, timeout?: number): void;
+  /** Runs once after them. */
+  afterAll(fn: () => Promise<void>, timeout?: number): void;
+  /** Runs before each test; without it the emulator is not reset between tests. @default undefined */
+  beforeEach?: ((fn: () => void) => void) | undefined;
+}
+
+/** Options of {@link useEmulator}. */
+export interface UseEmulatorOptions {
+  /** Options of the emulator. @default {} */
+  emulator?: EmulatorOptions | undefined;
+  /** Commands registered before the bot starts (as a deploy step would, with the owner's login). @default [] */
+  commands?: readonly CommandDefinition[] | undefined;
+  /** Installs the bot's handlers on the client (the same function your bot calls). @default undefined (a client with no handlers) */
+  bot?: ((client: Client) => unknown) | undefined;
+  /** Whether the bot's Gateway connects before the tests. @default true */
+  connect?: boolean | undefined;
+  /** Whether `emulator.reset()` runs before each test (needs `beforeEach`). @default true */
+  resetBetweenTests?: boolean | undefined;
+  /** How long starting may take, milliseconds. @default 15000 */
+  timeoutMs?: number | undefined;
+}
+
+/** What {@link useEmulator} gives the tests; read it inside a test or a hook, not at the top of the file. */
+export interface EmulatorFixture {
+  /** The running emulator. */
+  readonly emulator: Emulator;
+  /** The bot's client: its token, the emulator's clock, the handlers `bot` installed. */
+  readonly bot: Client;
+}
+
+/**
+ * Starts an emulator and a bot for the current test file, registered on the
+ * framework's hooks:
+ *
+ * ```ts
+ * import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+ * const kit = useEmulator({ beforeAll, afterAll, beforeEach }, { commands, bot: installMyBot });
+ * it('answers /quiz', async () => {
+ *   await kit.emulator.invokeCommand({ name: 'quiz' }).response;
+ *   expect(kit.emulator).toHaveReplied(/Quiz/);
+ * });
+ * ```
+ */
+export function useEmulator(hooks: TestHooks, options: UseEmulatorOptions = {}): EmulatorFixture {
+  let running: { emulator: Emulator; bot: Client } | undefined;
+  const timeout = options.timeoutMs ?? 15_000;
+  hooks.beforeAll(async () => {
+    const emulator = await createEmulator(options.emulator ?? {});
+    try {
+      if (options.commands !== undefined && options.commands.length > 0) {
+        const owner = new Client({ baseUrl: emulator.url });
+        try {
+          await owner.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
+          await owner.commands.sync(emulator.seed.applicationId, options.commands);
+        } finally {
+          await owner.close();
+        }
+      }
+      const bot = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, clock: emulator.clock });
+      running = { emulator, bot };
+      await options.bot?.(bot);
+      if (options.connect !== false) await bot.gateway.connect();
+    } catch (error) {
+      await running?.bot.close();
+      await emulator.close();
+      running = undefined;
+      throw error;
+    }
+  }, timeout);
+  hooks.afterAll(async () => {
+    const current = running;
+    running = undefined;
+    await current?.bot.close();
+    await current?.emulator.close();
+  }, timeout);
+  if (options.resetBetweenTests !== false) hooks.beforeEach?.(() => running?.emulator.reset());
+  const started = (): { emulator: Emulator; bot: Client } => {
+    if (running === undefined)
+      throw new EmulatorError('useEmulator: the emulator runs from beforeAll to afterAll; read kit.emulator and kit.bot inside a test or a hook');
+    return running;
+  };
+  return {
+    get emulator() {
+      return started().emulator;
+    },
+    get bot() {
+      return started().bot;
+    },
+  };
+}
