@@ -81,6 +81,7 @@ export type * from './schemas/requests.js';
 export type * from './schemas/responses.js';
 export { SDK_VERSION } from './core/version.js';
 export { Gateway, type GatewayCloseOptions } from './gateway/gateway.js';
+export type { DispatchSink, PublishedDispatch, PublishOptions } from './gateway/publisher.js';
 export type {
   GatewayOptions,
   GatewayStatus,

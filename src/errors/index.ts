@@ -21,7 +21,7 @@ import {
   InteractionTimeoutError,
   InteractionWaitAbortedError,
 } from './interaction.js';
-import { InsecureTransportError, MissingCredentialError, RateLimitStoreError, SessionStoreError, ValidationError } from './local.js';
+import { InsecureTransportError, MissingCredentialError, RateLimitStoreError, SessionStoreError, EventStreamError, ValidationError } from './local.js';
 import { ReplayStoreFullError, WebhookVerificationError } from './receive.js';
 import { AbortError, HookError, NetworkError, ResponseTooLargeError, TimeoutError, UnexpectedResponseError } from './request.js';
 
@@ -57,6 +57,7 @@ const ERROR_CLASSES = {
   HookError,
   RateLimitStoreError,
   SessionStoreError,
+  EventStreamError,
   GatewayError,
   GatewayFatalError,
   SessionBudgetError,
@@ -118,6 +119,8 @@ export const isHookError = guard('HookError');
 export const isRateLimitStoreError = guard('RateLimitStoreError');
 /** Whether `value` is a {@link SessionStoreError} (a user or Gateway session store failed, or holds something that is not a session). */
 export const isSessionStoreError = guard('SessionStoreError');
+/** Whether `value` is an {@link EventStreamError} (the Redis stream of Gateway events failed). */
+export const isEventStreamError = guard('EventStreamError');
 /** Whether `value` is a {@link GatewayError}. */
 export const isGatewayError = guard('GatewayError');
 /** Whether `value` is a {@link GatewayFatalError}. */

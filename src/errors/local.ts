@@ -86,3 +86,14 @@ export class SessionStoreError extends CommunityChatError {
     super(`The session store failed: ${detail}`, options);
   }
 }
+
+/**
+ * The stream of Gateway events (Redis) failed: it is unreachable or did not
+ * answer in time. A publish that fails is tried again in order; a worker
+ * tries its step again on its next turn.
+ */
+export class EventStreamError extends CommunityChatError {
+  constructor(detail: string, options?: { cause?: unknown }) {
+    super(`The event stream failed: ${detail}`, options);
+  }
+}

@@ -34,7 +34,8 @@ import {
 import { GatewayDispatch } from './protocol.js';
 import { SecretBook, scrubError } from './secrets.js';
 import { SessionBudget } from './session-budget.js';
-import { SessionSaver } from './gateway-session-store.js';
+import { restoreSessions, type SessionSaver } from './gateway-session-store.js';
+import { DispatchPublisher, type DispatchSink, type PublishOptions } from './publisher.js';
 import { checkShardingOptions, resolveShardPlan, type ShardPlan } from './shard-plan.js';
 import { connectShards, connectionHost, localShard, overallStatus, sessionRecordOf, type ShardHandle, type ShardHost, type ShardInfo } from './shards.js';
 import { checkGatewayUrl, upgradeHeaders } from './transport.js';
@@ -60,6 +61,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   #plan: ShardPlan | undefined;
   #shards: ShardHandle[] = [];
   readonly #savers = new Map<number, SessionSaver>();
+  #publisher: DispatchPublisher | undefined;
   #loading: Promise<ShardHandle[]> | undefined;
   /** Builds interactions from INTERACTION_CREATE; loaded with the connection (it pulls in zod). */
   #fromDispatch: ((payload: unknown) => InteractionFromDispatch) | undefined;
@@ -148,15 +150,12 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   }
 
   /**
-   * Runs the handlers of an interaction: first it is offered to the pending
-   * `awaitComponent` / `awaitModalSubmit` waits (one that takes it is the only
-   * one to see it: no `interactionCreate` listener or handler runs); then
-   * `interactionCreate` listeners, the handlers of its kind, and for commands
-   * those of its name, then those of every router added with `use()`. A
-   * click or submit nothing took is held briefly for a wait about to
-   * register, then reported (`interactionUnhandled` and a `debug` line).
-   * Nothing a handler throws escapes: it is emitted as `interactionError`.
-   * Resolves once every handler has settled; never rejects.
+   * Runs the handlers of an interaction: first it is offered to the pending `awaitComponent` / `awaitModalSubmit` waits (one
+   * that takes it is the only one to see it: no `interactionCreate` listener or handler runs); then `interactionCreate`
+   * listeners, the handlers of its kind, and for commands those of its name, then those of every router added with `use()`.
+   * A click or submit nothing took is held briefly for a wait about to register, then reported (`interactionUnhandled` and a
+   * `debug` line). Nothing a handler throws escapes: it is emitted as `interactionError`. Resolves once every handler has
+   * settled; never rejects.
    */
   deliver(interaction: Interaction, shardId = 0): Promise<void> {
     // A click or submit a pending wait takes goes to that wait only: no interactionCreate listener or handler sees it.
@@ -223,7 +222,6 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     }
   }
 
-  /** Loads the connection code, resolves the shards, and creates them (in this thread or in workers) with their saved sessions. */
   async #load(): Promise<ShardHandle[]> {
     const [{ GatewayConnection }, { interactionFromDispatch }] = await Promise.all([import('./connection.js'), import('../interactions/from-dispatch.js')]);
     this.#fromDispatch = (payload) => interactionFromDispatch(payload, this.#wiring.respond, this.#wiring.now);
@@ -239,22 +237,14 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     }
     const store = this.#sharding.sessionStore;
     if (store) {
-      await Promise.all(
-        shards.map(async (shard) => {
-          const record = await store.load(shard.id, plan.count).catch((error: unknown) => this.#storeFailed(error));
-          if (record) shard.restore(record);
-          this.#savers.set(
-            shard.id,
-            new SessionSaver(
-              store,
-              shard.id,
-              plan.count,
-              () => sessionRecordOf(shard),
-              (error) => this.#storeFailed(error),
-            ),
-          );
-        }),
+      const savers = await restoreSessions(
+        store,
+        shards,
+        plan.count,
+        (shard) => sessionRecordOf(shard, this.#publisher),
+        (error) => this.#storeFailed(error),
       );
+      for (const [id, saver] of savers) this.#savers.set(id, saver);
     }
     this.#shards = shards;
     if (this.#destroyed) await Promise.all(shards.map((shard) => shard.destroy()));
@@ -269,7 +259,6 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     return undefined;
   }
 
-  /** What the shards report to and ask of this Gateway. */
   #host(plan: ShardPlan): ShardHost {
     const throttled = plan.sharded || this.#sharding.identifyThrottle !== undefined;
     return {
@@ -301,11 +290,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     return scrubError(error, this.#secrets.secretsIn([error.message, error.stack ?? ''], this.#wiring.token()));
   }
 
-  /**
-   * Publishes a connection event of a shard on the diagnostics channels, and
-   * emits it with every known secret scrubbed from it (built only when someone
-   * listens); events with a payload object carry `shardId`.
-   */
+  /** Publishes a shard's connection event on the diagnostics channels, and emits it scrubbed of every known secret (when listened to). */
   #report(report: ConnectionReport, shardId = 0): void {
     publishGatewayReport(report, shardId);
     if (this.listenerCount(report.event) === 0) return;
@@ -356,6 +341,11 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     // Redaction is paid for only when someone listens, and each string is checked only against the secrets it may hold.
     if (this.listenerCount('dispatch') > 0)
       this.#emitSafely('dispatch', { t: event.t, s: event.s, d: this.#secrets.redact(event.d, this.#wiring.token()), shardId: event.shardId });
+    const publisher = this.#publisher;
+    if (publisher?.publishes(event.t)) {
+      publisher.push(event);
+      if (!publisher.handleLocally) return;
+    }
     if (!interaction || !this.#fromDispatch) return;
     const built = this.#fromDispatch(event.d);
     if (built.ok) void this.deliver(built.interaction, event.shardId);
@@ -363,17 +353,35 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   }
 
   /**
-   * Closes the connection (every shard) for good, clearing every timer and
-   * listener. Safe to call more than once. `client.close()` calls it;
-   * `client.gateway` then gives a new Gateway.
+   * Publishes every dispatch (but READY and RESUMED, unless `types` says otherwise) to `sink`, in order per shard, for workers
+   * (`createRedisEventStream()`, `createEventWorker()` of `community-chat-sdk/redis`); no handler of this process runs unless
+   * `handleLocally`. A shard's saved session counts a dispatch once it is published: a successor resumes from there and the
+   * service replays the rest. A failing sink is tried again in order (an `error` event each time). Call it before `connect()`.
+   */
+  publishTo(sink: DispatchSink, options: PublishOptions = {}): this {
+    this.#publisher?.stop();
+    this.#publisher = new DispatchPublisher(sink, options, {
+      changed: (shardId) => this.#savers.get(shardId)?.schedule(),
+      failed: (error, shardId) =>
+        this.#report(
+          {
+            event: 'error',
+            payload: new GatewayError(`publishing dispatches failed (tried again): ${error instanceof Error ? error.message : String(error)}`),
+          },
+          shardId,
+        ),
+    });
+    return this;
+  }
+
+  /**
+   * Closes the connection (every shard) for good, clearing every timer and listener. Safe to call more than once.
+   * `client.close()` calls it; `client.gateway` then gives a new Gateway.
    *
-   * By default each socket closes with 1000, which ends the session on the
-   * service's side (Discord's rule), and the session store forgets it. With
-   * `handOff: true` (a deploy: the successor takes over), dispatching stops,
-   * each shard's session id, last sequence and resume URL are saved to the
-   * session store, and each socket closes with 4000, which keeps the session
-   * resumable: a successor with the same store and shard ids resumes it, the
-   * service replays what it missed, no Identify.
+   * By default each socket closes with 1000, which ends the session on the service's side (Discord's rule), and the session
+   * store forgets it. With `handOff: true` (a deploy: the successor takes over), dispatching stops, each shard's session id,
+   * last sequence and resume URL are saved to the session store, and each socket closes with 4000, which keeps the session
+   * resumable: a successor with the same store and shard ids resumes it, the service replays what it missed, no Identify.
    */
   async close(options: GatewayCloseOptions = {}): Promise<void> {
     const handOff = options.handOff === true;
@@ -382,6 +390,9 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     }
     this.#destroyed = true;
     await Promise.all(this.#shards.map((shard) => shard.destroy({ handOff })));
+    // What was received is published before the sessions are saved (at most 2 s); the rest the successor's resume replays.
+    await this.#publisher?.flush(2000);
+    this.#publisher?.stop();
     for (const saver of this.#savers.values()) {
       if (handOff) saver.schedule();
       else saver.end();

@@ -11,6 +11,7 @@ import type { GatewayConnection } from './connection.js';
 import type { GatewayDispatchEvent, GatewayStatus } from './options.js';
 import type { ShardPlan } from './shard-plan.js';
 import type { GatewaySessionRecord } from './gateway-session-store.js';
+import type { DispatchPublisher } from './publisher.js';
 
 /** One shard's state, as `gateway.shards` lists it. */
 export interface ShardInfo {
@@ -110,9 +111,11 @@ export function localShard(id: number, connection: GatewayConnection): ShardHand
 }
 
 /** The session record of a shard, or `undefined` when it has none to resume. */
-export function sessionRecordOf(shard: ShardHandle): GatewaySessionRecord | undefined {
+export function sessionRecordOf(shard: ShardHandle, publisher?: Pick<DispatchPublisher, 'resumableSequence'>): GatewaySessionRecord | undefined {
   if (shard.sessionId === undefined) return undefined;
-  return { sessionId: shard.sessionId, sequence: shard.sequence, ...(shard.resumeUrl === undefined ? {} : { resumeUrl: shard.resumeUrl }) };
+  // When dispatches are published, a successor resumes after the last one published, not the last one received.
+  const sequence = publisher === undefined ? shard.sequence : publisher.resumableSequence(shard.id, shard.sequence);
+  return { sessionId: shard.sessionId, sequence, ...(shard.resumeUrl === undefined ? {} : { resumeUrl: shard.resumeUrl }) };
 }
 
 const PROGRESS: readonly GatewayStatus[] = ['reconnecting', 'connecting', 'identifying', 'resuming', 'idle'];

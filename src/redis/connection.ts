@@ -8,7 +8,7 @@
  */
 
 import { createHash } from 'node:crypto';
-import { RateLimitStoreError, SessionStoreError } from '../errors/index.js';
+import { EventStreamError, RateLimitStoreError, SessionStoreError } from '../errors/index.js';
 
 /**
  * A connected node-redis v6 client of one Redis node (`createClient()` after
@@ -126,6 +126,9 @@ export const rateLimitFailure: StoreFailure = (detail, cause) => new RateLimitSt
 /** A session store's failure (the user session's or the Gateway's). */
 export const sessionFailure: StoreFailure = (detail, cause) => new SessionStoreError(detail, cause === undefined ? undefined : { cause });
 
+/** An event stream's failure. */
+export const streamFailure: StoreFailure = (detail, cause) => new EventStreamError(detail, cause === undefined ? undefined : { cause });
+
 /** How long a Redis command may take unless a store's `commandTimeoutMs` says otherwise. */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
 
@@ -145,7 +148,7 @@ export function withinTime<T>(client: RedisClientLike, timeoutMs: number, comman
       (error: unknown) => {
         clearTimeout(timer);
         reject(
-          error instanceof RateLimitStoreError || error instanceof SessionStoreError
+          error instanceof RateLimitStoreError || error instanceof SessionStoreError || error instanceof EventStreamError
             ? error
             : failure(`Redis failed: ${error instanceof Error ? error.message : String(error)}`, error),
         );

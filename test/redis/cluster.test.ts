@@ -101,7 +101,8 @@ describeWithRedis('shared limits on a 3-master Redis Cluster with a replica each
       auth: { botToken: 'shared-bot-token', webhookTokens: { wh1: 'webhook-token' } },
       webhookRateLimit: { limit: 30, windowMs: webhookWindowMs },
       deadlineMs: 10_000,
-      rateLimitStore: createRedisRateLimitStore({ client: connection, prefix, commandTimeoutMs: 400 }),
+      // Releases sent while no master answered are lost with it: their places come back after reservationMs (2 s here, 30 s by default).
+      rateLimitStore: createRedisRateLimitStore({ client: connection, prefix, commandTimeoutMs: 400, reservationMs: 2000 }),
     });
     try {
       await client.channels.get('123');

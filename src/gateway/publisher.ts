@@ -1,0 +1,147 @@
+/**
+ * Publishing a Gateway's dispatches to a sink (a Redis stream, for a pool of
+ * workers), in order per shard, before the shard's saved session counts them
+ * as handled: the sequence a successor resumes from is the last one
+ * published, so a crash between receiving and publishing is covered by the
+ * service's replay, never by luck.
+ *
+ * @module
+ */
+
+import { wait } from '../core/wait.js';
+import type { GatewayDispatchEvent } from './options.js';
+
+/** One dispatch as it is published. */
+export interface PublishedDispatch {
+  /** The event name, e.g. `INTERACTION_CREATE`. */
+  t: string;
+  /** Its sequence number in the shard's session. */
+  s: number | null;
+  /** Its payload, as the service sent it. */
+  d: unknown;
+  /** The shard it arrived on. */
+  shardId: number;
+}
+
+/** Where a Gateway publishes its dispatches (`createRedisEventStream()` of `community-chat-sdk/redis` is one). */
+export interface DispatchSink {
+  /** Appends the dispatches, in order; resolves once every one is stored. */
+  publish(events: readonly PublishedDispatch[]): Promise<unknown>;
+}
+
+/** Options of `gateway.publishTo()`. */
+export interface PublishOptions {
+  /** Whether this process also handles the interactions it publishes (its own handlers run too). @default false */
+  handleLocally?: boolean | undefined;
+  /** The dispatch types published. @default every type but READY and RESUMED */
+  types?: readonly string[] | undefined;
+  /** The most dispatches sent to the sink in one call. @default 64 */
+  batchSize?: number | undefined;
+}
+
+/** Dispatches the Gateway never publishes by default: the session's own, which a worker has no use for. */
+const SESSION_EVENTS: ReadonlySet<string> = new Set(['READY', 'RESUMED']);
+
+interface ShardQueue {
+  readonly events: PublishedDispatch[];
+  pumping: boolean;
+}
+
+/** What the publisher tells its Gateway. */
+export interface PublisherHost {
+  /** A shard's published sequence moved: save its session. */
+  changed(shardId: number): void;
+  /** The sink failed (it is tried again, in order, after a pause). */
+  failed(error: unknown, shardId: number): void;
+}
+
+/** Publishes each shard's dispatches in order, trying again after a failure, and knows how far each shard got. */
+export class DispatchPublisher {
+  readonly handleLocally: boolean;
+  readonly #sink: DispatchSink;
+  readonly #host: PublisherHost;
+  readonly #types: ReadonlySet<string> | undefined;
+  readonly #batchSize: number;
+  readonly #queues = new Map<number, ShardQueue>();
+  readonly #stopped = new AbortController();
+  readonly #idle: (() => void)[] = [];
+
+  constructor(sink: DispatchSink, options: PublishOptions, host: PublisherHost) {
+    this.#sink = sink;
+    this.#host = host;
+    this.handleLocally = options.handleLocally === true;
+    this.#types = options.types === undefined ? undefined : new Set(options.types);
+    this.#batchSize = Math.max(1, options.batchSize ?? 64);
+  }
+
+  /** Whether a dispatch of this type is published. */
+  publishes(type: string): boolean {
+    return this.#types === undefined ? !SESSION_EVENTS.has(type) : this.#types.has(type);
+  }
+
+  /** Queues a dispatch for publishing. */
+  push(event: GatewayDispatchEvent): void {
+    let queue = this.#queues.get(event.shardId);
+    if (queue === undefined) {
+      queue = { events: [], pumping: false };
+      this.#queues.set(event.shardId, queue);
+    }
+    queue.events.push({ t: event.t, s: event.s, d: event.d, shardId: event.shardId });
+    if (!queue.pumping) void this.#pump(event.shardId, queue);
+  }
+
+  /**
+   * The sequence a successor of this shard may resume from: the shard's own
+   * when everything it received was published, else the one before the
+   * first dispatch not yet published.
+   */
+  resumableSequence(shardId: number, received: number | null): number | null {
+    const first = this.#queues.get(shardId)?.events[0];
+    if (first === undefined || first.s === null) return received;
+    return Math.max(0, first.s - 1);
+  }
+
+  /** How many dispatches wait to be published, over every shard. */
+  get pending(): number {
+    let count = 0;
+    for (const queue of this.#queues.values()) count += queue.events.length;
+    return count;
+  }
+
+  /** Resolves once nothing waits to be published, or after `timeoutMs`. */
+  async flush(timeoutMs: number): Promise<void> {
+    if (this.pending === 0) return;
+    const drained = new Promise<void>((resolve) => this.#idle.push(resolve));
+    await wait(drained, { timeoutMs, onTimeout: () => undefined }).catch(() => undefined);
+  }
+
+  /** Stops trying (the Gateway closed); what was not published is left to the successor's resume. */
+  stop(): void {
+    this.#stopped.abort();
+  }
+
+  async #pump(shardId: number, queue: ShardQueue): Promise<void> {
+    queue.pumping = true;
+    let pauseMs = 100;
+    try {
+      while (queue.events.length > 0 && !this.#stopped.signal.aborted) {
+        const batch = queue.events.slice(0, this.#batchSize);
+        try {
+          await this.#sink.publish(batch);
+        } catch (error) {
+          this.#host.failed(error, shardId);
+          // Tried again in order after a pause: a duplicate of what may have been stored is harmless (workers claim interactions).
+          await wait(pauseMs, { signal: this.#stopped.signal }).catch(() => undefined);
+          pauseMs = Math.min(pauseMs * 2, 5000);
+          continue;
+        }
+        pauseMs = 100;
+        queue.events.splice(0, batch.length);
+        this.#host.changed(shardId);
+      }
+    } finally {
+      queue.pumping = false;
+      if (this.pending === 0) for (const resolve of this.#idle.splice(0)) resolve();
+    }
+  }
+}

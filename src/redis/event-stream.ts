@@ -1,0 +1,332 @@
+/**
+ * A Redis stream of Gateway dispatches, for a pool of workers: what the
+ * Gateway publishes (`gateway.publishTo(stream)`), the backlog, a trim that
+ * only removes what every consumer group acknowledged, and the dead letters
+ * (list, replay, purge).
+ *
+ * Keys: the stream's name is wrapped in a hash tag when it has none
+ * (`events` → `{events}`), so its dead letters (`{events}:dead`) and the
+ * interaction claims (`{events}:claimed:<id>`) share its Redis Cluster slot
+ * and one script can move an entry between them.
+ *
+ * @module
+ */
+
+import type { DispatchSink, PublishedDispatch } from '../gateway/publisher.js';
+import { DEFAULT_COMMAND_TIMEOUT_MS, type RedisClientLike, RedisScript, sendCommand, streamFailure, taggedPrefix, withinTime } from './connection.js';
+
+/** Options of {@link createRedisEventStream}. */
+export interface RedisEventStreamOptions {
+  /** A node-redis v6 client (one node, a cluster or a Sentinel master), connected. */
+  client: RedisClientLike;
+  /** The stream's name (wrapped in a hash tag when it has none). @default 'ccsdk:events' */
+  stream?: string | undefined;
+  /** How long one Redis command may take before it fails, milliseconds. @default 2000 */
+  commandTimeoutMs?: number | undefined;
+}
+
+/** One consumer group's share of the backlog. */
+export interface StreamGroupBacklog {
+  /** The group's name. */
+  name: string;
+  /** Entries delivered to its consumers and not acknowledged. */
+  pending: number;
+  /** Entries not delivered to the group yet (Redis 7's `lag`; `undefined` when Redis cannot tell). */
+  undelivered: number | undefined;
+  /** Pending entries per consumer. */
+  consumers: StreamConsumerBacklog[];
+}
+
+/** One consumer's share of its group's backlog. */
+export interface StreamConsumerBacklog {
+  /** The consumer's name. */
+  name: string;
+  /** Entries delivered to it and not acknowledged. */
+  pending: number;
+  /** Milliseconds since it last read or claimed. */
+  idleMs: number;
+}
+
+/** How far behind the workers are. */
+export interface StreamBacklog {
+  /** Entries in the stream (acknowledged ones included until trimmed). */
+  length: number;
+  /** Age of the oldest entry still pending or undelivered in any group, milliseconds (0: none). */
+  oldestAgeMs: number;
+  /** Each consumer group. */
+  groups: StreamGroupBacklog[];
+  /** Entries in the dead letters. */
+  deadLetters: number;
+}
+
+/** An event that could not be handled, as the dead letters hold it. */
+export interface DeadLetter {
+  /** Its id in the dead letters. */
+  id: string;
+  /** Its id in the stream it came from. */
+  originalId: string;
+  /** The dispatch's type. */
+  type: string;
+  /** Why: `max-deliveries` (handled and failed that many times), `expired` (an interaction past its 15 minutes) or `malformed`. */
+  reason: 'max-deliveries' | 'expired' | 'malformed';
+  /** The last error, scrubbed of the interaction token. */
+  error: string;
+  /** How many times it was delivered. */
+  deliveries: number;
+  /** The shard it arrived on. */
+  shardId: number;
+  /** The dispatch's payload (an interaction's token included: it lives in Redis as in the stream). */
+  data: unknown;
+}
+
+/** Moves an entry to the dead letters, acknowledges it and deletes it from the stream, in one atomic step. */
+const DEAD_LETTER = new RedisScript(`
+local added = redis.call('XADD', KEYS[2], '*', unpack(ARGV, 3))
+redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
+redis.call('XDEL', KEYS[1], ARGV[2])
+return added`);
+
+/** Puts a dead letter back on the stream and removes it from the dead letters, in one atomic step. */
+const REPLAY = new RedisScript(`
+local entry = redis.call('XRANGE', KEYS[2], ARGV[1], ARGV[1])[1]
+if not entry then return false end
+local fields = entry[2]
+local kept = {}
+for i = 1, #fields, 2 do
+  local name = fields[i]
+  if name == 't' or name == 's' or name == 'sh' or name == 'd' or name == 'at' then
+    kept[#kept + 1] = name
+    kept[#kept + 1] = fields[i + 1]
+  end
+end
+local added = redis.call('XADD', KEYS[1], '*', unpack(kept))
+redis.call('XDEL', KEYS[2], ARGV[1])
+return added`);
+
+/** A stream id's parts. */
+function idParts(id: string): [number, number] {
+  const [ms, seq] = id.split('-');
+  return [Number(ms), Number(seq ?? 0)];
+}
+
+/** Whether stream id `a` sorts before `b`. */
+export function idBefore(a: string, b: string): boolean {
+  const [am, as] = idParts(a);
+  const [bm, bs] = idParts(b);
+  return am < bm || (am === bm && as < bs);
+}
+
+/** Fields of a Redis reply as a record: a flat `[name, value, ...]` array (RESP2), a map or an object (RESP3). */
+export function fieldsOf(reply: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  const pairs: [unknown, unknown][] = [];
+  if (Array.isArray(reply)) for (let i = 0; i + 1 < reply.length; i += 2) pairs.push([reply[i], reply[i + 1]]);
+  else if (reply instanceof Map) pairs.push(...reply.entries());
+  else if (typeof reply === 'object' && reply !== null) pairs.push(...Object.entries(reply));
+  for (const [name, value] of pairs) out[String(name)] = value === null || value === undefined ? '' : String(value);
+  return out;
+}
+
+/** The entries of one stream in an `XREADGROUP` reply: `[[key, entries]]` (RESP2), or a map or object by key (RESP3). */
+export function entriesOf(reply: unknown, key: string): unknown[] {
+  if (Array.isArray(reply)) return ((reply[0] as [unknown, unknown[]] | undefined)?.[1] ?? []) as unknown[];
+  if (reply instanceof Map) return (reply.get(key) ?? []) as unknown[];
+  if (typeof reply === 'object' && reply !== null) return ((reply as Record<string, unknown>)[key] ?? []) as unknown[];
+  return [];
+}
+
+/** A list reply (arrays of groups or consumers): each element, whatever its shape. */
+function listOf(reply: unknown): unknown[] {
+  return Array.isArray(reply) ? reply : [];
+}
+
+/** The Redis stream of a Gateway's dispatches. */
+export class RedisEventStream implements DispatchSink {
+  /** The stream's key (inside its hash tag). */
+  readonly key: string;
+  /** The dead letters' key. */
+  readonly deadKey: string;
+  /** @internal The Redis client. */
+  readonly client: RedisClientLike;
+  /** @internal The command timeout. */
+  readonly timeoutMs: number;
+
+  constructor(options: RedisEventStreamOptions) {
+    this.client = options.client;
+    this.key = taggedPrefix(options.stream ?? 'ccsdk:events');
+    this.deadKey = `${this.key}:dead`;
+    this.timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  }
+
+  /** @internal Sends one command on the stream's slot within the command timeout. */
+  command(args: string[]): Promise<unknown> {
+    return withinTime(this.client, this.timeoutMs, () => sendCommand(this.client, this.key, args), streamFailure);
+  }
+
+  /** @internal Runs a script on the stream's keys. */
+  script(script: RedisScript, keys: readonly string[], args: readonly string[]): Promise<unknown> {
+    return withinTime(this.client, this.timeoutMs, () => script.run(this.client, keys, args), streamFailure);
+  }
+
+  /** The key of an interaction's claim (see `createEventWorker`). */
+  claimKey(interactionId: string): string {
+    return `${this.key}:claimed:${interactionId}`;
+  }
+
+  /** Appends dispatches, in order (one pipeline); resolves with their stream ids once every one is stored. */
+  async publish(events: readonly PublishedDispatch[]): Promise<string[]> {
+    const at = String(Date.now());
+    const added = events.map((event) =>
+      this.command([
+        'XADD',
+        this.key,
+        '*',
+        't',
+        event.t,
+        's',
+        event.s === null ? '' : String(event.s),
+        'sh',
+        String(event.shardId),
+        'd',
+        JSON.stringify(event.d ?? null),
+        'at',
+        at,
+      ]),
+    );
+    return (await Promise.all(added)).map(String);
+  }
+
+  /** How far behind the workers are: the stream's length, each group's pending and undelivered entries, the oldest one's age. */
+  async backlog(): Promise<StreamBacklog> {
+    const [length, dead, groups] = await Promise.all([
+      this.command(['XLEN', this.key]),
+      this.command(['XLEN', this.deadKey]),
+      this.command(['XINFO', 'GROUPS', this.key]).catch(() => []),
+    ]);
+    const result: StreamBacklog = { length: Number(length), oldestAgeMs: 0, groups: [], deadLetters: Number(dead) };
+    let oldest: string | undefined;
+    for (const raw of listOf(groups)) {
+      const info = fieldsOf(raw);
+      const name = info['name'] ?? '';
+      const consumers = await this.command(['XINFO', 'CONSUMERS', this.key, name]);
+      const lag = info['lag'];
+      result.groups.push({
+        name,
+        pending: Number(info['pending'] ?? 0),
+        undelivered: lag === undefined || lag === '' ? undefined : Number(lag),
+        consumers: listOf(consumers).map((entry) => {
+          const consumer = fieldsOf(entry);
+          return { name: consumer['name'] ?? '', pending: Number(consumer['pending'] ?? 0), idleMs: Number(consumer['idle'] ?? 0) };
+        }),
+      });
+      const bound = await this.#firstUnacknowledged(name, info);
+      if (bound !== undefined && (oldest === undefined || idBefore(bound, oldest))) oldest = bound;
+    }
+    if (oldest !== undefined) {
+      const first = await this.command(['XRANGE', this.key, oldest, '+', 'COUNT', '1']);
+      const entry = Array.isArray(first) ? (first[0] as unknown[] | undefined) : undefined;
+      if (entry !== undefined) result.oldestAgeMs = Math.max(0, Date.now() - idParts(String(entry[0]))[0]);
+    }
+    return result;
+  }
+
+  /**
+   * Removes every entry that each consumer group has acknowledged: up to the
+   * oldest entry still pending, or not delivered yet, in any group
+   * (`XTRIM MINID`). Never removes an unconsumed entry; with no group, removes
+   * nothing. Resolves with how many entries went.
+   */
+  async trim(): Promise<number> {
+    const groups = await this.command(['XINFO', 'GROUPS', this.key]).catch(() => []);
+    if (listOf(groups).length === 0) return 0;
+    let bound: string | undefined;
+    for (const raw of listOf(groups)) {
+      const info = fieldsOf(raw);
+      const first = await this.#firstUnacknowledged(info['name'] ?? '', info);
+      // A group with nothing pending and nothing undelivered has acknowledged everything up to its last delivered id.
+      const groupBound = first ?? nextId(info['last-delivered-id'] || '0-0');
+      if (bound === undefined || idBefore(groupBound, bound)) bound = groupBound;
+    }
+    if (bound === undefined) return 0;
+    return Number(await this.command(['XTRIM', this.key, 'MINID', bound]));
+  }
+
+  /** The oldest entry of `group` not acknowledged: its oldest pending one, or else the first not delivered yet (`undefined`: none). */
+  async #firstUnacknowledged(group: string, info: Record<string, string>): Promise<string | undefined> {
+    if (Number(info['pending'] ?? 0) > 0) {
+      const summary = await this.command(['XPENDING', this.key, group]);
+      const min = Array.isArray(summary) ? summary[1] : undefined;
+      if (typeof min === 'string') return min;
+    }
+    const after = await this.command(['XRANGE', this.key, `(${info['last-delivered-id'] || '0-0'}`, '+', 'COUNT', '1']);
+    const entry = Array.isArray(after) ? (after[0] as unknown[] | undefined) : undefined;
+    return entry === undefined ? undefined : String(entry[0]);
+  }
+
+  /** @internal Moves a stream entry to the dead letters, acknowledges and deletes it, in one atomic step. */
+  async deadLetter(
+    group: string,
+    id: string,
+    fields: Record<string, string>,
+    reason: DeadLetter['reason'],
+    error: string,
+    deliveries: number,
+  ): Promise<string> {
+    const kept = ['t', 's', 'sh', 'd', 'at'].flatMap((name) => [name, fields[name] ?? '']);
+    const args = [group, id, ...kept, 'reason', reason, 'error', error, 'deliveries', String(deliveries), 'from', id, 'group', group];
+    return String(await this.script(DEAD_LETTER, [this.key, this.deadKey], args));
+  }
+
+  /** The dead letters, oldest first. */
+  async deadLetters(options: { count?: number | undefined } = {}): Promise<DeadLetter[]> {
+    const entries = await this.command(['XRANGE', this.deadKey, '-', '+', 'COUNT', String(options.count ?? 100)]);
+    return (Array.isArray(entries) ? entries : []).map((entry) => {
+      const [id, raw] = entry as [string, unknown];
+      const fields = fieldsOf(raw);
+      let data: unknown = null;
+      try {
+        data = JSON.parse(fields['d'] ?? 'null');
+      } catch {
+        data = fields['d'];
+      }
+      return {
+        id: String(id),
+        originalId: fields['from'] ?? '',
+        type: fields['t'] ?? '',
+        reason: (fields['reason'] ?? 'malformed') as DeadLetter['reason'],
+        error: fields['error'] ?? '',
+        deliveries: Number(fields['deliveries'] ?? 0),
+        shardId: Number(fields['sh'] ?? 0),
+        data,
+      };
+    });
+  }
+
+  /** Puts a dead letter back on the stream (a new entry, delivered afresh) and removes it from the dead letters; resolves with its new id, or `undefined` when there is no such dead letter. */
+  async replayDeadLetter(id: string): Promise<string | undefined> {
+    const added = await this.script(REPLAY, [this.key, this.deadKey], [id]);
+    return typeof added === 'string' ? added : undefined;
+  }
+
+  /** Removes dead letters: those given, or all. Resolves with how many went. */
+  async purgeDeadLetters(ids?: readonly string[]): Promise<number> {
+    if (ids === undefined) {
+      const length = Number(await this.command(['XLEN', this.deadKey]));
+      await this.command(['DEL', this.deadKey]);
+      return length;
+    }
+    if (ids.length === 0) return 0;
+    return Number(await this.command(['XDEL', this.deadKey, ...ids]));
+  }
+}
+
+/** The stream id right after `id`. */
+function nextId(id: string): string {
+  const [ms, seq] = idParts(id);
+  return `${ms}-${seq + 1}`;
+}
+
+/** The Redis stream of a Gateway's dispatches: give it to `gateway.publishTo()` and to `createEventWorker()`. */
+export function createRedisEventStream(options: RedisEventStreamOptions): RedisEventStream {
+  return new RedisEventStream(options);
+}

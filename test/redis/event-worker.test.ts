@@ -1,0 +1,142 @@
+/**
+ * The worker's dead letters on a real Redis: a poison event after
+ * `maxDeliveries`, an expired interaction, an unreadable entry; listing,
+ * replaying and purging them; no interaction token in what is reported.
+ */
+import { createClient } from 'redis';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { makeSnowflake } from '../../src/core/constants.js';
+import { Client } from '../../src/index.js';
+import { createEventWorker, createRedisEventStream, type EventWorker, type EventWorkerEvents } from '../../src/redis/index.js';
+import { describeWithRedis, startRedisServer, type RunningRedis } from '../helpers/redis-server.js';
+import { until } from '../helpers/until.js';
+
+describeWithRedis('the event worker’s dead letters', () => {
+  let redis: RunningRedis;
+  let connection: ReturnType<typeof createClient>;
+  let n = 0;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    connection = createClient({ url: redis.url });
+    connection.on('error', () => undefined);
+    await connection.connect();
+  });
+  afterAll(async () => {
+    await connection.close();
+    await redis.stop();
+  });
+
+  function setup(options: { maxDeliveries?: number; claimIdleMs?: number } = {}) {
+    const stream = createRedisEventStream({ client: connection, stream: `worker-${++n}` });
+    // Nothing is answered in these tests: the client never sends.
+    const client = new Client({ baseUrl: 'http://127.0.0.1:1', auth: { botToken: 'a-bot-token' } });
+    const worker = createEventWorker({ stream, group: 'g', consumer: 'w', client, pollMs: 5, claimIdleMs: 100, ...options });
+    const dead: EventWorkerEvents['deadLetter'][0][] = [];
+    worker.on('deadLetter', (event) => dead.push(event));
+    return { stream, worker, client, dead };
+  }
+
+  async function stop(worker: EventWorker, client: Client) {
+    await worker.close();
+    await client.close();
+  }
+
+  it('a poison event goes to the dead letters after maxDeliveries, acknowledged and deleted; the stream keeps flowing', async () => {
+    const { stream, worker, client, dead } = setup({ maxDeliveries: 3 });
+    const seen: string[] = [];
+    let attempts = 0;
+    worker.onDispatch('MESSAGE_CREATE', (event) => {
+      const content = (event.data as { content: string }).content;
+      if (content === 'poison') {
+        attempts++;
+        throw new Error('the handler always fails on this one');
+      }
+      seen.push(content);
+    });
+    try {
+      await worker.start();
+      await stream.publish([
+        { t: 'MESSAGE_CREATE', s: 1, d: { content: 'poison' }, shardId: 0 },
+        { t: 'MESSAGE_CREATE', s: 2, d: { content: 'fine' }, shardId: 0 },
+      ]);
+      await until(() => dead.length === 1, { what: 'the poison event dead-lettered', timeoutMs: 5000 });
+      expect(attempts).toBe(3);
+      expect(dead[0]).toMatchObject({ type: 'MESSAGE_CREATE', reason: 'max-deliveries', deliveries: 3, error: 'the handler always fails on this one' });
+      await stream.publish([{ t: 'MESSAGE_CREATE', s: 3, d: { content: 'after' }, shardId: 0 }]);
+      await until(() => seen.includes('after'), { what: 'the stream flowing after the poison event' });
+      const backlog = await stream.backlog();
+      expect(backlog.groups[0]?.pending).toBe(0);
+      expect(backlog.deadLetters).toBe(1);
+      // The dead letter was deleted from the stream: only the two good entries remain (until trimmed).
+      expect(backlog.length).toBe(2);
+      const [letter] = await stream.deadLetters();
+      expect(letter).toMatchObject({ type: 'MESSAGE_CREATE', reason: 'max-deliveries', deliveries: 3, data: { content: 'poison' } });
+
+      // Replayed: a new entry, delivered afresh (and failing again); purged.
+      attempts = 0;
+      expect(await stream.replayDeadLetter(letter?.id ?? '')).toBeDefined();
+      expect((await stream.backlog()).deadLetters).toBe(0);
+      await until(() => dead.length === 2, { what: 'the replayed poison event dead-lettered again', timeoutMs: 5000 });
+      expect(attempts).toBe(3);
+      expect(await stream.replayDeadLetter('0-1')).toBeUndefined();
+      expect(await stream.purgeDeadLetters()).toBe(1);
+      expect(await stream.deadLetters()).toEqual([]);
+    } finally {
+      await stop(worker, client);
+    }
+  });
+
+  it('an interaction past its 15 minutes goes to the dead letters as expired, without running; no token in the event or the error', async () => {
+    const { stream, worker, client, dead } = setup();
+    let ran = false;
+    worker.onCommand('ping', () => {
+      ran = true;
+    });
+    const token = 'interaction-token-that-must-not-leak';
+    const old = makeSnowflake(Date.now() - 16 * 60_000, 1);
+    try {
+      await worker.start();
+      await stream.publish([
+        { t: 'INTERACTION_CREATE', s: 1, d: { id: old, application_id: '1', type: 2, token, version: 1, data: { id: '2', name: 'ping' } }, shardId: 0 },
+        // Not an interaction the SDK can type (no id, a type that is not a number): malformed.
+        { t: 'INTERACTION_CREATE', s: 2, d: { type: 'command', token, data: { name: `leaks ${token}` } }, shardId: 0 },
+      ]);
+      await until(() => dead.length === 2, { what: 'the expired and the malformed interaction dead-lettered' });
+      expect(ran).toBe(false);
+      expect(dead.map((event) => event.reason).sort()).toEqual(['expired', 'malformed']);
+      expect(JSON.stringify(dead)).not.toContain(token);
+      const letters = await stream.deadLetters();
+      expect(letters.map((letter) => letter.error).join(' ')).not.toContain(token);
+      expect((await stream.backlog()).groups[0]?.pending).toBe(0);
+    } finally {
+      await stop(worker, client);
+    }
+  });
+
+  it('the trim removes only what every group acknowledged: a second group that has not read keeps everything', async () => {
+    const { stream, worker, client } = setup();
+    const seen: number[] = [];
+    worker.onDispatch('MESSAGE_CREATE', (event) => void seen.push(Number((event.data as { n: number }).n)));
+    try {
+      await worker.start();
+      await connection.sendCommand(['XGROUP', 'CREATE', stream.key, 'slow', '0']);
+      await stream.publish(Array.from({ length: 10 }, (_, i) => ({ t: 'MESSAGE_CREATE', s: i + 1, d: { n: i }, shardId: 0 })));
+      await until(() => seen.length === 10, { what: 'ten events handled' });
+      await until(async () => (await stream.backlog()).groups.find((group) => group.name === 'g')?.pending === 0, { what: 'acknowledged' });
+      expect(await stream.trim()).toBe(0);
+      expect((await stream.backlog()).length).toBe(10);
+      // The slow group reads and acknowledges six: those six go, four stay.
+      const read = (await connection.sendCommand(['XREADGROUP', 'GROUP', 'slow', 's1', 'COUNT', '6', 'STREAMS', stream.key, '>'])) as Record<
+        string,
+        [string][]
+      >;
+      const ids = (read[stream.key] ?? []).map((entry) => entry[0]);
+      await connection.sendCommand(['XACK', stream.key, 'slow', ...ids]);
+      expect(await stream.trim()).toBe(6);
+      expect((await stream.backlog()).length).toBe(4);
+    } finally {
+      await stop(worker, client);
+    }
+  });
+});
