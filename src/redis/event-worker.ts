@@ -24,7 +24,7 @@ import { scrubText } from '../core/redact.js';
 import { wait } from '../core/wait.js';
 import { ValidationError } from '../errors/index.js';
 import { interactionFromDispatch } from '../interactions/from-dispatch.js';
-import type { CommandInteraction, InteractionByKind, InteractionKind } from '../interactions/interaction.js';
+import type { CommandInteraction, InteractionByKind, InteractionKind, InteractionResponder } from '../interactions/interaction.js';
 import type { CommandOptionValues, TypedCommandDefinition } from '../interactions/options.js';
 import { type InteractionErrorEvent, type InteractionHandler, InteractionRouter, type InteractionUnhandledEvent } from '../interactions/router.js';
 import { RedisScript } from './connection.js';
@@ -78,7 +78,7 @@ export interface DuplicateEvent {
   interactionId: string;
 }
 
-/** Pending entries Redis no longer holds. */
+/** Stream entries a worker lost or took over. */
 export interface LostEvent {
   /** Their stream ids. */
   ids: string[];
@@ -96,6 +96,8 @@ export interface EventWorkerEvents {
   deadLetter: [event: Pick<DeadLetter, 'originalId' | 'type' | 'reason' | 'deliveries' | 'error'>];
   /** An interaction already claimed (a replay, or a second publisher) was acknowledged without running. */
   duplicate: [event: DuplicateEvent];
+  /** Entries another consumer left pending past `claimIdleMs` (it died, or is stuck) were taken over by this worker. */
+  reclaimed: [event: LostEvent];
   /** Entries Redis no longer holds (deleted or lost, e.g. by a restart without persistence) were found pending and dropped from the group. */
   lost: [event: LostEvent];
 }
@@ -110,7 +112,7 @@ interface WorkerSettings {
   clock: () => number;
 }
 
-/** Claims an interaction for one stream entry: 1 taken, 2 already taken for this very entry (a reclaimed delivery), 0 taken by another. */
+/** Claims an interaction for one stream entry: 1 taken, 2 already taken for this very entry (a reclaimed delivery not answered yet), 0 taken by another or answered. */
 const CLAIM = new RedisScript(`
 local held = redis.call('GET', KEYS[1])
 if not held then
@@ -119,6 +121,9 @@ if not held then
 end
 if held == ARGV[1] then return 2 end
 return 0`);
+
+/** What a claim holds once the service accepted an answer. */
+const ANSWERED = 'answered';
 
 /** How long a claim lives: an interaction's token lasts 15 minutes, a minute more for clocks apart. */
 const CLAIM_TTL_MS = INTERACTION_LIFETIME_MS + 60_000;
@@ -134,6 +139,8 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
   readonly #client: Pick<Client, 'interactions'>;
   readonly #dispatchHandlers = new Map<string, Set<(event: StreamEvent) => unknown>>();
   readonly #running = new Set<Promise<void>>();
+  /** Stream ids being handled here: a slow handler's entry reclaimed by this same worker is not started twice. */
+  readonly #handling = new Set<string>();
   readonly #stop = new AbortController();
   #loop: Promise<void> | undefined;
   #lastClaimAt = 0;
@@ -266,7 +273,9 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
     }
     const live = (entries as unknown[]).filter((entry) => Array.isArray(entry) && entry[1] !== null);
     if (live.length === 0) return 0;
-    const counts = await this.#deliveries(live.map((entry) => String((entry as unknown[])[0])));
+    const ids = live.map((entry) => String((entry as unknown[])[0]));
+    const counts = await this.#deliveries(ids);
+    this.#emitSafely('reclaimed', { ids: ids.filter((id) => !this.#handling.has(id)) });
     for (const entry of live) this.#start(entry, counts.get(String((entry as unknown[])[0])) ?? 2);
     return live.length;
   }
@@ -292,12 +301,18 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
   }
 
   #start(entry: unknown, deliveries: number): void {
-    const [id, raw] = entry as [string, unknown];
-    const task = this.#handle(String(id), fieldsOf(raw), deliveries).catch((error: unknown) =>
+    const [raw, fields] = entry as [unknown, unknown];
+    const id = String(raw);
+    if (this.#handling.has(id)) return;
+    this.#handling.add(id);
+    const task = this.#handle(id, fieldsOf(fields), deliveries).catch((error: unknown) =>
       this.#emitSafely('error', error instanceof Error ? error : new Error(String(error))),
     );
     this.#running.add(task);
-    void task.finally(() => this.#running.delete(task));
+    void task.finally(() => {
+      this.#running.delete(task);
+      this.#handling.delete(id);
+    });
   }
 
   async #handle(id: string, fields: Record<string, string>, deliveries: number): Promise<void> {
@@ -334,9 +349,17 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
     if (created !== undefined && this.#options.clock() - created >= INTERACTION_LIFETIME_MS) {
       return this.#deadLetter(id, fields, 'expired', 'the interaction was older than 15 minutes when a worker got it', deliveries);
     }
-    const built = interactionFromDispatch(data, (target, body, options) => this.#client.interactions.respond(target, body, options), this.#options.clock);
+    const claimKey = this.#stream.claimKey(interactionId);
+    // Once the service accepted an answer, the claim says so: a delivery reclaimed after that (this worker died before
+    // acknowledging) is acknowledged without running again.
+    const respond: InteractionResponder = async (target, body, options) => {
+      const result = await this.#client.interactions.respond(target, body, options);
+      await this.#stream.command(['SET', claimKey, ANSWERED, 'PX', String(CLAIM_TTL_MS)]).catch(() => undefined);
+      return result;
+    };
+    const built = interactionFromDispatch(data, respond, this.#options.clock);
     if (!built.ok) return this.#deadLetter(id, fields, 'malformed', scrubText(built.error.message, token), deliveries);
-    const claimed = Number(await this.#stream.script(CLAIM, [this.#stream.claimKey(interactionId)], [id, String(CLAIM_TTL_MS)]));
+    const claimed = Number(await this.#stream.script(CLAIM, [claimKey], [id, String(CLAIM_TTL_MS)]));
     if (claimed === 0) {
       await this.#ack(id);
       this.#emitSafely('duplicate', { id, interactionId });

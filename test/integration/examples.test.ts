@@ -197,3 +197,28 @@ describeWithRedis('the sharded-bot example against a real redis-server', () => {
     }
   }, 120_000);
 });
+
+describeWithRedis('the worker-pool example against a real redis-server', () => {
+  it('examples/worker-pool.ts: two Gateway processes, three workers, one SIGKILLed midway: every interaction answered, its events taken over', async () => {
+    const redis = await startRedisServer();
+    let example: Awaited<ReturnType<typeof startScript>> | undefined;
+    try {
+      example = await startScript('examples/worker-pool.ts', { env: { REDIS_URL: redis.url, INTERACTIONS: '600' } });
+      const code = await example.exited;
+      const out = example.stdout();
+      expect(code, `stdout:\n${out}\nstderr:\n${example.stderr()}`).toBe(0);
+      expect(out).toMatch(/^Killing worker w1 \(SIGKILL\)/m);
+      expect(out).toMatch(/took over \d+ events another worker left pending/);
+      // Every interaction's first answer was accepted (a second, from a reclaimed delivery of a worker that died mid-answer, is refused).
+      const summary = /^answered (\d+) of (\d+) exactly once \((\d+) second answers refused\); by worker: (.+)$/m.exec(out);
+      expect(summary?.[1]).toBe('600');
+      expect(summary?.[2]).toBe('600');
+      expect(Number(summary?.[3])).toBeLessThanOrEqual(4);
+      expect(summary?.[4]).toMatch(/w2 \d+/);
+      expect(summary?.[4]).toMatch(/w3 \d+/);
+    } finally {
+      example?.kill('SIGKILL');
+      await redis.stop();
+    }
+  }, 120_000);
+});
