@@ -10,7 +10,8 @@ import { writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe } from 'vitest';
+import { createClient, type RedisClientType } from 'redis';
+import { afterAll, beforeAll, describe } from 'vitest';
 
 /** The path of `redis-server`, or `undefined` when it is not installed. */
 export function findRedisServer(): string | undefined {
@@ -132,6 +133,42 @@ export async function startRedisServer(): Promise<RunningRedis> {
       }, 3000);
       await exited;
       clearTimeout(timer);
+    },
+  };
+}
+
+/** A `redis-server` and a connected client, for a test file (call inside `describeWithRedis`). */
+export interface RedisForTests {
+  /** The server. */
+  readonly server: RunningRedis;
+  /** A connected node-redis client. */
+  readonly connection: RedisClientType;
+}
+
+/** Starts a `redis-server` and connects a client before the file's tests; closes both after them. */
+export function useRedis(): RedisForTests {
+  let running: { server: RunningRedis; connection: RedisClientType } | undefined;
+  beforeAll(async () => {
+    const server = await startRedisServer();
+    const connection: RedisClientType = createClient({ url: server.url });
+    connection.on('error', () => undefined);
+    await connection.connect();
+    running = { server, connection };
+  });
+  afterAll(async () => {
+    await running?.connection.close();
+    await running?.server.stop();
+  });
+  const started = () => {
+    if (running === undefined) throw new Error('useRedis: read it inside a test or a hook');
+    return running;
+  };
+  return {
+    get server() {
+      return started().server;
+    },
+    get connection() {
+      return started().connection;
     },
   };
 }

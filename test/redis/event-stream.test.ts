@@ -4,33 +4,20 @@
  * duplicates, a dead consumer's entries, poison events, expired interactions,
  * dead letters and the trim.
  */
-import { createClient } from 'redis';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { Client } from '../../src/index.js';
 import { createEventWorker, createRedisEventStream, type EventWorker, type RedisEventStream } from '../../src/redis/index.js';
 import type { Emulator } from '../../src/testing/index.js';
 import { useEmulatorWithAdmin } from '../helpers/emulators.js';
-import { describeWithRedis, startRedisServer, type RunningRedis } from '../helpers/redis-server.js';
+import { describeWithRedis, useRedis } from '../helpers/redis-server.js';
 import { until } from '../helpers/until.js';
 
 const start = useEmulatorWithAdmin();
 
 describeWithRedis('Gateway events to workers on a Redis stream', () => {
-  let redis: RunningRedis;
-  let connection: ReturnType<typeof createClient>;
+  const redis = useRedis();
   let n = 0;
   const closers: { close(): Promise<unknown> }[] = [];
-
-  beforeAll(async () => {
-    redis = await startRedisServer();
-    connection = createClient({ url: redis.url });
-    connection.on('error', () => undefined);
-    await connection.connect();
-  });
-  afterAll(async () => {
-    await connection.close();
-    await redis.stop();
-  });
 
   async function cleanup() {
     for (const item of closers.splice(0).reverse()) await item.close();
@@ -38,7 +25,7 @@ describeWithRedis('Gateway events to workers on a Redis stream', () => {
 
   /** A fresh stream, and `count` workers answering /ping through their own clients. */
   async function pool(emulator: Emulator, count: number, options: { claimIdleMs?: number; maxDeliveries?: number } = {}) {
-    const stream = createRedisEventStream({ client: connection, stream: `events-${++n}` });
+    const stream = createRedisEventStream({ client: redis.connection, stream: `events-${++n}` });
     const workers: EventWorker[] = [];
     for (let i = 0; i < count; i++) {
       const client = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, clock: emulator.clock });
@@ -114,8 +101,8 @@ describeWithRedis('Gateway events to workers on a Redis stream', () => {
     const { emulator, admin } = await start();
     try {
       await admin.commands.sync(emulator.seed.applicationId, [{ name: 'ping', description: 'Ping' }]);
-      const stream = createRedisEventStream({ client: connection, stream: `events-${++n}` });
-      await connection.sendCommand(['XGROUP', 'CREATE', stream.key, 'bots', '0', 'MKSTREAM']);
+      const stream = createRedisEventStream({ client: redis.connection, stream: `events-${++n}` });
+      await redis.connection.sendCommand(['XGROUP', 'CREATE', stream.key, 'bots', '0', 'MKSTREAM']);
       const gateway = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken } });
       closers.push(gateway);
       gateway.gateway.publishTo(stream);
@@ -123,7 +110,7 @@ describeWithRedis('Gateway events to workers on a Redis stream', () => {
       const runs = Array.from({ length: 5 }, () => emulator.invokeCommand({ name: 'ping' }));
       await until(async () => (await stream.backlog()).length === 5, { what: 'five entries published' });
       // A consumer reads them and dies before acknowledging.
-      await connection.sendCommand(['XREADGROUP', 'GROUP', 'bots', 'ghost', 'COUNT', '5', 'STREAMS', stream.key, '>']);
+      await redis.connection.sendCommand(['XREADGROUP', 'GROUP', 'bots', 'ghost', 'COUNT', '5', 'STREAMS', stream.key, '>']);
       expect(await pendingOf(stream)).toBe(5);
       expect(await stream.trim()).toBe(0);
       expect((await stream.backlog()).length).toBe(5);

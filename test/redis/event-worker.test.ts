@@ -3,32 +3,19 @@
  * `maxDeliveries`, an expired interaction, an unreadable entry; listing,
  * replaying and purging them; no interaction token in what is reported.
  */
-import { createClient } from 'redis';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { makeSnowflake } from '../../src/core/constants.js';
 import { Client } from '../../src/index.js';
 import { createEventWorker, createRedisEventStream, type EventWorker, type EventWorkerEvents } from '../../src/redis/index.js';
-import { describeWithRedis, startRedisServer, type RunningRedis } from '../helpers/redis-server.js';
+import { describeWithRedis, useRedis } from '../helpers/redis-server.js';
 import { until } from '../helpers/until.js';
 
 describeWithRedis('the event worker’s dead letters', () => {
-  let redis: RunningRedis;
-  let connection: ReturnType<typeof createClient>;
+  const redis = useRedis();
   let n = 0;
 
-  beforeAll(async () => {
-    redis = await startRedisServer();
-    connection = createClient({ url: redis.url });
-    connection.on('error', () => undefined);
-    await connection.connect();
-  });
-  afterAll(async () => {
-    await connection.close();
-    await redis.stop();
-  });
-
   function setup(options: { maxDeliveries?: number; claimIdleMs?: number } = {}) {
-    const stream = createRedisEventStream({ client: connection, stream: `worker-${++n}` });
+    const stream = createRedisEventStream({ client: redis.connection, stream: `worker-${++n}` });
     // Nothing is answered in these tests: the client never sends.
     const client = new Client({ baseUrl: 'http://127.0.0.1:1', auth: { botToken: 'a-bot-token' } });
     const worker = createEventWorker({ stream, group: 'g', consumer: 'w', client, pollMs: 5, claimIdleMs: 100, ...options });
@@ -120,19 +107,19 @@ describeWithRedis('the event worker’s dead letters', () => {
     worker.onDispatch('MESSAGE_CREATE', (event) => void seen.push(Number((event.data as { n: number }).n)));
     try {
       await worker.start();
-      await connection.sendCommand(['XGROUP', 'CREATE', stream.key, 'slow', '0']);
+      await redis.connection.sendCommand(['XGROUP', 'CREATE', stream.key, 'slow', '0']);
       await stream.publish(Array.from({ length: 10 }, (_, i) => ({ t: 'MESSAGE_CREATE', s: i + 1, d: { n: i }, shardId: 0 })));
       await until(() => seen.length === 10, { what: 'ten events handled' });
       await until(async () => (await stream.backlog()).groups.find((group) => group.name === 'g')?.pending === 0, { what: 'acknowledged' });
       expect(await stream.trim()).toBe(0);
       expect((await stream.backlog()).length).toBe(10);
       // The slow group reads and acknowledges six: those six go, four stay.
-      const read = (await connection.sendCommand(['XREADGROUP', 'GROUP', 'slow', 's1', 'COUNT', '6', 'STREAMS', stream.key, '>'])) as Record<
+      const read = (await redis.connection.sendCommand(['XREADGROUP', 'GROUP', 'slow', 's1', 'COUNT', '6', 'STREAMS', stream.key, '>'])) as Record<
         string,
         [string][]
       >;
       const ids = (read[stream.key] ?? []).map((entry) => entry[0]);
-      await connection.sendCommand(['XACK', stream.key, 'slow', ...ids]);
+      await redis.connection.sendCommand(['XACK', stream.key, 'slow', ...ids]);
       expect(await stream.trim()).toBe(6);
       expect((await stream.backlog()).length).toBe(4);
     } finally {
