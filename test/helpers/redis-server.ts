@@ -94,13 +94,16 @@ function ping(port: number): Promise<boolean> {
   });
 }
 
-/** Starts `redis-server` on a free loopback port with persistence off, and waits until it accepts connections. */
-export async function startRedisServer(): Promise<RunningRedis> {
+/** Starts `redis-server` on a free loopback port (or `port`), with persistence off unless `appendOnlyDir` is given, and waits until it accepts connections. */
+export async function startRedisServer(options: { port?: number; appendOnlyDir?: string } = {}): Promise<RunningRedis> {
   if (binary === undefined) throw new Error('redis-server is not on PATH: apt-get install -y redis-server');
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
+  // With appendOnlyDir, writes are kept in an AOF there (fsync every write), so a restart on the same port and directory keeps them.
+  const persistence =
+    options.appendOnlyDir === undefined ? ['--appendonly', 'no'] : ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', options.appendOnlyDir];
   const child: ChildProcess = spawn(
     binary,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no', '--loglevel', 'warning'],
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--protected-mode', 'no', '--loglevel', 'warning'],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
     },
