@@ -205,4 +205,5 @@ export {
   type GatewayReadyMessage,
   type GatewayResumeMessage,
   type GatewayCloseMessage,
+  type StreamStepMessage,
 } from './observe/diagnostics.js';

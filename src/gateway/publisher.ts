@@ -9,6 +9,7 @@
  */
 
 import { wait } from '../core/wait.js';
+import { publishStreamStep } from '../observe/diagnostics.js';
 import type { GatewayDispatchEvent } from './options.js';
 
 /** One dispatch as it is published. */
@@ -25,6 +26,8 @@ export interface PublishedDispatch {
 
 /** Where a Gateway publishes its dispatches (`createRedisEventStream()` of `community-chat-sdk/redis` is one). */
 export interface DispatchSink {
+  /** Its name on the diagnostics channel (a stream's key). @default undefined */
+  readonly key?: string | undefined;
   /** Appends the dispatches, in order; resolves once every one is stored. */
   publish(events: readonly PublishedDispatch[]): Promise<unknown>;
 }
@@ -126,6 +129,7 @@ export class DispatchPublisher {
     try {
       while (queue.events.length > 0 && !this.#stopped.signal.aborted) {
         const batch = queue.events.slice(0, this.#batchSize);
+        const started = performance.now();
         try {
           await this.#sink.publish(batch);
         } catch (error) {
@@ -137,6 +141,7 @@ export class DispatchPublisher {
         }
         pauseMs = 100;
         queue.events.splice(0, batch.length);
+        publishStreamStep(() => ({ step: 'publish', stream: this.#sink.key ?? 'sink', count: batch.length, durationMs: performance.now() - started }));
         this.#host.changed(shardId);
       }
     } finally {

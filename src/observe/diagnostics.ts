@@ -24,6 +24,7 @@ import type { HttpMethod } from '../core/routes.js';
  * - `requestError`: the call rejected.
  * - `gatewayConnect`: `gateway.connect()` started, ended or failed, or a reconnect was scheduled.
  * - `gatewayReady`, `gatewayResume`, `gatewayClose`: a shard's session was ready, resumed, or its connection closed.
+ * - `streamStep`: a step of an event's trip to a worker (publish, claim, handle, ack, dead letter, duplicate, reclaim).
  */
 export const DIAGNOSTICS_CHANNELS = {
   /** A logical call starts; carries a {@link RequestStartMessage}. */
@@ -44,6 +45,8 @@ export const DIAGNOSTICS_CHANNELS = {
   gatewayResume: 'community-chat-sdk:gateway:resume',
   /** A shard's connection closed; carries a {@link GatewayCloseMessage}. */
   gatewayClose: 'community-chat-sdk:gateway:close',
+  /** A step of an event's trip through a stream to a worker; carries a {@link StreamStepMessage}. */
+  streamStep: 'community-chat-sdk:stream:step',
 } as const;
 
 /** Fields of every request message. */
@@ -179,6 +182,39 @@ export interface GatewayCloseMessage {
   readonly willReconnect: boolean;
 }
 
+/**
+ * Published on `community-chat-sdk:stream:step`: one step of the trip of Gateway events through a stream to a worker. Carries
+ * ids, types and counts only: never a payload or a token.
+ */
+export interface StreamStepMessage {
+  /**
+   * `publish`: a shard's batch was stored; `claim`: a worker claimed an interaction; `handle`: a worker's handlers for an
+   * event settled; `ack`: it was acknowledged; `deadLetter`: moved to the dead letters; `duplicate`: an interaction already
+   * claimed was acknowledged without running; `reclaim`: a worker took over entries another left pending.
+   */
+  readonly step: 'publish' | 'claim' | 'handle' | 'ack' | 'deadLetter' | 'duplicate' | 'reclaim';
+  /** The stream's key. */
+  readonly stream: string;
+  /** The consumer group (worker steps). @default undefined */
+  readonly group?: string | undefined;
+  /** The consumer (worker steps). @default undefined */
+  readonly consumer?: string | undefined;
+  /** The stream entry's id (one-entry steps). @default undefined */
+  readonly id?: string | undefined;
+  /** The dispatch type. @default undefined */
+  readonly type?: string | undefined;
+  /** How many entries the step covered. @default 1 */
+  readonly count?: number | undefined;
+  /** How many times the entry was delivered. @default undefined */
+  readonly deliveries?: number | undefined;
+  /** Why it went to the dead letters. @default undefined */
+  readonly reason?: string | undefined;
+  /** How long the step took, milliseconds (publish, handle). @default undefined */
+  readonly durationMs?: number | undefined;
+  /** Whether the handlers failed (handle). @default undefined */
+  readonly failed?: boolean | undefined;
+}
+
 /** What a tracer learns of an interaction whose handlers it runs. */
 export interface InteractionTraceInfo {
   /** The interaction's id. */
@@ -242,7 +278,13 @@ export const channels = {
   gatewayReady: channel(DIAGNOSTICS_CHANNELS.gatewayReady),
   gatewayResume: channel(DIAGNOSTICS_CHANNELS.gatewayResume),
   gatewayClose: channel(DIAGNOSTICS_CHANNELS.gatewayClose),
+  streamStep: channel(DIAGNOSTICS_CHANNELS.streamStep),
 } as const;
+
+/** Publishes a stream step, built only when someone subscribes. */
+export function publishStreamStep(build: () => StreamStepMessage): void {
+  if (channels.streamStep.hasSubscribers) channels.streamStep.publish(build());
+}
 
 /** Whether any request channel has a subscriber. */
 export function requestChannelsActive(): boolean {

@@ -29,6 +29,7 @@ import {
   type RequestErrorMessage,
   type RequestRateLimitWaitMessage,
   type RequestStartMessage,
+  type StreamStepMessage,
   type SdkTracer,
 } from '../observe/diagnostics.js';
 import { SDK_VERSION } from '../core/version.js';
@@ -128,7 +129,26 @@ export function createOtelTracing(options: OtelTracingOptions = {}): OtelTracing
     },
   };
 
+  // A step of an event's trip through a stream (publish, claim, handle, ack, dead letter...): one span each, timed when the step says how long it took.
+  const onStreamStep = (message: unknown) => {
+    const step = message as StreamStepMessage;
+    const attributes: Attributes = { 'messaging.system': 'redis', 'messaging.destination.name': step.stream, 'messaging.operation.name': step.step };
+    if (step.group !== undefined) attributes['messaging.consumer.group.name'] = step.group;
+    if (step.id !== undefined) attributes['messaging.message.id'] = step.id;
+    if (step.type !== undefined) attributes['community_chat.dispatch.type'] = step.type;
+    if (step.count !== undefined) attributes['messaging.batch.message_count'] = step.count;
+    if (step.deliveries !== undefined) attributes['community_chat.stream.deliveries'] = step.deliveries;
+    if (step.reason !== undefined) attributes['community_chat.stream.dead_letter_reason'] = step.reason;
+    const now = Date.now();
+    const kind = step.step === 'publish' ? SpanKind.PRODUCER : SpanKind.CONSUMER;
+    const span = tracer.startSpan(`${step.step} ${step.stream}`, { kind, attributes, startTime: now - (step.durationMs ?? 0) }, context.active());
+    if (step.failed === true || step.step === 'deadLetter')
+      span.setStatus({ code: SpanStatusCode.ERROR, message: step.step === 'deadLetter' ? 'dead-lettered' : 'a handler failed' });
+    span.end(now);
+  };
+
   const subscriptions: [string, (message: unknown) => void][] = [
+    [DIAGNOSTICS_CHANNELS.streamStep, onStreamStep],
     [DIAGNOSTICS_CHANNELS.requestStart, onStart],
     [DIAGNOSTICS_CHANNELS.requestRateLimitWait, onWait],
     [DIAGNOSTICS_CHANNELS.requestEnd, onEnd],

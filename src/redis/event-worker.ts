@@ -1,18 +1,12 @@
 /**
- * A worker of a pool consuming a Redis stream of Gateway dispatches with a
- * consumer group: interactions arrive typed with `reply()` bound to the
- * worker's own client, and the same router as the Gateway and the HTTP
- * receiver runs them.
+ * A worker of a pool consuming a Redis stream of Gateway dispatches with a consumer group: interactions arrive typed with
+ * `reply()` bound to the worker's own client, and the same router as the Gateway and the HTTP receiver runs them.
  *
- * Guarantees: an entry is acknowledged only after its handlers settled; a
- * consumer that died leaves its entries pending, and a live one reclaims
- * them after `claimIdleMs` (`XAUTOCLAIM`, delivery count kept); an
- * interaction is claimed in Redis before it runs (`SET NX`, 15 minutes), so
- * a replayed or republished one runs once (a reclaimed delivery of the same
- * entry runs again: the service refuses a second answer); an event whose
- * handlers failed `maxDeliveries` times, an interaction past its 15
- * minutes and an entry that cannot be read go to the dead letters, moved,
- * acknowledged and deleted in one atomic step.
+ * Guarantees: an entry is acknowledged only after its handlers settled; a dead consumer's pending entries are reclaimed
+ * by a live one after `claimIdleMs` (`XAUTOCLAIM`, delivery count kept); an interaction is claimed in Redis before it runs
+ * (`SET NX`, 15 minutes) and marked answered once the service accepts the answer, so a replayed or republished one runs
+ * once; an event whose handlers failed `maxDeliveries` times, an interaction past its 15 minutes and an entry that cannot
+ * be read go to the dead letters, moved, acknowledged and deleted in one atomic step.
  *
  * @module
  */
@@ -22,6 +16,7 @@ import type { Client } from '../clients/client.js';
 import { INTERACTION_LIFETIME_MS, snowflakeTimestamp } from '../core/constants.js';
 import { scrubText } from '../core/redact.js';
 import { wait } from '../core/wait.js';
+import { publishStreamStep, type StreamStepMessage } from '../observe/diagnostics.js';
 import { ValidationError } from '../errors/index.js';
 import { interactionFromDispatch } from '../interactions/from-dispatch.js';
 import type { CommandInteraction, InteractionByKind, InteractionKind, InteractionResponder } from '../interactions/interaction.js';
@@ -275,7 +270,9 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
     if (live.length === 0) return 0;
     const ids = live.map((entry) => String((entry as unknown[])[0]));
     const counts = await this.#deliveries(ids);
-    this.#emitSafely('reclaimed', { ids: ids.filter((id) => !this.#handling.has(id)) });
+    const taken = ids.filter((id) => !this.#handling.has(id));
+    this.#emitSafely('reclaimed', { ids: taken });
+    this.#step({ step: 'reclaim', count: taken.length });
     for (const entry of live) this.#start(entry, counts.get(String((entry as unknown[])[0])) ?? 2);
     return live.length;
   }
@@ -329,8 +326,10 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
     if (type === 'INTERACTION_CREATE') return this.#interaction(id, fields, data, deliveries);
     const handlers = [...(this.#dispatchHandlers.get(type) ?? [])];
     const event: StreamEvent = { type, data, shardId: Number(fields['sh'] ?? 0), id, deliveries };
+    const started = performance.now();
     const results = await Promise.allSettled(handlers.map(async (handler) => handler(event)));
     const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    this.#step({ step: 'handle', id, type, deliveries, durationMs: performance.now() - started, failed: failed !== undefined });
     if (failed === undefined) {
       await this.#ack(id);
       return;
@@ -363,19 +362,29 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
     if (claimed === 0) {
       await this.#ack(id);
       this.#emitSafely('duplicate', { id, interactionId });
+      this.#step({ step: 'duplicate', id, type: 'INTERACTION_CREATE' });
       return;
     }
+    this.#step({ step: 'claim', id, type: 'INTERACTION_CREATE', deliveries });
+    const started = performance.now();
     const interaction = built.interaction;
     const handled = this.router.offerToWaits(interaction) || this.router.wouldHandle(interaction);
     const running = this.router.dispatch(interaction);
     this.router.holdUnclaimed(interaction, handled, (event) => this.#emitSafely('interactionUnhandled', event));
     await running;
+    this.#step({ step: 'handle', id, type: 'INTERACTION_CREATE', deliveries, durationMs: performance.now() - started });
     // Handler errors were reported (interactionError); the claim keeps the interaction from running again.
     await this.#ack(id);
   }
 
   async #ack(id: string): Promise<void> {
     await this.#stream.command(['XACK', this.#stream.key, this.#group, id]);
+    this.#step({ step: 'ack', id });
+  }
+
+  /** Publishes a step on the diagnostics channel (built only when someone listens). */
+  #step(step: Omit<StreamStepMessage, 'stream' | 'group' | 'consumer'>): void {
+    publishStreamStep(() => ({ ...step, stream: this.#stream.key, group: this.#group, consumer: this.#consumer }));
   }
 
   async #deadLetter(id: string, fields: Record<string, string>, reason: DeadLetter['reason'], error: string, deliveries: number): Promise<void> {
@@ -388,6 +397,7 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
     }
     const summary = scrubText(error, token).slice(0, 500);
     await this.#stream.deadLetter(this.#group, id, fields, reason, summary, deliveries);
+    this.#step({ step: 'deadLetter', id, type: fields['t'] ?? '', reason, deliveries });
     this.#emitSafely('deadLetter', { originalId: id, type: fields['t'] ?? '', reason, deliveries, error: summary });
   }
 

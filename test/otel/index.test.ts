@@ -4,12 +4,12 @@
  * types, no secret anywhere, wire-level spans as children, interaction
  * handlers inside a span.
  */
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { channel, subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Client, createInteraction, createInteractionRouter, type InteractionPayload } from '../../src/index.js';
+import { Client, DIAGNOSTICS_CHANNELS, createInteraction, createInteractionRouter, type InteractionPayload, type StreamStepMessage } from '../../src/index.js';
 import { RATE_LIMIT_WAIT_EVENT, createOtelTracing, type OtelTracing } from '../../src/otel/index.js';
 import { SECRETS, findLeakedSecrets, startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
 
@@ -168,5 +168,49 @@ describe('community-chat-sdk/otel', () => {
     expect([boom?.status.code, boom?.attributes['error.type']]).toEqual([SpanStatusCode.ERROR, 'RangeError']);
     expect(JSON.stringify(finished.map((s) => s.attributes))).not.toContain('interaction-token');
     server.requests.length = 0;
+  });
+});
+
+describe('stream steps as spans', () => {
+  it('each step of an event through a stream becomes a span: producer for publish, consumer for the rest, an error for a dead letter', () => {
+    const publish = (message: StreamStepMessage) => channel(DIAGNOSTICS_CHANNELS.streamStep).publish(message);
+    exporter.reset();
+    publish({ step: 'publish', stream: '{events}', count: 3, durationMs: 2 });
+    publish({
+      step: 'handle',
+      stream: '{events}',
+      group: 'bots',
+      consumer: 'w1',
+      id: '1-0',
+      type: 'MESSAGE_CREATE',
+      deliveries: 1,
+      durationMs: 5,
+      failed: true,
+    });
+    publish({
+      step: 'deadLetter',
+      stream: '{events}',
+      group: 'bots',
+      consumer: 'w1',
+      id: '1-0',
+      type: 'MESSAGE_CREATE',
+      reason: 'max-deliveries',
+      deliveries: 5,
+    });
+    const spans = exporter.getFinishedSpans();
+    expect(spans.map((span) => [span.name, span.kind])).toEqual([
+      ['publish {events}', SpanKind.PRODUCER],
+      ['handle {events}', SpanKind.CONSUMER],
+      ['deadLetter {events}', SpanKind.CONSUMER],
+    ]);
+    expect(spans[0]?.attributes['messaging.batch.message_count']).toBe(3);
+    expect(spans[1]?.attributes).toMatchObject({
+      'messaging.consumer.group.name': 'bots',
+      'messaging.message.id': '1-0',
+      'community_chat.dispatch.type': 'MESSAGE_CREATE',
+    });
+    expect(spans[1]?.status.code).toBe(SpanStatusCode.ERROR);
+    expect(spans[2]?.attributes['community_chat.stream.dead_letter_reason']).toBe('max-deliveries');
+    expect(spans[2]?.status.code).toBe(SpanStatusCode.ERROR);
   });
 });

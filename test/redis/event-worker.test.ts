@@ -5,7 +5,8 @@
  */
 import { expect, it } from 'vitest';
 import { makeSnowflake } from '../../src/core/constants.js';
-import { Client } from '../../src/index.js';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { Client, DIAGNOSTICS_CHANNELS, type StreamStepMessage } from '../../src/index.js';
 import { createEventWorker, createRedisEventStream, type EventWorker, type EventWorkerEvents } from '../../src/redis/index.js';
 import { describeWithRedis, useRedis } from '../helpers/redis-server.js';
 import { until } from '../helpers/until.js';
@@ -82,6 +83,9 @@ describeWithRedis('the event worker’s dead letters', () => {
     });
     const token = 'interaction-token-that-must-not-leak';
     const old = makeSnowflake(Date.now() - 16 * 60_000, 1);
+    const steps: StreamStepMessage[] = [];
+    const listener = (message: unknown) => void steps.push(message as StreamStepMessage);
+    subscribe(DIAGNOSTICS_CHANNELS.streamStep, listener);
     try {
       await worker.start();
       await stream.publish([
@@ -96,7 +100,17 @@ describeWithRedis('the event worker’s dead letters', () => {
       const letters = await stream.deadLetters();
       expect(letters.map((letter) => letter.error).join(' ')).not.toContain(token);
       expect((await stream.backlog()).groups[0]?.pending).toBe(0);
+      // Each step is on the diagnostics channel, with ids and reasons and no payload or token.
+      expect(
+        steps
+          .filter((step) => step.step === 'deadLetter')
+          .map((step) => step.reason)
+          .sort(),
+      ).toEqual(['expired', 'malformed']);
+      expect(steps.every((step) => step.stream === stream.key && step.group === 'g' && step.consumer === 'w')).toBe(true);
+      expect(JSON.stringify(steps)).not.toContain(token);
     } finally {
+      unsubscribe(DIAGNOSTICS_CHANNELS.streamStep, listener);
       await stop(worker, client);
     }
   });
