@@ -15,87 +15,18 @@ import { EventEmitter } from 'eventemitter3';
 import type { Client } from '../clients/client.js';
 import { INTERACTION_LIFETIME_MS, snowflakeTimestamp } from '../core/constants.js';
 import { scrubText } from '../core/redact.js';
-import { wait } from '../core/wait.js';
+import { KeyedQueue, wait } from '../core/wait.js';
 import { publishStreamStep, type StreamStepMessage } from '../observe/diagnostics.js';
 import { ValidationError } from '../errors/index.js';
 import { interactionFromDispatch } from '../interactions/from-dispatch.js';
 import type { CommandInteraction, InteractionByKind, InteractionKind, InteractionResponder } from '../interactions/interaction.js';
 import type { CommandOptionValues, TypedCommandDefinition } from '../interactions/options.js';
-import { type InteractionErrorEvent, type InteractionHandler, InteractionRouter, type InteractionUnhandledEvent } from '../interactions/router.js';
+import { type InteractionHandler, InteractionRouter } from '../interactions/router.js';
 import { RedisScript } from './connection.js';
 import { type DeadLetter, entriesOf, fieldsOf, type RedisEventStream } from './event-stream.js';
+import type { EventWorkerEvents, EventWorkerOptions, StreamEvent } from './event-worker-options.js';
 
-/** Options of {@link createEventWorker}. */
-export interface EventWorkerOptions {
-  /** The stream (`createRedisEventStream()`). */
-  stream: RedisEventStream;
-  /** The consumer group: workers of one group share the events, each handled by one of them. */
-  group: string;
-  /** This worker's name in the group, unique and stable across its restarts (a restarted worker takes back its own pending entries). */
-  consumer: string;
-  /** The client interactions are answered through (its bot token). */
-  client: Pick<Client, 'interactions'>;
-  /** How many events run at once. @default 16 */
-  concurrency?: number | undefined;
-  /** How long an entry stays pending with a silent consumer before another reclaims it, milliseconds. @default 30000 */
-  claimIdleMs?: number | undefined;
-  /** How many deliveries an event gets before it goes to the dead letters. @default 5 */
-  maxDeliveries?: number | undefined;
-  /** How long to wait before reading again when the stream had nothing new, milliseconds. @default 25 */
-  pollMs?: number | undefined;
-  /** How often the worker trims what every group acknowledged, milliseconds (`0`: never). @default 5000 */
-  trimEveryMs?: number | undefined;
-  /** Where a new group starts: every entry in the stream, or only those added from now on. @default 'beginning' */
-  startFrom?: 'beginning' | 'new' | undefined;
-  /** The clock, epoch milliseconds (interaction expiry). @default Date.now */
-  clock?: (() => number) | undefined;
-}
-
-/** An event the worker handled, for `dispatch` handlers. */
-export interface StreamEvent {
-  /** The dispatch's type. */
-  type: string;
-  /** Its payload. */
-  data: unknown;
-  /** The shard it arrived on. */
-  shardId: number;
-  /** Its stream id. */
-  id: string;
-  /** How many times it was delivered (1: the first). */
-  deliveries: number;
-}
-
-/** An interaction acknowledged without running: another entry claimed it first. */
-export interface DuplicateEvent {
-  /** The stream entry acknowledged. */
-  id: string;
-  /** The interaction. */
-  interactionId: string;
-}
-
-/** Stream entries a worker lost or took over. */
-export interface LostEvent {
-  /** Their stream ids. */
-  ids: string[];
-}
-
-/** Events of an {@link EventWorker}. */
-export interface EventWorkerEvents {
-  /** Redis failed (the worker tries again on its next turn). */
-  error: [error: Error];
-  /** An interaction handler threw. */
-  interactionError: [event: InteractionErrorEvent];
-  /** A click or submit nothing handled. */
-  interactionUnhandled: [event: InteractionUnhandledEvent];
-  /** An event went to the dead letters (no payload: it may hold a token). */
-  deadLetter: [event: Pick<DeadLetter, 'originalId' | 'type' | 'reason' | 'deliveries' | 'error'>];
-  /** An interaction already claimed (a replay, or a second publisher) was acknowledged without running. */
-  duplicate: [event: DuplicateEvent];
-  /** Entries another consumer left pending past `claimIdleMs` (it died, or is stuck) were taken over by this worker. */
-  reclaimed: [event: LostEvent];
-  /** Entries Redis no longer holds (deleted or lost, e.g. by a restart without persistence) were found pending and dropped from the group. */
-  lost: [event: LostEvent];
-}
+export type { DuplicateEvent, EventWorkerEvents, EventWorkerOptions, LostEvent, StreamEvent } from './event-worker-options.js';
 
 interface WorkerSettings {
   concurrency: number;
@@ -105,6 +36,19 @@ interface WorkerSettings {
   trimEveryMs: number;
   startFrom: 'beginning' | 'new';
   clock: () => number;
+  orderBy: 'guild' | 'channel' | undefined;
+}
+
+/** Marks an entry whose payload is not JSON. */
+const MALFORMED: unique symbol = Symbol('malformed');
+
+/** An entry's payload, or {@link MALFORMED}. */
+function parsePayload(text: string | undefined): unknown {
+  try {
+    return JSON.parse(text ?? '');
+  } catch {
+    return MALFORMED;
+  }
 }
 
 /** Claims an interaction for one stream entry: 1 taken, 2 already taken for this very entry (a reclaimed delivery not answered yet), 0 taken by another or answered. */
@@ -136,6 +80,8 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
   readonly #running = new Set<Promise<void>>();
   /** Stream ids being handled here: a slow handler's entry reclaimed by this same worker is not started twice. */
   readonly #handling = new Set<string>();
+  /** Events of one community or channel, in order (with `orderBy`). */
+  readonly #ordered = new KeyedQueue<string>();
   readonly #stop = new AbortController();
   #loop: Promise<void> | undefined;
   #lastClaimAt = 0;
@@ -157,6 +103,7 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
       trimEveryMs: options.trimEveryMs ?? 5000,
       startFrom: options.startFrom ?? 'beginning',
       clock: options.clock ?? Date.now,
+      orderBy: options.orderBy,
     };
     this.router = new InteractionRouter();
     this.router.on('interactionError', (event) => this.#emitSafely('interactionError', event));
@@ -302,7 +249,11 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
     const id = String(raw);
     if (this.#handling.has(id)) return;
     this.#handling.add(id);
-    const task = this.#handle(id, fieldsOf(fields), deliveries).catch((error: unknown) =>
+    const record = fieldsOf(fields);
+    const data = parsePayload(record['d']);
+    const key = this.#orderKey(data);
+    const run = () => this.#handle(id, record, data, deliveries);
+    const task = (key === undefined ? run() : this.#ordered.run(key, run)).catch((error: unknown) =>
       this.#emitSafely('error', error instanceof Error ? error : new Error(String(error))),
     );
     this.#running.add(task);
@@ -312,14 +263,17 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
     });
   }
 
-  async #handle(id: string, fields: Record<string, string>, deliveries: number): Promise<void> {
+  /** The community or channel whose events run in order (`orderBy`), or `undefined`. */
+  #orderKey(data: unknown): string | undefined {
+    const by = this.#options.orderBy;
+    if (by === undefined || typeof data !== 'object' || data === null) return undefined;
+    const value = (data as Record<string, unknown>)[`${by}_id`];
+    return typeof value === 'string' ? value : undefined;
+  }
+
+  async #handle(id: string, fields: Record<string, string>, data: unknown, deliveries: number): Promise<void> {
     const type = fields['t'] ?? '';
-    let data: unknown;
-    try {
-      data = JSON.parse(fields['d'] ?? '');
-    } catch {
-      return this.#deadLetter(id, fields, 'malformed', 'the entry holds no JSON payload', deliveries);
-    }
+    if (data === MALFORMED) return this.#deadLetter(id, fields, 'malformed', 'the entry holds no JSON payload', deliveries);
     if (deliveries > this.#options.maxDeliveries) {
       return this.#deadLetter(id, fields, 'max-deliveries', `delivered ${deliveries} times without being handled`, deliveries);
     }

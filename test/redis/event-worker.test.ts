@@ -140,4 +140,40 @@ describeWithRedis('the event worker’s dead letters', () => {
       await stop(worker, client);
     }
   });
+
+  it("orderBy 'guild': one community's events run one at a time in stream order, other communities meanwhile", async () => {
+    const stream = createRedisEventStream({ client: redis.connection, stream: `worker-${++n}` });
+    const client = new Client({ baseUrl: 'http://127.0.0.1:1', auth: { botToken: 'a-bot-token' } });
+    const worker = createEventWorker({ stream, group: 'g', consumer: 'w', client, pollMs: 5, orderBy: 'guild', concurrency: 16 });
+    const seen = new Map<string, number[]>();
+    let running = 0;
+    let peak = 0;
+    let overlapped = false;
+    const busy = new Map<string, boolean>();
+    worker.onDispatch('MESSAGE_CREATE', async (event) => {
+      const { guild_id: guild, n: order } = event.data as { guild_id: string; n: number };
+      if (busy.get(guild)) overlapped = true;
+      busy.set(guild, true);
+      running++;
+      peak = Math.max(peak, running);
+      // The later events of a community finish sooner: without the order they would overtake the earlier ones.
+      await new Promise((resolve) => setTimeout(resolve, 20 - (order % 10) * 2));
+      running--;
+      busy.set(guild, false);
+      seen.set(guild, [...(seen.get(guild) ?? []), order]);
+    });
+    try {
+      await worker.start();
+      await stream.publish(
+        Array.from({ length: 40 }, (_, i) => ({ t: 'MESSAGE_CREATE', s: i + 1, d: { guild_id: String(100 + (i % 4)), n: Math.floor(i / 4) }, shardId: 0 })),
+      );
+      await until(() => [...seen.values()].reduce((sum, list) => sum + list.length, 0) === 40, { what: 'forty events handled' });
+      for (const list of seen.values()) expect(list).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      expect(overlapped).toBe(false);
+      // Four communities ran side by side.
+      expect(peak).toBeGreaterThan(1);
+    } finally {
+      await stop(worker, client);
+    }
+  });
 });
