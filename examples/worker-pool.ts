@@ -22,6 +22,7 @@ import { createEventWorker, createRedisEventStream, createRedisGatewaySessionSto
 
 const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 const COUNT = Number(process.env['INTERACTIONS'] ?? 300);
+const MESSAGES = Number(process.env['MESSAGES'] ?? 200);
 
 async function connectRedis() {
   const redis = createClient({ url: REDIS_URL, socket: { connectTimeout: 2000 } });
@@ -71,6 +72,10 @@ async function workerProcess(): Promise<void> {
     // Some work before answering (a database, an API): long enough that a killed worker leaves events in flight.
     await new Promise((resolve) => setTimeout(resolve, 50));
     await interaction.reply(`pong from ${name}`);
+  });
+  // Other dispatches: each message is recorded once in Redis, however many times it is delivered (at least once).
+  worker.onDispatch('MESSAGE_CREATE', async (event) => {
+    await redis.sAdd(`${prefix}messages`, String((event.data as { id: string }).id));
   });
   worker.on('reclaimed', (event) => console.log(`[${name}] took over ${event.ids.length} events another worker left pending`));
   worker.on('deadLetter', (event) => console.log(`[${name}] dead letter: ${event.type} ${event.reason}`));
@@ -139,6 +144,10 @@ async function demo(): Promise<void> {
       }
       if (i % 20 === 19) await new Promise((resolve) => setTimeout(resolve, 10));
     }
+    for (let i = 0; i < MESSAGES; i++) {
+      emulator.dispatchEvent('MESSAGE_CREATE', { id: String(i), content: `message ${i}`, channel_id: emulator.seed.channelId, guild_id: emulator.seed.guildId });
+      if (i % 50 === 49) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
     const answers = await Promise.all(runs.map((run) => run.response));
     await emulator.waitForIdle({ timeoutMs: 30_000 });
     const byWorker = new Map<string, number>();
@@ -146,6 +155,18 @@ async function demo(): Promise<void> {
       const who = String(answer.data?.['content']).replace('pong from ', '');
       byWorker.set(who, (byWorker.get(who) ?? 0) + 1);
     }
+    const redis = await connectRedis();
+    const stream = createRedisEventStream({ client: redis, stream: `${prefix}events` });
+    // Every message handled (at least once), then nothing pending: polled, as the workers say nothing when they finish.
+    for (let tries = 0; tries < 400; tries++) {
+      const backlog = await stream.backlog();
+      if ((await redis.sCard(`${prefix}messages`)) === MESSAGES && backlog.groups.every((group) => group.pending === 0 && group.undelivered === 0)) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await stream.trim();
+    const backlog = await stream.backlog();
+    console.log(`messages handled: ${await redis.sCard(`${prefix}messages`)} of ${MESSAGES}; after the trim the stream holds ${backlog.length} entries, ${backlog.groups[0]?.pending ?? 0} pending`);
+    await redis.quit();
     console.log(
       `answered ${answers.length} of ${COUNT} exactly once (${refused} second answers refused); by worker: ${[...byWorker].map(([who, n]) => `${who} ${n}`).join(', ')}`,
     );

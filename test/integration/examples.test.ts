@@ -199,11 +199,11 @@ describeWithRedis('the sharded-bot example against a real redis-server', () => {
 });
 
 describeWithRedis('the worker-pool example against a real redis-server', () => {
-  it('examples/worker-pool.ts: two Gateway processes, three workers, one SIGKILLed midway: every interaction answered, its events taken over', async () => {
+  it('examples/worker-pool.ts: two Gateway processes, three workers, one SIGKILLed midway: 3,000 interactions answered once, 2,000 messages handled, its events taken over, the stream empty after the trim', async () => {
     const redis = await startRedisServer();
     let example: Awaited<ReturnType<typeof startScript>> | undefined;
     try {
-      example = await startScript('examples/worker-pool.ts', { env: { REDIS_URL: redis.url, INTERACTIONS: '600' } });
+      example = await startScript('examples/worker-pool.ts', { env: { REDIS_URL: redis.url, INTERACTIONS: '3000', MESSAGES: '2000' } });
       const code = await example.exited;
       const out = example.stdout();
       expect(code, `stdout:\n${out}\nstderr:\n${example.stderr()}`).toBe(0);
@@ -211,8 +211,10 @@ describeWithRedis('the worker-pool example against a real redis-server', () => {
       expect(out).toMatch(/took over \d+ events another worker left pending/);
       // Every interaction's first answer was accepted (a second, from a reclaimed delivery of a worker that died mid-answer, is refused).
       const summary = /^answered (\d+) of (\d+) exactly once \((\d+) second answers refused\); by worker: (.+)$/m.exec(out);
-      expect(summary?.[1]).toBe('600');
-      expect(summary?.[2]).toBe('600');
+      expect(summary?.[1]).toBe('3000');
+      expect(summary?.[2]).toBe('3000');
+      // Every other dispatch handled at least once, and nothing left in the stream after the trim.
+      expect(out).toMatch(/^messages handled: 2000 of 2000; after the trim the stream holds 0 entries, 0 pending$/m);
       expect(Number(summary?.[3])).toBeLessThanOrEqual(4);
       expect(summary?.[4]).toMatch(/w2 \d+/);
       expect(summary?.[4]).toMatch(/w3 \d+/);
@@ -220,5 +222,5 @@ describeWithRedis('the worker-pool example against a real redis-server', () => {
       example?.kill('SIGKILL');
       await redis.stop();
     }
-  }, 120_000);
+  }, 240_000);
 });

@@ -126,6 +126,12 @@ export interface Emulator {
   /** Waits until the bot has a live Gateway session; rejects with {@link EmulatorError} after `timeoutMs` (default 10,000). */
   waitForBot(options?: { botToken?: string; timeoutMs?: number }): Promise<void>;
   /**
+   * Dispatches any Gateway event to the bot's sessions (e.g. `MESSAGE_CREATE`), as the service would: a sharded session
+   * gets it only when its `guild_id` is on its shard; a disconnected, resumable session gets it on resume. Returns how many
+   * connected sessions got it now. Throws `TypeError` for a type that is not an upper-case event name.
+   */
+  dispatchEvent(type: string, data: Record<string, unknown>, options?: { botToken?: string }): number;
+  /**
    * Resolves once the emulator is idle: every interaction it delivered was
    * answered (or expired, or reached nobody), every webhook delivery finished
    * (succeeded or failed, retries included) and no REST request is in
@@ -291,6 +297,10 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
       get sessionStartsRefused() {
         return core.sessionStartsRefused();
       },
+    },
+    dispatchEvent(type, data, options = {}) {
+      if (!/^[A-Z][A-Z0-9_]*$/.test(type)) throw new TypeError(`dispatchEvent: ${JSON.stringify(type)} is not a Gateway event name (e.g. MESSAGE_CREATE)`);
+      return gateway.dispatchToToken(options.botToken ?? core.seed.botToken, type, data);
     },
     isBotConnected: (botToken) => gateway.connectedSessions(botToken ?? core.seed.botToken) > 0,
     waitForIdle({ timeoutMs = 10_000 } = {}) {

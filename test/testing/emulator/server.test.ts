@@ -219,3 +219,22 @@ describe('waitForIdle()', () => {
     await expect(emulator.waitForIdle({ timeoutMs: 200 })).rejects.toThrow(/not idle within 200 ms: 1 interaction\(s\) not answered/);
   });
 });
+
+describe('emulator.dispatchEvent', () => {
+  it('dispatches any Gateway event to the bot (queued for a resumable session), and refuses a name that is not one', async () => {
+    const { emulator } = await start();
+    const bot = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken } });
+    try {
+      await bot.gateway.connect();
+      const received = new Promise<{ t: string; d: unknown }>((resolve) =>
+        bot.gateway.on('dispatch', (event) => event.t === 'MESSAGE_CREATE' && resolve(event)),
+      );
+      expect(emulator.dispatchEvent('MESSAGE_CREATE', { id: '1', content: 'hello', channel_id: emulator.seed.channelId })).toBe(1);
+      expect((await received).d).toMatchObject({ id: '1', content: 'hello' });
+      expect(() => emulator.dispatchEvent('message create', {})).toThrow(TypeError);
+      expect(emulator.dispatchEvent('MESSAGE_CREATE', {}, { botToken: 'not-a-bot' })).toBe(0);
+    } finally {
+      await bot.close();
+    }
+  });
+});
