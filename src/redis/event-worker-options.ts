@@ -6,7 +6,7 @@
 
 import type { Client } from '../clients/client.js';
 import type { InteractionErrorEvent, InteractionUnhandledEvent } from '../interactions/router.js';
-import type { DeadLetter, RedisEventStream } from './event-stream.js';
+import type { DeadLetter, RedisEventStream, StreamBacklog } from './event-stream.js';
 
 /** Options of {@link createEventWorker}. */
 export interface EventWorkerOptions {
@@ -28,6 +28,11 @@ export interface EventWorkerOptions {
   pollMs?: number | undefined;
   /** How often the worker trims what every group acknowledged, milliseconds (`0`: never). @default 5000 */
   trimEveryMs?: number | undefined;
+  /**
+   * Warns (`backlog` event, checked with each trim) when more entries than this wait in this worker's group: pending with a
+   * consumer or not delivered yet. @default undefined (no warning)
+   */
+  maxBacklog?: number | undefined;
   /** Where a new group starts: every entry in the stream, or only those added from now on. @default 'beginning' */
   startFrom?: 'beginning' | 'new' | undefined;
   /** The clock, epoch milliseconds (interaction expiry). @default Date.now */
@@ -83,6 +88,8 @@ export interface EventWorkerEvents {
   duplicate: [event: DuplicateEvent];
   /** Entries another consumer left pending past `claimIdleMs` (it died, or is stuck) were taken over by this worker. */
   reclaimed: [event: LostEvent];
+  /** More than `maxBacklog` entries wait in the group (checked with each trim). */
+  backlog: [event: StreamBacklog];
   /** Entries Redis no longer holds (deleted or lost, e.g. by a restart without persistence) were found pending and dropped from the group. */
   lost: [event: LostEvent];
 }

@@ -37,6 +37,7 @@ interface WorkerSettings {
   startFrom: 'beginning' | 'new';
   clock: () => number;
   orderBy: 'guild' | 'channel' | undefined;
+  maxBacklog: number | undefined;
 }
 
 /** Marks an entry whose payload is not JSON. */
@@ -104,6 +105,7 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
       startFrom: options.startFrom ?? 'beginning',
       clock: options.clock ?? Date.now,
       orderBy: options.orderBy,
+      maxBacklog: options.maxBacklog,
     };
     this.router = new InteractionRouter();
     this.router.on('interactionError', (event) => this.#emitSafely('interactionError', event));
@@ -185,6 +187,7 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
         if (this.#options.trimEveryMs > 0 && now - this.#lastTrimAt >= this.#options.trimEveryMs) {
           this.#lastTrimAt = now;
           await this.#stream.trim();
+          await this.#checkBacklog();
         }
         if (read === 0) await wait(this.#options.pollMs, { signal }).catch(() => undefined);
       } catch (error) {
@@ -192,6 +195,15 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
         await wait(Math.max(this.#options.pollMs, 200), { signal }).catch(() => undefined);
       }
     }
+  }
+
+  /** Emits `backlog` when more than `maxBacklog` entries wait in this worker's group. */
+  async #checkBacklog(): Promise<void> {
+    const bound = this.#options.maxBacklog;
+    if (bound === undefined) return;
+    const backlog = await this.#stream.backlog();
+    const group = backlog.groups.find((candidate) => candidate.name === this.#group);
+    if (group !== undefined && group.pending + (group.undelivered ?? 0) > bound) this.#emitSafely('backlog', backlog);
   }
 
   /** Reads entries never delivered to the group. */

@@ -176,4 +176,25 @@ describeWithRedis('the event worker’s dead letters', () => {
       await stop(worker, client);
     }
   });
+
+  it('warns with a backlog event when more than maxBacklog entries wait in its group', async () => {
+    const stream = createRedisEventStream({ client: redis.connection, stream: `worker-${++n}` });
+    const client = new Client({ baseUrl: 'http://127.0.0.1:1', auth: { botToken: 'a-bot-token' } });
+    const worker = createEventWorker({ stream, group: 'g', consumer: 'w', client, pollMs: 5, concurrency: 2, trimEveryMs: 20, maxBacklog: 5 });
+    let release: () => void = () => undefined;
+    const blocked = new Promise<void>((resolve) => (release = resolve));
+    worker.onDispatch('MESSAGE_CREATE', () => blocked);
+    const warned = new Promise<EventWorkerEvents['backlog'][0]>((resolve) => worker.once('backlog', resolve));
+    try {
+      await worker.start();
+      await stream.publish(Array.from({ length: 20 }, (_, i) => ({ t: 'MESSAGE_CREATE', s: i + 1, d: { n: i }, shardId: 0 })));
+      const backlog = await warned;
+      const group = backlog.groups.find((candidate) => candidate.name === 'g');
+      expect((group?.pending ?? 0) + (group?.undelivered ?? 0)).toBeGreaterThan(5);
+      expect(backlog.oldestAgeMs).toBeGreaterThanOrEqual(0);
+    } finally {
+      release();
+      await stop(worker, client);
+    }
+  });
 });
