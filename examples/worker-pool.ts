@@ -145,7 +145,12 @@ async function demo(): Promise<void> {
       if (i % 20 === 19) await new Promise((resolve) => setTimeout(resolve, 10));
     }
     for (let i = 0; i < MESSAGES; i++) {
-      emulator.dispatchEvent('MESSAGE_CREATE', { id: String(i), content: `message ${i}`, channel_id: emulator.seed.channelId, guild_id: emulator.seed.guildId });
+      emulator.dispatchEvent('MESSAGE_CREATE', {
+        id: String(i),
+        content: `message ${i}`,
+        channel_id: emulator.seed.channelId,
+        guild_id: emulator.seed.guildId,
+      });
       if (i % 50 === 49) await new Promise((resolve) => setTimeout(resolve, 5));
     }
     const answers = await Promise.all(runs.map((run) => run.response));
@@ -165,7 +170,9 @@ async function demo(): Promise<void> {
     }
     await stream.trim();
     const backlog = await stream.backlog();
-    console.log(`messages handled: ${await redis.sCard(`${prefix}messages`)} of ${MESSAGES}; after the trim the stream holds ${backlog.length} entries, ${backlog.groups[0]?.pending ?? 0} pending`);
+    console.log(
+      `messages handled: ${await redis.sCard(`${prefix}messages`)} of ${MESSAGES}; after the trim the stream holds ${backlog.length} entries, ${backlog.groups[0]?.pending ?? 0} pending`,
+    );
     await redis.quit();
     console.log(
       `answered ${answers.length} of ${COUNT} exactly once (${refused} second answers refused); by worker: ${[...byWorker].map(([who, n]) => `${who} ${n}`).join(', ')}`,
