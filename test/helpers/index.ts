@@ -120,23 +120,13 @@ export async function startLoopbackServer(
       current(request, response, body);
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(listenPort, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    ...(await listenOnLoopback(server, listenPort)),
     server,
     requests,
     setHandler(next) {
       current = next;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
   };
 }
 
@@ -242,16 +232,23 @@ export interface RawLoopbackServer {
 export async function startRawLoopbackServer(handler: (request: http.IncomingMessage, response: http.ServerResponse) => void): Promise<RawLoopbackServer> {
   let current = handler;
   const server = http.createServer((request, response) => current(request, response));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    ...(await listenOnLoopback(server, 0)),
     setHandler(next) {
       current = next;
     },
+  };
+}
+
+/** The one way the test servers listen: on 127.0.0.1 (`port` 0: a free one), closed with every connection. */
+async function listenOnLoopback(server: http.Server, port: number): Promise<{ url: string; close(): Promise<void> }> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  const address = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${address.port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
