@@ -6,7 +6,7 @@
  *
  * Run: `npx vitest run examples/quiz-bot.test.ts` (CI runs it with `npm test`).
  */
-import { type InteractionErrorEvent, isServerError } from 'community-chat-sdk';
+import { isServerError } from 'community-chat-sdk';
 import { type EmulatorMatchers, emulatorMatchers, useEmulator } from 'community-chat-sdk/testing';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { installPlaygroundBot, playgroundCommands } from './playground-bot.js';
@@ -41,17 +41,17 @@ it('a modal: /feedback opens it, the submitted form is answered', async () => {
 });
 
 it('faults: a 429 on the reply is waited out, a 503 from a call the handler makes reaches interactionError', async () => {
-  const { emulator, bot } = kit;
+  const { emulator } = kit;
   // The service rate-limits the next answer: the SDK waits Retry-After and answers anyway.
   emulator.faults.next({ operation: 'interactions.respond', status: 429, retryAfterMs: 1000 });
   await emulator.invokeCommand({ name: 'quiz', options: { topic: 'music' } }).response;
   expect(emulator).toHaveReplied(/^Quiz about music/);
 
   // The service is down for the activity the handler creates: the handler's error is reported, typed.
-  const failed = new Promise<InteractionErrorEvent>((resolve) => bot.gateway.once('interactionError', resolve));
   emulator.faults.next({ operation: 'activities.create', status: 503 });
-  emulator.invokeCommand({ name: 'watch' }).response.catch(() => undefined);
-  const { error } = await failed;
-  expect(isServerError(error)).toBe(true);
-  expect(String(error)).toContain('503: Service Unavailable');
+  const watch = emulator.invokeCommand({ name: 'watch' });
+  const failed = await kit.waitForInteractionError();
+  expect(failed.interaction.id).toBe(watch.id);
+  expect(isServerError(failed.error)).toBe(true);
+  expect(String(failed.error)).toContain('503: Service Unavailable');
 });

@@ -7,6 +7,7 @@
  */
 
 import { Client } from '../clients/client.js';
+import type { InteractionErrorEvent } from '../interactions/router.js';
 import type { CommandDefinition } from '../schemas/requests.js';
 import { EmulatorError } from './errors.js';
 import { createEmulator, type Emulator, type EmulatorOptions } from './emulator/server.js';
@@ -43,6 +44,10 @@ export interface EmulatorFixture {
   readonly emulator: Emulator;
   /** The bot's client: its token, the emulator's clock, the handlers `bot` installed. */
   readonly bot: Client;
+  /** What the bot's handlers threw since the current test began (`interactionError` events), so a test of a failure needs no listener of its own. */
+  readonly interactionErrors: readonly InteractionErrorEvent[];
+  /** Resolves with the first of {@link EmulatorFixture.interactionErrors} once there is one; rejects with `EmulatorError` after `timeoutMs` (default 5000). */
+  waitForInteractionError(options?: { timeoutMs?: number }): Promise<InteractionErrorEvent>;
 }
 
 /**
@@ -60,6 +65,8 @@ export interface EmulatorFixture {
  */
 export function useEmulator(hooks: TestHooks, options: UseEmulatorOptions = {}): EmulatorFixture {
   let running: { emulator: Emulator; bot: Client } | undefined;
+  const errors: InteractionErrorEvent[] = [];
+  const waiting = new Set<(event: InteractionErrorEvent) => void>();
   const timeout = options.timeoutMs ?? 15_000;
   hooks.beforeAll(async () => {
     const emulator = await createEmulator(options.emulator ?? {});
@@ -75,6 +82,11 @@ export function useEmulator(hooks: TestHooks, options: UseEmulatorOptions = {}):
       }
       const bot = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, clock: emulator.clock });
       running = { emulator, bot };
+      bot.gateway.on('interactionError', (event) => {
+        errors.push(event);
+        for (const resolve of waiting) resolve(event);
+        waiting.clear();
+      });
       await options.bot?.(bot);
       if (options.connect !== false) await bot.gateway.connect();
     } catch (error) {
@@ -90,7 +102,10 @@ export function useEmulator(hooks: TestHooks, options: UseEmulatorOptions = {}):
     await current?.bot.close();
     await current?.emulator.close();
   }, timeout);
-  if (options.resetBetweenTests !== false) hooks.beforeEach?.(() => running?.emulator.reset());
+  hooks.beforeEach?.(() => {
+    errors.length = 0;
+    if (options.resetBetweenTests !== false) running?.emulator.reset();
+  });
   const started = (): { emulator: Emulator; bot: Client } => {
     if (running === undefined)
       throw new EmulatorError('useEmulator: the emulator runs from beforeAll to afterAll; read kit.emulator and kit.bot inside a test or a hook');
@@ -102,6 +117,26 @@ export function useEmulator(hooks: TestHooks, options: UseEmulatorOptions = {}):
     },
     get bot() {
       return started().bot;
+    },
+    get interactionErrors() {
+      started();
+      return errors;
+    },
+    waitForInteractionError({ timeoutMs = 5000 } = {}) {
+      started();
+      const first = errors[0];
+      if (first !== undefined) return Promise.resolve(first);
+      return new Promise<InteractionErrorEvent>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiting.delete(settle);
+          reject(new EmulatorError(`no handler of the bot threw within ${timeoutMs} ms`));
+        }, timeoutMs);
+        const settle = (event: InteractionErrorEvent) => {
+          clearTimeout(timer);
+          resolve(event);
+        };
+        waiting.add(settle);
+      });
     },
   };
 }

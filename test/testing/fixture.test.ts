@@ -20,8 +20,16 @@ describe('useEmulator', () => {
   it('starts an emulator and a connected bot with its commands, resets before each test, closes after all', async () => {
     const { hooks, run } = recordedHooks();
     const kit = useEmulator(hooks, {
-      commands: [{ name: 'ping', description: 'Ping' }],
-      bot: (client) => client.gateway.onCommand('ping', (interaction) => interaction.reply('pong')),
+      commands: [
+        { name: 'ping', description: 'Ping' },
+        { name: 'boom', description: 'Fails' },
+      ],
+      bot: (client) => {
+        client.gateway.onCommand('ping', (interaction) => interaction.reply('pong'));
+        client.gateway.onCommand('boom', () => {
+          throw new Error('no quiz today');
+        });
+      },
     });
     expect(() => kit.emulator).toThrow(EmulatorError);
     await run('beforeAll');
@@ -30,7 +38,14 @@ describe('useEmulator', () => {
       expect(emulator.isBotConnected()).toBe(true);
       expect((await emulator.invokeCommand({ name: 'ping' }).response).data).toEqual({ content: 'pong' });
       expect(emulator.messages()).toHaveLength(1);
+      // A handler that throws is recorded for the test; the next test starts with none.
+      const thrown = kit.waitForInteractionError();
+      emulator.invokeCommand({ name: 'boom' }).response.catch(() => undefined);
+      expect(String((await thrown).error)).toContain('no quiz today');
+      expect(kit.interactionErrors).toHaveLength(1);
       await run('beforeEach');
+      expect(kit.interactionErrors).toEqual([]);
+      await expect(kit.waitForInteractionError({ timeoutMs: 50 })).rejects.toThrow(EmulatorError);
       expect(emulator.messages()).toEqual([]);
       expect((await emulator.invokeCommand({ name: 'ping' }).response).data).toEqual({ content: 'pong' });
     } finally {
