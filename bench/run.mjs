@@ -2,6 +2,7 @@
 // same server in the same run, and cold import time against undici alone.
 // Prints ratios; it asserts nothing (timings do not belong in tests).
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { once } from 'node:events';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -140,6 +141,49 @@ async function restBenchmark(port) {
   return rows;
 }
 
+/** Whether a peer is installed (the bench-only dev dependency). */
+function installed(name) {
+  try {
+    createRequire(import.meta.url).resolve(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The default mode, as a bot runs: each adapter alone in a fresh child process per round (warm-up, then the measured
+ * calls, client CPU from process.cpuUsage), adapters rotated every round, medians over the rounds.
+ */
+function restPerProcess(port) {
+  const adapters = ['undici', 'sdk', ...(installed('@discordjs/rest') ? ['discordjs'] : [])];
+  const operations = [
+    ['GET  channels.get', 'get'],
+    ['PATCH channels.update (validated)', 'patch'],
+    ['POST interactions.respond (validated)', 'respond'],
+    ['POST webhooks.execute (window on)', 'execute'],
+  ];
+  const rows = [];
+  for (const [label, op] of operations) {
+    for (const concurrency of CONCURRENCY) {
+      const times = Object.fromEntries(adapters.map((name) => [name, []]));
+      for (let round = 0; round < ROUNDS; round++) {
+        const order = adapters.map((_, i) => adapters[(i + round) % adapters.length]);
+        for (const name of order) {
+          const out = execFileSync(process.execPath, [here('./rest-adapter.mjs')], {
+            env: { ...process.env, ADAPTER: name, OP: op, CONCURRENCY: String(concurrency), REQUESTS: String(REQUESTS), PORT: String(port) },
+            encoding: 'utf8',
+          });
+          times[name].push(JSON.parse(out.trim().split('\n').at(-1)).cpuUsPerCall);
+        }
+      }
+      const of = Object.fromEntries(adapters.map((name) => [name, summary(times[name])]));
+      rows.push({ label, concurrency, sdk: of.sdk, raw: of.undici, peer: of.discordjs, ratio: of.sdk.median / of.undici.median });
+    }
+  }
+  return rows;
+}
+
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20000);
 
 /** Raw ws + JSON.parse + emit: the floor any Gateway client pays. Returns CPU microseconds per event. */
@@ -242,14 +286,21 @@ try {
   console.log(
     `community-chat-sdk benchmarks: node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${new Date().toISOString().slice(0, 10)}`,
   );
+  const inProcess = process.env.BENCH_MODE === 'inprocess';
   console.log(
-    `REST: client CPU microseconds per request, median (min-max) of ${ROUNDS} alternating rounds of ${REQUESTS} requests, server in another process${pinned ? ' pinned to its own core' : ''}\n`,
+    inProcess
+      ? `REST (in-process mode: adapters alternate in one process and share its JIT, heap and GC, which flatters whoever runs second): client CPU microseconds per request, median (min-max) of ${ROUNDS} rounds of ${REQUESTS} requests, server in another process${pinned ? ' pinned to its own core' : ''}\n`
+      : `REST (process-per-adapter mode: each adapter alone in a fresh process per round, warmed up, rotated every round): client CPU microseconds per request, median (min-max) of ${ROUNDS} rounds of ${REQUESTS} requests, server in another process${pinned ? ' pinned to its own core' : ''}\n`,
   );
-  const rows = await restBenchmark(port);
-  console.log('operation                                conc   SDK µs/req           undici µs/req        ratio');
+  const rows = inProcess ? await restBenchmark(port) : restPerProcess(port);
+  const peers = rows.some((row) => row.peer !== undefined);
+  console.log(
+    `operation                                conc   SDK µs/req           undici µs/req        ratio${peers ? '    @discordjs/rest µs/req   ratio' : ''}`,
+  );
   for (const row of rows) {
+    const peer = row.peer === undefined ? '' : `    ${range(row.peer).padEnd(24)} ${(row.peer.median / row.raw.median).toFixed(2)}x`;
     console.log(
-      `${row.label.padEnd(40)}${String(row.concurrency).padStart(5)}   ${range(row.sdk).padEnd(20)} ${range(row.raw).padEnd(20)} ${row.ratio.toFixed(2)}x`,
+      `${row.label.padEnd(40)}${String(row.concurrency).padStart(5)}   ${range(row.sdk).padEnd(20)} ${range(row.raw).padEnd(20)} ${row.ratio.toFixed(2)}x${peer}`,
     );
     table.push([`${row.label.trim()} c=${row.concurrency}`, row.ratio]);
   }
