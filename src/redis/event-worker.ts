@@ -23,7 +23,7 @@ import type { CommandInteraction, InteractionByKind, InteractionKind, Interactio
 import type { CommandOptionValues, TypedCommandDefinition } from '../interactions/options.js';
 import { type InteractionHandler, InteractionRouter } from '../interactions/router.js';
 import { RedisScript } from './connection.js';
-import { type DeadLetter, entriesOf, fieldsOf, type RedisEventStream } from './event-stream.js';
+import { type DeadLetter, entriesOf, fieldsOf, idBefore, type RedisEventStream } from './event-stream.js';
 import type { EventWorkerEvents, EventWorkerOptions, StreamEvent } from './event-worker-options.js';
 
 export type { DuplicateEvent, EventWorkerEvents, EventWorkerOptions, LostEvent, StreamEvent } from './event-worker-options.js';
@@ -230,8 +230,10 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
     const ids = live.map((entry) => String((entry as unknown[])[0]));
     const counts = await this.#deliveries(ids);
     const taken = ids.filter((id) => !this.#handling.has(id));
-    this.#emitSafely('reclaimed', { ids: taken });
-    this.#step({ step: 'reclaim', count: taken.length });
+    if (taken.length > 0) {
+      this.#emitSafely('reclaimed', { ids: taken });
+      this.#step({ step: 'reclaim', count: taken.length });
+    }
     for (const entry of live) this.#start(entry, counts.get(String((entry as unknown[])[0])) ?? 2);
     return live.length;
   }
@@ -239,7 +241,8 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
   /** How many times each of these entries (pending with this consumer) was delivered. */
   async #deliveries(ids: string[]): Promise<Map<string, number>> {
     const counts = new Map<string, number>();
-    const sorted = [...ids].sort();
+    // Stream ids sort by their numbers (`ms-seq`), not as text: `5-10` comes after `5-9`.
+    const sorted = [...ids].sort((a, b) => (idBefore(a, b) ? -1 : idBefore(b, a) ? 1 : 0));
     const reply = await this.#stream.command([
       'XPENDING',
       this.#stream.key,

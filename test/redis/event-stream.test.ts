@@ -4,8 +4,9 @@
  * duplicates, a dead consumer's entries, poison events, expired interactions,
  * dead letters and the trim.
  */
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Client } from '../../src/index.js';
+import { idBefore } from '../../src/redis/event-stream.js';
 import { createEventWorker, createRedisEventStream, type EventWorker, type RedisEventStream } from '../../src/redis/index.js';
 import type { Emulator } from '../../src/testing/index.js';
 import { useEmulatorWithAdmin } from '../helpers/emulators.js';
@@ -138,5 +139,15 @@ describeWithRedis('Gateway events to workers on a Redis stream', () => {
     } finally {
       await cleanup();
     }
+  });
+});
+
+describe('stream ids', () => {
+  it('sort by their numbers, not as text', () => {
+    expect(idBefore('5-9', '5-10')).toBe(true);
+    expect(idBefore('5-10', '5-9')).toBe(false);
+    expect(idBefore('10-0', '9-99')).toBe(false);
+    expect(idBefore('9-99', '10-0')).toBe(true);
+    expect(idBefore('7-1', '7-1')).toBe(false);
   });
 });
