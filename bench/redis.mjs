@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { createClient, createCluster } from 'redis';
 import { Client } from '../dist/index.js';
 import { createRedisRateLimitStore } from '../dist/redis/index.js';
+import { measure } from './measure.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
@@ -97,20 +98,6 @@ async function startCluster() {
   };
 }
 
-async function measure(fn, total) {
-  let next = 0;
-  const worker = async () => {
-    while (next < total) {
-      next++;
-      await fn();
-    }
-  };
-  const start = process.cpuUsage();
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  const used = process.cpuUsage(start);
-  return (used.user + used.system) / total;
-}
-
 /** Commands Redis has run so far (every command but INFO itself, those run inside scripts included), and how many of them were scripts. */
 async function commandCounts(redis) {
   const info = await redis.info('commandstats');
@@ -153,27 +140,27 @@ try {
     await redis.sendCommand(['PING']);
     return memory.channels.get('123');
   };
-  await measure(memoryGet, 2000);
-  await measure(redisGet, 2000);
-  await measure(pingThenGet, 2000);
+  await measure(memoryGet, 2000, CONCURRENCY);
+  await measure(redisGet, 2000, CONCURRENCY);
+  await measure(pingThenGet, 2000, CONCURRENCY);
   const memoryTimes = [];
   const redisTimes = [];
   let trips = { all: 0, scripts: 0, requests: 0 };
   for (let round = 0; round < ROUNDS; round++) {
     const before = await commandCounts(redis);
     if (round % 2 === 0) {
-      memoryTimes.push(await measure(memoryGet, REQUESTS));
-      redisTimes.push(await measure(redisGet, REQUESTS));
+      memoryTimes.push(await measure(memoryGet, REQUESTS, CONCURRENCY));
+      redisTimes.push(await measure(redisGet, REQUESTS, CONCURRENCY));
     } else {
-      redisTimes.push(await measure(redisGet, REQUESTS));
-      memoryTimes.push(await measure(memoryGet, REQUESTS));
+      redisTimes.push(await measure(redisGet, REQUESTS, CONCURRENCY));
+      memoryTimes.push(await measure(memoryGet, REQUESTS, CONCURRENCY));
     }
     await new Promise((resolve) => setImmediate(resolve));
     const after = await commandCounts(redis);
     trips = { all: trips.all + after.all - before.all, scripts: trips.scripts + after.scripts - before.scripts, requests: trips.requests + REQUESTS };
   }
   const floorTimes = [];
-  for (let round = 0; round < ROUNDS; round++) floorTimes.push(await measure(pingThenGet, REQUESTS));
+  for (let round = 0; round < ROUNDS; round++) floorTimes.push(await measure(pingThenGet, REQUESTS, CONCURRENCY));
   const memoryUs = median(memoryTimes);
   const redisUs = median(redisTimes);
   console.log(

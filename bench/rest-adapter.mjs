@@ -3,6 +3,8 @@
 // (process.cpuUsage over the measured calls) as one JSON line. `npm run bench` starts one per adapter per round.
 //
 //   ADAPTER=sdk|undici|discordjs OP=get|patch|respond|execute CONCURRENCY=16 REQUESTS=4000 PORT=1234 node bench/rest-adapter.mjs
+import { measure } from './measure.mjs';
+
 const { ADAPTER = 'sdk', OP = 'get', PORT } = process.env;
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
 const REQUESTS = Number(process.env.REQUESTS ?? 4000);
@@ -71,21 +73,6 @@ async function adapter() {
     return { call: calls[OP], close: async () => undefined };
   }
   throw new Error(`unknown ADAPTER ${ADAPTER}`);
-}
-
-/** Runs `total` calls with `concurrency` workers; returns client CPU microseconds per call. */
-async function measure(call, total, concurrency) {
-  let next = 0;
-  const worker = async () => {
-    while (next < total) {
-      next++;
-      await call();
-    }
-  };
-  const start = process.cpuUsage();
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const used = process.cpuUsage(start);
-  return (used.user + used.system) / total;
 }
 
 const { call, close } = await adapter();

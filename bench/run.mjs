@@ -10,6 +10,7 @@ import { EventEmitter } from 'node:events';
 import { Pool } from 'undici';
 import WebSocket from 'ws';
 import { Client } from '../dist/index.js';
+import { measure } from './measure.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -42,21 +43,6 @@ async function startServer(script = './server.mjs') {
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const [chunk] = await once(child.stdout, 'data');
   return { child, port: Number(String(chunk).trim()), pinned };
-}
-
-/** Runs `total` calls of `fn` with `concurrency` workers; returns client CPU microseconds per call. */
-async function measure(fn, total, concurrency) {
-  let next = 0;
-  const worker = async () => {
-    while (next < total) {
-      next++;
-      await fn();
-    }
-  };
-  const start = process.cpuUsage();
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const used = process.cpuUsage(start);
-  return (used.user + used.system) / total;
 }
 
 /** Median and range of a list of numbers. */
