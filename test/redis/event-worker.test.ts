@@ -197,4 +197,27 @@ describeWithRedis('the event worker’s dead letters', () => {
       await stop(worker, client);
     }
   });
+
+  it('entries Redis lost while they were pending are reported (lost) and acknowledged, not silently skipped', async () => {
+    const stream = createRedisEventStream({ client: redis.connection, stream: `worker-${++n}` });
+    await redis.connection.sendCommand(['XGROUP', 'CREATE', stream.key, 'g', '0', 'MKSTREAM']);
+    const ids = await stream.publish(Array.from({ length: 3 }, (_, i) => ({ t: 'MESSAGE_CREATE', s: i + 1, d: { n: i }, shardId: 0 })));
+    // A consumer reads them and dies; then the entries vanish from the stream (as after a restart that lost them).
+    await redis.connection.sendCommand(['XREADGROUP', 'GROUP', 'g', 'ghost', 'COUNT', '3', 'STREAMS', stream.key, '>']);
+    await redis.connection.sendCommand(['XDEL', stream.key, ...ids.slice(0, 2)]);
+    const client = new Client({ baseUrl: 'http://127.0.0.1:1', auth: { botToken: 'a-bot-token' } });
+    const worker = createEventWorker({ stream, group: 'g', consumer: 'w', client, pollMs: 5, claimIdleMs: 50 });
+    const handled: number[] = [];
+    worker.onDispatch('MESSAGE_CREATE', (event) => void handled.push((event.data as { n: number }).n));
+    const lost = new Promise<string[]>((resolve) => worker.once('lost', (event) => resolve(event.ids)));
+    try {
+      await worker.start();
+      expect((await lost).sort()).toEqual(ids.slice(0, 2).sort());
+      await until(() => handled.length === 1, { what: 'the entry still there handled' });
+      expect(handled).toEqual([2]);
+      await until(async () => (await stream.backlog()).groups[0]?.pending === 0, { what: 'nothing left pending' });
+    } finally {
+      await stop(worker, client);
+    }
+  });
 });
