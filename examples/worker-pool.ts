@@ -68,14 +68,18 @@ async function workerProcess(): Promise<void> {
     claimIdleMs: 1000,
     concurrency: 4,
   });
+  // CRASH_AFTER=n: this worker dies (SIGKILL, as an out-of-memory kill would) in the middle of its n-th interaction.
+  const crashAfter = Number(process.env['CRASH_AFTER'] ?? 0);
+  let started = 0;
   worker.onCommand('ping', async (interaction) => {
-    // Some work before answering (a database, an API): long enough that a killed worker leaves events in flight.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    if (++started === crashAfter) process.kill(process.pid, 'SIGKILL');
+    // Some work before answering: here, recording who ran it.
+    await redis.hSet(`${prefix}ran-by`, interaction.id, name);
     await interaction.reply(`pong from ${name}`);
   });
-  // Other dispatches: each message is recorded once in Redis, however many times it is delivered (at least once).
-  worker.onDispatch('MESSAGE_CREATE', async (event) => {
-    await redis.sAdd(`${prefix}messages`, String((event.data as { id: string }).id));
+  // Other dispatches: handled at least once; each one handled is announced, so the demo knows when all were.
+  worker.onDispatch('MESSAGE_CREATE', (event) => {
+    console.log(`handled message ${(event.data as { id: string }).id}`);
   });
   worker.on('reclaimed', (event) => console.log(`[${name}] took over ${event.ids.length} events another worker left pending`));
   worker.on('deadLetter', (event) => console.log(`[${name}] dead letter: ${event.type} ${event.reason}`));
@@ -101,7 +105,17 @@ async function demo(): Promise<void> {
 
   const file = fileURLToPath(import.meta.url);
   const children = new Map<string, ChildProcess>();
-  const start = (role: string, name: string, shards = '') =>
+  // Messages the workers announced as handled, and who waits for all of them.
+  const messagesHandled = new Set<string>();
+  let allMessagesHandled: () => void = () => undefined;
+  const messagesDone = new Promise<void>((resolve) => (allMessagesHandled = resolve));
+  const onLine = (line: string) => {
+    const handled = /^handled message (\d+)$/.exec(line);
+    if (handled === null) return void console.log(line);
+    messagesHandled.add(handled[1] as string);
+    if (messagesHandled.size === MESSAGES) allMessagesHandled();
+  };
+  const start = (role: string, name: string, shards = '', extra: Record<string, string> = {}) =>
     new Promise<void>((resolve, reject) => {
       const env = {
         ...process.env,
@@ -111,38 +125,38 @@ async function demo(): Promise<void> {
         PREFIX: prefix,
         CHAT_BASE_URL: emulator.url,
         CHAT_BOT_TOKEN: emulator.seed.botToken,
+        ...extra,
       };
       const child = spawn(process.execPath, ['--import', 'tsx', file], { env, stdio: ['ignore', 'pipe', 'inherit'] });
       children.set(name, child);
+      let partial = '';
       child.stdout?.on('data', (chunk: Buffer) => {
-        const text = chunk.toString();
-        if (text.includes('ready:')) resolve();
-        else process.stdout.write(text);
+        const lines = (partial + chunk.toString()).split('\n');
+        partial = lines.pop() ?? '';
+        for (const line of lines)
+          if (line.startsWith('ready:')) resolve();
+          else onLine(line);
       });
-      child.once('exit', (code, signal) => reject(new Error(`process ${name} exited with ${code ?? signal}`)));
+      child.once('exit', (code, signal) => {
+        if (signal === 'SIGKILL') console.log(`Worker ${name} crashed (SIGKILL) in the middle of an interaction, with events in flight`);
+        reject(new Error(`process ${name} exited with ${code ?? signal}`));
+      });
     });
   try {
     console.log('Starting two Gateway processes (shard 0, shard 1) and three workers...');
-    await Promise.all([start('gateway', 'gateway-0', '0'), start('gateway', 'gateway-1', '1'), ...['w1', 'w2', 'w3'].map((name) => start('worker', name))]);
+    await Promise.all([
+      start('gateway', 'gateway-0', '0'),
+      start('gateway', 'gateway-1', '1'),
+      // w1 dies in the middle of its 6th interaction: what it had read stays pending until another worker takes it over.
+      start('worker', 'w1', '', { CRASH_AFTER: '6' }),
+      start('worker', 'w2'),
+      start('worker', 'w3'),
+    ]);
     const runs = [];
-    let w1Answers = 0;
-    let w1Answered: () => void = () => undefined;
-    const w1Working = new Promise<void>((resolve) => (w1Answered = resolve));
     for (let i = 0; i < COUNT; i++) {
-      const run = emulator.invokeCommand({ name: 'ping', guildId: i % 2 === 0 ? emulator.seed.guildId : null });
-      // w1 runs 4 at a time: after its 5th answer it is in the middle of its second batch.
-      run.response.then(
-        (answer) => String(answer.data?.['content']).endsWith('w1') && ++w1Answers === 5 && w1Answered(),
-        () => undefined,
-      );
-      runs.push(run);
-      if (i === Math.floor(COUNT / 3)) {
-        // Once w1 is busy answering, it dies with events in flight.
-        await w1Working;
-        console.log('Killing worker w1 (SIGKILL) with events in flight...');
-        children.get('w1')?.kill('SIGKILL');
-      }
-      if (i % 20 === 19) await new Promise((resolve) => setTimeout(resolve, 10));
+      runs.push(emulator.invokeCommand({ name: 'ping', guildId: i % 2 === 0 ? emulator.seed.guildId : null }));
+      // A turn of the event loop now and then, so the emulator's sockets carry the interactions as they come.
+      if (i % 20 === 19) await new Promise((resolve) => setImmediate(resolve));
     }
     for (let i = 0; i < MESSAGES; i++) {
       emulator.dispatchEvent('MESSAGE_CREATE', {
@@ -151,7 +165,7 @@ async function demo(): Promise<void> {
         channel_id: emulator.seed.channelId,
         guild_id: emulator.seed.guildId,
       });
-      if (i % 50 === 49) await new Promise((resolve) => setTimeout(resolve, 5));
+      if (i % 50 === 49) await new Promise((resolve) => setImmediate(resolve));
     }
     const answers = await Promise.all(runs.map((run) => run.response));
     await emulator.waitForIdle({ timeoutMs: 30_000 });
@@ -160,18 +174,16 @@ async function demo(): Promise<void> {
       const who = String(answer.data?.['content']).replace('pong from ', '');
       byWorker.set(who, (byWorker.get(who) ?? 0) + 1);
     }
+    await messagesDone;
+    // The workers stop (each settles and acknowledges what it runs), then the stream is trimmed.
+    for (const name of ['w2', 'w3']) children.get(name)?.kill('SIGTERM');
+    await Promise.all(['w2', 'w3'].map((name) => new Promise((resolve) => children.get(name)?.once('exit', resolve))));
     const redis = await connectRedis();
     const stream = createRedisEventStream({ client: redis, stream: `${prefix}events` });
-    // Every message handled (at least once), then nothing pending: polled, as the workers say nothing when they finish.
-    for (let tries = 0; tries < 400; tries++) {
-      const backlog = await stream.backlog();
-      if ((await redis.sCard(`${prefix}messages`)) === MESSAGES && backlog.groups.every((group) => group.pending === 0 && group.undelivered === 0)) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
     await stream.trim();
     const backlog = await stream.backlog();
     console.log(
-      `messages handled: ${await redis.sCard(`${prefix}messages`)} of ${MESSAGES}; after the trim the stream holds ${backlog.length} entries, ${backlog.groups[0]?.pending ?? 0} pending`,
+      `messages handled: ${messagesHandled.size} of ${MESSAGES}; after the trim the stream holds ${backlog.length} entries, ${backlog.groups[0]?.pending ?? 0} pending`,
     );
     await redis.quit();
     console.log(

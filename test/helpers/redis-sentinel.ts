@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { until } from './until.js';
 import { findRedisServer, freePort, startRedisServer } from './redis-server.js';
 
 const run = promisify(execFile);
@@ -41,18 +42,18 @@ export async function startRedisSentinel(): Promise<RunningSentinel> {
     rmSync(dir, { recursive: true, force: true });
     await master.stop();
   };
-  const started = Date.now();
-  for (;;) {
+  // The Sentinel says nothing when it is ready: asked, with the tests' one poll.
+  const names = async () => {
     const answer = await run('redis-cli', ['-p', String(port), 'SENTINEL', 'get-master-addr-by-name', 'mymaster'], { encoding: 'utf8' }).catch(() => ({
       stdout: '',
     }));
-    if (answer.stdout.includes(String(master.port))) break;
-    if (Date.now() - started > 10_000) {
-      await stop();
-      throw new Error('the Sentinel did not come up');
-    }
-    // Readiness of an external process, which says nothing when it is ready.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    return answer.stdout.includes(String(master.port));
+  };
+  try {
+    await until(names, { timeoutMs: 10_000, what: 'the Sentinel naming its master' });
+  } catch (error) {
+    await stop();
+    throw error;
   }
   return { name: 'mymaster', sentinel: { host: '127.0.0.1', port }, stop };
 }

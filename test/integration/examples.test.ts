@@ -199,7 +199,7 @@ describeWithRedis('the sharded-bot example against a real redis-server', () => {
 });
 
 describeWithRedis('the worker-pool example against a real redis-server', () => {
-  it('examples/worker-pool.ts: two Gateway processes, three workers, one SIGKILLed midway: 3,000 interactions answered once, 2,000 messages handled, its events taken over, the stream empty after the trim', async () => {
+  it('examples/worker-pool.ts: two Gateway processes, three workers, one dying (SIGKILL) mid-interaction: 3,000 interactions answered once, 2,000 messages handled, its events taken over, the stream empty after the trim', async () => {
     const redis = await startRedisServer();
     let example: Awaited<ReturnType<typeof startScript>> | undefined;
     try {
@@ -207,7 +207,7 @@ describeWithRedis('the worker-pool example against a real redis-server', () => {
       const code = await example.exited;
       const out = example.stdout();
       expect(code, `stdout:\n${out}\nstderr:\n${example.stderr()}`).toBe(0);
-      expect(out).toMatch(/^Killing worker w1 \(SIGKILL\)/m);
+      expect(out).toMatch(/^Worker w1 crashed \(SIGKILL\) in the middle of an interaction/m);
       expect(out).toMatch(/took over \d+ events another worker left pending/);
       // Every interaction's first answer was accepted (a second, from a reclaimed delivery of a worker that died mid-answer, is refused).
       const summary = /^answered (\d+) of (\d+) exactly once \((\d+) second answers refused\); by worker: (.+)$/m.exec(out);

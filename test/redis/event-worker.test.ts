@@ -150,14 +150,22 @@ describeWithRedis('the event worker’s dead letters', () => {
     let peak = 0;
     let overlapped = false;
     const busy = new Map<string, boolean>();
+    const held: (() => void)[] = [];
+    const releaseNewestFirst = () => {
+      for (const release of held.splice(0).reverse()) release();
+    };
     worker.onDispatch('MESSAGE_CREATE', async (event) => {
       const { guild_id: guild, n: order } = event.data as { guild_id: string; n: number };
       if (busy.get(guild)) overlapped = true;
       busy.set(guild, true);
       running++;
       peak = Math.max(peak, running);
-      // The later events of a community finish sooner: without the order they would overtake the earlier ones.
-      await new Promise((resolve) => setTimeout(resolve, 20 - (order % 10) * 2));
+      // Handlers are held, and the held ones released newest first once the turn's starts are in: without the order,
+      // the later events of a community would finish before the earlier ones.
+      await new Promise<void>((release) => {
+        held.push(release);
+        if (held.length === 1) setImmediate(() => releaseNewestFirst());
+      });
       running--;
       busy.set(guild, false);
       seen.set(guild, [...(seen.get(guild) ?? []), order]);

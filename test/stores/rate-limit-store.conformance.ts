@@ -24,6 +24,19 @@ export function rateLimitStoreContract(name: string, make: StoreFactory, teardow
   describe(`the RateLimitStore contract: ${name}`, () => {
     afterAll(teardown);
 
+    it('serves the settings it was attached with: a client with others is refused, naming them, and the store keeps its own', async () => {
+      const store = await make({ webhookWindow: { limit: 1, windowMs: 300 } });
+      const other = { now: Date.now, webhookWindow: { limit: 30, windowMs: 300 }, maxPauseMs: 600_000, globalRateLimit: undefined };
+      expect(() => store.attach(other)).toThrow(/webhookRateLimit: 30 per 300 ms, but the store already serves 1 per 300 ms/);
+      // Still one execution per window: the refused settings changed nothing.
+      const waits: { reason: string; ms: number }[] = [];
+      for (let i = 0; i < 2; i++) {
+        await store.webhookTurn('hook-attach', undefined, (ms, reason) => void waits.push({ reason, ms }));
+        store.webhookDone('hook-attach');
+      }
+      expect(waits.map((wait) => wait.reason)).toEqual(['webhook']);
+    });
+
     it('discovers an unknown bucket with one request: the next waits for its answer, announcing no rate limit', async () => {
       const store = await make({});
       const key = store.bucketKey(ROUTE, 'discover');
