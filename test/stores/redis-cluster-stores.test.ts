@@ -1,14 +1,26 @@
 /**
  * Every Redis store against a real 3-master Redis Cluster (node-redis
  * `createCluster`): the same contracts as on one node, plus the user
- * session store and the Identify throttle, whose keys land on other nodes.
+ * session store, the Identify throttle, and the event stream with its
+ * workers, whose keys land on other nodes.
  */
 import { createCluster } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisIdentifyThrottle, createRedisUserSessionStore } from '../../src/redis/index.js';
+import { Client } from '../../src/index.js';
+import {
+  createEventWorker,
+  createRedisEventStream,
+  createRedisIdentifyThrottle,
+  createRedisUserSessionStore,
+  type EventWorker,
+} from '../../src/redis/index.js';
+import { useEmulatorWithAdmin } from '../helpers/emulators.js';
 import { startRedisCluster, type RunningRedisCluster } from '../helpers/redis-cluster.js';
 import { describeWithRedis } from '../helpers/redis-server.js';
+import { until } from '../helpers/until.js';
 import { redisStoreContracts } from './redis-contracts.js';
+
+const startEmulator = useEmulatorWithAdmin();
 
 type Cluster = ReturnType<typeof createCluster>;
 
@@ -49,5 +61,67 @@ describeWithRedis('the Redis stores on a 3-master Redis Cluster', () => {
       expect(turns).toHaveLength(2);
       expect(Math.abs((turns[1] as number) - (turns[0] as number))).toBeGreaterThanOrEqual(250);
     });
+  });
+
+  describe('Gateway events to workers on a stream in the cluster', () => {
+    it('two workers answer 40 commands once each; a poison event is dead-lettered, replayed and purged; the trim empties the stream', async () => {
+      const { emulator, admin } = await startEmulator();
+      await admin.commands.sync(emulator.seed.applicationId, [{ name: 'ping', description: 'Ping' }]);
+      // Several streams, so that their slots spread over the masters.
+      const names = ['cluster-events-a', 'cluster-events-b', 'cluster-events-c'];
+      const slots = new Set(await Promise.all(names.map((name) => connection.sendCommand(name, true, ['CLUSTER', 'KEYSLOT', `{${name}}`]))));
+      expect(slots.size).toBe(3);
+      const closers: { close(): Promise<unknown> }[] = [];
+      try {
+        for (const name of names) {
+          const stream = createRedisEventStream({ client: connection, stream: name });
+          const workers: EventWorker[] = [];
+          const answered: string[] = [];
+          const dead: string[] = [];
+          let poisoned = 0;
+          for (let i = 0; i < 2; i++) {
+            const client = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, clock: emulator.clock });
+            const worker = createEventWorker({ stream, group: 'bots', consumer: `w${i}`, client, pollMs: 5, claimIdleMs: 100, maxDeliveries: 2 });
+            worker.onCommand('ping', async (interaction) => {
+              await interaction.reply('pong');
+              answered.push(interaction.id);
+            });
+            worker.onDispatch('MESSAGE_CREATE', () => {
+              poisoned++;
+              throw new Error('poison');
+            });
+            worker.on('deadLetter', (event) => dead.push(event.reason));
+            closers.push(client, worker);
+            await worker.start();
+            workers.push(worker);
+          }
+          const gateway = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken } });
+          closers.push(gateway);
+          gateway.gateway.publishTo(stream);
+          await gateway.gateway.connect();
+          const runs = Array.from({ length: 40 }, () => emulator.invokeCommand({ name: 'ping' }));
+          await Promise.all(runs.map((run) => run.response));
+          await until(() => answered.length === 40, { what: `40 answers on ${name}` });
+          expect(new Set(answered)).toEqual(new Set(runs.map((run) => run.id)));
+
+          await stream.publish([{ t: 'MESSAGE_CREATE', s: 1, d: { content: 'poison' }, shardId: 0 }]);
+          await until(() => dead.length === 1, { what: 'the poison event dead-lettered', timeoutMs: 5000 });
+          expect(poisoned).toBe(2);
+          const [letter] = await stream.deadLetters();
+          expect(await stream.replayDeadLetter(letter?.id ?? '')).toBeDefined();
+          await until(() => dead.length === 2, { what: 'the replayed poison event dead-lettered again', timeoutMs: 5000 });
+          expect(await stream.purgeDeadLetters()).toBe(1);
+          await until(async () => (await stream.backlog()).groups.every((group) => group.pending === 0), { what: 'every entry acknowledged' });
+          await stream.trim();
+          expect((await stream.backlog()).length).toBe(0);
+          // The next stream's Gateway is the only one connected.
+          await gateway.close();
+        }
+        await emulator.waitForIdle();
+        expect(emulator.messages()).toHaveLength(120);
+      } finally {
+        for (const item of closers.reverse()) await item.close();
+      }
+    }, 60_000);
   });
 });
