@@ -1,4 +1,26 @@
+import { buildSync, type Plugin } from 'esbuild';
 import { defineConfig, type Options } from 'tsup';
+import { PAGE_SCRIPT_BUILD } from './src/testing/playground/assets/page-script.js';
+
+/**
+ * The playground page's script, bundled from `src/testing/playground/browser/`
+ * once per build and put in place of `page-script.ts`, whose source form
+ * bundles it on first request with esbuild: the package serves the text
+ * and never loads esbuild.
+ */
+const playgroundScript: Plugin = {
+  name: 'playground-script',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]playground[\\/]assets[\\/]page-script\.ts$/ }, () => {
+      const text = buildSync(PAGE_SCRIPT_BUILD).outputFiles[0]?.text;
+      if (!text) throw new Error('the playground script bundled to nothing');
+      return {
+        contents: `/** The page's script, bundled at build time. */\nexport function pageScript() {\n  return ${JSON.stringify(text)};\n}\n`,
+        loader: 'js',
+      };
+    });
+  },
+};
 
 /**
  * Shared by every build: no chunk listings in the output (errors still
@@ -7,9 +29,10 @@ import { defineConfig, type Options } from 'tsup';
  * of src/*.ts at a fraction of the size; the dist code is not minified, so
  * it stays readable on its own.
  */
-const common: Pick<Options, 'silent' | 'sourcemap' | 'esbuildOptions'> = {
+const common: Pick<Options, 'silent' | 'sourcemap' | 'esbuildOptions' | 'esbuildPlugins'> = {
   silent: true,
   sourcemap: true,
+  esbuildPlugins: [playgroundScript],
   esbuildOptions(options) {
     options.sourcesContent = false;
   },

@@ -62,6 +62,17 @@ try {
     app,
   ).trim();
   assert.equal(cjs, 'function function');
+  // The playground's page script was bundled at build time: the installed package serves it without esbuild.
+  const page = run(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      "import { createRequire } from 'node:module'; let esbuild = 'absent'; try { createRequire(import.meta.url).resolve('esbuild'); esbuild = 'present'; } catch {} const t = await import('community-chat-sdk/testing'); const e = await t.createEmulator({ playground: true }); const r = await fetch(new URL('/_playground/app.js', e.playgroundUrl)); const text = await r.text(); await e.close(); console.log(esbuild, r.status, text.includes('new EventSource(') && !text.includes('import '));",
+    ],
+    app,
+  ).trim();
+  assert.equal(page, 'absent 200 true', 'the installed package serves the bundled playground script, with no esbuild to load');
   // Its types compile in both module systems, one readable declaration file per source file.
   writeFileSync(
     path.join(app, 'esm.mts'),

@@ -11,11 +11,7 @@ import type { ServerResponse } from 'node:http';
 import { redactValue, scrubText } from '../../core/redact.js';
 import type { EmulatorEvent } from '../emulator/types.js';
 import type { GatewayTraffic } from '../gateway-server.js';
-
-/** One line of the page's log. */
-export type LogEntry =
-  | { kind: 'rest'; method: string; route: string; status: number; ms: number; bucket: string | null; at: number }
-  | { kind: 'gateway'; dir: 'in' | 'out' | 'open' | 'close'; op: number | null; t: string | null; text: string; at: number };
+import type { LogEntry } from './log-entry.js';
 
 /** What the hub needs from the emulator. */
 export interface HubSource {

@@ -10,7 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EmulatorCore } from '../emulator/core.js';
 import type { GatewayTraffic } from '../gateway-server.js';
-import { PAGE_SCRIPT } from './assets/script.js';
+import { pageScript } from './assets/page-script.js';
 import { PAGE_HTML, PAGE_STYLE } from './assets/page.js';
 import { refusal } from './guard.js';
 import { PlaygroundHub } from './hub.js';
@@ -51,14 +51,12 @@ const SECURITY_HEADERS = {
   'cross-origin-resource-policy': 'same-origin',
 };
 
-const FILES: Record<string, { type: string; body: string }> = {
-  '/': { type: 'text/html; charset=utf-8', body: PAGE_HTML },
-  [`${PLAYGROUND_PREFIX}/app.js`]: { type: 'text/javascript; charset=utf-8', body: PAGE_SCRIPT },
-  [`${PLAYGROUND_PREFIX}/app.css`]: { type: 'text/css; charset=utf-8', body: PAGE_STYLE },
+/** The page and its assets; the script is bundled when first asked for (from source) or was at build time. */
+const FILES: Record<string, { type: string; body: () => string }> = {
+  '/': { type: 'text/html; charset=utf-8', body: () => PAGE_HTML },
+  [`${PLAYGROUND_PREFIX}/app.js`]: { type: 'text/javascript; charset=utf-8', body: pageScript },
+  [`${PLAYGROUND_PREFIX}/app.css`]: { type: 'text/css; charset=utf-8', body: () => PAGE_STYLE },
 };
-
-/** The size of the page and its assets, bytes (UTF-8). */
-export const PLAYGROUND_SIZE = Object.values(FILES).reduce((total, file) => total + Buffer.byteLength(file.body), 0);
 
 /** Creates the playground of an emulator. */
 export function createPlayground(host: PlaygroundHost): Playground {
@@ -99,7 +97,7 @@ export function createPlayground(host: PlaygroundHost): Playground {
         if (method !== 'GET' && method !== 'HEAD') refuse(response, 405, 'method not allowed');
         else {
           response.writeHead(200, { 'content-type': file.type, ...SECURITY_HEADERS });
-          response.end(method === 'HEAD' ? undefined : file.body);
+          response.end(method === 'HEAD' ? undefined : file.body());
         }
         return true;
       }
