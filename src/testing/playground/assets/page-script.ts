@@ -34,7 +34,9 @@ let bundled: string | undefined;
 export function pageScript(): string {
   if (bundled === undefined) {
     const esbuild = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
-    bundled = esbuild.buildSync(PAGE_SCRIPT_BUILD).outputFiles[0]?.text ?? '';
+    const text = esbuild.buildSync(PAGE_SCRIPT_BUILD).outputFiles[0]?.text;
+    if (!text) throw new Error('the playground script bundled to nothing');
+    bundled = text;
   }
   return bundled;
 }
