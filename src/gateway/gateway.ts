@@ -33,12 +33,15 @@ import {
 } from './options.js';
 import { GatewayDispatch } from './protocol.js';
 import { SecretBook, scrubError } from './secrets.js';
-import { SessionBudget } from './session-budget.js';
+import { identifyGate, SessionBudget } from './session-budget.js';
 import { restoreSessions, type SessionSaver } from './gateway-session-store.js';
 import { DispatchPublisher, type DispatchSink, type PublishOptions } from './publisher.js';
 import { checkShardingOptions, resolveShardPlan, type ShardPlan } from './shard-plan.js';
 import { connectShards, connectionHost, localShard, overallStatus, sessionRecordOf, type ShardHandle, type ShardHost, type ShardInfo } from './shards.js';
 import { checkGatewayUrl, upgradeHeaders } from './transport.js';
+import type { FleetSupervisor } from './coordinator.js';
+import { createFleet, recordingAnswers } from './fleet.js';
+import { emitReport } from './report.js';
 
 export type { ShardInfo } from './shards.js';
 export type { GatewayCloseOptions } from './options.js';
@@ -62,6 +65,8 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   #shards: ShardHandle[] = [];
   readonly #savers = new Map<number, SessionSaver>();
   #publisher: DispatchPublisher | undefined;
+  /** With a coordinator: the leases of this process, which gate every dispatch. */
+  #fleet: FleetSupervisor | undefined;
   #loading: Promise<ShardHandle[]> | undefined;
   /** Builds interactions from INTERACTION_CREATE; loaded with the connection (it pulls in zod). */
   #fromDispatch: ((payload: unknown) => InteractionFromDispatch) | undefined;
@@ -71,8 +76,8 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   constructor(options: GatewayOptions, wiring: GatewayWiring) {
     super();
     this.#options = resolveGatewayOptions(options, wiring.defaultUrl);
-    const { shards, shardCount, maxConcurrency, shardsPerWorker, identifyThrottle, sessionStore, sessionStartReserve } = options;
-    this.#sharding = { shards, shardCount, maxConcurrency, shardsPerWorker, identifyThrottle, sessionStore };
+    const { shards, shardCount, maxConcurrency, shardsPerWorker, identifyThrottle, sessionStore, sessionStartReserve, coordinator } = options;
+    this.#sharding = { shards, shardCount, maxConcurrency, shardsPerWorker, identifyThrottle, sessionStore, coordinator };
     const read = wiring.sessionStartLimit;
     this.#budget =
       read === undefined || sessionStartReserve === false
@@ -216,7 +221,8 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     try {
       const shards = await loading;
       if (this.#destroyed) throw new GatewayError('the Gateway was destroyed while connecting');
-      await connectShards(shards, this.#plan?.maxConcurrency ?? 1, options.signal);
+      if (this.#fleet !== undefined) await Promise.all(this.#shards.map((shard) => shard.connect(options.signal)));
+      else await connectShards(shards, this.#plan?.maxConcurrency ?? 1, options.signal);
     } catch (error) {
       throw error instanceof Error ? this.#scrubError(error) : error;
     }
@@ -224,10 +230,28 @@ export class Gateway extends EventEmitter<GatewayEvents> {
 
   async #load(): Promise<ShardHandle[]> {
     const [{ GatewayConnection }, { interactionFromDispatch }] = await Promise.all([import('./connection.js'), import('../interactions/from-dispatch.js')]);
-    this.#fromDispatch = (payload) => interactionFromDispatch(payload, this.#wiring.respond, this.#wiring.now);
+    const { coordinator, sessionStore: store } = this.#sharding;
+    const respond = coordinator === undefined ? this.#wiring.respond : recordingAnswers(coordinator, this.#wiring.respond);
+    this.#fromDispatch = (payload) => interactionFromDispatch(payload, respond, this.#wiring.now);
     const plan = await resolveShardPlan(this.#sharding, this.#wiring.gatewayBot);
     this.#plan = plan;
     const host = this.#host(plan);
+    const record = (shard: ShardHandle) => sessionRecordOf(shard, this.#publisher);
+    if (coordinator !== undefined) {
+      const fleet = createFleet(coordinator, plan.count, {
+        create: (id) => localShard(id, new GatewayConnection(this.#options, connectionHost(host, id, plan))),
+        list: this.#shards,
+        savers: this.#savers,
+        store,
+        record,
+        storeFailed: (error) => this.#storeFailed(error),
+        holds: (id) => this.#fleet?.has(id) === true,
+        report: (report) => this.#report(report),
+      });
+      this.#fleet = fleet;
+      await fleet.start();
+      return this.#shards;
+    }
     let shards: ShardHandle[];
     if (plan.perWorker === undefined) {
       shards = plan.ids.map((id) => localShard(id, new GatewayConnection(this.#options, connectionHost(host, id, plan))));
@@ -235,15 +259,8 @@ export class Gateway extends EventEmitter<GatewayEvents> {
       const { startShardWorkers } = await import('./worker-pool.js');
       shards = await startShardWorkers(plan, this.#options, host);
     }
-    const store = this.#sharding.sessionStore;
     if (store) {
-      const savers = await restoreSessions(
-        store,
-        shards,
-        plan.count,
-        (shard) => sessionRecordOf(shard, this.#publisher),
-        (error) => this.#storeFailed(error),
-      );
+      const savers = await restoreSessions(store, shards, plan.count, record, (error) => this.#storeFailed(error));
       for (const [id, saver] of savers) this.#savers.set(id, saver);
     }
     this.#shards = shards;
@@ -271,18 +288,11 @@ export class Gateway extends EventEmitter<GatewayEvents> {
       allowInsecure: this.#wiring.allowInsecure,
       emit: (report, shardId) => this.#report(report, shardId),
       dispatch: (event) => this.#onDispatch(event),
-      beforeIdentify: this.#beforeIdentify(throttled, plan),
-      changed: (shardId) => this.#savers.get(shardId)?.schedule(),
+      beforeIdentify: identifyGate(throttled ? this.#throttle : undefined, this.#budget, plan),
+      changed: (shardId) => {
+        if (this.#fleet === undefined || this.#fleet.holds(shardId)) this.#savers.get(shardId)?.schedule();
+      },
     };
-  }
-
-  /** What a shard waits for before it identifies: its turn under the throttle (when sharded or given one), then the session start budget. */
-  #beforeIdentify(throttled: boolean, plan: ShardPlan): ShardHost['beforeIdentify'] {
-    const budget = this.#budget;
-    const turn = (shardId: number, signal: AbortSignal) =>
-      this.#throttle.wait({ shardId, shardCount: plan.count, maxConcurrency: plan.maxConcurrency, signal });
-    if (budget === undefined) return throttled ? turn : undefined;
-    return throttled ? (shardId, signal) => turn(shardId, signal).then(() => budget.take()) : () => budget.take();
   }
 
   /** An error scrubbed (in place) of every known secret it may hold. */
@@ -293,29 +303,15 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   /** Publishes a shard's connection event on the diagnostics channels, and emits it scrubbed of every known secret (when listened to). */
   #report(report: ConnectionReport, shardId = 0): void {
     publishGatewayReport(report, shardId);
+    if (report.event === 'reconnecting' && this.#fleet !== undefined && !this.#fleet.holds(shardId)) return;
     if (this.listenerCount(report.event) === 0) return;
-    const current = this.#wiring.token();
-    switch (report.event) {
-      case 'debug': {
-        const line = this.#plan?.sharded === true ? `[shard ${shardId}] ${report.payload}` : report.payload;
-        this.#emitSafely('debug', this.#secrets.scrubText(line, current));
-        return;
-      }
-      case 'error':
-        this.#emitSafely('error', this.#scrubError(report.payload));
-        return;
-      case 'ready':
-        this.#emitSafely('ready', { ...report.payload, data: this.#secrets.redact(report.payload.data, current) as Record<string, unknown>, shardId });
-        return;
-      case 'close':
-        this.#emitSafely('close', { ...report.payload, reason: this.#secrets.scrubText(report.payload.reason, current), shardId });
-        return;
-      case 'reconnecting':
-        this.#emitSafely('reconnecting', { ...report.payload, reason: this.#secrets.scrubText(report.payload.reason, current), shardId });
-        return;
-      case 'resumed':
-        this.#emitSafely('resumed', { ...report.payload, shardId });
-    }
+    emitReport(report, shardId, {
+      sharded: this.#plan?.sharded === true,
+      secrets: this.#secrets,
+      token: this.#wiring.token(),
+      scrubError: (error) => this.#scrubError(error),
+      emit: (event, ...args) => this.#emitSafely(event, ...args),
+    });
   }
 
   /** Emits; a listener that throws becomes an `error` event instead of escaping into the socket handler. */
@@ -331,8 +327,9 @@ export class Gateway extends EventEmitter<GatewayEvents> {
 
   /** Emits the dispatch (redacted), and turns INTERACTION_CREATE into a typed interaction for the handlers. */
   #onDispatch(event: GatewayDispatchEvent): void {
-    // Closing (a hand-off above all): nothing more is dispatched here; a successor resumes from the saved sequence.
-    if (this.#destroyed) return;
+    // Closing (a hand-off above all), or a shard whose lease may have lapsed: nothing more is dispatched here; a successor
+    // resumes from the saved sequence.
+    if (this.#destroyed || (this.#fleet !== undefined && !this.#fleet.holds(event.shardId))) return;
     const interaction = event.t === GatewayDispatch.InteractionCreate;
     if (interaction) {
       const token = (event.d as { token?: unknown } | null | undefined)?.token;
@@ -348,8 +345,14 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     }
     if (!interaction || !this.#fromDispatch) return;
     const built = this.#fromDispatch(event.d);
-    if (built.ok) void this.deliver(built.interaction, event.shardId);
-    else this.#report({ event: 'error', payload: built.error }, event.shardId);
+    if (!built.ok) return this.#report({ event: 'error', payload: built.error }, event.shardId);
+    const fleet = this.#fleet;
+    if (fleet === undefined) return void this.deliver(built.interaction, event.shardId);
+    // In a fleet, an interaction runs where it is claimed first: a replay after a failover or a reshard runs nowhere else.
+    void fleet.claim(built.interaction.id).then((claimed) => {
+      if (claimed) return this.deliver(built.interaction, event.shardId);
+      this.#report({ event: 'debug', payload: `interaction ${built.interaction.id} skipped: claimed or answered by another process` }, event.shardId);
+    });
   }
 
   /**
@@ -385,20 +388,19 @@ export class Gateway extends EventEmitter<GatewayEvents> {
    */
   async close(options: GatewayCloseOptions = {}): Promise<void> {
     const handOff = options.handOff === true;
-    if (handOff && this.#sharding.sessionStore === undefined && this.#shards.length > 0) {
-      this.#report({ event: 'debug', payload: 'handing off without a gateway.sessionStore: no successor can find the sessions to resume' });
-    }
+    if (handOff && this.#sharding.sessionStore === undefined && this.#shards.length > 0)
+      this.#report({ event: 'debug', payload: 'handing off without a gateway.sessionStore: no successor can find the sessions' });
     this.#destroyed = true;
-    await Promise.all(this.#shards.map((shard) => shard.destroy({ handOff })));
-    // What was received is published before the sessions are saved (at most 2 s); the rest the successor's resume replays.
-    await this.#publisher?.flush(2000);
-    this.#publisher?.stop();
-    for (const saver of this.#savers.values()) {
-      if (handOff) saver.schedule();
-      else saver.end();
-    }
-    // What a successor needs (or that there is nothing to resume) reaches the store before close() resolves.
-    await Promise.all([...this.#savers.values()].map((saver) => saver.flush()));
+    const stopAll = async () => {
+      await Promise.all(this.#shards.map((shard) => shard.destroy({ handOff })));
+      // What was received is published before the sessions are saved (at most 2 s); the rest the successor's resume replays.
+      await this.#publisher?.flush(2000);
+      this.#publisher?.stop();
+      for (const saver of this.#savers.values()) saver[handOff ? 'schedule' : 'end']();
+      // What a successor needs (or that there is nothing to resume) is stored before close() resolves and leases are given back.
+      await Promise.all([...this.#savers.values()].map((saver) => saver.flush()));
+    };
+    await (this.#fleet === undefined ? stopAll() : this.#fleet.close(stopAll));
     await this.#router.close();
     this.#routers.clear();
     this.removeAllListeners();

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { ShardCoordinator } from './coordinator.js';
 import type { Interaction, InteractionResponder } from '../interactions/interaction.js';
 import type { InteractionErrorEvent, InteractionUnhandledEvent } from '../interactions/router.js';
 import type { IdentifyThrottle } from './identify-throttle.js';
@@ -120,6 +121,19 @@ export interface GatewayShardingOptions {
    * @default 5% of the daily total, at least 1 (50 of Discord's 1,000)
    */
   sessionStartReserve?: number | false | undefined;
+  /**
+   * Shares the shards among live processes (`createRedisShardCoordinator()` of
+   * `community-chat-sdk/redis`): each process holds a lease per shard and
+   * renews it; a process that dies loses its leases after `leaseMs` and the
+   * others take its shards over, resuming their stored sessions (set
+   * `sessionStore` too); a process joining or leaving rebalances by hand-off.
+   * A process paused past its lease stops dispatching on its shards the
+   * moment it wakes. Interactions are claimed through the coordinator, so a
+   * replay after a failover runs once. Needs `shards: 'auto'` (or unset)
+   * and runs the shards in this thread (not with `shardsPerWorker`).
+   * @default undefined: this process runs the shards its options name
+   */
+  coordinator?: ShardCoordinator | undefined;
 }
 
 /** Options of `gateway.close()` and `client.close()`. */

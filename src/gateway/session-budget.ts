@@ -10,6 +10,20 @@
  */
 
 import { SessionBudgetError } from '../errors/index.js';
+import type { IdentifyThrottle } from './identify-throttle.js';
+import type { ShardPlan } from './shard-plan.js';
+
+/** What a shard waits for before it identifies: its turn under the throttle (when given one), then the session start budget. */
+export function identifyGate(
+  throttle: IdentifyThrottle | undefined,
+  budget: Pick<SessionBudget, 'take'> | undefined,
+  plan: Pick<ShardPlan, 'count' | 'maxConcurrency'>,
+): ((shardId: number, signal: AbortSignal) => Promise<void>) | undefined {
+  const turn =
+    throttle && ((shardId: number, signal: AbortSignal) => throttle.wait({ shardId, shardCount: plan.count, maxConcurrency: plan.maxConcurrency, signal }));
+  if (budget === undefined) return turn;
+  return turn ? (shardId, signal) => turn(shardId, signal).then(() => budget.take()) : () => budget.take();
+}
 
 /** `session_start_limit` of `GET /gateway/bot`, in milliseconds. */
 export interface SessionStartLimit {

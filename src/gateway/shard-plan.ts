@@ -42,6 +42,10 @@ export function checkShardingOptions(options: GatewayShardingOptions): void {
   if (shardCount !== undefined && !positive(shardCount)) throw invalid('shardCount', 'must be a whole number of at least 1');
   if (maxConcurrency !== undefined && !positive(maxConcurrency)) throw invalid('maxConcurrency', 'must be a whole number of at least 1');
   if (shardsPerWorker !== undefined && !positive(shardsPerWorker)) throw invalid('shardsPerWorker', 'must be a whole number of at least 1');
+  if (options.coordinator !== undefined && Array.isArray(shards))
+    throw invalid('shards', "is 'auto' (or unset) with a coordinator: the coordinator decides which shards run here");
+  if (options.coordinator !== undefined && shardsPerWorker !== undefined)
+    throw invalid('shardsPerWorker', 'is not supported with a coordinator (shards run in this thread)');
   if (shardsPerWorker !== undefined && shards === undefined && shardCount === undefined)
     throw invalid('shardsPerWorker', "runs shards in workers: set shards ('auto' or ids) or shardCount too");
 }
@@ -61,7 +65,7 @@ export function readGatewayBot(body: unknown): { shards: number | undefined; max
 export async function resolveShardPlan(options: GatewayShardingOptions, gatewayBot: (() => Promise<unknown>) | undefined): Promise<ShardPlan> {
   checkShardingOptions(options);
   const { shards, shardsPerWorker } = options;
-  if (shards === undefined && options.shardCount === undefined)
+  if (shards === undefined && options.shardCount === undefined && options.coordinator === undefined)
     return { sharded: false, ids: [0], count: 1, maxConcurrency: options.maxConcurrency ?? 1, perWorker: undefined };
   let { shardCount: count, maxConcurrency } = options;
   if (count === undefined || maxConcurrency === undefined) {

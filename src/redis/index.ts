@@ -30,3 +30,4 @@ export {
   type DuplicateEvent,
   type LostEvent,
 } from './event-worker.js';
+export { createRedisShardCoordinator, RedisShardCoordinator, type RedisShardCoordinatorOptions } from './shard-coordinator.js';

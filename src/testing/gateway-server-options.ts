@@ -51,6 +51,8 @@ export interface GatewayServerOptions {
   path?: string | undefined;
   /** Says why an upgrade is refused (403), or `undefined` to admit it; the emulator checks Host and Origin here. @default every upgrade is admitted */
   admit?: ((request: IncomingMessage) => string | undefined) | undefined;
+  /** How long a disconnected session stays resumable, milliseconds (past it a Resume gets Invalid Session). @default undefined (for ever) */
+  resumeWindowMs?: number | undefined;
   /** How many already-delivered events to replay again on resume, to exercise the client's de-duplication. @default 0 */
   replayOverlap?: number | undefined;
   /** What READY tells the bot that identified with `token` about itself; `undefined` refuses the token (close 4004). @default a fixed test bot */

@@ -41,6 +41,18 @@ interface Session {
   socket: WebSocket | undefined;
   /** `[shard_id, num_shards]` from Identify: the session gets only its shard's communities (DMs on shard 0). */
   shard: [number, number] | undefined;
+  /** When its connection dropped (`Date.now()`), while it has none. */
+  droppedAt?: number | undefined;
+}
+
+/** Counters of one bot (one token). */
+export interface BotGatewayStats {
+  /** Identify frames answered with READY. */
+  identifies: number;
+  /** Resume frames answered with RESUMED. */
+  resumes: number;
+  /** Resume frames refused (Invalid Session): an unknown, ended or expired session. */
+  resumesRefused: number;
 }
 
 /** A Gateway server on `ws`. */
@@ -78,6 +90,8 @@ export class GatewayServer {
   readonly identifyLog: IdentifyRecord[] = [];
   /** Per token and bucket: when its last accepted Identify arrived. */
   readonly #lastIdentify = new Map<string, number>();
+  /** Counters per token (kept inside: {@link GatewayServer.statsOf} reads them). */
+  readonly #perToken = new Map<string, BotGatewayStats>();
   /** Frames received from clients, newest last (tokens included: test use only). */
   readonly received: GatewayFrame[] = [];
 
@@ -131,7 +145,10 @@ export class GatewayServer {
     this.#options.onTraffic?.({ kind: 'open' });
     socket.on('close', (code: number) => {
       this.#sockets.delete(socket);
-      if (session?.socket === socket) session.socket = undefined;
+      if (session?.socket === socket) {
+        session.socket = undefined;
+        session.droppedAt = Date.now();
+      }
       // Discord's rule: a client that closes with 1000 or 1001 ends its session; any other close leaves it resumable.
       if (session?.socket === undefined && session !== undefined && (code === 1000 || code === 1001) && this.#sessions.get(session.id) === session) {
         this.#sessions.delete(session.id);
@@ -169,12 +186,15 @@ export class GatewayServer {
           this.stats.resumes++;
           if (!this.answerSessions) return;
           const d = (frame.d ?? {}) as { token?: unknown; session_id?: unknown; seq?: unknown };
-          const existing = typeof d.session_id === 'string' ? this.#sessions.get(d.session_id) : undefined;
+          const existing = typeof d.session_id === 'string' ? this.#live(d.session_id) : undefined;
           if (!existing || existing.token !== d.token) {
+            if (typeof d.token === 'string') this.#count(d.token).resumesRefused++;
             this.#send(socket, { op: GatewayOpcode.InvalidSession, d: false });
             return;
           }
+          this.#count(existing.token).resumes++;
           session = existing;
+          session.droppedAt = undefined;
           session.socket?.terminate();
           session.socket = socket;
           const from = (typeof d.seq === 'number' ? d.seq : 0) - (this.#options.replayOverlap ?? 0);
@@ -227,6 +247,7 @@ export class GatewayServer {
     }
     if (bucketKey !== undefined) this.#lastIdentify.set(bucketKey, record.at);
     record.accepted = true;
+    this.#count(token).identifies++;
     const session: Session = {
       id: `session-${this.#instance}-${++this.#nextSession}`,
       token,
@@ -252,6 +273,33 @@ export class GatewayServer {
     const intents = typeof d.intents === 'number' ? d.intents : 0;
     if ((intents & GatewayIntent.Guilds) !== 0) for (const guild of identity.guildCreates ?? []) this.#dispatch(session, GUILD_CREATE, guild);
     return session;
+  }
+
+  /** A session that is still resumable (a disconnected one expires after `resumeWindowMs`). */
+  #live(id: string): Session | undefined {
+    const session = this.#sessions.get(id);
+    const window = this.#options.resumeWindowMs;
+    if (session?.droppedAt !== undefined && window !== undefined && Date.now() - session.droppedAt > window) {
+      this.#sessions.delete(id);
+      return undefined;
+    }
+    return session;
+  }
+
+  #count(token: string): BotGatewayStats {
+    let stats = this.#perToken.get(token);
+    if (stats === undefined) {
+      // Bounded: a hostile client sending made-up tokens must not grow it without end.
+      if (this.#perToken.size >= 1000) this.#perToken.delete(this.#perToken.keys().next().value as string);
+      stats = { identifies: 0, resumes: 0, resumesRefused: 0 };
+      this.#perToken.set(token, stats);
+    }
+    return stats;
+  }
+
+  /** The counters of the bot that uses `token` (zeros for one never seen). */
+  statsOf(token: string): BotGatewayStats {
+    return { ...(this.#perToken.get(token) ?? { identifies: 0, resumes: 0, resumesRefused: 0 }) };
   }
 
   #resumeGatewayUrl(): string {
@@ -309,7 +357,9 @@ export class GatewayServer {
     const guildId = (d as { guild_id?: unknown } | null | undefined)?.guild_id;
     return [...this.#sessions.values()].filter(
       (session) =>
-        session.token === token && !(session.shard && shardOfGuild(typeof guildId === 'string' ? guildId : undefined, session.shard[1]) !== session.shard[0]),
+        session.token === token &&
+        !(session.shard && shardOfGuild(typeof guildId === 'string' ? guildId : undefined, session.shard[1]) !== session.shard[0]) &&
+        this.#live(session.id) !== undefined,
     );
   }
 

@@ -55,7 +55,15 @@ export {
 } from './errors.js';
 export { createTestDelivery, type TestDelivery, type TestDeliveryInput } from './test-deliveries.js';
 /** The SDK's signer, re-exported so tests can sign deliveries for their receivers. */
-export { GatewayServer, GATEWAY_PATH, type GatewayServerOptions, type GatewayTraffic, type BotIdentity, type IdentifyRecord } from './gateway-server.js';
+export {
+  GatewayServer,
+  GATEWAY_PATH,
+  type GatewayServerOptions,
+  type GatewayTraffic,
+  type BotIdentity,
+  type IdentifyRecord,
+  type BotGatewayStats,
+} from './gateway-server.js';
 export { createTestInteraction, createTestGateway, createTestPayload, type TestInteractionInput, type TestResponse, type TestGateway } from './interactions.js';
 export { useEmulator, type EmulatorFixture, type TestHooks, type UseEmulatorOptions } from './fixture.js';
 export { emulatorMatchers, type EmulatorMatchers, type ExpectedMessage, type MatcherResult, type MessageMatchOptions, type MessageSource } from './matchers.js';

@@ -7,7 +7,7 @@
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GATEWAY_PATH, GatewayServer, type IdentifyRecord } from '../gateway-server.js';
+import { GATEWAY_PATH, GatewayServer, type BotGatewayStats, type IdentifyRecord } from '../gateway-server.js';
 import { EmulatorError, EmulatorNotFoundError } from '../errors.js';
 import { doorRefusal } from '../playground/guard.js';
 import { createPlayground, type Playground } from '../playground/server.js';
@@ -41,6 +41,9 @@ export interface EmulatorOptions extends EmulatorCoreOptions {
 
 /** The default largest request body the emulator reads: 25 MiB (Discord's attachment size for a bot without boosts). */
 export const DEFAULT_EMULATOR_MAX_BODY_BYTES = 25 * 1024 * 1024;
+
+/** How long a disconnected Gateway session stays resumable unless `gateway.resumeWindowMs` says otherwise (assumption 80). */
+const DEFAULT_RESUME_WINDOW_MS = 180_000;
 
 /** Content types a request body may have: JSON everywhere, multipart on the upload route. */
 const BODY_TYPES = /^(application\/json|multipart\/form-data)\s*(;|$)/i;
@@ -148,6 +151,8 @@ export interface Emulator {
     readonly identifies: readonly IdentifyRecord[];
     /** Identify refused because the bot was past its session start limit (see `gateway.sessionStartLimit`). */
     readonly sessionStartsRefused: number;
+    /** One bot's Identify, Resume and refused Resume counts. @param botToken the bot's token (default: the seed's) */
+    forBot(botToken?: string): BotGatewayStats;
   };
   /** Stops the emulator, its delivery retries and every connection. Safe to call twice. */
   close(): Promise<void>;
@@ -239,6 +244,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     server,
     path: GATEWAY_PATH,
     identity: (token) => core.startGatewaySession(token),
+    resumeWindowMs: options.gateway?.resumeWindowMs ?? DEFAULT_RESUME_WINDOW_MS,
     resumeGatewayUrl: () => gatewayUrl,
     heartbeatIntervalMs: options.heartbeatIntervalMs,
     onTraffic: (event) => playground?.onGateway(event),
@@ -297,6 +303,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
       get sessionStartsRefused() {
         return core.sessionStartsRefused();
       },
+      forBot: (botToken) => gateway.statsOf(botToken ?? core.seed.botToken),
     },
     dispatchEvent(type, data, options = {}) {
       if (!/^[A-Z][A-Z0-9_]*$/.test(type)) throw new TypeError(`dispatchEvent: ${JSON.stringify(type)} is not a Gateway event name (e.g. MESSAGE_CREATE)`);

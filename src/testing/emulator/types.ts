@@ -257,6 +257,14 @@ export interface EmulatorGatewayOptions {
    * @default 1000 (Discord's)
    */
   sessionStartLimit?: number | undefined;
+  /**
+   * How long a session stays resumable after its connection dropped (or was
+   * closed with any code but 1000 and 1001), milliseconds: its dispatches
+   * meanwhile are kept and replayed on Resume; past it a Resume is answered
+   * with Invalid Session (op 9, `d: false`) and the bot identifies.
+   * @default 180000 (assumption 80)
+   */
+  resumeWindowMs?: number | undefined;
 }
 
 /** Something that delivers Gateway dispatches to a bot. */

@@ -1,0 +1,115 @@
+/**
+ * A fleet: three processes share a bot's 8 shards through Redis leases.
+ * Each holds a fair share and renews its leases; a process that stops
+ * (SIGTERM) hands its shards off (sessions saved, closed resumable); one
+ * that dies (SIGKILL) loses them after `leaseMs` and the others resume its
+ * sessions; a process paused past its lease dispatches nothing more when it
+ * wakes. Interactions are claimed through Redis, so none runs twice.
+ *
+ *   redis-server --port 6379 --save '' --appendonly no &   # or: docker run -p 6379:6379 redis:7
+ *   REDIS_URL=redis://127.0.0.1:6379 node --import tsx examples/fleet.ts
+ *
+ * In production run ROLE=member on every host, with the real service's
+ * CHAT_BASE_URL and CHAT_BOT_TOKEN and the same Redis.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createClient } from 'redis';
+import { Client } from 'community-chat-sdk';
+import { createEmulator } from 'community-chat-sdk/testing';
+// In your project: import { ... } from 'community-chat-sdk/redis';
+import { createRedisGatewaySessionStore, createRedisIdentifyThrottle, createRedisShardCoordinator } from '../src/redis/index.js';
+
+const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+
+/** One member of the fleet: answers /ping on the shards it holds, prints them as they change. */
+async function member(): Promise<void> {
+  const name = process.env['PROC'] ?? 'member';
+  const key = process.env['FLEET_KEY'] ?? 'fleet-example';
+  const redis = createClient({ url: REDIS_URL });
+  redis.on('error', () => undefined);
+  await redis.connect();
+  const client = new Client({
+    baseUrl: process.env['CHAT_BASE_URL'],
+    auth: { botToken: process.env['CHAT_BOT_TOKEN'] },
+    gateway: {
+      shards: 'auto',
+      coordinator: createRedisShardCoordinator({ client: redis, key, leaseMs: Number(process.env['LEASE_MS'] ?? 3000) }),
+      sessionStore: createRedisGatewaySessionStore({ client: redis, prefix: `${key}:session:` }),
+      identifyThrottle: createRedisIdentifyThrottle({ client: redis, prefix: `${key}:identify:` }),
+    },
+  });
+  const gateway = client.gateway;
+  gateway.onCommand('ping', (interaction) => interaction.reply(`pong from ${name}`));
+  let last = '';
+  const report = () => {
+    const held = JSON.stringify(gateway.shards.map((shard) => shard.id));
+    if (held !== last) console.log(`shards ${name} ${(last = held)}`);
+  };
+  gateway.on('debug', (line) => {
+    if (line.includes('[fleet]')) console.log(`fleet ${name} ${line}`);
+    report();
+  });
+  gateway.on('ready', report);
+  gateway.on('resumed', report);
+  // Also a few times a second: a shard stopped (handed off or fenced) emits nothing of its own.
+  setInterval(report, 200).unref();
+  gateway.on('interactionCreate', (interaction) => console.log(`handled ${name} ${interaction.id}`));
+  await gateway.connect();
+  report();
+  console.log(`ready ${name}`);
+  process.on('SIGTERM', () => {
+    void client.close({ handOff: true }).finally(async () => {
+      console.log(`stopped ${name}`);
+      await redis.close();
+      process.exit(0);
+    });
+  });
+}
+
+/** The demo: an emulator with 8 shards, three members, a rolling restart, while /ping runs 20 times a second. */
+async function demo(): Promise<void> {
+  const emulator = await createEmulator({ gateway: { shards: 8, maxConcurrency: 8 } });
+  const admin = new Client({ baseUrl: emulator.url });
+  await admin.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
+  await admin.commands.sync(emulator.seed.applicationId, [{ name: 'ping', description: 'Ping' }]);
+  const key = `fleet-example-${Date.now()}`;
+  const start = (name: string) => {
+    const env = { ...process.env, ROLE: 'member', PROC: name, FLEET_KEY: key, CHAT_BASE_URL: emulator.url, CHAT_BOT_TOKEN: emulator.seed.botToken };
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const ready = new Promise<void>((resolve) =>
+      child.stdout?.on('data', (chunk: Buffer) => {
+        const text = chunk.toString();
+        process.stdout.write(text);
+        if (text.includes(`ready ${name}`)) resolve();
+      }),
+    );
+    return { child, ready };
+  };
+  const stopped = (child: ChildProcess) => new Promise((resolve) => child.once('exit', resolve));
+  const members = new Map(['a', 'b', 'c'].map((name) => [name, start(name)]));
+  await Promise.all([...members.values()].map((m) => m.ready));
+  const runs: Promise<unknown>[] = [];
+  const traffic = setInterval(() => runs.push(emulator.invokeCommand({ name: 'ping' }).response), 50);
+  for (const name of ['a', 'b', 'c']) {
+    const old = members.get(name);
+    if (old === undefined) continue;
+    old.child.kill('SIGTERM');
+    await stopped(old.child);
+    const next = start(name);
+    members.set(name, next);
+    await next.ready;
+  }
+  clearInterval(traffic);
+  await Promise.all(runs);
+  await emulator.waitForIdle();
+  const stats = emulator.gatewayStats.forBot();
+  console.log(`rolling restart: ${runs.length} interactions, ${emulator.messages().length} answers, ${stats.identifies} Identify, ${stats.resumes} resumes`);
+  for (const m of members.values()) m.child.kill('SIGTERM');
+  await Promise.all([...members.values()].map((m) => stopped(m.child)));
+  await admin.close();
+  await emulator.close();
+}
+
+if (process.env['ROLE'] === 'member') await member();
+else await demo();

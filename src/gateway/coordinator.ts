@@ -1,0 +1,225 @@
+/**
+ * Shards shared by live processes through a coordinator (leases with
+ * fencing tokens): what a coordinator must do, and the supervisor that runs
+ * a Gateway's part of the fleet: it renews its leases, starts the shards it
+ * acquires (resuming their stored sessions), hands off the ones beyond its
+ * fair share, and stops dispatching on a shard the moment its lease may
+ * have lapsed (a process paused past its lease, then woken).
+ *
+ * @module
+ */
+
+/** A shard held by a process: its id and the fencing token of the lease (rises with each acquisition). */
+export interface ShardLease {
+  /** The shard id. */
+  shardId: number;
+  /** The lease's fencing token. */
+  fence: number;
+}
+
+/** What one coordinator step answers. */
+export interface CoordinatorTick {
+  /** Live members (processes), this one included. */
+  members: number;
+  /** This member's place among them (0-based, in a stable order), for spreading the shards. */
+  index: number;
+  /** The leases this member holds now (renewed by this step). */
+  leases: ShardLease[];
+}
+
+/**
+ * Shares the shards of a bot among live processes: `createRedisShardCoordinator()`
+ * of `community-chat-sdk/redis`, or your own.
+ */
+export interface ShardCoordinator {
+  /** How long a lease (and a membership) lives without renewal, milliseconds. */
+  readonly leaseMs: number;
+  /**
+   * One step, atomic: renews this member and the leases it holds, forgets
+   * members and leases that expired, and (when `acquire`) takes free shards
+   * of `shardCount` up to a fair share (`ceil(shardCount / members)`).
+   */
+  tick(member: string, shardCount: number, acquire: boolean): Promise<CoordinatorTick>;
+  /** Gives a lease back (only if it is still this member's, with this fence). */
+  release(member: string, shardCount: number, lease: ShardLease): Promise<void>;
+  /** Leaves the fleet: the membership ends and every lease still held is given back. */
+  leave(member: string, shardCount: number): Promise<void>;
+  /**
+   * Claims an interaction for this member: `false` when another live member
+   * holds it or it was answered (a replay after a failover or a reshard).
+   * A claim of a member that is gone is taken over, so an interaction its
+   * holder died on is still answered.
+   */
+  claimInteraction(member: string, interactionId: string): Promise<boolean>;
+  /** Records that the service accepted an answer to the interaction: no replay of it runs again. */
+  answered(interactionId: string): Promise<void>;
+}
+
+/** What the supervisor asks of the Gateway. */
+export interface FleetHost {
+  /** Starts a shard (restoring its stored session, so it resumes); resolves once it is connecting. */
+  start(shardId: number): Promise<void>;
+  /** Stops a shard: `handOff` saves its session for the successor first; otherwise (its lease was lost) nothing is saved. */
+  stop(shardId: number, handOff: boolean): Promise<void>;
+  /** Whether a shard is READY (only ready shards are handed off to rebalance). */
+  ready(shardId: number): boolean;
+  /** A debug line. */
+  debug(line: string): void;
+  /** A coordinator failure (the shards keep running while their leases are known valid). */
+  failed(error: unknown): void;
+}
+
+/** Part of a lease's life kept as a safety margin: a shard stops dispatching this long before the lease could expire. */
+const MARGIN = 0.2;
+
+/** The shards of one process in a fleet. */
+export class FleetSupervisor {
+  readonly #coordinator: ShardCoordinator;
+  readonly #host: FleetHost;
+  readonly #count: number;
+  /** This process's member id. */
+  readonly member: string;
+  /** Shards running here: their lease's fence, and until when (monotonic ms) dispatching on them is safe. */
+  readonly #held = new Map<number, { fence: number; validUntil: number }>();
+  /** Shards being started or stopped. */
+  readonly #busy = new Set<number>();
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #ticking: Promise<void> | undefined;
+  #ticks = 0;
+  #closing = false;
+
+  constructor(coordinator: ShardCoordinator, count: number, member: string, host: FleetHost) {
+    this.#coordinator = coordinator;
+    this.#count = count;
+    this.member = member;
+    this.#host = host;
+  }
+
+  /** The shard ids held here. */
+  get shardIds(): number[] {
+    return [...this.#held.keys()].sort((a, b) => a - b);
+  }
+
+  /** Whether the shard is held here (without checking that its lease is still known valid). */
+  has(shardId: number): boolean {
+    return this.#held.has(shardId);
+  }
+
+  /** Claims an interaction for this process; a coordinator that fails lets it run (at least once rather than never). */
+  async claim(interactionId: string): Promise<boolean> {
+    try {
+      return await this.#coordinator.claimInteraction(this.member, interactionId);
+    } catch (error) {
+      this.#host.failed(error);
+      return true;
+    }
+  }
+
+  /** Joins (a first step only registers, so processes started together see each other), then acquires; ticks every third of a lease. */
+  async start(): Promise<void> {
+    await this.tick();
+    await this.tick();
+    this.#timer = setInterval(() => void this.tick(), Math.max(50, Math.floor(this.#coordinator.leaseMs / 3)));
+    this.#timer.unref?.();
+  }
+
+  /**
+   * Whether dispatching on the shard is safe now: it holds a lease known
+   * valid. The first time it is not (the process was paused past its
+   * lease), the shard is fenced: stopped without saving, so what it
+   * received and did not dispatch is replayed to whoever holds the shard.
+   */
+  holds(shardId: number): boolean {
+    const held = this.#held.get(shardId);
+    if (held === undefined) return false;
+    if (performance.now() < held.validUntil) return true;
+    this.#fence(shardId, 'its lease may have lapsed (this process was paused or Redis did not answer)');
+    return false;
+  }
+
+  #fence(shardId: number, why: string): void {
+    if (!this.#held.delete(shardId)) return;
+    this.#host.debug(`shard ${shardId} fenced: ${why}; it dispatches nothing more here`);
+    this.#run(shardId, () => this.#host.stop(shardId, false));
+    void this.tick();
+  }
+
+  #run(shardId: number, task: () => Promise<void>): void {
+    this.#busy.add(shardId);
+    task()
+      .catch((error: unknown) => this.#host.failed(error))
+      .finally(() => this.#busy.delete(shardId));
+  }
+
+  /** One coordinator step (one at a time). */
+  tick(): Promise<void> {
+    this.#ticking ??= this.#tick().finally(() => {
+      this.#ticking = undefined;
+    });
+    return this.#ticking;
+  }
+
+  async #tick(): Promise<void> {
+    if (this.#closing) return;
+    const sentAt = performance.now();
+    let answer: CoordinatorTick;
+    try {
+      answer = await this.#coordinator.tick(this.member, this.#count, ++this.#ticks > 1);
+    } catch (error) {
+      this.#host.failed(error);
+      return;
+    }
+    if (this.#closing) return;
+    const validUntil = sentAt + this.#coordinator.leaseMs * (1 - MARGIN);
+    const leases = new Map(answer.leases.map((lease) => [lease.shardId, lease.fence]));
+    for (const [shardId, held] of this.#held) {
+      if (leases.get(shardId) !== held.fence) this.#fence(shardId, 'its lease is held by another process');
+    }
+    const starting: Promise<void>[] = [];
+    for (const [shardId, fence] of leases) {
+      const held = this.#held.get(shardId);
+      if (held !== undefined) held.validUntil = validUntil;
+      else if (!this.#busy.has(shardId)) {
+        this.#held.set(shardId, { fence, validUntil });
+        this.#host.debug(`shard ${shardId} acquired (fence ${fence})`);
+        this.#busy.add(shardId);
+        starting.push(
+          this.#host
+            .start(shardId)
+            .catch((error: unknown) => this.#host.failed(error))
+            .finally(() => this.#busy.delete(shardId)),
+        );
+      }
+    }
+    this.#rebalance(answer);
+    await Promise.all(starting);
+  }
+
+  /** Hands off ready shards beyond the fair share, those another member would hold first. */
+  #rebalance(answer: CoordinatorTick): void {
+    const fair = Math.ceil(this.#count / Math.max(1, answer.members));
+    const extra = this.#held.size - fair;
+    if (extra <= 0) return;
+    const home = (shardId: number) => shardId % answer.members === answer.index;
+    const candidates = [...this.#held.keys()].filter((id) => !this.#busy.has(id) && this.#host.ready(id)).sort((a, b) => Number(home(a)) - Number(home(b)));
+    for (const shardId of candidates.slice(0, extra)) {
+      const fence = this.#held.get(shardId)?.fence ?? 0;
+      this.#held.delete(shardId);
+      this.#host.debug(`shard ${shardId} handed off to rebalance (${answer.members} processes, ${fair} shards each at most)`);
+      this.#run(shardId, async () => {
+        await this.#host.stop(shardId, true);
+        await this.#coordinator.release(this.member, this.#count, { shardId, fence });
+      });
+    }
+  }
+
+  /** Leaves the fleet: stops ticking, hands off (or, without `handOff`, ends) every shard, then gives the leases back. */
+  async close(stopAll: () => Promise<void>): Promise<void> {
+    this.#closing = true;
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    await this.#ticking;
+    await stopAll();
+    this.#held.clear();
+    await this.#coordinator.leave(this.member, this.#count).catch((error: unknown) => this.#host.failed(error));
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * The Gateway's side of a fleet: starting a shard the coordinator gave this
+ * process (its stored session restored, so it resumes) and stopping one it
+ * hands off (session saved first) or lost (nothing saved: the session is
+ * its new holder's).
+ *
+ * @module
+ */
+
+import { GatewayError } from '../errors/index.js';
+import type { InteractionResponder } from '../interactions/types.js';
+import type { ConnectionReport } from './connection-host.js';
+import { FleetSupervisor, type FleetHost, type ShardCoordinator } from './coordinator.js';
+import { restoreSessions, type GatewaySessionRecord, type GatewaySessionStore, type SessionSaver } from './gateway-session-store.js';
+import type { ShardHandle } from './shards.js';
+
+/** What the fleet host works on: the Gateway's own shard list and savers. */
+export interface FleetShards {
+  /** A new shard of this id, in this thread. */
+  create(shardId: number): ShardHandle;
+  /** The Gateway's shards (changed in place). */
+  readonly list: ShardHandle[];
+  /** The Gateway's session savers (changed in place). */
+  readonly savers: Map<number, SessionSaver>;
+  /** Where sessions are kept between processes. */
+  readonly store: GatewaySessionStore | undefined;
+  /** The session record of a shard, for the store. */
+  record(shard: ShardHandle): GatewaySessionRecord | undefined;
+  /** The session store failed. */
+  storeFailed(error: unknown): void;
+  /** Whether this process still holds the shard (it may have lost it while starting). */
+  holds(shardId: number): boolean;
+  /** Reports a debug line or an error as the Gateway's event. */
+  report(report: ConnectionReport): void;
+}
+
+/** In a fleet, an answer the service accepted is recorded, so that a replay of the interaction elsewhere does not run it again. */
+export function recordingAnswers(coordinator: ShardCoordinator, respond: InteractionResponder): InteractionResponder {
+  return async (interactionId, ...rest) => {
+    const result = await respond(interactionId, ...rest);
+    await coordinator.answered(interactionId).catch(() => undefined);
+    return result;
+  };
+}
+
+/** The supervisor of a Gateway's part of the fleet: this process's member id is its pid and a random id. */
+export function createFleet(coordinator: ShardCoordinator, count: number, shards: FleetShards): FleetSupervisor {
+  const member = `${process.pid}-${globalThis.crypto.randomUUID()}`;
+  return new FleetSupervisor(coordinator, count, member, fleetHost(shards, count));
+}
+
+function fleetHost(shards: FleetShards, count: number): FleetHost {
+  const failed = (error: unknown) => {
+    const message = `the shard coordinator failed: ${error instanceof Error ? error.message : String(error)}`;
+    shards.report({ event: 'error', payload: new GatewayError(message, undefined, { cause: error }) });
+  };
+  const find = (shardId: number) => shards.list.find((shard) => shard.id === shardId);
+  return {
+    async start(shardId) {
+      const shard = shards.create(shardId);
+      if (shards.store !== undefined) {
+        const savers = await restoreSessions(shards.store, [shard], count, shards.record, shards.storeFailed);
+        for (const [id, saver] of savers) shards.savers.set(id, saver);
+      }
+      if (!shards.holds(shardId)) return;
+      shards.list.push(shard);
+      shards.list.sort((a, b) => a.id - b.id);
+      shard.connect(undefined).catch(failed);
+    },
+    async stop(shardId, handOff) {
+      const shard = find(shardId);
+      const saver = shards.savers.get(shardId);
+      shards.savers.delete(shardId);
+      if (shard === undefined) return;
+      shards.list.splice(shards.list.indexOf(shard), 1);
+      // Closed with 4000 either way: a session handed off is resumed by a successor, a lost one already was.
+      await shard.destroy({ handOff: true });
+      if (handOff && saver !== undefined) {
+        saver.schedule();
+        await saver.flush();
+      }
+    },
+    ready: (shardId) => find(shardId)?.status === 'ready',
+    debug: (line) => shards.report({ event: 'debug', payload: `[fleet] ${line}` }),
+    failed,
+  };
+}

@@ -1,0 +1,137 @@
+/**
+ * A fleet of real processes (`examples/fleet.ts`, ROLE=member) sharing 8
+ * shards through Redis leases, against the emulator, while /ping arrives
+ * 25 times a second: a rolling restart of all three, a SIGKILL, and a
+ * SIGSTOP past the lease. Every interaction is answered exactly once, no
+ * Identify after the first 8, no refused Resume.
+ */
+import { expect, it } from 'vitest';
+import { shardOfGuild } from '../../src/index.js';
+import { useEmulatorWithAdmin } from '../helpers/emulators.js';
+import { startScript, type RunningScript } from '../helpers/index.js';
+import { describeWithRedis, useRedis } from '../helpers/redis-server.js';
+import { until } from '../helpers/until.js';
+
+const start = useEmulatorWithAdmin();
+const LEASE_MS = 3000;
+const SHARDS = 8;
+
+/** The shards a member printed last (`shards <name> [..]`). */
+function heldBy(script: RunningScript, name: string): number[] {
+  const lines = script.stdout().match(new RegExp(`^shards ${name} (\\[.*\\])$`, 'gm')) ?? [];
+  const last = lines.at(-1)?.replace(`shards ${name} `, '');
+  return last === undefined ? [] : (JSON.parse(last) as number[]);
+}
+
+/** Interaction ids a member handled (`handled <name> <id>`), in order. */
+function handledBy(script: RunningScript): string[] {
+  return [...script.stdout().matchAll(/^handled \S+ (\S+)$/gm)].map((match) => match[1] as string);
+}
+
+describeWithRedis('a fleet of three processes sharing 8 shards through Redis leases', () => {
+  const redis = useRedis();
+
+  it('rolling restart, SIGKILL and SIGSTOP under traffic: every interaction answered once, 8 Identify in all, no refused Resume', async () => {
+    const { emulator, admin } = await start({ gateway: { shards: SHARDS, maxConcurrency: SHARDS } });
+    await admin.commands.sync(emulator.seed.applicationId, [{ name: 'ping', description: 'Ping' }]);
+    const busy = shardOfGuild(emulator.seed.guildId, SHARDS);
+    const key = `fleet-${Date.now()}`;
+    const env = (name: string) => ({
+      ROLE: 'member',
+      PROC: name,
+      FLEET_KEY: key,
+      LEASE_MS: String(LEASE_MS),
+      REDIS_URL: redis.server.url,
+      CHAT_BASE_URL: emulator.url,
+      CHAT_BOT_TOKEN: emulator.seed.botToken,
+    });
+    const all: RunningScript[] = [];
+    const members = new Map<string, RunningScript>();
+    const launch = async (name: string) => {
+      const script = await startScript('examples/fleet.ts', { env: env(name) });
+      all.push(script);
+      members.set(name, script);
+      return script;
+    };
+    const holderOf = (shard: number) => [...members.entries()].find(([name, script]) => heldBy(script, name).includes(shard));
+    const everyShardHeld = () => {
+      const held = [...members.entries()].flatMap(([name, script]) => heldBy(script, name));
+      return held.length === SHARDS && new Set(held).size === SHARDS;
+    };
+
+    const runs: { id: string; response: Promise<unknown> }[] = [];
+    let traffic: ReturnType<typeof setInterval> | undefined;
+    try {
+      for (const name of ['a', 'b', 'c']) await launch(name);
+      await Promise.all([...members.values()].map((script) => script.waitForOutput(/^ready /m, 30_000)));
+      await until(everyShardHeld, { what: 'every shard held once', timeoutMs: 20_000 });
+      // 25 a second: on the seed community's shard and in DMs (shard 0).
+      let n = 0;
+      traffic = setInterval(() => {
+        const run = emulator.invokeCommand({ name: 'ping', ...(n++ % 2 === 0 ? {} : { guildId: null }) });
+        runs.push({ id: run.id, response: run.response });
+      }, 40);
+
+      // A rolling restart: each member stops (SIGTERM: hand-off) and comes back.
+      for (const name of ['a', 'b', 'c']) {
+        const old = members.get(name) as RunningScript;
+        old.kill('SIGTERM');
+        expect(await old.exited).toBe(0);
+        const next = await launch(name);
+        await next.waitForOutput(/^ready /m, 30_000);
+      }
+      await until(everyShardHeld, { what: 'every shard held once after the rolling restart', timeoutMs: 20_000 });
+      const afterRestart = emulator.gatewayStats.forBot();
+      expect(afterRestart.identifies).toBe(SHARDS);
+
+      // A SIGKILL of the member holding the busy shard: another resumes it within the lease plus 5 s.
+      const [victim, victimScript] = holderOf(busy) ?? [];
+      expect(victim).toBeDefined();
+      victimScript?.kill('SIGKILL');
+      await victimScript?.exited;
+      const killedAt = Date.now();
+      members.delete(victim as string);
+      await until(() => holderOf(busy) !== undefined, { what: `shard ${busy} taken over`, timeoutMs: LEASE_MS + 5000 });
+      const failoverMs = Date.now() - killedAt;
+      await until(everyShardHeld, { what: 'every shard held by the two left', timeoutMs: LEASE_MS + 5000 });
+      const replacement = await launch(victim as string);
+      await replacement.waitForOutput(/^ready /m, 30_000);
+
+      // A SIGSTOP past the lease of the member holding the busy shard, then SIGCONT.
+      const [paused, pausedScript] = holderOf(busy) ?? [];
+      pausedScript?.kill('SIGSTOP');
+      const handledBeforePause = handledBy(pausedScript as RunningScript).length;
+      const takenOver = () => [...members.entries()].some(([name, script]) => name !== paused && heldBy(script, name).includes(busy));
+      await until(takenOver, { what: `shard ${busy} taken from the paused member`, timeoutMs: LEASE_MS + 5000 });
+      const pausedFor = emulator.invokeCommand({ name: 'ping' });
+      runs.push({ id: pausedFor.id, response: pausedFor.response });
+      await pausedFor.response;
+      pausedScript?.kill('SIGCONT');
+      await pausedScript?.waitForOutput(/fenced/, 10_000);
+      await until(everyShardHeld, { what: 'every shard held once after the pause', timeoutMs: 20_000 });
+
+      clearInterval(traffic);
+      traffic = undefined;
+      const answers = (await Promise.all(runs.map((run) => run.response))) as { data?: { content?: unknown } }[];
+      await emulator.waitForIdle({ timeoutMs: 10_000 });
+
+      const handled = all.flatMap(handledBy);
+      const stats = emulator.gatewayStats.forBot();
+      console.log(
+        `[fleet] ${runs.length} interactions; ${stats.identifies} Identify, ${stats.resumes} resumes, ${stats.resumesRefused} refused; failover after SIGKILL ${failoverMs} ms (lease ${LEASE_MS} ms)`,
+      );
+      expect(runs.length).toBeGreaterThan(100);
+      expect(answers.filter((answer) => /^pong from [abc]$/.test(String(answer.data?.content)))).toHaveLength(runs.length);
+      expect(new Set(handled)).toEqual(new Set(runs.map((run) => run.id)));
+      expect(handled).toHaveLength(runs.length);
+      // The paused member handled nothing it had lost: the interaction sent while it slept ran elsewhere.
+      expect(handledBy(pausedScript as RunningScript).slice(handledBeforePause)).not.toContain(pausedFor.id);
+      expect(stats.identifies).toBe(SHARDS);
+      expect(stats.resumesRefused).toBe(0);
+    } finally {
+      if (traffic !== undefined) clearInterval(traffic);
+      for (const script of all) script.kill('SIGKILL');
+      await Promise.all(all.map((script) => script.exited));
+    }
+  }, 180_000);
+});

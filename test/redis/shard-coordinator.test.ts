@@ -1,0 +1,67 @@
+/**
+ * The Redis shard coordinator on a real Redis: fair shares, expiry of a
+ * dead member's leases, fencing tokens on release, and interaction claims
+ * that a dead holder gives up.
+ */
+import { expect, it } from 'vitest';
+import { createRedisShardCoordinator } from '../../src/redis/index.js';
+import { describeWithRedis, useRedis } from '../helpers/redis-server.js';
+import { until } from '../helpers/until.js';
+
+describeWithRedis('the Redis shard coordinator', () => {
+  const redis = useRedis();
+  let n = 0;
+  const coordinator = (leaseMs = 5000) => createRedisShardCoordinator({ client: redis.connection, key: `coord-${++n}`, leaseMs });
+
+  it('shares 8 shards 3, 3 and 2 among three members, each shard held once, home shards first', async () => {
+    const c = coordinator();
+    for (const m of ['a', 'b', 'c']) await c.tick(m, 8, false);
+    const ticks = await Promise.all(['a', 'b', 'c'].map((m) => c.tick(m, 8, true)));
+    const held = ticks.flatMap((tick) => tick.leases.map((lease) => lease.shardId));
+    expect(held.sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(ticks.map((tick) => tick.leases.length).sort()).toEqual([2, 3, 3]);
+    expect(ticks.map((tick) => tick.members)).toEqual([3, 3, 3]);
+    // Member a (index 0) got its home shards (0, 3, 6) first.
+    expect(ticks[0]?.leases.map((lease) => lease.shardId)).toEqual([0, 3, 6]);
+    // A renewal keeps the same leases and fences.
+    expect((await c.tick('a', 8, true)).leases).toEqual(ticks[0]?.leases);
+  });
+
+  it("a dead member's leases expire and are taken with a higher fence; a release with an old fence deletes nothing", async () => {
+    const c = coordinator(400);
+    const first = await c.tick('a', 2, true);
+    expect(first.leases.map((lease) => lease.shardId)).toEqual([0, 1]);
+    // b joins: a is live, so b gets nothing yet (a holds both, beyond its fair share until it hands one off).
+    expect((await c.tick('b', 2, true)).leases).toEqual([]);
+    // a dies (stops renewing): after the lease, b takes both.
+    const taken = await until(
+      async () => {
+        const tick = await c.tick('b', 2, true);
+        return tick.leases.length === 2 ? tick : undefined;
+      },
+      { what: "a's leases expired and taken by b" },
+    );
+    expect(taken.members).toBe(1);
+    for (const lease of taken.leases) expect(lease.fence).toBeGreaterThan(Math.max(...first.leases.map((l) => l.fence)));
+    // a wakes and gives back what it held: its old fences no longer match, nothing is deleted.
+    for (const lease of first.leases) await c.release('a', 2, lease);
+    expect((await c.tick('b', 2, true)).leases).toEqual(taken.leases);
+    // a's own tick finds it holds nothing.
+    expect((await c.tick('a', 2, false)).leases).toEqual([]);
+  });
+
+  it('claims an interaction once among live members, hands a dead holder’s claim over, and never again once answered', async () => {
+    const c = coordinator(400);
+    await c.tick('a', 1, false);
+    await c.tick('b', 1, false);
+    expect(await c.claimInteraction('a', 'i1')).toBe(true);
+    expect(await c.claimInteraction('b', 'i1')).toBe(false);
+    expect(await c.claimInteraction('a', 'i1')).toBe(false);
+    // a dies before answering: once its membership expires, b takes the claim over.
+    await until(async () => await c.claimInteraction('b', 'i1'), { what: "a's claim handed over" });
+    await c.answered('i1');
+    expect(await c.claimInteraction('b', 'i1')).toBe(false);
+    await c.leave('b', 1);
+    expect(await c.claimInteraction('c', 'i1')).toBe(false);
+  });
+});
