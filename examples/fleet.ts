@@ -13,9 +13,10 @@
  * CHAT_BASE_URL and CHAT_BOT_TOKEN and the same Redis.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { createClient } from 'redis';
-import { Client } from 'community-chat-sdk';
+import { ApiError, Client } from 'community-chat-sdk';
 import { createEmulator } from 'community-chat-sdk/testing';
 // In your project: import { ... } from 'community-chat-sdk/redis';
 import { createRedisGatewaySessionStore, createRedisIdentifyThrottle, createRedisShardCoordinator } from '../src/redis/index.js';
@@ -25,6 +26,7 @@ const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 /** One member of the fleet: answers /ping on the shards it holds, prints them as they change. */
 async function member(): Promise<void> {
   const name = process.env['PROC'] ?? 'member';
+  const work = Number(process.env['HANDLE_MS'] ?? 0);
   const key = process.env['FLEET_KEY'] ?? 'fleet-example';
   const redis = createClient({ url: REDIS_URL });
   redis.on('error', () => undefined);
@@ -40,7 +42,18 @@ async function member(): Promise<void> {
     },
   });
   const gateway = client.gateway;
-  gateway.onCommand('ping', (interaction) => interaction.reply(`pong from ${name}`));
+  gateway.onCommand('ping', async (interaction) => {
+    console.log(`handled ${name} ${interaction.id}`);
+    if (work > 0) await delay(work); // the handler's own work (a database, another service)
+    try {
+      await interaction.reply(`pong from ${name}`);
+      console.log(`answered ${name} ${interaction.id}`);
+    } catch (error) {
+      // 40060: the service already had an answer, so this one was a second run; anything else left it to the shard's new holder.
+      const twice = error instanceof ApiError && error.code === 40060;
+      console.log(`${twice ? 'answered-twice' : 'not-answered'} ${name} ${interaction.id}: ${String(error)}`);
+    }
+  });
   let last = '';
   const report = () => {
     const held = JSON.stringify(gateway.shards.map((shard) => shard.id));
@@ -54,7 +67,6 @@ async function member(): Promise<void> {
   gateway.on('resumed', report);
   // Also a few times a second: a shard stopped (handed off or fenced) emits nothing of its own.
   setInterval(report, 200).unref();
-  gateway.on('interactionCreate', (interaction) => console.log(`handled ${name} ${interaction.id}`));
   await gateway.connect();
   report();
   console.log(`ready ${name}`);

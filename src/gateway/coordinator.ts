@@ -9,6 +9,8 @@
  * @module
  */
 
+import { InFlightInteractions } from './in-flight.js';
+
 /** A shard held by a process: its id and the fencing token of the lease (rises with each acquisition). */
 export interface ShardLease {
   /** The shard id. */
@@ -79,14 +81,20 @@ export class FleetSupervisor {
   readonly #count: number;
   /** This process's member id. */
   readonly member: string;
+  /** The interactions being handled on the shards of this process. */
+  readonly inFlight = new InFlightInteractions();
   /** Shards running here: their lease's fence, and until when (monotonic ms) dispatching on them is safe. */
   readonly #held = new Map<number, { fence: number; validUntil: number }>();
   /** Shards being started or stopped. */
   readonly #busy = new Set<number>();
+  /** Shards fenced here (their lease lapsed or was taken) and not acquired again since. */
+  readonly #fenced = new Set<number>();
   #timer: ReturnType<typeof setInterval> | undefined;
   #ticking: Promise<void> | undefined;
   #ticks = 0;
   #closing = false;
+  /** Closing: shards stopping and draining; leases renewed, none taken, none handed off. */
+  #leaving = false;
 
   constructor(coordinator: ShardCoordinator, count: number, member: string, host: FleetHost) {
     this.#coordinator = coordinator;
@@ -137,8 +145,22 @@ export class FleetSupervisor {
     return false;
   }
 
+  /** Whether the shard's session is saved from here now: it is held, and this process is not leaving (closing saves it once, last). */
+  saves(shardId: number): boolean {
+    return !this.#leaving && this.holds(shardId);
+  }
+
+  /**
+   * Whether an answer to an interaction that arrived on the shard may still be sent from here: not once the shard was fenced (its
+   * successor replays the interaction and answers it), but still after a hand-off (this process keeps its claim).
+   */
+  mayAnswer(shardId: number): boolean {
+    return this.#held.has(shardId) ? this.holds(shardId) : !this.#fenced.has(shardId);
+  }
+
   #fence(shardId: number, why: string): void {
     if (!this.#held.delete(shardId)) return;
+    this.#fenced.add(shardId);
     this.#host.debug(`shard ${shardId} fenced: ${why}; it dispatches nothing more here`);
     this.#run(shardId, () => this.#host.stop(shardId, false));
     void this.tick();
@@ -164,7 +186,7 @@ export class FleetSupervisor {
     const sentAt = performance.now();
     let answer: CoordinatorTick;
     try {
-      answer = await this.#coordinator.tick(this.member, this.#count, ++this.#ticks > 1);
+      answer = await this.#coordinator.tick(this.member, this.#count, ++this.#ticks > 1 && !this.#leaving);
     } catch (error) {
       this.#host.failed(error);
       return;
@@ -179,8 +201,9 @@ export class FleetSupervisor {
     for (const [shardId, fence] of leases) {
       const held = this.#held.get(shardId);
       if (held !== undefined) held.validUntil = validUntil;
-      else if (!this.#busy.has(shardId)) {
+      else if (!this.#busy.has(shardId) && !this.#leaving) {
         this.#held.set(shardId, { fence, validUntil });
+        this.#fenced.delete(shardId);
         this.#host.debug(`shard ${shardId} acquired (fence ${fence})`);
         this.#busy.add(shardId);
         starting.push(
@@ -191,7 +214,7 @@ export class FleetSupervisor {
         );
       }
     }
-    this.#rebalance(answer);
+    if (!this.#leaving) this.#rebalance(answer);
     await Promise.all(starting);
   }
 
@@ -213,13 +236,20 @@ export class FleetSupervisor {
     }
   }
 
-  /** Leaves the fleet: stops ticking, hands off (or, without `handOff`, ends) every shard, then gives the leases back. */
+  /**
+   * Leaves the fleet: runs `stopAll` (stop the shards, let what is being handled settle, save the sessions) while the leases are
+   * still renewed (none taken, none handed off), then stops ticking and gives the leases back.
+   */
   async close(stopAll: () => Promise<void>): Promise<void> {
-    this.#closing = true;
-    if (this.#timer !== undefined) clearInterval(this.#timer);
-    await this.#ticking;
-    await stopAll();
-    this.#held.clear();
-    await this.#coordinator.leave(this.member, this.#count).catch((error: unknown) => this.#host.failed(error));
+    this.#leaving = true;
+    try {
+      await stopAll();
+    } finally {
+      this.#closing = true;
+      if (this.#timer !== undefined) clearInterval(this.#timer);
+      await this.#ticking;
+      this.#held.clear();
+      await this.#coordinator.leave(this.member, this.#count).catch((error: unknown) => this.#host.failed(error));
+    }
   }
 }

@@ -8,10 +8,12 @@
  */
 
 import { GatewayError } from '../errors/index.js';
+import type { Interaction } from '../interactions/interaction.js';
 import type { InteractionResponder } from '../interactions/types.js';
 import type { ConnectionReport } from './connection-host.js';
 import { FleetSupervisor, type FleetHost, type ShardCoordinator } from './coordinator.js';
 import { restoreSessions, type GatewaySessionRecord, type GatewaySessionStore, type SessionSaver } from './gateway-session-store.js';
+import type { GatewayDispatchEvent } from './options.js';
 import type { ShardHandle } from './shards.js';
 
 /** What the fleet host works on: the Gateway's own shard list and savers. */
@@ -34,13 +36,62 @@ export interface FleetShards {
   report(report: ConnectionReport): void;
 }
 
-/** In a fleet, an answer the service accepted is recorded, so that a replay of the interaction elsewhere does not run it again. */
-export function recordingAnswers(coordinator: ShardCoordinator, respond: InteractionResponder): InteractionResponder {
+/**
+ * In a fleet, an answer the service accepted is recorded, so that a replay of the interaction elsewhere does not run it again;
+ * and an answer from a process that lost the interaction's shard (paused past its lease, then woken) is refused: the shard's
+ * new holder replays the interaction and answers it.
+ */
+export function recordingAnswers(
+  coordinator: ShardCoordinator,
+  respond: InteractionResponder,
+  mayAnswer: (interactionId: string) => boolean,
+): InteractionResponder {
   return async (interactionId, ...rest) => {
+    if (!mayAnswer(interactionId)) {
+      throw new GatewayError(
+        `not answering interaction ${interactionId}: this process lost its shard's lease while handling it; the shard's new holder answers it`,
+      );
+    }
     const result = await respond(interactionId, ...rest);
     await coordinator.answered(interactionId).catch(() => undefined);
     return result;
   };
+}
+
+/** Whether an answer to the interaction may be sent from this process (see {@link FleetSupervisor.mayAnswer}). */
+export function answerable(fleet: FleetSupervisor | undefined, interactionId: string): boolean {
+  const shardId = fleet?.inFlight.shardOf(interactionId);
+  return shardId === undefined || fleet?.mayAnswer(shardId) !== false;
+}
+
+/** What a claimed delivery asks of the Gateway. */
+export interface ClaimedDelivery {
+  /** Runs the interaction's handlers; resolves once they settle, never rejects. */
+  deliver(interaction: Interaction, shardId: number): Promise<void>;
+  /** The interaction is claimed or answered elsewhere (a debug line). */
+  skipped(line: string, shardId: number): void;
+  /** The Gateway's session savers: a shard's session is saved again once the interaction no longer holds its sequence back. */
+  readonly savers: ReadonlyMap<number, SessionSaver>;
+}
+
+/**
+ * In a fleet, an interaction runs where it is claimed first, so a replay after a failover or a reshard runs nowhere else; and until
+ * its handlers settle, its shard's saved sequence stays below it, so that if this process dies first the successor's resume
+ * replays it (its claim, held by a member that is gone, is taken over).
+ */
+export function deliverClaimed(fleet: FleetSupervisor, event: GatewayDispatchEvent, interaction: Interaction, gateway: ClaimedDelivery): void {
+  const { shardId } = event;
+  const done = fleet.inFlight.begin(shardId, interaction.id, event.s);
+  void fleet
+    .claim(interaction.id)
+    .then((claimed) => {
+      if (claimed) return gateway.deliver(interaction, shardId);
+      gateway.skipped(`interaction ${interaction.id} skipped: claimed or answered by another process`, shardId);
+    })
+    .finally(() => {
+      done();
+      if (fleet.saves(shardId)) gateway.savers.get(shardId)?.schedule();
+    });
 }
 
 /** The supervisor of a Gateway's part of the fleet: this process's member id is its pid and a random id. */

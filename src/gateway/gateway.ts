@@ -38,9 +38,10 @@ import { restoreSessions, type SessionSaver } from './gateway-session-store.js';
 import { DispatchPublisher, type DispatchSink, type PublishOptions } from './publisher.js';
 import { checkShardingOptions, resolveShardPlan, type ShardPlan } from './shard-plan.js';
 import { connectShards, connectionHost, localShard, overallStatus, sessionRecordOf, type ShardHandle, type ShardHost, type ShardInfo } from './shards.js';
+import { stopShards } from './closing.js';
 import { checkGatewayUrl, upgradeHeaders } from './transport.js';
 import type { FleetSupervisor } from './coordinator.js';
-import { createFleet, recordingAnswers } from './fleet.js';
+import { answerable, createFleet, deliverClaimed, recordingAnswers } from './fleet.js';
 import { emitReport } from './report.js';
 
 export type { ShardInfo } from './shards.js';
@@ -65,7 +66,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   #shards: ShardHandle[] = [];
   readonly #savers = new Map<number, SessionSaver>();
   #publisher: DispatchPublisher | undefined;
-  /** With a coordinator: the leases of this process, which gate every dispatch. */
+  /** With a coordinator: the leases of this process, which gate every dispatch, and the interactions it is handling. */
   #fleet: FleetSupervisor | undefined;
   #loading: Promise<ShardHandle[]> | undefined;
   /** Builds interactions from INTERACTION_CREATE; loaded with the connection (it pulls in zod). */
@@ -231,12 +232,12 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   async #load(): Promise<ShardHandle[]> {
     const [{ GatewayConnection }, { interactionFromDispatch }] = await Promise.all([import('./connection.js'), import('../interactions/from-dispatch.js')]);
     const { coordinator, sessionStore: store } = this.#sharding;
-    const respond = coordinator === undefined ? this.#wiring.respond : recordingAnswers(coordinator, this.#wiring.respond);
+    const respond = coordinator === undefined ? this.#wiring.respond : recordingAnswers(coordinator, this.#wiring.respond, (id) => answerable(this.#fleet, id));
     this.#fromDispatch = (payload) => interactionFromDispatch(payload, respond, this.#wiring.now);
     const plan = await resolveShardPlan(this.#sharding, this.#wiring.gatewayBot);
     this.#plan = plan;
     const host = this.#host(plan);
-    const record = (shard: ShardHandle) => sessionRecordOf(shard, this.#publisher);
+    const record = (shard: ShardHandle) => sessionRecordOf(shard, this.#publisher, this.#fleet?.inFlight);
     if (coordinator !== undefined) {
       const fleet = createFleet(coordinator, plan.count, {
         create: (id) => localShard(id, new GatewayConnection(this.#options, connectionHost(host, id, plan))),
@@ -290,7 +291,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
       dispatch: (event) => this.#onDispatch(event),
       beforeIdentify: identifyGate(throttled ? this.#throttle : undefined, this.#budget, plan),
       changed: (shardId) => {
-        if (this.#fleet === undefined || this.#fleet.holds(shardId)) this.#savers.get(shardId)?.schedule();
+        if (this.#fleet === undefined || this.#fleet.saves(shardId)) this.#savers.get(shardId)?.schedule();
       },
     };
   }
@@ -327,9 +328,9 @@ export class Gateway extends EventEmitter<GatewayEvents> {
 
   /** Emits the dispatch (redacted), and turns INTERACTION_CREATE into a typed interaction for the handlers. */
   #onDispatch(event: GatewayDispatchEvent): void {
-    // Closing (a hand-off above all), or a shard whose lease may have lapsed: nothing more is dispatched here; a successor
-    // resumes from the saved sequence.
+    // Closing (a hand-off above all), or a shard whose lease may have lapsed: nothing more dispatched here; a successor resumes.
     if (this.#destroyed || (this.#fleet !== undefined && !this.#fleet.holds(event.shardId))) return;
+    if (event.t === GatewayDispatch.Ready) this.#fleet?.inFlight.reset(event.shardId); // a new session: nothing holds its sequence back
     const interaction = event.t === GatewayDispatch.InteractionCreate;
     if (interaction) {
       const token = (event.d as { token?: unknown } | null | undefined)?.token;
@@ -348,10 +349,10 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     if (!built.ok) return this.#report({ event: 'error', payload: built.error }, event.shardId);
     const fleet = this.#fleet;
     if (fleet === undefined) return void this.deliver(built.interaction, event.shardId);
-    // In a fleet, an interaction runs where it is claimed first: a replay after a failover or a reshard runs nowhere else.
-    void fleet.claim(built.interaction.id).then((claimed) => {
-      if (claimed) return this.deliver(built.interaction, event.shardId);
-      this.#report({ event: 'debug', payload: `interaction ${built.interaction.id} skipped: claimed or answered by another process` }, event.shardId);
+    deliverClaimed(fleet, event, built.interaction, {
+      deliver: (interaction, shardId) => this.deliver(interaction, shardId),
+      skipped: (line, shardId) => this.#report({ event: 'debug', payload: line }, shardId),
+      savers: this.#savers,
     });
   }
 
@@ -385,21 +386,16 @@ export class Gateway extends EventEmitter<GatewayEvents> {
    * store forgets it. With `handOff: true` (a deploy: the successor takes over), dispatching stops, each shard's session id,
    * last sequence and resume URL are saved to the session store, and each socket closes with 4000, which keeps the session
    * resumable: a successor with the same store and shard ids resumes it, the service replays what it missed, no Identify.
+   * In a fleet, the interactions being handled here settle first (at most `drainTimeoutMs`), while the leases are renewed.
    */
   async close(options: GatewayCloseOptions = {}): Promise<void> {
     const handOff = options.handOff === true;
     if (handOff && this.#sharding.sessionStore === undefined && this.#shards.length > 0)
       this.#report({ event: 'debug', payload: 'handing off without a gateway.sessionStore: no successor can find the sessions' });
     this.#destroyed = true;
-    const stopAll = async () => {
-      await Promise.all(this.#shards.map((shard) => shard.destroy({ handOff })));
-      // What was received is published before the sessions are saved (at most 2 s); the rest the successor's resume replays.
-      await this.#publisher?.flush(2000);
-      this.#publisher?.stop();
-      for (const saver of this.#savers.values()) saver[handOff ? 'schedule' : 'end']();
-      // What a successor needs (or that there is nothing to resume) is stored before close() resolves and leases are given back.
-      await Promise.all([...this.#savers.values()].map((saver) => saver.flush()));
-    };
+    const report = (line: string) => this.#report({ event: 'debug', payload: line });
+    const parts = { shards: this.#shards, inFlight: this.#fleet?.inFlight, publisher: this.#publisher, savers: this.#savers, report };
+    const stopAll = () => stopShards(parts, handOff, options.drainTimeoutMs ?? 10_000);
     await (this.#fleet === undefined ? stopAll() : this.#fleet.close(stopAll));
     await this.#router.close();
     this.#routers.clear();

@@ -144,6 +144,13 @@ export interface GatewayCloseOptions {
    * @default false (the sessions end)
    */
   handOff?: boolean | undefined;
+  /**
+   * In a fleet (`coordinator`), how long closing waits for the interactions this process is handling to settle, after it stops
+   * dispatching and before it saves the sessions and gives the leases back: their claims are this process's, so a successor
+   * skips their replay while it lives. Past it, they are left to the session's replay.
+   * @default 10000
+   */
+  drainTimeoutMs?: number | undefined;
 }
 
 /** Options of the Gateway. */

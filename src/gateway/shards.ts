@@ -11,7 +11,6 @@ import type { GatewayConnection } from './connection.js';
 import type { GatewayDispatchEvent, GatewayStatus } from './options.js';
 import type { ShardPlan } from './shard-plan.js';
 import type { GatewaySessionRecord } from './gateway-session-store.js';
-import type { DispatchPublisher } from './publisher.js';
 
 /** One shard's state, as `gateway.shards` lists it. */
 export interface ShardInfo {
@@ -110,11 +109,21 @@ export function localShard(id: number, connection: GatewayConnection): ShardHand
   };
 }
 
+/** What holds a shard's saved sequence back: dispatches not yet published, interactions still being handled. */
+export interface SequenceWatermark {
+  /** The sequence a successor of the shard may resume from, given the last one it received. */
+  resumableSequence(shardId: number, received: number | null): number | null;
+}
+
 /** The session record of a shard, or `undefined` when it has none to resume. */
-export function sessionRecordOf(shard: ShardHandle, publisher?: Pick<DispatchPublisher, 'resumableSequence'>): GatewaySessionRecord | undefined {
+export function sessionRecordOf(shard: ShardHandle, ...watermarks: readonly (SequenceWatermark | undefined)[]): GatewaySessionRecord | undefined {
   if (shard.sessionId === undefined) return undefined;
-  // When dispatches are published, a successor resumes after the last one published, not the last one received.
-  const sequence = publisher === undefined ? shard.sequence : publisher.resumableSequence(shard.id, shard.sequence);
+  // A successor resumes after the last dispatch published and below the oldest interaction still handled, not after the last received.
+  let sequence = shard.sequence;
+  for (const watermark of watermarks) {
+    const held = watermark?.resumableSequence(shard.id, shard.sequence);
+    if (held !== undefined && held !== null && sequence !== null && held < sequence) sequence = held;
+  }
   return { sessionId: shard.sessionId, sequence, ...(shard.resumeUrl === undefined ? {} : { resumeUrl: shard.resumeUrl }) };
 }
 

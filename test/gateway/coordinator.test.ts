@@ -8,7 +8,10 @@
 import { afterEach, expect, it, vi } from 'vitest';
 import { Client, MemoryGatewaySessionStore, type CoordinatorTick, type ShardCoordinator } from '../../src/index.js';
 import { createEmulator, type Emulator } from '../../src/testing/index.js';
+import { useEmulatorWithAdmin } from '../helpers/emulators.js';
 import { until } from '../helpers/until.js';
+
+const start = useEmulatorWithAdmin();
 
 /** A coordinator that grants what `leases` says, and whose next tick can be held. */
 class ScriptedCoordinator implements ShardCoordinator {
@@ -71,4 +74,121 @@ it('a shard whose lease may have lapsed dispatches nothing more: fenced, stopped
   } finally {
     await client.close();
   }
+});
+
+/** A gate a handler waits on, and a promise that it started. */
+function gate() {
+  let open = () => undefined as void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  let started = () => undefined as void;
+  const begun = new Promise<void>((resolve) => (started = resolve));
+  return { open, opened, started, begun };
+}
+
+it("an interaction still being handled holds its shard's saved sequence below it: a successor's resume would replay it", async () => {
+  const { emulator, admin } = await start({ gateway: { shards: 2, maxConcurrency: 2 } });
+  const coordinator = new ScriptedCoordinator();
+  const sessionStore = new MemoryGatewaySessionStore();
+  const client = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: { coordinator, sessionStore } });
+  const sequences = new Map<string, { s: number | null; shardId: number }>();
+  client.gateway.on('dispatch', (event) => {
+    const d = event.d as { id?: string; content?: string };
+    if (event.t === 'INTERACTION_CREATE' || event.t === 'MESSAGE_CREATE') sequences.set(String(d.id ?? d.content), { s: event.s, shardId: event.shardId });
+  });
+  const gates = [gate(), gate()];
+  let calls = 0;
+  client.gateway.onCommand('slow', async (interaction) => {
+    const current = gates[calls++] as ReturnType<typeof gate>;
+    current.started();
+    await current.opened;
+    await interaction.reply('done');
+  });
+  try {
+    await admin.commands.create(emulator.seed.applicationId, { name: 'slow', description: 'Slow' });
+    await client.gateway.connect();
+    const first = emulator.invokeCommand({ name: 'slow' });
+    await (gates[0] as ReturnType<typeof gate>).begun;
+    const { s: firstSeq, shardId } = sequences.get(first.id) ?? { s: null, shardId: -1 };
+    expect(firstSeq).not.toBeNull();
+    // Settled: the shard's session is saved again, past the interaction, with no other dispatch to prompt it.
+    (gates[0] as ReturnType<typeof gate>).open();
+    await first.response;
+    await until(async () => ((await sessionStore.load(shardId, 2))?.sequence ?? 0) >= (firstSeq as number), { what: 'the session saved past it' });
+
+    const second = emulator.invokeCommand({ name: 'slow' });
+    await (gates[1] as ReturnType<typeof gate>).begun;
+    const secondSeq = sequences.get(second.id)?.s as number;
+    expect(secondSeq).toBeGreaterThan(firstSeq as number);
+    // Handed off while the handler runs and not waited for: the saved session stops before it, so a successor's resume replays it.
+    await client.close({ handOff: true, drainTimeoutMs: 0 });
+    expect((await sessionStore.load(shardId, 2))?.sequence).toBe(secondSeq - 1);
+    (gates[1] as ReturnType<typeof gate>).open();
+  } finally {
+    await client.close();
+  }
+});
+
+it("a handler that answers after its shard was fenced is refused: the shard's new holder answers the replay", async () => {
+  const { emulator, admin } = await start({ gateway: { shards: 2, maxConcurrency: 2 } });
+  const coordinator = new ScriptedCoordinator();
+  const client = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: { coordinator } });
+  const slow = gate();
+  const errors: unknown[] = [];
+  client.gateway.on('interactionError', (event) => errors.push(event.error));
+  client.gateway.onCommand('slow', async (interaction) => {
+    slow.started();
+    await slow.opened;
+    await interaction.reply('too late');
+  });
+  try {
+    await admin.commands.create(emulator.seed.applicationId, { name: 'slow', description: 'Slow' });
+    await client.gateway.connect();
+    emulator.invokeCommand({ name: 'slow' });
+    await slow.begun;
+    // The process sleeps past its lease while the handler runs, then wakes and the handler answers.
+    let wake = () => undefined as void;
+    coordinator.hold = new Promise<void>((resolve) => (wake = resolve));
+    vi.spyOn(performance, 'now').mockReturnValue(performance.now() + 5000);
+    slow.open();
+    await until(() => errors.length > 0, { what: 'the answer refused' });
+    expect(String(errors[0])).toMatch(/lost its shard's lease/);
+    expect(emulator.messages().map((message) => message.content)).not.toContain('too late');
+    coordinator.leases = [{ shardId: 1, fence: 2 }];
+    wake();
+  } finally {
+    vi.restoreAllMocks();
+    await client.close();
+  }
+});
+
+it('closing for a hand-off waits for the interactions being handled, then saves the session past them', async () => {
+  const { emulator, admin } = await start({ gateway: { shards: 2, maxConcurrency: 2 } });
+  const coordinator = new ScriptedCoordinator();
+  const sessionStore = new MemoryGatewaySessionStore();
+  const client = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: { coordinator, sessionStore } });
+  const sequences = new Map<string, { s: number | null; shardId: number }>();
+  client.gateway.on('dispatch', (event) => {
+    if (event.t === 'INTERACTION_CREATE') sequences.set((event.d as { id: string }).id, { s: event.s, shardId: event.shardId });
+  });
+  const slow = gate();
+  client.gateway.onCommand('slow', async (interaction) => {
+    slow.started();
+    await slow.opened;
+    await interaction.reply('finished before the hand-off');
+  });
+  await admin.commands.create(emulator.seed.applicationId, { name: 'slow', description: 'Slow' });
+  await client.gateway.connect();
+  const run = emulator.invokeCommand({ name: 'slow' });
+  await slow.begun;
+  const { s, shardId } = sequences.get(run.id) ?? { s: null, shardId: -1 };
+  let closed = false;
+  const debug: string[] = [];
+  client.gateway.on('debug', (line) => debug.push(line));
+  const closing = client.close({ handOff: true }).then(() => (closed = true));
+  await until(() => debug.some((line) => line.includes('waiting for 1 interaction(s) being handled')), { what: 'closing waiting for the handler' });
+  expect(closed).toBe(false);
+  slow.open();
+  await closing;
+  expect(await run.response).toMatchObject({ data: { content: 'finished before the hand-off' } });
+  expect((await sessionStore.load(shardId, 2))?.sequence).toBeGreaterThanOrEqual(s as number);
 });
