@@ -29,6 +29,12 @@ function idsBy(script: RunningScript, word: string): string[] {
 }
 const handledBy = (script: RunningScript) => idsBy(script, 'handled');
 
+/** What each process printed about an interaction, beside its ready and stopped lines (for a failure's report). */
+function linesAbout(scripts: readonly RunningScript[], id: string): string {
+  const about = (line: string) => line.includes(id) || /^(ready|stopped)/.test(line);
+  return scripts.map((script, i) => `${i}: ${script.stdout().split('\n').filter(about).join(' | ')}`).join('\n');
+}
+
 /** Rejects with a readable error if `promise` has not settled within `ms` (a deadline, so a lost answer fails the test instead of hanging it). */
 function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -148,7 +154,7 @@ describeWithRedis('a fleet of three processes sharing 8 shards through Redis lea
         () => undefined,
       );
       for (const id of [...unprinted(), ...all.flatMap((script) => idsBy(script, 'answered-twice')).filter((x) => !victimUnfinished.has(x))])
-        console.log('[fleet] unaccounted for', id, all.map((script, i) => `${i}: ${script.stdout().split('\n').filter((l) => l.includes(id) || /^(ready|stopped)/.test(l)).join(' | ')}`).join('\n'));
+        console.log(`[fleet] unaccounted for: ${id}\n${linesAbout(all, id)}`);
       expect(unprinted()).toEqual([]);
       const answered = all.flatMap((script) => idsBy(script, 'answered'));
       const twice = all.flatMap((script) => idsBy(script, 'answered-twice'));
