@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Client, isGatewayFatalError, isSessionBudgetError, SessionBudgetError } from '../../src/index.js';
 import { SessionBudget, defaultReserve, readSessionStartLimit } from '../../src/gateway/session-budget.js';
 import { createEmulator, type Emulator } from '../../src/testing/index.js';
+import { startScript } from '../helpers/index.js';
 
 const limit = (remaining: number, total = 1000, resetAfter = 60_000) => ({
   session_start_limit: { total, remaining, reset_after: resetAfter, max_concurrency: 1 },
@@ -93,4 +94,23 @@ describe('a restart loop against the emulator', () => {
     expect(outcomes.slice(10)).toEqual(Array(10).fill('refused 4004'));
     expect(emulator.gatewayStats.sessionStartsRefused).toBe(10);
   });
+});
+
+describe('a restart loop of real processes', () => {
+  it('a process crashing on start, restarted 50 times: Identify stops at the reserve, the budget is never run out', async () => {
+    const emulator = await createEmulator({ gateway: { sessionStartLimit: 30, identifyIntervalMs: 0 } });
+    try {
+      const exits: (number | null)[] = [];
+      for (let run = 0; run < 50; run++) {
+        const bot = await startScript('test/helpers/crash-loop-bot.ts', { env: { BASE_URL: emulator.url, BOT_TOKEN: emulator.seed.botToken } });
+        exits.push(await bot.exited);
+      }
+      // The default reserve is 5% of 30 (2): 28 starts, then every start is held back with SessionBudgetError (exit 2).
+      expect(exits).toEqual([...Array(28).fill(1), ...Array(22).fill(2)]);
+      expect(emulator.gatewayStats.counts.identifies).toBe(28);
+      expect(emulator.gatewayStats.sessionStartsRefused).toBe(0);
+    } finally {
+      await emulator.close();
+    }
+  }, 180_000);
 });
