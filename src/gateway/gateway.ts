@@ -8,7 +8,7 @@
  */
 
 import { EventEmitter } from 'eventemitter3';
-import { GatewayError, ValidationError } from '../errors/index.js';
+import { GatewayError } from '../errors/index.js';
 import { inspectSymbol } from '../core/redact.js';
 import type { InteractionFromDispatch } from '../interactions/from-dispatch.js';
 import { InteractionRouter } from '../interactions/router.js';
@@ -27,21 +27,22 @@ import {
   type GatewayShardingOptions,
   type GatewayStatus,
   type GatewayWiring,
-  type InteractionErrorEvent,
   type InteractionHandler,
   type ResolvedGatewayOptions,
 } from './options.js';
 import { GatewayDispatch } from './protocol.js';
 import { SecretBook, scrubError } from './secrets.js';
 import { identifyGate, SessionBudget } from './session-budget.js';
-import { restoreSessions, type SessionSaver } from './gateway-session-store.js';
-import { DispatchPublisher, type DispatchSink, type PublishOptions } from './publisher.js';
-import { checkShardingOptions, resolveShardPlan, type ShardPlan } from './shard-plan.js';
+import { restoreSessions, type GatewaySessionRecord, type SessionSaver } from './gateway-session-store.js';
+import { DispatchPublisher, publishFailure, type DispatchSink, type PublishOptions } from './publisher.js';
+import { resolveShardPlan, type ShardPlan } from './shard-plan.js';
 import { connectShards, connectionHost, localShard, overallStatus, sessionRecordOf, type ShardHandle, type ShardHost, type ShardInfo } from './shards.js';
 import { stopShards } from './closing.js';
-import { checkGatewayUrl, upgradeHeaders } from './transport.js';
+import { checkConnectOptions } from './connect-checks.js';
+import { checkReshard, RecentInteractions, RESHARD_DEDUPE_MS, reshardShards } from './reshard.js';
 import type { FleetSupervisor } from './coordinator.js';
 import { answerable, createFleet, deliverClaimed, recordingAnswers } from './fleet.js';
+import { deliverInteraction } from './deliver.js';
 import { emitReport } from './report.js';
 
 export type { ShardInfo } from './shards.js';
@@ -72,6 +73,12 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   /** Builds interactions from INTERACTION_CREATE; loaded with the connection (it pulls in zod). */
   #fromDispatch: ((payload: unknown) => InteractionFromDispatch) | undefined;
   #destroyed = false;
+  /** Builds a shard of a plan in this thread (loaded with the connection). */
+  #newShard!: (id: number, plan: ShardPlan, gate?: (event: GatewayDispatchEvent) => boolean) => ShardHandle;
+  /** The shard set that dispatches (a reshard starts the next one). */
+  #generation = 0;
+  /** Interaction ids seen since a reshard began, so that one arriving on both shard sets runs once. */
+  #recent: RecentInteractions | undefined;
 
   /** @internal Built by the client: use `client.gateway` (or `createTestGateway()` from the testing kit). */
   constructor(options: GatewayOptions, wiring: GatewayWiring) {
@@ -126,9 +133,8 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   }
 
   /**
-   * Handles interactions of one kind; the handler's parameter is narrowed to
-   * that kind. Exceptions and rejections become `interactionError` events.
-   * Returns a function that removes the handler.
+   * Handles interactions of one kind; the handler's parameter is narrowed to that kind. Exceptions and rejections become `interactionError` events. Returns a
+   * function that removes the handler.
    */
   onInteraction<K extends InteractionKind>(kind: K, handler: InteractionHandler<InteractionByKind[K]>): () => void {
     return this.#router.onInteraction(kind, handler);
@@ -143,10 +149,8 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   }
 
   /**
-   * Runs the handlers of a shared {@link InteractionRouter} (from
-   * `createInteractionRouter()`) for every interaction this Gateway receives,
-   * after its own. Their errors are emitted as `interactionError` on the
-   * router and on this Gateway. Returns a function that stops using it.
+   * Runs the handlers of a shared {@link InteractionRouter} (from `createInteractionRouter()`) for every interaction this Gateway receives, after its own.
+   * Their errors are emitted as `interactionError` on the router and on this Gateway. Returns a function that stops using it.
    */
   use(router: InteractionRouter): () => void {
     this.#routers.add(router);
@@ -156,48 +160,23 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   }
 
   /**
-   * Runs the handlers of an interaction: first it is offered to the pending `awaitComponent` / `awaitModalSubmit` waits (one
-   * that takes it is the only one to see it: no `interactionCreate` listener or handler runs); then `interactionCreate`
-   * listeners, the handlers of its kind, and for commands those of its name, then those of every router added with `use()`.
-   * A click or submit nothing took is held briefly for a wait about to register, then reported (`interactionUnhandled` and a
-   * `debug` line). Nothing a handler throws escapes: it is emitted as `interactionError`. Resolves once every handler has
+   * Runs the handlers of an interaction: first it is offered to the pending `awaitComponent` / `awaitModalSubmit` waits (one that takes it is the only one to
+   * see it: no `interactionCreate` listener or handler runs); then `interactionCreate` listeners, the handlers of its kind, and for commands those of its
+   * name, then those of every router added with `use()`. A click or submit nothing took is held briefly for a wait about to register, then reported
+   * (`interactionUnhandled` and a `debug` line). Nothing a handler throws escapes: it is emitted as `interactionError`. Resolves once every handler has
    * settled; never rejects.
    */
   deliver(interaction: Interaction, shardId = 0): Promise<void> {
-    // A click or submit a pending wait takes goes to that wait only: no interactionCreate listener or handler sees it.
-    if (this.#router.offerToWaits(interaction)) return Promise.resolve();
-    const listened = this.listenerCount('interactionCreate') > 0;
-    try {
-      this.emit('interactionCreate', interaction, shardId);
-    } catch (error) {
-      this.#reportHandlerError({ error, interaction });
-    }
-    const routers = [this.#router, ...this.#routers];
-    const handled = listened || routers.some((router) => router.wouldHandle(interaction));
-    const running = routers.map((router) => router.dispatch(interaction, (event) => this.#reportHandlerError(event)));
-    // Nothing took a click or submit: held briefly for a wait about to register, then reported.
-    this.#router.holdUnclaimed(interaction, handled, (event) => {
+    return deliverInteraction(interaction, shardId, this, [this.#router, ...this.#routers], (event) => {
       this.#report({ event: 'debug', payload: event.message }, shardId);
       this.#emitSafely('interactionUnhandled', event);
     });
-    return Promise.all(running).then(() => undefined);
-  }
-
-  #reportHandlerError(event: InteractionErrorEvent): void {
-    try {
-      this.emit('interactionError', event);
-    } catch {
-      // A throwing interactionError listener must not crash the connection either.
-    }
   }
 
   /**
-   * Connects, identifies (or resumes), and resolves when the session is READY
-   * or RESUMED. Rejects with `GatewayFatalError` on a close code that must not
-   * be retried or after `maxIdentifyFailures` Identify attempts in a row
-   * without READY (a likely invalid token or intents), with `GatewayError`
-   * after `connectTimeoutMs`, on `close()` or when `signal` aborts, and with
-   * `ValidationError` / `InsecureTransportError` for unusable options.
+   * Connects, identifies (or resumes), and resolves when the session is READY or RESUMED. Rejects with `GatewayFatalError` on a close code that must not be
+   * retried or after `maxIdentifyFailures` Identify attempts in a row without READY (a likely invalid token or intents), with `GatewayError` after
+   * `connectTimeoutMs`, on `close()` or when `signal` aborts, and with `ValidationError` / `InsecureTransportError` for unusable options.
    */
   connect(options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
     return observeGatewayConnect(() => this.#connect(options), this.#wiring.now);
@@ -205,15 +184,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
 
   async #connect(options: { signal?: AbortSignal | undefined }): Promise<void> {
     if (this.#destroyed) throw new GatewayError('this Gateway was destroyed; client.gateway gives a new one');
-    if (this.#wiring.token() === undefined) {
-      throw new ValidationError('gateway.connect', [{ path: 'auth.botToken', message: 'the Gateway identifies with the bot token; the client has none' }]);
-    }
-    checkGatewayUrl(this.#options.url, this.#wiring.allowInsecure);
-    upgradeHeaders(this.#options.headers);
-    if (!Number.isInteger(this.#options.maxIdentifyFailures) || this.#options.maxIdentifyFailures < 1) {
-      throw new ValidationError('gateway.connect', [{ path: 'gateway.maxIdentifyFailures', message: 'must be a whole number of at least 1' }]);
-    }
-    checkShardingOptions(this.#sharding);
+    checkConnectOptions(this.#options, this.#sharding, this.#wiring.token(), this.#wiring.allowInsecure);
     const loading = (this.#loading ??= this.#load());
     // A failed start (GET /gateway/bot, a worker) may be tried again.
     loading.catch(() => {
@@ -236,11 +207,11 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     this.#fromDispatch = (payload) => interactionFromDispatch(payload, respond, this.#wiring.now);
     const plan = await resolveShardPlan(this.#sharding, this.#wiring.gatewayBot);
     this.#plan = plan;
-    const host = this.#host(plan);
-    const record = (shard: ShardHandle) => sessionRecordOf(shard, this.#publisher, this.#fleet?.inFlight);
+    this.#newShard = (id, shardPlan, gate) => localShard(id, new GatewayConnection(this.#options, connectionHost(this.#host(shardPlan, gate), id, shardPlan)));
+    const record = (shard: ShardHandle) => this.#recordOf(shard);
     if (coordinator !== undefined) {
       const fleet = createFleet(coordinator, plan.count, {
-        create: (id) => localShard(id, new GatewayConnection(this.#options, connectionHost(host, id, plan))),
+        create: (id) => this.#newShard(id, plan),
         list: this.#shards,
         savers: this.#savers,
         store,
@@ -255,10 +226,10 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     }
     let shards: ShardHandle[];
     if (plan.perWorker === undefined) {
-      shards = plan.ids.map((id) => localShard(id, new GatewayConnection(this.#options, connectionHost(host, id, plan))));
+      shards = plan.ids.map((id) => this.#newShard(id, plan));
     } else {
       const { startShardWorkers } = await import('./worker-pool.js');
-      shards = await startShardWorkers(plan, this.#options, host);
+      shards = await startShardWorkers(plan, this.#options, this.#host(plan));
     }
     if (store) {
       const savers = await restoreSessions(store, shards, plan.count, record, (error) => this.#storeFailed(error));
@@ -277,7 +248,13 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     return undefined;
   }
 
-  #host(plan: ShardPlan): ShardHost {
+  #recordOf(shard: ShardHandle): GatewaySessionRecord | undefined {
+    return sessionRecordOf(shard, this.#publisher, this.#fleet?.inFlight);
+  }
+
+  /** The host of a shard set; a set being started by a reshard dispatches what its `gate` lets through until the switch. */
+  #host(plan: ShardPlan, gate?: (event: GatewayDispatchEvent) => boolean): ShardHost {
+    const generation = this.#generation + (gate === undefined ? 0 : 1);
     const throttled = plan.sharded || this.#sharding.identifyThrottle !== undefined;
     return {
       token: () => {
@@ -288,7 +265,9 @@ export class Gateway extends EventEmitter<GatewayEvents> {
       now: () => this.#wiring.now(),
       allowInsecure: this.#wiring.allowInsecure,
       emit: (report, shardId) => this.#report(report, shardId),
-      dispatch: (event) => this.#onDispatch(event),
+      dispatch: (event) => {
+        if (generation === this.#generation || (generation > this.#generation && gate?.(event))) this.#onDispatch(event);
+      },
       beforeIdentify: identifyGate(throttled ? this.#throttle : undefined, this.#budget, plan),
       changed: (shardId) => {
         if (this.#fleet === undefined || this.#fleet.saves(shardId)) this.#savers.get(shardId)?.schedule();
@@ -332,6 +311,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     if (this.#destroyed || (this.#fleet !== undefined && !this.#fleet.holds(event.shardId))) return;
     if (event.t === GatewayDispatch.Ready) this.#fleet?.inFlight.reset(event.shardId); // a new session: nothing holds its sequence back
     const interaction = event.t === GatewayDispatch.InteractionCreate;
+    if (interaction && this.#recent?.first(String((event.d as { id?: unknown } | null)?.id)) === false) return;
     if (interaction) {
       const token = (event.d as { token?: unknown } | null | undefined)?.token;
       if (typeof token === 'string' && token !== '') this.#secrets.remember(token);
@@ -357,6 +337,36 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   }
 
   /**
+   * Reshards while serving: identifies `count` shards in the background (under the Identify throttle and the session start budget) while the current set
+   * keeps serving; once every new shard is READY, switches (the current set stops dispatching, then closes with 1000, its stored sessions forgotten). An
+   * interaction arriving on both sets during the overlap runs once. Resolves after the switch; rejects (`ValidationError`, or what a new shard's connect
+   * rejected with) with the current set still serving. For a Gateway that runs every shard in this thread, without a coordinator.
+   */
+  async reshard(count: number, options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
+    const next = checkReshard(count, this.#plan, this.#fleet !== undefined);
+    const recent = (this.#recent = new RecentInteractions(this.#wiring.now));
+    try {
+      await reshardShards(next, options.signal, {
+        create: (id, plan) => this.#newShard(id, plan, (event) => event.t === GatewayDispatch.InteractionCreate),
+        report: (line) => this.#report({ event: 'debug', payload: line }),
+        store: this.#sharding.sessionStore && {
+          store: this.#sharding.sessionStore,
+          record: (shard) => this.#recordOf(shard),
+          failed: (error) => this.#storeFailed(error),
+        },
+        shards: this.#shards,
+        savers: this.#savers,
+        switched: () => {
+          this.#generation++; // from here only the new set dispatches
+          this.#plan = next;
+        },
+      });
+    } finally {
+      recent.until = this.#wiring.now() + RESHARD_DEDUPE_MS;
+    }
+  }
+
+  /**
    * Publishes every dispatch (but READY and RESUMED, unless `types` says otherwise) to `sink`, in order per shard, for workers
    * (`createRedisEventStream()`, `createEventWorker()` of `community-chat-sdk/redis`); no handler of this process runs unless
    * `handleLocally`. A shard's saved session counts a dispatch once it is published: a successor resumes from there and the
@@ -366,14 +376,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     this.#publisher?.stop();
     this.#publisher = new DispatchPublisher(sink, options, {
       changed: (shardId) => this.#savers.get(shardId)?.schedule(),
-      failed: (error, shardId) =>
-        this.#report(
-          {
-            event: 'error',
-            payload: new GatewayError(`publishing dispatches failed (tried again): ${error instanceof Error ? error.message : String(error)}`),
-          },
-          shardId,
-        ),
+      failed: (error, shardId) => this.#report({ event: 'error', payload: publishFailure(error) }, shardId),
     });
     return this;
   }

@@ -9,6 +9,7 @@
  */
 
 import { wait } from '../core/wait.js';
+import { GatewayError } from '../errors/index.js';
 import { publishStreamStep } from '../observe/diagnostics.js';
 import type { GatewayDispatchEvent } from './options.js';
 
@@ -56,6 +57,11 @@ export interface PublisherHost {
   changed(shardId: number): void;
   /** The sink failed (it is tried again, in order, after a pause). */
   failed(error: unknown, shardId: number): void;
+}
+
+/** The error reported when the sink failed (the dispatches are tried again). */
+export function publishFailure(error: unknown): GatewayError {
+  return new GatewayError(`publishing dispatches failed (tried again): ${error instanceof Error ? error.message : String(error)}`);
 }
 
 /** Publishes each shard's dispatches in order, trying again after a failure, and knows how far each shard got. */

@@ -1,0 +1,47 @@
+/**
+ * Running an interaction's handlers: the pending waits first, then the
+ * `interactionCreate` listeners and the routers, with nothing a handler
+ * throws escaping.
+ *
+ * @module
+ */
+
+import type { EventEmitter } from 'eventemitter3';
+import type { Interaction } from '../interactions/interaction.js';
+import type { InteractionErrorEvent, InteractionRouter, InteractionUnhandledEvent } from '../interactions/router.js';
+import type { GatewayEvents } from './options.js';
+
+/**
+ * Runs the handlers of an interaction (see `Gateway.deliver`): `routers[0]` is the Gateway's own, whose waits are offered the
+ * interaction first and which holds a click or submit nothing took before `unhandled` reports it. Resolves once every handler has
+ * settled; never rejects.
+ */
+export function deliverInteraction(
+  interaction: Interaction,
+  shardId: number,
+  emitter: EventEmitter<GatewayEvents>,
+  routers: readonly [InteractionRouter, ...InteractionRouter[]],
+  unhandled: (event: InteractionUnhandledEvent) => void,
+): Promise<void> {
+  const [own] = routers;
+  // A click or submit a pending wait takes goes to that wait only: no interactionCreate listener or handler sees it.
+  if (own.offerToWaits(interaction)) return Promise.resolve();
+  const reportError = (event: InteractionErrorEvent) => {
+    try {
+      emitter.emit('interactionError', event);
+    } catch {
+      // A throwing interactionError listener must not crash the connection either.
+    }
+  };
+  const listened = emitter.listenerCount('interactionCreate') > 0;
+  try {
+    emitter.emit('interactionCreate', interaction, shardId);
+  } catch (error) {
+    reportError({ error, interaction });
+  }
+  const handled = listened || routers.some((router) => router.wouldHandle(interaction));
+  const running = routers.map((router) => router.dispatch(interaction, reportError));
+  // Nothing took a click or submit: held briefly for a wait about to register, then reported.
+  own.holdUnclaimed(interaction, handled, unhandled);
+  return Promise.all(running).then(() => undefined);
+}

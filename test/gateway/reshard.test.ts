@@ -1,0 +1,86 @@
+/**
+ * Resharding while serving: `gateway.reshard(count)` identifies the new set
+ * in the background while the old one serves, switches once every new
+ * shard is READY and closes the old set; interactions keep arriving the
+ * whole time, each is answered once (those arriving on both sets during
+ * the overlap included), with exactly `count` new Identify and none refused.
+ */
+import { expect, it } from 'vitest';
+import { Client, isValidationError, MemoryGatewaySessionStore, shardOfGuild } from '../../src/index.js';
+import { useEmulatorWithAdmin } from '../helpers/emulators.js';
+import { until } from '../helpers/until.js';
+
+const start = useEmulatorWithAdmin();
+
+it('reshards 4 → more under traffic: every interaction answered once, one new Identify per new shard, none refused, the old set closed', async () => {
+  const { emulator, admin } = await start({ gateway: { shards: 4, maxConcurrency: 16, identifyIntervalMs: 0 } });
+  // A count that puts the seed community on a new shard whose Identify bucket (id % 16) the old set did not use: it is READY
+  // seconds before the shards that wait their bucket's turn, so its interactions arrive on both sets meanwhile.
+  const count = [5, 6, 7, 8, 9, 10, 11, 12].find((c) => shardOfGuild(emulator.seed.guildId, c) >= 4) ?? 13;
+  await admin.commands.create(emulator.seed.applicationId, { name: 'ping', description: 'Ping' });
+  const sessionStore = new MemoryGatewaySessionStore();
+  const client = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: { shards: 'auto', sessionStore } });
+  const handled = new Map<string, number>();
+  client.gateway.onCommand('ping', async (interaction) => {
+    handled.set(interaction.id, (handled.get(interaction.id) ?? 0) + 1);
+    await interaction.reply('pong');
+  });
+  const debug: string[] = [];
+  client.gateway.on('debug', (line) => debug.push(line));
+  const runs: { id: string; response: Promise<unknown> }[] = [];
+  let n = 0;
+  const send = () => {
+    const run = emulator.invokeCommand({ name: 'ping', ...(n++ % 2 === 0 ? {} : { guildId: null }) });
+    runs.push({ id: run.id, response: run.response });
+  };
+  let traffic: ReturnType<typeof setInterval> | undefined;
+  try {
+    await client.gateway.connect();
+    expect(emulator.gatewayStats.forBot().identifies).toBe(4);
+    traffic = setInterval(send, 20);
+    await until(() => runs.length >= 10, { what: 'traffic before the reshard' });
+    const resharding = client.gateway.reshard(count);
+    await until(() => debug.some((line) => line.includes(`reshard: identifying ${count} shards`)), { what: 'the new set identifying' });
+    const duringOverlap = runs.length;
+    await resharding;
+    expect(runs.length).toBeGreaterThan(duringOverlap);
+    expect(debug.some((line) => line.includes(`reshard: switched to ${count} shards`))).toBe(true);
+    const afterSwitch = runs.length;
+    await until(() => runs.length >= afterSwitch + 10, { what: 'traffic after the switch' });
+    clearInterval(traffic);
+    traffic = undefined;
+    await Promise.all(runs.map((run) => run.response));
+
+    expect([...handled.keys()].sort()).toEqual(runs.map((run) => run.id).sort());
+    expect([...handled.values()].filter((count) => count !== 1)).toEqual([]);
+    const stats = emulator.gatewayStats.forBot();
+    expect(stats.identifies).toBe(4 + count);
+    expect(emulator.gatewayStats.sessionStartsRefused).toBe(0);
+    expect(client.gateway.shardCount).toBe(count);
+    expect(client.gateway.shards.map((shard) => [shard.id, shard.status])).toEqual(Array.from({ length: count }, (_, id) => [id, 'ready']));
+    // The old set's sessions are forgotten, the new set's kept for a restart.
+    expect(await sessionStore.load(0, 4)).toBeUndefined();
+    await until(async () => (await sessionStore.load(count - 1, count)) !== undefined, { what: 'the new set saved' });
+  } finally {
+    if (traffic !== undefined) clearInterval(traffic);
+    await client.close();
+  }
+}, 60_000);
+
+it('refuses a count that is not a whole number, and a Gateway not yet connected, with the current set untouched', async () => {
+  const { emulator } = await start({ gateway: { shards: 2, maxConcurrency: 2 } });
+  const client = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: { shards: 'auto' } });
+  try {
+    const early = await client.gateway.reshard(4).catch((error: unknown) => error);
+    expect(isValidationError(early) && early.message).toMatch(/connect\(\) first/);
+    await client.gateway.connect();
+    for (const bad of [0, 2.5, Number.NaN]) {
+      const error = await client.gateway.reshard(bad).catch((caught: unknown) => caught);
+      expect(isValidationError(error)).toBe(true);
+    }
+    expect(client.gateway.shardCount).toBe(2);
+    expect(client.gateway.status).toBe('ready');
+  } finally {
+    await client.close();
+  }
+});
