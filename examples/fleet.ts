@@ -55,9 +55,11 @@ async function member(): Promise<void> {
     }
   });
   let last = '';
+  let lastCount: number | undefined;
   const report = () => {
     const held = JSON.stringify(gateway.shards.map((shard) => shard.id));
     if (held !== last) console.log(`shards ${name} ${(last = held)}`);
+    if (gateway.shardCount !== lastCount) console.log(`count ${name} ${(lastCount = gateway.shardCount)}`);
   };
   gateway.on('debug', (line) => {
     if (line.includes('[fleet]')) console.log(`fleet ${name} ${line}`);

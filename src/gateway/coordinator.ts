@@ -27,6 +27,10 @@ export interface CoordinatorTick {
   index: number;
   /** The leases this member holds now (renewed by this step). */
   leases: ShardLease[];
+  /** The shard count a reshard asked for, while one is under way. @default undefined */
+  target?: number | undefined;
+  /** How many shards of this step's count are READY somewhere in the fleet (during a reshard, for the new count). @default 0 */
+  ready?: number | undefined;
 }
 
 /**
@@ -46,6 +50,17 @@ export interface ShardCoordinator {
   release(member: string, shardCount: number, lease: ShardLease): Promise<void>;
   /** Leaves the fleet: the membership ends and every lease still held is given back. */
   leave(member: string, shardCount: number): Promise<void>;
+  /**
+   * The fleet's shard count, once a reshard has set one (it then wins over `GET /gateway/bot`'s recommendation, so a process
+   * started later joins the current set); `undefined` before any. Optional: a coordinator without it cannot reshard.
+   */
+  shardCount?(): Promise<number | undefined>;
+  /** Asks every process of the fleet to reshard to `count` (each sees it on its next step). */
+  requestReshard?(count: number): Promise<void>;
+  /** Records that a shard of the set of `shardCount` is READY (a reshard switches once all are). */
+  shardReady?(shardCount: number, shardId: number): Promise<void>;
+  /** The reshard to `count` is done: it becomes the fleet's shard count, and the request ends. */
+  commitReshard?(count: number): Promise<void>;
   /**
    * Claims an interaction for this member: `false` when another live member
    * holds it or it was answered (a replay after a failover or a reshard).
@@ -69,6 +84,8 @@ export interface FleetHost {
   debug(line: string): void;
   /** A coordinator failure (the shards keep running while their leases are known valid). */
   failed(error: unknown): void;
+  /** Each step's answer, after the supervisor acted on it (a reshard follows `target` and `ready`). @default undefined */
+  ticked?(answer: CoordinatorTick): void;
 }
 
 /** Part of a lease's life kept as a safety margin: a shard stops dispatching this long before the lease could expire. */
@@ -216,6 +233,7 @@ export class FleetSupervisor {
     }
     if (!this.#leaving) this.#rebalance(answer);
     await Promise.all(starting);
+    if (!this.#leaving) this.#host.ticked?.(answer);
   }
 
   /** Hands off ready shards beyond the fair share, those another member would hold first. */
@@ -234,6 +252,17 @@ export class FleetSupervisor {
         await this.#coordinator.release(this.member, this.#count, { shardId, fence });
       });
     }
+  }
+
+  /** Leaves this shard set but not the fleet (a reshard switched away from it): stops ticking, runs `stopAll`, gives each lease back. */
+  async retire(stopAll: () => Promise<void>): Promise<void> {
+    this.#closing = true;
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    await this.#ticking;
+    await stopAll();
+    const leases = [...this.#held].map(([shardId, held]) => ({ shardId, fence: held.fence }));
+    this.#held.clear();
+    await Promise.all(leases.map((lease) => this.#coordinator.release(this.member, this.#count, lease).catch((error: unknown) => this.#host.failed(error))));
   }
 
   /**

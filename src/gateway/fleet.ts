@@ -11,7 +11,7 @@ import { GatewayError } from '../errors/index.js';
 import type { Interaction } from '../interactions/interaction.js';
 import type { InteractionResponder } from '../interactions/types.js';
 import type { ConnectionReport } from './connection-host.js';
-import { FleetSupervisor, type FleetHost, type ShardCoordinator } from './coordinator.js';
+import { FleetSupervisor, type CoordinatorTick, type FleetHost, type ShardCoordinator } from './coordinator.js';
 import { restoreSessions, type GatewaySessionRecord, type GatewaySessionStore, type SessionSaver } from './gateway-session-store.js';
 import type { GatewayDispatchEvent } from './options.js';
 import type { ShardHandle } from './shards.js';
@@ -34,6 +34,10 @@ export interface FleetShards {
   holds(shardId: number): boolean;
   /** Reports a debug line or an error as the Gateway's event. */
   report(report: ConnectionReport): void;
+  /** A shard this process started is READY (or RESUMED). @default undefined */
+  ready?(shardId: number): Promise<void> | void;
+  /** Each coordinator step's answer. @default undefined */
+  ticked?(answer: CoordinatorTick): void;
 }
 
 /**
@@ -94,9 +98,16 @@ export function deliverClaimed(fleet: FleetSupervisor, event: GatewayDispatchEve
     });
 }
 
-/** The supervisor of a Gateway's part of the fleet: this process's member id is its pid and a random id. */
-export function createFleet(coordinator: ShardCoordinator, count: number, shards: FleetShards): FleetSupervisor {
-  const member = `${process.pid}-${globalThis.crypto.randomUUID()}`;
+/**
+ * The supervisor of a Gateway's part of the fleet for one shard count: this process's member id is its pid and a random id (a
+ * reshard's second supervisor, for the new count, shares the first one's).
+ */
+export function createFleet(
+  coordinator: ShardCoordinator,
+  count: number,
+  shards: FleetShards,
+  member = `${process.pid}-${globalThis.crypto.randomUUID()}`,
+): FleetSupervisor {
   return new FleetSupervisor(coordinator, count, member, fleetHost(shards, count));
 }
 
@@ -116,7 +127,10 @@ function fleetHost(shards: FleetShards, count: number): FleetHost {
       if (!shards.holds(shardId)) return;
       shards.list.push(shard);
       shards.list.sort((a, b) => a.id - b.id);
-      shard.connect(undefined).catch(failed);
+      shard
+        .connect(undefined)
+        .then(() => shards.ready?.(shardId))
+        .catch(failed);
     },
     async stop(shardId, handOff) {
       const shard = find(shardId);
@@ -134,5 +148,6 @@ function fleetHost(shards: FleetShards, count: number): FleetHost {
     ready: (shardId) => find(shardId)?.status === 'ready',
     debug: (line) => shards.report({ event: 'debug', payload: `[fleet] ${line}` }),
     failed,
+    ...(shards.ticked === undefined ? {} : { ticked: shards.ticked }),
   };
 }

@@ -33,15 +33,15 @@ import {
 import { GatewayDispatch } from './protocol.js';
 import { SecretBook, scrubError } from './secrets.js';
 import { identifyGate, SessionBudget } from './session-budget.js';
-import { restoreSessions, type GatewaySessionRecord, type SessionSaver } from './gateway-session-store.js';
+import { restoreSessions, type GatewaySessionRecord } from './gateway-session-store.js';
 import { DispatchPublisher, publishFailure, type DispatchSink, type PublishOptions } from './publisher.js';
 import { resolveShardPlan, type ShardPlan } from './shard-plan.js';
 import { connectShards, connectionHost, localShard, overallStatus, sessionRecordOf, type ShardHandle, type ShardHost, type ShardInfo } from './shards.js';
 import { stopShards } from './closing.js';
 import { checkConnectOptions } from './connect-checks.js';
-import { checkReshard, RecentInteractions, RESHARD_DEDUPE_MS, reshardShards } from './reshard.js';
-import type { FleetSupervisor } from './coordinator.js';
-import { answerable, createFleet, deliverClaimed, recordingAnswers } from './fleet.js';
+import { checkReshard, withCount, type ShardSet } from './reshard.js';
+import { ShardSets } from './shard-sets.js';
+import { answerable, deliverClaimed, recordingAnswers } from './fleet.js';
 import { deliverInteraction } from './deliver.js';
 import { emitReport } from './report.js';
 
@@ -63,22 +63,15 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   readonly #throttle: IdentifyThrottle;
   /** Guards the daily session start budget before each Identify; `undefined` when off. */
   readonly #budget: SessionBudget | undefined;
-  #plan: ShardPlan | undefined;
-  #shards: ShardHandle[] = [];
-  readonly #savers = new Map<number, SessionSaver>();
+  /** The shard set that dispatches (with a coordinator, its `fleet`: the leases that gate every dispatch), and the one a reshard starts. */
+  readonly #sets: ShardSets;
   #publisher: DispatchPublisher | undefined;
-  /** With a coordinator: the leases of this process, which gate every dispatch, and the interactions it is handling. */
-  #fleet: FleetSupervisor | undefined;
   #loading: Promise<ShardHandle[]> | undefined;
   /** Builds interactions from INTERACTION_CREATE; loaded with the connection (it pulls in zod). */
   #fromDispatch: ((payload: unknown) => InteractionFromDispatch) | undefined;
   #destroyed = false;
-  /** Builds a shard of a plan in this thread (loaded with the connection). */
-  #newShard!: (id: number, plan: ShardPlan, gate?: (event: GatewayDispatchEvent) => boolean) => ShardHandle;
-  /** The shard set that dispatches (a reshard starts the next one). */
-  #generation = 0;
-  /** Interaction ids seen since a reshard began, so that one arriving on both shard sets runs once. */
-  #recent: RecentInteractions | undefined;
+  /** Builds a shard of a set in this thread (loaded with the connection). */
+  #newShard!: (id: number, plan: ShardPlan, set?: ShardSet) => ShardHandle;
 
   /** @internal Built by the client: use `client.gateway` (or `createTestGateway()` from the testing kit). */
   constructor(options: GatewayOptions, wiring: GatewayWiring) {
@@ -94,42 +87,53 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     this.#throttle = identifyThrottle ?? new MemoryIdentifyThrottle({ clock: wiring.now });
     this.#wiring = wiring;
     this.#secrets = new SecretBook(wiring.now);
+    this.#sets = new ShardSets({
+      ...{ newShard: (id, plan, set) => this.#newShard(id, plan, set), record: (shard, set) => this.#recordOf(shard, set), store: sessionStore },
+      ...{ storeFailed: (error) => this.#storeFailed(error), report: (report) => this.#report(report), now: () => wiring.now() },
+    });
   }
 
   /** The status: that of the connection, or with shards `ready` once every shard is (else the least advanced shard's). */
   get status(): GatewayStatus {
     if (this.#destroyed) return 'destroyed';
-    return overallStatus(this.#shards);
+    return overallStatus(this.#sets.current.shards);
   }
 
   /** Milliseconds between the last heartbeat and its ACK (of the first shard), or `undefined` before the first ACK. */
   get latency(): number | undefined {
-    return this.#shards[0]?.latency;
+    return this.#sets.current.shards[0]?.latency;
   }
 
   /** When the last heartbeat ACK arrived (on the first shard), epoch milliseconds. */
   get lastAckAt(): number | undefined {
-    return this.#shards[0]?.lastAckAt;
+    return this.#sets.current.shards[0]?.lastAckAt;
   }
 
   /** The current session id (of the first shard; see {@link Gateway.shards}). */
   get sessionId(): string | undefined {
-    return this.#shards[0]?.sessionId;
+    return this.#sets.current.shards[0]?.sessionId;
   }
 
   /** The last dispatch sequence number received (by the first shard). */
   get sequence(): number | null {
-    return this.#shards[0]?.sequence ?? null;
+    return this.#sets.current.shards[0]?.sequence ?? null;
   }
 
   /** The shards this Gateway runs, with their state (one, shard 0, without sharding); empty before `connect()`. */
   get shards(): ShardInfo[] {
-    return this.#shards.map(({ id, status, sessionId, sequence, latency, lastAckAt }) => ({ id, status, sessionId, sequence, latency, lastAckAt }));
+    return this.#sets.current.shards.map(({ id, status, sessionId, sequence, latency, lastAckAt }) => ({
+      id,
+      status,
+      sessionId,
+      sequence,
+      latency,
+      lastAckAt,
+    }));
   }
 
   /** The total number of shards across every process (1 without sharding); `undefined` until `connect()` has resolved it. */
   get shardCount(): number | undefined {
-    return this.#plan?.count;
+    return this.#sets.current.plan?.count;
   }
 
   /**
@@ -193,8 +197,8 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     try {
       const shards = await loading;
       if (this.#destroyed) throw new GatewayError('the Gateway was destroyed while connecting');
-      if (this.#fleet !== undefined) await Promise.all(this.#shards.map((shard) => shard.connect(options.signal)));
-      else await connectShards(shards, this.#plan?.maxConcurrency ?? 1, options.signal);
+      if (this.#sets.current.fleet !== undefined) await Promise.all(this.#sets.current.shards.map((shard) => shard.connect(options.signal)));
+      else await connectShards(shards, this.#sets.current.plan?.maxConcurrency ?? 1, options.signal);
     } catch (error) {
       throw error instanceof Error ? this.#scrubError(error) : error;
     }
@@ -203,39 +207,38 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   async #load(): Promise<ShardHandle[]> {
     const [{ GatewayConnection }, { interactionFromDispatch }] = await Promise.all([import('./connection.js'), import('../interactions/from-dispatch.js')]);
     const { coordinator, sessionStore: store } = this.#sharding;
-    const respond = coordinator === undefined ? this.#wiring.respond : recordingAnswers(coordinator, this.#wiring.respond, (id) => answerable(this.#fleet, id));
+    const respond =
+      coordinator === undefined ? this.#wiring.respond : recordingAnswers(coordinator, this.#wiring.respond, (id) => answerable(this.#sets.current.fleet, id));
     this.#fromDispatch = (payload) => interactionFromDispatch(payload, respond, this.#wiring.now);
-    const plan = await resolveShardPlan(this.#sharding, this.#wiring.gatewayBot);
-    this.#plan = plan;
-    this.#newShard = (id, shardPlan, gate) => localShard(id, new GatewayConnection(this.#options, connectionHost(this.#host(shardPlan, gate), id, shardPlan)));
-    const record = (shard: ShardHandle) => this.#recordOf(shard);
+    const resolved = await resolveShardPlan(this.#sharding, this.#wiring.gatewayBot);
+    const fleetCount = await coordinator?.shardCount?.(); // after a reshard, the fleet's count wins over the recommendation
+    const plan = fleetCount === undefined ? resolved : withCount(resolved, fleetCount);
+    this.#sets.current.plan = plan;
+    this.#newShard = (id, shardPlan, set = this.#sets.current) =>
+      localShard(id, new GatewayConnection(this.#options, connectionHost(this.#host(shardPlan, set), id, shardPlan)));
     if (coordinator !== undefined) {
-      const fleet = createFleet(coordinator, plan.count, {
-        create: (id) => this.#newShard(id, plan),
-        list: this.#shards,
-        savers: this.#savers,
-        store,
-        record,
-        storeFailed: (error) => this.#storeFailed(error),
-        holds: (id) => this.#fleet?.has(id) === true,
-        report: (report) => this.#report(report),
-      });
-      this.#fleet = fleet;
+      const fleet = this.#sets.fleetOf(this.#sets.current, coordinator);
       await fleet.start();
-      return this.#shards;
+      return this.#sets.current.shards;
     }
     let shards: ShardHandle[];
     if (plan.perWorker === undefined) {
       shards = plan.ids.map((id) => this.#newShard(id, plan));
     } else {
       const { startShardWorkers } = await import('./worker-pool.js');
-      shards = await startShardWorkers(plan, this.#options, this.#host(plan));
+      shards = await startShardWorkers(plan, this.#options, this.#host(plan, this.#sets.current));
     }
     if (store) {
-      const savers = await restoreSessions(store, shards, plan.count, record, (error) => this.#storeFailed(error));
-      for (const [id, saver] of savers) this.#savers.set(id, saver);
+      const savers = await restoreSessions(
+        store,
+        shards,
+        plan.count,
+        (shard) => this.#recordOf(shard, this.#sets.current),
+        (error) => this.#storeFailed(error),
+      );
+      for (const [id, saver] of savers) this.#sets.current.savers.set(id, saver);
     }
-    this.#shards = shards;
+    this.#sets.current.shards.push(...shards);
     if (this.#destroyed) await Promise.all(shards.map((shard) => shard.destroy()));
     return shards;
   }
@@ -248,13 +251,12 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     return undefined;
   }
 
-  #recordOf(shard: ShardHandle): GatewaySessionRecord | undefined {
-    return sessionRecordOf(shard, this.#publisher, this.#fleet?.inFlight);
+  #recordOf(shard: ShardHandle, set: ShardSet): GatewaySessionRecord | undefined {
+    return sessionRecordOf(shard, this.#publisher, set.fleet?.inFlight);
   }
 
-  /** The host of a shard set; a set being started by a reshard dispatches what its `gate` lets through until the switch. */
-  #host(plan: ShardPlan, gate?: (event: GatewayDispatchEvent) => boolean): ShardHost {
-    const generation = this.#generation + (gate === undefined ? 0 : 1);
+  /** The host of a shard set; a set a reshard is starting dispatches interactions only until the switch. */
+  #host(plan: ShardPlan, set: ShardSet): ShardHost {
     const throttled = plan.sharded || this.#sharding.identifyThrottle !== undefined;
     return {
       token: () => {
@@ -265,12 +267,10 @@ export class Gateway extends EventEmitter<GatewayEvents> {
       now: () => this.#wiring.now(),
       allowInsecure: this.#wiring.allowInsecure,
       emit: (report, shardId) => this.#report(report, shardId),
-      dispatch: (event) => {
-        if (generation === this.#generation || (generation > this.#generation && gate?.(event))) this.#onDispatch(event);
-      },
+      dispatch: (event) => this.#sets.dispatches(set, event) && this.#onDispatch(event, set),
       beforeIdentify: identifyGate(throttled ? this.#throttle : undefined, this.#budget, plan),
       changed: (shardId) => {
-        if (this.#fleet === undefined || this.#fleet.saves(shardId)) this.#savers.get(shardId)?.schedule();
+        if (set.fleet === undefined || set.fleet.saves(shardId)) set.savers.get(shardId)?.schedule();
       },
     };
   }
@@ -283,10 +283,10 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   /** Publishes a shard's connection event on the diagnostics channels, and emits it scrubbed of every known secret (when listened to). */
   #report(report: ConnectionReport, shardId = 0): void {
     publishGatewayReport(report, shardId);
-    if (report.event === 'reconnecting' && this.#fleet !== undefined && !this.#fleet.holds(shardId)) return;
+    if (report.event === 'reconnecting' && this.#sets.current.fleet !== undefined && !this.#sets.current.fleet.holds(shardId)) return;
     if (this.listenerCount(report.event) === 0) return;
     emitReport(report, shardId, {
-      sharded: this.#plan?.sharded === true,
+      sharded: this.#sets.current.plan?.sharded === true,
       secrets: this.#secrets,
       token: this.#wiring.token(),
       scrubError: (error) => this.#scrubError(error),
@@ -306,12 +306,13 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   }
 
   /** Emits the dispatch (redacted), and turns INTERACTION_CREATE into a typed interaction for the handlers. */
-  #onDispatch(event: GatewayDispatchEvent): void {
+  #onDispatch(event: GatewayDispatchEvent, set: ShardSet): void {
+    const { fleet, savers } = set;
     // Closing (a hand-off above all), or a shard whose lease may have lapsed: nothing more dispatched here; a successor resumes.
-    if (this.#destroyed || (this.#fleet !== undefined && !this.#fleet.holds(event.shardId))) return;
-    if (event.t === GatewayDispatch.Ready) this.#fleet?.inFlight.reset(event.shardId); // a new session: nothing holds its sequence back
+    if (this.#destroyed || (fleet !== undefined && !fleet.holds(event.shardId))) return;
+    if (event.t === GatewayDispatch.Ready) fleet?.inFlight.reset(event.shardId); // a new session: nothing holds its sequence back
     const interaction = event.t === GatewayDispatch.InteractionCreate;
-    if (interaction && this.#recent?.first(String((event.d as { id?: unknown } | null)?.id)) === false) return;
+    if (interaction && this.#sets.seenTwice(event.d)) return;
     if (interaction) {
       const token = (event.d as { token?: unknown } | null | undefined)?.token;
       if (typeof token === 'string' && token !== '') this.#secrets.remember(token);
@@ -327,12 +328,11 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     if (!interaction || !this.#fromDispatch) return;
     const built = this.#fromDispatch(event.d);
     if (!built.ok) return this.#report({ event: 'error', payload: built.error }, event.shardId);
-    const fleet = this.#fleet;
     if (fleet === undefined) return void this.deliver(built.interaction, event.shardId);
     deliverClaimed(fleet, event, built.interaction, {
       deliver: (interaction, shardId) => this.deliver(interaction, shardId),
       skipped: (line, shardId) => this.#report({ event: 'debug', payload: line }, shardId),
-      savers: this.#savers,
+      savers,
     });
   }
 
@@ -343,27 +343,9 @@ export class Gateway extends EventEmitter<GatewayEvents> {
    * rejected with) with the current set still serving. For a Gateway that runs every shard in this thread, without a coordinator.
    */
   async reshard(count: number, options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
-    const next = checkReshard(count, this.#plan, this.#fleet !== undefined);
-    const recent = (this.#recent = new RecentInteractions(this.#wiring.now));
-    try {
-      await reshardShards(next, options.signal, {
-        create: (id, plan) => this.#newShard(id, plan, (event) => event.t === GatewayDispatch.InteractionCreate),
-        report: (line) => this.#report({ event: 'debug', payload: line }),
-        store: this.#sharding.sessionStore && {
-          store: this.#sharding.sessionStore,
-          record: (shard) => this.#recordOf(shard),
-          failed: (error) => this.#storeFailed(error),
-        },
-        shards: this.#shards,
-        savers: this.#savers,
-        switched: () => {
-          this.#generation++; // from here only the new set dispatches
-          this.#plan = next;
-        },
-      });
-    } finally {
-      recent.until = this.#wiring.now() + RESHARD_DEDUPE_MS;
-    }
+    const { coordinator } = this.#sharding;
+    const plan = checkReshard(count, this.#sets.current.plan, coordinator);
+    await (coordinator === undefined ? this.#sets.reshard(plan, options.signal) : this.#sets.reshardFleet(coordinator, count, options.signal));
   }
 
   /**
@@ -375,7 +357,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   publishTo(sink: DispatchSink, options: PublishOptions = {}): this {
     this.#publisher?.stop();
     this.#publisher = new DispatchPublisher(sink, options, {
-      changed: (shardId) => this.#savers.get(shardId)?.schedule(),
+      changed: (shardId) => this.#sets.current.savers.get(shardId)?.schedule(),
       failed: (error, shardId) => this.#report({ event: 'error', payload: publishFailure(error) }, shardId),
     });
     return this;
@@ -393,13 +375,20 @@ export class Gateway extends EventEmitter<GatewayEvents> {
    */
   async close(options: GatewayCloseOptions = {}): Promise<void> {
     const handOff = options.handOff === true;
-    if (handOff && this.#sharding.sessionStore === undefined && this.#shards.length > 0)
+    if (handOff && this.#sharding.sessionStore === undefined && this.#sets.current.shards.length > 0)
       this.#report({ event: 'debug', payload: 'handing off without a gateway.sessionStore: no successor can find the sessions' });
     this.#destroyed = true;
+    await this.#sets.closeNext();
     const report = (line: string) => this.#report({ event: 'debug', payload: line });
-    const parts = { shards: this.#shards, inFlight: this.#fleet?.inFlight, publisher: this.#publisher, savers: this.#savers, report };
+    const parts = {
+      shards: this.#sets.current.shards,
+      inFlight: this.#sets.current.fleet?.inFlight,
+      publisher: this.#publisher,
+      savers: this.#sets.current.savers,
+      report,
+    };
     const stopAll = () => stopShards(parts, handOff, options.drainTimeoutMs ?? 10_000);
-    await (this.#fleet === undefined ? stopAll() : this.#fleet.close(stopAll));
+    await (this.#sets.current.fleet === undefined ? stopAll() : this.#sets.current.fleet.close(stopAll));
     await this.#router.close();
     this.#routers.clear();
     this.removeAllListeners();
@@ -412,7 +401,9 @@ export class Gateway extends EventEmitter<GatewayEvents> {
 
   /** Redacted view for `util.inspect`. */
   [inspectSymbol](): string {
-    const shards = this.#plan?.sharded ? `, shards: ${this.#shards.map((shard) => shard.id).join(',')} of ${this.#plan.count}` : '';
+    const shards = this.#sets.current.plan?.sharded
+      ? `, shards: ${this.#sets.current.shards.map((shard) => shard.id).join(',')} of ${this.#sets.current.plan.count}`
+      : '';
     return `Gateway { status: ${this.status}, sessionId: ${this.sessionId ?? 'none'}, latency: ${this.latency ?? 'n/a'}${shards} }`;
   }
 }

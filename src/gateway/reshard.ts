@@ -10,7 +10,9 @@
 
 import { ValidationError } from '../errors/index.js';
 import type { ShardPlan } from './shard-plan.js';
-import { restoreSessions, type GatewaySessionRecord, type GatewaySessionStore, type SessionSaver } from './gateway-session-store.js';
+import { stopShards } from './closing.js';
+import type { CoordinatorTick, FleetSupervisor, ShardCoordinator } from './coordinator.js';
+import type { SessionSaver } from './gateway-session-store.js';
 import { connectShards, type ShardHandle } from './shards.js';
 
 /** How long after a switch interactions are still de-duplicated: the two sets' copies of one event arrive close together. */
@@ -44,65 +46,79 @@ export class RecentInteractions {
   }
 }
 
-/** What a reshard asks of the Gateway. */
-export interface ReshardHost {
-  /** A shard of the new set (it dispatches interactions only until the switch). */
-  create(shardId: number, plan: ShardPlan): ShardHandle;
-  /** Debug lines. */
-  report(line: string): void;
-  /** Where the sessions are kept, when they are. */
-  readonly store: { store: GatewaySessionStore; record(shard: ShardHandle): GatewaySessionRecord | undefined; failed(error: unknown): void } | undefined;
-  /** The Gateway's shards and savers (replaced in place at the switch). */
+/** A set of shards for one count: the Gateway's current one, or the one a reshard is starting. */
+export interface ShardSet {
+  /** Its plan (`undefined` until the Gateway loaded). */
+  plan: ShardPlan | undefined;
+  /** Its shards (changed in place). */
   readonly shards: ShardHandle[];
+  /** Its session savers, by shard id. */
   readonly savers: Map<number, SessionSaver>;
-  /** The switch: from now on only the new set dispatches. */
-  switched(): void;
+  /** With a coordinator: this process's supervisor of the set's leases. */
+  fleet: FleetSupervisor | undefined;
+  /** Which set it is: the one with the Gateway's current generation dispatches; the next (higher) one dispatches interactions only. */
+  readonly generation: number;
 }
 
-/** Checks a reshard's target: a whole number of at least 1, and a Gateway this process shards on its own. */
-export function checkReshard(count: number, plan: ShardPlan | undefined, fleet: boolean): ShardPlan {
-  const fail = (message: string) => new ValidationError('gateway.reshard', [{ path: 'count', message }]);
-  if (!Number.isInteger(count) || count < 1) throw fail('must be a whole number of at least 1');
-  if (plan === undefined) throw fail('connect() first: a reshard replaces a running shard set');
-  if (fleet) throw fail('not with a coordinator yet: reshard one process, or restart the fleet with the new count');
-  if (plan.perWorker !== undefined) throw fail('not with shardsPerWorker yet');
-  if (plan.sharded && plan.ids.length !== plan.count) throw fail('this process runs only some shards (gateway.shards): every process must reshard together');
+/** An empty shard set. */
+export function newShardSet(plan: ShardPlan | undefined, generation: number): ShardSet {
+  return { plan, shards: [], savers: new Map(), fleet: undefined, generation };
+}
+
+/** The plan for `count` shards, every one of them. */
+export function withCount(plan: ShardPlan, count: number): ShardPlan {
   return { ...plan, sharded: true, count, ids: Array.from({ length: count }, (_, id) => id) };
 }
 
-/**
- * Starts the new set and resolves with its shards once every one is READY. A failure closes the new set and rejects; the old one
- * never stopped.
- */
-export async function startNextSet(next: ShardPlan, host: ReshardHost, signal: AbortSignal | undefined): Promise<ShardHandle[]> {
-  const shards = next.ids.map((id) => host.create(id, next));
-  host.report(`reshard: identifying ${next.count} shards in the background while the current set serves`);
-  try {
-    await connectShards(shards, next.maxConcurrency, signal);
-  } catch (error) {
-    await Promise.all(shards.map((shard) => shard.destroy()));
-    throw error;
-  }
-  return shards;
+/** Checks a reshard's target: a whole number of at least 1, a connected Gateway, and one that runs every shard (or a fleet that can reshard). */
+export function checkReshard(count: number, plan: ShardPlan | undefined, coordinator: ShardCoordinator | undefined): ShardPlan {
+  const fail = (message: string) => new ValidationError('gateway.reshard', [{ path: 'count', message }]);
+  if (!Number.isInteger(count) || count < 1) throw fail('must be a whole number of at least 1');
+  if (plan === undefined) throw fail('connect() first: a reshard replaces a running shard set');
+  if (coordinator !== undefined && coordinator.requestReshard === undefined) throw fail('this coordinator cannot reshard (no requestReshard)');
+  if (plan.perWorker !== undefined) throw fail('not with shardsPerWorker yet');
+  if (coordinator === undefined && plan.sharded && plan.ids.length !== plan.count)
+    throw fail('this process runs only some shards (gateway.shards): use a coordinator to reshard processes together');
+  return withCount(plan, count);
+}
+
+/** What a coordinator step means for a fleet's reshard: start the next set (a reshard was asked for), switch to it (all READY), or nothing. */
+export function fleetReshardStep(set: ShardSet, current: ShardSet, next: ShardSet | undefined, answer: CoordinatorTick): 'start' | 'switch' | undefined {
+  const count = set.plan?.count;
+  if (set === current && next === undefined && answer.target !== undefined && answer.target !== count) return 'start';
+  if (set === next && count !== undefined && (answer.ready ?? 0) >= count) return 'switch';
+  return undefined;
+}
+
+/** Stops a set for good: its shards closed with 1000 (their sessions end) and its stored sessions forgotten; in a fleet, its leases given back. */
+export async function dropSet(set: ShardSet, report: (line: string) => void): Promise<void> {
+  const stop = () => stopShards({ shards: set.shards, inFlight: undefined, publisher: undefined, savers: set.savers, report }, false, 0);
+  await (set.fleet === undefined ? stop() : set.fleet.retire(stop));
 }
 
 /**
- * A reshard: the new set started (see {@link startNextSet}), its sessions given savers, then the switch: the Gateway's shards and
- * savers replaced in place, the old set closed (1000: those sessions end) and its stored sessions forgotten.
+ * Starts the new set and resolves once every shard is READY. A failure closes the new set and rejects; the old one never stopped.
  */
-export async function reshardShards(next: ShardPlan, signal: AbortSignal | undefined, host: ReshardHost): Promise<void> {
-  const shards = await startNextSet(next, host, signal);
-  const { store } = host;
-  const savers = store === undefined ? undefined : await restoreSessions(store.store, shards, next.count, store.record, store.failed);
-  host.switched();
-  const old = host.shards.splice(0, host.shards.length, ...shards);
-  const oldSavers = [...host.savers.values()];
-  host.savers.clear();
-  for (const [id, saver] of savers ?? []) {
-    host.savers.set(id, saver);
-    saver.schedule();
+export async function startNextSet(
+  next: ShardSet,
+  create: (id: number) => ShardHandle,
+  report: (line: string) => void,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const plan = next.plan as ShardPlan;
+  next.shards.push(...plan.ids.map(create));
+  report(`reshard: identifying ${plan.count} shards in the background while the current set serves`);
+  try {
+    await connectShards(next.shards, plan.maxConcurrency, signal);
+  } catch (error) {
+    await Promise.all(next.shards.map((shard) => shard.destroy()));
+    throw error;
   }
-  host.report(`reshard: switched to ${next.count} shards; closing the ${old.length} of the previous set`);
-  await Promise.all(old.map((shard) => shard.destroy()));
-  for (const saver of oldSavers) saver.end();
+}
+
+/** After the switch to `next`: its sessions saved, the old set dropped (see {@link dropSet}). */
+export async function finishSwitch(old: ShardSet, next: ShardSet, report: (line: string) => void): Promise<void> {
+  for (const saver of next.savers.values()) saver.schedule();
+  report(`reshard: switched to ${next.plan?.count} shards; closing the ${old.shards.length} of the previous set`);
+  await dropSet(old, report);
 }

@@ -7,7 +7,9 @@
  * set of member ids by expiry), `{K}:leases:<count>` (a hash of shard id to
  * `member|fence|expiry`), `{K}:fence` (the fencing counter) and
  * `{K}:i:<interaction id>` (an interaction's claim: a member id, or
- * `answered`).
+ * `answered`); for resharding, `{K}:count` (the fleet's shard count once a
+ * reshard set it), `{K}:target` (a reshard asked for) and `{K}:ready:<count>`
+ * (the shards of that count READY somewhere).
  *
  * @module
  */
@@ -37,7 +39,8 @@ export interface RedisShardCoordinatorOptions {
  * ARGV: member, shard count, lease (ms), acquire ('1' or '0'). Renews the
  * member and its leases, drops expired members and leases, and takes free
  * shards up to `ceil(count / members)`, those whose home (`shard % members`)
- * is this member first. Returns `{members, index, shard, fence, ...}`.
+ * is this member first. Returns `{members, index, target or -1, ready, shard, fence, ...}` (KEYS[4]: the reshard
+ * target; KEYS[5]: the set of READY shards of this count).
  */
 const TICK = new RedisScript(`
 local t = redis.call('TIME')
@@ -51,6 +54,8 @@ table.sort(members)
 local index = 0
 for i, m in ipairs(members) do if m == member then index = i - 1 end end
 local n = #members
+local target = tonumber(redis.call('GET', KEYS[4]) or '-1')
+local ready = redis.call('SCARD', KEYS[5])
 local held, free = {}, {}
 for shard = 0, count - 1 do
   local value = redis.call('HGET', KEYS[2], shard)
@@ -75,7 +80,7 @@ if ARGV[4] == '1' then
   end
 end
 redis.call('PEXPIRE', KEYS[2], lease * 3)
-local answer = { n, index }
+local answer = { n, index, target, ready }
 for _, v in ipairs(held) do answer[#answer + 1] = v end
 return answer`);
 
@@ -139,12 +144,35 @@ export class RedisShardCoordinator implements ShardCoordinator {
   }
 
   async tick(member: string, shardCount: number, acquire: boolean): Promise<CoordinatorTick> {
-    const keys = [`${this.#key}:members`, this.#leases(shardCount), `${this.#key}:fence`];
+    const keys = [`${this.#key}:members`, this.#leases(shardCount), `${this.#key}:fence`, `${this.#key}:target`, this.#ready(shardCount)];
     const reply = (await this.#run(TICK, keys, [member, String(shardCount), String(this.leaseMs), acquire ? '1' : '0'])) as unknown[];
     const numbers = Array.isArray(reply) ? reply.map(Number) : [];
     const leases: ShardLease[] = [];
-    for (let i = 2; i + 1 < numbers.length; i += 2) leases.push({ shardId: numbers[i] as number, fence: numbers[i + 1] as number });
-    return { members: numbers[0] ?? 1, index: numbers[1] ?? 0, leases: leases.sort((a, b) => a.shardId - b.shardId) };
+    for (let i = 4; i + 1 < numbers.length; i += 2) leases.push({ shardId: numbers[i] as number, fence: numbers[i + 1] as number });
+    const target = numbers[2] !== undefined && numbers[2] > 0 ? numbers[2] : undefined;
+    return { members: numbers[0] ?? 1, index: numbers[1] ?? 0, leases: leases.sort((a, b) => a.shardId - b.shardId), target, ready: numbers[3] ?? 0 };
+  }
+
+  #ready(count: number): string {
+    return `${this.#key}:ready:${count}`;
+  }
+
+  async shardCount(): Promise<number | undefined> {
+    const value = Number(await this.#run(GET, [`${this.#key}:count`], []));
+    return Number.isInteger(value) && value > 0 ? value : undefined;
+  }
+
+  async requestReshard(count: number): Promise<void> {
+    if (!Number.isInteger(count) || count < 1) throw new RangeError('a shard count is a whole number of at least 1');
+    await this.#run(REQUEST_RESHARD, [`${this.#key}:target`, this.#ready(count)], [String(count)]);
+  }
+
+  async shardReady(shardCount: number, shardId: number): Promise<void> {
+    await this.#run(SHARD_READY, [this.#ready(shardCount)], [String(shardId)]);
+  }
+
+  async commitReshard(count: number): Promise<void> {
+    await this.#run(COMMIT_RESHARD, [`${this.#key}:count`, `${this.#key}:target`], [String(count)]);
   }
 
   async release(member: string, shardCount: number, lease: ShardLease): Promise<void> {
@@ -163,6 +191,24 @@ export class RedisShardCoordinator implements ShardCoordinator {
     await this.#run(ANSWERED, [`${this.#key}:i:${interactionId}`], [String(CLAIM_TTL_MS)]);
   }
 }
+
+/** The value of KEYS[1], or false. */
+const GET = new RedisScript(`return redis.call('GET', KEYS[1])`);
+
+/** ARGV: count. Asks for a reshard to `count` (KEYS[1], for a day at most); its READY set (KEYS[2]) starts empty. */
+const REQUEST_RESHARD = new RedisScript(`redis.call('SET', KEYS[1], ARGV[1], 'PX', 86400000)
+redis.call('DEL', KEYS[2])
+return 0`);
+
+/** ARGV: shard id. Adds it to the READY set of its count (KEYS[1], for a day at most). */
+const SHARD_READY = new RedisScript(`redis.call('SADD', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], 86400000)
+return 0`);
+
+/** ARGV: count. The fleet's count (KEYS[1]) becomes `count`; the request (KEYS[2]) ends if it asked for it. */
+const COMMIT_RESHARD = new RedisScript(`redis.call('SET', KEYS[1], ARGV[1])
+if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
+return 0`);
 
 /** ARGV: ttl (ms). Marks an interaction answered. */
 const ANSWERED = new RedisScript(`redis.call('SET', KEYS[1], 'answered', 'PX', ARGV[1])

@@ -7,6 +7,7 @@
  */
 import { expect, it } from 'vitest';
 import { Client, isValidationError, MemoryGatewaySessionStore, shardOfGuild } from '../../src/index.js';
+import { fleetReshardStep, newShardSet, RecentInteractions, RESHARD_DEDUPE_MS } from '../../src/gateway/reshard.js';
 import { useEmulatorWithAdmin } from '../helpers/emulators.js';
 import { until } from '../helpers/until.js';
 
@@ -83,4 +84,32 @@ it('refuses a count that is not a whole number, and a Gateway not yet connected,
   } finally {
     await client.close();
   }
+});
+
+it('an interaction seen twice during the overlap runs once; ids are forgotten after a minute, and all once the overlap is over', () => {
+  let now = 0;
+  const recent = new RecentInteractions(() => now);
+  expect(recent.first('a')).toBe(true);
+  expect(recent.first('a')).toBe(false);
+  now = RESHARD_DEDUPE_MS + 1;
+  expect(recent.first('b')).toBe(true);
+  expect(recent.first('a')).toBe(true);
+  recent.until = now;
+  now += 1;
+  expect(recent.first('b')).toBe(true);
+  expect(recent.first('b')).toBe(true);
+});
+
+it("a fleet's coordinator steps: a target starts the next set once, the next set all READY switches, nothing else does", () => {
+  const plan = { sharded: true, ids: [], count: 8, maxConcurrency: 1, perWorker: undefined };
+  const current = newShardSet(plan, 0);
+  const next = newShardSet({ ...plan, count: 12 }, 1);
+  const tick = (extra: { target?: number; ready?: number }) => ({ members: 3, index: 0, leases: [], ...extra });
+  expect(fleetReshardStep(current, current, undefined, tick({}))).toBeUndefined();
+  expect(fleetReshardStep(current, current, undefined, tick({ target: 8 }))).toBeUndefined();
+  expect(fleetReshardStep(current, current, undefined, tick({ target: 12 }))).toBe('start');
+  expect(fleetReshardStep(current, current, next, tick({ target: 12 }))).toBeUndefined();
+  expect(fleetReshardStep(next, current, next, tick({ target: 12, ready: 11 }))).toBeUndefined();
+  expect(fleetReshardStep(next, current, next, tick({ target: 12, ready: 12 }))).toBe('switch');
+  expect(fleetReshardStep(current, current, next, tick({ ready: 12 }))).toBeUndefined();
 });

@@ -64,4 +64,25 @@ describeWithRedis('the Redis shard coordinator', () => {
     await c.leave('b', 1);
     expect(await c.claimInteraction('c', 'i1')).toBe(false);
   });
+
+  it("a reshard: the request reaches every member with its ready count, the new count is shared out, and the commit makes it the fleet's", async () => {
+    const c = coordinator();
+    expect(await c.shardCount()).toBeUndefined();
+    for (const m of ['a', 'b', 'c']) await c.tick(m, 8, true);
+    expect((await c.tick('a', 8, true)).target).toBeUndefined();
+    await c.requestReshard(12);
+    const seen = await Promise.all(['a', 'b', 'c'].map((m) => c.tick(m, 8, true)));
+    expect(seen.map((tick) => tick.target)).toEqual([12, 12, 12]);
+    // The new count's leases are their own: 4 each, beside the 8 still held.
+    const next = await Promise.all(['a', 'b', 'c'].map((m) => c.tick(m, 12, true)));
+    expect(next.flatMap((tick) => tick.leases.map((lease) => lease.shardId)).sort((x, y) => x - y)).toEqual([...Array(12).keys()]);
+    expect(next.map((tick) => tick.ready)).toEqual([0, 0, 0]);
+    for (const id of [0, 1, 2, 0]) await c.shardReady(12, id);
+    expect((await c.tick('a', 12, true)).ready).toBe(3);
+    expect((await c.tick('a', 8, true)).ready).toBe(0);
+    await c.commitReshard(12);
+    expect(await c.shardCount()).toBe(12);
+    expect((await c.tick('b', 8, true)).target).toBeUndefined();
+    await expect(c.requestReshard(0)).rejects.toThrow(RangeError);
+  });
 });

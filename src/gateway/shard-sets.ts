@@ -1,0 +1,162 @@
+/**
+ * The Gateway's shard sets: the current one, and during a reshard the next
+ * one being started. Starts a fleet's supervisor for a set, follows a
+ * fleet's reshard (the next set started when one is asked for, the switch
+ * when all of it is READY), and reshards a Gateway that runs every shard
+ * itself.
+ *
+ * @module
+ */
+
+import { wait } from '../core/wait.js';
+import { GatewayError } from '../errors/index.js';
+import type { ConnectionReport } from './connection-host.js';
+import type { FleetSupervisor, ShardCoordinator } from './coordinator.js';
+import { createFleet } from './fleet.js';
+import { restoreSessions, type GatewaySessionRecord, type GatewaySessionStore } from './gateway-session-store.js';
+import { GatewayDispatch } from './protocol.js';
+import {
+  dropSet,
+  finishSwitch,
+  fleetReshardStep,
+  newShardSet,
+  RecentInteractions,
+  RESHARD_DEDUPE_MS,
+  startNextSet,
+  withCount,
+  type ShardSet,
+} from './reshard.js';
+import type { ShardPlan } from './shard-plan.js';
+import type { GatewayDispatchEvent } from './options.js';
+import type { ShardHandle } from './shards.js';
+
+/** What the sets ask of their Gateway. */
+export interface ShardSetsHost {
+  /** A shard of a set, in this thread. */
+  newShard(id: number, plan: ShardPlan, set: ShardSet): ShardHandle;
+  /** The session record of a shard of a set, for the store. */
+  record(shard: ShardHandle, set: ShardSet): GatewaySessionRecord | undefined;
+  /** Where sessions are kept, if anywhere. */
+  readonly store: GatewaySessionStore | undefined;
+  /** The session store failed. */
+  storeFailed(error: unknown): void;
+  /** Reports a debug line or an error as the Gateway's event. */
+  report(report: ConnectionReport): void;
+  /** The Gateway's clock. */
+  now(): number;
+}
+
+/** The Gateway's current shard set and, during a reshard, the next one. */
+export class ShardSets {
+  /** The set that dispatches. */
+  current: ShardSet = newShardSet(undefined, 0);
+  /** The set a reshard is starting (it dispatches interactions only until the switch). */
+  next: ShardSet | undefined;
+  readonly #host: ShardSetsHost;
+  /** Interaction ids seen since a reshard began, so that one arriving on both sets runs once. */
+  #recent: RecentInteractions | undefined;
+  /** Who waits for a fleet's reshard to switch here. */
+  readonly #switched: (() => void)[] = [];
+
+  constructor(host: ShardSetsHost) {
+    this.#host = host;
+  }
+
+  #debug(line: string): void {
+    this.#host.report({ event: 'debug', payload: line });
+  }
+
+  /** Whether a set's dispatch goes through: the current set's all, the next set's interactions only. */
+  dispatches(set: ShardSet, event: GatewayDispatchEvent): boolean {
+    const current = this.current.generation;
+    return set.generation === current || (set.generation > current && event.t === GatewayDispatch.InteractionCreate);
+  }
+
+  /** Whether an interaction was already seen on the other set during a reshard (it runs once). */
+  seenTwice(payload: unknown): boolean {
+    return this.#recent?.first(String((payload as { id?: unknown } | null)?.id)) === false;
+  }
+
+  /** The supervisor of a set's part of the fleet (a reshard's next set shares this process's member id). */
+  fleetOf(set: ShardSet, coordinator: ShardCoordinator, member?: string): FleetSupervisor {
+    const plan = set.plan as ShardPlan;
+    const host = this.#host;
+    const fleet = createFleet(
+      coordinator,
+      plan.count,
+      {
+        ...{ create: (id) => host.newShard(id, plan, set), list: set.shards, savers: set.savers, store: host.store },
+        ...{ record: (shard) => host.record(shard, set), storeFailed: (error) => host.storeFailed(error), report: (report) => host.report(report) },
+        holds: (id) => set.fleet?.has(id) === true,
+        ready: (id) => coordinator.shardReady?.(plan.count, id),
+        ticked: (answer) => this.#fleetStep(set, coordinator, fleetReshardStep(set, this.current, this.next, answer), answer.target),
+      },
+      member,
+    );
+    set.fleet = fleet;
+    return fleet;
+  }
+
+  #fleetStep(set: ShardSet, coordinator: ShardCoordinator, step: 'start' | 'switch' | undefined, target: number | undefined): void {
+    if (step === 'start' && target !== undefined) {
+      const next = (this.next = newShardSet(withCount(set.plan as ShardPlan, target), set.generation + 1));
+      this.#debug(`reshard: identifying ${target} shards with the fleet while the current set serves`);
+      void this.fleetOf(next, coordinator, set.fleet?.member).start();
+    } else if (step === 'switch') {
+      const old = this.current;
+      [this.current, this.next] = [set, undefined];
+      void finishSwitch(old, set, (line) => this.#debug(line))
+        .then(() => coordinator.commitReshard?.(set.plan?.count ?? 0))
+        .catch((error: unknown) =>
+          this.#host.report({ event: 'error', payload: new GatewayError('finishing the reshard failed', undefined, { cause: error }) }),
+        )
+        .finally(() => {
+          for (const resolve of this.#switched.splice(0)) resolve();
+        });
+    }
+  }
+
+  /** A fleet's reshard: asks every process, and resolves once this one switched. */
+  async reshardFleet(coordinator: ShardCoordinator, count: number, signal: AbortSignal | undefined): Promise<void> {
+    const switched = new Promise<void>((resolve) => this.#switched.push(resolve));
+    await coordinator.requestReshard?.(count);
+    await wait(switched, { signal });
+  }
+
+  /** A reshard of a Gateway that runs every shard itself: the next set started, its sessions restored or saved, the switch. */
+  async reshard(plan: ShardPlan, signal: AbortSignal | undefined): Promise<void> {
+    const host = this.#host;
+    const recent = (this.#recent = new RecentInteractions(() => host.now()));
+    const next = (this.next = newShardSet(plan, this.current.generation + 1));
+    try {
+      await startNextSet(
+        next,
+        (id) => host.newShard(id, plan, next),
+        (line) => this.#debug(line),
+        signal,
+      );
+      const { store } = host;
+      const savers =
+        store &&
+        (await restoreSessions(
+          store,
+          next.shards,
+          plan.count,
+          (shard) => host.record(shard, next),
+          (error) => host.storeFailed(error),
+        ));
+      for (const [id, saver] of savers ?? []) next.savers.set(id, saver);
+      const old = this.current;
+      this.current = next; // the switch: from here only the new set dispatches
+      await finishSwitch(old, next, (line) => this.#debug(line));
+    } finally {
+      this.next = undefined;
+      recent.until = host.now() + RESHARD_DEDUPE_MS;
+    }
+  }
+
+  /** Closing: the set a reshard was starting is dropped. */
+  async closeNext(): Promise<void> {
+    if (this.next !== undefined) await dropSet(this.next, (line) => this.#debug(line));
+  }
+}
