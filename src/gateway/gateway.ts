@@ -39,7 +39,7 @@ import { resolveShardPlan, type ShardPlan } from './shard-plan.js';
 import { connectShards, connectionHost, localShard, overallStatus, sessionRecordOf, type ShardHandle, type ShardHost, type ShardInfo } from './shards.js';
 import { stopShards } from './closing.js';
 import { checkConnectOptions } from './connect-checks.js';
-import { checkReshard, withCount, type ShardSet } from './reshard.js';
+import { autoReshardInterval, checkReshard, withCount, type ShardSet } from './reshard.js';
 import { ShardSets } from './shard-sets.js';
 import { answerable, deliverClaimed, recordingAnswers } from './fleet.js';
 import { deliverInteraction } from './deliver.js';
@@ -77,8 +77,8 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   constructor(options: GatewayOptions, wiring: GatewayWiring) {
     super();
     this.#options = resolveGatewayOptions(options, wiring.defaultUrl);
-    const { shards, shardCount, maxConcurrency, shardsPerWorker, identifyThrottle, sessionStore, sessionStartReserve, coordinator } = options;
-    this.#sharding = { shards, shardCount, maxConcurrency, shardsPerWorker, identifyThrottle, sessionStore, coordinator };
+    const { shards, shardCount, maxConcurrency, shardsPerWorker, identifyThrottle, sessionStore, sessionStartReserve, coordinator, autoReshard } = options;
+    this.#sharding = { shards, shardCount, maxConcurrency, shardsPerWorker, identifyThrottle, sessionStore, coordinator, autoReshard };
     const read = wiring.sessionStartLimit;
     this.#budget =
       read === undefined || sessionStartReserve === false
@@ -189,6 +189,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   async #connect(options: { signal?: AbortSignal | undefined }): Promise<void> {
     if (this.#destroyed) throw new GatewayError('this Gateway was destroyed; client.gateway gives a new one');
     checkConnectOptions(this.#options, this.#sharding, this.#wiring.token(), this.#wiring.allowInsecure);
+    const autoMs = autoReshardInterval(this.#sharding.autoReshard);
     const loading = (this.#loading ??= this.#load());
     // A failed start (GET /gateway/bot, a worker) may be tried again.
     loading.catch(() => {
@@ -199,6 +200,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
       if (this.#destroyed) throw new GatewayError('the Gateway was destroyed while connecting');
       if (this.#sets.current.fleet !== undefined) await Promise.all(this.#sets.current.shards.map((shard) => shard.connect(options.signal)));
       else await connectShards(shards, this.#sets.current.plan?.maxConcurrency ?? 1, options.signal);
+      if (autoMs !== undefined && this.#wiring.gatewayBot) this.#sets.watch(autoMs, this.#wiring.gatewayBot, (count) => this.reshard(count));
     } catch (error) {
       throw error instanceof Error ? this.#scrubError(error) : error;
     }
@@ -378,7 +380,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     if (handOff && this.#sharding.sessionStore === undefined && this.#sets.current.shards.length > 0)
       this.#report({ event: 'debug', payload: 'handing off without a gateway.sessionStore: no successor can find the sessions' });
     this.#destroyed = true;
-    await this.#sets.closeNext();
+    await this.#sets.close();
     const report = (line: string) => this.#report({ event: 'debug', payload: line });
     const parts = {
       shards: this.#sets.current.shards,

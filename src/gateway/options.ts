@@ -134,6 +134,13 @@ export interface GatewayShardingOptions {
    * @default undefined: this process runs the shards its options name
    */
   coordinator?: ShardCoordinator | undefined;
+  /**
+   * Reshards on its own (see `gateway.reshard()`) when `GET /gateway/bot` recommends more shards than run, asked every
+   * `intervalMs` (`true`: every hour). Never fewer shards. For a Gateway that runs every shard, or a fleet (each process asks;
+   * the fleet reshards once).
+   * @default false
+   */
+  autoReshard?: boolean | { intervalMs?: number | undefined } | undefined;
 }
 
 /** Options of `gateway.close()` and `client.close()`. */

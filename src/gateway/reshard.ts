@@ -9,7 +9,8 @@
  */
 
 import { ValidationError } from '../errors/index.js';
-import type { ShardPlan } from './shard-plan.js';
+import type { GatewayShardingOptions } from './options.js';
+import { readGatewayBot, type ShardPlan } from './shard-plan.js';
 import { stopShards } from './closing.js';
 import type { CoordinatorTick, FleetSupervisor, ShardCoordinator } from './coordinator.js';
 import type { SessionSaver } from './gateway-session-store.js';
@@ -121,4 +122,49 @@ export async function finishSwitch(old: ShardSet, next: ShardSet, report: (line:
   for (const saver of next.savers.values()) saver.schedule();
   report(`reshard: switched to ${next.plan?.count} shards; closing the ${old.shards.length} of the previous set`);
   await dropSet(old, report);
+}
+
+/** How often `autoReshard: true` asks `GET /gateway/bot`. */
+export const AUTO_RESHARD_INTERVAL_MS = 3_600_000;
+
+/** The interval of the `autoReshard` option, or `undefined` when it is off; a `ValidationError` for an unusable one. */
+export function autoReshardInterval(option: GatewayShardingOptions['autoReshard']): number | undefined {
+  if (option === undefined || option === false) return undefined;
+  const intervalMs = option === true ? AUTO_RESHARD_INTERVAL_MS : (option.intervalMs ?? AUTO_RESHARD_INTERVAL_MS);
+  if (!Number.isFinite(intervalMs) || intervalMs < 1000)
+    throw new ValidationError('gateway.connect', [{ path: 'gateway.autoReshard.intervalMs', message: 'must be at least 1000 milliseconds' }]);
+  return intervalMs;
+}
+
+/**
+ * The automatic mode: every `intervalMs`, asks `read()` (`GET /gateway/bot`) and reshards to its recommendation when it is more
+ * than `running()` (one reshard at a time). Returns the function that stops it.
+ */
+export function watchRecommendation(
+  intervalMs: number,
+  read: () => Promise<unknown>,
+  running: () => number | undefined,
+  reshard: (count: number) => Promise<void>,
+  report: (line: string, error?: unknown) => void,
+): () => void {
+  let busy = false;
+  const check = async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      const { shards } = readGatewayBot(await read());
+      const current = running();
+      if (shards !== undefined && current !== undefined && shards > current) {
+        report(`reshard: GET /gateway/bot recommends ${shards} shards, ${current} run; resharding`);
+        await reshard(shards);
+      }
+    } catch (error) {
+      report('the automatic reshard failed (tried again at the next check)', error);
+    } finally {
+      busy = false;
+    }
+  };
+  const timer = setInterval(() => void check(), intervalMs);
+  timer.unref?.();
+  return () => clearInterval(timer);
 }

@@ -23,6 +23,7 @@ import {
   RecentInteractions,
   RESHARD_DEDUPE_MS,
   startNextSet,
+  watchRecommendation,
   withCount,
   type ShardSet,
 } from './reshard.js';
@@ -55,6 +56,8 @@ export class ShardSets {
   readonly #host: ShardSetsHost;
   /** Interaction ids seen since a reshard began, so that one arriving on both sets runs once. */
   #recent: RecentInteractions | undefined;
+  /** Stops the automatic mode's checks. */
+  #unwatch: (() => void) | undefined;
   /** Who waits for a fleet's reshard to switch here. */
   readonly #switched: (() => void)[] = [];
 
@@ -155,8 +158,16 @@ export class ShardSets {
     }
   }
 
-  /** Closing: the set a reshard was starting is dropped. */
-  async closeNext(): Promise<void> {
+  /** Starts the automatic mode (`autoReshard`), once: see {@link watchRecommendation}. */
+  watch(intervalMs: number, read: () => Promise<unknown>, reshard: (count: number) => Promise<void>): void {
+    const report = (line: string, cause?: unknown) =>
+      this.#host.report(cause === undefined ? { event: 'debug', payload: line } : { event: 'error', payload: new GatewayError(line, undefined, { cause }) });
+    this.#unwatch ??= watchRecommendation(intervalMs, read, () => this.current.plan?.count, reshard, report);
+  }
+
+  /** Closing: the automatic mode stops, and the set a reshard was starting is dropped. */
+  async close(): Promise<void> {
+    this.#unwatch?.();
     if (this.next !== undefined) await dropSet(this.next, (line) => this.#debug(line));
   }
 }

@@ -195,10 +195,14 @@ export class RedisShardCoordinator implements ShardCoordinator {
 /** The value of KEYS[1], or false. */
 const GET = new RedisScript(`return redis.call('GET', KEYS[1])`);
 
-/** ARGV: count. Asks for a reshard to `count` (KEYS[1], for a day at most); its READY set (KEYS[2]) starts empty. */
-const REQUEST_RESHARD = new RedisScript(`redis.call('SET', KEYS[1], ARGV[1], 'PX', 86400000)
+/**
+ * ARGV: count. Asks for a reshard to `count` (KEYS[1], for a day at most); its READY set (KEYS[2]) starts empty. Asking again for
+ * the reshard under way (every process of a fleet may) changes nothing.
+ */
+const REQUEST_RESHARD = new RedisScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', 86400000)
 redis.call('DEL', KEYS[2])
-return 0`);
+return 1`);
 
 /** ARGV: shard id. Adds it to the READY set of its count (KEYS[1], for a day at most). */
 const SHARD_READY = new RedisScript(`redis.call('SADD', KEYS[1], ARGV[1])

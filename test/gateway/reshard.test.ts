@@ -5,9 +5,9 @@
  * whole time, each is answered once (those arriving on both sets during
  * the overlap included), with exactly `count` new Identify and none refused.
  */
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { Client, isValidationError, MemoryGatewaySessionStore, shardOfGuild } from '../../src/index.js';
-import { fleetReshardStep, newShardSet, RecentInteractions, RESHARD_DEDUPE_MS } from '../../src/gateway/reshard.js';
+import { autoReshardInterval, fleetReshardStep, newShardSet, RecentInteractions, RESHARD_DEDUPE_MS, watchRecommendation } from '../../src/gateway/reshard.js';
 import { useEmulatorWithAdmin } from '../helpers/emulators.js';
 import { until } from '../helpers/until.js';
 
@@ -112,4 +112,74 @@ it("a fleet's coordinator steps: a target starts the next set once, the next set
   expect(fleetReshardStep(next, current, next, tick({ target: 12, ready: 11 }))).toBeUndefined();
   expect(fleetReshardStep(next, current, next, tick({ target: 12, ready: 12 }))).toBe('switch');
   expect(fleetReshardStep(current, current, next, tick({ ready: 12 }))).toBeUndefined();
+});
+
+it('autoReshard follows GET /gateway/bot when it recommends more shards than run', async () => {
+  const { emulator } = await start({ gateway: { shards: 2, maxConcurrency: 16, identifyIntervalMs: 0 } });
+  const client = new Client({
+    baseUrl: emulator.url,
+    auth: { botToken: emulator.seed.botToken },
+    gateway: { shards: 'auto', autoReshard: { intervalMs: 1000 } },
+  });
+  const debug: string[] = [];
+  client.gateway.on('debug', (line) => debug.push(line));
+  try {
+    await client.gateway.connect();
+    emulator.recommendShards(3);
+    await until(() => client.gateway.shardCount === 3 && debug.some((line) => line.includes('switched to 3 shards')), {
+      what: 'the automatic reshard to 3',
+      timeoutMs: 20_000,
+    });
+    expect(debug.some((line) => line.includes('recommends 3 shards, 2 run'))).toBe(true);
+    expect(emulator.gatewayStats.forBot().identifies).toBe(2 + 3);
+  } finally {
+    await client.close();
+  }
+}, 30_000);
+
+it('the automatic mode reshards only to more shards, one reshard at a time, and reports a failed check', async () => {
+  vi.useFakeTimers();
+  try {
+    let recommended = 6;
+    let running = 4;
+    const reshards: number[] = [];
+    let finish = () => undefined as void;
+    const reshard = (count: number) => {
+      reshards.push(count);
+      return new Promise<void>((resolve) => (finish = resolve));
+    };
+    const errors: string[] = [];
+    const read = async () => {
+      if (recommended < 0) throw new Error('GET /gateway/bot failed');
+      return { shards: recommended };
+    };
+    const stop = watchRecommendation(
+      1000,
+      read,
+      () => running,
+      reshard,
+      (line, error) => error !== undefined && errors.push(line),
+    );
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(reshards).toEqual([6]);
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(reshards).toEqual([6]);
+    finish();
+    running = 6;
+    recommended = 5;
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(reshards).toEqual([6]);
+    recommended = -1;
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(errors).toEqual(['the automatic reshard failed (tried again at the next check)']);
+    stop();
+    recommended = 9;
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(reshards).toEqual([6]);
+    expect(() => autoReshardInterval({ intervalMs: 10 })).toThrow(/at least 1000/);
+    expect(autoReshardInterval(true)).toBe(3_600_000);
+    expect(autoReshardInterval(false)).toBeUndefined();
+  } finally {
+    vi.useRealTimers();
+  }
 });

@@ -78,6 +78,8 @@ describeWithRedis('the Redis shard coordinator', () => {
     expect(next.flatMap((tick) => tick.leases.map((lease) => lease.shardId)).sort((x, y) => x - y)).toEqual([...Array(12).keys()]);
     expect(next.map((tick) => tick.ready)).toEqual([0, 0, 0]);
     for (const id of [0, 1, 2, 0]) await c.shardReady(12, id);
+    // Another process asking for the same reshard (every one of a fleet may) keeps what is READY.
+    await c.requestReshard(12);
     expect((await c.tick('a', 12, true)).ready).toBe(3);
     expect((await c.tick('a', 8, true)).ready).toBe(0);
     await c.commitReshard(12);

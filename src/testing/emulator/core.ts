@@ -103,6 +103,12 @@ export class EmulatorCore {
    * interactions (15 min): `invokeCommand().response` of an interaction now
    * expired unanswered rejects with `EmulatorInteractionExpiredError`.
    */
+  /** Changes the shard count `GET /gateway/bot` recommends (a bot that grew). */
+  recommendShards(count: number): void {
+    if (!Number.isInteger(count) || count < 1) throw new RangeError('a shard count is a whole number of at least 1');
+    this.#state.recommendedShards = count;
+  }
+
   advanceTime(ms: number): void {
     this.#state.clockOffset += ms;
     expireInteractions(this.#state);

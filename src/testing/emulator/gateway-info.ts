@@ -44,7 +44,7 @@ export function getGatewayBot(state: EmulatorState, appId: string): EmulatorResp
   const oldest = starts[0];
   return json(200, {
     url: gatewayUrlOf(state.baseUrl),
-    shards: state.options.gateway?.shards ?? 1,
+    shards: state.recommendedShards ?? state.options.gateway?.shards ?? 1,
     session_start_limit: {
       total: startLimit(state),
       remaining: Math.max(0, startLimit(state) - starts.length),

@@ -106,6 +106,8 @@ export interface Emulator {
   submitModal(input: UserModalSubmitInput): InvokedInteraction;
   /** Messages posted to a channel by webhooks and interaction replies. */
   messages(channelId?: string): EmulatedMessage[];
+  /** Changes the shard count `GET /gateway/bot` recommends, as the service does when a bot grows (`gateway.autoReshard` follows it). */
+  recommendShards(count: number): void;
   /** Moves the emulator's clock forward (access tokens and interactions expire after 15 minutes); the SDK follows only with `clock: emulator.clock`. */
   advanceTime(ms: number): void;
   /**
@@ -295,6 +297,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     },
     messages: (channelId) => core.messages(channelId ?? core.seed.channelId),
     advanceTime: (ms) => core.advanceTime(ms),
+    recommendShards: (count) => core.recommendShards(count),
     dropGatewayConnections: (code) => gateway.dropConnections(code ?? 'terminate'),
     reset: () => core.reset(),
     gatewayStats: {

@@ -153,6 +153,8 @@ export class EmulatorState {
   clockOffset = 0;
   /** The global limit now in force (starts as `options.globalRateLimit`; the playground may change it). */
   globalRateLimit: WindowLimit | undefined;
+  /** The shard count `GET /gateway/bot` recommends, once `recommendShards()` changed it. */
+  recommendedShards: number | undefined;
   /** Observers of REST calls and changes (the playground). */
   readonly observers = new Set<(event: EmulatorEvent) => void>();
   #idCounter = 0;
