@@ -190,7 +190,7 @@ export {
 } from './gateway/identify-throttle.js';
 export { MemoryGatewaySessionStore, type GatewaySessionStore, type GatewaySessionRecord } from './gateway/gateway-session-store.js';
 export type { ShardCoordinator, ShardLease, CoordinatorTick } from './gateway/coordinator.js';
-export type { GatewayConnectionOptions, GatewayShardingOptions, ShardEvent } from './gateway/options.js';
+export type { AutoReshardOptions, GatewayConnectionOptions, GatewayShardingOptions, ShardEvent } from './gateway/options.js';
 export type { ShardInfo } from './gateway/shards.js';
 export { shardOfGuild } from './gateway/protocol.js';
 export type { RequestHooks, RequestHookView, BeforeRequestView, BeforeRequestResult, AfterResponseView, RequestErrorView } from './observe/hooks.js';

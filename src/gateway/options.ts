@@ -140,7 +140,7 @@ export interface GatewayShardingOptions {
    * the fleet reshards once).
    * @default false
    */
-  autoReshard?: boolean | { intervalMs?: number | undefined } | undefined;
+  autoReshard?: boolean | AutoReshardOptions | undefined;
 }
 
 /** Options of `gateway.close()` and `client.close()`. */
@@ -158,6 +158,12 @@ export interface GatewayCloseOptions {
    * @default 10000
    */
   drainTimeoutMs?: number | undefined;
+}
+
+/** Options of `gateway.autoReshard`. */
+export interface AutoReshardOptions {
+  /** How often `GET /gateway/bot` is asked, milliseconds (at least 1000). @default 3600000 */
+  intervalMs?: number | undefined;
 }
 
 /** Options of the Gateway. */

@@ -98,17 +98,17 @@ export class EmulatorCore {
     return this.#state.now();
   }
 
-  /**
-   * Moves the clock forward, e.g. to expire access tokens (15 min) or
-   * interactions (15 min): `invokeCommand().response` of an interaction now
-   * expired unanswered rejects with `EmulatorInteractionExpiredError`.
-   */
   /** Changes the shard count `GET /gateway/bot` recommends (a bot that grew). */
   recommendShards(count: number): void {
     if (!Number.isInteger(count) || count < 1) throw new RangeError('a shard count is a whole number of at least 1');
     this.#state.recommendedShards = count;
   }
 
+  /**
+   * Moves the clock forward, e.g. to expire access tokens (15 min) or
+   * interactions (15 min): `invokeCommand().response` of an interaction now
+   * expired unanswered rejects with `EmulatorInteractionExpiredError`.
+   */
   advanceTime(ms: number): void {
     this.#state.clockOffset += ms;
     expireInteractions(this.#state);
