@@ -81,7 +81,7 @@ async function member(): Promise<void> {
   });
 }
 
-/** The demo: an emulator with 8 shards, three members, a rolling restart, while /ping runs 20 times a second. */
+/** The demo: an emulator with 8 shards, three members, a rolling restart, then a reshard to 12, while /ping runs 20 times a second. */
 async function demo(): Promise<void> {
   const emulator = await createEmulator({ gateway: { shards: 8, maxConcurrency: 8 } });
   const admin = new Client({ baseUrl: emulator.url });
@@ -91,14 +91,16 @@ async function demo(): Promise<void> {
   const start = (name: string) => {
     const env = { ...process.env, ROLE: 'member', PROC: name, FLEET_KEY: key, CHAT_BASE_URL: emulator.url, CHAT_BOT_TOKEN: emulator.seed.botToken };
     const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-    const ready = new Promise<void>((resolve) =>
-      child.stdout?.on('data', (chunk: Buffer) => {
-        const text = chunk.toString();
-        process.stdout.write(text);
-        if (text.includes(`ready ${name}`)) resolve();
-      }),
-    );
-    return { child, ready };
+    let seen = '';
+    const waiting: { text: string; resolve: () => void }[] = [];
+    child.stdout?.on('data', (chunk: Buffer) => {
+      process.stdout.write(chunk);
+      seen += chunk.toString();
+      for (const wait of waiting.filter((w) => seen.includes(w.text))) wait.resolve();
+    });
+    /** Resolves once the member has printed `text`. */
+    const output = (text: string) => new Promise<void>((resolve) => (seen.includes(text) ? resolve() : waiting.push({ text, resolve })));
+    return { child, ready: output(`ready ${name}`), output };
   };
   const stopped = (child: ChildProcess) => new Promise((resolve) => child.once('exit', resolve));
   const members = new Map(['a', 'b', 'c'].map((name) => [name, start(name)]));
@@ -114,11 +116,21 @@ async function demo(): Promise<void> {
     members.set(name, next);
     await next.ready;
   }
+  const restarted = emulator.gatewayStats.forBot();
+  console.log(`rolling restart: ${runs.length} interactions so far, ${restarted.identifies} Identify, ${restarted.resumes} resumes`);
+  // A reshard 8 → 12 while traffic flows: asked through the coordinator (gateway.reshard(12) in any member does the same).
+  const redis = createClient({ url: REDIS_URL });
+  await redis.connect();
+  await createRedisShardCoordinator({ client: redis, key }).requestReshard(12);
+  await Promise.all([...members.entries()].map(([name, m]) => m.output(`count ${name} 12`)));
+  await redis.close();
   clearInterval(traffic);
   await Promise.all(runs);
   await emulator.waitForIdle();
   const stats = emulator.gatewayStats.forBot();
-  console.log(`rolling restart: ${runs.length} interactions, ${emulator.messages().length} answers, ${stats.identifies} Identify, ${stats.resumes} resumes`);
+  console.log(
+    `after the reshard: ${runs.length} interactions, ${emulator.messages().length} answers, ${stats.identifies} Identify (8 + 12), ${stats.resumes} resumes`,
+  );
   for (const m of members.values()) m.child.kill('SIGTERM');
   await Promise.all([...members.values()].map((m) => stopped(m.child)));
   await admin.close();
