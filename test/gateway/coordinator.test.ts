@@ -85,16 +85,21 @@ function gate() {
   return { open, opened, started, begun };
 }
 
-it("an interaction still being handled holds its shard's saved sequence below it: a successor's resume would replay it", async () => {
-  const { emulator, admin } = await start({ gateway: { shards: 2, maxConcurrency: 2 } });
+/** A client in a scripted fleet with a memory session store, recording each interaction's sequence and shard as dispatched. */
+function fleetClient(emulator: Emulator) {
   const coordinator = new ScriptedCoordinator();
   const sessionStore = new MemoryGatewaySessionStore();
   const client = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: { coordinator, sessionStore } });
   const sequences = new Map<string, { s: number | null; shardId: number }>();
   client.gateway.on('dispatch', (event) => {
-    const d = event.d as { id?: string; content?: string };
-    if (event.t === 'INTERACTION_CREATE' || event.t === 'MESSAGE_CREATE') sequences.set(String(d.id ?? d.content), { s: event.s, shardId: event.shardId });
+    if (event.t === 'INTERACTION_CREATE') sequences.set((event.d as { id: string }).id, { s: event.s, shardId: event.shardId });
   });
+  return { client, coordinator, sessionStore, sequences };
+}
+
+it("an interaction still being handled holds its shard's saved sequence below it: a successor's resume would replay it", async () => {
+  const { emulator, admin } = await start({ gateway: { shards: 2, maxConcurrency: 2 } });
+  const { client, sessionStore, sequences } = fleetClient(emulator);
   const gates = [gate(), gate()];
   let calls = 0;
   client.gateway.onCommand('slow', async (interaction) => {
@@ -163,13 +168,7 @@ it("a handler that answers after its shard was fenced is refused: the shard's ne
 
 it('closing for a hand-off waits for the interactions being handled, then saves the session past them', async () => {
   const { emulator, admin } = await start({ gateway: { shards: 2, maxConcurrency: 2 } });
-  const coordinator = new ScriptedCoordinator();
-  const sessionStore = new MemoryGatewaySessionStore();
-  const client = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: { coordinator, sessionStore } });
-  const sequences = new Map<string, { s: number | null; shardId: number }>();
-  client.gateway.on('dispatch', (event) => {
-    if (event.t === 'INTERACTION_CREATE') sequences.set((event.d as { id: string }).id, { s: event.s, shardId: event.shardId });
-  });
+  const { client, sessionStore, sequences } = fleetClient(emulator);
   const slow = gate();
   client.gateway.onCommand('slow', async (interaction) => {
     slow.started();
