@@ -6,8 +6,8 @@
  *
  * Scrubbing stays `redact.ts`'s job; this book only tells it which secrets a
  * value may hold, so that a dispatch is not checked against a thousand
- * tokens. Each interaction token is indexed (when it is added, not per
- * event) by one 4-character anchor from a run of letters and digits: no
+ * tokens. Each interaction token is indexed (when something is next
+ * scrubbed, not per event) by one 4-character anchor from a run of letters and digits: no
  * encoding `redact.ts` looks for (URL, JSON, HTML) changes those characters,
  * so every form of the token contains its anchor. One pass over each string
  * finds the anchors present; only their tokens (and the bot tokens) go to
@@ -47,7 +47,9 @@ class AnchorIndex {
   readonly #anchorOf = new Map<string, number>();
   readonly unanchored = new Set<string>();
 
+  /** Indexes a token; one already indexed (listed twice: forgotten, then remembered again) is left as it is. */
   add(token: string): void {
+    if (this.has(token)) return;
     const keys = new Set<number>();
     anchorKeys(token, (key) => keys.add(key));
     if (keys.size === 0) return void this.unanchored.add(token);
@@ -62,6 +64,10 @@ class AnchorIndex {
     const bucket = this.#byAnchor.get(best);
     if (bucket) bucket.add(token);
     else this.#byAnchor.set(best, new Set([token]));
+  }
+
+  has(token: string): boolean {
+    return this.#anchorOf.has(token) || this.unanchored.has(token);
   }
 
   delete(token: string): void {
@@ -99,6 +105,14 @@ export class SecretBook {
   readonly #interactionTokens = new Map<string, number>();
   readonly #botTokens = new Set<string>();
   readonly #index = new AnchorIndex();
+  /**
+   * Tokens remembered since the index was last brought up to date, oldest first (some may be forgotten since). Remembering
+   * a token is the per-event cost, so it only records it; the index, which pays for anchors, catches up when something is
+   * about to be scrubbed ({@link SecretBook.secretsIn}), which is rare next to dispatches.
+   */
+  #unindexed: string[] = [];
+  /** No token is due to be forgotten before this (the oldest one's time, or earlier): pruning before it finds nothing. */
+  #nextExpiry = Number.POSITIVE_INFINITY;
   /** The list of every secret, rebuilt only after a change. */
   #list: { current: string | undefined; secrets: string[] } | undefined;
 
@@ -117,14 +131,25 @@ export class SecretBook {
 
   /** Records an interaction's token for its lifetime. */
   remember(token: string): void {
-    this.#prune();
-    if (this.#interactionTokens.delete(token)) this.#interactionTokens.set(token, this.#now() + INTERACTION_LIFETIME_MS);
-    else {
-      this.#interactionTokens.set(token, this.#now() + INTERACTION_LIFETIME_MS);
-      this.#index.add(token);
+    const now = this.#now();
+    if (now >= this.#nextExpiry) this.#pruneAt(now);
+    const tokens = this.#interactionTokens;
+    const forgetAt = now + INTERACTION_LIFETIME_MS;
+    // A token seen again lives on from now: it moves to the end, the age order.
+    if (!tokens.delete(token)) {
+      this.#unindexed.push(token);
       this.#list = undefined;
+      // Bounded whether or not anything is ever scrubbed: once it is twice the capacity, it keeps each remembered token once.
+      if (this.#unindexed.length > 2 * this.#capacity + 16) this.#unindexed = [...new Set(this.#unindexed)].filter((t) => tokens.has(t));
     }
-    while (this.#interactionTokens.size > this.#capacity) this.#forget(this.#interactionTokens.keys().next().value as string);
+    tokens.set(token, forgetAt);
+    if (forgetAt < this.#nextExpiry) this.#nextExpiry = forgetAt;
+    if (tokens.size > this.#capacity) this.#forget(tokens.keys().next().value as string);
+  }
+
+  /** How many remembered tokens wait to be indexed (for tests: bounded by twice the capacity). */
+  get waitingToIndex(): number {
+    return this.#unindexed.length;
   }
 
   /** The interaction tokens still remembered, oldest first. */
@@ -146,6 +171,7 @@ export class SecretBook {
   /** The known secrets that `texts` may hold (in any form `redact.ts` looks for): the bot tokens, and the interaction tokens whose anchor occurs. */
   secretsIn(texts: readonly string[], current: string | undefined): string[] {
     this.#prune();
+    this.#catchUp();
     const found = new Set<string>(this.#botTokens);
     if (current !== undefined) found.add(current);
     for (const token of this.#index.unanchored) found.add(token);
@@ -165,16 +191,32 @@ export class SecretBook {
     return redactValue(value, this.secretsIn(texts, current));
   }
 
+  /** Indexes the tokens remembered since the last time that are still remembered. */
+  #catchUp(): void {
+    if (this.#unindexed.length === 0) return;
+    const unindexed = this.#unindexed;
+    this.#unindexed = [];
+    for (const token of unindexed) if (this.#interactionTokens.has(token)) this.#index.add(token);
+  }
+
   #forget(token: string): void {
     this.#interactionTokens.delete(token);
+    // A token not indexed yet is not in the index: removing it finds nothing (and #catchUp skips it, no longer remembered).
     this.#index.delete(token);
     this.#list = undefined;
   }
 
   #prune(): void {
-    const now = this.#now();
+    this.#pruneAt(this.#now());
+  }
+
+  #pruneAt(now: number): void {
+    this.#nextExpiry = Number.POSITIVE_INFINITY;
     for (const [token, forgetAt] of this.#interactionTokens) {
-      if (forgetAt > now) break;
+      if (forgetAt > now) {
+        this.#nextExpiry = forgetAt;
+        break;
+      }
       this.#forget(token);
     }
   }

@@ -112,4 +112,40 @@ describe('SecretBook', () => {
     small.remember('second-Bb22-token');
     expect(small.secretsIn(['first-Aa11-token'], undefined)).not.toContain('first-Aa11-token');
   });
+
+  it('indexes a remembered token only when something is scrubbed, and still finds every token remembered since', () => {
+    let now = 0;
+    const book = new SecretBook(() => now, 4);
+    book.remember('first-Aa11-token');
+    expect(book.scrubText('said first-Aa11-token', undefined)).toBe('said [redacted]');
+    // Remembered after the index caught up: found by the next scrub.
+    book.remember('second-Bb22-token');
+    expect(book.secretsIn(['second-Bb22-token'], undefined)).toContain('second-Bb22-token');
+    // Seen again: it lives on from now, and is not indexed twice (it is forgotten once, at its new time).
+    now = INTERACTION_LIFETIME_MS - 1;
+    book.remember('first-Aa11-token');
+    now = INTERACTION_LIFETIME_MS + 1;
+    book.remember('third-Cc33-token');
+    expect(book.interactionTokens()).toEqual(['first-Aa11-token', 'third-Cc33-token']);
+    expect(book.secretsIn(['second-Bb22-token first-Aa11-token'], undefined)).toEqual(['first-Aa11-token']);
+    now = 2 * INTERACTION_LIFETIME_MS;
+    expect(book.secretsIn(['first-Aa11-token third-Cc33-token'], undefined)).toEqual(['third-Cc33-token']);
+  });
+
+  it('bounds the tokens waiting to be indexed when nothing is ever scrubbed, and indexes a token forgotten and remembered again once', () => {
+    const book = new SecretBook(() => 0, 10);
+    for (let i = 0; i < 5000; i++) book.remember(`tok-${i % 30}-Zz99-${i % 30}`);
+    expect(book.waitingToIndex).toBeLessThanOrEqual(2 * 10 + 16);
+    const remembered = book.interactionTokens();
+    expect(remembered).toHaveLength(10);
+    const found = book.secretsIn(
+      Array.from({ length: 30 }, (_, i) => `tok-${i}-Zz99-${i}`),
+      undefined,
+    );
+    expect(found.sort()).toEqual([...remembered].sort());
+    expect(book.waitingToIndex).toBe(0);
+    // Forgetting each indexed token takes it out of the index: none is left behind.
+    for (let i = 0; i < 10; i++) book.remember(`other-${i}-Yy88`);
+    expect(book.secretsIn(remembered, undefined)).toEqual([]);
+  });
 });
