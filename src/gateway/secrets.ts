@@ -7,7 +7,8 @@
  * Scrubbing stays `redact.ts`'s job; this book only tells it which secrets a
  * value may hold, so that a dispatch is not checked against a thousand
  * tokens. Each interaction token is indexed (when something is next
- * scrubbed, not per event) by one 4-character anchor from a run of letters and digits: no
+ * scrubbed, not per event: remembering one only writes a slot of a ring) by
+ * one 4-character anchor from a run of letters and digits: no
  * encoding `redact.ts` looks for (URL, JSON, HTML) changes those characters,
  * so every form of the token contains its anchor. One pass over each string
  * finds the anchors present; only their tokens (and the bot tokens) go to
@@ -47,9 +48,26 @@ class AnchorIndex {
   readonly #anchorOf = new Map<string, number>();
   readonly unanchored = new Set<string>();
 
-  /** Indexes a token; one already indexed (listed twice: forgotten, then remembered again) is left as it is. */
-  add(token: string): void {
-    if (this.has(token)) return;
+  /** How many remembered entries hold each indexed token (the same token may be remembered twice). */
+  readonly #refs = new Map<string, number>();
+
+  /** Indexes a token, or counts one more entry of a token already indexed. */
+  retain(token: string): void {
+    const refs = this.#refs.get(token);
+    this.#refs.set(token, (refs ?? 0) + 1);
+    if (refs === undefined) this.#add(token);
+  }
+
+  /** Counts one entry of a token less; the last one takes it out of the index. */
+  release(token: string): void {
+    const refs = this.#refs.get(token);
+    if (refs === undefined) return;
+    if (refs > 1) return void this.#refs.set(token, refs - 1);
+    this.#refs.delete(token);
+    this.#delete(token);
+  }
+
+  #add(token: string): void {
     const keys = new Set<number>();
     anchorKeys(token, (key) => keys.add(key));
     if (keys.size === 0) return void this.unanchored.add(token);
@@ -66,11 +84,7 @@ class AnchorIndex {
     else this.#byAnchor.set(best, new Set([token]));
   }
 
-  has(token: string): boolean {
-    return this.#anchorOf.has(token) || this.unanchored.has(token);
-  }
-
-  delete(token: string): void {
+  #delete(token: string): void {
     if (this.unanchored.delete(token)) return;
     const anchor = this.#anchorOf.get(token);
     if (anchor === undefined) return;
@@ -101,24 +115,30 @@ class AnchorIndex {
 export class SecretBook {
   readonly #now: () => number;
   readonly #capacity: number;
-  /** Interaction token → when to forget it; insertion order is age order. */
-  readonly #interactionTokens = new Map<string, number>();
+  /**
+   * The interaction tokens remembered, a ring of `capacity` entries, oldest first: remembering one, per event, writes a
+   * slot and hashes nothing. Entry number `n` (counting every token ever remembered) lives in slot `n % capacity`; the
+   * entries held are numbers `#next - #held` to `#next - 1`.
+   */
+  readonly #tokens: (string | undefined)[];
+  readonly #forgetAt: Float64Array;
+  #next = 0;
+  #held = 0;
   readonly #botTokens = new Set<string>();
   readonly #index = new AnchorIndex();
   /**
-   * Tokens remembered since the index was last brought up to date, oldest first (some may be forgotten since). Remembering
-   * a token is the per-event cost, so it only records it; the index, which pays for anchors, catches up when something is
+   * The entries numbered below this are in the index. The index, which pays for anchors, catches up only when something is
    * about to be scrubbed ({@link SecretBook.secretsIn}), which is rare next to dispatches.
    */
-  #unindexed: string[] = [];
-  /** No token is due to be forgotten before this (the oldest one's time, or earlier): pruning before it finds nothing. */
-  #nextExpiry = Number.POSITIVE_INFINITY;
+  #indexedBefore = 0;
   /** The list of every secret, rebuilt only after a change. */
   #list: { current: string | undefined; secrets: string[] } | undefined;
 
   constructor(now: () => number, capacity = 1000) {
     this.#now = now;
-    this.#capacity = capacity;
+    this.#capacity = Math.max(1, Math.floor(capacity));
+    this.#tokens = new Array<string | undefined>(this.#capacity).fill(undefined);
+    this.#forgetAt = new Float64Array(this.#capacity);
   }
 
   /** Records a bot token that was (or will be) sent; keeps the last two. */
@@ -129,40 +149,32 @@ export class SecretBook {
     this.#list = undefined;
   }
 
-  /** Records an interaction's token for its lifetime. */
+  /** Records an interaction's token for its 15-minute lifetime, forgetting the oldest past `capacity`. */
   remember(token: string): void {
     const now = this.#now();
-    if (now >= this.#nextExpiry) this.#pruneAt(now);
-    const tokens = this.#interactionTokens;
-    const forgetAt = now + INTERACTION_LIFETIME_MS;
-    // A token seen again lives on from now: it moves to the end, the age order.
-    if (!tokens.delete(token)) {
-      this.#unindexed.push(token);
-      this.#list = undefined;
-      // Bounded whether or not anything is ever scrubbed: once it is twice the capacity, it keeps each remembered token once.
-      if (this.#unindexed.length > 2 * this.#capacity + 16) this.#unindexed = [...new Set(this.#unindexed)].filter((t) => tokens.has(t));
-    }
-    tokens.set(token, forgetAt);
-    if (forgetAt < this.#nextExpiry) this.#nextExpiry = forgetAt;
-    if (tokens.size > this.#capacity) this.#forget(tokens.keys().next().value as string);
+    this.#pruneAt(now);
+    if (this.#held === this.#capacity) this.#forgetOldest();
+    const slot = this.#next % this.#capacity;
+    this.#tokens[slot] = token;
+    this.#forgetAt[slot] = now + INTERACTION_LIFETIME_MS;
+    this.#next++;
+    this.#held++;
+    this.#list = undefined;
   }
 
-  /** How many remembered tokens wait to be indexed (for tests: bounded by twice the capacity). */
-  get waitingToIndex(): number {
-    return this.#unindexed.length;
-  }
-
-  /** The interaction tokens still remembered, oldest first. */
+  /** The interaction tokens still remembered, oldest first (one remembered twice, where it was last). */
   interactionTokens(): string[] {
     this.#prune();
-    return [...this.#interactionTokens.keys()];
+    const last = new Map<string, number>();
+    for (let n = this.#next - this.#held; n < this.#next; n++) last.set(this.#tokens[n % this.#capacity] as string, n);
+    return [...last].sort((a, b) => a[1] - b[1]).map(([token]) => token);
   }
 
   /** Every known secret, with `current` (the bot token the client holds now); the same array until something changes. */
   list(current: string | undefined): readonly string[] {
     this.#prune();
     if (this.#list !== undefined && this.#list.current === current) return this.#list.secrets;
-    const secrets = [...this.#botTokens, ...this.#interactionTokens.keys()];
+    const secrets = [...new Set([...this.#botTokens, ...this.interactionTokens()])];
     if (current !== undefined && !this.#botTokens.has(current)) secrets.push(current);
     this.#list = { current, secrets };
     return secrets;
@@ -191,18 +203,20 @@ export class SecretBook {
     return redactValue(value, this.secretsIn(texts, current));
   }
 
-  /** Indexes the tokens remembered since the last time that are still remembered. */
+  /** Indexes the entries remembered since the last time (those still held). */
   #catchUp(): void {
-    if (this.#unindexed.length === 0) return;
-    const unindexed = this.#unindexed;
-    this.#unindexed = [];
-    for (const token of unindexed) if (this.#interactionTokens.has(token)) this.#index.add(token);
+    for (let n = Math.max(this.#indexedBefore, this.#next - this.#held); n < this.#next; n++) this.#index.retain(this.#tokens[n % this.#capacity] as string);
+    this.#indexedBefore = this.#next;
   }
 
-  #forget(token: string): void {
-    this.#interactionTokens.delete(token);
-    // A token not indexed yet is not in the index: removing it finds nothing (and #catchUp skips it, no longer remembered).
-    this.#index.delete(token);
+  /** Forgets the oldest entry, taking it out of the index if it is there. */
+  #forgetOldest(): void {
+    const n = this.#next - this.#held;
+    const slot = n % this.#capacity;
+    const token = this.#tokens[slot] as string;
+    this.#tokens[slot] = undefined;
+    this.#held--;
+    if (n < this.#indexedBefore) this.#index.release(token);
     this.#list = undefined;
   }
 
@@ -211,14 +225,7 @@ export class SecretBook {
   }
 
   #pruneAt(now: number): void {
-    this.#nextExpiry = Number.POSITIVE_INFINITY;
-    for (const [token, forgetAt] of this.#interactionTokens) {
-      if (forgetAt > now) {
-        this.#nextExpiry = forgetAt;
-        break;
-      }
-      this.#forget(token);
-    }
+    while (this.#held > 0 && (this.#forgetAt[(this.#next - this.#held) % this.#capacity] as number) <= now) this.#forgetOldest();
   }
 }
 

@@ -132,20 +132,28 @@ describe('SecretBook', () => {
     expect(book.secretsIn(['first-Aa11-token third-Cc33-token'], undefined)).toEqual(['third-Cc33-token']);
   });
 
-  it('bounds the tokens waiting to be indexed when nothing is ever scrubbed, and indexes a token forgotten and remembered again once', () => {
-    const book = new SecretBook(() => 0, 10);
-    for (let i = 0; i < 5000; i++) book.remember(`tok-${i % 30}-Zz99-${i % 30}`);
-    expect(book.waitingToIndex).toBeLessThanOrEqual(2 * 10 + 16);
-    const remembered = book.interactionTokens();
-    expect(remembered).toHaveLength(10);
-    const found = book.secretsIn(
-      Array.from({ length: 30 }, (_, i) => `tok-${i}-Zz99-${i}`),
-      undefined,
-    );
-    expect(found.sort()).toEqual([...remembered].sort());
-    expect(book.waitingToIndex).toBe(0);
-    // Forgetting each indexed token takes it out of the index: none is left behind.
-    for (let i = 0; i < 10; i++) book.remember(`other-${i}-Yy88`);
-    expect(book.secretsIn(remembered, undefined)).toEqual([]);
+  it('keeps a token remembered twice in the index until its last entry is forgotten, and indexes each token remembered', () => {
+    const book = new SecretBook(() => 0, 3);
+    book.remember('twice-Tw22-token');
+    book.remember('twice-Tw22-token');
+    book.remember('other-Oo11-token');
+    expect(book.interactionTokens()).toEqual(['twice-Tw22-token', 'other-Oo11-token']);
+    // Both entries indexed, then the first forgotten: the token stays.
+    book.scrubText('index what is remembered so far', undefined);
+    // The first entry is forgotten; the second still holds the token.
+    book.remember('third-Th33-token');
+    expect(book.secretsIn(['twice-Tw22-token other-Oo11-token third-Th33-token'], undefined).sort()).toEqual([
+      'other-Oo11-token',
+      'third-Th33-token',
+      'twice-Tw22-token',
+    ]);
+    // Now its last entry goes too, and it leaves the index.
+    book.remember('fourth-Fo44-token');
+    expect(book.secretsIn(['twice-Tw22-token'], undefined)).toEqual([]);
+    expect(book.scrubText('twice-Tw22-token fourth-Fo44-token', undefined)).toBe('twice-Tw22-token [redacted]');
+    // Many tokens through a small book with nothing scrubbed meanwhile: exactly the last three are found.
+    for (let i = 0; i < 5000; i++) book.remember(`tok-${i}-Zz99`);
+    const texts = Array.from({ length: 5000 }, (_, i) => `tok-${i}-Zz99`);
+    expect(book.secretsIn(texts, undefined).sort()).toEqual(['tok-4997-Zz99', 'tok-4998-Zz99', 'tok-4999-Zz99']);
   });
 });
