@@ -38,10 +38,11 @@ const payload = {
   entitlements: [],
   app_permissions: '2147483647',
 };
-// The frame is serialized once; each one differs by its sequence and interaction id (a fresh snowflake every time).
+// The frame is serialized once; each one differs by its sequence, interaction id (a fresh snowflake) and token, as on Discord.
 const [head, tail] = JSON.stringify({ op: 0, s: 0, t: 'INTERACTION_CREATE', d: payload }).split('"s":0');
-const [middle, end] = tail.split('__ID__');
-const frame = (s, i) => `${head}"s":${s}${middle}${1_300_000_000_000_000_000n + BigInt(i)}${end}`;
+const [middle, rest] = tail.split('__ID__');
+const [between, end] = rest.split('MDEyMzQ1Njc4OQ');
+const frame = (s, i) => `${head}"s":${s}${middle}${1_300_000_000_000_000_000n + BigInt(i)}${between}${String(i).padStart(14, '0')}${end}`;
 
 /** The number of frames a connection asks for. */
 function countOf(url) {
