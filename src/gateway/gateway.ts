@@ -166,7 +166,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     } catch (error) {
       this.#reportHandlerError({ error, interaction });
     }
-    const routers = [this.#router, ...this.#routers];
+    const routers = this.#routers.size === 0 ? [this.#router] : [this.#router, ...this.#routers];
     const handled = listened || routers.some((router) => router.wouldHandle(interaction));
     const running = routers.map((router) => router.dispatch(interaction, (event) => this.#reportHandlerError(event)));
     // Nothing took a click or submit: held briefly for a wait about to register, then reported.
@@ -174,7 +174,8 @@ export class Gateway extends EventEmitter<GatewayEvents> {
       this.#report({ event: 'debug', payload: event.message }, shardId);
       this.#emitSafely('interactionUnhandled', event);
     });
-    return Promise.all(running).then(() => undefined);
+    // One router (no use()): its promise already settles with undefined and never rejects; no Promise.all per interaction.
+    return running.length === 1 ? (running[0] as Promise<void>) : Promise.all(running).then(() => undefined);
   }
 
   #reportHandlerError(event: InteractionErrorEvent): void {
