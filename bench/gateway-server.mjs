@@ -1,10 +1,15 @@
-// A Gateway server for the benchmark, in its own process: after Identify it
-// floods COUNT INTERACTION_CREATE frames of about 800 bytes. Prints its port.
+// A Gateway server for the benchmark, in its own process: after Identify it floods COUNT INTERACTION_CREATE frames of
+// about 800 bytes as fast as the socket drains (corked batches of 256 frames, one write each; above 1 MiB buffered it
+// waits for the socket's drain). COUNT comes from `?count=N` or a `/flood/N` path (a client that adds its own query
+// string, such as @discordjs/ws, uses the path). Prints its port.
 import { WebSocketServer } from 'ws';
 
+const BATCH = 256;
+const HIGH_WATER = 1024 * 1024;
+
 const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
-const payload = (i) => ({
-  id: String(1_300_000_000_000_000_000n + BigInt(i)),
+const payload = {
+  id: '__ID__',
   application_id: '1100000000000000001',
   type: 2,
   token: 'aW50ZXJhY3Rpb246MTMwMDAwMDAwMDAwMDAwMDAwMDpzZWNyZXQtdG9rZW4tZm9yLWJlbmNobWFya3MtMDEyMzQ1Njc4OQ',
@@ -32,20 +37,45 @@ const payload = (i) => ({
   },
   entitlements: [],
   app_permissions: '2147483647',
-});
+};
+// The frame is serialized once; each one differs by its sequence, interaction id (a fresh snowflake) and token, as on Discord.
+const [head, tail] = JSON.stringify({ op: 0, s: 0, t: 'INTERACTION_CREATE', d: payload }).split('"s":0');
+const [middle, rest] = tail.split('__ID__');
+const [between, end] = rest.split('MDEyMzQ1Njc4OQ');
+const frame = (s, i) => `${head}"s":${s}${middle}${1_300_000_000_000_000_000n + BigInt(i)}${between}${String(i).padStart(14, '0')}${end}`;
+
+/** The number of frames a connection asks for. */
+function countOf(url) {
+  const parsed = new URL(url, 'http://x');
+  const path = /\/flood\/(\d+)/.exec(parsed.pathname);
+  return Number(path?.[1] ?? parsed.searchParams.get('count') ?? 10000);
+}
 
 wss.on('connection', (socket, request) => {
-  const count = Number(new URL(request.url, 'http://x').searchParams.get('count') ?? 10000);
+  const count = countOf(request.url);
+  let closed = false;
+  socket.on('close', () => {
+    closed = true;
+  });
   socket.send(JSON.stringify({ op: 10, d: { heartbeat_interval: 600000 } }));
   socket.on('message', (raw) => {
-    const frame = JSON.parse(raw.toString());
-    if (frame.op !== 2) return;
+    const op = JSON.parse(raw.toString()).op;
+    if (op === 1) socket.send(JSON.stringify({ op: 11 }));
+    if (op !== 2) return;
     let s = 1;
     socket.send(JSON.stringify({ op: 0, s: s++, t: 'READY', d: { session_id: 'bench', v: 1 } }));
     let sent = 0;
+    const tcp = socket._socket;
     const pump = () => {
-      for (let i = 0; i < 200 && sent < count; i++, sent++) socket.send(JSON.stringify({ op: 0, s: s++, t: 'INTERACTION_CREATE', d: payload(sent) }));
-      if (sent < count) setImmediate(pump);
+      while (!closed && sent < count) {
+        tcp.cork();
+        for (let i = 0; i < BATCH && sent < count; i++, sent++) socket.send(frame(s++, sent));
+        tcp.uncork();
+        if (socket.bufferedAmount > HIGH_WATER) {
+          tcp.once('drain', pump);
+          return;
+        }
+      }
     };
     pump();
   });

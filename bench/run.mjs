@@ -1,16 +1,16 @@
 // npm run bench: client CPU per request of the SDK against raw undici on the
-// same server in the same run, and cold import time against undici alone.
+// same server in the same run, cold import time against undici alone, and the
+// Gateway flood against raw ws (bench/gateway.mjs).
 // Prints ratios; it asserts nothing (timings do not belong in tests).
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { once } from 'node:events';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { EventEmitter } from 'node:events';
 import { Pool } from 'undici';
-import WebSocket from 'ws';
 import { Client } from '../dist/index.js';
 import { measure } from './measure.mjs';
+import { gatewayBenchmark } from './gateway.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -170,73 +170,6 @@ function restPerProcess(port) {
   return rows;
 }
 
-const EVENTS = Number(process.env.BENCH_EVENTS ?? 20000);
-
-/** Raw ws + JSON.parse + emit: the floor any Gateway client pays. Returns CPU microseconds per event. */
-function rawGateway(port, count) {
-  return new Promise((resolve, reject) => {
-    const emitter = new EventEmitter();
-    let received = 0;
-    let start;
-    emitter.on('INTERACTION_CREATE', () => {
-      if (++received === count) {
-        const used = process.cpuUsage(start);
-        socket.close();
-        resolve((used.user + used.system) / count);
-      }
-    });
-    const socket = new WebSocket(`ws://127.0.0.1:${port}/?count=${count}`, { perMessageDeflate: false });
-    socket.on('message', (data) => {
-      const frame = JSON.parse(data.toString());
-      if (frame.op === 10) {
-        start = process.cpuUsage();
-        socket.send(JSON.stringify({ op: 2, d: { token: 'bench', intents: 0, properties: {} } }));
-      } else if (frame.op === 0) emitter.emit(frame.t, frame.d);
-    });
-    socket.on('error', reject);
-  });
-}
-
-/** The SDK's Gateway, building a typed interaction object for every event. */
-async function sdkGateway(port, count) {
-  const client = new Client({ baseUrl: 'http://127.0.0.1:9', auth: { botToken: 'bench' }, gateway: { url: `ws://127.0.0.1:${port}/?count=${count}` } });
-  let received = 0;
-  let start;
-  const done = new Promise((resolve) => {
-    client.gateway.onInteraction('command', (interaction) => {
-      if (interaction.options.rounds === undefined) throw new Error('options were not parsed');
-      if (++received === count) resolve(process.cpuUsage(start));
-    });
-  });
-  start = process.cpuUsage();
-  await client.gateway.connect();
-  const used = await done;
-  await client.close();
-  return (used.user + used.system) / count;
-}
-
-async function gatewayBenchmark() {
-  const { child, port } = await startServer('./gateway-server.mjs');
-  try {
-    await rawGateway(port, 5000);
-    await sdkGateway(port, 5000);
-    const sdkTimes = [];
-    const rawTimes = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      if (round % 2 === 0) {
-        rawTimes.push(await rawGateway(port, EVENTS));
-        sdkTimes.push(await sdkGateway(port, EVENTS));
-      } else {
-        sdkTimes.push(await sdkGateway(port, EVENTS));
-        rawTimes.push(await rawGateway(port, EVENTS));
-      }
-    }
-    return { sdk: summary(sdkTimes), raw: summary(rawTimes) };
-  } finally {
-    child.kill('SIGTERM');
-  }
-}
-
 function coldImport(specifier) {
   const script = `const t = performance.now(); await import(${JSON.stringify(specifier)}); process.stdout.write(String(performance.now() - t));`;
   return Number(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: here('..'), encoding: 'utf8' }));
@@ -295,11 +228,7 @@ try {
     `\ncold import() of the main entry, ms: SDK ${range(imports.sdk)} vs undici alone ${range(imports.raw)}: ${(imports.sdk.median / imports.raw.median).toFixed(2)}x`,
   );
   table.push(['cold import', imports.sdk.median / imports.raw.median]);
-  const gateway = await gatewayBenchmark();
-  console.log(
-    `\nGateway: ${EVENTS} INTERACTION_CREATE frames of about 800 bytes per round, client CPU µs per event: SDK with typed interactions ${range(gateway.sdk, 2)} vs raw ws + JSON.parse + emit ${range(gateway.raw, 2)}: ${(gateway.sdk.median / gateway.raw.median).toFixed(2)}x`,
-  );
-  table.push(['Gateway flood', gateway.sdk.median / gateway.raw.median]);
+  table.push(...(await gatewayBenchmark(startServer, ROUNDS, process.env.BENCH_MODE)));
   const rss = { sdk: [], raw: [] };
   for (let i = 0; i < 3; i++) {
     rss.raw.push(peakRss('raw', port));

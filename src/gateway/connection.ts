@@ -17,6 +17,7 @@ import {
   identifyFailureRule,
   identifyFrame,
   decodeFrame,
+  DUPLICATE_SEQUENCE,
   readHeartbeatInterval,
   readReconnectDelay,
   readSequence,
@@ -181,12 +182,11 @@ export class GatewayConnection {
   }
 
   #onMessage(ws: WebSocket, data: WebSocket.RawData, isBinary: boolean): void {
-    const read = decodeFrame(data);
-    if ('problem' in read) {
-      this.#host.emit('error', new GatewayError(`received ${isBinary ? 'a binary frame: ' : ''}${read.problem}; ignored`));
+    const frame = decodeFrame(data);
+    if (typeof frame === 'string') {
+      this.#host.emit('error', new GatewayError(`received ${isBinary ? 'a binary frame: ' : ''}${frame}; ignored`));
       return;
     }
-    const { frame } = read;
     switch (frame.op) {
       case GatewayOpcode.Dispatch:
         this.#onDispatch(frame);
@@ -291,13 +291,14 @@ export class GatewayConnection {
   #onDispatch(frame: GatewayFrame): void {
     const type = typeof frame.t === 'string' ? frame.t : '';
     const sequence = readSequence(frame.s, this.sequence);
-    if ('duplicate' in sequence) return this.#debug(`dropped dispatch ${type} with sequence ${String(frame.s)}: already delivered`);
+    if (sequence === DUPLICATE_SEQUENCE) return this.#debug(`dropped dispatch ${type} with sequence ${String(frame.s)}: already delivered`);
     // A bad sequence is reported and not recorded; the dispatch itself is still delivered, and so is what follows.
-    if ('problem' in sequence)
-      this.#host.emit('error', new GatewayError(`protocol error: ${sequence.problem} in ${type || 'a dispatch'}; delivered without it`));
-    if ('next' in sequence) this.sequence = sequence.next;
+    if (typeof sequence === 'string')
+      this.#host.emit('error', new GatewayError(`protocol error: ${sequence} in ${type || 'a dispatch'}; delivered without it`));
+    const next = typeof sequence === 'number' && sequence >= 0 ? sequence : null;
+    if (next !== null) this.sequence = next;
     if (this.#resuming && type !== GatewayDispatch.Resumed) this.#replayed++;
-    this.#host.dispatch({ t: type, s: 'next' in sequence ? sequence.next : null, d: frame.d });
+    this.#host.dispatch({ t: type, s: next, d: frame.d });
     switch (type) {
       case GatewayDispatch.Ready: {
         const data = typeof frame.d === 'object' && frame.d !== null && !Array.isArray(frame.d) ? (frame.d as Record<string, unknown>) : {};

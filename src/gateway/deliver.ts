@@ -43,5 +43,6 @@ export function deliverInteraction(
   const running = routers.map((router) => router.dispatch(interaction, reportError));
   // Nothing took a click or submit: held briefly for a wait about to register, then reported.
   own.holdUnclaimed(interaction, handled, unhandled);
-  return Promise.all(running).then(() => undefined);
+  // One router (no use()): its promise already settles with undefined and never rejects; no Promise.all per interaction.
+  return running.length === 1 ? (running[0] as Promise<void>) : Promise.all(running).then(() => undefined);
 }

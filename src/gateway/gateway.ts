@@ -56,6 +56,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   readonly #router = new InteractionRouter();
   /** Routers added with `use()`, run after the Gateway's own. */
   readonly #routers = new Set<InteractionRouter>();
+  readonly #ownRouter = [this.#router] as const;
   /** The bot token and recent interaction tokens, scrubbed from everything this Gateway emits. */
   readonly #secrets: SecretBook;
   readonly #sharding: GatewayShardingOptions;
@@ -171,7 +172,9 @@ export class Gateway extends EventEmitter<GatewayEvents> {
    * settled; never rejects.
    */
   deliver(interaction: Interaction, shardId = 0): Promise<void> {
-    return deliverInteraction(interaction, shardId, this, [this.#router, ...this.#routers], (event) => {
+    // Without use() routers no array is built per interaction.
+    const routers = this.#routers.size === 0 ? this.#ownRouter : ([this.#router, ...this.#routers] as const);
+    return deliverInteraction(interaction, shardId, this, routers, (event) => {
       this.#report({ event: 'debug', payload: event.message }, shardId);
       this.#emitSafely('interactionUnhandled', event);
     });

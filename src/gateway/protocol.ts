@@ -116,19 +116,24 @@ export const MIN_HEARTBEAT_INTERVAL_MS = 1000;
  */
 export const MAX_SEQUENCE_JUMP = 1_000_000;
 
+/** {@link readSequence}: the dispatch has no sequence. */
+export const NO_SEQUENCE = -1;
+/** {@link readSequence}: the sequence is at or below the last one: already delivered. */
+export const DUPLICATE_SEQUENCE = -2;
+
 /**
- * What to do with a dispatch's `s`: `next` (record it), `duplicate` (at or
- * below the last one: already delivered), `none` (no sequence), or a
- * `problem` (not a safe non-negative integer, or more than
- * {@link MAX_SEQUENCE_JUMP} ahead of `last`).
+ * What to do with a dispatch's `s`: the sequence to record (0 or more),
+ * {@link DUPLICATE_SEQUENCE} (at or below the last one: already delivered),
+ * {@link NO_SEQUENCE}, or a sentence saying what is wrong with it (not a
+ * safe non-negative integer, or more than {@link MAX_SEQUENCE_JUMP} ahead of
+ * `last`). A number or a string, not an object: it is read for every dispatch.
  */
-export function readSequence(s: number | null | undefined, last: number | null): { next: number } | { duplicate: true } | { none: true } | { problem: string } {
-  if (s === undefined || s === null) return { none: true };
-  if (!Number.isSafeInteger(s) || s < 0) return { problem: `a dispatch sequence that is not a safe non-negative integer (${s})` };
-  if (last !== null && s <= last) return { duplicate: true };
-  if (s - (last ?? 0) > MAX_SEQUENCE_JUMP)
-    return { problem: `a dispatch sequence ${s} more than ${MAX_SEQUENCE_JUMP} ahead of the last one (${last ?? 'none'})` };
-  return { next: s };
+export function readSequence(s: number | null | undefined, last: number | null): number | string {
+  if (s === undefined || s === null) return NO_SEQUENCE;
+  if (!Number.isSafeInteger(s) || s < 0) return `a dispatch sequence that is not a safe non-negative integer (${s})`;
+  if (last !== null && s <= last) return DUPLICATE_SEQUENCE;
+  if (s - (last ?? 0) > MAX_SEQUENCE_JUMP) return `a dispatch sequence ${s} more than ${MAX_SEQUENCE_JUMP} ahead of the last one (${last ?? 'none'})`;
+  return s;
 }
 
 /** The session id of a READY's `d`: a non-empty string, else `undefined` (the session cannot be resumed). */
@@ -139,27 +144,26 @@ export function readSessionId(d: Record<string, unknown>): string | undefined {
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Reads a `ws` message (binary frames as UTF-8 JSON too: the SDK asks for neither compression nor ETF). */
-export function decodeFrame(data: Buffer | ArrayBuffer | Buffer[]): { frame: GatewayFrame } | { problem: string } {
+/** Reads a `ws` message (binary frames as UTF-8 JSON too: the SDK asks for neither compression nor ETF): the frame, or a sentence saying why there is none. */
+export function decodeFrame(data: Buffer | ArrayBuffer | Buffer[]): GatewayFrame | string {
   const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.from(data).toString('utf8');
   return readFrame(text);
 }
 
-/** Reads a text frame: a JSON object with an integer `op`, or a sentence saying why it is not one. */
-export function readFrame(text: string): { frame: GatewayFrame } | { problem: string } {
+/** Reads a text frame: a JSON object with an integer `op`, or a sentence saying why it is not one (a string: no wrapper object per frame). */
+export function readFrame(text: string): GatewayFrame | string {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return { problem: 'a frame that is not JSON' };
+    return 'a frame that is not JSON';
   }
-  if (!isRecord(value))
-    return { problem: `a frame that is JSON but not an object (${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value})` };
-  if (!Number.isInteger(value['op'])) return { problem: 'a frame without an integer op' };
+  if (!isRecord(value)) return `a frame that is JSON but not an object (${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value})`;
+  if (!Number.isInteger(value['op'])) return 'a frame without an integer op';
   const frame: GatewayFrame = { op: value['op'] as number, d: value['d'] };
   if (typeof value['s'] === 'number' || value['s'] === null) frame.s = value['s'];
   if (typeof value['t'] === 'string' || value['t'] === null) frame.t = value['t'];
-  return { frame };
+  return frame;
 }
 
 /**

@@ -6,8 +6,9 @@
  *
  * Scrubbing stays `redact.ts`'s job; this book only tells it which secrets a
  * value may hold, so that a dispatch is not checked against a thousand
- * tokens. Each interaction token is indexed (when it is added, not per
- * event) by one 4-character anchor from a run of letters and digits: no
+ * tokens. Each interaction token is indexed (when something is next
+ * scrubbed, not per event: remembering one only writes a slot of a ring) by
+ * one 4-character anchor from a run of letters and digits: no
  * encoding `redact.ts` looks for (URL, JSON, HTML) changes those characters,
  * so every form of the token contains its anchor. One pass over each string
  * finds the anchors present; only their tokens (and the bot tokens) go to
@@ -47,7 +48,26 @@ class AnchorIndex {
   readonly #anchorOf = new Map<string, number>();
   readonly unanchored = new Set<string>();
 
-  add(token: string): void {
+  /** How many remembered entries hold each indexed token (the same token may be remembered twice). */
+  readonly #refs = new Map<string, number>();
+
+  /** Indexes a token, or counts one more entry of a token already indexed. */
+  retain(token: string): void {
+    const refs = this.#refs.get(token);
+    this.#refs.set(token, (refs ?? 0) + 1);
+    if (refs === undefined) this.#add(token);
+  }
+
+  /** Counts one entry of a token less; the last one takes it out of the index. */
+  release(token: string): void {
+    const refs = this.#refs.get(token);
+    if (refs === undefined) return;
+    if (refs > 1) return void this.#refs.set(token, refs - 1);
+    this.#refs.delete(token);
+    this.#delete(token);
+  }
+
+  #add(token: string): void {
     const keys = new Set<number>();
     anchorKeys(token, (key) => keys.add(key));
     if (keys.size === 0) return void this.unanchored.add(token);
@@ -64,7 +84,7 @@ class AnchorIndex {
     else this.#byAnchor.set(best, new Set([token]));
   }
 
-  delete(token: string): void {
+  #delete(token: string): void {
     if (this.unanchored.delete(token)) return;
     const anchor = this.#anchorOf.get(token);
     if (anchor === undefined) return;
@@ -95,16 +115,30 @@ class AnchorIndex {
 export class SecretBook {
   readonly #now: () => number;
   readonly #capacity: number;
-  /** Interaction token → when to forget it; insertion order is age order. */
-  readonly #interactionTokens = new Map<string, number>();
+  /**
+   * The interaction tokens remembered, a ring of `capacity` entries, oldest first: remembering one, per event, writes a
+   * slot and hashes nothing. Entry number `n` (counting every token ever remembered) lives in slot `n % capacity`; the
+   * entries held are numbers `#next - #held` to `#next - 1`.
+   */
+  readonly #tokens: (string | undefined)[];
+  readonly #forgetAt: Float64Array;
+  #next = 0;
+  #held = 0;
   readonly #botTokens = new Set<string>();
   readonly #index = new AnchorIndex();
+  /**
+   * The entries numbered below this are in the index. The index, which pays for anchors, catches up only when something is
+   * about to be scrubbed ({@link SecretBook.secretsIn}), which is rare next to dispatches.
+   */
+  #indexedBefore = 0;
   /** The list of every secret, rebuilt only after a change. */
   #list: { current: string | undefined; secrets: string[] } | undefined;
 
   constructor(now: () => number, capacity = 1000) {
     this.#now = now;
-    this.#capacity = capacity;
+    this.#capacity = Math.max(1, Math.floor(capacity));
+    this.#tokens = new Array<string | undefined>(this.#capacity).fill(undefined);
+    this.#forgetAt = new Float64Array(this.#capacity);
   }
 
   /** Records a bot token that was (or will be) sent; keeps the last two. */
@@ -115,29 +149,32 @@ export class SecretBook {
     this.#list = undefined;
   }
 
-  /** Records an interaction's token for its lifetime. */
+  /** Records an interaction's token for its 15-minute lifetime, forgetting the oldest past `capacity`. */
   remember(token: string): void {
-    this.#prune();
-    if (this.#interactionTokens.delete(token)) this.#interactionTokens.set(token, this.#now() + INTERACTION_LIFETIME_MS);
-    else {
-      this.#interactionTokens.set(token, this.#now() + INTERACTION_LIFETIME_MS);
-      this.#index.add(token);
-      this.#list = undefined;
-    }
-    while (this.#interactionTokens.size > this.#capacity) this.#forget(this.#interactionTokens.keys().next().value as string);
+    const now = this.#now();
+    this.#pruneAt(now);
+    if (this.#held === this.#capacity) this.#forgetOldest();
+    const slot = this.#next % this.#capacity;
+    this.#tokens[slot] = token;
+    this.#forgetAt[slot] = now + INTERACTION_LIFETIME_MS;
+    this.#next++;
+    this.#held++;
+    this.#list = undefined;
   }
 
-  /** The interaction tokens still remembered, oldest first. */
+  /** The interaction tokens still remembered, oldest first (one remembered twice, where it was last). */
   interactionTokens(): string[] {
     this.#prune();
-    return [...this.#interactionTokens.keys()];
+    const last = new Map<string, number>();
+    for (let n = this.#next - this.#held; n < this.#next; n++) last.set(this.#tokens[n % this.#capacity] as string, n);
+    return [...last].sort((a, b) => a[1] - b[1]).map(([token]) => token);
   }
 
   /** Every known secret, with `current` (the bot token the client holds now); the same array until something changes. */
   list(current: string | undefined): readonly string[] {
     this.#prune();
     if (this.#list !== undefined && this.#list.current === current) return this.#list.secrets;
-    const secrets = [...this.#botTokens, ...this.#interactionTokens.keys()];
+    const secrets = [...new Set([...this.#botTokens, ...this.interactionTokens()])];
     if (current !== undefined && !this.#botTokens.has(current)) secrets.push(current);
     this.#list = { current, secrets };
     return secrets;
@@ -146,6 +183,7 @@ export class SecretBook {
   /** The known secrets that `texts` may hold (in any form `redact.ts` looks for): the bot tokens, and the interaction tokens whose anchor occurs. */
   secretsIn(texts: readonly string[], current: string | undefined): string[] {
     this.#prune();
+    this.#catchUp();
     const found = new Set<string>(this.#botTokens);
     if (current !== undefined) found.add(current);
     for (const token of this.#index.unanchored) found.add(token);
@@ -165,18 +203,29 @@ export class SecretBook {
     return redactValue(value, this.secretsIn(texts, current));
   }
 
-  #forget(token: string): void {
-    this.#interactionTokens.delete(token);
-    this.#index.delete(token);
+  /** Indexes the entries remembered since the last time (those still held). */
+  #catchUp(): void {
+    for (let n = Math.max(this.#indexedBefore, this.#next - this.#held); n < this.#next; n++) this.#index.retain(this.#tokens[n % this.#capacity] as string);
+    this.#indexedBefore = this.#next;
+  }
+
+  /** Forgets the oldest entry, taking it out of the index if it is there. */
+  #forgetOldest(): void {
+    const n = this.#next - this.#held;
+    const slot = n % this.#capacity;
+    const token = this.#tokens[slot] as string;
+    this.#tokens[slot] = undefined;
+    this.#held--;
+    if (n < this.#indexedBefore) this.#index.release(token);
     this.#list = undefined;
   }
 
   #prune(): void {
-    const now = this.#now();
-    for (const [token, forgetAt] of this.#interactionTokens) {
-      if (forgetAt > now) break;
-      this.#forget(token);
-    }
+    this.#pruneAt(this.#now());
+  }
+
+  #pruneAt(now: number): void {
+    while (this.#held > 0 && (this.#forgetAt[(this.#next - this.#held) % this.#capacity] as number) <= now) this.#forgetOldest();
   }
 }
 

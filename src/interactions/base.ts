@@ -64,10 +64,8 @@ export abstract class BaseInteraction {
   readonly user: InteractionUser | undefined;
   /** When the SDK received it, epoch milliseconds. */
   readonly receivedAt: number;
-  /** When the interaction was created (from the payload), or when it was received. */
-  readonly createdAt: number;
-  /** When its token expires: 15 minutes after the earlier of creation and receipt. */
-  readonly expiresAt: number;
+  /** `createdAt`, read from the payload on first use (a snowflake id costs a regular expression and a BigInt). */
+  #createdAt: number | undefined;
   readonly #payload: InteractionPayload;
   readonly #respond: InteractionResponder;
   readonly #now: () => number;
@@ -92,8 +90,17 @@ export abstract class BaseInteraction {
     this.channelId = payload.channel_id;
     this.user = payload.member?.user ?? payload.user;
     this.receivedAt = now();
-    this.createdAt = Math.min(this.receivedAt, creationTime(payload, this.receivedAt) ?? this.receivedAt);
-    this.expiresAt = this.createdAt + INTERACTION_LIFETIME_MS;
+  }
+
+  /** When the interaction was created (from the payload), or when it was received if that is earlier or the payload does not say. */
+  get createdAt(): number {
+    if (this.#createdAt === undefined) this.#createdAt = Math.min(this.receivedAt, creationTime(this.#payload, this.receivedAt) ?? this.receivedAt);
+    return this.#createdAt;
+  }
+
+  /** When its token expires: 15 minutes after the earlier of creation and receipt. */
+  get expiresAt(): number {
+    return this.createdAt + INTERACTION_LIFETIME_MS;
   }
 
   /** The payload's `data`, as received. */

@@ -1,35 +1,28 @@
 /**
  * Turns an INTERACTION_CREATE dispatch into a typed interaction. The Gateway
- * loads it with the connection (it pulls in zod), so importing the SDK does
- * not pay for it.
+ * loads it with the connection (it pulls in zod, for the issues of a refused
+ * payload), so importing the SDK does not pay for it.
  *
  * @module
  */
 
-import { z } from 'zod';
 import { ValidationError } from '../errors/index.js';
 import { toIssues } from '../schemas/requests.js';
 import { createInteraction, type Interaction } from './interaction.js';
+import { isInteractionPayload } from './payload-check.js';
 import { interactionPayloadSchema } from './schema.js';
 import type { InteractionPayload, InteractionResponder } from './types.js';
 
 /** The interaction built from a dispatch, or why none could be. */
 export type InteractionFromDispatch = { ok: true; interaction: Interaction } | { ok: false; error: Error };
 
-/**
- * The payload schema compiled once, on first use, with zod's ahead-of-time
- * compiler: checking a payload costs about a quarter of the runtime parser
- * (where code generation is not allowed, zod keeps the runtime parser).
- */
-let compiled: typeof interactionPayloadSchema | undefined;
-
 /** Validates an INTERACTION_CREATE payload and builds its typed interaction; never throws. */
 export function interactionFromDispatch(payload: unknown, respond: InteractionResponder, now: () => number): InteractionFromDispatch {
   try {
-    compiled ??= z.compile(interactionPayloadSchema);
-    // The schema only checks (loose objects, no transforms), so a valid payload is used as it is, without the parser's copy;
-    // only an invalid one is parsed again, for the issues.
-    if (!compiled.validate(payload)) {
+    // The schema only checks (loose objects, no transforms), so a valid payload is used as it is, without the parser's copy.
+    // The check on the way is the schema's rules written out (payload-check.ts); only a payload it refuses goes to the
+    // schema, which has the last word and the issues.
+    if (!isInteractionPayload(payload)) {
       const result = interactionPayloadSchema.safeParse(payload);
       if (!result.success) return { ok: false, error: new ValidationError('INTERACTION_CREATE', toIssues(result.error)) };
     }

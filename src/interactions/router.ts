@@ -82,6 +82,10 @@ export interface InteractionRouterOptions {
   holdUnclaimedMs?: number | undefined;
 }
 
+/** The promise of a dispatch that ran nothing asynchronous: one, shared, already settled. */
+const SETTLED: Promise<void> = Promise.resolve();
+const nothing = (): void => undefined;
+
 /** How long an unclaimed click or modal submit is held for a wait about to register, unless told otherwise. */
 export const DEFAULT_HOLD_UNCLAIMED_MS = 1500;
 
@@ -213,34 +217,56 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
   }
 
   #dispatch(interaction: Interaction, onError?: (event: InteractionErrorEvent) => void): Promise<void> {
-    if (this.offerToWaits(interaction)) return Promise.resolve();
-    const pending: Promise<unknown>[] = [];
-    const report = (error: unknown) => {
-      const event: InteractionErrorEvent = { error, interaction };
-      for (const sink of [(e: InteractionErrorEvent) => this.emit('interactionError', e), onError]) {
-        try {
-          sink?.(event);
-        } catch {
-          // A throwing error listener must not break the others, nor whatever delivered the interaction.
-        }
-      }
-    };
-    const safely = (run: () => unknown) => {
-      try {
-        const result = run();
-        if (result && typeof (result as Promise<unknown>).then === 'function') pending.push(Promise.resolve(result).then(undefined, report));
-      } catch (error) {
-        report(error);
-      }
-    };
-    safely(() => this.emit('interactionCreate', interaction));
-    const keys = interaction.kind === 'command' ? [interaction.kind, `command:${interaction.commandName.toLowerCase()}`] : [interaction.kind];
-    for (const key of keys) {
-      const set = this.#handlers.get(key);
-      if (!set) continue;
-      for (const handler of [...set]) safely(() => handler(interaction));
+    if (this.offerToWaits(interaction)) return SETTLED;
+    try {
+      this.emit('interactionCreate', interaction);
+    } catch (error) {
+      this.#report(error, interaction, onError);
     }
-    return Promise.all(pending).then(() => undefined);
+    // No closure, array or promise per interaction unless a handler is registered for it, or returns a promise.
+    if (this.#handlers.size === 0) return SETTLED;
+    let pending = this.#run(this.#handlers.get(interaction.kind), interaction, onError, undefined);
+    if (interaction.kind === 'command')
+      pending = this.#run(this.#handlers.get(`command:${interaction.commandName.toLowerCase()}`), interaction, onError, pending);
+    return pending === undefined ? SETTLED : Promise.all(pending).then(nothing);
+  }
+
+  /** Runs a set of handlers (a copy: one removed or added meanwhile does not change this run); adds what each returns that is a promise to `pending`. */
+  #run(
+    set: Set<InteractionHandler<Interaction>> | undefined,
+    interaction: Interaction,
+    onError: ((event: InteractionErrorEvent) => void) | undefined,
+    pending: Promise<void>[] | undefined,
+  ): Promise<void>[] | undefined {
+    if (set === undefined || set.size === 0) return pending;
+    let list = pending;
+    for (const handler of [...set]) {
+      try {
+        const result = handler(interaction);
+        if (result && typeof (result as Promise<unknown>).then === 'function') {
+          list ??= [];
+          list.push(Promise.resolve(result).then(nothing, (error: unknown) => this.#report(error, interaction, onError)));
+        }
+      } catch (error) {
+        this.#report(error, interaction, onError);
+      }
+    }
+    return list;
+  }
+
+  /** Emits a handler's error as `interactionError` and passes it to `onError`; a throwing sink breaks neither the other nor the caller. */
+  #report(error: unknown, interaction: Interaction, onError: ((event: InteractionErrorEvent) => void) | undefined): void {
+    const event: InteractionErrorEvent = { error, interaction };
+    try {
+      this.emit('interactionError', event);
+    } catch {
+      // A throwing error listener must not break the others, nor whatever delivered the interaction.
+    }
+    try {
+      onError?.(event);
+    } catch {
+      // Nor a throwing onError.
+    }
   }
 
   /**

@@ -174,6 +174,8 @@ export class InteractionWaiters implements InteractionWaitRegistry {
    */
   offer(interaction: Interaction): boolean {
     if (takenByWait.has(interaction)) return true;
+    // No wait at all (the common case, and every slash command finds none): nothing to build.
+    if (this.#index.size === 0) return false;
     // Only the waits filed under the interaction's keys, oldest first: an unrelated click costs a few map lookups, however many waits there are.
     const tried = new Set<Waiter>();
     const candidates: Waiter[] = [];

@@ -334,3 +334,43 @@ describe('interactions over the Gateway', () => {
     expect(gateway.status).toBe('ready');
   });
 });
+
+describe('gateway.deliver', () => {
+  it('resolves once every handler has settled, with its own router alone and with use() routers, and never rejects', async () => {
+    const { createInteraction, createInteractionRouter } = await import('../../src/index.js');
+    const client = new Client({ baseUrl: 'http://127.0.0.1:9', auth: { botToken: SECRETS.botToken } });
+    cleanups.push(() => client.close());
+    const gateway = client.gateway;
+    const errors: unknown[] = [];
+    gateway.on('interactionError', (event) => errors.push(event.error));
+    const settled: string[] = [];
+    let release: () => void = () => undefined;
+    gateway.onCommand('slow', () => new Promise<void>((resolve) => (release = resolve)).then(() => void settled.push('own')));
+    gateway.onCommand('fails', () => Promise.reject(new Error('handler failed')));
+    const payload = (id: string, name: string) => ({ id, type: 2, token: `tok-${id}`, data: { name } });
+
+    let done = false;
+    const alone = gateway.deliver(createInteraction(payload('d1', 'slow'), async () => undefined)).then(() => (done = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(done).toBe(false);
+    release();
+    await alone;
+    expect(settled).toEqual(['own']);
+    await expect(gateway.deliver(createInteraction(payload('d2', 'fails'), async () => undefined))).resolves.toBeUndefined();
+    expect(errors.map((error) => (error as Error).message)).toEqual(['handler failed']);
+
+    const router = createInteractionRouter();
+    let releaseShared: () => void = () => undefined;
+    router.onCommand('slow', () => new Promise<void>((resolve) => (releaseShared = resolve)).then(() => void settled.push('shared')));
+    gateway.use(router);
+    done = false;
+    const both = gateway.deliver(createInteraction(payload('d3', 'slow'), async () => undefined)).then(() => (done = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(done).toBe(false);
+    releaseShared();
+    await both;
+    expect(settled).toEqual(['own', 'own', 'shared']);
+  });
+});

@@ -112,4 +112,48 @@ describe('SecretBook', () => {
     small.remember('second-Bb22-token');
     expect(small.secretsIn(['first-Aa11-token'], undefined)).not.toContain('first-Aa11-token');
   });
+
+  it('indexes a remembered token only when something is scrubbed, and still finds every token remembered since', () => {
+    let now = 0;
+    const book = new SecretBook(() => now, 4);
+    book.remember('first-Aa11-token');
+    expect(book.scrubText('said first-Aa11-token', undefined)).toBe('said [redacted]');
+    // Remembered after the index caught up: found by the next scrub.
+    book.remember('second-Bb22-token');
+    expect(book.secretsIn(['second-Bb22-token'], undefined)).toContain('second-Bb22-token');
+    // Seen again: it lives on from now, and is not indexed twice (it is forgotten once, at its new time).
+    now = INTERACTION_LIFETIME_MS - 1;
+    book.remember('first-Aa11-token');
+    now = INTERACTION_LIFETIME_MS + 1;
+    book.remember('third-Cc33-token');
+    expect(book.interactionTokens()).toEqual(['first-Aa11-token', 'third-Cc33-token']);
+    expect(book.secretsIn(['second-Bb22-token first-Aa11-token'], undefined)).toEqual(['first-Aa11-token']);
+    now = 2 * INTERACTION_LIFETIME_MS;
+    expect(book.secretsIn(['first-Aa11-token third-Cc33-token'], undefined)).toEqual(['third-Cc33-token']);
+  });
+
+  it('keeps a token remembered twice in the index until its last entry is forgotten, and indexes each token remembered', () => {
+    const book = new SecretBook(() => 0, 3);
+    book.remember('twice-Tw22-token');
+    book.remember('twice-Tw22-token');
+    book.remember('other-Oo11-token');
+    expect(book.interactionTokens()).toEqual(['twice-Tw22-token', 'other-Oo11-token']);
+    // Both entries indexed, then the first forgotten: the token stays.
+    book.scrubText('index what is remembered so far', undefined);
+    // The first entry is forgotten; the second still holds the token.
+    book.remember('third-Th33-token');
+    expect(book.secretsIn(['twice-Tw22-token other-Oo11-token third-Th33-token'], undefined).sort()).toEqual([
+      'other-Oo11-token',
+      'third-Th33-token',
+      'twice-Tw22-token',
+    ]);
+    // Now its last entry goes too, and it leaves the index.
+    book.remember('fourth-Fo44-token');
+    expect(book.secretsIn(['twice-Tw22-token'], undefined)).toEqual([]);
+    expect(book.scrubText('twice-Tw22-token fourth-Fo44-token', undefined)).toBe('twice-Tw22-token [redacted]');
+    // Many tokens through a small book with nothing scrubbed meanwhile: exactly the last three are found.
+    for (let i = 0; i < 5000; i++) book.remember(`tok-${i}-Zz99`);
+    const texts = Array.from({ length: 5000 }, (_, i) => `tok-${i}-Zz99`);
+    expect(book.secretsIn(texts, undefined).sort()).toEqual(['tok-4997-Zz99', 'tok-4998-Zz99', 'tok-4999-Zz99']);
+  });
 });

@@ -156,6 +156,27 @@ describe('answers bound to the callback endpoint', () => {
     expect(interaction.expiresAt).toBe(interaction.createdAt + 15 * 60_000);
   });
 
+  it('reads the creation time when first asked, against when it was received, not when it is read', () => {
+    let clock = 1_700_000_000_000;
+    // Created 30 s after it was received (a clock skew): the receipt time wins, as it did when it arrived.
+    const ahead = ((BigInt(clock + 30_000) - 1_420_070_400_000n) << 22n).toString();
+    const skewed = createInteraction(
+      { id: ahead, type: 2, token: 't' },
+      async () => undefined,
+      () => clock,
+    );
+    const plain = createInteraction(
+      { id: 'not-a-snowflake', type: 2, token: 't' },
+      async () => undefined,
+      () => clock,
+    );
+    clock += 10 * 60_000;
+    expect(skewed.createdAt).toBe(skewed.receivedAt);
+    expect(plain.createdAt).toBe(clock - 10 * 60_000);
+    expect(plain.expiresAt).toBe(plain.receivedAt + 15 * 60_000);
+    expect(skewed.ageMs).toBe(10 * 60_000);
+  });
+
   it('a server rejection returns the interaction to pending, with the status and age in the error', async () => {
     answer = 'reject';
     const interaction = interactionFor<CommandInteraction>(clientFor(), payload(2));

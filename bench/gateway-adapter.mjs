@@ -1,0 +1,96 @@
+// One Gateway adapter alone in a fresh process, as a bot runs it: it connects to the bench Gateway server
+// (bench/gateway-server.mjs), which floods WARMUP + COUNT INTERACTION_CREATE frames of about 800 bytes. The first
+// WARMUP events warm the adapter up (JIT, heap); the client CPU (process.cpuUsage) is taken from the last of them to the
+// last of the COUNT events that follow, and printed as one JSON line of microseconds per event. `npm run bench` starts
+// one per adapter per round.
+//
+//   ADAPTER=sdk|ws|discordjs COUNT=20000 WARMUP=5000 PORT=1234 node bench/gateway-adapter.mjs
+//
+// ws: raw `ws` + JSON.parse + an EventEmitter emit of `d`, the floor any Gateway client pays.
+// sdk: the SDK's Client, its Gateway on the bench server, an `interactionCreate` listener receiving typed, validated
+// interactions (as the README shows).
+// discordjs: @discordjs/ws's WebSocketManager (JSON, no compression), its GET /gateway/bot answered by a stub REST.
+import { EventEmitter } from 'node:events';
+
+const { ADAPTER = 'sdk', PORT } = process.env;
+const COUNT = Number(process.env.COUNT ?? 20000);
+const WARMUP = Number(process.env.WARMUP ?? 5000);
+const TOTAL = WARMUP + COUNT;
+// The count goes in the path: @discordjs/ws appends its own query string (?v=10&encoding=json) to the URL.
+const url = `ws://127.0.0.1:${PORT}/flood/${TOTAL}`;
+
+let received = 0;
+let start = process.cpuUsage();
+let finish;
+const finished = new Promise((resolve) => {
+  finish = resolve;
+});
+/** Counts one event; starts the clock after the warm-up, stops it at the last one. */
+function counted() {
+  received++;
+  if (received === WARMUP) start = process.cpuUsage();
+  else if (received === TOTAL) finish(process.cpuUsage(start));
+}
+
+/** Connects the adapter; returns how it closes. */
+async function adapter() {
+  if (ADAPTER === 'ws') {
+    const { default: WebSocket } = await import('ws');
+    const emitter = new EventEmitter();
+    emitter.on('INTERACTION_CREATE', (d) => {
+      if (typeof d.id !== 'string') throw new Error('no interaction id');
+      counted();
+    });
+    const socket = new WebSocket(url, { perMessageDeflate: false });
+    socket.on('message', (data) => {
+      const frame = JSON.parse(data.toString());
+      if (frame.op === 10) socket.send(JSON.stringify({ op: 2, d: { token: 'bench', intents: 0, properties: {} } }));
+      else if (frame.op === 0) emitter.emit(frame.t, frame.d);
+    });
+    socket.on('error', (error) => {
+      throw error;
+    });
+    return () => socket.terminate();
+  }
+  if (ADAPTER === 'sdk') {
+    const { Client } = await import('../dist/index.js');
+    const client = new Client({ baseUrl: 'http://127.0.0.1:9', auth: { botToken: 'bench' }, gateway: { url } });
+    client.gateway.on('interactionCreate', (interaction) => {
+      // A typed interaction, as users get it: its id, and the command's parsed options.
+      if (typeof interaction.id !== 'string' || interaction.kind !== 'command' || interaction.options.rounds !== 5)
+        throw new Error('the interaction was not built');
+      counted();
+    });
+    client.gateway.on('error', (error) => {
+      throw error;
+    });
+    await client.gateway.connect();
+    return () => client.close();
+  }
+  if (ADAPTER === 'discordjs') {
+    const { WebSocketManager, WebSocketShardEvents } = await import('@discordjs/ws');
+    const gatewayBot = { url, shards: 1, session_start_limit: { total: 1000, remaining: 1000, reset_after: 60_000, max_concurrency: 1 } };
+    const manager = new WebSocketManager({
+      token: 'bench',
+      intents: 0,
+      rest: { get: async () => gatewayBot },
+      shardCount: 1,
+      compression: null,
+      useIdentifyCompression: false,
+    });
+    manager.on(WebSocketShardEvents.Dispatch, (payload) => {
+      if (payload.t !== 'INTERACTION_CREATE') return;
+      if (typeof payload.d.id !== 'string') throw new Error('no interaction id');
+      counted();
+    });
+    await manager.connect();
+    return () => manager.destroy();
+  }
+  throw new Error(`unknown ADAPTER ${ADAPTER}`);
+}
+
+const close = await adapter();
+const used = await finished;
+process.stdout.write(`${JSON.stringify({ adapter: ADAPTER, events: COUNT, cpuUsPerEvent: (used.user + used.system) / COUNT })}\n`);
+await Promise.race([close(), new Promise((resolve) => setTimeout(resolve, 1000))]);
+process.exit(0);

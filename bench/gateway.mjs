@@ -1,0 +1,136 @@
+// The Gateway flood of `npm run bench`: INTERACTION_CREATE frames of about 800 bytes from bench/gateway-server.mjs (a
+// process of its own), client CPU microseconds per event. By default each adapter runs alone in a fresh child process
+// per round (bench/gateway-adapter.mjs), adapters rotated every round, as a bot runs the SDK; BENCH_MODE=inprocess
+// alternates raw ws and the SDK in this one process instead (they share its JIT, heap and GC).
+import { execFileSync } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const here = (path) => fileURLToPath(new URL(path, import.meta.url));
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 20000);
+const WARMUP = Number(process.env.BENCH_GATEWAY_WARMUP ?? 5000);
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+const summary = (values) => ({ median: median(values), min: Math.min(...values), max: Math.max(...values) });
+const range = (s) => `${s.median.toFixed(2)} (${s.min.toFixed(2)}-${s.max.toFixed(2)})`;
+
+function installed(name) {
+  try {
+    createRequire(import.meta.url).resolve(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Each adapter alone in a fresh child per round, rotated every round; the medians of each. */
+function perProcess(port, rounds) {
+  const adapters = ['ws', 'sdk', ...(installed('@discordjs/ws') ? ['discordjs'] : [])];
+  const times = Object.fromEntries(adapters.map((name) => [name, []]));
+  for (let round = 0; round < rounds; round++) {
+    const order = adapters.map((_, i) => adapters[(i + round) % adapters.length]);
+    for (const name of order) {
+      const out = execFileSync(process.execPath, [here('./gateway-adapter.mjs')], {
+        env: { ...process.env, ADAPTER: name, COUNT: String(EVENTS), WARMUP: String(WARMUP), PORT: String(port) },
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+      times[name].push(JSON.parse(out.trim().split('\n').at(-1)).cpuUsPerEvent);
+    }
+  }
+  return Object.fromEntries(adapters.map((name) => [name, summary(times[name])]));
+}
+
+/** Raw ws + JSON.parse + emit in this process. Returns CPU microseconds per event. */
+async function rawInProcess(port, count) {
+  const { default: WebSocket } = await import('ws');
+  return new Promise((resolve, reject) => {
+    const emitter = new EventEmitter();
+    let received = 0;
+    let start;
+    emitter.on('INTERACTION_CREATE', () => {
+      if (++received === count) {
+        const used = process.cpuUsage(start);
+        socket.close();
+        resolve((used.user + used.system) / count);
+      }
+    });
+    const socket = new WebSocket(`ws://127.0.0.1:${port}/?count=${count}`, { perMessageDeflate: false });
+    socket.on('message', (data) => {
+      const frame = JSON.parse(data.toString());
+      if (frame.op === 10) {
+        start = process.cpuUsage();
+        socket.send(JSON.stringify({ op: 2, d: { token: 'bench', intents: 0, properties: {} } }));
+      } else if (frame.op === 0) emitter.emit(frame.t, frame.d);
+    });
+    socket.on('error', reject);
+  });
+}
+
+/** The SDK's Gateway in this process, a typed interaction for every event. */
+async function sdkInProcess(port, count) {
+  const { Client } = await import('../dist/index.js');
+  const client = new Client({ baseUrl: 'http://127.0.0.1:9', auth: { botToken: 'bench' }, gateway: { url: `ws://127.0.0.1:${port}/?count=${count}` } });
+  let received = 0;
+  const start = process.cpuUsage();
+  const done = new Promise((resolve) => {
+    client.gateway.on('interactionCreate', (interaction) => {
+      if (interaction.kind !== 'command' || interaction.options.rounds === undefined) throw new Error('options were not parsed');
+      if (++received === count) resolve(process.cpuUsage(start));
+    });
+  });
+  await client.gateway.connect();
+  const used = await done;
+  await client.close();
+  return (used.user + used.system) / count;
+}
+
+async function inProcess(port, rounds) {
+  await rawInProcess(port, WARMUP);
+  await sdkInProcess(port, WARMUP);
+  const sdk = [];
+  const ws = [];
+  for (let round = 0; round < rounds; round++) {
+    const pair = [async () => ws.push(await rawInProcess(port, EVENTS)), async () => sdk.push(await sdkInProcess(port, EVENTS))];
+    if (round % 2 === 1) pair.reverse();
+    for (const run of pair) await run();
+  }
+  return { ws: summary(ws), sdk: summary(sdk) };
+}
+
+/**
+ * Runs the Gateway flood against a server started with `startServer` and prints its table; returns the
+ * `[label, ratio]` rows of the targets (the SDK against raw ws).
+ */
+export async function gatewayBenchmark(startServer, rounds, mode) {
+  const { child, port, pinned } = await startServer('./gateway-server.mjs');
+  try {
+    const inproc = mode === 'inprocess';
+    const of = inproc ? await inProcess(port, rounds) : perProcess(port, rounds);
+    const how = inproc
+      ? 'in-process mode: raw ws and the SDK alternate in one process and share its JIT, heap and GC'
+      : 'process-per-adapter mode: each adapter alone in a fresh process per round, warmed up on its first ' + `${WARMUP} events, rotated every round`;
+    console.log(
+      `\nGateway flood (${how}): ${EVENTS} INTERACTION_CREATE frames of about 800 bytes per round, sent as fast as the socket ` +
+        `drains, client CPU µs per event, median (min-max) of ${rounds} rounds, server in another process${pinned ? ' pinned to its own core' : ''}\n`,
+    );
+    console.log('adapter                                            µs/event             vs raw ws');
+    const rows = [
+      ['raw ws + JSON.parse + emit', of.ws],
+      ['@discordjs/ws WebSocketManager (dispatch payloads)', of.discordjs],
+      ['SDK (typed, validated interactions)', of.sdk],
+    ];
+    for (const [label, s] of rows) {
+      if (s !== undefined) console.log(`${label.padEnd(51)}${range(s).padEnd(21)}${(s.median / of.ws.median).toFixed(2)}x`);
+    }
+    if (of.discordjs !== undefined) console.log(`SDK vs @discordjs/ws: ${(of.sdk.median / of.discordjs.median).toFixed(2)}x`);
+    return [[`Gateway flood${inproc ? ' (in-process)' : ''}`, of.sdk.median / of.ws.median]];
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
