@@ -105,7 +105,7 @@ async function inProcess(port, rounds) {
 
 /**
  * Runs the Gateway flood against a server started with `startServer` and prints its table; returns the
- * `[label, ratio]` rows of the targets (the SDK against raw ws).
+ * `[label, ratio, target]` rows of the targets (the SDK against raw ws, and below @discordjs/ws).
  */
 export async function gatewayBenchmark(startServer, rounds, mode) {
   const { child, port, pinned } = await startServer('./gateway-server.mjs');
@@ -129,7 +129,10 @@ export async function gatewayBenchmark(startServer, rounds, mode) {
       if (s !== undefined) console.log(`${label.padEnd(51)}${range(s).padEnd(21)}${(s.median / of.ws.median).toFixed(2)}x`);
     }
     if (of.discordjs !== undefined) console.log(`SDK vs @discordjs/ws: ${(of.sdk.median / of.discordjs.median).toFixed(2)}x`);
-    return [[`Gateway flood${inproc ? ' (in-process)' : ''}`, of.sdk.median / of.ws.median]];
+    const targets = [[`Gateway flood vs raw ws${inproc ? ' (in-process)' : ''}`, of.sdk.median / of.ws.median, 1.05]];
+    // Below @discordjs/ws: a ratio under 1.00 in the same run.
+    if (of.discordjs !== undefined) targets.push(['Gateway flood vs @discordjs/ws', of.sdk.median / of.discordjs.median, 0.999]);
+    return targets;
   } finally {
     child.kill('SIGTERM');
   }

@@ -14,8 +14,8 @@ import { gatewayBenchmark } from './gateway.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-/** The targets of the performance issue: every ratio at most this. */
-const TARGET = 1.15;
+/** The targets of the performance issue: every REST hot path, cold import and peak RSS at most this ratio (the Gateway's are its own). */
+const TARGET = 1.1;
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
 const CONCURRENCY = [1, 16, 64];
 
@@ -197,7 +197,7 @@ function peakRss(adapter, port) {
 }
 
 const range = (s, digits = 1) => `${s.median.toFixed(digits)} (${s.min.toFixed(digits)}-${s.max.toFixed(digits)})`;
-const verdict = (ratio) => (ratio <= TARGET ? 'ok' : `over by ${((ratio / TARGET - 1) * 100).toFixed(0)}%`);
+const verdict = (ratio, target) => (ratio <= target ? 'ok' : `over by ${((ratio / target - 1) * 100).toFixed(0)}%`);
 
 const { child, port, pinned } = await startServer();
 const table = [];
@@ -244,8 +244,9 @@ try {
   child.kill('SIGTERM');
 }
 
-console.log(`\ntargets (each ratio at most ${TARGET}x, medians of this run):`);
-for (const [label, ratio] of table) console.log(`  ${label.padEnd(48)} ${ratio.toFixed(2)}x  ${verdict(ratio)}`);
+console.log('\ntargets (medians of this run; each ratio at most its target):');
+for (const [label, ratio, target = TARGET] of table)
+  console.log(`  ${label.padEnd(48)} ${ratio.toFixed(2)}x  (target ${target < 1 ? 'below 1.00' : `${target.toFixed(2)}`}x)  ${verdict(ratio, target)}`);
 
 // The Redis rate-limit store against the in-memory one, when redis-server is installed (bench/redis.mjs starts its own).
 console.log('');
