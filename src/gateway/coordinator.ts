@@ -31,6 +31,8 @@ export interface CoordinatorTick {
   target?: number | undefined;
   /** How many shards of this step's count are READY somewhere in the fleet (during a reshard, for the new count). @default 0 */
   ready?: number | undefined;
+  /** This member's membership expired before the step (the process was away past `leaseMs`): it must join again under a new id. @default false */
+  expired?: boolean | undefined;
 }
 
 /**
@@ -45,16 +47,17 @@ export interface ShardCoordinator {
    * members and leases that expired, and (when `acquire`) takes free shards
    * of `shardCount` up to a fair share (`ceil(shardCount / members)`).
    */
-  tick(member: string, shardCount: number, acquire: boolean): Promise<CoordinatorTick>;
+  tick(member: string, shardCount: number, acquire: boolean, registered?: boolean): Promise<CoordinatorTick>;
   /** Gives a lease back (only if it is still this member's, with this fence). */
   release(member: string, shardCount: number, lease: ShardLease): Promise<void>;
   /** Leaves the fleet: the membership ends and every lease still held is given back. */
   leave(member: string, shardCount: number): Promise<void>;
   /**
-   * The fleet's shard count, once a reshard has set one (it then wins over `GET /gateway/bot`'s recommendation, so a process
-   * started later joins the current set); `undefined` before any. Optional: a coordinator without it cannot reshard.
+   * The fleet's shard count: the first process's `proposed` one (`GET /gateway/bot`'s recommendation when it joined), then
+   * what each reshard commits, so every process, started early or late, runs the same set. Optional: a coordinator without it
+   * cannot reshard.
    */
-  shardCount?(): Promise<number | undefined>;
+  shardCount?(proposed?: number): Promise<number | undefined>;
   /** Asks every process of the fleet to reshard to `count` (each sees it on its next step). */
   requestReshard?(count: number): Promise<void>;
   /** Records that a shard of the set of `shardCount` is READY (a reshard switches once all are). */
@@ -96,8 +99,8 @@ export class FleetSupervisor {
   readonly #coordinator: ShardCoordinator;
   readonly #host: FleetHost;
   readonly #count: number;
-  /** This process's member id. */
-  readonly member: string;
+  /** This process's member id (a new one after its membership expired while it was away). */
+  member: string;
   /** The interactions being handled on the shards of this process. */
   readonly inFlight = new InFlightInteractions();
   /** Shards running here: their lease's fence, and until when (monotonic ms) dispatching on them is safe. */
@@ -109,6 +112,9 @@ export class FleetSupervisor {
   #timer: ReturnType<typeof setInterval> | undefined;
   #ticking: Promise<void> | undefined;
   #ticks = 0;
+  /** Whether a step registered this member (a later step that finds it gone means it was away past its membership). */
+  #registered = false;
+  #incarnation = 0;
   #closing = false;
   /** Closing: shards stopping and draining; leases renewed, none taken, none handed off. */
   #leaving = false;
@@ -127,7 +133,7 @@ export class FleetSupervisor {
 
   /** Whether the shard is held here (without checking that its lease is still known valid). */
   has(shardId: number): boolean {
-    return this.#held.has(shardId);
+    return !this.#leaving && !this.#closing && this.#held.has(shardId);
   }
 
   /** Claims an interaction for this process; a coordinator that fails lets it run (at least once rather than never). */
@@ -203,12 +209,14 @@ export class FleetSupervisor {
     const sentAt = performance.now();
     let answer: CoordinatorTick;
     try {
-      answer = await this.#coordinator.tick(this.member, this.#count, ++this.#ticks > 1 && !this.#leaving);
+      answer = await this.#coordinator.tick(this.member, this.#count, ++this.#ticks > 1 && !this.#leaving, this.#registered);
     } catch (error) {
       this.#host.failed(error);
       return;
     }
     if (this.#closing) return;
+    if (answer.expired === true) return this.#rejoin();
+    this.#registered = true;
     const validUntil = sentAt + this.#coordinator.leaseMs * (1 - MARGIN);
     const leases = new Map(answer.leases.map((lease) => [lease.shardId, lease.fence]));
     for (const [shardId, held] of this.#held) {
@@ -234,6 +242,18 @@ export class FleetSupervisor {
     if (!this.#leaving) this.#rebalance(answer);
     await Promise.all(starting);
     if (!this.#leaving) this.#host.ticked?.(answer);
+  }
+
+  /**
+   * This process was away past its membership (paused, or cut off from the coordinator): every shard is fenced, and it joins
+   * again under a new member id, so the claims the old id held pass to live members (its handlers' answers are refused).
+   */
+  #rejoin(): void {
+    for (const shardId of [...this.#held.keys()]) this.#fence(shardId, 'this process was away past its membership');
+    this.member = `${this.member.replace(/~\d+$/, '')}~${++this.#incarnation}`;
+    this.#registered = false;
+    this.#ticks = 0;
+    this.#host.debug(`joining the fleet again as ${this.member}`);
   }
 
   /** Hands off ready shards beyond the fair share, those another member would hold first. */
@@ -277,6 +297,8 @@ export class FleetSupervisor {
       this.#closing = true;
       if (this.#timer !== undefined) clearInterval(this.#timer);
       await this.#ticking;
+      // Once gone, an answer from here is refused: the claims pass to live members, which run the replays.
+      for (const shardId of this.#held.keys()) this.#fenced.add(shardId);
       this.#held.clear();
       await this.#coordinator.leave(this.member, this.#count).catch((error: unknown) => this.#host.failed(error));
     }

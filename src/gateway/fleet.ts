@@ -85,6 +85,8 @@ export interface ClaimedDelivery {
  */
 export function deliverClaimed(fleet: FleetSupervisor, event: GatewayDispatchEvent, interaction: Interaction, gateway: ClaimedDelivery): void {
   const { shardId } = event;
+  // Still running here (a replay after this process fenced the shard and took it again): it runs once.
+  if (fleet.inFlight.shardOf(interaction.id) !== undefined) return gateway.skipped(`interaction ${interaction.id} skipped: already running here`, shardId);
   const done = fleet.inFlight.begin(shardId, interaction.id, event.s);
   void fleet
     .claim(interaction.id)
@@ -97,6 +99,9 @@ export function deliverClaimed(fleet: FleetSupervisor, event: GatewayDispatchEve
       if (fleet.saves(shardId)) gateway.savers.get(shardId)?.schedule();
     });
 }
+
+/** How long a fleet's shard waits before connecting again after a connect that failed. */
+const RECONNECT_AFTER_MS = 1000;
 
 /**
  * The supervisor of a Gateway's part of the fleet for one shard count: this process's member id is its pid and a random id (a
@@ -120,17 +125,24 @@ function fleetHost(shards: FleetShards, count: number): FleetHost {
   return {
     async start(shardId) {
       const shard = shards.create(shardId);
-      if (shards.store !== undefined) {
-        const savers = await restoreSessions(shards.store, [shard], count, shards.record, shards.storeFailed);
-        for (const [id, saver] of savers) shards.savers.set(id, saver);
-      }
+      const savers = shards.store === undefined ? undefined : await restoreSessions(shards.store, [shard], count, shards.record, shards.storeFailed);
+      // Lost (or closing) while the session loaded: nothing of this shard is kept, so nothing of it is ever saved.
       if (!shards.holds(shardId)) return;
+      for (const [id, saver] of savers ?? []) shards.savers.set(id, saver);
       shards.list.push(shard);
       shards.list.sort((a, b) => a.id - b.id);
-      shard
-        .connect(undefined)
-        .then(() => shards.ready?.(shardId))
-        .catch(failed);
+      // A connect that fails (its Identify turn came past the connect timeout, the service refused) is tried again while the
+      // lease is this process's, after the shard's own backoff: a held shard never stays dark.
+      const connect = (): void => {
+        shard
+          .connect(undefined)
+          .then(() => shards.ready?.(shardId))
+          .catch((error: unknown) => {
+            shards.report({ event: 'error', payload: error instanceof Error ? error : new GatewayError(String(error)) });
+            if (shards.holds(shardId) && shards.list.includes(shard)) setTimeout(connect, RECONNECT_AFTER_MS).unref?.();
+          });
+      };
+      connect();
     },
     async stop(shardId, handOff) {
       const shard = find(shardId);

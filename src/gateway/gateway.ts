@@ -216,7 +216,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
       coordinator === undefined ? this.#wiring.respond : recordingAnswers(coordinator, this.#wiring.respond, (id) => answerable(this.#sets.current.fleet, id));
     this.#fromDispatch = (payload) => interactionFromDispatch(payload, respond, this.#wiring.now);
     const resolved = await resolveShardPlan(this.#sharding, this.#wiring.gatewayBot);
-    const fleetCount = await coordinator?.shardCount?.(); // after a reshard, the fleet's count wins over the recommendation
+    const fleetCount = await coordinator?.shardCount?.(resolved.count); // the fleet's count wins: every process runs the same set
     const plan = fleetCount === undefined ? resolved : withCount(resolved, fleetCount);
     this.#sets.current.plan = plan;
     this.#newShard = (id, shardPlan, set = this.#sets.current) =>
@@ -362,7 +362,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   publishTo(sink: DispatchSink, options: PublishOptions = {}): this {
     this.#publisher?.stop();
     this.#publisher = new DispatchPublisher(sink, options, {
-      changed: (shardId) => this.#sets.current.savers.get(shardId)?.schedule(),
+      changed: (shardId) => this.#sets.current.fleet?.saves(shardId) !== false && this.#sets.current.savers.get(shardId)?.schedule(),
       failed: (error, shardId) => this.#report({ event: 'error', payload: publishFailure(error) }, shardId),
     });
     return this;
@@ -383,6 +383,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     if (handOff && this.#sharding.sessionStore === undefined && this.#sets.current.shards.length > 0)
       this.#report({ event: 'debug', payload: 'handing off without a gateway.sessionStore: no successor can find the sessions' });
     this.#destroyed = true;
+    await this.#loading?.catch(() => undefined); // a start under way finishes first, so that what it started is stopped here
     await this.#sets.close();
     const report = (line: string) => this.#report({ event: 'debug', payload: line });
     const parts = {

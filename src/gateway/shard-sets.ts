@@ -13,7 +13,7 @@ import { GatewayError } from '../errors/index.js';
 import type { ConnectionReport } from './connection-host.js';
 import type { FleetSupervisor, ShardCoordinator } from './coordinator.js';
 import { createFleet } from './fleet.js';
-import { restoreSessions, type GatewaySessionRecord, type GatewaySessionStore } from './gateway-session-store.js';
+import { SessionSaver, type GatewaySessionRecord, type GatewaySessionStore } from './gateway-session-store.js';
 import { GatewayDispatch } from './protocol.js';
 import {
   dropSet,
@@ -103,11 +103,13 @@ export class ShardSets {
   #fleetStep(set: ShardSet, coordinator: ShardCoordinator, step: 'start' | 'switch' | undefined, target: number | undefined): void {
     if (step === 'start' && target !== undefined) {
       const next = (this.next = newShardSet(withCount(set.plan as ShardPlan, target), set.generation + 1));
+      this.#recent = new RecentInteractions(() => this.#host.now()); // one member may get an interaction on both sets
       this.#debug(`reshard: identifying ${target} shards with the fleet while the current set serves`);
       void this.fleetOf(next, coordinator, set.fleet?.member).start();
     } else if (step === 'switch') {
       const old = this.current;
       [this.current, this.next] = [set, undefined];
+      if (this.#recent !== undefined) this.#recent.until = this.#host.now() + RESHARD_DEDUPE_MS;
       void finishSwitch(old, set, (line) => this.#debug(line))
         .then(() => coordinator.commitReshard?.(set.plan?.count ?? 0))
         .catch((error: unknown) =>
@@ -121,13 +123,22 @@ export class ShardSets {
 
   /** A fleet's reshard: asks every process, and resolves once this one switched. */
   async reshardFleet(coordinator: ShardCoordinator, count: number, signal: AbortSignal | undefined): Promise<void> {
-    const switched = new Promise<void>((resolve) => this.#switched.push(resolve));
-    await coordinator.requestReshard?.(count);
-    await wait(switched, { signal });
+    if (this.current.plan?.count === count && this.next === undefined) return;
+    let resolve = () => undefined as void;
+    const switched = new Promise<void>((done) => this.#switched.push((resolve = done)));
+    try {
+      await coordinator.requestReshard?.(count);
+      await wait(switched, { signal });
+    } finally {
+      const index = this.#switched.indexOf(resolve);
+      if (index >= 0) this.#switched.splice(index, 1);
+    }
   }
 
   /** A reshard of a Gateway that runs every shard itself: the next set started, its sessions restored or saved, the switch. */
   async reshard(plan: ShardPlan, signal: AbortSignal | undefined): Promise<void> {
+    if (this.next !== undefined) throw new GatewayError(`a reshard to ${this.next.plan?.count} shards is under way`);
+    if (this.current.plan?.count === plan.count) return;
     const host = this.#host;
     const recent = (this.#recent = new RecentInteractions(() => host.now()));
     const next = (this.next = newShardSet(plan, this.current.generation + 1));
@@ -138,17 +149,25 @@ export class ShardSets {
         (line) => this.#debug(line),
         signal,
       );
+      // Savers only: the new set identified, so a record a store may hold for its count is stale and is overwritten, never loaded.
       const { store } = host;
       const savers =
-        store &&
-        (await restoreSessions(
-          store,
-          next.shards,
-          plan.count,
-          (shard) => host.record(shard, next),
-          (error) => host.storeFailed(error),
-        ));
-      for (const [id, saver] of savers ?? []) next.savers.set(id, saver);
+        store === undefined
+          ? []
+          : next.shards.map(
+              (shard) =>
+                [
+                  shard.id,
+                  new SessionSaver(
+                    store,
+                    shard.id,
+                    plan.count,
+                    () => host.record(shard, next),
+                    (error) => host.storeFailed(error),
+                  ),
+                ] as const,
+            );
+      for (const [id, saver] of savers) next.savers.set(id, saver);
       const old = this.current;
       this.current = next; // the switch: from here only the new set dispatches
       await finishSwitch(old, next, (line) => this.#debug(line));

@@ -36,7 +36,9 @@ export interface RedisShardCoordinatorOptions {
 }
 
 /**
- * ARGV: member, shard count, lease (ms), acquire ('1' or '0'). Renews the
+ * ARGV: member, shard count, lease (ms), acquire ('1' or '0'), registered ('1' when this member joined before: if its
+ * membership expired meanwhile it is not renewed, the answer is `{-1}`, and the process joins again under a new id, so that
+ * the claims it held pass to live members). Renews the
  * member and its leases, drops expired members and leases, and takes free
  * shards up to `ceil(count / members)`, those whose home (`shard % members`)
  * is this member first. Returns `{members, index, target or -1, ready, shard, fence, ...}` (KEYS[4]: the reshard
@@ -47,6 +49,7 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local member, count, lease = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if ARGV[5] == '1' and not redis.call('ZSCORE', KEYS[1], member) then return { -1 } end
 redis.call('ZADD', KEYS[1], now + lease, member)
 redis.call('PEXPIRE', KEYS[1], lease * 3)
 local members = redis.call('ZRANGE', KEYS[1], 0, -1)
@@ -101,12 +104,15 @@ return 0`);
 
 /**
  * ARGV: member, ttl (ms). Claims an interaction: 1 when free, or held by a
- * member no longer live (its holder died before answering); 0 when another
- * live member holds it, this member already does, or it was answered.
+ * member no longer live (its holder died before answering), or held by this
+ * member (a replay after it fenced a shard it then took again; the Gateway
+ * skips an interaction it is still running); 0 when another live member
+ * holds it or it was answered.
  */
 const CLAIM = new RedisScript(`
 local held = redis.call('GET', KEYS[1])
-if held == 'answered' or held == ARGV[1] then return 0 end
+if held == 'answered' then return 0 end
+if held == ARGV[1] then return 1 end
 if held then
   local t = redis.call('TIME')
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -143,10 +149,11 @@ export class RedisShardCoordinator implements ShardCoordinator {
     return `${this.#key}:leases:${count}`;
   }
 
-  async tick(member: string, shardCount: number, acquire: boolean): Promise<CoordinatorTick> {
+  async tick(member: string, shardCount: number, acquire: boolean, registered = false): Promise<CoordinatorTick> {
     const keys = [`${this.#key}:members`, this.#leases(shardCount), `${this.#key}:fence`, `${this.#key}:target`, this.#ready(shardCount)];
-    const reply = (await this.#run(TICK, keys, [member, String(shardCount), String(this.leaseMs), acquire ? '1' : '0'])) as unknown[];
+    const reply = (await this.#run(TICK, keys, [member, String(shardCount), String(this.leaseMs), acquire ? '1' : '0', registered ? '1' : '0'])) as unknown[];
     const numbers = Array.isArray(reply) ? reply.map(Number) : [];
+    if (numbers[0] === -1) return { members: 0, index: 0, leases: [], expired: true };
     const leases: ShardLease[] = [];
     for (let i = 4; i + 1 < numbers.length; i += 2) leases.push({ shardId: numbers[i] as number, fence: numbers[i + 1] as number });
     const target = numbers[2] !== undefined && numbers[2] > 0 ? numbers[2] : undefined;
@@ -157,14 +164,15 @@ export class RedisShardCoordinator implements ShardCoordinator {
     return `${this.#key}:ready:${count}`;
   }
 
-  async shardCount(): Promise<number | undefined> {
-    const value = Number(await this.#run(GET, [`${this.#key}:count`], []));
+  async shardCount(proposed?: number): Promise<number | undefined> {
+    const value = Number(await this.#run(ADOPT_COUNT, [`${this.#key}:count`], [proposed === undefined ? '' : String(proposed)]));
     return Number.isInteger(value) && value > 0 ? value : undefined;
   }
 
   async requestReshard(count: number): Promise<void> {
     if (!Number.isInteger(count) || count < 1) throw new RangeError('a shard count is a whole number of at least 1');
-    await this.#run(REQUEST_RESHARD, [`${this.#key}:target`, this.#ready(count)], [String(count)]);
+    const pending = Number(await this.#run(REQUEST_RESHARD, [`${this.#key}:target`, this.#ready(count)], [String(count)]));
+    if (pending > 1) throw new Error(`a reshard to ${pending} shards is under way; ask again once it is done`);
   }
 
   async shardReady(shardCount: number, shardId: number): Promise<void> {
@@ -192,14 +200,17 @@ export class RedisShardCoordinator implements ShardCoordinator {
   }
 }
 
-/** The value of KEYS[1], or false. */
-const GET = new RedisScript(`return redis.call('GET', KEYS[1])`);
+/** ARGV: a proposed count, or ''. The fleet's count (KEYS[1]): the proposal is stored when none is yet, so every process agrees. */
+const ADOPT_COUNT = new RedisScript(`if ARGV[1] ~= '' then redis.call('SET', KEYS[1], ARGV[1], 'NX') end
+return redis.call('GET', KEYS[1])`);
 
 /**
  * ARGV: count. Asks for a reshard to `count` (KEYS[1], for a day at most); its READY set (KEYS[2]) starts empty. Asking again for
  * the reshard under way (every process of a fleet may) changes nothing.
  */
-const REQUEST_RESHARD = new RedisScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return 0 end
+const REQUEST_RESHARD = new RedisScript(`local pending = redis.call('GET', KEYS[1])
+if pending == ARGV[1] then return 0 end
+if pending then return tonumber(pending) end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', 86400000)
 redis.call('DEL', KEYS[2])
 return 1`);

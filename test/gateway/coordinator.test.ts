@@ -22,8 +22,17 @@ class ScriptedCoordinator implements ShardCoordinator {
   ];
   hold: Promise<void> | undefined;
   readonly claims: string[] = [];
-  async tick(): Promise<CoordinatorTick> {
+  /** Members seen in steps, in order. */
+  readonly members: string[] = [];
+  /** The next step answers that the membership expired. */
+  expireNext = false;
+  async tick(member: string): Promise<CoordinatorTick> {
     await this.hold;
+    this.members.push(member);
+    if (this.expireNext) {
+      this.expireNext = false;
+      return { members: 0, index: 0, leases: [], expired: true };
+    }
     return { members: 1, index: 0, leases: this.leases };
   }
   async release(): Promise<void> {}
@@ -190,4 +199,23 @@ it('closing for a hand-off waits for the interactions being handled, then saves 
   await closing;
   expect(await run.response).toMatchObject({ data: { content: 'finished before the hand-off' } });
   expect((await sessionStore.load(shardId, 2))?.sequence).toBeGreaterThanOrEqual(s as number);
+});
+
+it('a process whose membership expired while it was away fences every shard and joins again under a new member id', async () => {
+  const { emulator } = await start({ gateway: { shards: 2, maxConcurrency: 2 } });
+  const { client, coordinator } = fleetClient(emulator);
+  const debug: string[] = [];
+  client.gateway.on('debug', (line) => debug.push(line));
+  try {
+    await client.gateway.connect();
+    const first = coordinator.members.at(-1) as string;
+    coordinator.expireNext = true;
+    await until(() => debug.some((line) => line.includes('joining the fleet again as')), { what: 'the rejoin' });
+    expect(debug.filter((line) => line.includes('fenced: this process was away past its membership'))).toHaveLength(2);
+    await until(() => coordinator.members.at(-1) !== first, { what: 'a step under the new id' });
+    expect(coordinator.members.at(-1)).toBe(`${first}~1`);
+    await until(() => client.gateway.shards.length === 2 && client.gateway.status === 'ready', { what: 'the shards taken again' });
+  } finally {
+    await client.close();
+  }
 });
