@@ -4,29 +4,14 @@
 // alternates raw ws and the SDK in this one process instead (they share its JIT, heap and GC).
 import { execFileSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { installed, summary } from './measure.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20000);
 const WARMUP = Number(process.env.BENCH_GATEWAY_WARMUP ?? 5000);
 
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
-const summary = (values) => ({ median: median(values), min: Math.min(...values), max: Math.max(...values) });
 const range = (s) => `${s.median.toFixed(2)} (${s.min.toFixed(2)}-${s.max.toFixed(2)})`;
-
-function installed(name) {
-  try {
-    createRequire(import.meta.url).resolve(name);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Each adapter alone in a fresh child per round, rotated every round; the medians of each. */
 function perProcess(port, rounds) {

@@ -3,13 +3,12 @@
 // Gateway flood against raw ws (bench/gateway.mjs).
 // Prints ratios; it asserts nothing (timings do not belong in tests).
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { once } from 'node:events';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { Client } from '../dist/index.js';
-import { measure } from './measure.mjs';
+import { installed, measure, summary } from './measure.mjs';
 import { gatewayBenchmark } from './gateway.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
@@ -18,12 +17,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const TARGET = 1.1;
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
 const CONCURRENCY = [1, 16, 64];
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 async function startServer(script = './server.mjs') {
   // Pin the server to the last core and this process to the others when taskset exists (Linux), so the
@@ -44,9 +37,6 @@ async function startServer(script = './server.mjs') {
   const [chunk] = await once(child.stdout, 'data');
   return { child, port: Number(String(chunk).trim()), pinned };
 }
-
-/** Median and range of a list of numbers. */
-const summary = (values) => ({ median: median(values), min: Math.min(...values), max: Math.max(...values) });
 
 async function restBenchmark(port) {
   const origin = `http://127.0.0.1:${port}`;
@@ -125,16 +115,6 @@ async function restBenchmark(port) {
   await client.close();
   await pool.close();
   return rows;
-}
-
-/** Whether a peer is installed (the bench-only dev dependency). */
-function installed(name) {
-  try {
-    createRequire(import.meta.url).resolve(name);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
