@@ -11,7 +11,7 @@ import { EventEmitter } from 'eventemitter3';
 import { GatewayError } from '../errors/index.js';
 import { inspectSymbol } from '../core/redact.js';
 import type { InteractionFromDispatch } from '../interactions/from-dispatch.js';
-import { InteractionRouter } from '../interactions/router.js';
+import { InteractionRouter, type InteractionUnhandledEvent } from '../interactions/router.js';
 import type { CommandOptionValues, TypedCommandDefinition } from '../interactions/options.js';
 import type { CommandInteraction, Interaction, InteractionByKind, InteractionKind } from '../interactions/interaction.js';
 import type { ConnectionReport } from './connection-host.js';
@@ -42,7 +42,7 @@ import { checkConnectOptions } from './connect-checks.js';
 import { autoReshardInterval, checkReshard, withCount, type ShardSet } from './reshard.js';
 import { ShardSets } from './shard-sets.js';
 import { answerable, deliverClaimed, recordingAnswers } from './fleet.js';
-import { deliverInteraction } from './deliver.js';
+import { deliverInteraction, handlerErrorReporter } from './deliver.js';
 import { emitReport } from './report.js';
 
 export type { ShardInfo } from './shards.js';
@@ -57,6 +57,11 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   /** Routers added with `use()`, run after the Gateway's own. */
   readonly #routers = new Set<InteractionRouter>();
   readonly #ownRouter = [this.#router] as const;
+  readonly #reportHandlerError = handlerErrorReporter(this);
+  readonly #reportUnhandled = (event: InteractionUnhandledEvent, shardId: number) => {
+    this.#report({ event: 'debug', payload: event.message }, shardId);
+    this.#emitSafely('interactionUnhandled', event);
+  };
   /** The bot token and recent interaction tokens, scrubbed from everything this Gateway emits. */
   readonly #secrets: SecretBook;
   readonly #sharding: GatewayShardingOptions;
@@ -174,10 +179,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   deliver(interaction: Interaction, shardId = 0): Promise<void> {
     // Without use() routers no array is built per interaction.
     const routers = this.#routers.size === 0 ? this.#ownRouter : ([this.#router, ...this.#routers] as const);
-    return deliverInteraction(interaction, shardId, this, routers, (event) => {
-      this.#report({ event: 'debug', payload: event.message }, shardId);
-      this.#emitSafely('interactionUnhandled', event);
-    });
+    return deliverInteraction(interaction, shardId, this, routers, this.#reportUnhandled, this.#reportHandlerError);
   }
 
   /**

@@ -55,8 +55,12 @@ export class InFlightInteractions {
   /** Resolves once nothing is being handled, or after `timeoutMs`. */
   async settled(timeoutMs: number): Promise<void> {
     if (this.size === 0) return;
-    const idle = new Promise<void>((resolve) => this.#idle.push(resolve));
+    let done = () => undefined as void;
+    const idle = new Promise<void>((resolve) => this.#idle.push((done = resolve)));
     await wait(idle, { timeoutMs, onTimeout: () => undefined }).catch(() => undefined);
+    // Given up on (timed out): its resolver is not kept.
+    const index = this.#idle.indexOf(done);
+    if (index >= 0) this.#idle.splice(index, 1);
   }
 
   /** The shard an interaction being handled arrived on, if it is being handled. */
