@@ -32,6 +32,11 @@ export function currentRuntime(): RuntimeName {
   return detectRuntime();
 }
 
+/** Whether `runtime`'s `undici` is the real one: on Node, and on Deno (which loads it from npm); Bun answers with a partial shim of its own, workerd has none. */
+export function undiciRunsOn(runtime: RuntimeName): boolean {
+  return runtime === 'node' || runtime === 'deno';
+}
+
 /** The REST transport a client uses when none is given: undici's pool on Node, where it is the real undici; `fetch` everywhere else. */
 export function defaultTransportFor(runtime: RuntimeName): 'undici' | 'fetch' {
   return runtime === 'node' ? 'undici' : 'fetch';

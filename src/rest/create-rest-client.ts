@@ -7,7 +7,7 @@
  */
 
 import type { Dispatcher } from 'undici';
-import { currentRuntime, defaultTransportFor, type RuntimeName } from '../core/runtime.js';
+import { currentRuntime, defaultTransportFor, type RuntimeName, undiciRunsOn } from '../core/runtime.js';
 import { ValidationError } from '../errors/local.js';
 import { createLogFunction } from '../observe/events.js';
 import type { PipelineOptions } from './options.js';
@@ -26,9 +26,6 @@ export type PipelineWiring = Pick<
   'origin' | 'apiPrefix' | 'authPrefix' | 'credentials' | 'preferredCredential' | 'routeOverrides' | 'onSetCookie' | 'session' | 'events'
 >;
 
-/** Runtimes whose `undici` is the real one: Node, and Deno (which loads it from npm). Bun answers with a partial shim of its own. */
-const HAS_UNDICI: ReadonlySet<RuntimeName> = new Set(['node', 'deno']);
-
 /**
  * The transport of a client: the one given, or the runtime's default
  * (undici's pool on Node, `fetch` elsewhere). `"undici"` asked for where
@@ -39,7 +36,7 @@ export function createTransport(option: PipelineOptions['transport'], dispatcher
   if (typeof option === 'object') return option;
   const choice = option ?? (dispatcher ? 'undici' : defaultTransportFor(runtime));
   if (choice === 'fetch') return new FetchTransport();
-  if (!HAS_UNDICI.has(runtime)) {
+  if (!undiciRunsOn(runtime)) {
     throw new ValidationError('client options', [
       {
         path: dispatcher && option === undefined ? 'dispatcher' : 'transport',

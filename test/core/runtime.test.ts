@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { currentRuntime, defaultTransportFor, detectRuntime } from '../../src/core/runtime.js';
+import { currentRuntime, defaultTransportFor, detectRuntime, undiciRunsOn } from '../../src/core/runtime.js';
 
 /** What each runtime's globals look like, as far as the detection reads them (Bun and Deno carry Node's process shim). */
 const node = { process: { versions: { node: '20.19.0' } }, navigator: { userAgent: 'Node.js/20' } };
@@ -25,5 +25,9 @@ describe('runtime detection', () => {
   it('the default transport is undici only on Node', () => {
     expect(defaultTransportFor('node')).toBe('undici');
     for (const runtime of ['bun', 'deno', 'workerd', 'other'] as const) expect(defaultTransportFor(runtime), runtime).toBe('fetch');
+  });
+
+  it("undici runs where it is the real one: Node, and Deno (from npm), not Bun's shim nor workerd", () => {
+    expect(['node', 'bun', 'deno', 'workerd', 'other'].filter((runtime) => undiciRunsOn(runtime as never))).toEqual(['node', 'deno']);
   });
 });
