@@ -13,7 +13,8 @@ export async function gatewayScenario(runtime, command, args) {
   const started = performance.now();
   const { emulator, botName, close } = await startEmulatorWithPing();
   const child = spawn(command, [...args, BOT], {
-    env: { ...process.env, CHAT_BASE_URL: emulator.url, CHAT_BOT_TOKEN: emulator.seed.botToken },
+    // Deno: no update check over the network, no permission prompt waiting for a terminal.
+    env: { ...process.env, CHAT_BASE_URL: emulator.url, CHAT_BOT_TOKEN: emulator.seed.botToken, DENO_NO_UPDATE_CHECK: '1', DENO_NO_PROMPT: '1' },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stderr = '';
