@@ -4,22 +4,27 @@
  * only removes what every consumer group acknowledged, and the dead letters
  * (list, replay, purge).
  *
- * Keys: the stream's name is wrapped in a hash tag when it has none
- * (`events` → `{events}`), so its dead letters (`{events}:dead`) and the
- * interaction claims (`{events}:claimed:<id>`) share its Redis Cluster slot
- * and one script can move an entry between them.
+ * Keys: the stream's name is wrapped in one hash tag (`events` → `{events}`,
+ * by `taggedKey` in `keys.ts`, which refuses a name holding braces), so its
+ * dead letters (`{events}:dead`) and the interaction claims
+ * (`{events}:claimed:<id>`) share its Redis Cluster slot and one script can
+ * move an entry between them.
  *
  * @module
  */
 
 import type { DispatchSink, PublishedDispatch } from '../gateway/publisher.js';
-import { DEFAULT_COMMAND_TIMEOUT_MS, type RedisClientLike, RedisScript, sendCommand, streamFailure, taggedPrefix, withinTime } from './connection.js';
+import { DEFAULT_COMMAND_TIMEOUT_MS, type RedisClientLike, RedisScript, sendCommand, streamFailure, withinTime } from './connection.js';
+import { taggedKey } from './keys.js';
 
 /** Options of {@link createRedisEventStream}. */
 export interface RedisEventStreamOptions {
   /** A node-redis v6 client (one node, a cluster or a Sentinel master), connected. */
   client: RedisClientLike;
-  /** The stream's name (wrapped in a hash tag when it has none). @default 'ccsdk:events' */
+  /**
+   * The stream's name, wrapped in one hash tag (`events` → `{events}`). A name holding `{` or `}`, an empty or blank one, or
+   * one over 200 characters is refused with a `ValidationError`, so two names never share a stream. @default 'ccsdk:events'
+   */
   stream?: string | undefined;
   /** How long one Redis command may take before it fails, milliseconds. @default 2000 */
   commandTimeoutMs?: number | undefined;
@@ -153,7 +158,7 @@ export class RedisEventStream implements DispatchSink {
 
   constructor(options: RedisEventStreamOptions) {
     this.client = options.client;
-    this.key = taggedPrefix(options.stream ?? 'ccsdk:events');
+    this.key = taggedKey('createRedisEventStream', 'stream', options.stream ?? 'ccsdk:events');
     this.deadKey = `${this.key}:dead`;
     this.timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
   }
