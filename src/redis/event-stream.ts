@@ -13,6 +13,7 @@
  * @module
  */
 
+import { checkDuration, refuseUnknownOptions } from '../core/bounds.js';
 import type { DispatchSink, PublishedDispatch } from '../gateway/publisher.js';
 import { DEFAULT_COMMAND_TIMEOUT_MS, type RedisClientLike, RedisScript, sendCommand, streamFailure, withinTime } from './connection.js';
 import { taggedKey } from './keys.js';
@@ -29,7 +30,7 @@ export interface RedisEventStreamOptions {
    * one over 200 characters is refused with a `ValidationError`, so two names never share a stream. @default 'ccsdk:events'
    */
   stream?: string | undefined;
-  /** How long one Redis command may take before it fails, milliseconds. @default 2000 */
+  /** How long one Redis command may take before it fails, milliseconds, from 1 to 600000. @default 2000 */
   commandTimeoutMs?: number | undefined;
 }
 
@@ -132,10 +133,12 @@ export class RedisEventStream implements DispatchSink {
   readonly timeoutMs: number;
 
   constructor(options: RedisEventStreamOptions) {
+    refuseUnknownOptions('createRedisEventStream', options, ['client', 'stream', 'commandTimeoutMs']);
     this.client = options.client;
     this.key = taggedKey('createRedisEventStream', 'stream', options.stream ?? 'ccsdk:events');
     this.deadKey = `${this.key}:dead`;
-    this.timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+    this.timeoutMs =
+      checkDuration('createRedisEventStream', 'commandTimeoutMs', options.commandTimeoutMs, { min: 1, max: 600_000 }) ?? DEFAULT_COMMAND_TIMEOUT_MS;
   }
 
   /** @internal Sends one command on the stream's slot within the command timeout. */
