@@ -8,8 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from 'redis';
 import { expect, it } from 'vitest';
+import { makeSnowflake } from '../../src/core/constants.js';
 import { Client } from '../../src/index.js';
-import { createEventWorker, createRedisEventStream, type EventWorker, type RedisEventStream } from '../../src/redis/index.js';
+import { createEventWorker, createRedisEventStream, type EventWorker, type RedisEventStream, type RedisNodeClientLike } from '../../src/redis/index.js';
 import { useEmulatorWithAdmin } from '../helpers/emulators.js';
 import { startScript } from '../helpers/index.js';
 import { describeWithRedis, startRedisServer, useRedis } from '../helpers/redis-server.js';
@@ -110,6 +111,42 @@ describeWithRedis('interaction claims in the worker pool', () => {
       await Promise.all([bot.close(), gateway.close()]);
     }
   }, 40_000);
+
+  it('a claim whose answer came back too late to be known valid is dropped: the handler runs only when the entry comes again', async () => {
+    const name = `claims-${++n}`;
+    // A slow Redis for the first acquire only: it is taken there, and the reply arrives 700 ms later (the claim is valid 400 ms from the send).
+    let late = true;
+    const client: RedisNodeClientLike = {
+      get isReady() {
+        return redis.connection.isReady;
+      },
+      async sendCommand(args) {
+        const reply = await redis.connection.sendCommand(args);
+        if (late && args.includes('acquire')) {
+          late = false;
+          await new Promise((resolve) => setTimeout(resolve, 700));
+        }
+        return reply;
+      },
+    };
+    const stream = createRedisEventStream({ client, stream: name });
+    const bot = new Client({ baseUrl: 'http://127.0.0.1:1', auth: { botToken: 'a-bot-token' } });
+    const worker = createEventWorker({ stream, group: 'g', consumer: 'w', client: bot, claimIdleMs: 500 });
+    const happened: string[] = [];
+    worker.on('reclaimed', () => happened.push('reclaimed'));
+    worker.onCommand('ping', () => void happened.push('ran'));
+    const payload = { id: makeSnowflake(Date.now(), 7), application_id: '1', type: 2, token: 'interaction-token', version: 1, data: { id: '2', name: 'ping' } };
+    try {
+      await worker.start();
+      await stream.publish([{ t: 'INTERACTION_CREATE', s: 1, d: payload, shardId: 0 }]);
+      await until(() => happened.includes('ran'), { what: 'the handler run', timeoutMs: 5000 });
+      expect(happened).toEqual(['reclaimed', 'ran']);
+      await until(async () => (await stream.backlog()).groups[0]?.pending === 0, { what: 'the entry acknowledged' });
+    } finally {
+      await worker.close();
+      await bot.close();
+    }
+  });
 });
 
 describeWithRedis('the answered mark across a Redis restart', () => {
