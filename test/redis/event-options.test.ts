@@ -2,28 +2,18 @@
  * The event stream's and the worker's options, checked at creation (no Redis needed: a client that is never ready).
  */
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../src/errors/index.js';
 import { createEventWorker, createRedisEventStream } from '../../src/redis/index.js';
+import { validationRefusal } from '../helpers/refusal.js';
 
 /** A client the stream never reaches: options are checked before any command. */
 const client = { isReady: false, sendCommand: async () => null };
-
-function refused(create: () => unknown): ValidationError {
-  try {
-    create();
-  } catch (error) {
-    if (error instanceof ValidationError) return error;
-    throw error;
-  }
-  throw new Error('the options were accepted');
-}
 
 describe('createRedisEventStream options', () => {
   it('wraps the name in one hash tag, so `s-bot` and `{s-bot}` can never share a stream', () => {
     expect(createRedisEventStream({ client, stream: 's-bot' }).key).toBe('{s-bot}');
     expect(createRedisEventStream({ client }).key).toBe('{ccsdk:events}');
     for (const name of ['{s-bot}', '{}{bot}', '', ' ']) {
-      const error = refused(() => createRedisEventStream({ client, stream: name }));
+      const error = validationRefusal(() => createRedisEventStream({ client, stream: name }));
       expect(error.operation, name).toBe('createRedisEventStream');
       expect(error.issues[0]?.path, name).toBe('stream');
     }
@@ -37,7 +27,7 @@ describe('createRedisEventStream numbers and names', () => {
     [{ commandTimeoutMs: 0 }, 'commandTimeoutMs', /at least 1/],
     [{ streem: 'x' }, 'streem', /not an option of createRedisEventStream/],
   ])('refuses %o naming %s', (extra, path, message) => {
-    const error = refused(() => createRedisEventStream({ client, ...(extra as object) }));
+    const error = validationRefusal(() => createRedisEventStream({ client, ...(extra as object) }));
     expect(error.issues[0]?.path).toBe(path);
     expect(error.issues[0]?.message).toMatch(message);
   });
@@ -76,7 +66,7 @@ describe('createEventWorker options', () => {
     [{ clock: 5 }, 'clock', /function/],
     [{ claimIdle: 100 }, 'claimIdle', /not an option of createEventWorker/],
   ])('refuses %o naming %s', (extra, path, message) => {
-    const error = refused(() => createEventWorker({ ...base, ...(extra as object) }));
+    const error = validationRefusal(() => createEventWorker({ ...base, ...(extra as object) }));
     expect(error.operation).toBe('createEventWorker');
     expect(error.issues[0]?.path).toBe(path);
     expect(error.issues[0]?.message).toMatch(message);

@@ -3,17 +3,11 @@
  * empty, blank or over-long ones, refused with a ValidationError naming the option.
  */
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../src/errors/index.js';
 import { MAX_KEY_NAME_LENGTH, taggedKey } from '../../src/redis/keys.js';
+import { validationRefusal } from '../helpers/refusal.js';
 
-function refusal(name: unknown): ValidationError {
-  try {
-    taggedKey('createThing', 'stream', name as string);
-  } catch (error) {
-    if (error instanceof ValidationError) return error;
-    throw error;
-  }
-  throw new Error(`taggedKey accepted ${JSON.stringify(name)}`);
+function refusal(name: unknown) {
+  return validationRefusal(() => taggedKey('createThing', 'stream', name as string));
 }
 
 describe('taggedKey', () => {
