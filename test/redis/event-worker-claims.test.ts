@@ -11,6 +11,7 @@ import { expect, it } from 'vitest';
 import { makeSnowflake } from '../../src/core/constants.js';
 import { Client } from '../../src/index.js';
 import { createEventWorker, createRedisEventStream, type EventWorker, type RedisEventStream, type RedisNodeClientLike } from '../../src/redis/index.js';
+import { acquireClaim, type ClaimScriptRunner, releaseClaim } from '../../src/redis/interaction-claim.js';
 import { useEmulatorWithAdmin } from '../helpers/emulators.js';
 import { startScript } from '../helpers/index.js';
 import { describeWithRedis, startRedisServer, useRedis } from '../helpers/redis-server.js';
@@ -142,6 +143,39 @@ describeWithRedis('interaction claims in the worker pool', () => {
       await until(() => happened.includes('ran'), { what: 'the handler run', timeoutMs: 5000 });
       expect(happened).toEqual(['reclaimed', 'ran']);
       await until(async () => (await stream.backlog()).groups[0]?.pending === 0, { what: 'the entry acknowledged' });
+    } finally {
+      await worker.close();
+      await bot.close();
+    }
+  });
+
+  it('an entry reclaimed while another worker still holds its claim is left pending, not acknowledged as a duplicate; it runs once the claim is given up', async () => {
+    const stream = createRedisEventStream({ client: redis.connection, stream: `claims-${++n}` });
+    const run: ClaimScriptRunner = (script, keys, args) => stream.script(script, keys, args);
+    const bot = new Client({ baseUrl: 'http://127.0.0.1:1', auth: { botToken: 'a-bot-token' } });
+    const worker = createEventWorker({ stream, group: 'g', consumer: 'b', client: bot, claimIdleMs: 100 });
+    const happened: string[] = [];
+    worker.on('reclaimed', () => happened.push('reclaimed'));
+    worker.on('duplicate', () => happened.push('duplicate'));
+    worker.onCommand('ping', () => void happened.push('ran'));
+    const id = makeSnowflake(Date.now(), 9);
+    const payload = { id, application_id: '1', type: 2, token: 'interaction-token', version: 1, data: { id: '2', name: 'ping' } };
+    try {
+      // Worker a read the entry and claimed its interaction (a live claim of a minute), then went quiet.
+      await stream.createGroup('g', '0');
+      const [entry] = await stream.publish([{ t: 'INTERACTION_CREATE', s: 1, d: payload, shardId: 0 }]);
+      await redis.connection.sendCommand(['XREADGROUP', 'GROUP', 'g', 'a', 'COUNT', '1', 'STREAMS', stream.key, '>']);
+      const keys = { claim: stream.claimKey(id) };
+      const held = await acquireClaim(run, keys, `${entry}@a`, 60_000);
+      await worker.start();
+      await until(() => happened.filter((step) => step === 'reclaimed').length >= 2, { what: 'b reclaiming the entry twice' });
+      expect(happened.filter((step) => step !== 'reclaimed')).toEqual([]);
+      expect((await stream.backlog()).groups[0]?.pending).toBe(1);
+      // a gives its claim up: b's next reclaim runs it, once.
+      await releaseClaim(run, keys, `${entry}@a`, held.status === 'taken' ? held.fence : -1);
+      await until(() => happened.includes('ran'), { what: 'the handler run by b' });
+      await until(async () => (await stream.backlog()).groups[0]?.pending === 0, { what: 'the entry acknowledged' });
+      expect(happened.filter((step) => step !== 'reclaimed')).toEqual(['ran']);
     } finally {
       await worker.close();
       await bot.close();
