@@ -172,10 +172,8 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
         if (read === 0 && this.#readClient === undefined) await wait(this.#options.pollMs, { signal }).catch(() => undefined);
       } catch (error) {
         if (signal.aborted) break;
-        if (/NOGROUP/.test(failureText(error))) {
-          await this.#recreateGroup().catch((failure: unknown) => this.#report(failure));
-          continue;
-        }
+        // Created again at once; a group another worker created first, or a failure, waits like any error.
+        if (/NOGROUP/.test(failureText(error)) && (await this.#recreateGroup())) continue;
         this.#report(error);
         await wait(Math.max(this.#options.pollMs, 200), { signal }).catch(() => undefined);
       }
@@ -187,8 +185,15 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
    * from the first entry the stream still holds, so nothing published meanwhile is lost (what the old group had acknowledged
    * and the trim had not removed yet comes again; interactions answered stay answered through their claims).
    */
-  async #recreateGroup(): Promise<void> {
-    if (await this.#stream.createGroup(this.#group, '0')) this.#emitSafely('recreated', { group: this.#group, from: '0-0' });
+  async #recreateGroup(): Promise<boolean> {
+    try {
+      if (!(await this.#stream.createGroup(this.#group, '0'))) return false;
+    } catch (error) {
+      this.#report(error);
+      return false;
+    }
+    this.#emitSafely('recreated', { group: this.#group, from: '0-0' });
+    return true;
   }
 
   /** Emits `backlog` when more than `maxBacklog` entries wait in this worker's group. */
