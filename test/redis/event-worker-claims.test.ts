@@ -181,6 +181,50 @@ describeWithRedis('interaction claims in the worker pool', () => {
       await bot.close();
     }
   });
+
+  it('Redis paused past claimIdleMs while a handler runs: its answer is refused, the entry is not acknowledged, and it runs again and is answered once', async () => {
+    const stream = createRedisEventStream({ client: redis.connection, stream: `claims-${++n}` });
+    const { emulator, gateway } = await publishing(stream);
+    const bot = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken } });
+    const worker = createEventWorker({ stream, group: 'g', consumer: 'w', client: bot, claimIdleMs: 300 });
+    const outcomes: string[] = [];
+    let paused: () => void = () => undefined;
+    const redisPaused = new Promise<void>((resolve) => (paused = resolve));
+    worker.onCommand('ping', async (interaction) => {
+      outcomes.push('ran');
+      if (outcomes.length === 1) {
+        await redisPaused;
+        // The handler's own work, longer than the claim can be relied on while Redis cannot renew it.
+        await new Promise((resolve) => setTimeout(resolve, 400));
+      }
+      try {
+        await interaction.reply('pong');
+        outcomes.push('answered');
+      } catch (error) {
+        outcomes.push(`refused: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    });
+    try {
+      await worker.start();
+      const invoked = emulator.invokeCommand({ name: 'ping' });
+      await until(() => outcomes.length === 1, { what: 'the handler started' });
+      process.kill(redis.server.pid, 'SIGSTOP');
+      try {
+        paused();
+        await until(() => outcomes.length === 2, { what: 'the first answer settled' });
+      } finally {
+        process.kill(redis.server.pid, 'SIGCONT');
+      }
+      expect(outcomes[1]).toMatch(/^refused: .*this worker's claim on it lapsed/);
+      await invoked.response;
+      await until(async () => (await stream.backlog()).groups[0]?.pending === 0, { what: 'the entry acknowledged after its second run' });
+      expect(outcomes.slice(2)).toEqual(['ran', 'answered']);
+      expect(invoked.callbacks()).toHaveLength(1);
+    } finally {
+      await worker.close();
+      await Promise.all([bot.close(), gateway.close()]);
+    }
+  }, 30_000);
 });
 
 describeWithRedis('the answered mark across a Redis restart', () => {
