@@ -186,4 +186,35 @@ describeWithRedis('the worker pool heals', () => {
       await client.close();
     }
   });
+
+  it('close() ends a blocking read at once, waits for the handlers under way (acknowledged as usual) and closes its read connection', async () => {
+    const { stream, worker, client } = setup();
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const started: string[] = [];
+    worker.onDispatch('GUILD_UPDATE', async (event) => {
+      started.push(event.id);
+      await gate;
+    });
+    // Connections whose last command was a read of the group: the worker's read connection.
+    const readers = async () => (String(await redis.connection.sendCommand(['CLIENT', 'LIST'])).match(/cmd=xreadgroup/g) ?? []).length;
+    try {
+      await until(async () => (await readers()) === 0, { what: 'no read connection left by earlier tests' });
+      await worker.start();
+      await until(async () => (await readers()) === 1, { what: "the worker's read connection blocking" });
+      await stream.publish([{ t: 'GUILD_UPDATE', s: 1, d: {}, shardId: 0 }]);
+      await until(() => started.length === 1, { what: 'the handler started' });
+      let closed = false;
+      const closing = worker.close().then(() => (closed = true));
+      await until(async () => (await readers()) === 0, { what: 'the read connection closed' });
+      expect(closed, 'close() resolved while a handler was still running').toBe(false);
+      open();
+      await closing;
+      expect((await stream.backlog()).groups[0]?.pending).toBe(0);
+    } finally {
+      open();
+      await worker.close();
+      await client.close();
+    }
+  });
 });
