@@ -114,6 +114,11 @@ function consumerName(name: string, value: unknown): string {
 /** Checks a worker's options (every number bounded, unknown names refused) and fills in the defaults. */
 export function workerSettings(options: EventWorkerOptions): WorkerSettings {
   refuseUnknownOptions(OPERATION, options, KNOWN);
+  // By shape, not instanceof: a stream made by the other build (ESM and CommonJS) is as good.
+  if (typeof options.stream !== 'object' || options.stream === null || typeof options.stream.readGroup !== 'function')
+    throw new ValidationError(OPERATION, [{ path: 'stream', message: 'must be a stream from createRedisEventStream()' }]);
+  if (typeof options.client !== 'object' || options.client === null || typeof options.client.interactions !== 'object')
+    throw new ValidationError(OPERATION, [{ path: 'client', message: 'must be a Client (its interactions answer through it)' }]);
   consumerName('group', options.group);
   consumerName('consumer', options.consumer);
   if (options.clock !== undefined && typeof options.clock !== 'function')

@@ -65,6 +65,8 @@ describe('createEventWorker options', () => {
     [{ consumer: '' }, 'consumer', /not blank/],
     [{ clock: 5 }, 'clock', /function/],
     [{ claimIdle: 100 }, 'claimIdle', /not an option of createEventWorker/],
+    [{ stream: {} }, 'stream', /createRedisEventStream/],
+    [{ client: undefined }, 'client', /must be a Client/],
   ])('refuses %o naming %s', (extra, path, message) => {
     const error = validationRefusal(() => createEventWorker({ ...base, ...(extra as object) }));
     expect(error.operation).toBe('createEventWorker');
