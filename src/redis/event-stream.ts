@@ -4,59 +4,34 @@
  * only removes what every consumer group acknowledged, and the dead letters
  * (list, replay, purge).
  *
- * Keys: the stream's name is wrapped in a hash tag when it has none
- * (`events` → `{events}`), so its dead letters (`{events}:dead`) and the
- * interaction claims (`{events}:claimed:<id>`) share its Redis Cluster slot
- * and one script can move an entry between them.
+ * Keys: the stream's name is wrapped in one hash tag (`events` → `{events}`,
+ * by `taggedKey` in `keys.ts`, which refuses a name holding braces), so its
+ * dead letters (`{events}:dead`) and the interaction claims
+ * (`{events}:claimed:<id>`) share its Redis Cluster slot and one script can
+ * move an entry between them.
  *
  * @module
  */
 
+import { checkDuration, refuseUnknownOptions } from '../core/bounds.js';
 import type { DispatchSink, PublishedDispatch } from '../gateway/publisher.js';
-import { DEFAULT_COMMAND_TIMEOUT_MS, type RedisClientLike, RedisScript, sendCommand, streamFailure, taggedPrefix, withinTime } from './connection.js';
+import { DEFAULT_COMMAND_TIMEOUT_MS, type RedisClientLike, RedisScript, sendCommand, streamFailure, withinTime } from './connection.js';
+import { taggedKey } from './keys.js';
+import { BACKLOG, readBacklog, type StreamBacklog, UNDELIVERED_COUNT_CAP } from './stream-backlog.js';
+
+export type { StreamBacklog, StreamConsumerBacklog, StreamGroupBacklog } from './stream-backlog.js';
 
 /** Options of {@link createRedisEventStream}. */
 export interface RedisEventStreamOptions {
   /** A node-redis v6 client (one node, a cluster or a Sentinel master), connected. */
   client: RedisClientLike;
-  /** The stream's name (wrapped in a hash tag when it has none). @default 'ccsdk:events' */
+  /**
+   * The stream's name, wrapped in one hash tag (`events` → `{events}`). A name holding `{` or `}`, an empty or blank one, or
+   * one over 200 characters is refused with a `ValidationError`, so two names never share a stream. @default 'ccsdk:events'
+   */
   stream?: string | undefined;
-  /** How long one Redis command may take before it fails, milliseconds. @default 2000 */
+  /** How long one Redis command may take before it fails, milliseconds, from 1 to 600000. @default 2000 */
   commandTimeoutMs?: number | undefined;
-}
-
-/** One consumer group's share of the backlog. */
-export interface StreamGroupBacklog {
-  /** The group's name. */
-  name: string;
-  /** Entries delivered to its consumers and not acknowledged. */
-  pending: number;
-  /** Entries not delivered to the group yet (Redis 7's `lag`; `undefined` when Redis cannot tell). */
-  undelivered: number | undefined;
-  /** Pending entries per consumer. */
-  consumers: StreamConsumerBacklog[];
-}
-
-/** One consumer's share of its group's backlog. */
-export interface StreamConsumerBacklog {
-  /** The consumer's name. */
-  name: string;
-  /** Entries delivered to it and not acknowledged. */
-  pending: number;
-  /** Milliseconds since it last read or claimed. */
-  idleMs: number;
-}
-
-/** How far behind the workers are. */
-export interface StreamBacklog {
-  /** Entries in the stream (acknowledged ones included until trimmed). */
-  length: number;
-  /** Age of the oldest entry still pending or undelivered in any group, milliseconds (0: none). */
-  oldestAgeMs: number;
-  /** Each consumer group. */
-  groups: StreamGroupBacklog[];
-  /** Entries in the dead letters. */
-  deadLetters: number;
 }
 
 /** An event that could not be handled, as the dead letters hold it. */
@@ -73,10 +48,15 @@ export interface DeadLetter {
   error: string;
   /** How many times it was delivered. */
   deliveries: number;
-  /** The shard it arrived on. */
+  /** The shard it arrived on (`-1` when the entry's shard field was not a shard id). */
   shardId: number;
   /** The dispatch's payload (an interaction's token included: it lives in Redis as in the stream). */
   data: unknown;
+}
+
+/** A client a connection of its own can be opened from (node-redis's `duplicate()`). */
+interface Duplicable {
+  duplicate(): RedisClientLike & { connect(): Promise<unknown>; destroy(): void; on(event: 'error', listener: (error: unknown) => void): unknown };
 }
 
 /** Moves an entry to the dead letters, acknowledges it and deletes it from the stream, in one atomic step. */
@@ -116,6 +96,12 @@ export function idBefore(a: string, b: string): boolean {
   return am < bm || (am === bm && as < bs);
 }
 
+/** The shard an entry arrived on (its `sh` field: a whole number up to 999,999,999), or `undefined` when the field is not one. */
+export function shardIdOf(fields: Record<string, string>): number | undefined {
+  const text = fields['sh'] ?? '';
+  return /^(0|[1-9]\d{0,8})$/.test(text) ? Number(text) : undefined;
+}
+
 /** Fields of a Redis reply as a record: a flat `[name, value, ...]` array (RESP2), a map or an object (RESP3). */
 export function fieldsOf(reply: unknown): Record<string, string> {
   const out: Record<string, string> = {};
@@ -135,11 +121,6 @@ export function entriesOf(reply: unknown, key: string): unknown[] {
   return [];
 }
 
-/** A list reply (arrays of groups or consumers): each element, whatever its shape. */
-function listOf(reply: unknown): unknown[] {
-  return Array.isArray(reply) ? reply : [];
-}
-
 /** The Redis stream of a Gateway's dispatches. */
 export class RedisEventStream implements DispatchSink {
   /** The stream's key (inside its hash tag). */
@@ -152,10 +133,12 @@ export class RedisEventStream implements DispatchSink {
   readonly timeoutMs: number;
 
   constructor(options: RedisEventStreamOptions) {
+    refuseUnknownOptions('createRedisEventStream', options, ['client', 'stream', 'commandTimeoutMs']);
     this.client = options.client;
-    this.key = taggedPrefix(options.stream ?? 'ccsdk:events');
+    this.key = taggedKey('createRedisEventStream', 'stream', options.stream ?? 'ccsdk:events');
     this.deadKey = `${this.key}:dead`;
-    this.timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+    this.timeoutMs =
+      checkDuration('createRedisEventStream', 'commandTimeoutMs', options.commandTimeoutMs, { min: 1, max: 600_000 }) ?? DEFAULT_COMMAND_TIMEOUT_MS;
   }
 
   /** @internal Sends one command on the stream's slot within the command timeout. */
@@ -196,71 +179,60 @@ export class RedisEventStream implements DispatchSink {
     return (await Promise.all(added)).map(String);
   }
 
-  /** How far behind the workers are: the stream's length, each group's pending and undelivered entries, the oldest one's age. */
+  /**
+   * How far behind the workers are: the stream's length, each group's pending and undelivered entries, the oldest one's
+   * age, the dead letters; all from one atomic read, so they agree.
+   */
   async backlog(): Promise<StreamBacklog> {
-    const [length, dead, groups] = await Promise.all([
-      this.command(['XLEN', this.key]),
-      this.command(['XLEN', this.deadKey]),
-      this.command(['XINFO', 'GROUPS', this.key]).catch(() => []),
-    ]);
-    const result: StreamBacklog = { length: Number(length), oldestAgeMs: 0, groups: [], deadLetters: Number(dead) };
-    let oldest: string | undefined;
-    for (const raw of listOf(groups)) {
-      const info = fieldsOf(raw);
-      const name = info['name'] ?? '';
-      const consumers = await this.command(['XINFO', 'CONSUMERS', this.key, name]);
-      const lag = info['lag'];
-      result.groups.push({
-        name,
-        pending: Number(info['pending'] ?? 0),
-        undelivered: lag === undefined || lag === '' ? undefined : Number(lag),
-        consumers: listOf(consumers).map((entry) => {
-          const consumer = fieldsOf(entry);
-          return { name: consumer['name'] ?? '', pending: Number(consumer['pending'] ?? 0), idleMs: Number(consumer['idle'] ?? 0) };
-        }),
-      });
-      const bound = await this.#firstUnacknowledged(name, info);
-      if (bound !== undefined && (oldest === undefined || idBefore(bound, oldest))) oldest = bound;
-    }
-    if (oldest !== undefined) {
-      const first = await this.command(['XRANGE', this.key, oldest, '+', 'COUNT', '1']);
-      const entry = Array.isArray(first) ? (first[0] as unknown[] | undefined) : undefined;
-      if (entry !== undefined) result.oldestAgeMs = Math.max(0, Date.now() - idParts(String(entry[0]))[0]);
-    }
-    return result;
+    return readBacklog(await this.script(BACKLOG, [this.key, this.deadKey], ['0', String(UNDELIVERED_COUNT_CAP)])).backlog;
   }
 
   /**
    * Removes every entry that each consumer group has acknowledged: up to the
    * oldest entry still pending, or not delivered yet, in any group
-   * (`XTRIM MINID`). Never removes an unconsumed entry; with no group, removes
-   * nothing. Resolves with how many entries went.
+   * (`XTRIM MINID`), decided and done in one atomic step. Never removes an
+   * unconsumed entry; with no group, removes nothing. Resolves with how many
+   * entries went.
    */
   async trim(): Promise<number> {
-    const groups = await this.command(['XINFO', 'GROUPS', this.key]).catch(() => []);
-    if (listOf(groups).length === 0) return 0;
-    let bound: string | undefined;
-    for (const raw of listOf(groups)) {
-      const info = fieldsOf(raw);
-      const first = await this.#firstUnacknowledged(info['name'] ?? '', info);
-      // A group with nothing pending and nothing undelivered has acknowledged everything up to its last delivered id.
-      const groupBound = first ?? nextId(info['last-delivered-id'] || '0-0');
-      if (bound === undefined || idBefore(groupBound, bound)) bound = groupBound;
-    }
-    if (bound === undefined) return 0;
-    return Number(await this.command(['XTRIM', this.key, 'MINID', bound]));
+    return readBacklog(await this.script(BACKLOG, [this.key, this.deadKey], ['1', String(UNDELIVERED_COUNT_CAP)])).trimmed;
   }
 
-  /** The oldest entry of `group` not acknowledged: its oldest pending one, or else the first not delivered yet (`undefined`: none). */
-  async #firstUnacknowledged(group: string, info: Record<string, string>): Promise<string | undefined> {
-    if (Number(info['pending'] ?? 0) > 0) {
-      const summary = await this.command(['XPENDING', this.key, group]);
-      const min = Array.isArray(summary) ? summary[1] : undefined;
-      if (typeof min === 'string') return min;
+  /**
+   * @internal Creates a consumer group reading from `from` (`'0'`: every entry the stream holds; `'$'`: new ones), and
+   * the stream if it is gone. Resolves `true` when created, `false` when it already existed.
+   */
+  async createGroup(group: string, from: string): Promise<boolean> {
+    try {
+      await this.command(['XGROUP', 'CREATE', this.key, group, from, 'MKSTREAM']);
+      return true;
+    } catch (error) {
+      if (/BUSYGROUP/.test(failureText(error))) return false;
+      throw error;
     }
-    const after = await this.command(['XRANGE', this.key, `(${info['last-delivered-id'] || '0-0'}`, '+', 'COUNT', '1']);
-    const entry = Array.isArray(after) ? (after[0] as unknown[] | undefined) : undefined;
-    return entry === undefined ? undefined : String(entry[0]);
+  }
+
+  /**
+   * @internal A connection of its own for blocking reads, from the client's `duplicate()` (node-redis), connected;
+   * `undefined` when the client has no `duplicate()` (reads then poll). The caller destroys it.
+   */
+  async openReadClient(): Promise<(RedisClientLike & { destroy(): void }) | undefined> {
+    const client = this.client as RedisClientLike & Partial<Duplicable>;
+    if (typeof client.duplicate !== 'function') return undefined;
+    const own = client.duplicate();
+    own.on('error', () => undefined);
+    await own.connect();
+    return own;
+  }
+
+  /**
+   * @internal Reads up to `count` entries never delivered to `group`, on `client` (a connection of its own when it blocks),
+   * waiting up to `blockMs` on Redis for one to arrive (`0`: not waiting).
+   */
+  readGroup(client: RedisClientLike, group: string, consumer: string, count: number, blockMs: number): Promise<unknown> {
+    const block = blockMs > 0 ? ['BLOCK', String(blockMs)] : [];
+    const args = ['XREADGROUP', 'GROUP', group, consumer, 'COUNT', String(count), ...block, 'STREAMS', this.key, '>'];
+    return withinTime(client, this.timeoutMs + blockMs, () => sendCommand(client, this.key, args), streamFailure);
   }
 
   /** @internal Moves a stream entry to the dead letters, acknowledges and deletes it, in one atomic step. */
@@ -296,7 +268,7 @@ export class RedisEventStream implements DispatchSink {
         reason: (fields['reason'] ?? 'malformed') as DeadLetter['reason'],
         error: fields['error'] ?? '',
         deliveries: Number(fields['deliveries'] ?? 0),
-        shardId: Number(fields['sh'] ?? 0),
+        shardId: shardIdOf(fields) ?? -1,
         data,
       };
     });
@@ -320,10 +292,11 @@ export class RedisEventStream implements DispatchSink {
   }
 }
 
-/** The stream id right after `id`. */
-function nextId(id: string): string {
-  const [ms, seq] = idParts(id);
-  return `${ms}-${seq + 1}`;
+/** The text of a failed command's error and of its cause (where Redis's own reply, e.g. `NOGROUP ...`, is). */
+export function failureText(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = (error as { cause?: unknown }).cause;
+  return cause instanceof Error ? `${error.message} ${cause.message}` : error.message;
 }
 
 /** The Redis stream of a Gateway's dispatches: give it to `gateway.publishTo()` and to `createEventWorker()`. */

@@ -5,7 +5,10 @@
  */
 
 import type { Client } from '../clients/client.js';
+import { checkCount, checkDuration, refuseUnknownOptions } from '../core/bounds.js';
+import { ValidationError } from '../errors/index.js';
 import type { InteractionErrorEvent, InteractionUnhandledEvent } from '../interactions/router.js';
+import type { RedisClientLike } from './connection.js';
 import type { DeadLetter, RedisEventStream, StreamBacklog } from './event-stream.js';
 
 /** Options of {@link createEventWorker}. */
@@ -18,13 +21,28 @@ export interface EventWorkerOptions {
   consumer: string;
   /** The client interactions are answered through (its bot token). */
   client: Pick<Client, 'interactions'>;
-  /** How many events run at once. @default 16 */
+  /** How many events run at once, from 1 to 1000. @default 16 */
   concurrency?: number | undefined;
-  /** How long an entry stays pending with a silent consumer before another reclaims it, milliseconds. @default 30000 */
+  /**
+   * How long an entry stays pending with a silent consumer before another reclaims it, milliseconds (at least 50). It is
+   * also the lease of an interaction's claim: renewed every third of it while the handler runs (the entry touched with
+   * it), so a slow but live handler is never run again elsewhere; an answer once the claim lapsed is refused. @default 30000
+   */
   claimIdleMs?: number | undefined;
-  /** How many deliveries an event gets before it goes to the dead letters. @default 5 */
+  /** How many deliveries an event gets before it goes to the dead letters, from 1 to 1000. @default 5 */
   maxDeliveries?: number | undefined;
-  /** How long to wait before reading again when the stream had nothing new, milliseconds. @default 25 */
+  /**
+   * How long a read waits on Redis for a new entry (`XREADGROUP BLOCK`), milliseconds, from 1 to 60000. It runs on a
+   * connection of its own (`readClient`), so it never holds up other commands. @default 1000
+   */
+  blockMs?: number | undefined;
+  /**
+   * The connection the blocking reads use: a connected client of the same Redis that nothing else blocks on. Without it,
+   * the worker opens one with the stream's client's `duplicate()` (node-redis) and closes it with the worker; a client
+   * without `duplicate()` is polled instead (`pollMs`). @default the stream client's duplicate()
+   */
+  readClient?: RedisClientLike | undefined;
+  /** When reads cannot block (no `readClient`, no `duplicate()`): how long to wait before reading again after an empty read, milliseconds, from 1 to 60000. @default 25 */
   pollMs?: number | undefined;
   /** How often the worker trims what every group acknowledged, milliseconds (`0`: never). @default 5000 */
   trimEveryMs?: number | undefined;
@@ -44,6 +62,80 @@ export interface EventWorkerOptions {
    * later ones. @default undefined (no order: up to `concurrency` at once)
    */
   orderBy?: 'guild' | 'channel' | undefined;
+}
+
+/** The checked settings of a worker. */
+export interface WorkerSettings {
+  concurrency: number;
+  claimIdleMs: number;
+  maxDeliveries: number;
+  pollMs: number;
+  blockMs: number;
+  trimEveryMs: number;
+  startFrom: 'beginning' | 'new';
+  clock: () => number;
+  orderBy: 'guild' | 'channel' | undefined;
+  maxBacklog: number | undefined;
+}
+
+const OPERATION = 'createEventWorker';
+
+const KNOWN: readonly (keyof EventWorkerOptions)[] = [
+  'stream',
+  'group',
+  'consumer',
+  'client',
+  'concurrency',
+  'claimIdleMs',
+  'maxDeliveries',
+  'blockMs',
+  'readClient',
+  'pollMs',
+  'trimEveryMs',
+  'maxBacklog',
+  'startFrom',
+  'clock',
+  'orderBy',
+];
+
+function oneOf<T extends string>(name: string, value: T | undefined, allowed: readonly T[]): T | undefined {
+  if (value === undefined || allowed.includes(value)) return value;
+  throw new ValidationError(OPERATION, [
+    { path: name, message: `must be one of ${allowed.map((item) => `'${item}'`).join(', ')} (got ${JSON.stringify(value)})` },
+  ]);
+}
+
+function consumerName(name: string, value: unknown): string {
+  if (typeof value !== 'string' || value.trim() === '' || value.length > 200)
+    throw new ValidationError(OPERATION, [{ path: name, message: 'must be a string of 1 to 200 characters, not blank' }]);
+  return value;
+}
+
+/** Checks a worker's options (every number bounded, unknown names refused) and fills in the defaults. */
+export function workerSettings(options: EventWorkerOptions): WorkerSettings {
+  refuseUnknownOptions(OPERATION, options, KNOWN);
+  // By shape, not instanceof: a stream made by the other build (ESM and CommonJS) is as good.
+  if (typeof options.stream !== 'object' || options.stream === null || typeof options.stream.readGroup !== 'function')
+    throw new ValidationError(OPERATION, [{ path: 'stream', message: 'must be a stream from createRedisEventStream()' }]);
+  if (typeof options.client !== 'object' || options.client === null || typeof options.client.interactions !== 'object')
+    throw new ValidationError(OPERATION, [{ path: 'client', message: 'must be a Client (its interactions answer through it)' }]);
+  consumerName('group', options.group);
+  consumerName('consumer', options.consumer);
+  if (options.clock !== undefined && typeof options.clock !== 'function')
+    throw new ValidationError(OPERATION, [{ path: 'clock', message: 'must be a function returning epoch milliseconds' }]);
+  const trimEveryMs = checkDuration(OPERATION, 'trimEveryMs', options.trimEveryMs) ?? 5000;
+  return {
+    concurrency: checkCount(OPERATION, 'concurrency', options.concurrency, { min: 1, max: 1000 }) ?? 16,
+    claimIdleMs: checkDuration(OPERATION, 'claimIdleMs', options.claimIdleMs, { min: 50 }) ?? 30_000,
+    maxDeliveries: checkCount(OPERATION, 'maxDeliveries', options.maxDeliveries, { min: 1, max: 1000 }) ?? 5,
+    pollMs: checkDuration(OPERATION, 'pollMs', options.pollMs, { min: 1, max: 60_000 }) ?? 25,
+    blockMs: checkDuration(OPERATION, 'blockMs', options.blockMs, { min: 1, max: 60_000, integer: true }) ?? 1000,
+    trimEveryMs,
+    startFrom: oneOf('startFrom', options.startFrom, ['beginning', 'new']) ?? 'beginning',
+    clock: options.clock ?? Date.now,
+    orderBy: oneOf('orderBy', options.orderBy, ['guild', 'channel']),
+    maxBacklog: checkCount(OPERATION, 'maxBacklog', options.maxBacklog),
+  };
 }
 
 /** An event the worker handled, for `dispatch` handlers. */
@@ -74,10 +166,23 @@ export interface LostEvent {
   ids: string[];
 }
 
+/** A consumer group created again after it vanished. */
+export interface RecreatedEvent {
+  /** The group. */
+  group: string;
+  /** The stream id it reads from again (`0-0`: every entry the stream still holds, so none published meanwhile is lost). */
+  from: string;
+}
+
 /** Events of an {@link EventWorker}. */
 export interface EventWorkerEvents {
-  /** Redis failed (the worker tries again on its next turn). */
+  /** Redis failed (the worker tries again on its next turn), an answered mark could not be stored yet (tried again), or an entry was unreadable. */
   error: [error: Error];
+  /**
+   * The consumer group had vanished (`XGROUP DESTROY`, `FLUSHALL`, Redis restarted without persistence) and this worker
+   * created it again, from the id given.
+   */
+  recreated: [event: RecreatedEvent];
   /** An interaction handler threw. */
   interactionError: [event: InteractionErrorEvent];
   /** A click or submit nothing handled. */

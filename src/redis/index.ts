@@ -29,5 +29,6 @@ export {
   type StreamEvent,
   type DuplicateEvent,
   type LostEvent,
+  type RecreatedEvent,
 } from './event-worker.js';
 export { createRedisShardCoordinator, RedisShardCoordinator, type RedisShardCoordinatorOptions } from './shard-coordinator.js';

@@ -1,0 +1,123 @@
+/**
+ * A stream's backlog and its trim, read in one atomic script (`event-stream.ts` runs it): every group's pending and
+ * undelivered entries, its consumers, the oldest entry any group still owes, and the bound below which every group
+ * acknowledged everything. One read, so the numbers agree with each other; the trim removes up to that bound in the same
+ * step, so no entry read or delivered in between is lost.
+ *
+ * @module
+ */
+
+import { clampNumber } from '../core/bounds.js';
+import { RedisScript } from './connection.js';
+
+/** How many undelivered entries a group's backlog counts itself when Redis cannot tell its `lag` (deletions after its last read). */
+export const UNDELIVERED_COUNT_CAP = 10_000;
+
+/**
+ * ARGV[1]: '1' to trim (XTRIM MINID to the bound every group acknowledged), ARGV[2]: the undelivered count cap.
+ * KEYS[1]: the stream, KEYS[2]: its dead letters.
+ * Returns `{length, dead letters, oldest age ms, trimmed, {name, pending, undelivered, {consumer, pending, idle, ...}}, ...}`.
+ */
+export const BACKLOG = new RedisScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local dead = redis.call('XLEN', KEYS[2])
+if redis.call('EXISTS', KEYS[1]) == 0 then return { 0, dead, 0, 0 } end
+local function parts(id)
+  local ms, seq = string.match(id, '^(%d+)-(%d+)$')
+  return tonumber(ms), tonumber(seq)
+end
+local function before(a, b)
+  local am, as = parts(a)
+  local bm, bs = parts(b)
+  return am < bm or (am == bm and as < bs)
+end
+local function record(flat)
+  local out = {}
+  for i = 1, #flat, 2 do out[flat[i]] = flat[i + 1] end
+  return out
+end
+local answer = { redis.call('XLEN', KEYS[1]), dead, 0, 0 }
+local oldest, bound
+for _, raw in ipairs(redis.call('XINFO', 'GROUPS', KEYS[1])) do
+  local info = record(raw)
+  local last = info['last-delivered-id']
+  local first = redis.call('XRANGE', KEYS[1], '(' .. last, '+', 'COUNT', 1)[1]
+  local undelivered = 0
+  if type(info['lag']) == 'number' then undelivered = info['lag']
+  elseif first then undelivered = #redis.call('XRANGE', KEYS[1], '(' .. last, '+', 'COUNT', ARGV[2]) end
+  local owed = nil
+  if info['pending'] > 0 then owed = redis.call('XPENDING', KEYS[1], info['name'])[2] end
+  if not owed and first then owed = first[1] end
+  if owed and (not oldest or before(owed, oldest)) then oldest = owed end
+  local ms, seq = parts(last)
+  local acknowledged = owed or (ms .. '-' .. (seq + 1))
+  if not bound or before(acknowledged, bound) then bound = acknowledged end
+  local consumers = {}
+  for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], info['name'])) do
+    local consumer = record(c)
+    consumers[#consumers + 1] = consumer['name']
+    consumers[#consumers + 1] = consumer['pending']
+    consumers[#consumers + 1] = consumer['idle']
+  end
+  answer[#answer + 1] = { info['name'], info['pending'], undelivered, consumers }
+end
+if oldest then answer[3] = math.max(0, now - parts(oldest)) end
+if ARGV[1] == '1' and bound then answer[4] = redis.call('XTRIM', KEYS[1], 'MINID', bound) end
+return answer`);
+
+/** One consumer's share of its group's backlog. */
+export interface StreamConsumerBacklog {
+  /** The consumer's name. */
+  name: string;
+  /** Entries delivered to it and not acknowledged. */
+  pending: number;
+  /** Milliseconds since it last read or claimed. */
+  idleMs: number;
+}
+
+/** One consumer group's share of the backlog. */
+export interface StreamGroupBacklog {
+  /** The group's name. */
+  name: string;
+  /** Entries delivered to its consumers and not acknowledged. */
+  pending: number;
+  /**
+   * Entries not delivered to the group yet: Redis's `lag`, or, when Redis cannot tell it (entries deleted after the group's
+   * last read), counted, up to 10,000.
+   */
+  undelivered: number;
+  /** Pending entries per consumer. */
+  consumers: StreamConsumerBacklog[];
+}
+
+/** How far behind the workers are. */
+export interface StreamBacklog {
+  /** Entries in the stream (acknowledged ones included until trimmed). */
+  length: number;
+  /** Age of the oldest entry still pending or undelivered in any group, milliseconds on Redis's clock (0: none). */
+  oldestAgeMs: number;
+  /** Each consumer group. */
+  groups: StreamGroupBacklog[];
+  /** Entries in the dead letters. */
+  deadLetters: number;
+}
+
+/** A count from the script's reply, as a safe whole number. */
+function count(value: unknown): number {
+  return Math.floor(clampNumber(value, 0, Number.MAX_SAFE_INTEGER, 0));
+}
+
+/** The backlog and how many entries the trim removed, from {@link BACKLOG}'s reply. */
+export function readBacklog(reply: unknown): { backlog: StreamBacklog; trimmed: number } {
+  const items = Array.isArray(reply) ? reply : [];
+  const groups: StreamGroupBacklog[] = items.slice(4).map((raw) => {
+    const [name, pending, undelivered, consumers] = (Array.isArray(raw) ? raw : []) as [unknown, unknown, unknown, unknown];
+    const flat = Array.isArray(consumers) ? consumers : [];
+    const list: StreamConsumerBacklog[] = [];
+    for (let i = 0; i + 2 < flat.length; i += 3) list.push({ name: String(flat[i]), pending: count(flat[i + 1]), idleMs: count(flat[i + 2]) });
+    return { name: String(name), pending: count(pending), undelivered: count(undelivered), consumers: list };
+  });
+  const backlog: StreamBacklog = { length: count(items[0]), deadLetters: count(items[1]), oldestAgeMs: count(items[2]), groups };
+  return { backlog, trimmed: count(items[3]) };
+}

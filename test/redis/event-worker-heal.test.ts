@@ -1,0 +1,220 @@
+/**
+ * The worker pool heals and reads right on a real Redis: a consumer group destroyed, or the whole database flushed, is
+ * created again (a `recreated` event saying from which id) and no event published meanwhile is lost, the trim working
+ * again; reads block on Redis on a connection of their own; `backlog()` counts undelivered entries even when Redis cannot
+ * tell its lag; an entry whose shard field is not a shard id, and an interaction whose `created_at` says it expired,
+ * never reach a handler.
+ */
+import { expect, it } from 'vitest';
+import { Client } from '../../src/index.js';
+import { createEventWorker, createRedisEventStream, type EventWorkerEvents, type RecreatedEvent } from '../../src/redis/index.js';
+import { describeWithRedis, useRedis } from '../helpers/redis-server.js';
+import { until } from '../helpers/until.js';
+
+describeWithRedis('the worker pool heals', () => {
+  const redis = useRedis();
+  let n = 0;
+
+  function setup(options: { maxBacklog?: number } = {}) {
+    const stream = createRedisEventStream({ client: redis.connection, stream: `heal-${++n}` });
+    // Nothing is answered in these tests: the client never sends.
+    const client = new Client({ baseUrl: 'http://127.0.0.1:1', auth: { botToken: 'a-bot-token' } });
+    const worker = createEventWorker({ stream, group: 'g', consumer: 'w', client, claimIdleMs: 500, trimEveryMs: 100, ...options });
+    const seen: number[] = [];
+    worker.onDispatch('MESSAGE_CREATE', (event) => void seen.push((event.data as { n: number }).n));
+    const recreated: RecreatedEvent[] = [];
+    worker.on('recreated', (event) => recreated.push(event));
+    const errors: Error[] = [];
+    worker.on('error', (error) => errors.push(error));
+    const publish = (from: number, count: number) =>
+      stream.publish(Array.from({ length: count }, (_, i) => ({ t: 'MESSAGE_CREATE', s: from + i, d: { n: from + i }, shardId: 0 })));
+    return { stream, worker, client, seen, recreated, errors, publish };
+  }
+
+  for (const [how, vanish] of [
+    ['XGROUP DESTROY', (key: string) => redis.connection.sendCommand(['XGROUP', 'DESTROY', key, 'g'])],
+    ['FLUSHALL', () => redis.connection.sendCommand(['FLUSHALL'])],
+  ] as const) {
+    it(`a group gone by ${how} is created again within 5 s; every event published after is handled, and the trim works again`, async () => {
+      const { stream, worker, client, seen, recreated, publish } = setup();
+      try {
+        await worker.start();
+        await publish(0, 5);
+        await until(() => seen.length === 5, { what: 'the first five events handled' });
+        await vanish(stream.key);
+        await publish(5, 5);
+        const started = Date.now();
+        await until(() => recreated.length > 0, { what: `the group recreated after ${how}`, timeoutMs: 5000 });
+        expect(recreated[0]).toEqual({ group: 'g', from: '0-0' });
+        await until(() => [5, 6, 7, 8, 9].every((i) => seen.includes(i)), { what: `the five events published after ${how} handled`, timeoutMs: 5000 });
+        expect(Date.now() - started).toBeLessThan(5000);
+        await until(async () => (await stream.backlog()).length === 0, { what: 'the stream trimmed again by the worker' });
+      } finally {
+        await worker.close();
+        await client.close();
+      }
+    });
+  }
+
+  it('reads block on Redis on a connection of their own: an idle worker sends a handful of reads, and other commands never wait behind them', async () => {
+    const stream = createRedisEventStream({ client: redis.connection, stream: `heal-${++n}` });
+    const client = new Client({ baseUrl: 'http://127.0.0.1:1', auth: { botToken: 'a-bot-token' } });
+    // Defaults: each read blocks up to 1 s.
+    const worker = createEventWorker({ stream, group: 'g', consumer: 'w', client });
+    const seen: string[] = [];
+    worker.onDispatch('MESSAGE_CREATE', (event) => void seen.push(event.id));
+    try {
+      await worker.start();
+      const before = await commandCount('xreadgroup');
+      // Measured over an idle second (a polling worker, pollMs 25, would read about 40 times), with a command on the shared
+      // connection every 100 ms: none waits behind a blocked read.
+      const idle = Date.now();
+      const latencies: number[] = [];
+      await until(
+        async () => {
+          const asked = Date.now();
+          await stream.backlog();
+          latencies.push(Date.now() - asked);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          return Date.now() - idle >= 1000;
+        },
+        { what: 'a second idle', timeoutMs: 3000 },
+      );
+      expect(Math.max(...latencies), `latencies of the shared connection's commands: ${latencies.join(', ')} ms`).toBeLessThan(300);
+      const reads = (await commandCount('xreadgroup')) - before;
+      expect(reads, 'XREADGROUP calls in an idle second').toBeLessThanOrEqual(3);
+      const [id] = await stream.publish([{ t: 'MESSAGE_CREATE', s: 1, d: {}, shardId: 0 }]);
+      await until(() => seen.includes(id as string), { what: 'the entry handled' });
+    } finally {
+      await worker.close();
+      await client.close();
+    }
+  });
+
+  async function commandCount(name: string): Promise<number> {
+    const info = String(await redis.connection.sendCommand(['INFO', 'commandstats']));
+    const match = new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(info);
+    return Number(match?.[1] ?? 0);
+  }
+
+  it('backlog() counts undelivered entries when Redis cannot tell the lag (an entry deleted after the last read); maxBacklog warns on pending ones', async () => {
+    const { stream, worker, client, publish } = setup({ maxBacklog: 2 });
+    const warnings: EventWorkerEvents['backlog'][0][] = [];
+    worker.on('backlog', (event) => warnings.push(event));
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    worker.onDispatch('MESSAGE_CREATE', () => gate);
+    try {
+      // A group that never reads: four entries, one deleted, so Redis's lag for it is unknown.
+      await stream.createGroup('idle', '0');
+      const ids = await publish(0, 4);
+      await redis.connection.sendCommand(['XDEL', stream.key, ids[1] as string]);
+      const backlog = await stream.backlog();
+      expect(backlog.groups.find((group) => group.name === 'idle')).toEqual({ name: 'idle', pending: 0, undelivered: 3, consumers: [] });
+      expect(backlog.length).toBe(3);
+      // The worker's group, checked before its first read (lag unknown there too): three undelivered > maxBacklog 2.
+      await worker.start();
+      await until(() => warnings.length > 0, { what: 'the backlog warning' });
+      expect(warnings[0]?.groups.find((candidate) => candidate.name === 'g')).toMatchObject({ pending: 0, undelivered: 3 });
+      // Then held by a handler that waits: three pending.
+      await until(async () => (await stream.backlog()).groups.find((candidate) => candidate.name === 'g')?.consumers[0]?.pending === 3, {
+        what: 'three entries pending with w',
+      });
+      open();
+      await until(async () => (await stream.backlog()).groups.find((candidate) => candidate.name === 'g')?.pending === 0, {
+        what: 'g acknowledged everything',
+      });
+    } finally {
+      open();
+      await worker.close();
+      await client.close();
+    }
+  });
+
+  it('an entry whose shard field is not a shard id is reported and dead-lettered, never handed on with shardId NaN', async () => {
+    const { stream, worker, client, seen, errors } = setup();
+    const dead: EventWorkerEvents['deadLetter'][0][] = [];
+    worker.on('deadLetter', (event) => dead.push(event));
+    const shards: number[] = [];
+    worker.onDispatch('GUILD_UPDATE', (event) => void shards.push(event.shardId));
+    try {
+      await worker.start();
+      for (const sh of ['abc', '1e1', '-3', '']) {
+        await redis.connection.sendCommand(['XADD', stream.key, '*', 't', 'GUILD_UPDATE', 's', '1', 'sh', sh, 'd', '{}', 'at', '0']);
+      }
+      await redis.connection.sendCommand(['XADD', stream.key, '*', 't', 'GUILD_UPDATE', 's', '2', 'sh', '7', 'd', '{}', 'at', '0']);
+      await until(() => dead.length === 4 && shards.length === 1, { what: 'four entries dead-lettered and the good one handled' });
+      expect(shards).toEqual([7]);
+      expect(seen).toEqual([]);
+      expect(dead.map((event) => event.reason)).toEqual(['malformed', 'malformed', 'malformed', 'malformed']);
+      expect(dead[0]?.error).toBe('its shard field "abc" is not a shard id');
+      expect(errors.map((error) => error.name)).toContain('EventStreamError');
+      expect(errors.some((error) => /stream entry \S+ \(GUILD_UPDATE\) moved to the dead letters: its shard field "abc"/.test(error.message))).toBe(true);
+      expect((await stream.deadLetters()).map((letter) => letter.shardId)).toEqual([-1, -1, -1, -1]);
+    } finally {
+      await worker.close();
+      await client.close();
+    }
+  });
+
+  it('an interaction whose id is not a snowflake and whose created_at is 20 minutes old is dead-lettered as expired, its handler never run', async () => {
+    const { stream, worker, client } = setup();
+    const dead: EventWorkerEvents['deadLetter'][0][] = [];
+    worker.on('deadLetter', (event) => dead.push(event));
+    const ran: boolean[] = [];
+    worker.onCommand('ping', (interaction) => void ran.push(interaction.expired));
+    const interaction = (id: string, createdAt: number) => ({
+      id,
+      application_id: '1',
+      type: 2,
+      token: 'interaction-token',
+      version: 1,
+      created_at: new Date(createdAt).toISOString(),
+      data: { id: '2', name: 'ping' },
+    });
+    try {
+      await worker.start();
+      await stream.publish([
+        { t: 'INTERACTION_CREATE', s: 1, d: interaction('not-a-snowflake', Date.now() - 20 * 60_000), shardId: 0 },
+        { t: 'INTERACTION_CREATE', s: 2, d: interaction('fresh-one', Date.now()), shardId: 0 },
+      ]);
+      await until(() => dead.length === 1 && ran.length === 1, { what: 'the old one dead-lettered and the fresh one run' });
+      expect(dead[0]).toMatchObject({ reason: 'expired', type: 'INTERACTION_CREATE' });
+      expect(ran).toEqual([false]);
+    } finally {
+      await worker.close();
+      await client.close();
+    }
+  });
+
+  it('close() ends a blocking read at once, waits for the handlers under way (acknowledged as usual) and closes its read connection', async () => {
+    const { stream, worker, client } = setup();
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const started: string[] = [];
+    worker.onDispatch('GUILD_UPDATE', async (event) => {
+      started.push(event.id);
+      await gate;
+    });
+    // Connections whose last command was a read of the group: the worker's read connection.
+    const readers = async () => (String(await redis.connection.sendCommand(['CLIENT', 'LIST'])).match(/cmd=xreadgroup/g) ?? []).length;
+    try {
+      await until(async () => (await readers()) === 0, { what: 'no read connection left by earlier tests' });
+      await worker.start();
+      await until(async () => (await readers()) === 1, { what: "the worker's read connection blocking" });
+      await stream.publish([{ t: 'GUILD_UPDATE', s: 1, d: {}, shardId: 0 }]);
+      await until(() => started.length === 1, { what: 'the handler started' });
+      let closed = false;
+      const closing = worker.close().then(() => (closed = true));
+      await until(async () => (await readers()) === 0, { what: 'the read connection closed' });
+      expect(closed, 'close() resolved while a handler was still running').toBe(false);
+      open();
+      await closing;
+      expect((await stream.backlog()).groups[0]?.pending).toBe(0);
+    } finally {
+      open();
+      await worker.close();
+      await client.close();
+    }
+  });
+});
