@@ -1,0 +1,123 @@
+/**
+ * The shard coordinator against values it did not write, on a real Redis: a fleet key shared by two bots, planted or
+ * stale leases, members, counters and counts. Each is reported (a ShardCoordinatorError naming the key), repaired, and
+ * never leaves a shard dark: the step after the report holds every shard.
+ */
+import { expect, it } from 'vitest';
+import { isShardCoordinatorError, ShardCoordinatorError } from '../../src/errors/index.js';
+import { createRedisShardCoordinator, type RedisShardCoordinator } from '../../src/redis/index.js';
+import { describeWithRedis, useRedis } from '../helpers/redis-server.js';
+
+describeWithRedis('the Redis shard coordinator and values it did not write', () => {
+  const redis = useRedis();
+  let n = 0;
+  const fleet = (bot?: string) => {
+    const key = `values-${++n}`;
+    // `null`: a coordinator without a bot.
+    const coordinator = (other: string | null | undefined = bot) =>
+      createRedisShardCoordinator({ client: redis.connection, key, leaseMs: 5000, bot: other ?? undefined });
+    return { key, coordinator };
+  };
+  const send = (...args: string[]) => redis.connection.sendCommand(args);
+  const tomorrow = async () => Number((await send('TIME'))[0]) * 1000 + 86_400_000;
+
+  /** The step's refusal: a ShardCoordinatorError, with the keys it names. */
+  async function reported(what: string, step: Promise<unknown>): Promise<ShardCoordinatorError> {
+    const error = await step.then(
+      () => new Error(`${what}: the step resolved without reporting anything`),
+      (thrown: unknown) => thrown,
+    );
+    if (error instanceof ShardCoordinatorError) return error;
+    throw new Error(`${what}: failed with ${String(error)} instead of a ShardCoordinatorError`);
+  }
+
+  /** The shards a member holds after its next step. */
+  const shards = async (c: RedisShardCoordinator, member: string, count: number) => (await c.tick(member, count, true)).leases.map((lease) => lease.shardId);
+
+  it('refuses a process of another bot (or of none) given the same key, loudly, while the first bot keeps every shard', async () => {
+    const { key, coordinator } = fleet('111');
+    const first = coordinator();
+    await first.tick('a', 4, false);
+    expect(await shards(first, 'a', 4)).toEqual([0, 1, 2, 3]);
+    for (const other of ['222', null]) {
+      const error = await reported(`bot ${other}`, coordinator(other).tick('b', 4, true));
+      expect(isShardCoordinatorError(error)).toBe(true);
+      expect(error.keys).toEqual([`{${key}}:bot`]);
+      expect(error.message).toContain('"111"');
+    }
+    // The refused processes never joined: the first bot still counts one member and holds all four shards.
+    const tick = await first.tick('a', 4, true);
+    expect([tick.members, tick.leases.length]).toEqual([1, 4]);
+    // join() sets the bot of a coordinator created without one.
+    const joined = coordinator(null);
+    joined.join('111');
+    expect((await joined.tick('c', 4, false)).members).toBe(2);
+  });
+
+  it('takes a shard whose lease names a member that does not exist (live until tomorrow), and reports it', async () => {
+    const { key, coordinator } = fleet();
+    const c = coordinator();
+    await send('HSET', `{${key}}:leases:4`, '2', `ghost|5|${await tomorrow()}`, '3', 'ghost|7');
+    await c.tick('a', 4, false);
+    const error = await reported('planted leases', c.tick('a', 4, true));
+    expect(error.keys).toEqual([`{${key}}:leases:4`]);
+    expect(error.message).toContain('a lease of no member');
+    expect(await shards(c, 'a', 4)).toEqual([0, 1, 2, 3]);
+  });
+
+  it('frees a shard whose lease was overwritten under a live holder, and takes it again with a new fence', async () => {
+    const { key, coordinator } = fleet();
+    const c = coordinator();
+    await c.tick('a', 2, false);
+    const before = await c.tick('a', 2, true);
+    await send('HSET', `{${key}}:leases:2`, '1', `ghost|-30|${await tomorrow()}`);
+    expect((await reported('overwritten lease', c.tick('a', 2, true))).keys).toEqual([`{${key}}:leases:2`]);
+    const after = await c.tick('a', 2, true);
+    expect(after.leases.map((lease) => lease.shardId)).toEqual([0, 1]);
+    expect(after.leases[1]?.fence).toBeGreaterThan(before.leases[1]?.fence ?? Number.POSITIVE_INFINITY);
+  });
+
+  it.each(['abc', '-30', '1e1', '99999999999999999999'])('a fencing counter of %s: reported, then fences start above any given', async (planted) => {
+    const { key, coordinator } = fleet();
+    const c = coordinator();
+    await send('SET', `{${key}}:fence`, planted);
+    await c.tick('a', 3, false);
+    expect((await reported(`fence ${planted}`, c.tick('a', 3, true))).keys).toEqual([`{${key}}:fence`]);
+    const { leases } = await c.tick('a', 3, true);
+    expect(leases.map((lease) => lease.shardId)).toEqual([0, 1, 2]);
+    const time = Number((await send('TIME'))[0]) * 1000;
+    for (const lease of leases) expect(lease.fence).toBeGreaterThan(time - 60_000);
+  });
+
+  it('a members key of the wrong type: reported and replaced, and the shards are served', async () => {
+    const { key, coordinator } = fleet();
+    const c = coordinator();
+    await send('SET', `{${key}}:members`, 'planted');
+    expect((await reported('members of the wrong type', c.tick('a', 2, false))).keys).toEqual([`{${key}}:members`]);
+    expect(await shards(c, 'a', 2)).toEqual([0, 1]);
+  });
+
+  it('a member planted live until tomorrow does not halve the share: reported, removed, every shard served', async () => {
+    const { key, coordinator } = fleet();
+    const c = coordinator();
+    await send('ZADD', `{${key}}:members`, String(await tomorrow()), 'ghost');
+    expect((await reported('planted member', c.tick('a', 2, false))).keys).toEqual([`{${key}}:members`]);
+    expect(await shards(c, 'a', 2)).toEqual([0, 1]);
+  });
+
+  it.each(['99999999999', '1e1', '-3', '0', 'ten'])('a fleet count of %s is never used: reported and replaced by the proposed count', async (planted) => {
+    const { key, coordinator } = fleet();
+    const c = coordinator();
+    await send('SET', `{${key}}:count`, planted);
+    expect((await reported(`count ${planted}`, c.shardCount(4))).keys).toEqual([`{${key}}:count`]);
+    expect(await c.shardCount(6)).toBe(4);
+  });
+
+  it('a planted reshard target is reported and dropped: no process starts a set of 99999999999 shards', async () => {
+    const { key, coordinator } = fleet();
+    const c = coordinator();
+    await send('SET', `{${key}}:target`, '99999999999');
+    expect((await reported('planted target', c.tick('a', 2, false))).keys).toEqual([`{${key}}:target`]);
+    expect((await c.tick('a', 2, true)).target).toBeUndefined();
+  });
+});
