@@ -19,7 +19,9 @@ describeWithRedis('the Redis shard coordinator and values it did not write', () 
     return { key, coordinator };
   };
   const send = (...args: string[]) => redis.connection.sendCommand(args);
-  const tomorrow = async () => Number((await send('TIME'))[0]) * 1000 + 86_400_000;
+  /** Redis's clock, ms. */
+  const redisNow = async () => Number(((await send('TIME')) as string[])[0]) * 1000;
+  const tomorrow = async () => (await redisNow()) + 86_400_000;
 
   /** The step's refusal: a ShardCoordinatorError, with the keys it names. */
   async function reported(what: string, step: Promise<unknown>): Promise<ShardCoordinatorError> {
@@ -85,7 +87,7 @@ describeWithRedis('the Redis shard coordinator and values it did not write', () 
     expect((await reported(`fence ${planted}`, c.tick('a', 3, true))).keys).toEqual([`{${key}}:fence`]);
     const { leases } = await c.tick('a', 3, true);
     expect(leases.map((lease) => lease.shardId)).toEqual([0, 1, 2]);
-    const time = Number((await send('TIME'))[0]) * 1000;
+    const time = await redisNow();
     for (const lease of leases) expect(lease.fence).toBeGreaterThan(time - 60_000);
   });
 
