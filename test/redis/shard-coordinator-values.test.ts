@@ -20,7 +20,7 @@ describeWithRedis('the Redis shard coordinator and values it did not write', () 
   };
   const send = (...args: string[]) => redis.connection.sendCommand(args);
   /** Redis's clock, ms. */
-  const redisNow = async () => Number(((await send('TIME')) as string[])[0]) * 1000;
+  const redisNow = async () => Number(((await send('TIME')) as unknown as string[])[0]) * 1000;
   const tomorrow = async () => (await redisNow()) + 86_400_000;
 
   /** The step's refusal: a ShardCoordinatorError, with the keys it names. */
