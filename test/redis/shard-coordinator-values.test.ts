@@ -5,6 +5,7 @@
  */
 import { expect, it } from 'vitest';
 import { isShardCoordinatorError, ShardCoordinatorError } from '../../src/errors/index.js';
+import type { ShardLease } from '../../src/index.js';
 import { createRedisShardCoordinator, type RedisShardCoordinator } from '../../src/redis/index.js';
 import { describeWithRedis, useRedis } from '../helpers/redis-server.js';
 
@@ -77,6 +78,20 @@ describeWithRedis('the Redis shard coordinator and values it did not write', () 
     const after = await c.tick('a', 2, true);
     expect(after.leases.map((lease) => lease.shardId)).toEqual([0, 1]);
     expect(after.leases[1]?.fence).toBeGreaterThan(before.leases[1]?.fence ?? Number.POSITIVE_INFINITY);
+  });
+
+  it('takes a free shard whose planted lease names a live member that does not hold it, and reports it', async () => {
+    const { key, coordinator } = fleet();
+    const c = coordinator();
+    for (const m of ['a', 'b']) await c.tick(m, 3, false);
+    expect(await shards(c, 'a', 3)).toEqual([0, 1]);
+    expect(await shards(c, 'b', 3)).toEqual([2]);
+    // a gives shard 1 back (a hand-off); a lease naming a, live, is planted on it: b, below its share, takes it anyway.
+    await c.release('a', 3, (await c.tick('a', 3, false)).leases[1] as ShardLease);
+    await send('HSET', `{${key}}:leases:3`, '1', 'a|99');
+    expect((await reported('lease naming a live member', c.tick('b', 3, true))).keys).toEqual([`{${key}}:leases:3`]);
+    expect(await shards(c, 'b', 3)).toEqual([1, 2]);
+    expect(await shards(c, 'a', 3)).toEqual([0]);
   });
 
   it.each(['abc', '-30', '1e1', '99999999999999999999'])('a fencing counter of %s: reported, then fences start above any given', async (planted) => {
