@@ -161,7 +161,11 @@ if ARGV[4] == '1' and not leaving and #held / 2 < share then
   local want = math.min(share - #held / 2, tonumber(ARGV[8]))
   local fence = 0
   local stored = redis.call('GET', KEYS[3])
-  if stored then
+  if not stored and redis.call('EXISTS', KEYS[6]) == 1 then
+    fence = now
+    problems[#problems + 1] = KEYS[3]
+    problems[#problems + 1] = 'was missing while leases were held: it starts again from the time in ms, above any fence given'
+  elseif stored then
     fence = whole(stored, 0, ${FENCE_MAX})
     if not fence then
       fence = now

@@ -106,6 +106,19 @@ describeWithRedis('the Redis shard coordinator and values it did not write', () 
     for (const lease of leases) expect(lease.fence).toBeGreaterThan(time - 60_000);
   });
 
+  it('a fencing counter deleted while leases are held: reported, and the next fence is above every one given', async () => {
+    const { key, coordinator } = fleet();
+    const c = coordinator();
+    await c.tick('a', 2, false);
+    const before = await c.tick('a', 2, true);
+    await c.release('a', 2, before.leases[1] as ShardLease);
+    await send('DEL', `{${key}}:fence`);
+    expect((await reported('fence deleted', c.tick('a', 2, true))).keys).toEqual([`{${key}}:fence`]);
+    const after = await c.tick('a', 2, true);
+    expect(after.leases.map((lease) => lease.shardId)).toEqual([0, 1]);
+    expect(after.leases[1]?.fence).toBeGreaterThan(before.leases[0]?.fence ?? Number.POSITIVE_INFINITY);
+  });
+
   it('a members key of the wrong type: reported and replaced, and the shards are served', async () => {
     const { key, coordinator } = fleet();
     const c = coordinator();
