@@ -127,6 +127,18 @@ describeWithRedis('the Redis shard coordinator and values it did not write', () 
     expect(await shards(c, 'a', 2)).toEqual([0, 1]);
   });
 
+  it('a holder planted live until tomorrow with a lease and its index entry: reported, and its shard freed and served', async () => {
+    const { key, coordinator } = fleet();
+    const c = coordinator();
+    const k = `{${key}}`;
+    await send('ZADD', `${k}:holders:2`, String(await tomorrow()), 'ghost');
+    await send('ZADD', `${k}:owners:2`, '0', 'ghost|0');
+    await send('HSET', `${k}:leases:2`, '0', 'ghost|5');
+    await send('SET', `${k}:fence`, '5');
+    expect((await reported('planted holder', c.tick('a', 2, false))).keys).toEqual([`${k}:holders:2`]);
+    expect(await shards(c, 'a', 2)).toEqual([0, 1]);
+  });
+
   it('a member planted live until tomorrow does not halve the share: reported, removed, every shard served', async () => {
     const { key, coordinator } = fleet();
     const c = coordinator();

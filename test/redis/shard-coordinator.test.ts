@@ -96,6 +96,26 @@ describeWithRedis('the Redis shard coordinator', () => {
     await expect(c.requestReshard(0)).rejects.toThrow(ValidationError);
   });
 
+  it('takes at most 1,000 shards in one step: a lone member of 2,500 shards holds 1,000, 2,000, then all', async () => {
+    const c = coordinator();
+    await c.tick('a', 2500, false);
+    const held = [];
+    for (let step = 0; step < 3; step++) held.push((await c.tick('a', 2500, true)).leases.length);
+    expect(held).toEqual([1000, 2000, 2500]);
+  });
+
+  it('a member that leaves gives its leases back at once: the other takes them on its next step, not a lease later', async () => {
+    const c = coordinator(60_000);
+    for (const m of ['a', 'b']) await c.tick(m, 4, false);
+    await Promise.all(['a', 'b'].map((m) => c.tick(m, 4, true)));
+    await c.claimInteraction('b', 'i-left');
+    await c.leave('b', 4);
+    const tick = await c.tick('a', 4, true);
+    expect([tick.members, tick.leases.map((lease) => lease.shardId)]).toEqual([1, [0, 1, 2, 3]]);
+    // Its claims pass to live members too.
+    expect(await c.claimInteraction('a', 'i-left')).toBe(true);
+  });
+
   it('refuses a reshard to another count while one is pending, whatever the pending count (1 included)', async () => {
     const c = coordinator();
     await c.requestReshard(1);
