@@ -1,0 +1,41 @@
+/**
+ * A Gateway in a fleet on a real Redis whose keys hold a value the SDK did not write: a lease of shard 1 naming a member
+ * that does not exist, live until tomorrow. The Gateway reports it (an `error` event whose cause is a
+ * ShardCoordinatorError naming the key) and serves both shards; before, shard 1 stayed dark and nothing was said.
+ */
+import { afterEach, expect, it } from 'vitest';
+import { Client, isShardCoordinatorError, type ShardCoordinatorError } from '../../src/index.js';
+import { createRedisShardCoordinator } from '../../src/redis/index.js';
+import { createEmulator, type Emulator } from '../../src/testing/index.js';
+import { describeWithRedis, useRedis } from '../helpers/redis-server.js';
+import { until } from '../helpers/until.js';
+
+describeWithRedis('a Gateway whose fleet keys hold a planted lease', () => {
+  const redis = useRedis();
+  let emulator: Emulator | undefined;
+  let client: Client | undefined;
+  afterEach(async () => {
+    await client?.close();
+    await emulator?.close();
+  });
+
+  it('reports the planted lease, naming its key, and serves every shard', async () => {
+    emulator = await createEmulator({ gateway: { shards: 2, maxConcurrency: 2 } });
+    const time = (await redis.connection.sendCommand(['TIME'])) as unknown as string[];
+    const tomorrow = Number(time[0]) * 1000 + 86_400_000;
+    await redis.connection.sendCommand(['HSET', '{planted-fleet}:leases:2', '1', `ghost|5|${tomorrow}`]);
+    const coordinator = createRedisShardCoordinator({ client: redis.connection, key: 'planted-fleet', leaseMs: 1500 });
+    client = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: { coordinator } });
+    const reported: ShardCoordinatorError[] = [];
+    client.gateway.on('error', (error) => {
+      if (isShardCoordinatorError(error.cause)) reported.push(error.cause);
+    });
+    await client.gateway.connect();
+    const gateway = client.gateway;
+    await until(() => gateway.shards.length === 2 && gateway.shards.every((shard) => shard.status === 'ready'), {
+      what: `both shards READY (running: ${JSON.stringify(gateway.shards.map((shard) => [shard.id, shard.status]))})`,
+      timeoutMs: 10_000,
+    });
+    expect(reported.flatMap((error) => error.keys)).toEqual(['{planted-fleet}:leases:2']);
+  }, 20_000);
+});
