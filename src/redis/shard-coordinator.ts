@@ -103,6 +103,16 @@ function checkId(operation: string, name: string, value: unknown): string {
   return value;
 }
 
+/**
+ * A script's answer as its parts, each a list (a single value becomes a list of one), so a reply of another shape (a
+ * script of another version, a proxy in between) is a typed error, never a TypeError.
+ */
+function parts(reply: unknown, operation: string, length: number): unknown[][] {
+  if (!Array.isArray(reply) || reply.length < length)
+    throw new ShardCoordinatorError(`Redis answered ${operation} with something that is not its script's answer`);
+  return reply.map((part: unknown) => (Array.isArray(part) ? part : [part]));
+}
+
 /** The values a script repaired (pairs of key and what it held), as one error naming the keys; `undefined` when none. */
 function repaired(reply: unknown): ShardCoordinatorError | undefined {
   const pairs = Array.isArray(reply) ? reply.map(String) : [];
@@ -179,7 +189,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
       String(this.maxShards),
       String(TAKEN_PER_STEP),
     ];
-    const [header, problems, rest] = (await this.#run(TICK, keys, args)) as [unknown[], unknown[], unknown[]];
+    const [header = [], problems, rest = []] = parts(await this.#run(TICK, keys, args), 'a step', 3);
     const status = Number(header[0]);
     if (status === -2) {
       const other = String(rest[0]).slice(0, 64);
@@ -206,7 +216,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
 
   async shardCount(proposed?: number): Promise<number | undefined> {
     const value = proposed === undefined ? '' : this.#count('ShardCoordinator.shardCount', proposed);
-    const [count, problems] = (await this.#run(ADOPT_COUNT, [`${this.#key}:count`], [value, String(this.maxShards)])) as [unknown, unknown[]];
+    const [[count] = [], problems] = parts(await this.#run(ADOPT_COUNT, [`${this.#key}:count`], [value, String(this.maxShards)]), 'shardCount', 2);
     const problem = repaired(problems);
     if (problem !== undefined) throw problem;
     const stored = clampNumber(count, 0, this.maxShards, 0);
@@ -216,15 +226,12 @@ export class RedisShardCoordinator implements ShardCoordinator {
   async requestReshard(count: number): Promise<void> {
     const value = this.#count('ShardCoordinator.requestReshard', count);
     const k = this.#key;
-    const reply = (await this.#run(
-      REQUEST_RESHARD,
-      [`${k}:target`, this.#perCount('ready', count), `${k}:count`, `${k}:switching`],
-      [value, String(this.maxShards)],
-    )) as [unknown, unknown, unknown[]];
-    const problem = repaired(reply[2]);
+    const keys = [`${k}:target`, this.#perCount('ready', count), `${k}:count`, `${k}:switching`];
+    const [[status] = [], [pending] = [], problems] = parts(await this.#run(REQUEST_RESHARD, keys, [value, String(this.maxShards)]), 'requestReshard', 3);
+    const problem = repaired(problems);
     if (problem !== undefined) throw problem;
-    if (Number(reply[0]) === 2)
-      throw new ShardCoordinatorError(`a reshard to ${clampNumber(reply[1], 0, this.maxShards, 0)} shards is under way; ask again once it is done`);
+    if (Number(status) === 2)
+      throw new ShardCoordinatorError(`a reshard to ${clampNumber(pending, 0, this.maxShards, 0)} shards is under way; ask again once it is done`);
   }
 
   async shardReady(shardCount: number, shardId: number): Promise<void> {

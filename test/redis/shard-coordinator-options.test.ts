@@ -4,7 +4,7 @@
  * options, and ids that would break a lease's `member|fence` value.
  */
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../src/errors/index.js';
+import { ShardCoordinatorError, ValidationError } from '../../src/errors/index.js';
 import { createRedisShardCoordinator, type RedisShardCoordinatorOptions } from '../../src/redis/index.js';
 
 /** A client the coordinator never reaches: what is checked fails before any command. */
@@ -97,6 +97,23 @@ describe('the coordinator’s shard counts and member ids', () => {
     for (const member of ['a|b', '', 'm'.repeat(201)]) {
       const error = await rejected(`member ${member}`, () => coordinator.tick(member, 4, true));
       expect(error.issues[0]?.path).toBe('member');
+    }
+  });
+});
+
+describe('the coordinator and an answer of another shape', () => {
+  it('rejects with a ShardCoordinatorError, never a TypeError, when Redis answers a step with something else', async () => {
+    for (const answer of ['OK', null, [], [[0, 1, 0, -1, 0, 1]]]) {
+      const odd = createRedisShardCoordinator({ client: { isReady: true, sendCommand: async () => answer } });
+      const errors = await Promise.all(
+        [odd.tick('a', 2, true), odd.shardCount(2), odd.requestReshard(2)].map((call) =>
+          call.then(
+            () => undefined,
+            (error: unknown) => error,
+          ),
+        ),
+      );
+      for (const error of errors) expect(error, JSON.stringify(answer)).toBeInstanceOf(ShardCoordinatorError);
     }
   });
 });
