@@ -123,7 +123,7 @@ function repaired(reply: unknown): ShardCoordinatorError | undefined {
     keys.push(pairs[i] as string);
     lines.push(`${pairs[i]} ${pairs[i + 1]}`);
   }
-  return new ShardCoordinatorError(`found values the SDK did not write, and repaired them (the step went on): ${lines.join('; ')}`, {
+  return new ShardCoordinatorError(`found values the SDK did not write and repaired them (the next step serves the shards): ${lines.join('; ')}`, {
     keys: [...new Set(keys)],
   });
 }
