@@ -113,19 +113,27 @@ function parts(reply: unknown, operation: string, length: number): unknown[][] {
   return reply.map((part: unknown) => (Array.isArray(part) ? part : [part]));
 }
 
-/** The values a script repaired (pairs of key and what it held), as one error naming the keys; `undefined` when none. */
-function repaired(reply: unknown): ShardCoordinatorError | undefined {
+/** Values a script found that the SDK did not write, and repaired: the keys, and what each held. */
+interface Repairs {
+  readonly keys: string[];
+  readonly lines: string[];
+}
+
+/** The values a script repaired (pairs of key and what it held), added to `earlier`'s; `undefined` when there are none. */
+function repaired(reply: unknown, earlier?: Repairs): Repairs | undefined {
   const pairs = Array.isArray(reply) ? reply.map(String) : [];
-  if (pairs.length === 0) return undefined;
-  const keys: string[] = [];
-  const lines: string[] = [];
+  if (pairs.length === 0) return earlier;
+  const found: Repairs = { keys: [...(earlier?.keys ?? [])], lines: [...(earlier?.lines ?? [])] };
   for (let i = 0; i + 1 < pairs.length; i += 2) {
-    keys.push(pairs[i] as string);
-    lines.push(`${pairs[i]} ${pairs[i + 1]}`);
+    if (!found.keys.includes(pairs[i] as string)) found.keys.push(pairs[i] as string);
+    found.lines.push(`${pairs[i]} ${pairs[i + 1]}`);
   }
-  return new ShardCoordinatorError(`found values the SDK did not write and repaired them (the next step serves the shards): ${lines.join('; ')}`, {
-    keys: [...new Set(keys)],
-  });
+  return found;
+}
+
+/** The report of what was repaired: a ShardCoordinatorError naming the keys. */
+function reportOf(repairs: Repairs): ShardCoordinatorError {
+  return new ShardCoordinatorError(`found values the SDK did not write, and repaired them: ${repairs.lines.join('; ')}`, { keys: repairs.keys });
 }
 
 /** The Redis shard coordinator. Create it with {@link createRedisShardCoordinator}. */
@@ -134,6 +142,8 @@ export class RedisShardCoordinator implements ShardCoordinator {
   readonly #key: string;
   readonly #timeoutMs: number;
   #bot: string | undefined;
+  /** Values a step repaired, reported by the next step (the one that found them returned its leases first). */
+  #unreported: Repairs | undefined;
   /** How long a lease lives without renewal, milliseconds. */
   readonly leaseMs: number;
   /** The largest shard count this coordinator runs or reshards to. */
@@ -198,12 +208,19 @@ export class RedisShardCoordinator implements ShardCoordinator {
         { keys: [`${k}:bot`] },
       );
     }
-    const problem = repaired(problems);
-    if (problem !== undefined) throw problem;
-    if (status === -1) return { members: 0, index: 0, leases: [], expired: true };
     const numbers = rest.map(Number);
     const leases: ShardLease[] = [];
     for (let i = 0; i + 1 < numbers.length; i += 2) leases.push({ shardId: numbers[i] as number, fence: numbers[i + 1] as number });
+    // What this step repaired is reported by rejecting, once the step ran in Redis; when it holds shards, its answer is
+    // returned first (so they are served, e.g. by the connect() this step is part of) and the next step reports.
+    const earlier = this.#unreported;
+    const found = repaired(problems, earlier);
+    this.#unreported = undefined;
+    if (found !== undefined) {
+      if (status === -1 || leases.length === 0 || earlier !== undefined) throw reportOf(found);
+      this.#unreported = found;
+    }
+    if (status === -1) return { members: 0, index: 0, leases: [], expired: true };
     const [, members, index, target, ready] = header.map((value) => clampNumber(value, -1, Number.MAX_SAFE_INTEGER, 0));
     return {
       members: members ?? 1,
@@ -217,8 +234,8 @@ export class RedisShardCoordinator implements ShardCoordinator {
   async shardCount(proposed?: number): Promise<number | undefined> {
     const value = proposed === undefined ? '' : this.#count('ShardCoordinator.shardCount', proposed);
     const [[count] = [], problems] = parts(await this.#run(ADOPT_COUNT, [`${this.#key}:count`], [value, String(this.maxShards)]), 'shardCount', 2);
-    const problem = repaired(problems);
-    if (problem !== undefined) throw problem;
+    const found = repaired(problems);
+    if (found !== undefined) throw reportOf(found);
     const stored = clampNumber(count, 0, this.maxShards, 0);
     return stored > 0 ? stored : undefined;
   }
@@ -228,8 +245,8 @@ export class RedisShardCoordinator implements ShardCoordinator {
     const k = this.#key;
     const keys = [`${k}:target`, this.#perCount('ready', count), `${k}:count`, `${k}:switching`];
     const [[status] = [], [pending] = [], problems] = parts(await this.#run(REQUEST_RESHARD, keys, [value, String(this.maxShards)]), 'requestReshard', 3);
-    const problem = repaired(problems);
-    if (problem !== undefined) throw problem;
+    const found = repaired(problems);
+    if (found !== undefined) throw reportOf(found);
     if (Number(status) === 2)
       throw new ShardCoordinatorError(`a reshard to ${clampNumber(pending, 0, this.maxShards, 0)} shards is under way; ask again once it is done`);
   }

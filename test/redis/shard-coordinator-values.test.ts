@@ -5,7 +5,7 @@
  */
 import { expect, it } from 'vitest';
 import { isShardCoordinatorError, ShardCoordinatorError } from '../../src/errors/index.js';
-import type { ShardLease } from '../../src/index.js';
+import type { CoordinatorTick, ShardLease } from '../../src/index.js';
 import { createRedisShardCoordinator, type RedisShardCoordinator } from '../../src/redis/index.js';
 import { describeWithRedis, useRedis } from '../helpers/redis-server.js';
 
@@ -32,6 +32,14 @@ describeWithRedis('the Redis shard coordinator and values it did not write', () 
     );
     if (error instanceof ShardCoordinatorError) return error;
     throw new Error(`${what}: failed with ${String(error)} instead of a ShardCoordinatorError`);
+  }
+
+  const ids = (tick: CoordinatorTick) => tick.leases.map((lease) => lease.shardId);
+
+  /** A step that repaired values and holds shards: its answer comes first (its shards are served), the next step reports. */
+  async function servedThenReported(what: string, c: RedisShardCoordinator, member: string, count: number) {
+    const tick = await c.tick(member, count, true);
+    return { tick, error: await reported(what, c.tick(member, count, true)) };
   }
 
   /** The shards a member holds after its next step. */
@@ -62,7 +70,8 @@ describeWithRedis('the Redis shard coordinator and values it did not write', () 
     const c = coordinator();
     await send('HSET', `{${key}}:leases:4`, '2', `ghost|5|${await tomorrow()}`, '3', 'ghost|7');
     await c.tick('a', 4, false);
-    const error = await reported('planted leases', c.tick('a', 4, true));
+    const { tick, error } = await servedThenReported('planted leases', c, 'a', 4);
+    expect(ids(tick)).toEqual([0, 1, 2, 3]);
     expect(error.keys).toEqual([`{${key}}:leases:4`]);
     expect(error.message).toContain('a lease of no member');
     expect(await shards(c, 'a', 4)).toEqual([0, 1, 2, 3]);
@@ -74,9 +83,9 @@ describeWithRedis('the Redis shard coordinator and values it did not write', () 
     await c.tick('a', 2, false);
     const before = await c.tick('a', 2, true);
     await send('HSET', `{${key}}:leases:2`, '1', `ghost|-30|${await tomorrow()}`);
-    expect((await reported('overwritten lease', c.tick('a', 2, true))).keys).toEqual([`{${key}}:leases:2`]);
-    const after = await c.tick('a', 2, true);
-    expect(after.leases.map((lease) => lease.shardId)).toEqual([0, 1]);
+    const { tick: after, error } = await servedThenReported('overwritten lease', c, 'a', 2);
+    expect(error.keys).toEqual([`{${key}}:leases:2`]);
+    expect(ids(after)).toEqual([0, 1]);
     expect(after.leases[1]?.fence).toBeGreaterThan(before.leases[1]?.fence ?? Number.POSITIVE_INFINITY);
   });
 
@@ -89,7 +98,9 @@ describeWithRedis('the Redis shard coordinator and values it did not write', () 
     // a gives shard 1 back (a hand-off); a lease naming a, live, is planted on it: b, below its share, takes it anyway.
     await c.release('a', 3, (await c.tick('a', 3, false)).leases[1] as ShardLease);
     await send('HSET', `{${key}}:leases:3`, '1', 'a|99');
-    expect((await reported('lease naming a live member', c.tick('b', 3, true))).keys).toEqual([`{${key}}:leases:3`]);
+    const { tick, error } = await servedThenReported('lease naming a live member', c, 'b', 3);
+    expect(error.keys).toEqual([`{${key}}:leases:3`]);
+    expect(ids(tick)).toEqual([1, 2]);
     expect(await shards(c, 'b', 3)).toEqual([1, 2]);
     expect(await shards(c, 'a', 3)).toEqual([0]);
   });
@@ -99,11 +110,11 @@ describeWithRedis('the Redis shard coordinator and values it did not write', () 
     const c = coordinator();
     await send('SET', `{${key}}:fence`, planted);
     await c.tick('a', 3, false);
-    expect((await reported(`fence ${planted}`, c.tick('a', 3, true))).keys).toEqual([`{${key}}:fence`]);
-    const { leases } = await c.tick('a', 3, true);
-    expect(leases.map((lease) => lease.shardId)).toEqual([0, 1, 2]);
+    const { tick, error } = await servedThenReported(`fence ${planted}`, c, 'a', 3);
+    expect(error.keys).toEqual([`{${key}}:fence`]);
+    expect(ids(tick)).toEqual([0, 1, 2]);
     const time = await redisNow();
-    for (const lease of leases) expect(lease.fence).toBeGreaterThan(time - 60_000);
+    for (const lease of tick.leases) expect(lease.fence).toBeGreaterThan(time - 60_000);
   });
 
   it('a fencing counter deleted while leases are held: reported, and the next fence is above every one given', async () => {
@@ -113,9 +124,9 @@ describeWithRedis('the Redis shard coordinator and values it did not write', () 
     const before = await c.tick('a', 2, true);
     await c.release('a', 2, before.leases[1] as ShardLease);
     await send('DEL', `{${key}}:fence`);
-    expect((await reported('fence deleted', c.tick('a', 2, true))).keys).toEqual([`{${key}}:fence`]);
-    const after = await c.tick('a', 2, true);
-    expect(after.leases.map((lease) => lease.shardId)).toEqual([0, 1]);
+    const { tick: after, error } = await servedThenReported('fence deleted', c, 'a', 2);
+    expect(error.keys).toEqual([`{${key}}:fence`]);
+    expect(ids(after)).toEqual([0, 1]);
     expect(after.leases[1]?.fence).toBeGreaterThan(before.leases[0]?.fence ?? Number.POSITIVE_INFINITY);
   });
 
