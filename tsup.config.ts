@@ -23,6 +23,49 @@ const playgroundScript: Plugin = {
 };
 
 /**
+ * The edge build (`dist/edge/`, the `workerd` and `worker` export
+ * conditions): the main entry without the parts only Node runs, each put in
+ * place of its module by one that refuses with the SDK's own error. Neither
+ * undici, `ws` nor `node:worker_threads` is imported, so a Worker bundles
+ * and loads it; the runtime checks (`core/runtime.ts`) refuse these paths
+ * before they are reached.
+ */
+const NODE_ONLY: Record<string, string> = {
+  'rest/undici-transport.js': `import { ValidationError } from '../errors/local.js';
+export class UndiciTransport {
+  constructor() {
+    throw new ValidationError('client options', [{ path: 'transport', message: "undici's transport is not in the edge build of the SDK: use transport: 'fetch' (its default there)" }]);
+  }
+}`,
+  'gateway/connection.js': `import { GatewayError } from '../errors/gateway.js';
+import { NO_GATEWAY_ON_WORKERS } from './connect-checks.js';
+export class GatewayConnection {
+  constructor() {
+    throw new GatewayError(NO_GATEWAY_ON_WORKERS);
+  }
+}`,
+  'gateway/worker-pool.js': `import { GatewayError } from '../errors/gateway.js';
+import { NO_GATEWAY_ON_WORKERS } from './connect-checks.js';
+export async function startShardWorkers() {
+  throw new GatewayError(NO_GATEWAY_ON_WORKERS);
+}`,
+};
+const edgeStubs: Plugin = {
+  name: 'edge-stubs',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/(undici-transport|connection|worker-pool)\.js$/ }, (args) => {
+      const key = `${args.resolveDir.split(/[\\/]/).at(-1)}/${args.path.slice(2)}`;
+      return key in NODE_ONLY ? { path: key, namespace: 'edge-stub', pluginData: args.resolveDir } : undefined;
+    });
+    build.onLoad({ filter: /.*/, namespace: 'edge-stub' }, (args) => {
+      const contents = NODE_ONLY[args.path];
+      if (contents === undefined) throw new Error(`no edge stub for ${args.path}`);
+      return { contents, loader: 'ts', resolveDir: args.pluginData as string };
+    });
+  },
+};
+
+/**
  * Shared by every build: no chunk listings in the output (errors still
  * print), and source maps without the embedded sources. The maps still send
  * stack traces (node --enable-source-maps) and debuggers to the right line
@@ -63,6 +106,23 @@ export default defineConfig([
     noExternal: ['p-queue'],
     // community-chat-sdk/otel must use the application's copy of the API (one global tracer provider), never a bundled one.
     external: ['@opentelemetry/api'],
+  },
+  {
+    // The edge build: ESM, no Node-only module (see NODE_ONLY above); its dependencies stay imports, for the Worker's bundler;
+    // built-ins keep their node: prefix, the only spelling workerd's nodejs_compat answers.
+    ...common,
+    esbuildPlugins: [edgeStubs],
+    removeNodeProtocol: false,
+    external: [/^node:/],
+    entry: { index: 'src/index.ts' },
+    outDir: 'dist/edge',
+    format: ['esm'],
+    clean: false,
+    target: 'es2022',
+    platform: 'neutral',
+    splitting: true,
+    treeshake: true,
+    noExternal: ['p-queue'],
   },
   {
     // The emulator's command-line entry (a bin): ESM only, with a shebang.

@@ -4,9 +4,10 @@
 // last of the COUNT events that follow, and printed as one JSON line of microseconds per event. `npm run bench` starts
 // one per adapter per round.
 //
-//   ADAPTER=sdk|ws|discordjs COUNT=20000 WARMUP=5000 PORT=1234 node bench/gateway-adapter.mjs
+//   ADAPTER=sdk|ws|native|discordjs COUNT=20000 WARMUP=5000 PORT=1234 node bench/gateway-adapter.mjs
 //
 // ws: raw `ws` + JSON.parse + an EventEmitter emit of `d`, the floor any Gateway client pays.
+// native: the same over the runtime's own WebSocket (Bun, Deno, Node 22+; bench/runtimes-ws.mjs runs it on Bun and Deno).
 // sdk: the SDK's Client, its Gateway on the bench server, an `interactionCreate` listener receiving typed, validated
 // interactions (as the README shows).
 // discordjs: @discordjs/ws's WebSocketManager (JSON, no compression), its GET /gateway/bot answered by a stub REST.
@@ -51,6 +52,24 @@ async function adapter() {
       throw error;
     });
     return () => socket.terminate();
+  }
+  if (ADAPTER === 'native') {
+    // The runtime's own WebSocket (Bun, Deno, Node 22+), with the same parse and emit as raw ws.
+    const emitter = new EventEmitter();
+    emitter.on('INTERACTION_CREATE', (d) => {
+      if (typeof d.id !== 'string') throw new Error('no interaction id');
+      counted();
+    });
+    const socket = new globalThis.WebSocket(url);
+    socket.addEventListener('message', ({ data }) => {
+      const frame = JSON.parse(data);
+      if (frame.op === 10) socket.send(JSON.stringify({ op: 2, d: { token: 'bench', intents: 0, properties: {} } }));
+      else if (frame.op === 0) emitter.emit(frame.t, frame.d);
+    });
+    socket.addEventListener('error', () => {
+      throw new Error('the native WebSocket failed');
+    });
+    return () => socket.close();
   }
   if (ADAPTER === 'sdk') {
     const { Client } = await import('../dist/index.js');

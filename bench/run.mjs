@@ -10,6 +10,7 @@ import { Pool } from 'undici';
 import { Client } from '../dist/index.js';
 import { installed, measure, summary } from './measure.mjs';
 import { gatewayBenchmark } from './gateway.mjs';
+import { workerBundleSize } from './worker-size.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -227,6 +228,10 @@ try {
 console.log('\ntargets (medians of this run; each ratio at most its target):');
 for (const [label, ratio, target = TARGET] of table)
   console.log(`  ${label.padEnd(48)} ${ratio.toFixed(2)}x  (target ${target < 1 ? 'below 1.00' : `${target.toFixed(2)}`}x)  ${verdict(ratio, target)}`);
+const worker = await workerBundleSize();
+console.log(
+  `  ${'Worker bundle, gzipped (examples/cloudflare-worker)'.padEnd(48)} ${worker.kb.toFixed(1)} KB  (target at most ${worker.targetKb} KB)  ${verdict(worker.kb, worker.targetKb)}`,
+);
 
 // The Redis rate-limit store against the in-memory one, when redis-server is installed (bench/redis.mjs starts its own).
 console.log('');

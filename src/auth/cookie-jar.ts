@@ -9,8 +9,8 @@
  * @module
  */
 
-import { getSetCookies, Headers as UndiciHeaders } from 'undici';
 import { REDACTED, inspectSymbol } from '../core/redact.js';
+import { parseSetCookie } from './set-cookie.js';
 
 /** One stored cookie. */
 export interface StoredCookie {
@@ -46,16 +46,12 @@ export class CookieJar {
    * cookie goes first, and a longer cookie is ignored.
    */
   storeSetCookieHeaders(values: readonly string[]): void {
-    if (values.length === 0) return;
-    const headers = new UndiciHeaders();
-    for (const value of values) headers.append('set-cookie', value);
-    for (const cookie of getSetCookies(headers)) {
-      // undici gives null for a header it cannot parse (an oversized one, say): skip it.
-      if (cookie === null || cookie === undefined) continue;
+    for (const header of values) {
+      const cookie = parseSetCookie(header);
+      if (cookie === undefined) continue;
       let expiresAt: number | undefined;
       if (cookie.maxAge !== undefined) expiresAt = this.#now() + cookie.maxAge * 1000;
-      else if (cookie.expires instanceof Date) expiresAt = cookie.expires.getTime();
-      else if (typeof cookie.expires === 'number') expiresAt = cookie.expires;
+      else if (cookie.expires !== undefined) expiresAt = cookie.expires;
       const path = cookie.path?.startsWith('/') ? cookie.path : '/';
       const key = `${cookie.name};${path}`;
       if (cookie.value === '' || (expiresAt !== undefined && expiresAt <= this.#now())) this.#cookies.delete(key);

@@ -5,18 +5,29 @@
  * @module
  */
 
-import { ValidationError } from '../errors/index.js';
+import { currentRuntime, type RuntimeName } from '../core/runtime.js';
+import { GatewayError, ValidationError } from '../errors/index.js';
 import type { GatewayShardingOptions, ResolvedGatewayOptions } from './options.js';
 import { checkShardingOptions } from './shard-plan.js';
 import { checkGatewayUrl, upgradeHeaders } from './transport.js';
 
-/** Throws `ValidationError` / `InsecureTransportError` for options the Gateway cannot connect with. */
+/** What a Worker is told when it calls `gateway.connect()`. */
+export const NO_GATEWAY_ON_WORKERS =
+  'the Gateway needs a long-lived WebSocket client, which Cloudflare Workers do not run: receive interactions over HTTP instead, with createWebhookReceiver({ secret, client, router }) and `export default { fetch: (request, env, ctx) => receiver.fetch(request, ctx) }` (see examples/cloudflare-worker)';
+
+/**
+ * Throws `GatewayError` on a runtime that cannot hold a Gateway session
+ * (Cloudflare's workerd), `ValidationError` / `InsecureTransportError` for
+ * options the Gateway cannot connect with.
+ */
 export function checkConnectOptions(
   options: ResolvedGatewayOptions,
   sharding: GatewayShardingOptions,
   token: string | undefined,
   allowInsecure: boolean,
+  runtime: RuntimeName = currentRuntime(),
 ): void {
+  if (runtime === 'workerd') throw new GatewayError(NO_GATEWAY_ON_WORKERS);
   if (token === undefined) {
     throw new ValidationError('gateway.connect', [{ path: 'auth.botToken', message: 'the Gateway identifies with the bot token; the client has none' }]);
   }

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A user as carried by an interaction. */
 const userSchema = z.looseObject({

@@ -7,6 +7,8 @@
  */
 
 import type { Dispatcher } from 'undici';
+import { currentRuntime, defaultTransportFor, type RuntimeName, undiciRunsOn } from '../core/runtime.js';
+import { ValidationError } from '../errors/local.js';
 import { createLogFunction } from '../observe/events.js';
 import type { PipelineOptions } from './options.js';
 import { RateLimiter } from './rate-limiter.js';
@@ -24,10 +26,25 @@ export type PipelineWiring = Pick<
   'origin' | 'apiPrefix' | 'authPrefix' | 'credentials' | 'preferredCredential' | 'routeOverrides' | 'onSetCookie' | 'session' | 'events'
 >;
 
-function createTransport(option: PipelineOptions['transport'], dispatcher: Dispatcher | undefined): Transport {
+/**
+ * The transport of a client: the one given, or the runtime's default
+ * (undici's pool on Node, `fetch` elsewhere). `"undici"` asked for where
+ * undici is absent or a shim is refused here, rather than failing at the
+ * first request.
+ */
+export function createTransport(option: PipelineOptions['transport'], dispatcher: Dispatcher | undefined, runtime: RuntimeName = currentRuntime()): Transport {
   if (typeof option === 'object') return option;
-  const choice = option ?? (typeof process !== 'undefined' && process.versions?.node ? 'undici' : 'fetch');
-  return choice === 'fetch' ? new FetchTransport() : new UndiciTransport(dispatcher ? { dispatcher } : {});
+  const choice = option ?? (dispatcher ? 'undici' : defaultTransportFor(runtime));
+  if (choice === 'fetch') return new FetchTransport();
+  if (!undiciRunsOn(runtime)) {
+    throw new ValidationError('client options', [
+      {
+        path: dispatcher && option === undefined ? 'dispatcher' : 'transport',
+        message: `undici's transport does not run on ${runtime}: leave transport unset (its default there is "fetch") or give your own Transport`,
+      },
+    ]);
+  }
+  return new UndiciTransport(dispatcher ? { dispatcher } : {});
 }
 
 /** The default `maxResponseBytes`: 10 MiB. */

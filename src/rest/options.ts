@@ -45,7 +45,7 @@ export interface PipelineOptions extends RetryOptions {
    * The HTTP stack: `"undici"` (fast, the Node default), `"fetch"` (uses
    * `globalThis.fetch` at each request, so MSW intercepts it in tests), or
    * your own {@link Transport}.
-   * @default "undici" on Node, "fetch" elsewhere
+   * @default "undici" on Node; "fetch" on Bun, Deno, Cloudflare Workers and elsewhere (Bun's undici is a partial shim, Workers have none)
    */
   transport?: 'undici' | 'fetch' | Transport | undefined;
   /** An undici dispatcher (e.g. a ProxyAgent) for the undici transport. @default a keep-alive Pool per origin */

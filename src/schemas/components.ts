@@ -7,7 +7,7 @@
  * @module
  */
 
-import { z } from 'zod';
+import * as z from 'zod';
 import { countCharacters } from './text.js';
 
 /** A string of `min` to `max` characters (counted as the service counts them). */

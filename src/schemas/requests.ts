@@ -9,7 +9,7 @@
  * @module
  */
 
-import { z } from 'zod';
+import * as z from 'zod';
 import { INTERACTION_CALLBACK_TYPES, InteractionCallbackType } from '../core/constants.js';
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
 import { messageComponentsSchema, modalFormSchema } from './components.js';

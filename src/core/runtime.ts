@@ -1,0 +1,43 @@
+/**
+ * Which JavaScript runtime the SDK runs on, told by what each runtime is,
+ * not by the Node shims the others carry: Bun and Deno both set
+ * `process.versions.node`, and Bun answers `import 'undici'` with a partial
+ * shim of its own, so "has process" or "has undici" says nothing.
+ *
+ * @module
+ */
+
+/** A runtime the SDK tells apart. `other`: none of these (a browser, an edge runtime). */
+export type RuntimeName = 'node' | 'bun' | 'deno' | 'workerd' | 'other';
+
+/** The globals the detection reads; `globalThis` unless a test gives its own. */
+export interface RuntimeGlobals {
+  Bun?: unknown;
+  Deno?: { version?: { deno?: unknown } } | undefined;
+  navigator?: { userAgent?: unknown } | undefined;
+  process?: { versions?: { node?: unknown; bun?: unknown } | undefined } | undefined;
+}
+
+/** Which runtime `scope` belongs to: Bun and Deno first (both look like Node), then Cloudflare's workerd (`navigator.userAgent`), then Node. */
+export function detectRuntime(scope: RuntimeGlobals = globalThis as RuntimeGlobals): RuntimeName {
+  if (scope.Bun !== undefined || typeof scope.process?.versions?.bun === 'string') return 'bun';
+  if (typeof scope.Deno?.version?.deno === 'string') return 'deno';
+  if (scope.navigator?.userAgent === 'Cloudflare-Workers') return 'workerd';
+  if (typeof scope.process?.versions?.node === 'string') return 'node';
+  return 'other';
+}
+
+/** The runtime this process runs on (see {@link detectRuntime}): a few property reads, asked when a client or a Gateway connection is made. */
+export function currentRuntime(): RuntimeName {
+  return detectRuntime();
+}
+
+/** Whether `runtime`'s `undici` is the real one: on Node, and on Deno (which loads it from npm); Bun answers with a partial shim of its own, workerd has none. */
+export function undiciRunsOn(runtime: RuntimeName): boolean {
+  return runtime === 'node' || runtime === 'deno';
+}
+
+/** The REST transport a client uses when none is given: undici's pool on Node, where it is the real undici; `fetch` everywhere else. */
+export function defaultTransportFor(runtime: RuntimeName): 'undici' | 'fetch' {
+  return runtime === 'node' ? 'undici' : 'fetch';
+}
