@@ -142,7 +142,10 @@ export class RedisShardCoordinator implements ShardCoordinator {
   readonly #key: string;
   readonly #timeoutMs: number;
   #bot: string | undefined;
-  /** Values a step repaired, reported by the next step (the one that found them returned its leases first). */
+  /**
+   * Values repaired and not reported yet: by a step that returned its leases first, by `shardCount()` or by
+   * `requestReshard()`. The next step reports them.
+   */
   #unreported: Repairs | undefined;
   /** How long a lease lives without renewal, milliseconds. */
   readonly leaseMs: number;
@@ -234,8 +237,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
   async shardCount(proposed?: number): Promise<number | undefined> {
     const value = proposed === undefined ? '' : this.#count('ShardCoordinator.shardCount', proposed);
     const [[count] = [], problems] = parts(await this.#run(ADOPT_COUNT, [`${this.#key}:count`], [value, String(this.maxShards)]), 'shardCount', 2);
-    const found = repaired(problems);
-    if (found !== undefined) throw reportOf(found);
+    this.#unreported = repaired(problems, this.#unreported); // reported by the next step: connect() goes on with the proposed count
     const stored = clampNumber(count, 0, this.maxShards, 0);
     return stored > 0 ? stored : undefined;
   }
@@ -245,8 +247,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
     const k = this.#key;
     const keys = [`${k}:target`, this.#perCount('ready', count), `${k}:count`, `${k}:switching`];
     const [[status] = [], [pending] = [], problems] = parts(await this.#run(REQUEST_RESHARD, keys, [value, String(this.maxShards)]), 'requestReshard', 3);
-    const found = repaired(problems);
-    if (found !== undefined) throw reportOf(found);
+    this.#unreported = repaired(problems, this.#unreported); // the request was made: the next step reports what was repaired
     if (Number(status) === 2)
       throw new ShardCoordinatorError(`a reshard to ${clampNumber(pending, 0, this.maxShards, 0)} shards is under way; ask again once it is done`);
   }

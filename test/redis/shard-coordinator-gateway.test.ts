@@ -43,4 +43,18 @@ describeWithRedis('a Gateway whose fleet keys hold a planted lease', () => {
     await until(() => reported.length > 0, { what: 'the planted lease reported as an error event' });
     expect(reported.flatMap((error) => error.keys)).toEqual(['{planted-fleet}:leases:2']);
   }, 20_000);
+
+  it('a planted fleet count of 99999999999: connect() runs the service’s 2 shards and the Gateway reports the key', async () => {
+    emulator = await createEmulator({ gateway: { shards: 2, maxConcurrency: 2 } });
+    await redis.connection.sendCommand(['SET', '{planted-count}:count', '99999999999']);
+    const coordinator = createRedisShardCoordinator({ client: redis.connection, key: 'planted-count', leaseMs: 1500 });
+    client = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: { coordinator } });
+    const reported: ShardCoordinatorError[] = [];
+    client.gateway.on('error', (error) => {
+      if (isShardCoordinatorError(error.cause)) reported.push(error.cause);
+    });
+    await client.gateway.connect();
+    expect(client.gateway.shards.map((shard) => shard.id)).toEqual([0, 1]);
+    expect(reported.flatMap((error) => error.keys)).toEqual(['{planted-count}:count']);
+  }, 20_000);
 });

@@ -162,8 +162,20 @@ describeWithRedis('the Redis shard coordinator and values it did not write', () 
     const { key, coordinator } = fleet();
     const c = coordinator();
     await send('SET', `{${key}}:count`, planted);
-    expect((await reported(`count ${planted}`, c.shardCount(4))).keys).toEqual([`{${key}}:count`]);
+    // connect() goes on with the proposed count; the next step reports what was replaced.
+    expect(await c.shardCount(4)).toBe(4);
+    expect((await reported(`count ${planted}`, c.tick('a', 4, false))).keys).toEqual([`{${key}}:count`]);
     expect(await c.shardCount(6)).toBe(4);
+    expect((await c.tick('a', 4, false)).members).toBe(1);
+  });
+
+  it('a reshard asked while a planted target is pending is made, and the next step reports the planted value', async () => {
+    const { key, coordinator } = fleet();
+    const c = coordinator();
+    await send('SET', `{${key}}:target`, '1e1');
+    await c.requestReshard(3);
+    expect((await reported('planted pending target', c.tick('a', 2, false))).keys).toEqual([`{${key}}:target`]);
+    expect((await c.tick('a', 2, false)).target).toBe(3);
   });
 
   it('a planted reshard target is reported and dropped: no process starts a set of 99999999999 shards', async () => {
