@@ -20,19 +20,25 @@ describeWithRedis('a Gateway whose fleet keys hold a planted lease', () => {
     await emulator?.close();
   });
 
-  it('reports the planted lease, naming its key, and serves every shard', async () => {
+  /** A Gateway in the fleet `key` on an emulator of 2 shards, and the ShardCoordinatorErrors its `error` events carry. */
+  async function connected(key: string) {
     emulator = await createEmulator({ gateway: { shards: 2, maxConcurrency: 2 } });
+    const coordinator = createRedisShardCoordinator({ client: redis.connection, key, leaseMs: 1500 });
+    const bot = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: { coordinator } });
+    client = bot;
+    const reported: ShardCoordinatorError[] = [];
+    bot.gateway.on('error', (error) => {
+      if (isShardCoordinatorError(error.cause)) reported.push(error.cause);
+    });
+    await bot.gateway.connect();
+    return { gateway: bot.gateway, reported };
+  }
+
+  it('reports the planted lease, naming its key, and serves every shard', async () => {
     const time = (await redis.connection.sendCommand(['TIME'])) as unknown as string[];
     const tomorrow = Number(time[0]) * 1000 + 86_400_000;
     await redis.connection.sendCommand(['HSET', '{planted-fleet}:leases:2', '1', `ghost|5|${tomorrow}`]);
-    const coordinator = createRedisShardCoordinator({ client: redis.connection, key: 'planted-fleet', leaseMs: 1500 });
-    client = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: { coordinator } });
-    const reported: ShardCoordinatorError[] = [];
-    client.gateway.on('error', (error) => {
-      if (isShardCoordinatorError(error.cause)) reported.push(error.cause);
-    });
-    await client.gateway.connect();
-    const gateway = client.gateway;
+    const { gateway, reported } = await connected('planted-fleet');
     // connect() resolves with the planted shard among those it runs: the step that repaired it answered first.
     expect(gateway.shards.map((shard) => shard.id)).toEqual([0, 1]);
     await until(() => gateway.shards.length === 2 && gateway.shards.every((shard) => shard.status === 'ready'), {
@@ -45,16 +51,9 @@ describeWithRedis('a Gateway whose fleet keys hold a planted lease', () => {
   }, 20_000);
 
   it('a planted fleet count of 99999999999: connect() runs the service’s 2 shards and the Gateway reports the key', async () => {
-    emulator = await createEmulator({ gateway: { shards: 2, maxConcurrency: 2 } });
     await redis.connection.sendCommand(['SET', '{planted-count}:count', '99999999999']);
-    const coordinator = createRedisShardCoordinator({ client: redis.connection, key: 'planted-count', leaseMs: 1500 });
-    client = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: { coordinator } });
-    const reported: ShardCoordinatorError[] = [];
-    client.gateway.on('error', (error) => {
-      if (isShardCoordinatorError(error.cause)) reported.push(error.cause);
-    });
-    await client.gateway.connect();
-    expect(client.gateway.shards.map((shard) => shard.id)).toEqual([0, 1]);
+    const { gateway, reported } = await connected('planted-count');
+    expect(gateway.shards.map((shard) => shard.id)).toEqual([0, 1]);
     expect(reported.flatMap((error) => error.keys)).toEqual(['{planted-count}:count']);
   }, 20_000);
 });
