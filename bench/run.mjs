@@ -235,9 +235,12 @@ console.log(
 
 // The Redis rate-limit store against the in-memory one, when redis-server is installed (bench/redis.mjs starts its own).
 console.log('');
-if (spawnSync('sh', ['-c', 'command -v redis-server'], { stdio: 'ignore' }).status === 0)
+if (spawnSync('sh', ['-c', 'command -v redis-server'], { stdio: 'ignore' }).status === 0) {
   execFileSync(process.execPath, [here('./redis.mjs')], { stdio: 'inherit' });
-else console.log('redis: redis-server is not installed (apt-get install -y redis-server): skipping the Redis store benchmark');
+  // The shard coordinator's step at 100, 1,000 and 10,000 shards (bench/coordinator.mjs starts its own server).
+  console.log('');
+  execFileSync(process.execPath, [here('./coordinator.mjs')], { stdio: 'inherit' });
+} else console.log('redis: redis-server is not installed (apt-get install -y redis-server): skipping the Redis store benchmark');
 
 // The soak of long-running state, in a process of its own (it needs --expose-gc to measure the heap after GC).
 console.log('');

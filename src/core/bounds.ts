@@ -15,6 +15,13 @@ import { ValidationError, type ValidationIssue } from '../errors/local.js';
 /** The longest delay a Node, Bun or Deno timer honours: 2^31 - 1 ms (about 24.8 days). */
 export const MAX_TIMER_MS = 2_147_483_647;
 
+/**
+ * The default bound on a bot's shard count (`maxShards` of the Gateway and of the shard coordinator): a count past it,
+ * asked for or read from the service or Redis, is refused or reported, so one typo can't make every step loop over a
+ * hundred thousand shards.
+ */
+export const DEFAULT_MAX_SHARDS = 10_000;
+
 /** The bounds of a numeric option. */
 export interface NumberBounds {
   /** The smallest value accepted. @default 0 */

@@ -21,7 +21,15 @@ import {
   InteractionTimeoutError,
   InteractionWaitAbortedError,
 } from './interaction.js';
-import { InsecureTransportError, MissingCredentialError, RateLimitStoreError, SessionStoreError, EventStreamError, ValidationError } from './local.js';
+import {
+  InsecureTransportError,
+  MissingCredentialError,
+  RateLimitStoreError,
+  SessionStoreError,
+  EventStreamError,
+  ShardCoordinatorError,
+  ValidationError,
+} from './local.js';
 import { ReplayStoreFullError, WebhookVerificationError } from './receive.js';
 import { AbortError, HookError, NetworkError, ResponseTooLargeError, TimeoutError, UnexpectedResponseError } from './request.js';
 
@@ -58,6 +66,7 @@ const ERROR_CLASSES = {
   RateLimitStoreError,
   SessionStoreError,
   EventStreamError,
+  ShardCoordinatorError,
   GatewayError,
   GatewayFatalError,
   SessionBudgetError,
@@ -121,6 +130,8 @@ export const isRateLimitStoreError = guard('RateLimitStoreError');
 export const isSessionStoreError = guard('SessionStoreError');
 /** Whether `value` is an {@link EventStreamError} (the Redis stream of Gateway events failed). */
 export const isEventStreamError = guard('EventStreamError');
+/** Whether `value` is a {@link ShardCoordinatorError} (the fleet's coordinator failed, refused a member of another bot, or found a planted value). */
+export const isShardCoordinatorError = guard('ShardCoordinatorError');
 /** Whether `value` is a {@link GatewayError}. */
 export const isGatewayError = guard('GatewayError');
 /** Whether `value` is a {@link GatewayFatalError}. */

@@ -97,3 +97,19 @@ export class EventStreamError extends CommunityChatError {
     super(`The event stream failed: ${detail}`, options);
   }
 }
+
+/**
+ * The shard coordinator (Redis) failed: it is unreachable or did not answer
+ * in time, refused this process (its fleet key belongs to another bot), or
+ * found a value it did not write under its keys (planted or corrupt; repaired
+ * and named in {@link ShardCoordinatorError.keys}).
+ */
+export class ShardCoordinatorError extends CommunityChatError {
+  /** The Redis keys that held a value the SDK did not write, when that is what happened; otherwise empty. */
+  readonly keys: readonly string[];
+
+  constructor(detail: string, options?: { cause?: unknown; keys?: readonly string[] }) {
+    super(`The shard coordinator failed: ${detail}`, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.keys = options?.keys ?? [];
+  }
+}

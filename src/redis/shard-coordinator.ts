@@ -1,106 +1,76 @@
 /**
  * The shard coordinator on Redis: live processes share a bot's shards with a
  * lease per shard, each carrying a fencing token, in one atomic script per
- * step on Redis `TIME` (the hosts' clocks never matter).
+ * step on Redis `TIME` (the hosts' clocks never matter). Every step costs
+ * O(shards the member holds), whatever the shard count.
  *
- * Keys, all inside the key's hash tag (one slot): `{K}:members` (a sorted
- * set of member ids by expiry), `{K}:leases:<count>` (a hash of shard id to
- * `member|fence|expiry`), `{K}:fence` (the fencing counter) and
- * `{K}:i:<interaction id>` (an interaction's claim: a member id, or
- * `answered`); for resharding, `{K}:count` (the fleet's shard count once a
- * reshard set it), `{K}:target` (a reshard asked for) and `{K}:ready:<count>`
- * (the shards of that count READY somewhere).
+ * Keys, all inside the fleet key's hash tag (one slot; `taggedKey`): `{K}:members` (a sorted set of member ids by
+ * expiry), `{K}:bot` (the bot the fleet serves), `{K}:fence` (the fencing counter); per shard count `{K}:leases:<count>`
+ * (a hash of shard id to `member|fence`), `{K}:owners:<count>` (the lexical index `member|shard`), `{K}:holders:<count>`
+ * (members renewing their leases of that count, by expiry), `{K}:free:<count>` (shards given back or whose holder died)
+ * and `{K}:next:<count>` (shards from here on were never held); `{K}:i:<interaction id>` (an interaction's claim: a member
+ * id, or `answered`); for resharding, `{K}:count` (the fleet's shard count), `{K}:target` (a reshard asked for),
+ * `{K}:ready:<count>` (the shards of that count READY somewhere) and `{K}:switching` (every shard of the target is READY:
+ * the old count takes no shard any more). The scripts live in `shard-coordinator-scripts.ts`.
  *
  * @module
  */
 
 import type { CoordinatorTick, ShardCoordinator, ShardLease } from '../gateway/coordinator.js';
+import { checkCount, checkDuration, clampNumber, DEFAULT_MAX_SHARDS, refuseUnknownOptions } from '../core/bounds.js';
 import { INTERACTION_LIFETIME_MS } from '../core/constants.js';
-import { DEFAULT_COMMAND_TIMEOUT_MS, RedisScript, sessionFailure, taggedPrefix, withinTime, type RedisClientLike } from './connection.js';
+import { ShardCoordinatorError, ValidationError } from '../errors/index.js';
+import { DEFAULT_COMMAND_TIMEOUT_MS, RedisScript, withinTime, type RedisClientLike, type StoreFailure } from './connection.js';
+import { taggedKey } from './keys.js';
+import { ADOPT_COUNT, COMMIT_RESHARD, LEAVE, RELEASE, REQUEST_RESHARD, SHARD_READY, TICK } from './shard-coordinator-scripts.js';
 
 /** Options of {@link createRedisShardCoordinator}. */
 export interface RedisShardCoordinatorOptions {
   /** A connected node-redis v6 client (one node, a cluster or Sentinel). */
   client: RedisClientLike;
-  /** The fleet's key (one per bot): processes with the same key share its shards. @default 'ccsdk:fleet' */
+  /**
+   * The fleet's key (one per bot): processes with the same key share its shards. Wrapped in one hash tag, so it may not
+   * hold `{` or `}`, be empty or blank, or be longer than 200 characters.
+   * @default 'ccsdk:fleet'
+   */
   key?: string | undefined;
   /**
-   * How long a lease lives without renewal, milliseconds: a dead process's
+   * The bot this fleet serves (its application or user id): recorded in Redis by the first process, and a process of
+   * another bot given the same `key` (or one without `bot` once it is recorded) is refused every step with a
+   * `ShardCoordinatorError`, instead of each bot serving part of the shards. Also settable once with `join(bot)`.
+   * @default undefined (not checked)
+   */
+  bot?: string | undefined;
+  /**
+   * How long a lease lives without renewal, milliseconds (300 to 2^31 - 1): a dead process's
    * shards are taken over after this, and a process paused for longer
    * stops dispatching on them when it wakes. Renewed every third of it.
    * @default 10000
    */
   leaseMs?: number | undefined;
-  /** How long a Redis command may take, milliseconds. @default 2000 */
+  /** How long a Redis command may take, milliseconds (1 to 2^31 - 1). @default 2000 */
   commandTimeoutMs?: number | undefined;
+  /**
+   * The largest shard count the fleet runs or reshards to (the same bound as the Gateway's `maxShards`): a larger one is
+   * refused with a `ValidationError`, and one read from Redis beyond it is reported and replaced.
+   * @default 10000
+   */
+  maxShards?: number | undefined;
 }
 
-/**
- * ARGV: member, shard count, lease (ms), acquire ('1' or '0'), registered ('1' when this member joined before: if its
- * membership expired meanwhile it is not renewed, the answer is `{-1}`, and the process joins again under a new id, so that
- * the claims it held pass to live members). Renews the
- * member and its leases, drops expired members and leases, and takes free
- * shards up to `ceil(count / members)`, those whose home (`shard % members`)
- * is this member first. Returns `{members, index, target or -1, ready, shard, fence, ...}` (KEYS[4]: the reshard
- * target; KEYS[5]: the set of READY shards of this count).
- */
-const TICK = new RedisScript(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local member, count, lease = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if ARGV[5] == '1' and not redis.call('ZSCORE', KEYS[1], member) then return { -1 } end
-redis.call('ZADD', KEYS[1], now + lease, member)
-redis.call('PEXPIRE', KEYS[1], lease * 3)
-local members = redis.call('ZRANGE', KEYS[1], 0, -1)
-table.sort(members)
-local index = 0
-for i, m in ipairs(members) do if m == member then index = i - 1 end end
-local n = #members
-local target = tonumber(redis.call('GET', KEYS[4]) or '-1')
-local ready = redis.call('SCARD', KEYS[5])
-local held, free = {}, {}
-for shard = 0, count - 1 do
-  local value = redis.call('HGET', KEYS[2], shard)
-  local owner, fence, expires
-  if value then owner, fence, expires = string.match(value, '^(.+)|(%d+)|(%d+)$') end
-  if owner and owner == member and tonumber(expires) > now then
-    redis.call('HSET', KEYS[2], shard, member .. '|' .. fence .. '|' .. (now + lease))
-    held[#held + 1] = shard
-    held[#held + 1] = tonumber(fence)
-  elseif not owner or tonumber(expires) <= now then
-    if shard % n == index then table.insert(free, 1, shard) else free[#free + 1] = shard end
-  end
-end
-if ARGV[4] == '1' then
-  local fair = math.ceil(count / n)
-  for _, shard in ipairs(free) do
-    if #held / 2 >= fair then break end
-    local fence = redis.call('INCR', KEYS[3])
-    redis.call('HSET', KEYS[2], shard, member .. '|' .. fence .. '|' .. (now + lease))
-    held[#held + 1] = shard
-    held[#held + 1] = fence
-  end
-end
-redis.call('PEXPIRE', KEYS[2], lease * 3)
-local answer = { n, index, target, ready }
-for _, v in ipairs(held) do answer[#answer + 1] = v end
-return answer`);
+/** The options {@link createRedisShardCoordinator} knows (any other is refused). */
+const KNOWN_OPTIONS = ['client', 'key', 'bot', 'leaseMs', 'commandTimeoutMs', 'maxShards'] as const satisfies readonly (keyof RedisShardCoordinatorOptions)[];
 
-/** ARGV: member, shard, fence. Deletes the lease if it is still this member's with this fence. */
-const RELEASE = new RedisScript(`
-local value = redis.call('HGET', KEYS[1], ARGV[2])
-if value and string.sub(value, 1, #ARGV[1] + #ARGV[3] + 2) == ARGV[1] .. '|' .. ARGV[3] .. '|' then redis.call('HDEL', KEYS[1], ARGV[2]) end
-return 0`);
+/** The most free shards one step takes (a member far below its share takes the rest on its next steps). */
+const TAKEN_PER_STEP = 1000;
 
-/** ARGV: member. Leaves: the membership ends and every lease of the member is deleted. */
-const LEAVE = new RedisScript(`
-redis.call('ZREM', KEYS[1], ARGV[1])
-local all = redis.call('HGETALL', KEYS[2])
-for i = 1, #all, 2 do
-  if string.sub(all[i + 1], 1, #ARGV[1] + 1) == ARGV[1] .. '|' then redis.call('HDEL', KEYS[2], all[i]) end
-end
-return 0`);
+/** The longest member id or bot id, in characters. */
+const MAX_ID_LENGTH = 200;
+
+const OPERATION = 'createRedisShardCoordinator';
+
+/** A coordinator's command that failed. */
+const coordinatorFailure: StoreFailure = (detail, cause) => new ShardCoordinatorError(detail, cause === undefined ? undefined : { cause });
 
 /**
  * ARGV: member, ttl (ms). Claims an interaction: 1 when free, or held by a
@@ -125,70 +95,185 @@ return 1`);
 /** How long an interaction's claim lives: its token lasts 15 minutes, a minute more for clocks apart. */
 const CLAIM_TTL_MS = INTERACTION_LIFETIME_MS + 60_000;
 
+/** A member or bot id: a string of 1 to 200 characters, without `|` (the lease separator) or a control character. */
+function checkId(operation: string, name: string, value: unknown): string {
+  const ok = typeof value === 'string' && value.length > 0 && value.length <= MAX_ID_LENGTH && !value.includes('|') && ![...value].some((char) => char < ' ');
+  if (!ok)
+    throw new ValidationError(operation, [{ path: name, message: `must be a string of 1 to ${MAX_ID_LENGTH} characters without "|" or control characters` }]);
+  return value;
+}
+
+/**
+ * A script's answer as its parts, each a list (a single value becomes a list of one), so a reply of another shape (a
+ * script of another version, a proxy in between) is a typed error, never a TypeError.
+ */
+function parts(reply: unknown, operation: string, length: number): unknown[][] {
+  if (!Array.isArray(reply) || reply.length < length)
+    throw new ShardCoordinatorError(`Redis answered ${operation} with something that is not its script's answer`);
+  return reply.map((part: unknown) => (Array.isArray(part) ? part : [part]));
+}
+
+/** Values a script found that the SDK did not write, and repaired: the keys, and what each held. */
+interface Repairs {
+  readonly keys: string[];
+  readonly lines: string[];
+}
+
+/** The values a script repaired (pairs of key and what it held), added to `earlier`'s; `undefined` when there are none. */
+function repaired(reply: unknown, earlier?: Repairs): Repairs | undefined {
+  const pairs = Array.isArray(reply) ? reply.map(String) : [];
+  if (pairs.length === 0) return earlier;
+  const found: Repairs = { keys: [...(earlier?.keys ?? [])], lines: [...(earlier?.lines ?? [])] };
+  for (let i = 0; i + 1 < pairs.length; i += 2) {
+    if (!found.keys.includes(pairs[i] as string)) found.keys.push(pairs[i] as string);
+    found.lines.push(`${pairs[i]} ${pairs[i + 1]}`);
+  }
+  return found;
+}
+
+/** The report of what was repaired: a ShardCoordinatorError naming the keys. */
+function reportOf(repairs: Repairs): ShardCoordinatorError {
+  return new ShardCoordinatorError(`found values the SDK did not write, and repaired them: ${repairs.lines.join('; ')}`, { keys: repairs.keys });
+}
+
 /** The Redis shard coordinator. Create it with {@link createRedisShardCoordinator}. */
 export class RedisShardCoordinator implements ShardCoordinator {
   readonly #client: RedisClientLike;
   readonly #key: string;
   readonly #timeoutMs: number;
+  #bot: string | undefined;
+  /**
+   * Values repaired and not reported yet: by a step that returned its leases first, by `shardCount()` or by
+   * `requestReshard()`. The next step reports them.
+   */
+  #unreported: Repairs | undefined;
   /** How long a lease lives without renewal, milliseconds. */
   readonly leaseMs: number;
+  /** The largest shard count this coordinator runs or reshards to. */
+  readonly maxShards: number;
 
   constructor(options: RedisShardCoordinatorOptions) {
+    refuseUnknownOptions(OPERATION, options, KNOWN_OPTIONS);
     this.#client = options.client;
-    this.#key = taggedPrefix(options.key ?? 'ccsdk:fleet');
-    this.leaseMs = options.leaseMs ?? 10_000;
-    this.#timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-    if (!Number.isInteger(this.leaseMs) || this.leaseMs < 300) throw new RangeError('leaseMs must be a whole number of at least 300');
+    this.#key = taggedKey(OPERATION, 'key', options.key ?? 'ccsdk:fleet');
+    this.leaseMs = checkDuration(OPERATION, 'leaseMs', options.leaseMs, { min: 300, integer: true }) ?? 10_000;
+    this.#timeoutMs = checkDuration(OPERATION, 'commandTimeoutMs', options.commandTimeoutMs, { min: 1 }) ?? DEFAULT_COMMAND_TIMEOUT_MS;
+    this.maxShards = checkCount(OPERATION, 'maxShards', options.maxShards, { min: 1, max: 1_000_000 }) ?? DEFAULT_MAX_SHARDS;
+    this.#bot = options.bot === undefined ? undefined : checkId(OPERATION, 'bot', options.bot);
+  }
+
+  /**
+   * Records the bot this process serves (its application or user id), when the `bot` option did not: every step then
+   * checks that the fleet serves this bot. A different bot than the one already set is refused.
+   */
+  join(bot: string): void {
+    checkId('ShardCoordinator.join', 'bot', bot);
+    if (this.#bot !== undefined && this.#bot !== bot)
+      throw new ValidationError('ShardCoordinator.join', [{ path: 'bot', message: 'differs from the bot this coordinator already serves' }]);
+    this.#bot = bot;
   }
 
   #run(script: RedisScript, keys: string[], args: string[]): Promise<unknown> {
-    return withinTime(this.#client, this.#timeoutMs, () => script.run(this.#client, keys, args), sessionFailure);
+    return withinTime(this.#client, this.#timeoutMs, () => script.run(this.#client, keys, args), coordinatorFailure);
   }
 
-  #leases(count: number): string {
-    return `${this.#key}:leases:${count}`;
+  #count(operation: string, count: number): string {
+    return String(checkCount(operation, 'shardCount', count, { min: 1, max: this.maxShards }));
+  }
+
+  #perCount(name: string, count: number): string {
+    return `${this.#key}:${name}:${count}`;
   }
 
   async tick(member: string, shardCount: number, acquire: boolean, registered = false): Promise<CoordinatorTick> {
-    const keys = [`${this.#key}:members`, this.#leases(shardCount), `${this.#key}:fence`, `${this.#key}:target`, this.#ready(shardCount)];
-    const reply = (await this.#run(TICK, keys, [member, String(shardCount), String(this.leaseMs), acquire ? '1' : '0', registered ? '1' : '0'])) as unknown[];
-    const numbers = Array.isArray(reply) ? reply.map(Number) : [];
-    if (numbers[0] === -1) return { members: 0, index: 0, leases: [], expired: true };
+    checkId('ShardCoordinator.tick', 'member', member);
+    const count = this.#count('ShardCoordinator.tick', shardCount);
+    const k = this.#key;
+    const keys = [`${k}:members`, this.#perCount('leases', shardCount), `${k}:fence`, `${k}:target`, this.#perCount('ready', shardCount)];
+    keys.push(this.#perCount('owners', shardCount), this.#perCount('holders', shardCount), this.#perCount('free', shardCount));
+    keys.push(this.#perCount('next', shardCount), `${k}:bot`, `${k}:count`, `${k}:switching`);
+    const args = [
+      member,
+      count,
+      String(this.leaseMs),
+      acquire ? '1' : '0',
+      registered ? '1' : '0',
+      this.#bot ?? '',
+      String(this.maxShards),
+      String(TAKEN_PER_STEP),
+    ];
+    const [header = [], problems, rest = []] = parts(await this.#run(TICK, keys, args), 'a step', 3);
+    const status = Number(header[0]);
+    if (status === -2) {
+      const other = String(rest[0]).slice(0, 64);
+      throw new ShardCoordinatorError(
+        `the fleet key ${k} serves bot ${JSON.stringify(other)}, and this process ${this.#bot === undefined ? "names no bot (set the coordinator's bot option)" : `serves bot ${JSON.stringify(this.#bot)}`}: give each bot its own key`,
+        { keys: [`${k}:bot`] },
+      );
+    }
+    const numbers = rest.map(Number);
     const leases: ShardLease[] = [];
-    for (let i = 4; i + 1 < numbers.length; i += 2) leases.push({ shardId: numbers[i] as number, fence: numbers[i + 1] as number });
-    const target = numbers[2] !== undefined && numbers[2] > 0 ? numbers[2] : undefined;
-    return { members: numbers[0] ?? 1, index: numbers[1] ?? 0, leases: leases.sort((a, b) => a.shardId - b.shardId), target, ready: numbers[3] ?? 0 };
-  }
-
-  #ready(count: number): string {
-    return `${this.#key}:ready:${count}`;
+    for (let i = 0; i + 1 < numbers.length; i += 2) leases.push({ shardId: numbers[i] as number, fence: numbers[i + 1] as number });
+    // What this step repaired is reported by rejecting, once the step ran in Redis; when it holds shards, its answer is
+    // returned first (so they are served, e.g. by the connect() this step is part of) and the next step reports.
+    const earlier = this.#unreported;
+    const found = repaired(problems, earlier);
+    this.#unreported = undefined;
+    if (found !== undefined) {
+      if (status === -1 || leases.length === 0 || earlier !== undefined) throw reportOf(found);
+      this.#unreported = found;
+    }
+    if (status === -1) return { members: 0, index: 0, leases: [], expired: true };
+    const [, members, index, target, ready] = header.map((value) => clampNumber(value, -1, Number.MAX_SAFE_INTEGER, 0));
+    return {
+      members: members ?? 1,
+      index: index ?? 0,
+      leases: leases.sort((a, b) => a.shardId - b.shardId),
+      target: target !== undefined && target > 0 ? target : undefined,
+      ready: ready ?? 0,
+    };
   }
 
   async shardCount(proposed?: number): Promise<number | undefined> {
-    const value = Number(await this.#run(ADOPT_COUNT, [`${this.#key}:count`], [proposed === undefined ? '' : String(proposed)]));
-    return Number.isInteger(value) && value > 0 ? value : undefined;
+    const value = proposed === undefined ? '' : this.#count('ShardCoordinator.shardCount', proposed);
+    const [[count] = [], problems] = parts(await this.#run(ADOPT_COUNT, [`${this.#key}:count`], [value, String(this.maxShards)]), 'shardCount', 2);
+    this.#unreported = repaired(problems, this.#unreported); // reported by the next step: connect() goes on with the proposed count
+    const stored = clampNumber(count, 0, this.maxShards, 0);
+    return stored > 0 ? stored : undefined;
   }
 
   async requestReshard(count: number): Promise<void> {
-    if (!Number.isInteger(count) || count < 1) throw new RangeError('a shard count is a whole number of at least 1');
-    const pending = Number(await this.#run(REQUEST_RESHARD, [`${this.#key}:target`, this.#ready(count)], [String(count)]));
-    if (pending > 1) throw new Error(`a reshard to ${pending} shards is under way; ask again once it is done`);
+    const value = this.#count('ShardCoordinator.requestReshard', count);
+    const k = this.#key;
+    const keys = [`${k}:target`, this.#perCount('ready', count), `${k}:count`, `${k}:switching`];
+    const [[status] = [], [pending] = [], problems] = parts(await this.#run(REQUEST_RESHARD, keys, [value, String(this.maxShards)]), 'requestReshard', 3);
+    this.#unreported = repaired(problems, this.#unreported); // the request was made: the next step reports what was repaired
+    if (Number(status) === 2)
+      throw new ShardCoordinatorError(`a reshard to ${clampNumber(pending, 0, this.maxShards, 0)} shards is under way; ask again once it is done`);
   }
 
   async shardReady(shardCount: number, shardId: number): Promise<void> {
-    await this.#run(SHARD_READY, [this.#ready(shardCount)], [String(shardId)]);
+    const count = this.#count('ShardCoordinator.shardReady', shardCount);
+    checkCount('ShardCoordinator.shardReady', 'shardId', shardId, { max: shardCount - 1 });
+    await this.#run(SHARD_READY, [this.#perCount('ready', shardCount), `${this.#key}:target`, `${this.#key}:switching`], [String(shardId), count]);
   }
 
   async commitReshard(count: number): Promise<void> {
-    await this.#run(COMMIT_RESHARD, [`${this.#key}:count`, `${this.#key}:target`], [String(count)]);
+    const value = this.#count('ShardCoordinator.commitReshard', count);
+    await this.#run(COMMIT_RESHARD, [`${this.#key}:count`, `${this.#key}:target`, `${this.#key}:switching`], [value]);
   }
 
   async release(member: string, shardCount: number, lease: ShardLease): Promise<void> {
-    await this.#run(RELEASE, [this.#leases(shardCount)], [member, String(lease.shardId), String(lease.fence)]);
+    this.#count('ShardCoordinator.release', shardCount);
+    const keys = [this.#perCount('leases', shardCount), this.#perCount('owners', shardCount), this.#perCount('free', shardCount)];
+    await this.#run(RELEASE, keys, [member, String(lease.shardId), String(lease.fence)]);
   }
 
   async leave(member: string, shardCount: number): Promise<void> {
-    await this.#run(LEAVE, [`${this.#key}:members`, this.#leases(shardCount)], [member]);
+    this.#count('ShardCoordinator.leave', shardCount);
+    const keys = [`${this.#key}:members`, this.#perCount('leases', shardCount), this.#perCount('owners', shardCount)];
+    keys.push(this.#perCount('holders', shardCount), this.#perCount('free', shardCount));
+    await this.#run(LEAVE, keys, [member]);
   }
 
   async claimInteraction(member: string, interactionId: string): Promise<boolean> {
@@ -200,31 +285,6 @@ export class RedisShardCoordinator implements ShardCoordinator {
   }
 }
 
-/** ARGV: a proposed count, or ''. The fleet's count (KEYS[1]): the proposal is stored when none is yet, so every process agrees. */
-const ADOPT_COUNT = new RedisScript(`if ARGV[1] ~= '' then redis.call('SET', KEYS[1], ARGV[1], 'NX') end
-return redis.call('GET', KEYS[1])`);
-
-/**
- * ARGV: count. Asks for a reshard to `count` (KEYS[1], for a day at most); its READY set (KEYS[2]) starts empty. Asking again for
- * the reshard under way (every process of a fleet may) changes nothing.
- */
-const REQUEST_RESHARD = new RedisScript(`local pending = redis.call('GET', KEYS[1])
-if pending == ARGV[1] then return 0 end
-if pending then return tonumber(pending) end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', 86400000)
-redis.call('DEL', KEYS[2])
-return 1`);
-
-/** ARGV: shard id. Adds it to the READY set of its count (KEYS[1], for a day at most). */
-const SHARD_READY = new RedisScript(`redis.call('SADD', KEYS[1], ARGV[1])
-redis.call('PEXPIRE', KEYS[1], 86400000)
-return 0`);
-
-/** ARGV: count. The fleet's count (KEYS[1]) becomes `count`; the request (KEYS[2]) ends if it asked for it. */
-const COMMIT_RESHARD = new RedisScript(`redis.call('SET', KEYS[1], ARGV[1])
-if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
-return 0`);
-
 /** ARGV: ttl (ms). Marks an interaction answered. */
 const ANSWERED = new RedisScript(`redis.call('SET', KEYS[1], 'answered', 'PX', ARGV[1])
 return 0`);
@@ -234,6 +294,8 @@ return 0`);
  * processes with the same Redis and `key` share the bot's shards, each
  * holding a fair share; a dead process's shards are taken over after
  * `leaseMs`, their sessions resumed from the Gateway session store.
+ * Its options are checked here: an unknown one, a key that is not one hash tag's name, a duration or count out of
+ * bounds is refused with a `ValidationError` naming it.
  */
 export function createRedisShardCoordinator(options: RedisShardCoordinatorOptions): RedisShardCoordinator {
   return new RedisShardCoordinator(options);

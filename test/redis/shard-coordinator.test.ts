@@ -4,6 +4,8 @@
  * that a dead holder gives up.
  */
 import { expect, it } from 'vitest';
+import { ShardCoordinatorError, ValidationError } from '../../src/errors/index.js';
+import type { ShardLease } from '../../src/index.js';
 import { createRedisShardCoordinator } from '../../src/redis/index.js';
 import { describeWithRedis, useRedis } from '../helpers/redis-server.js';
 import { until } from '../helpers/until.js';
@@ -13,7 +15,7 @@ describeWithRedis('the Redis shard coordinator', () => {
   let n = 0;
   const coordinator = (leaseMs = 5000) => createRedisShardCoordinator({ client: redis.connection, key: `coord-${++n}`, leaseMs });
 
-  it('shares 8 shards 3, 3 and 2 among three members, each shard held once, home shards first', async () => {
+  it('shares 8 shards 3, 3 and 2 among three members, each shard held once, in the order they asked', async () => {
     const c = coordinator();
     for (const m of ['a', 'b', 'c']) await c.tick(m, 8, false);
     const ticks = await Promise.all(['a', 'b', 'c'].map((m) => c.tick(m, 8, true)));
@@ -21,8 +23,8 @@ describeWithRedis('the Redis shard coordinator', () => {
     expect(held.sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     expect(ticks.map((tick) => tick.leases.length).sort()).toEqual([2, 3, 3]);
     expect(ticks.map((tick) => tick.members)).toEqual([3, 3, 3]);
-    // Member a (index 0) got its home shards (0, 3, 6) first.
-    expect(ticks[0]?.leases.map((lease) => lease.shardId)).toEqual([0, 3, 6]);
+    // Member a asked first: it took the first shards never held.
+    expect(ticks[0]?.leases.map((lease) => lease.shardId)).toEqual([0, 1, 2]);
     // A renewal keeps the same leases and fences.
     expect((await c.tick('a', 8, true)).leases).toEqual(ticks[0]?.leases);
   });
@@ -91,6 +93,70 @@ describeWithRedis('the Redis shard coordinator', () => {
     await c.commitReshard(12);
     expect(await c.shardCount()).toBe(12);
     expect((await c.tick('b', 8, true)).target).toBeUndefined();
-    await expect(c.requestReshard(0)).rejects.toThrow(RangeError);
+    await expect(c.requestReshard(0)).rejects.toThrow(ValidationError);
+  });
+
+  it('takes at most 1,000 shards in one step: a lone member of 2,500 shards holds 1,000, 2,000, then all', async () => {
+    const c = coordinator();
+    await c.tick('a', 2500, false);
+    const held = [];
+    for (let step = 0; step < 3; step++) held.push((await c.tick('a', 2500, true)).leases.length);
+    expect(held).toEqual([1000, 2000, 2500]);
+  });
+
+  it('a member that leaves gives its leases back at once: the other takes them on its next step, not a lease later', async () => {
+    const c = coordinator(60_000);
+    for (const m of ['a', 'b']) await c.tick(m, 4, false);
+    await Promise.all(['a', 'b'].map((m) => c.tick(m, 4, true)));
+    await c.claimInteraction('b', 'i-left');
+    await c.leave('b', 4);
+    const tick = await c.tick('a', 4, true);
+    expect([tick.members, tick.leases.map((lease) => lease.shardId)]).toEqual([1, [0, 1, 2, 3]]);
+    // Its claims pass to live members too.
+    expect(await c.claimInteraction('a', 'i-left')).toBe(true);
+  });
+
+  it('refuses a reshard to another count while one is pending, whatever the pending count (1 included)', async () => {
+    const c = coordinator();
+    await c.requestReshard(1);
+    const refused = await c.requestReshard(3).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(ShardCoordinatorError);
+    expect(String(refused)).toContain('a reshard to 1 shards is under way');
+    expect((await c.tick('a', 2, false)).target).toBe(1);
+    // Asking again for the pending one is fine; once it is committed, another may be asked for.
+    await c.requestReshard(1);
+    await c.commitReshard(1);
+    await c.requestReshard(3);
+    expect((await c.tick('a', 1, false)).target).toBe(3);
+  });
+
+  it('once every shard of the target is READY, the old count takes no shard: not one a switched member gave back, nor after the commit', async () => {
+    const c = coordinator();
+    expect(await c.shardCount(4)).toBe(4);
+    for (const m of ['a', 'b', 'c']) await c.tick(m, 4, false);
+    const old = await Promise.all(['a', 'b', 'c'].map((m) => c.tick(m, 4, true)));
+    expect(old.map((tick) => tick.leases.length)).toEqual([2, 2, 0]);
+    await c.requestReshard(6);
+    for (const m of ['a', 'b', 'c']) await c.tick(m, 6, true);
+    for (const id of [0, 1, 2, 3, 4]) await c.shardReady(6, id);
+    // Before the switch the old set still serves: a shard of it given back is taken by a member below its share.
+    const [first, second] = old[0]?.leases ?? [];
+    await c.release('a', 4, first as ShardLease);
+    const taken = await c.tick('c', 4, true);
+    expect(taken.leases.map((lease) => lease.shardId)).toEqual([first?.shardId]);
+    await c.release('c', 4, taken.leases[0] as ShardLease);
+    // The last shard READY: the switch is under way. a switches and gives back the old shards; c, below its share, takes none.
+    await c.shardReady(6, 5);
+    await c.release('a', 4, second as ShardLease);
+    expect((await c.tick('c', 4, true)).leases).toEqual([]);
+    expect((await c.tick('d', 4, true)).leases).toEqual([]);
+    // The new count's shards are still taken, and after the commit the old count takes nothing either.
+    await c.release('a', 6, (await c.tick('a', 6, true)).leases[0] as ShardLease);
+    expect((await c.tick('d', 6, true)).leases).toHaveLength(1);
+    await c.commitReshard(6);
+    expect((await c.tick('c', 4, true)).leases).toEqual([]);
   });
 });
