@@ -18,9 +18,9 @@
 
 import type { CoordinatorTick, ShardCoordinator, ShardLease } from '../gateway/coordinator.js';
 import { checkCount, checkDuration, clampNumber, DEFAULT_MAX_SHARDS, refuseUnknownOptions } from '../core/bounds.js';
-import { INTERACTION_LIFETIME_MS } from '../core/constants.js';
+import { acquireClaim, CLAIM_TTL_MS, type ClaimKeys, type ClaimScriptRunner, markAnswered } from './interaction-claim.js';
 import { ShardCoordinatorError, ValidationError } from '../errors/index.js';
-import { DEFAULT_COMMAND_TIMEOUT_MS, RedisScript, withinTime, type RedisClientLike, type StoreFailure } from './connection.js';
+import { DEFAULT_COMMAND_TIMEOUT_MS, type RedisScript, withinTime, type RedisClientLike, type StoreFailure } from './connection.js';
 import { taggedKey } from './keys.js';
 import { ADOPT_COUNT, COMMIT_RESHARD, LEAVE, RELEASE, REQUEST_RESHARD, SHARD_READY, TICK } from './shard-coordinator-scripts.js';
 
@@ -71,29 +71,6 @@ const OPERATION = 'createRedisShardCoordinator';
 
 /** A coordinator's command that failed. */
 const coordinatorFailure: StoreFailure = (detail, cause) => new ShardCoordinatorError(detail, cause === undefined ? undefined : { cause });
-
-/**
- * ARGV: member, ttl (ms). Claims an interaction: 1 when free, or held by a
- * member no longer live (its holder died before answering), or held by this
- * member (a replay after it fenced a shard it then took again; the Gateway
- * skips an interaction it is still running); 0 when another live member
- * holds it or it was answered.
- */
-const CLAIM = new RedisScript(`
-local held = redis.call('GET', KEYS[1])
-if held == 'answered' then return 0 end
-if held == ARGV[1] then return 1 end
-if held then
-  local t = redis.call('TIME')
-  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  local expires = tonumber(redis.call('ZSCORE', KEYS[2], held))
-  if expires and expires > now then return 0 end
-end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return 1`);
-
-/** How long an interaction's claim lives: its token lasts 15 minutes, a minute more for clocks apart. */
-const CLAIM_TTL_MS = INTERACTION_LIFETIME_MS + 60_000;
 
 /** A member or bot id: a string of 1 to 200 characters, without `|` (the lease separator) or a control character. */
 function checkId(operation: string, name: string, value: unknown): string {
@@ -276,18 +253,26 @@ export class RedisShardCoordinator implements ShardCoordinator {
     await this.#run(LEAVE, keys, [member]);
   }
 
+  /**
+   * Claims an interaction through the one interaction claim (`interaction-claim.ts`): taken when free, released, held by a
+   * member no longer live (its holder died before answering), or held by this member (a replay after it fenced a shard it
+   * then took again; the Gateway skips an interaction it is still running); refused while another live member holds it or
+   * once it was answered. A fleet member's claim lasts as long as the claim key (its validity is the member's liveness).
+   */
   async claimInteraction(member: string, interactionId: string): Promise<boolean> {
-    return Number(await this.#run(CLAIM, [`${this.#key}:i:${interactionId}`, `${this.#key}:members`], [member, String(CLAIM_TTL_MS)])) === 1;
+    return (await acquireClaim(this.#claimRunner, this.#claimKeys(interactionId), member, CLAIM_TTL_MS)).status === 'taken';
   }
 
   async answered(interactionId: string): Promise<void> {
-    await this.#run(ANSWERED, [`${this.#key}:i:${interactionId}`], [String(CLAIM_TTL_MS)]);
+    await markAnswered(this.#claimRunner, this.#claimKeys(interactionId));
   }
-}
 
-/** ARGV: ttl (ms). Marks an interaction answered. */
-const ANSWERED = new RedisScript(`redis.call('SET', KEYS[1], 'answered', 'PX', ARGV[1])
-return 0`);
+  #claimKeys(interactionId: string): ClaimKeys {
+    return { claim: `${this.#key}:i:${interactionId}`, members: `${this.#key}:members` };
+  }
+
+  readonly #claimRunner: ClaimScriptRunner = (script, keys, args) => this.#run(script, [...keys], [...args]);
+}
 
 /**
  * Creates the shard coordinator on Redis, for `gateway: { coordinator }`:
