@@ -1,5 +1,5 @@
 /**
- * The one claim on an interaction, for the worker pool (and, later, the fleet's coordinator): a lease with a fencing token,
+ * The one claim on an interaction, for the worker pool and the fleet's shard coordinator: a lease with a fencing token,
  * taken before a handler runs, renewed while it runs, and turned into `answered` once the service accepted an answer, so a
  * replayed or republished interaction runs once and a slow but live handler is never run again elsewhere.
  *
