@@ -31,7 +31,7 @@ import {
   type ResolvedGatewayOptions,
 } from './options.js';
 import { GatewayDispatch } from './protocol.js';
-import { SecretBook, scrubError } from './secrets.js';
+import { MAX_REMEMBERED_INTERACTION_TOKENS, SecretBook, errorTexts, scrubError } from './secrets.js';
 import { identifyGate, SessionBudget } from './session-budget.js';
 import { restoreSessions, type GatewaySessionRecord } from './gateway-session-store.js';
 import { DispatchPublisher, publishFailure, type DispatchSink, type PublishOptions } from './publisher.js';
@@ -92,7 +92,8 @@ export class Gateway extends EventEmitter<GatewayEvents> {
         : new SessionBudget(read, sessionStartReserve, wiring.now, (line) => this.#report({ event: 'debug', payload: line }));
     this.#throttle = identifyThrottle ?? new MemoryIdentifyThrottle({ clock: wiring.now });
     this.#wiring = wiring;
-    this.#secrets = new SecretBook(wiring.now);
+    const full = `more than ${MAX_REMEMBERED_INTERACTION_TOKENS} interaction tokens alive at once: the oldest live ones are forgotten, so events may quote them`;
+    this.#secrets = new SecretBook(wiring.now, MAX_REMEMBERED_INTERACTION_TOKENS, () => this.#report({ event: 'debug', payload: full }));
     this.#sets = new ShardSets({
       ...{ newShard: (id, plan, set) => this.#newShard(id, plan, set), record: (shard, set) => this.#recordOf(shard, set), store: sessionStore },
       ...{ storeFailed: (error) => this.#storeFailed(error), report: (report) => this.#report(report), now: () => wiring.now() },
@@ -284,7 +285,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
 
   /** An error scrubbed (in place) of every known secret it may hold. */
   #scrubError(error: Error): Error {
-    return scrubError(error, this.#secrets.secretsIn([error.message, error.stack ?? ''], this.#wiring.token()));
+    return scrubError(error, this.#secrets.secretsIn(errorTexts(error), this.#wiring.token()));
   }
 
   /** Publishes a shard's connection event on the diagnostics channels, and emits it scrubbed of every known secret (when listened to). */
