@@ -40,7 +40,9 @@ export interface GatewayConnectionOptions {
    * Identify attempts in a row that may end without READY (whatever the close
    * code, or a READY timeout) before the Gateway stops and `connect()` rejects
    * with a `GatewayFatalError` naming the likely cause (an invalid token or
-   * intents). The count resets only on READY. @default 3
+   * intents). An Identify the service refused for pacing (Invalid Session
+   * before READY, or close 4008) is not counted: the `reconnecting` event says
+   * it came too early. The count resets only on READY. @default 3
    */
   maxIdentifyFailures?: number | undefined;
   /**
