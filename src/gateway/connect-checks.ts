@@ -5,7 +5,8 @@
  * @module
  */
 
-import { ValidationError } from '../errors/index.js';
+import { GatewayError, ValidationError, isSessionStoreError } from '../errors/index.js';
+import type { ShardCoordinator } from './coordinator.js';
 import type { GatewayShardingOptions, ResolvedGatewayOptions } from './options.js';
 import { checkShardingOptions } from './shard-plan.js';
 import { checkGatewayUrl, upgradeHeaders } from './transport.js';
@@ -26,4 +27,16 @@ export function checkConnectOptions(
     throw new ValidationError('gateway.connect', [{ path: 'gateway.maxIdentifyFailures', message: 'must be a whole number of at least 1' }]);
   }
   checkShardingOptions(sharding);
+}
+
+/**
+ * An error the Gateway reports or rejects `connect()` with, named for what failed: the Redis shard coordinator's failures
+ * are `SessionStoreError`s (it shares the session stores' Redis plumbing), yet the session stores' own failures never
+ * reach `connect()` or an `error` event (they are `storeError` events). So with a coordinator, a `SessionStoreError` here
+ * is the coordinator's, and becomes a `GatewayError` naming it (the original as its `cause`), rather than blaming a
+ * session store that may not be configured.
+ */
+export function namedFailure(error: Error, coordinator: ShardCoordinator | undefined): Error {
+  if (coordinator === undefined || !isSessionStoreError(error)) return error;
+  return new GatewayError(`The shard coordinator failed: ${error.detail}`, undefined, { cause: error });
 }
