@@ -54,6 +54,9 @@ export interface SocketState {
   paced?: boolean;
 }
 
+/** What the reason of a reconnect after an Identify refused for pacing adds. */
+export const PACED = ' before READY: the Identify came too early (pacing), not counted toward maxIdentifyFailures';
+
 /** Close code 4008 (rate limited): the service's pacing, not a bad token. */
 const RATE_LIMITED = 4008;
 

@@ -30,7 +30,7 @@ import { trustedResumeUrl, upgradeHeaders } from './transport.js';
 import { ConnectWaiters } from './waiters.js';
 import { closedWithin, openSocket } from './socket.js';
 import type { GatewaySessionRecord } from './gateway-session-store.js';
-import { awaitIdentifyTurn, isFailedIdentify, type ConnectionHost, type PlannedReconnect, type SocketState } from './connection-host.js';
+import { PACED, awaitIdentifyTurn, isFailedIdentify, type ConnectionHost, type PlannedReconnect, type SocketState } from './connection-host.js';
 
 export type { ConnectionEvent, ConnectionHost, Unsharded } from './connection-host.js';
 
@@ -215,9 +215,7 @@ export class GatewayConnection {
         // Refused before READY: the service's answer to an Identify that came too early in its bucket, not to a bad token.
         this.#socket.paced = this.#socket.identified && !this.#socket.ready;
         this.#plannedReconnect(ws, {
-          reason: this.#socket.paced
-            ? 'Identify refused as too early (Invalid Session before READY): pacing, not counted toward maxIdentifyFailures'
-            : `invalid session (${resumable ? 'resumable' : 'not resumable'})`,
+          reason: `invalid session (${resumable ? 'resumable' : 'not resumable'})${this.#socket.paced ? PACED : ''}`,
           delayMs: 1000 + Math.floor(this.#options.random() * 4000),
         });
         return;
