@@ -113,3 +113,17 @@ export function refuseUnknownOptions(operation: string, options: unknown, known:
   }
   if (issues.length > 0) throw new ValidationError(operation, issues);
 }
+
+/**
+ * The names of an options type, from an object that must list every one of them (`true` each): written next to the
+ * type, so the compiler refuses the list when an option is added to the type and not here, or listed and not in the
+ * type. What {@link refuseUnknownOptions} takes as `known`.
+ *
+ * @example
+ * ```ts
+ * const RECEIVER_OPTIONS = optionNames<WebhookReceiverOptions>({ secret: true, clock: true, ... });
+ * ```
+ */
+export function optionNames<T>(names: { readonly [K in keyof Required<T>]: true }): readonly string[] {
+  return Object.freeze(Object.keys(names));
+}
