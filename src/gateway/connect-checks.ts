@@ -7,7 +7,7 @@
 
 import { GatewayError, ValidationError, isSessionStoreError } from '../errors/index.js';
 import type { ShardCoordinator } from './coordinator.js';
-import type { GatewayShardingOptions, ResolvedGatewayOptions } from './options.js';
+import { checkGatewayOptions, type GatewayShardingOptions, type ResolvedGatewayOptions } from './options.js';
 import { checkShardingOptions } from './shard-plan.js';
 import { checkGatewayUrl, upgradeHeaders } from './transport.js';
 
@@ -23,9 +23,7 @@ export function checkConnectOptions(
   }
   checkGatewayUrl(options.url, allowInsecure);
   upgradeHeaders(options.headers);
-  if (!Number.isInteger(options.maxIdentifyFailures) || options.maxIdentifyFailures < 1) {
-    throw new ValidationError('gateway.connect', [{ path: 'gateway.maxIdentifyFailures', message: 'must be a whole number of at least 1' }]);
-  }
+  checkGatewayOptions('gateway.connect', { ...options, ...sharding });
   checkShardingOptions(sharding);
 }
 

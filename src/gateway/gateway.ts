@@ -19,7 +19,9 @@ import { storeErrorOf } from '../observe/events.js';
 import { observeGatewayConnect, publishGatewayReport } from '../observe/gateway.js';
 import { MemoryIdentifyThrottle, type IdentifyThrottle } from './identify-throttle.js';
 import {
+  checkCloseOptions,
   resolveGatewayOptions,
+  shardingOptions,
   type GatewayCloseOptions,
   type GatewayDispatchEvent,
   type GatewayEvents,
@@ -83,17 +85,15 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   constructor(options: GatewayOptions, wiring: GatewayWiring) {
     super();
     this.#options = resolveGatewayOptions(options, wiring.defaultUrl);
-    const { shards, shardCount, maxConcurrency, shardsPerWorker, identifyThrottle, sessionStore, sessionStartReserve, coordinator, autoReshard } = options;
-    this.#sharding = { shards, shardCount, maxConcurrency, shardsPerWorker, identifyThrottle, sessionStore, coordinator, autoReshard };
-    const read = wiring.sessionStartLimit;
+    this.#sharding = shardingOptions(options);
+    const { sessionStartReserve, identifyThrottle, sessionStore } = options;
     this.#budget =
-      read === undefined || sessionStartReserve === false
+      wiring.sessionStartLimit === undefined || sessionStartReserve === false
         ? undefined
-        : new SessionBudget(read, sessionStartReserve, wiring.now, (line) => this.#report({ event: 'debug', payload: line }));
+        : new SessionBudget(wiring.sessionStartLimit, sessionStartReserve, wiring.now, (line) => this.#report({ event: 'debug', payload: line }));
     this.#throttle = identifyThrottle ?? new MemoryIdentifyThrottle({ clock: wiring.now });
     this.#wiring = wiring;
-    const full = `more than ${MAX_REMEMBERED_INTERACTION_TOKENS} interaction tokens alive at once: the oldest live ones are forgotten, so events may quote them`;
-    this.#secrets = new SecretBook(wiring.now, MAX_REMEMBERED_INTERACTION_TOKENS, () => this.#report({ event: 'debug', payload: full }));
+    this.#secrets = new SecretBook(wiring.now, MAX_REMEMBERED_INTERACTION_TOKENS, (line) => this.#report({ event: 'debug', payload: line }));
     this.#sets = new ShardSets({
       ...{ newShard: (id, plan, set) => this.#newShard(id, plan, set), record: (shard, set) => this.#recordOf(shard, set), store: sessionStore },
       ...{ storeFailed: (error) => this.#storeFailed(error), report: (report) => this.#report(report), now: () => wiring.now() },
@@ -353,7 +353,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
    */
   async reshard(count: number, options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
     const { coordinator } = this.#sharding;
-    const plan = checkReshard(count, this.#sets.current.plan, coordinator);
+    const plan = checkReshard(count, this.#sets.current.plan, coordinator, this.#sharding.maxShards);
     await (coordinator === undefined ? this.#sets.reshard(plan, options.signal) : this.#sets.reshardFleet(coordinator, count, options.signal));
   }
 
@@ -383,7 +383,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
    * In a fleet, the interactions being handled here settle first (at most `drainTimeoutMs`), while the leases are renewed.
    */
   async close(options: GatewayCloseOptions = {}): Promise<void> {
-    const handOff = options.handOff === true;
+    const handOff = checkCloseOptions('gateway.close', options).handOff === true;
     if (handOff && this.#sharding.sessionStore === undefined && this.#sets.current.shards.length > 0)
       this.#report({ event: 'debug', payload: 'handing off without a gateway.sessionStore: no successor can find the sessions' });
     this.#destroyed = true;

@@ -134,7 +134,7 @@ export class SecretBook {
   readonly #now: () => number;
   /** The hard cap on tokens held. */
   readonly #capacity: number;
-  readonly #onFull: (() => void) | undefined;
+  readonly #onFull: ((line: string) => void) | undefined;
   /** Whether `onFull` was told since the book last had room. */
   #full = false;
   /**
@@ -158,9 +158,9 @@ export class SecretBook {
 
   /**
    * @param capacity - the most tokens held at once (a hard cap; the ring grows to it only as live tokens fill it)
-   * @param onFull - told when a live token is forgotten to make room, once until the book is half empty again
+   * @param onFull - told (with a line to report) when a live token is forgotten to make room, once until the book is half empty again
    */
-  constructor(now: () => number, capacity = MAX_REMEMBERED_INTERACTION_TOKENS, onFull?: () => void) {
+  constructor(now: () => number, capacity = MAX_REMEMBERED_INTERACTION_TOKENS, onFull?: (line: string) => void) {
     this.#now = now;
     this.#capacity = Math.max(1, Math.floor(capacity));
     this.#onFull = onFull;
@@ -264,7 +264,7 @@ export class SecretBook {
     this.#forgetOldest();
     if (this.#full) return;
     this.#full = true;
-    this.#onFull?.();
+    this.#onFull?.(`more than ${this.#capacity} interaction tokens alive at once: the oldest live ones are forgotten, so events may quote them`);
   }
 
   /** Forgets the oldest entry, taking it out of the index if it is there. */

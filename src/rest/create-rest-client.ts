@@ -9,6 +9,7 @@
 import type { Dispatcher } from 'undici';
 import { createLogFunction } from '../observe/events.js';
 import type { PipelineOptions } from './options.js';
+import { checkCount, checkDuration } from '../core/bounds.js';
 import { RateLimiter } from './rate-limiter.js';
 import type { RateLimitSettings, RateLimitStore } from './rate-limit-store.js';
 import type { RestClientConfig } from './config.js';
@@ -32,6 +33,24 @@ function createTransport(option: PipelineOptions['transport'], dispatcher: Dispa
 
 /** The default `maxResponseBytes`: 10 MiB. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
+/**
+ * Refuses a pipeline option a timer or a counter cannot honour, with a `ValidationError` naming it: every duration must
+ * be a finite number of milliseconds within `[0, MAX_TIMER_MS]` (past 2^31 - 1 ms a timer fires at once), every count a
+ * whole number.
+ */
+export function checkPipelineOptions(operation: string, options: PipelineOptions): void {
+  for (const name of ['timeoutMs', 'deadlineMs', 'baseDelayMs', 'maxDelayMs', 'maxRateLimitWaitMs', 'maxRateLimitPauseMs'] as const)
+    checkDuration(operation, name, options[name]);
+  checkCount(operation, 'retries', options.retries);
+  checkCount(operation, 'maxResponseBytes', options.maxResponseBytes, { min: 1 });
+  for (const name of ['webhookRateLimit', 'globalRateLimit'] as const) {
+    const window = options[name];
+    if (typeof window !== 'object' || window === null) continue;
+    checkCount(operation, `${name}.limit`, window.limit, { min: 1 });
+    checkDuration(operation, `${name}.windowMs`, window.windowMs, { min: 1 });
+  }
+}
 
 /** Builds the REST client of a `Client` or `WebhookClient`. */
 export function createRestClient(options: PipelineOptions, wiring: PipelineWiring): RestClient {

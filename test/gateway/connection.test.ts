@@ -204,7 +204,11 @@ describe('Identify that never becomes READY (point 14)', () => {
     expect(ws.peers, 'five Identify, four refused for pacing, then READY').toHaveLength(5);
     expect(errors).toEqual([]);
     const reasons = reconnecting.map((event) => event.reason);
-    expect(reasons.filter((reason) => /^invalid session \(not resumable\) before READY: the Identify came too early \(pacing\), not counted toward maxIdentifyFailures$/.test(reason))).toHaveLength(3);
+    expect(
+      reasons.filter((reason) =>
+        /^invalid session \(not resumable\) before READY: the Identify came too early \(pacing\), not counted toward maxIdentifyFailures$/.test(reason),
+      ),
+    ).toHaveLength(3);
     expect(reasons.join()).not.toMatch(/token/);
   }, 15_000);
 
