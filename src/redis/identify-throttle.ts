@@ -13,8 +13,9 @@
 import { DEFAULT_IDENTIFY_INTERVAL_MS, identifyBucket, sleepUnlessAborted, type IdentifyRequest, type IdentifyThrottle } from '../gateway/identify-throttle.js';
 import { KeyedQueue } from '../core/wait.js';
 import { GatewayError } from '../errors/index.js';
-import { clampNumber } from '../core/bounds.js';
+import { clampNumber, optionNames } from '../core/bounds.js';
 import {
+  checkStoreOptions,
   RedisScript,
   replicated,
   withinTime,
@@ -49,6 +50,11 @@ export interface RedisIdentifyThrottleOptions {
   waitForReplicas?: ReplicaAcknowledgement | undefined;
 }
 
+/** The names of every {@link RedisIdentifyThrottleOptions} option. */
+const IDENTIFY_THROTTLE_OPTIONS = optionNames<RedisIdentifyThrottleOptions>({
+  ...{ client: true, prefix: true, intervalMs: true, pollMs: true, commandTimeoutMs: true, waitForReplicas: true },
+});
+
 /**
  * ARGV: key, interval (ms). Takes the turn and returns 0 when the bucket's
  * last turn is at least an interval old on Redis `TIME`; otherwise returns
@@ -78,6 +84,7 @@ export class RedisIdentifyThrottle implements IdentifyThrottle {
   readonly #queue = new KeyedQueue<string>();
 
   constructor(options: RedisIdentifyThrottleOptions) {
+    checkStoreOptions('createRedisIdentifyThrottle', options, IDENTIFY_THROTTLE_OPTIONS, { intervalMs: {}, pollMs: { min: 1 } });
     this.#client = options.client;
     this.#prefix = options.prefix ?? 'ccsdk:gw:identify:';
     this.#intervalMs = options.intervalMs ?? DEFAULT_IDENTIFY_INTERVAL_MS;
