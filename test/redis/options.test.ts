@@ -50,7 +50,9 @@ describe('the Redis factories refuse options they cannot honour', () => {
 
   it('a waitForReplicas with an unknown name, a count that is not whole, or a timeout past 2^31 - 1 ms', () => {
     expect(refusal(() => createRedisReplayStore({ client, waitForReplicas: { replicas: 1.5 } })).issues[0]?.path).toBe('waitForReplicas.replicas');
-    expect(refusal(() => createRedisReplayStore({ client, waitForReplicas: { replicas: 1, timeoutMs: 3e9 } })).issues[0]?.path).toBe('waitForReplicas.timeoutMs');
+    expect(refusal(() => createRedisReplayStore({ client, waitForReplicas: { replicas: 1, timeoutMs: 3e9 } })).issues[0]?.path).toBe(
+      'waitForReplicas.timeoutMs',
+    );
     expect(refusal(() => createRedisUserSessionStore({ client, key: 'k', waitForReplicas: { replica: 1 } as never })).issues[0]?.path).toBe('replica');
   });
 });
