@@ -56,3 +56,18 @@ describe('the Redis factories refuse options they cannot honour', () => {
     expect(refusal(() => createRedisUserSessionStore({ client, key: 'k', waitForReplicas: { replica: 1 } as never })).issues[0]?.path).toBe('replica');
   });
 });
+
+describe('numbers Redis answers are clamped', () => {
+  it("the rate-limit store's wait: a planted 3e9 ms (a 1 ms timer past 2^31 - 1) is cut to the longest pause the client accepts", async () => {
+    const planted = { isReady: true, sendCommand: async () => [0, 3e9, 'bucket', ''] };
+    const store = createRedisRateLimitStore({ client: planted });
+    const controller = new AbortController();
+    const asked: number[] = [];
+    const acquiring = store.acquire('route:GET /x', 'normal', controller.signal, (ms) => {
+      asked.push(ms);
+      controller.abort();
+    });
+    await expect(acquiring).rejects.toBeDefined();
+    expect(asked).toEqual([600_000]);
+  });
+});
