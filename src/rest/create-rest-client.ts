@@ -11,7 +11,7 @@ import { createLogFunction } from '../observe/events.js';
 import type { PipelineOptions } from './options.js';
 import { checkCount, checkDuration } from '../core/bounds.js';
 import { RateLimiter } from './rate-limiter.js';
-import type { RateLimitSettings, RateLimitStore } from './rate-limit-store.js';
+import { checkWindow, type RateLimitSettings, type RateLimitStore } from './rate-limit-store.js';
 import type { RestClientConfig } from './config.js';
 import { RestClient } from './rest-client.js';
 import { resolveRetryPolicy } from './retry.js';
@@ -44,12 +44,8 @@ export function checkPipelineOptions(operation: string, options: PipelineOptions
     checkDuration(operation, name, options[name]);
   checkCount(operation, 'retries', options.retries);
   checkCount(operation, 'maxResponseBytes', options.maxResponseBytes, { min: 1 });
-  for (const name of ['webhookRateLimit', 'globalRateLimit'] as const) {
-    const window = options[name];
-    if (typeof window !== 'object' || window === null) continue;
-    checkCount(operation, `${name}.limit`, window.limit, { min: 1 });
-    checkDuration(operation, `${name}.windowMs`, window.windowMs, { min: 1 });
-  }
+  checkWindow(operation, 'webhookRateLimit', options.webhookRateLimit);
+  checkWindow(operation, 'globalRateLimit', options.globalRateLimit);
 }
 
 /** Builds the REST client of a `Client` or `WebhookClient`. */

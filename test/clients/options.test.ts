@@ -63,3 +63,14 @@ describe('Client and WebhookClient options', () => {
     await client.close();
   });
 });
+
+describe('MemoryRateLimitStore settings', () => {
+  it('refuses unknown names and durations past 2^31 - 1 ms, naming each', async () => {
+    const { MemoryRateLimitStore } = await import('../../src/index.js');
+    expect(refusal(() => new MemoryRateLimitStore({ clock: () => 0 } as never)).issues[0]?.path).toBe('clock');
+    expect(refusal(() => new MemoryRateLimitStore({ maxPauseMs: Number.POSITIVE_INFINITY })).issues[0]?.path).toBe('maxPauseMs');
+    expect(refusal(() => new MemoryRateLimitStore({ webhookWindow: { limit: 30, windowMs: 3e9 } })).issues[0]?.path).toBe('webhookWindow.windowMs');
+    expect(refusal(() => new Client({ webhookRateLimit: { limit: 30, window: 5 } as never })).issues[0]?.path).toBe('window');
+    expect(() => new MemoryRateLimitStore({ maxPauseMs: 1000 })).not.toThrow();
+  });
+});
