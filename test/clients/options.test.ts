@@ -7,16 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { Client, ValidationError, WebhookClient } from '../../src/index.js';
 import { SECRETS } from '../helpers/index.js';
-
-function refusal(run: () => unknown): ValidationError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ValidationError) return error;
-    throw error;
-  }
-  throw new Error('expected a ValidationError, got none');
-}
+import { refusal } from '../helpers/refusal.js';
 
 const HOOK_URL = `http://127.0.0.1:9/api/v1/webhooks/wh1/${SECRETS.webhookToken}`;
 

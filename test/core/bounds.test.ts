@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_TIMER_MS, checkCount, checkDuration, clampNumber, optionNames, refuseUnknownOptions } from '../../src/core/bounds.js';
-import { ValidationError } from '../../src/errors/local.js';
-
-function refusal(run: () => unknown): ValidationError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ValidationError) return error;
-    throw error;
-  }
-  throw new Error('expected a ValidationError, got none');
-}
+import { refusal } from '../helpers/refusal.js';
 
 describe('bounds: the one home of number and option checks', () => {
   it('refuses a duration a timer cannot honour, naming the option', () => {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { resolveGatewayOptions } from '../../src/gateway/options.js';
-import { Client, ValidationError, isGatewayError } from '../../src/index.js';
+import { Client, type ValidationError, isGatewayError } from '../../src/index.js';
 import { GatewayServer } from '../../src/testing/gateway-server.js';
 import { startLoopbackServer } from '../helpers/index.js';
+import { refusal } from '../helpers/refusal.js';
 
 describe('resolveGatewayOptions', () => {
   it('fills every default in one place, the URL from the client', () => {
@@ -45,16 +46,6 @@ describe('the default Gateway URL', () => {
 });
 
 describe('Gateway options out of bounds are refused when the Client is built, naming the option', () => {
-  const refusal = (run: () => unknown): ValidationError => {
-    try {
-      run();
-    } catch (error) {
-      if (error instanceof ValidationError) return error;
-      throw error;
-    }
-    throw new Error('expected a ValidationError, got none');
-  };
-
   it('every duration past 2^31 - 1 ms (a timer would fire at once), an unknown or misspelt option', () => {
     for (const name of [
       'connectTimeoutMs',

@@ -5,7 +5,6 @@
  * command fail "did not answer within"), a bad `waitForReplicas`.
  */
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../src/index.js';
 import {
   createRedisGatewaySessionStore,
   createRedisIdentifyThrottle,
@@ -13,6 +12,7 @@ import {
   createRedisReplayStore,
   createRedisUserSessionStore,
 } from '../../src/redis/index.js';
+import { refusal } from '../helpers/refusal.js';
 
 const client = { isReady: true, sendCommand: () => Promise.reject(new Error('no command may be sent')) };
 
@@ -23,16 +23,6 @@ const factories: Record<string, { create: (extra: Record<string, unknown>) => un
   createRedisIdentifyThrottle: { create: (extra) => createRedisIdentifyThrottle({ client, ...extra }), durations: ['intervalMs', 'pollMs'] },
   createRedisReplayStore: { create: (extra) => createRedisReplayStore({ client, ...extra }), durations: [] },
 };
-
-function refusal(run: () => unknown): ValidationError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ValidationError) return error;
-    throw error;
-  }
-  throw new Error('expected a ValidationError, got none');
-}
 
 describe('the Redis factories refuse options they cannot honour', () => {
   for (const [name, { create, durations }] of Object.entries(factories)) {
