@@ -13,6 +13,7 @@ import { MIN_HEARTBEAT_INTERVAL_MS } from './protocol.js';
 import type { GatewaySessionStore } from './gateway-session-store.js';
 import type { StoreErrorEvent } from '../observe/events.js';
 import { checkCount, checkDuration, optionNames, refuseUnknownOptions } from '../core/bounds.js';
+import { ValidationError } from '../errors/index.js';
 
 export type { InteractionErrorEvent, InteractionHandler } from '../interactions/router.js';
 
@@ -207,6 +208,8 @@ const DURATIONS = ['connectTimeoutMs', 'openTimeoutMs', 'helloTimeoutMs', 'ready
  */
 export function checkGatewayOptions(operation: string, options: GatewayOptions | undefined): void {
   if (options === undefined) return;
+  if (typeof options !== 'object' || options === null)
+    throw new ValidationError(operation, [{ path: 'gateway', message: 'must be an object of Gateway options' }]);
   refuseUnknownOptions(`${operation} (gateway)`, options, GATEWAY_OPTIONS);
   const name = (option: string) => `gateway.${option}`;
   for (const option of DURATIONS) checkDuration(operation, name(option), options[option]);

@@ -64,6 +64,7 @@ describe('Gateway options out of bounds are refused when the Client is built, na
     expect(refusal(() => new Client({ gateway: { autoReshard: { interval: 5000 } as never } })).issues[0]?.path).toBe('interval');
     expect(refusal(() => new Client({ gateway: { shardcount: 2 } as never })).message).toMatch(/shardcount: is not an option of Client \(gateway\)/);
     expect(refusal(() => new Client({ gateway: { maxIdentifyFailures: 0 } })).issues[0]?.path).toBe('gateway.maxIdentifyFailures');
+    expect(refusal(() => new Client({ gateway: null as never })).issues[0]?.path).toBe('gateway');
     expect(() => new Client({ gateway: { connectTimeoutMs: 2_147_483_647, shardCount: 4, maxShards: 4 } })).not.toThrow();
   });
 
