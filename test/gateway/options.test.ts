@@ -118,3 +118,36 @@ describe('maxShards: the most shards one Gateway plans, whoever asks', () => {
     }
   });
 });
+
+describe('autoReshard follows a recommendation only within maxShards', () => {
+  it('a recommendation of 60,000 shards is an error event naming maxShards, and the running set goes on', async () => {
+    let recommended = 1;
+    const service = await startLoopbackServer((_request, response) => {
+      response.setHeader('content-type', 'application/json');
+      response.end(
+        JSON.stringify({ url: 'ws://unused', shards: recommended, session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 } }),
+      );
+    });
+    const { startWsServer, behaveWell } = await import('../helpers/ws-server.js');
+    const ws = await startWsServer(behaveWell);
+    const client = new Client({
+      baseUrl: service.url,
+      auth: { botToken: 'bot.Tk9' },
+      gateway: { url: ws.url, shards: 'auto', maxShards: 4, autoReshard: { intervalMs: 1000 } },
+    });
+    try {
+      const failed = new Promise<Error>((resolve) => client.gateway.on('error', (error) => resolve(error)));
+      await client.gateway.connect();
+      recommended = 60_000;
+      const error = await failed;
+      expect(error.message).toBe('the automatic reshard failed (tried again at the next check)');
+      expect(String((error.cause as Error | undefined)?.message)).toMatch(/count: must be at most gateway.maxShards \(4; got 60000\)/);
+      expect(client.gateway.status).toBe('ready');
+      expect(ws.peers, 'no shard of a new set was opened').toHaveLength(1);
+    } finally {
+      await client.close();
+      await ws.close();
+      await service.close();
+    }
+  });
+});
