@@ -64,7 +64,12 @@ export interface WebhookReceiverOptions {
   maxBodyBytes?: number | undefined;
   /** How long the adapters wait for a whole body; past it they answer 408 and close the connection (a sender trickling bytes holds no socket). @default 10000 (10 s) */
   bodyTimeoutMs?: number | undefined;
-  /** Most bodies the adapters read at once; past it a new request is answered 503 at once and its connection closed. @default 256 */
+  /**
+   * Most bodies the adapters read at once. When all are taken, a new request evicts the slowest body pending for over a
+   * second (bytes per millisecond; answered 408, its connection closed), so senders trickling bodies cannot keep valid
+   * deliveries out; only when every pending body has just started is the new request answered 503 at once and its
+   * connection closed. @default 256
+   */
   maxPendingBodies?: number | undefined;
   /** The signing scheme (header names, signed string, body shape). @default the scheme in docs/assumptions.md */
   scheme?: WebhookScheme | undefined;
