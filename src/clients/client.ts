@@ -13,9 +13,11 @@ import { REDACTED, inspectSymbol } from '../core/redact.js';
 import { Gateway, type GatewayCloseOptions } from '../gateway/gateway.js';
 import type { GatewayOptions } from '../gateway/options.js';
 import { storeErrorOf, type ClientEvents } from '../observe/events.js';
-import { createRestClient } from '../rest/create-rest-client.js';
+import { checkPipelineOptions, createRestClient } from '../rest/create-rest-client.js';
 import type { RequestHooks } from '../observe/hooks.js';
-import type { CallOptions, CustomRoute, PipelineOptions, RequestInput, RouteOverrides } from '../rest/options.js';
+import { PIPELINE_OPTIONS, type CallOptions, type CustomRoute, type PipelineOptions, type RequestInput, type RouteOverrides } from '../rest/options.js';
+import { checkDuration, optionNames, refuseUnknownOptions } from '../core/bounds.js';
+import { checkCloseOptions, checkGatewayOptions } from '../gateway/options.js';
 import type { RestClient } from '../rest/rest-client.js';
 import { API_PREFIX, type CredentialKind } from '../core/routes.js';
 import { ActivitiesManager } from '../resources/activities.js';
@@ -75,6 +77,32 @@ export interface ClientOptions extends PipelineOptions {
    * checked. @default true
    */
   requireResponseIds?: boolean | undefined;
+}
+
+/** The names of every `Client` option: any other is refused. */
+const CLIENT_OPTIONS: readonly string[] = [
+  ...PIPELINE_OPTIONS,
+  ...optionNames<Omit<ClientOptions, keyof PipelineOptions>>({
+    ...{ baseUrl: true, apiPrefix: true, authPrefix: true, auth: true, preferredCredential: true, routeOverrides: true },
+    ...{ attachmentFieldName: true, readAccessToken: true, sessionStore: true, refreshMarginMs: true, gateway: true, requireResponseIds: true },
+  }),
+];
+
+/** Options of earlier shapes, with what replaced them. */
+const CLIENT_RENAMED = {
+  applicationId: 'the application id as the first argument of client.commands methods (the option was removed)',
+  now: 'clock',
+} as const;
+
+const AUTH_OPTIONS = optionNames<ClientAuth>({ botToken: true, session: true, webhookTokens: true });
+
+/** Refuses `Client` options it cannot honour, naming each: unknown or renamed names, durations and counts out of bounds. */
+function checkClientOptions(options: ClientOptions): void {
+  refuseUnknownOptions('Client', options, CLIENT_OPTIONS, CLIENT_RENAMED);
+  refuseUnknownOptions('Client (auth)', options.auth, AUTH_OPTIONS);
+  checkPipelineOptions('Client', options);
+  checkDuration('Client', 'refreshMarginMs', options.refreshMarginMs);
+  checkGatewayOptions('Client', options.gateway);
 }
 
 /** Resolved, non-secret view of a client's configuration. */
@@ -159,6 +187,7 @@ export class Client extends EventEmitter<ClientEvents> {
 
   constructor(options: ClientOptions = {}) {
     super();
+    checkClientOptions(options);
     const url = parseBaseUrl(options.baseUrl ?? 'http://localhost:8080');
     const now = options.clock ?? Date.now;
     const basePath = url.pathname.replace(/\/+$/, '');
@@ -309,7 +338,7 @@ export class Client extends EventEmitter<ClientEvents> {
    * ```
    */
   async close(options: GatewayCloseOptions = {}): Promise<void> {
-    await this.#gateway?.close(options);
+    await this.#gateway?.close(checkCloseOptions('client.close', options));
     await this.#rest.close();
   }
 

@@ -11,9 +11,10 @@ import { ValidationError } from '../errors/index.js';
 import { inspectSymbol } from '../core/redact.js';
 import { validate } from '../schemas/validate.js';
 import { withId } from '../resources/response-ids.js';
-import { createRestClient } from '../rest/create-rest-client.js';
+import { checkPipelineOptions, createRestClient } from '../rest/create-rest-client.js';
 import type { ClientEvents, EventSink } from '../observe/events.js';
-import type { CallOptions, PipelineOptions } from '../rest/options.js';
+import { PIPELINE_OPTIONS, type CallOptions, type PipelineOptions } from '../rest/options.js';
+import { optionNames, refuseUnknownOptions } from '../core/bounds.js';
 import type { RestClient } from '../rest/rest-client.js';
 import type { UpdateWebhookRequest, WebhookMessage } from '../schemas/requests.js';
 import type { ApiObject, GuildWebhook } from '../schemas/responses.js';
@@ -23,6 +24,12 @@ export interface WebhookClientOptions extends PipelineOptions {
   /** Whether the webhook returned by `update()` must carry a string `id` (else the call rejects with `UnexpectedResponseError`). @default true */
   requireResponseIds?: boolean | undefined;
 }
+
+/** The names of every `WebhookClient` option: any other is refused. */
+const WEBHOOK_CLIENT_OPTIONS: readonly string[] = [
+  ...PIPELINE_OPTIONS,
+  ...optionNames<Omit<WebhookClientOptions, keyof PipelineOptions>>({ requireResponseIds: true }),
+];
 
 /** Events of a {@link WebhookClient}: the Client's call events (`request`, `response`, `requestHeld`, `rateLimited`, `retry`, `debug`), without the session ones. */
 export type WebhookClientEvents = Omit<ClientEvents, 'sessionRefreshed' | 'sessionExpired'>;
@@ -50,6 +57,8 @@ export class WebhookClient extends EventEmitter<WebhookClientEvents> {
 
   constructor(url: string, options: WebhookClientOptions = {}) {
     super();
+    refuseUnknownOptions('WebhookClient', options, WEBHOOK_CLIENT_OPTIONS, { now: 'clock' });
+    checkPipelineOptions('WebhookClient', options);
     let parsed: URL;
     try {
       parsed = new URL(url);

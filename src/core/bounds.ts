@@ -22,6 +22,9 @@ export const MAX_TIMER_MS = 2_147_483_647;
  */
 export const DEFAULT_MAX_SHARDS = 10_000;
 
+/** The largest `maxShards` accepted, by the Gateway and by the shard coordinator. */
+export const MAX_SHARDS_LIMIT = 65_536;
+
 /** The bounds of a numeric option. */
 export interface NumberBounds {
   /** The smallest value accepted. @default 0 */
@@ -119,4 +122,18 @@ export function refuseUnknownOptions(operation: string, options: unknown, known:
     issues.push({ path: key, message: now === undefined ? `is not an option of ${operation}` : `was renamed or removed: use ${now}` });
   }
   if (issues.length > 0) throw new ValidationError(operation, issues);
+}
+
+/**
+ * The names of an options type, from an object that must list every one of them (`true` each): written next to the
+ * type, so the compiler refuses the list when an option is added to the type and not here, or listed and not in the
+ * type. What {@link refuseUnknownOptions} takes as `known`.
+ *
+ * @example
+ * ```ts
+ * const RECEIVER_OPTIONS = optionNames<WebhookReceiverOptions>({ secret: true, clock: true, ... });
+ * ```
+ */
+export function optionNames<T>(names: { readonly [K in keyof Required<T>]: true }): readonly string[] {
+  return Object.freeze(Object.keys(names));
 }

@@ -82,8 +82,11 @@ export class RateLimitStoreError extends CommunityChatError {
  * (corrupt or planted). The message never quotes what the store holds.
  */
 export class SessionStoreError extends CommunityChatError {
+  /** What went wrong, without the "The session store failed" the message starts with (e.g. "the Redis client is not connected"). */
+  readonly detail: string;
   constructor(detail: string, options?: { cause?: unknown }) {
     super(`The session store failed: ${detail}`, options);
+    this.detail = detail;
   }
 }
 

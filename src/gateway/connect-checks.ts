@@ -6,8 +6,9 @@
  */
 
 import { currentRuntime, type RuntimeName } from '../core/runtime.js';
-import { GatewayError, ValidationError } from '../errors/index.js';
-import type { GatewayShardingOptions, ResolvedGatewayOptions } from './options.js';
+import { GatewayError, ValidationError, isSessionStoreError } from '../errors/index.js';
+import type { ShardCoordinator } from './coordinator.js';
+import { checkGatewayOptions, type GatewayShardingOptions, type ResolvedGatewayOptions } from './options.js';
 import { checkShardingOptions } from './shard-plan.js';
 import { checkGatewayUrl, upgradeHeaders } from './transport.js';
 
@@ -33,8 +34,18 @@ export function checkConnectOptions(
   }
   checkGatewayUrl(options.url, allowInsecure);
   upgradeHeaders(options.headers);
-  if (!Number.isInteger(options.maxIdentifyFailures) || options.maxIdentifyFailures < 1) {
-    throw new ValidationError('gateway.connect', [{ path: 'gateway.maxIdentifyFailures', message: 'must be a whole number of at least 1' }]);
-  }
+  checkGatewayOptions('gateway.connect', { ...options, ...sharding });
   checkShardingOptions(sharding);
+}
+
+/**
+ * An error the Gateway reports or rejects `connect()` with, named for what failed: the Redis shard coordinator's failures
+ * are `SessionStoreError`s (it shares the session stores' Redis plumbing), yet the session stores' own failures never
+ * reach `connect()` or an `error` event (they are `storeError` events). So with a coordinator, a `SessionStoreError` here
+ * is the coordinator's, and becomes a `GatewayError` naming it (the original as its `cause`), rather than blaming a
+ * session store that may not be configured.
+ */
+export function namedFailure(error: Error, coordinator: ShardCoordinator | undefined): Error {
+  if (coordinator === undefined || !isSessionStoreError(error)) return error;
+  return new GatewayError(`The shard coordinator failed: ${error.detail}`, undefined, { cause: error });
 }

@@ -50,6 +50,22 @@ export interface SocketState {
   identified: boolean;
   /** Whether READY or RESUMED arrived on it. */
   ready: boolean;
+  /** Whether its Identify was refused for pacing (Invalid Session before READY, or close 4008): not a bad token, so not counted toward `maxIdentifyFailures`. */
+  paced?: boolean;
+}
+
+/** What the reason of a reconnect after an Identify refused for pacing adds. */
+export const PACED = ' before READY: the Identify came too early (pacing), not counted toward maxIdentifyFailures';
+
+/** Close code 4008 (rate limited): the service's pacing, not a bad token. */
+const RATE_LIMITED = 4008;
+
+/**
+ * Whether a socket that closed with `code` counts toward `maxIdentifyFailures`: Identify sent and no READY, unless the
+ * service refused it for pacing (Invalid Session before READY, or 4008), which says nothing about the token.
+ */
+export function isFailedIdentify(socket: SocketState, code: number): boolean {
+  return socket.identified && !socket.ready && socket.paced !== true && code !== RATE_LIMITED;
 }
 
 /** A reconnect the connection itself decided on (zombie, Reconnect, Invalid Session, a timeout). */

@@ -30,7 +30,7 @@ import { trustedResumeUrl, upgradeHeaders } from './transport.js';
 import { ConnectWaiters } from './waiters.js';
 import { closedWithin, openSocket } from './socket.js';
 import type { GatewaySessionRecord } from './gateway-session-store.js';
-import { awaitIdentifyTurn, type ConnectionHost, type PlannedReconnect, type SocketState } from './connection-host.js';
+import { PACED, awaitIdentifyTurn, isFailedIdentify, type ConnectionHost, type PlannedReconnect, type SocketState } from './connection-host.js';
 
 export type { ConnectionEvent, ConnectionHost, Unsharded } from './connection-host.js';
 
@@ -212,8 +212,10 @@ export class GatewayConnection {
       case GatewayOpcode.InvalidSession: {
         const resumable = frame.d === true;
         if (!resumable) this.#dropSession();
+        // Refused before READY: the service's answer to an Identify that came too early in its bucket, not to a bad token.
+        this.#socket.paced = this.#socket.identified && !this.#socket.ready;
         this.#plannedReconnect(ws, {
-          reason: `invalid session (${resumable ? 'resumable' : 'not resumable'})`,
+          reason: `invalid session (${resumable ? 'resumable' : 'not resumable'})${this.#socket.paced ? PACED : ''}`,
           delayMs: 1000 + Math.floor(this.#options.random() * 4000),
         });
         return;
@@ -388,7 +390,7 @@ export class GatewayConnection {
       this.#resumeUrl = undefined;
       this.#debug('the resume on resume_gateway_url failed; falling back to the configured URL');
     }
-    if (socket.identified && !socket.ready) this.#identifyFailures++;
+    if (isFailedIdentify(socket, code)) this.#identifyFailures++;
     let rule: CloseCodeRule = planned ? { name: planned.reason, action: 'resume' } : closeCodeRule(code);
     if (rule.action !== 'fatal' && this.#identifyFailures >= this.#options.maxIdentifyFailures) rule = identifyFailureRule(this.#identifyFailures);
     const hopeless = this.#hopeless;

@@ -19,7 +19,9 @@ import { storeErrorOf } from '../observe/events.js';
 import { observeGatewayConnect, publishGatewayReport } from '../observe/gateway.js';
 import { MemoryIdentifyThrottle, type IdentifyThrottle } from './identify-throttle.js';
 import {
+  checkCloseOptions,
   resolveGatewayOptions,
+  shardingOptions,
   type GatewayCloseOptions,
   type GatewayDispatchEvent,
   type GatewayEvents,
@@ -31,14 +33,14 @@ import {
   type ResolvedGatewayOptions,
 } from './options.js';
 import { GatewayDispatch } from './protocol.js';
-import { SecretBook, scrubError } from './secrets.js';
+import { MAX_REMEMBERED_INTERACTION_TOKENS, SecretBook, errorTexts, scrubError } from './secrets.js';
 import { identifyGate, SessionBudget } from './session-budget.js';
 import { restoreSessions, type GatewaySessionRecord } from './gateway-session-store.js';
 import { DispatchPublisher, publishFailure, type DispatchSink, type PublishOptions } from './publisher.js';
 import { resolveShardPlan, type ShardPlan } from './shard-plan.js';
 import { connectShards, connectionHost, localShard, overallStatus, sessionRecordOf, type ShardHandle, type ShardHost, type ShardInfo } from './shards.js';
 import { stopShards } from './closing.js';
-import { checkConnectOptions } from './connect-checks.js';
+import { checkConnectOptions, namedFailure } from './connect-checks.js';
 import { autoReshardInterval, checkReshard, withCount, type ShardSet } from './reshard.js';
 import { ShardSets } from './shard-sets.js';
 import { answerable, deliverClaimed, recordingAnswers } from './fleet.js';
@@ -83,16 +85,15 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   constructor(options: GatewayOptions, wiring: GatewayWiring) {
     super();
     this.#options = resolveGatewayOptions(options, wiring.defaultUrl);
-    const { shards, shardCount, maxConcurrency, shardsPerWorker, identifyThrottle, sessionStore, sessionStartReserve, coordinator, autoReshard } = options;
-    this.#sharding = { shards, shardCount, maxConcurrency, shardsPerWorker, identifyThrottle, sessionStore, coordinator, autoReshard };
-    const read = wiring.sessionStartLimit;
+    this.#sharding = shardingOptions(options);
+    const { sessionStartReserve, identifyThrottle, sessionStore } = options;
     this.#budget =
-      read === undefined || sessionStartReserve === false
+      wiring.sessionStartLimit === undefined || sessionStartReserve === false
         ? undefined
-        : new SessionBudget(read, sessionStartReserve, wiring.now, (line) => this.#report({ event: 'debug', payload: line }));
+        : new SessionBudget(wiring.sessionStartLimit, sessionStartReserve, wiring.now, (line) => this.#report({ event: 'debug', payload: line }));
     this.#throttle = identifyThrottle ?? new MemoryIdentifyThrottle({ clock: wiring.now });
     this.#wiring = wiring;
-    this.#secrets = new SecretBook(wiring.now);
+    this.#secrets = new SecretBook(wiring.now, MAX_REMEMBERED_INTERACTION_TOKENS, (line) => this.#report({ event: 'debug', payload: line }));
     this.#sets = new ShardSets({
       ...{ newShard: (id, plan, set) => this.#newShard(id, plan, set), record: (shard, set) => this.#recordOf(shard, set), store: sessionStore },
       ...{ storeFailed: (error) => this.#storeFailed(error), report: (report) => this.#report(report), now: () => wiring.now() },
@@ -282,9 +283,10 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     };
   }
 
-  /** An error scrubbed (in place) of every known secret it may hold. */
+  /** An error named for what failed, scrubbed (in place) of every known secret it may hold. */
   #scrubError(error: Error): Error {
-    return scrubError(error, this.#secrets.secretsIn([error.message, error.stack ?? ''], this.#wiring.token()));
+    const named = namedFailure(error, this.#sharding.coordinator);
+    return scrubError(named, this.#secrets.secretsIn(errorTexts(named), this.#wiring.token()));
   }
 
   /** Publishes a shard's connection event on the diagnostics channels, and emits it scrubbed of every known secret (when listened to). */
@@ -351,7 +353,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
    */
   async reshard(count: number, options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
     const { coordinator } = this.#sharding;
-    const plan = checkReshard(count, this.#sets.current.plan, coordinator);
+    const plan = checkReshard(count, this.#sets.current.plan, coordinator, this.#sharding.maxShards);
     await (coordinator === undefined ? this.#sets.reshard(plan, options.signal) : this.#sets.reshardFleet(coordinator, count, options.signal));
   }
 
@@ -381,7 +383,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
    * In a fleet, the interactions being handled here settle first (at most `drainTimeoutMs`), while the leases are renewed.
    */
   async close(options: GatewayCloseOptions = {}): Promise<void> {
-    const handOff = options.handOff === true;
+    const handOff = checkCloseOptions('gateway.close', options).handOff === true;
     if (handOff && this.#sharding.sessionStore === undefined && this.#sets.current.shards.length > 0)
       this.#report({ event: 'debug', payload: 'handing off without a gateway.sessionStore: no successor can find the sessions' });
     this.#destroyed = true;

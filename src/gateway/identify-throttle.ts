@@ -9,6 +9,7 @@
 
 import { GatewayError } from '../errors/index.js';
 import { KeyedQueue, wait } from '../core/wait.js';
+import { checkDuration, optionNames, refuseUnknownOptions } from '../core/bounds.js';
 
 /** Discord's minimum time between two Identify of one concurrency bucket. */
 export const DISCORD_IDENTIFY_INTERVAL_MS = 5000;
@@ -64,6 +65,9 @@ export interface MemoryIdentifyThrottleOptions {
   clock?: (() => number) | undefined;
 }
 
+/** The names of every {@link MemoryIdentifyThrottleOptions} option. */
+const MEMORY_THROTTLE_OPTIONS = optionNames<MemoryIdentifyThrottleOptions>({ intervalMs: true, clock: true });
+
 /** The in-memory throttle: one process (every thread of it, when the shards run in workers). Turns are first come, first served per bucket. */
 export class MemoryIdentifyThrottle implements IdentifyThrottle {
   readonly #intervalMs: number;
@@ -73,8 +77,10 @@ export class MemoryIdentifyThrottle implements IdentifyThrottle {
   /** Per bucket: its shards, one at a time. */
   readonly #queue = new KeyedQueue<number>();
 
+  /** Refuses an unknown option (`now` is now `clock`) and an `intervalMs` past 2^31 - 1 ms with a `ValidationError`. */
   constructor(options: MemoryIdentifyThrottleOptions = {}) {
-    this.#intervalMs = options.intervalMs ?? DEFAULT_IDENTIFY_INTERVAL_MS;
+    refuseUnknownOptions('createMemoryIdentifyThrottle', options, MEMORY_THROTTLE_OPTIONS, { now: 'clock' });
+    this.#intervalMs = checkDuration('createMemoryIdentifyThrottle', 'intervalMs', options.intervalMs) ?? DEFAULT_IDENTIFY_INTERVAL_MS;
     this.#now = options.clock ?? Date.now;
   }
 

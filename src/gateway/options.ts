@@ -12,6 +12,8 @@ import type { IdentifyThrottle } from './identify-throttle.js';
 import { MIN_HEARTBEAT_INTERVAL_MS } from './protocol.js';
 import type { GatewaySessionStore } from './gateway-session-store.js';
 import type { StoreErrorEvent } from '../observe/events.js';
+import { checkCount, checkDuration, optionNames, refuseUnknownOptions, DEFAULT_MAX_SHARDS, MAX_SHARDS_LIMIT } from '../core/bounds.js';
+import { ValidationError } from '../errors/index.js';
 
 export type { InteractionErrorEvent, InteractionHandler } from '../interactions/router.js';
 
@@ -40,7 +42,9 @@ export interface GatewayConnectionOptions {
    * Identify attempts in a row that may end without READY (whatever the close
    * code, or a READY timeout) before the Gateway stops and `connect()` rejects
    * with a `GatewayFatalError` naming the likely cause (an invalid token or
-   * intents). The count resets only on READY. @default 3
+   * intents). An Identify the service refused for pacing (Invalid Session
+   * before READY, or close 4008) is not counted: the `reconnecting` event says
+   * it came too early. The count resets only on READY. @default 3
    */
   maxIdentifyFailures?: number | undefined;
   /**
@@ -82,8 +86,16 @@ export interface GatewayShardingOptions {
    * @default undefined: no sharding, one connection whose Identify carries no `shard`
    */
   shards?: 'auto' | readonly number[] | undefined;
-  /** The total number of shards, across every process. @default the `shards` of `GET /gateway/bot` */
+  /** The total number of shards, across every process (at most `maxShards`). @default the `shards` of `GET /gateway/bot` */
   shardCount?: number | undefined;
+  /**
+   * The most shards this Gateway accepts in total: `shardCount`, the ids in `shards`, `gateway.reshard(count)`, and the
+   * count `GET /gateway/bot` recommends (for `'auto'` and `autoReshard`) are refused past it (a `ValidationError`
+   * naming it, or a `GatewayError` for the service's count), so a typo or a broken service cannot make the process
+   * plan and open 100,000 shards (it blocks the event loop for seconds, or runs out of memory). Raise it (up to
+   * 65536) for a bot that really needs more. @default 10000 (`DEFAULT_MAX_SHARDS`, shared with the shard coordinator)
+   */
+  maxShards?: number | undefined;
   /**
    * How many shards may identify at once: shard `id` identifies in bucket
    * `id % maxConcurrency`, at most once per 5 s per bucket.
@@ -169,6 +181,54 @@ export interface AutoReshardOptions {
 /** Options of the Gateway. */
 export interface GatewayOptions extends GatewayConnectionOptions, GatewayShardingOptions {}
 
+/** The names of every Gateway option: any other is refused. */
+export const GATEWAY_OPTIONS = optionNames<GatewayOptions>({
+  ...{ url: true, intents: true, connectTimeoutMs: true, openTimeoutMs: true, helloTimeoutMs: true, readyTimeoutMs: true },
+  ...{ reconnectBaseDelayMs: true, reconnectMaxDelayMs: true, maxIdentifyFailures: true, headers: true, minHeartbeatIntervalMs: true },
+  ...{ trustResumeUrl: true, random: true, shards: true, shardCount: true, maxShards: true, maxConcurrency: true, shardsPerWorker: true },
+  ...{ identifyThrottle: true, sessionStore: true, sessionStartReserve: true, coordinator: true, autoReshard: true },
+});
+
+const AUTO_RESHARD_OPTIONS = optionNames<AutoReshardOptions>({ intervalMs: true });
+const CLOSE_OPTIONS = optionNames<GatewayCloseOptions>({ handOff: true, drainTimeoutMs: true });
+
+/** The durations of a Gateway, each at most `MAX_TIMER_MS`. */
+const DURATIONS = ['connectTimeoutMs', 'openTimeoutMs', 'helloTimeoutMs', 'readyTimeoutMs', 'reconnectBaseDelayMs', 'reconnectMaxDelayMs'] as const;
+
+/**
+ * Refuses Gateway options it cannot run with, before any I/O: an unknown name, a duration a timer cannot honour (past
+ * 2^31 - 1 ms it fires at once), a count that is not a whole number within bounds; a `ValidationError` naming the
+ * option as `gateway.<name>`. The `Client` calls it when built, and `connect()` again.
+ */
+export function checkGatewayOptions(operation: string, options: GatewayOptions | undefined): void {
+  if (options === undefined) return;
+  if (typeof options !== 'object' || options === null)
+    throw new ValidationError(operation, [{ path: 'gateway', message: 'must be an object of Gateway options' }]);
+  refuseUnknownOptions(`${operation} (gateway)`, options, GATEWAY_OPTIONS);
+  const name = (option: string) => `gateway.${option}`;
+  for (const option of DURATIONS) checkDuration(operation, name(option), options[option]);
+  checkDuration(operation, name('minHeartbeatIntervalMs'), options.minHeartbeatIntervalMs, { min: 1 });
+  checkCount(operation, name('intents'), options.intents);
+  checkCount(operation, name('maxIdentifyFailures'), options.maxIdentifyFailures, { min: 1, max: 1000 });
+  checkCount(operation, name('maxShards'), options.maxShards, { min: 1, max: MAX_SHARDS_LIMIT });
+  const maxShards = options.maxShards ?? DEFAULT_MAX_SHARDS;
+  checkCount(operation, name('shardCount'), options.shardCount, { min: 1, max: maxShards });
+  checkCount(operation, name('maxConcurrency'), options.maxConcurrency, { min: 1, max: maxShards });
+  checkCount(operation, name('shardsPerWorker'), options.shardsPerWorker, { min: 1, max: maxShards });
+  if (options.sessionStartReserve !== false) checkCount(operation, name('sessionStartReserve'), options.sessionStartReserve);
+  if (typeof options.autoReshard === 'object' && options.autoReshard !== null) {
+    refuseUnknownOptions(`${operation} (gateway.autoReshard)`, options.autoReshard, AUTO_RESHARD_OPTIONS);
+    checkDuration(operation, name('autoReshard.intervalMs'), options.autoReshard.intervalMs, { min: 1000 });
+  }
+}
+
+/** Refuses close options it cannot honour (an unknown name, a `drainTimeoutMs` past `MAX_TIMER_MS`); returns them. */
+export function checkCloseOptions(operation: string, options: GatewayCloseOptions): GatewayCloseOptions {
+  refuseUnknownOptions(operation, options, CLOSE_OPTIONS);
+  checkDuration(operation, 'drainTimeoutMs', options.drainTimeoutMs);
+  return options;
+}
+
 /** Gateway connection options with their defaults filled in. */
 export type ResolvedGatewayOptions = { readonly [K in keyof GatewayConnectionOptions]-?: Exclude<GatewayConnectionOptions[K], undefined> };
 
@@ -189,6 +249,12 @@ export function resolveGatewayOptions(options: GatewayConnectionOptions, default
     trustResumeUrl: options.trustResumeUrl ?? true,
     random: options.random ?? Math.random,
   };
+}
+
+/** The sharding options of a Gateway's options (those the Gateway keeps as they are). */
+export function shardingOptions(options: GatewayShardingOptions): GatewayShardingOptions {
+  const { shards, shardCount, maxShards, maxConcurrency, shardsPerWorker, identifyThrottle, sessionStore, coordinator, autoReshard } = options;
+  return { shards, shardCount, maxShards, maxConcurrency, shardsPerWorker, identifyThrottle, sessionStore, coordinator, autoReshard };
 }
 
 /** What the Gateway needs from its client. @internal */

@@ -9,6 +9,7 @@
  */
 
 import { ValidationError } from '../errors/index.js';
+import { DEFAULT_MAX_SHARDS } from '../core/bounds.js';
 import type { GatewayShardingOptions } from './options.js';
 import { readGatewayBot, type ShardPlan } from './shard-plan.js';
 import { stopShards } from './closing.js';
@@ -71,10 +72,15 @@ export function withCount(plan: ShardPlan, count: number): ShardPlan {
   return { ...plan, sharded: true, count, ids: Array.from({ length: count }, (_, id) => id) };
 }
 
-/** Checks a reshard's target: a whole number of at least 1, a connected Gateway, and one that runs every shard (or a fleet that can reshard). */
-export function checkReshard(count: number, plan: ShardPlan | undefined, coordinator: ShardCoordinator | undefined): ShardPlan {
+/**
+ * Checks a reshard's target: a whole number from 1 to `maxShards` (checked before anything is planned: `autoReshard`
+ * following a recommendation past it is refused here too), a connected Gateway, and one that runs every shard (or a fleet
+ * that can reshard).
+ */
+export function checkReshard(count: number, plan: ShardPlan | undefined, coordinator: ShardCoordinator | undefined, maxShards = DEFAULT_MAX_SHARDS): ShardPlan {
   const fail = (message: string) => new ValidationError('gateway.reshard', [{ path: 'count', message }]);
   if (!Number.isInteger(count) || count < 1) throw fail('must be a whole number of at least 1');
+  if (count > maxShards) throw fail(`must be at most gateway.maxShards (${maxShards}; got ${count})`);
   if (plan === undefined) throw fail('connect() first: a reshard replaces a running shard set');
   if (coordinator !== undefined && coordinator.requestReshard === undefined) throw fail('this coordinator cannot reshard (no requestReshard)');
   if (plan.perWorker !== undefined) throw fail('not with shardsPerWorker yet');
@@ -127,13 +133,10 @@ export async function finishSwitch(old: ShardSet, next: ShardSet, report: (line:
 /** How often `autoReshard: true` asks `GET /gateway/bot`. */
 export const AUTO_RESHARD_INTERVAL_MS = 3_600_000;
 
-/** The interval of the `autoReshard` option, or `undefined` when it is off; a `ValidationError` for an unusable one. */
+/** The interval of the `autoReshard` option, or `undefined` when it is off (checked by `checkGatewayOptions`: 1000 ms to `MAX_TIMER_MS`). */
 export function autoReshardInterval(option: GatewayShardingOptions['autoReshard']): number | undefined {
   if (option === undefined || option === false) return undefined;
-  const intervalMs = option === true ? AUTO_RESHARD_INTERVAL_MS : (option.intervalMs ?? AUTO_RESHARD_INTERVAL_MS);
-  if (!Number.isFinite(intervalMs) || intervalMs < 1000)
-    throw new ValidationError('gateway.connect', [{ path: 'gateway.autoReshard.intervalMs', message: 'must be at least 1000 milliseconds' }]);
-  return intervalMs;
+  return option === true ? AUTO_RESHARD_INTERVAL_MS : (option.intervalMs ?? AUTO_RESHARD_INTERVAL_MS);
 }
 
 /**

@@ -1,8 +1,17 @@
 /**
  * The secret values the Gateway knows, so that it can scrub them from every
  * event and error it emits: the bot token (current, and the one last sent),
- * and the tokens of recent interactions, each kept only for its 15-minute
- * lifetime and at most `capacity` of them.
+ * and the tokens of recent interactions, each kept for its whole 15-minute
+ * lifetime, however fast they come, up to a hard cap of
+ * {@link MAX_REMEMBERED_INTERACTION_TOKENS} alive at once.
+ *
+ * The tokens live in a ring ordered by expiry (each is remembered for the same
+ * lifetime, so arrival order is expiry order): the ring starts small and
+ * doubles when every slot holds a live token, up to the cap, so a quiet bot
+ * holds a few kilobytes and a busy one never forgets a live token. At the cap
+ * (about 145 interactions a second sustained for 15 minutes) the oldest live
+ * token is forgotten to make room, and the book's `onFull` is told once (the
+ * Gateway reports it as a `debug` line) until the book is half empty again.
  *
  * Scrubbing stays `redact.ts`'s job; this book only tells it which secrets a
  * value may hold, so that a dispatch is not checked against a thousand
@@ -19,6 +28,15 @@
 
 import { INTERACTION_LIFETIME_MS } from '../core/constants.js';
 import { redactValue, scrubText } from '../core/redact.js';
+
+/**
+ * The most interaction tokens the Gateway remembers at once (2^17): 145 a second for the whole 15-minute lifetime. A few
+ * megabytes at most; past it, the oldest live token is forgotten.
+ */
+export const MAX_REMEMBERED_INTERACTION_TOKENS = 131_072;
+
+/** The ring's first size; it doubles as live tokens fill it. */
+const INITIAL_SLOTS = 1024;
 
 /** Anchor length: 4 ASCII letters or digits, packed 7 bits each into one exact number key. */
 const ANCHOR = 4;
@@ -114,14 +132,18 @@ class AnchorIndex {
 /** Known secrets, bounded in number and time. */
 export class SecretBook {
   readonly #now: () => number;
+  /** The hard cap on tokens held. */
   readonly #capacity: number;
+  readonly #onFull: ((line: string) => void) | undefined;
+  /** Whether `onFull` was told since the book last had room. */
+  #full = false;
   /**
-   * The interaction tokens remembered, a ring of `capacity` entries, oldest first: remembering one, per event, writes a
-   * slot and hashes nothing. Entry number `n` (counting every token ever remembered) lives in slot `n % capacity`; the
-   * entries held are numbers `#next - #held` to `#next - 1`.
+   * The interaction tokens remembered, a ring of `#tokens.length` slots (it doubles up to `capacity` when full), oldest
+   * first: remembering one, per event, writes a slot and hashes nothing. Entry number `n` (counting every token ever
+   * remembered) lives in slot `n % #tokens.length`; the entries held are numbers `#next - #held` to `#next - 1`.
    */
-  readonly #tokens: (string | undefined)[];
-  readonly #forgetAt: Float64Array;
+  #tokens: (string | undefined)[];
+  #forgetAt: Float64Array;
   #next = 0;
   #held = 0;
   readonly #botTokens = new Set<string>();
@@ -134,11 +156,22 @@ export class SecretBook {
   /** The list of every secret, rebuilt only after a change. */
   #list: { current: string | undefined; secrets: string[] } | undefined;
 
-  constructor(now: () => number, capacity = 1000) {
+  /**
+   * @param capacity - the most tokens held at once (a hard cap; the ring grows to it only as live tokens fill it)
+   * @param onFull - told (with a line to report) when a live token is forgotten to make room, once until the book is half empty again
+   */
+  constructor(now: () => number, capacity = MAX_REMEMBERED_INTERACTION_TOKENS, onFull?: (line: string) => void) {
     this.#now = now;
     this.#capacity = Math.max(1, Math.floor(capacity));
-    this.#tokens = new Array<string | undefined>(this.#capacity).fill(undefined);
-    this.#forgetAt = new Float64Array(this.#capacity);
+    this.#onFull = onFull;
+    const slots = Math.min(this.#capacity, INITIAL_SLOTS);
+    this.#tokens = new Array<string | undefined>(slots).fill(undefined);
+    this.#forgetAt = new Float64Array(slots);
+  }
+
+  /** How many slots the ring has now (it grows with the live tokens, up to the cap). */
+  get slots(): number {
+    return this.#tokens.length;
   }
 
   /** Records a bot token that was (or will be) sent; keeps the last two. */
@@ -149,12 +182,15 @@ export class SecretBook {
     this.#list = undefined;
   }
 
-  /** Records an interaction's token for its 15-minute lifetime, forgetting the oldest past `capacity`. */
+  /** Records an interaction's token for its 15-minute lifetime; the ring grows while below the cap, and forgets the oldest at it. */
   remember(token: string): void {
     const now = this.#now();
     this.#pruneAt(now);
-    if (this.#held === this.#capacity) this.#forgetOldest();
-    const slot = this.#next % this.#capacity;
+    if (this.#held === this.#tokens.length) {
+      if (this.#held < this.#capacity) this.#grow();
+      else this.#overflow();
+    } else if (this.#full && this.#held <= this.#capacity >> 1) this.#full = false;
+    const slot = this.#next % this.#tokens.length;
     this.#tokens[slot] = token;
     this.#forgetAt[slot] = now + INTERACTION_LIFETIME_MS;
     this.#next++;
@@ -166,7 +202,7 @@ export class SecretBook {
   interactionTokens(): string[] {
     this.#prune();
     const last = new Map<string, number>();
-    for (let n = this.#next - this.#held; n < this.#next; n++) last.set(this.#tokens[n % this.#capacity] as string, n);
+    for (let n = this.#next - this.#held; n < this.#next; n++) last.set(this.#tokens[n % this.#tokens.length] as string, n);
     return [...last].sort((a, b) => a[1] - b[1]).map(([token]) => token);
   }
 
@@ -205,14 +241,36 @@ export class SecretBook {
 
   /** Indexes the entries remembered since the last time (those still held). */
   #catchUp(): void {
-    for (let n = Math.max(this.#indexedBefore, this.#next - this.#held); n < this.#next; n++) this.#index.retain(this.#tokens[n % this.#capacity] as string);
+    for (let n = Math.max(this.#indexedBefore, this.#next - this.#held); n < this.#next; n++)
+      this.#index.retain(this.#tokens[n % this.#tokens.length] as string);
     this.#indexedBefore = this.#next;
+  }
+
+  /** Doubles the ring (at most to the cap), keeping each held entry at its number. */
+  #grow(): void {
+    const size = Math.min(this.#capacity, this.#tokens.length * 2);
+    const tokens = new Array<string | undefined>(size).fill(undefined);
+    const forgetAt = new Float64Array(size);
+    for (let n = this.#next - this.#held; n < this.#next; n++) {
+      tokens[n % size] = this.#tokens[n % this.#tokens.length];
+      forgetAt[n % size] = this.#forgetAt[n % this.#tokens.length] as number;
+    }
+    this.#tokens = tokens;
+    this.#forgetAt = forgetAt;
+  }
+
+  /** At the cap: forgets the oldest live token, and says so once until there is room again. */
+  #overflow(): void {
+    this.#forgetOldest();
+    if (this.#full) return;
+    this.#full = true;
+    this.#onFull?.(`more than ${this.#capacity} interaction tokens alive at once: the oldest live ones are forgotten, so events may quote them`);
   }
 
   /** Forgets the oldest entry, taking it out of the index if it is there. */
   #forgetOldest(): void {
     const n = this.#next - this.#held;
-    const slot = n % this.#capacity;
+    const slot = n % this.#tokens.length;
     const token = this.#tokens[slot] as string;
     this.#tokens[slot] = undefined;
     this.#held--;
@@ -225,7 +283,7 @@ export class SecretBook {
   }
 
   #pruneAt(now: number): void {
-    while (this.#held > 0 && (this.#forgetAt[(this.#next - this.#held) % this.#capacity] as number) <= now) this.#forgetOldest();
+    while (this.#held > 0 && (this.#forgetAt[(this.#next - this.#held) % this.#tokens.length] as number) <= now) this.#forgetOldest();
   }
 }
 
@@ -236,13 +294,37 @@ function collectStrings(value: unknown, out: string[], depth: number): void {
     for (const item of Array.isArray(value) ? value : Object.values(value)) collectStrings(item, out, depth + 1);
 }
 
-/** The error, its message and stack scrubbed of known secrets (in place: the SDK made it). */
+/** How deep `scrubError` and {@link errorTexts} follow an error's `cause` chain. */
+export const MAX_CAUSE_DEPTH = 8;
+
+/** The errors of a `cause` chain, `error` first, at most {@link MAX_CAUSE_DEPTH} below it, each once (a cycle ends it). */
+function causeChain(error: Error): Error[] {
+  const chain: Error[] = [error];
+  let cause: unknown = error.cause;
+  while (cause instanceof Error && chain.length <= MAX_CAUSE_DEPTH && !chain.includes(cause)) {
+    chain.push(cause);
+    cause = cause.cause;
+  }
+  return chain;
+}
+
+/** The messages and stacks of an error and its `cause` chain: what {@link scrubError} scrubs, to find the secrets they may hold. */
+export function errorTexts(error: Error): string[] {
+  return causeChain(error).flatMap((item) => [item.message, item.stack ?? '']);
+}
+
+/**
+ * The error, its message and stack scrubbed of known secrets, and so is each error of its `cause` chain (at most
+ * {@link MAX_CAUSE_DEPTH} deep): in place, as the SDK made the error or holds the cause it wraps.
+ */
 export function scrubError<E extends Error>(error: E, secrets: readonly string[]): E {
-  const message = scrubText(error.message, secrets);
-  if (message !== error.message) error.message = message;
-  if (error.stack !== undefined) {
-    const stack = scrubText(error.stack, secrets);
-    if (stack !== error.stack) error.stack = stack;
+  for (const item of causeChain(error)) {
+    const message = scrubText(item.message, secrets);
+    if (message !== item.message) item.message = message;
+    if (item.stack !== undefined) {
+      const stack = scrubText(item.stack, secrets);
+      if (stack !== item.stack) item.stack = stack;
+    }
   }
   return error;
 }

@@ -10,6 +10,7 @@
  */
 
 import { SessionBudgetError } from '../errors/index.js';
+import { clampNumber } from '../core/bounds.js';
 import type { IdentifyThrottle } from './identify-throttle.js';
 import type { ShardPlan } from './shard-plan.js';
 
@@ -32,6 +33,13 @@ export interface SessionStartLimit {
   resetAfterMs: number;
 }
 
+/**
+ * The longest `reset_after` believed: a day (Discord's budget is daily). A larger one is cut to this, so a broken or
+ * hostile value can neither hold the shards back for longer nor, past 2^31 - 1 ms, become a 1 ms timer that asks
+ * `GET /gateway/bot` in a loop.
+ */
+export const MAX_SESSION_RESET_MS = 86_400_000;
+
 const count = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0;
 
 /** Reads `session_start_limit` from a `GET /gateway/bot` body; `undefined` when it is missing or malformed. */
@@ -40,7 +48,7 @@ export function readSessionStartLimit(body: unknown): SessionStartLimit | undefi
   if (typeof limit !== 'object' || limit === null) return undefined;
   const { total, remaining, reset_after: resetAfter } = limit as Record<string, unknown>;
   if (!count(total) || !count(remaining) || !count(resetAfter) || remaining > total) return undefined;
-  return { total, remaining, resetAfterMs: resetAfter };
+  return { total, remaining, resetAfterMs: clampNumber(resetAfter, 0, MAX_SESSION_RESET_MS, MAX_SESSION_RESET_MS) };
 }
 
 /** The reserve kept when none is configured: 5% of the daily budget, at least 1. */

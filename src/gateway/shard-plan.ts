@@ -8,6 +8,7 @@
  */
 
 import { GatewayError, ValidationError } from '../errors/index.js';
+import { DEFAULT_MAX_SHARDS } from '../core/bounds.js';
 import type { GatewayShardingOptions } from './options.js';
 
 /** The shards this Gateway runs. */
@@ -33,9 +34,14 @@ function invalid(path: string, message: string): ValidationError {
 /** Checks the sharding options before any I/O; throws `ValidationError` naming the option. */
 export function checkShardingOptions(options: GatewayShardingOptions): void {
   const { shards, shardCount, maxConcurrency, shardsPerWorker } = options;
+  const maxShards = options.maxShards ?? DEFAULT_MAX_SHARDS;
+  if (shardCount !== undefined && positive(shardCount) && shardCount > maxShards)
+    throw invalid('shardCount', `must be at most gateway.maxShards (${maxShards})`);
   if (shards !== undefined && shards !== 'auto') {
     if (!Array.isArray(shards) || shards.length === 0 || !shards.every((id) => Number.isInteger(id) && id >= 0))
       throw invalid('shards', "must be 'auto' or a non-empty array of shard ids (whole numbers from 0)");
+    // Checked before anything is sorted or copied: at most maxShards ids, each below it.
+    if (shards.length > maxShards || shards.some((id) => id >= maxShards)) throw invalid('shards', `must list ids below gateway.maxShards (${maxShards})`);
     if (new Set(shards).size !== shards.length) throw invalid('shards', 'lists a shard id twice');
     if (shardCount !== undefined && shards.some((id) => id >= shardCount)) throw invalid('shards', `holds an id that is not below shardCount (${shardCount})`);
   }
@@ -56,6 +62,17 @@ export function readGatewayBot(body: unknown): { shards: number | undefined; max
   const limit = record['session_start_limit'];
   const concurrency = typeof limit === 'object' && limit !== null ? (limit as Record<string, unknown>)['max_concurrency'] : undefined;
   return { shards: positive(record['shards']) ? record['shards'] : undefined, maxConcurrency: positive(concurrency) ? concurrency : 1 };
+}
+
+/**
+ * The service's recommended shard count, trusted only within `maxShards`: past it, a `GatewayError` (nothing is
+ * planned or allocated for it) saying to set `shardCount` or raise `maxShards`.
+ */
+export function trustedShardCount(recommended: number, maxShards: number): number {
+  if (recommended <= maxShards) return recommended;
+  throw new GatewayError(
+    `GET /gateway/bot recommends ${recommended} shards, more than gateway.maxShards (${maxShards}); set gateway.shardCount, or raise gateway.maxShards if the bot really needs that many`,
+  );
 }
 
 /**
@@ -85,7 +102,7 @@ export async function resolveShardPlan(options: GatewayShardingOptions, gatewayB
     if (count === undefined) {
       if (info.shards === undefined)
         throw new GatewayError('GET /gateway/bot did not say how many shards to run (no whole number in `shards`); set gateway.shardCount');
-      count = info.shards;
+      count = trustedShardCount(info.shards, options.maxShards ?? DEFAULT_MAX_SHARDS);
     }
   }
   const ids = shards === undefined || shards === 'auto' ? Array.from({ length: count }, (_, id) => id) : [...shards].sort((a, b) => a - b);

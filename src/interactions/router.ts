@@ -20,6 +20,7 @@ import {
   type ModalSubmitInteraction,
 } from './interaction.js';
 import { ValidationError } from '../errors/index.js';
+import { checkDuration, optionNames, refuseUnknownOptions } from '../core/bounds.js';
 import { answeredInteractionId, DEFAULT_MAX_WAITERS, InteractionWaiters, taken } from './waiters.js';
 
 /** A handler of interactions of one kind. */
@@ -82,6 +83,9 @@ export interface InteractionRouterOptions {
   holdUnclaimedMs?: number | undefined;
 }
 
+/** The names of every {@link InteractionRouterOptions} option. */
+const ROUTER_OPTIONS = optionNames<InteractionRouterOptions>({ maxWaiters: true, holdUnclaimedMs: true });
+
 /** The promise of a dispatch that ran nothing asynchronous: one, shared, already settled. */
 const SETTLED: Promise<void> = Promise.resolve();
 const nothing = (): void => undefined;
@@ -108,11 +112,9 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
   /** @param options Router options. @default {} */
   constructor(options: InteractionRouterOptions = {}) {
     super();
+    refuseUnknownOptions('createInteractionRouter', options, ROUTER_OPTIONS);
     this.#waiters = new InteractionWaiters(options.maxWaiters ?? DEFAULT_MAX_WAITERS);
-    const holdMs = options.holdUnclaimedMs ?? DEFAULT_HOLD_UNCLAIMED_MS;
-    if (!Number.isFinite(holdMs) || holdMs < 0)
-      throw new ValidationError('createInteractionRouter', [{ path: 'holdUnclaimedMs', message: 'must be a number of milliseconds, 0 or more' }]);
-    this.#holdMs = holdMs;
+    this.#holdMs = checkDuration('createInteractionRouter', 'holdUnclaimedMs', options.holdUnclaimedMs) ?? DEFAULT_HOLD_UNCLAIMED_MS;
   }
 
   /**

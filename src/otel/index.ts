@@ -33,6 +33,7 @@ import {
   type SdkTracer,
 } from '../observe/diagnostics.js';
 import { SDK_VERSION } from '../core/version.js';
+import { optionNames, refuseUnknownOptions } from '../core/bounds.js';
 
 // The channels and their message types are exported once, from the main entry.
 export type { InteractionTraceInfo, SdkTracer } from '../observe/diagnostics.js';
@@ -62,6 +63,7 @@ export const RATE_LIMIT_WAIT_EVENT = 'community_chat.rate_limit_wait';
  * registering your tracer provider and context manager.
  */
 export function createOtelTracing(options: OtelTracingOptions = {}): OtelTracing {
+  refuseUnknownOptions('createOtelTracing', options, optionNames<OtelTracingOptions>({ tracerProvider: true }));
   const tracer: Tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(TRACER_NAME, SDK_VERSION);
   const spans = new Map<number, Span>();
 

@@ -8,6 +8,7 @@
  */
 
 import { BUSY, NOT_POST, TOO_LARGE, TOO_SLOW, outcomeJson, type ReceiveOutcome, type ReceiverCore } from './outcome.js';
+import type { BodySlot } from './pending-bodies.js';
 
 /** What a platform offers a fetch handler to keep work alive after the response (Cloudflare's `ctx`, Vercel's `waitUntil`). */
 export interface FetchHandlerContext {
@@ -22,17 +23,22 @@ function respond(answer: Pick<ReceiveOutcome, 'status' | 'body'>, headers: Recor
   return new Response(outcomeJson(answer), { status: answer.status, headers: { 'content-type': 'application/json', ...headers } });
 }
 
-/** The body's bytes, or the answer to send instead: 413 when it is larger than `maxBytes`, 408 when it is not all there within `timeoutMs` (the rest is not read). */
-async function readFetchBody(request: Request, maxBytes: number, timeoutMs: number): Promise<Uint8Array | typeof TOO_LARGE | typeof TOO_SLOW> {
+/**
+ * The body's bytes, or the answer to send instead: 413 when it is larger than `maxBytes`, 408 when it is not all there
+ * within `timeoutMs` or is evicted from its `slot` for a newer request (the rest is not read).
+ */
+async function readFetchBody(request: Request, maxBytes: number, timeoutMs: number, slot: BodySlot): Promise<Uint8Array | typeof TOO_LARGE | typeof TOO_SLOW> {
   const declared = Number(request.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > maxBytes) return TOO_LARGE;
   if (request.body === null) return new Uint8Array(0);
   const reader = request.body.getReader();
   let timedOut = false;
-  const timer = setTimeout(() => {
+  const stop = () => {
     timedOut = true;
     void reader.cancel().catch(() => undefined);
-  }, timeoutMs);
+  };
+  const timer = setTimeout(stop, timeoutMs);
+  slot.onEvict(stop);
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
@@ -41,6 +47,7 @@ async function readFetchBody(request: Request, maxBytes: number, timeoutMs: numb
       if (timedOut) return TOO_SLOW;
       if (done) break;
       size += value.byteLength;
+      slot.received(value.byteLength);
       if (size > maxBytes) {
         await reader.cancel().catch(() => undefined);
         return TOO_LARGE;
@@ -61,12 +68,13 @@ export function createFetchHandler(core: ReceiverCore): FetchHandler {
   return async (request, context) => {
     try {
       if (request.method !== 'POST') return respond(NOT_POST, { allow: 'POST' });
-      if (!core.bodyStarted()) return respond(BUSY, { 'retry-after': '1' });
+      const slot = core.bodyStarted();
+      if (slot === undefined) return respond(BUSY, { 'retry-after': '1' });
       let body: Awaited<ReturnType<typeof readFetchBody>>;
       try {
-        body = await readFetchBody(request, core.maxBodyBytes, core.bodyTimeoutMs);
+        body = await readFetchBody(request, core.maxBodyBytes, core.bodyTimeoutMs, slot);
       } finally {
-        core.bodyDone();
+        slot.done();
       }
       if (!(body instanceof Uint8Array)) return respond(body);
       const outcome = await core.receive(body, request.headers);

@@ -34,17 +34,18 @@ export async function handleNodeRequest(core: ReceiverCore, request: IncomingMes
     }
     let body = rawBody;
     if (body === undefined) {
-      if (!core.bodyStarted()) {
-        // Too many bodies still arriving: refuse this one at once and let its socket go.
+      const slot = core.bodyStarted();
+      if (slot === undefined) {
+        // Too many bodies still arriving, none slow enough to evict: refuse this one at once and let its socket go.
         sendNode(response, BUSY, { connection: 'close', 'retry-after': '1' });
         dropAfterAnswer(request, response);
         return;
       }
       let read: Awaited<ReturnType<typeof readNodeBody>>;
       try {
-        read = await readNodeBody(request, core.maxBodyBytes, core.bodyTimeoutMs);
+        read = await readNodeBody(request, core.maxBodyBytes, core.bodyTimeoutMs, slot);
       } finally {
-        core.bodyDone();
+        slot.done();
       }
       if (!read.ok) {
         sendNode(response, read.status === 413 ? TOO_LARGE : read.status === 408 ? TOO_SLOW : { status: 400, body: { ok: false, reason: 'body-incomplete' } }, {

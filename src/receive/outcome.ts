@@ -7,6 +7,7 @@
  */
 
 import type { WebhookHeaders } from './input.js';
+import type { BodySlot } from './pending-bodies.js';
 
 /** The answer to one request, and the handlers to start after sending it. */
 export interface ReceiveOutcome {
@@ -32,10 +33,8 @@ export interface ReceiverCore {
   readonly maxBodyBytes: number;
   /** How long an adapter waits for a whole body, in milliseconds. */
   readonly bodyTimeoutMs: number;
-  /** Takes one of the places for a body being read; `false` when all are taken. Give it back with `bodyDone`. */
-  bodyStarted(): boolean;
-  /** Gives back a place taken by `bodyStarted`. */
-  bodyDone(): void;
+  /** Takes one of the places for a body being read (evicting the slowest pending body when all are taken); `undefined` when none is free. Give it back with its `done()`. */
+  bodyStarted(): BodySlot | undefined;
 }
 
 /** The JSON text of an outcome's body. */

@@ -11,83 +11,25 @@
 import { EventEmitter } from 'eventemitter3';
 import { ValidationError, WebhookVerificationError, isCommunityChatError, isValidationError, isWebhookVerificationError } from '../errors/index.js';
 import { inspectSymbol, scrubText } from '../core/redact.js';
-import { INTERACTION_LIFETIME_MS, type InteractionCallbackType } from '../core/constants.js';
-import type { AnswerOptions, InteractionResponder } from '../interactions/types.js';
+import { INTERACTION_LIFETIME_MS } from '../core/constants.js';
+import type { InteractionResponder } from '../interactions/types.js';
 import { InteractionRouter, type InteractionErrorEvent, type InteractionUnhandledEvent } from '../interactions/router.js';
 import type { WebhookDelivery, WebhookEventMap } from './delivery.js';
 import { createExpressMiddleware, type ExpressMiddleware } from './express.js';
 import { createFetchHandler, type FetchHandler } from './fetch.js';
 import { bodyBytes, type RawBody, type WebhookHeaders } from './input.js';
-import { ReceiverSecrets, type WebhookSecretProvider } from './receiver-secrets.js';
+import { ReceiverSecrets } from './receiver-secrets.js';
 
 export type { WebhookSecretProvider } from './receiver-secrets.js';
 import { createNodeHandler, type NodeRequestHandler } from './node.js';
 import type { ReceiveOutcome, ReceiverCore } from './outcome.js';
 import { MemoryReplayStore, type ReplayStore } from './replay-store.js';
-import {
-  DEFAULT_BODY_TIMEOUT_MS,
-  DEFAULT_MAX_BODY_BYTES,
-  DEFAULT_MAX_PENDING_BODIES,
-  DEFAULT_TOLERANCE_SECONDS,
-  resolveScheme,
-  type ResolvedWebhookScheme,
-  type WebhookScheme,
-  type WebhookSecret,
-} from './scheme.js';
+import { resolveScheme, type ResolvedWebhookScheme, type WebhookSecret } from './scheme.js';
 import { verifyWebhookDelivery } from './verify.js';
+import { PendingBodies } from './pending-bodies.js';
+import { resolveReceiverLimits, type WebhookReceiverOptions } from './receiver-options.js';
 
-/** What the receiver needs of a client: `client.interactions.respond` (a `Client` fits). */
-export interface InteractionCallbackClient {
-  /** The interaction callback manager. */
-  readonly interactions: {
-    /** `POST /interactions/{interaction_id}/callback`. */
-    respond(
-      interactionId: string,
-      body: { interaction_type: InteractionCallbackType; data: Record<string, unknown> },
-      options?: AnswerOptions,
-    ): Promise<unknown>;
-  };
-}
-
-/** Options of {@link createWebhookReceiver}. */
-export interface WebhookReceiverOptions {
-  /**
-   * The webhook's signing secret, or several while rotating, or a function
-   * giving the current ones, asked for each delivery: a server can start
-   * listening, create its application webhook, then return the secret the
-   * service answered, without a restart (while it returns none, deliveries
-   * are answered 503 and the service retries). An empty or whitespace secret
-   * is refused.
-   */
-  secret: WebhookSecret | readonly WebhookSecret[] | WebhookSecretProvider;
-  /** Answers interactions delivered over HTTP (`client.interactions.respond`). @default none: interactions cannot be answered */
-  client?: InteractionCallbackClient | undefined;
-  /** The interaction handlers; share one with `client.gateway.use(router)`. @default a new router, as `receiver.router` */
-  router?: InteractionRouter | undefined;
-  /** Where accepted signatures and delivery ids are remembered. @default a `MemoryReplayStore` (100000 live keys, this process only) */
-  replayStore?: ReplayStore | undefined;
-  /** How far the signing time may be from now, either way, in milliseconds. @default 300000 (5 minutes) */
-  toleranceMs?: number | undefined;
-  /**
-   * How long a delivery id is remembered, so that a retry is not handled
-   * twice, in milliseconds. It must cover the whole span in which a
-   * signature is accepted (the tolerance on both sides); a shorter one is
-   * refused. @default twice `toleranceMs` (10 minutes), at least 1 s
-   */
-  dedupeTtlMs?: number | undefined;
-  /** Largest body the adapters read; past it they answer 413. @default 1048576 (1 MiB) */
-  maxBodyBytes?: number | undefined;
-  /** How long the adapters wait for a whole body; past it they answer 408 and close the connection (a sender trickling bytes holds no socket). @default 10000 (10 s) */
-  bodyTimeoutMs?: number | undefined;
-  /** Most bodies the adapters read at once; past it a new request is answered 503 at once and its connection closed. @default 256 */
-  maxPendingBodies?: number | undefined;
-  /** The signing scheme (header names, signed string, body shape). @default the scheme in docs/assumptions.md */
-  scheme?: WebhookScheme | undefined;
-  /** The delivery type whose `data` is an interaction. @default 'INTERACTION_CREATE' */
-  interactionEventType?: string | undefined;
-  /** The clock, epoch milliseconds. @default Date.now */
-  clock?: (() => number) | undefined;
-}
+export type { InteractionCallbackClient, WebhookReceiverOptions } from './receiver-options.js';
 
 /** Emitted when a handler (or the receiver itself) fails; never a crash, never a 500 after the 2xx. */
 export interface WebhookErrorEvent {
@@ -145,42 +87,24 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> extends Ev
   /** Whether the router was created here (closed with the receiver). */
   readonly #ownsRouter: boolean;
   /** Bodies the adapters are reading now. */
-  #pendingBodies = 0;
+  readonly #bodies: PendingBodies;
   /** Builds interactions; loaded on the first INTERACTION_CREATE (it pulls in zod). */
   #fromDispatch: Promise<typeof import('../interactions/from-dispatch.js')> | undefined;
 
   /** Prefer {@link createWebhookReceiver}. Refuses an empty secret and unusable limits with a `ValidationError`. */
   constructor(options: WebhookReceiverOptions) {
     super();
-    const operation = 'createWebhookReceiver';
+    const { toleranceMs, dedupeTtlMs, maxBodyBytes, bodyTimeoutMs, maxPendingBodies } = resolveReceiverLimits(options);
     this.#secrets = new ReceiverSecrets(options.secret);
-    this.#toleranceMs = options.toleranceMs ?? DEFAULT_TOLERANCE_SECONDS * 1000;
-    this.#dedupeTtlMs = options.dedupeTtlMs ?? Math.max(this.#toleranceMs * 2, 1000);
-    const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
-    const maxPendingBodies = options.maxPendingBodies ?? DEFAULT_MAX_PENDING_BODIES;
-    const issues = [
-      !Number.isFinite(this.#toleranceMs) || this.#toleranceMs < 0
-        ? { path: 'toleranceMs', message: 'must be a finite number of milliseconds, 0 or more' }
-        : undefined,
-      !Number.isFinite(this.#dedupeTtlMs) || this.#dedupeTtlMs <= 0 ? { path: 'dedupeTtlMs', message: 'must be a positive number of milliseconds' } : undefined,
-      this.#dedupeTtlMs < this.#toleranceMs * 2
-        ? {
-            path: 'dedupeTtlMs',
-            message: `must cover the span in which a signature is accepted, twice toleranceMs (${this.#toleranceMs * 2} ms), or a retry could be handled twice`,
-          }
-        : undefined,
-      !Number.isInteger(maxBodyBytes) || maxBodyBytes < 1 ? { path: 'maxBodyBytes', message: 'must be a whole number of bytes, at least 1' } : undefined,
-      !Number.isFinite(bodyTimeoutMs) || bodyTimeoutMs <= 0 ? { path: 'bodyTimeoutMs', message: 'must be a positive number of milliseconds' } : undefined,
-      !Number.isInteger(maxPendingBodies) || maxPendingBodies < 1 ? { path: 'maxPendingBodies', message: 'must be a whole number, at least 1' } : undefined,
-    ].filter((issue) => issue !== undefined);
-    if (issues.length > 0) throw new ValidationError(operation, issues);
+    this.#toleranceMs = toleranceMs;
+    this.#dedupeTtlMs = dedupeTtlMs;
     this.#scheme = resolveScheme(options.scheme);
     this.#store = options.replayStore ?? new MemoryReplayStore(options.clock ? { clock: options.clock } : {});
     this.#interactionType = options.interactionEventType ?? 'INTERACTION_CREATE';
     const client = options.client;
     this.#respond = client ? (interactionId, body, options) => client.interactions.respond(interactionId, body, options) : undefined;
     this.#now = options.clock ?? Date.now;
+    this.#bodies = new PendingBodies(maxPendingBodies, this.#now);
     this.router = options.router ?? new InteractionRouter();
     this.#ownsRouter = options.router === undefined;
     const core: ReceiverCore = {
@@ -188,8 +112,7 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> extends Ev
       fail: (error) => this.#emitError(error, undefined),
       maxBodyBytes,
       bodyTimeoutMs,
-      bodyStarted: () => this.#pendingBodies < maxPendingBodies && ++this.#pendingBodies > 0,
-      bodyDone: () => void this.#pendingBodies--,
+      bodyStarted: () => this.#bodies.start(),
     };
     this.node = createNodeHandler(core);
     this.fetch = createFetchHandler(core);
@@ -389,7 +312,7 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> extends Ev
       secrets: `${this.#secrets.count} [redacted]`,
       types: [...this.#handlers.keys()],
       interactionHandlers: this.router.handlerCount,
-      pendingBodies: this.#pendingBodies,
+      pendingBodies: this.#bodies.size,
     };
   }
 }

@@ -8,6 +8,7 @@
  */
 
 import { ReplayStoreFullError, ValidationError } from '../errors/index.js';
+import { optionNames, refuseUnknownOptions } from '../core/bounds.js';
 
 /**
  * Remembers keys for a while. `claim` must be atomic across every instance
@@ -34,6 +35,9 @@ export interface MemoryReplayStoreOptions {
   clock?: (() => number) | undefined;
 }
 
+/** The names of every {@link MemoryReplayStore} option. */
+const MEMORY_REPLAY_STORE_OPTIONS = optionNames<MemoryReplayStoreOptions>({ maxEntries: true, clock: true });
+
 /**
  * The default replay store: a map in this process, bounded by `maxEntries`
  * and by each key's time to live; a key is never forgotten while it lives.
@@ -45,8 +49,9 @@ export class MemoryReplayStore implements ReplayStore {
   readonly #maxEntries: number;
   readonly #now: () => number;
 
-  /** Refuses a `maxEntries` that is not a whole number of at least 1 with a `ValidationError`. */
+  /** Refuses an unknown option (`now` is now `clock`) and a `maxEntries` that is not a whole number of at least 1 with a `ValidationError`. */
   constructor(options: MemoryReplayStoreOptions = {}) {
+    refuseUnknownOptions('MemoryReplayStore', options, MEMORY_REPLAY_STORE_OPTIONS, { now: 'clock' });
     const maxEntries = options.maxEntries ?? 100_000;
     if (!Number.isInteger(maxEntries) || maxEntries < 1)
       throw new ValidationError('MemoryReplayStore', [{ path: 'maxEntries', message: 'must be a whole number of at least 1' }]);

@@ -8,6 +8,7 @@
 
 import { createHmac } from 'node:crypto';
 import { ValidationError } from '../errors/index.js';
+import { optionNames, refuseUnknownOptions } from '../core/bounds.js';
 import { bodyBytes, secretKeys } from './input.js';
 import { resolveScheme, type WebhookScheme, type WebhookSecret } from './scheme.js';
 
@@ -29,6 +30,11 @@ export interface SignWebhookOptions {
   clock?: (() => number) | undefined;
 }
 
+/** The names of every {@link SignWebhookOptions} option. */
+const SIGN_OPTIONS = optionNames<SignWebhookOptions>({
+  ...{ body: true, secret: true, timestamp: true, deliveryId: true, eventType: true, scheme: true, clock: true },
+});
+
 const OPERATION = 'signWebhookDelivery';
 
 /**
@@ -41,6 +47,7 @@ const OPERATION = 'signWebhookDelivery';
  * await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...signWebhookDelivery({ body, secret }) } });
  */
 export function signWebhookDelivery(options: SignWebhookOptions): Record<string, string> {
+  refuseUnknownOptions(OPERATION, options, SIGN_OPTIONS, { now: 'clock' });
   const scheme = resolveScheme(options.scheme);
   const body = bodyBytes(OPERATION, options.body);
   const [key] = secretKeys(OPERATION, options.secret);

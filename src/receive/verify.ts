@@ -9,6 +9,7 @@
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ValidationError, WebhookVerificationError } from '../errors/index.js';
+import { checkDuration, optionNames, refuseUnknownOptions } from '../core/bounds.js';
 import { makeDelivery, type WebhookDelivery } from './delivery.js';
 import { bodyBytes, headerLookup, secretKeys, type HeaderLookup, type RawBody, type WebhookHeaders } from './input.js';
 import { DEFAULT_TOLERANCE_SECONDS, resolveScheme, type ResolvedWebhookScheme, type WebhookScheme, type WebhookSecret } from './scheme.js';
@@ -28,6 +29,12 @@ export interface VerifyWebhookOptions {
   /** The signing scheme (header names, signed string, body shape). @default the scheme in docs/assumptions.md */
   scheme?: WebhookScheme | undefined;
 }
+
+/** The names of every {@link VerifyWebhookOptions} option. */
+const VERIFY_OPTIONS = optionNames<VerifyWebhookOptions>({ rawBody: true, headers: true, secret: true, toleranceMs: true, clock: true, scheme: true });
+
+/** Options of earlier shapes, with what replaced them. */
+const RENAMED = { now: 'clock', toleranceSeconds: 'toleranceMs (milliseconds: seconds x 1000)' } as const;
 
 const OPERATION = 'verifyWebhookDelivery';
 
@@ -113,9 +120,8 @@ export function verifyWebhookDelivery(options: VerifyWebhookOptions): WebhookDel
   const body = bodyBytes(OPERATION, options.rawBody);
   const keys = secretKeys(OPERATION, options.secret);
   const headers = headerLookup(OPERATION, options.headers);
-  const toleranceMs = options.toleranceMs ?? DEFAULT_TOLERANCE_SECONDS * 1000;
-  if (!Number.isFinite(toleranceMs) || toleranceMs < 0)
-    throw new ValidationError(OPERATION, [{ path: 'toleranceMs', message: 'must be a finite number of milliseconds, 0 or more' }]);
+  refuseUnknownOptions(OPERATION, options, VERIFY_OPTIONS, RENAMED);
+  const toleranceMs = checkDuration(OPERATION, 'toleranceMs', options.toleranceMs) ?? DEFAULT_TOLERANCE_SECONDS * 1000;
   const tolerance = toleranceMs / 1000;
   const scheme = resolveScheme(options.scheme);
 

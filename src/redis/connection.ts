@@ -9,6 +9,7 @@
 
 import { createHash } from 'node:crypto';
 import { EventStreamError, RateLimitStoreError, SessionStoreError } from '../errors/index.js';
+import { checkCount, checkDuration, optionNames, refuseUnknownOptions, type NumberBounds } from '../core/bounds.js';
 
 /**
  * A connected node-redis v6 client of one Redis node (`createClient()` after
@@ -108,6 +109,26 @@ export interface ReplicaAcknowledgement {
   replicas: number;
   /** How long to wait for them, milliseconds. @default 100 */
   timeoutMs?: number | undefined;
+}
+
+const ACK_OPTIONS = optionNames<ReplicaAcknowledgement>({ replicas: true, timeoutMs: true });
+
+/**
+ * Refuses the options of a Redis store that it cannot honour, each named in a `ValidationError`: an unknown name,
+ * `commandTimeoutMs` (at least 1 ms) and each duration in `durations` past `MAX_TIMER_MS` (past it a timer fires at once,
+ * and every command would fail "did not answer within"), a `waitForReplicas` with an unknown name, a count that is not
+ * a whole number or a timeout out of bounds.
+ */
+export function checkStoreOptions(operation: string, options: object, names: readonly string[], durations: Readonly<Record<string, NumberBounds>> = {}): void {
+  refuseUnknownOptions(operation, options, names);
+  const record = options as Readonly<Record<string, unknown>>;
+  for (const [name, bounds] of Object.entries({ commandTimeoutMs: { min: 1 }, ...durations }))
+    checkDuration(operation, name, record[name] as number | undefined, bounds);
+  const acks = record['waitForReplicas'] as ReplicaAcknowledgement | undefined;
+  if (acks === undefined) return;
+  refuseUnknownOptions(`${operation} (waitForReplicas)`, acks, ACK_OPTIONS);
+  checkCount(operation, 'waitForReplicas.replicas', acks.replicas, { max: 100 });
+  checkDuration(operation, 'waitForReplicas.timeoutMs', acks.timeoutMs);
 }
 
 /** Whether `acks` replicas (if any are asked for) hold the writes made so far on `key`'s master. */

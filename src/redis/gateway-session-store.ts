@@ -7,7 +7,8 @@
  */
 
 import { isSessionRecord, type GatewaySessionRecord, type GatewaySessionStore } from '../gateway/gateway-session-store.js';
-import { sendCommand, sessionFailure, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
+import { checkStoreOptions, sendCommand, sessionFailure, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
+import { optionNames } from '../core/bounds.js';
 
 /** Options of {@link createRedisGatewaySessionStore}. */
 export interface RedisGatewaySessionStoreOptions {
@@ -21,6 +22,9 @@ export interface RedisGatewaySessionStoreOptions {
   commandTimeoutMs?: number | undefined;
 }
 
+/** The names of every {@link RedisGatewaySessionStoreOptions} option. */
+const GATEWAY_SESSION_STORE_OPTIONS = optionNames<RedisGatewaySessionStoreOptions>({ client: true, prefix: true, ttlMs: true, commandTimeoutMs: true });
+
 /** The Redis Gateway session store. Create it with {@link createRedisGatewaySessionStore}. */
 export class RedisGatewaySessionStore implements GatewaySessionStore {
   readonly #client: RedisClientLike;
@@ -29,6 +33,7 @@ export class RedisGatewaySessionStore implements GatewaySessionStore {
   readonly #timeoutMs: number;
 
   constructor(options: RedisGatewaySessionStoreOptions) {
+    checkStoreOptions('createRedisGatewaySessionStore', options, GATEWAY_SESSION_STORE_OPTIONS, { ttlMs: { min: 1 } });
     this.#client = options.client;
     this.#prefix = options.prefix ?? 'ccsdk:gw:session:';
     this.#ttlMs = options.ttlMs ?? 600_000;

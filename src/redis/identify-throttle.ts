@@ -12,7 +12,22 @@
 
 import { DEFAULT_IDENTIFY_INTERVAL_MS, identifyBucket, sleepUnlessAborted, type IdentifyRequest, type IdentifyThrottle } from '../gateway/identify-throttle.js';
 import { KeyedQueue } from '../core/wait.js';
-import { RedisScript, replicated, withinTime, type RedisClientLike, type ReplicaAcknowledgement, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
+import { GatewayError } from '../errors/index.js';
+import { clampNumber, optionNames } from '../core/bounds.js';
+import {
+  checkStoreOptions,
+  RedisScript,
+  replicated,
+  withinTime,
+  type RedisClientLike,
+  type ReplicaAcknowledgement,
+  type StoreFailure,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+} from './connection.js';
+
+/** The throttle's failure names it (not the rate-limit store, whose advice would not apply). */
+const throttleFailure: StoreFailure = (detail, cause) =>
+  new GatewayError(`The Identify throttle (Redis) failed: ${detail}`, undefined, cause === undefined ? undefined : { cause });
 
 /** Options of {@link createRedisIdentifyThrottle}. */
 export interface RedisIdentifyThrottleOptions {
@@ -34,6 +49,11 @@ export interface RedisIdentifyThrottleOptions {
    */
   waitForReplicas?: ReplicaAcknowledgement | undefined;
 }
+
+/** The names of every {@link RedisIdentifyThrottleOptions} option. */
+const IDENTIFY_THROTTLE_OPTIONS = optionNames<RedisIdentifyThrottleOptions>({
+  ...{ client: true, prefix: true, intervalMs: true, pollMs: true, commandTimeoutMs: true, waitForReplicas: true },
+});
 
 /**
  * ARGV: key, interval (ms). Takes the turn and returns 0 when the bucket's
@@ -64,6 +84,7 @@ export class RedisIdentifyThrottle implements IdentifyThrottle {
   readonly #queue = new KeyedQueue<string>();
 
   constructor(options: RedisIdentifyThrottleOptions) {
+    checkStoreOptions('createRedisIdentifyThrottle', options, IDENTIFY_THROTTLE_OPTIONS, { intervalMs: {}, pollMs: { min: 1 } });
     this.#client = options.client;
     this.#prefix = options.prefix ?? 'ccsdk:gw:identify:';
     this.#intervalMs = options.intervalMs ?? DEFAULT_IDENTIFY_INTERVAL_MS;
@@ -72,7 +93,7 @@ export class RedisIdentifyThrottle implements IdentifyThrottle {
     this.#acks = options.waitForReplicas;
   }
 
-  /** Resolves once this shard holds its bucket's turn in Redis; rejects with `RateLimitStoreError` when Redis cannot answer, or when `signal` aborts. */
+  /** Resolves once this shard holds its bucket's turn in Redis; rejects with a `GatewayError` naming the Identify throttle when Redis cannot answer, or when `signal` aborts. */
   wait(request: IdentifyRequest): Promise<void> {
     const key = `${this.#prefix}${request.maxConcurrency}:${identifyBucket(request.shardId, request.maxConcurrency)}`;
     return this.#queue.run(key, () => this.#take(key, request.signal));
@@ -81,9 +102,11 @@ export class RedisIdentifyThrottle implements IdentifyThrottle {
   async #take(key: string, signal: AbortSignal | undefined): Promise<void> {
     for (;;) {
       if (signal?.aborted) await sleepUnlessAborted(0, signal);
-      const left = Number(await withinTime(this.#client, this.#timeoutMs, () => this.#script.run(this.#client, [key], [String(this.#intervalMs)])));
+      const reply = await withinTime(this.#client, this.#timeoutMs, () => this.#script.run(this.#client, [key], [String(this.#intervalMs)]), throttleFailure);
+      // What Redis answers is bounded: at most an interval; anything but a number waits a poll and asks again.
+      const left = clampNumber(reply, 0, this.#intervalMs, this.#pollMs);
       if (left <= 0) {
-        if (await withinTime(this.#client, this.#timeoutMs, () => replicated(this.#client, key, this.#acks))) return;
+        if (await withinTime(this.#client, this.#timeoutMs, () => replicated(this.#client, key, this.#acks), throttleFailure)) return;
         // A turn no replica holds yet could be lost to a failover, and the next shard's Identify would go early: not used.
         await sleepUnlessAborted(Math.min(this.#intervalMs, this.#pollMs), signal);
         continue;

@@ -26,7 +26,8 @@ import {
   type WebhookWindowOptions,
 } from '../rest/rate-limit-store.js';
 import { wait } from '../core/wait.js';
-import { RedisScript, taggedPrefix, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
+import { RedisScript, checkStoreOptions, taggedPrefix, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
+import { clampNumber, optionNames } from '../core/bounds.js';
 import { RateLimitKeys, stepArguments, type Op } from './rate-limit-keys.js';
 import { STEP_SCRIPT } from './scripts.js';
 
@@ -61,6 +62,11 @@ export interface RedisRateLimitStoreOptions {
    */
   onStoreError?: 'throw' | 'local' | undefined;
 }
+
+/** The names of every {@link RedisRateLimitStoreOptions} option. */
+const RATE_LIMIT_STORE_OPTIONS = optionNames<RedisRateLimitStoreOptions>({
+  ...{ client: true, prefix: true, reservationMs: true, pollMs: true, commandTimeoutMs: true, keepMs: true, onStoreError: true },
+});
 
 /** A place this process holds: a reservation in Redis, or one in the local fallback store. */
 interface Held {
@@ -118,6 +124,7 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
 
   constructor(options: RedisRateLimitStoreOptions) {
     super();
+    checkStoreOptions('createRedisRateLimitStore', options, RATE_LIMIT_STORE_OPTIONS, { reservationMs: { min: 1 }, pollMs: { min: 1 }, keepMs: { min: 1 } });
     this.#client = options.client;
     this.#keys = new RateLimitKeys(taggedPrefix(options.prefix ?? 'ccsdk:rl:'));
     this.#reservationMs = options.reservationMs ?? 30_000;
@@ -174,7 +181,8 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
         this.#hold(this.#held, key, { id, resolved, discovering: value === 1, countsGlobally });
         return;
       }
-      const ms = Math.max(1, value);
+      // What Redis answers is bounded: at most the longest pause the client accepts (a planted 3e9 would be a 1 ms timer).
+      const ms = clampNumber(value, 1, this.#settings.maxPauseMs, 1);
       // Waiting for another request's discovery is bounded by that request's reservation, not a rate limit to refuse.
       if (reason !== 'discovery') guard(ms, reason === 'global' ? 'global' : 'bucket');
       await wait(ms, { signal });
@@ -242,7 +250,7 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
         this.#hold(this.#webhookHeld, webhookId, { id, resolved: webhookId, discovering: false, countsGlobally: false });
         return;
       }
-      const ms = Math.max(1, reply[1]);
+      const ms = clampNumber(reply[1], 1, this.#settings.maxPauseMs, 1);
       guard(ms, 'webhook');
       await wait(ms, { signal });
     }

@@ -8,6 +8,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { RateLimitStoreError } from '../errors/index.js';
+import { optionNames } from '../core/bounds.js';
 import type { ReplayStore } from '../receive/replay-store.js';
 import {
   RedisScript,
@@ -17,6 +18,7 @@ import {
   type RedisClientLike,
   type ReplicaAcknowledgement,
   DEFAULT_COMMAND_TIMEOUT_MS,
+  checkStoreOptions,
 } from './connection.js';
 
 /** Deletes a claim only if it is still the one this process wrote (its owner value). */
@@ -39,6 +41,9 @@ export interface RedisReplayStoreOptions {
   waitForReplicas?: ReplicaAcknowledgement | undefined;
 }
 
+/** The names of every {@link RedisReplayStoreOptions} option. */
+const REPLAY_STORE_OPTIONS = optionNames<RedisReplayStoreOptions>({ client: true, prefix: true, commandTimeoutMs: true, waitForReplicas: true });
+
 /** The Redis replay store. Create it with {@link createRedisReplayStore}. */
 export class RedisReplayStore implements ReplayStore {
   readonly #client: RedisClientLike;
@@ -47,6 +52,7 @@ export class RedisReplayStore implements ReplayStore {
   readonly #acks: ReplicaAcknowledgement | undefined;
 
   constructor(options: RedisReplayStoreOptions) {
+    checkStoreOptions('createRedisReplayStore', options, REPLAY_STORE_OPTIONS);
     this.#client = options.client;
     this.#acks = options.waitForReplicas;
     this.#prefix = options.prefix ?? 'ccsdk:replay:';

@@ -17,7 +17,7 @@
  */
 
 import type { CoordinatorTick, ShardCoordinator, ShardLease } from '../gateway/coordinator.js';
-import { checkCount, checkDuration, clampNumber, DEFAULT_MAX_SHARDS, refuseUnknownOptions } from '../core/bounds.js';
+import { checkCount, checkDuration, clampNumber, DEFAULT_MAX_SHARDS, MAX_SHARDS_LIMIT, refuseUnknownOptions } from '../core/bounds.js';
 import { acquireClaim, CLAIM_TTL_MS, type ClaimKeys, type ClaimScriptRunner, markAnswered } from './interaction-claim.js';
 import { ShardCoordinatorError, ValidationError } from '../errors/index.js';
 import { DEFAULT_COMMAND_TIMEOUT_MS, type RedisScript, withinTime, type RedisClientLike, type StoreFailure } from './connection.js';
@@ -135,7 +135,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
     this.#key = taggedKey(OPERATION, 'key', options.key ?? 'ccsdk:fleet');
     this.leaseMs = checkDuration(OPERATION, 'leaseMs', options.leaseMs, { min: 300, integer: true }) ?? 10_000;
     this.#timeoutMs = checkDuration(OPERATION, 'commandTimeoutMs', options.commandTimeoutMs, { min: 1 }) ?? DEFAULT_COMMAND_TIMEOUT_MS;
-    this.maxShards = checkCount(OPERATION, 'maxShards', options.maxShards, { min: 1, max: 1_000_000 }) ?? DEFAULT_MAX_SHARDS;
+    this.maxShards = checkCount(OPERATION, 'maxShards', options.maxShards, { min: 1, max: MAX_SHARDS_LIMIT }) ?? DEFAULT_MAX_SHARDS;
     this.#bot = options.bot === undefined ? undefined : checkId(OPERATION, 'bot', options.bot);
   }
 

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { UserSessionStore } from '../auth/refresher.js';
 import { snapshotProblem, type SessionSnapshot } from '../auth/session.js';
 import { SessionStoreError } from '../errors/index.js';
+import { optionNames } from '../core/bounds.js';
 import {
   RedisScript,
   replicated,
@@ -18,6 +19,7 @@ import {
   type ReplicaAcknowledgement,
   type RedisClientLike,
   DEFAULT_COMMAND_TIMEOUT_MS,
+  checkStoreOptions,
 } from './connection.js';
 
 /** Options of {@link createRedisUserSessionStore}. */
@@ -39,6 +41,15 @@ export interface RedisUserSessionStoreOptions {
   waitForReplicas?: ReplicaAcknowledgement | undefined;
 }
 
+/** The names of every {@link RedisUserSessionStoreOptions} option. */
+const USER_SESSION_STORE_OPTIONS = optionNames<RedisUserSessionStoreOptions>({
+  client: true,
+  key: true,
+  lockMs: true,
+  commandTimeoutMs: true,
+  waitForReplicas: true,
+});
+
 /** Deletes the lock only while this process still holds it. */
 const UNLOCK = new RedisScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`);
 
@@ -53,6 +64,7 @@ export class RedisUserSessionStore implements UserSessionStore {
   readonly #acks: ReplicaAcknowledgement | undefined;
 
   constructor(options: RedisUserSessionStoreOptions) {
+    checkStoreOptions('createRedisUserSessionStore', options, USER_SESSION_STORE_OPTIONS, { lockMs: { min: 1 } });
     this.#client = options.client;
     this.#key = options.key;
     this.#lockKey = `${options.key}:refresh-lock`;

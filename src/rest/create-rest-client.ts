@@ -11,8 +11,9 @@ import { currentRuntime, defaultTransportFor, type RuntimeName, undiciRunsOn } f
 import { ValidationError } from '../errors/local.js';
 import { createLogFunction } from '../observe/events.js';
 import type { PipelineOptions } from './options.js';
+import { checkCount, checkDuration } from '../core/bounds.js';
 import { RateLimiter } from './rate-limiter.js';
-import type { RateLimitSettings, RateLimitStore } from './rate-limit-store.js';
+import { checkWindow, type RateLimitSettings, type RateLimitStore } from './rate-limit-store.js';
 import type { RestClientConfig } from './config.js';
 import { RestClient } from './rest-client.js';
 import { resolveRetryPolicy } from './retry.js';
@@ -49,6 +50,20 @@ export function createTransport(option: PipelineOptions['transport'], dispatcher
 
 /** The default `maxResponseBytes`: 10 MiB. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
+/**
+ * Refuses a pipeline option a timer or a counter cannot honour, with a `ValidationError` naming it: every duration must
+ * be a finite number of milliseconds within `[0, MAX_TIMER_MS]` (past 2^31 - 1 ms a timer fires at once), every count a
+ * whole number.
+ */
+export function checkPipelineOptions(operation: string, options: PipelineOptions): void {
+  for (const name of ['timeoutMs', 'deadlineMs', 'baseDelayMs', 'maxDelayMs', 'maxRateLimitWaitMs', 'maxRateLimitPauseMs'] as const)
+    checkDuration(operation, name, options[name]);
+  checkCount(operation, 'retries', options.retries);
+  checkCount(operation, 'maxResponseBytes', options.maxResponseBytes, { min: 1 });
+  checkWindow(operation, 'webhookRateLimit', options.webhookRateLimit);
+  checkWindow(operation, 'globalRateLimit', options.globalRateLimit);
+}
 
 /** Builds the REST client of a `Client` or `WebhookClient`. */
 export function createRestClient(options: PipelineOptions, wiring: PipelineWiring): RestClient {

@@ -6,6 +6,7 @@
  */
 
 import type { Dispatcher } from 'undici';
+import { optionNames } from '../core/bounds.js';
 import type { CredentialKind, HttpMethod, OperationId, RouteDefinition } from '../core/routes.js';
 import type { Logger } from '../observe/events.js';
 import type { RequestHooks } from '../observe/hooks.js';
@@ -108,6 +109,13 @@ export interface PipelineOptions extends RetryOptions {
    */
   hooks?: RequestHooks | undefined;
 }
+
+/** The names of every pipeline option: `Client` and `WebhookClient` refuse any other. */
+export const PIPELINE_OPTIONS = optionNames<PipelineOptions>({
+  ...{ retries: true, baseDelayMs: true, maxDelayMs: true, transport: true, dispatcher: true, timeoutMs: true, deadlineMs: true },
+  ...{ maxResponseBytes: true, maxRateLimitWaitMs: true, maxRateLimitPauseMs: true, rejectOnRateLimit: true, webhookRateLimit: true },
+  ...{ globalRateLimit: true, rateLimitStore: true, allowInsecureHttp: true, logger: true, clock: true, hooks: true },
+});
 
 /** Options every SDK method accepts as its last argument. */
 export interface CallOptions {

@@ -11,6 +11,7 @@
  */
 
 import { ValidationError, type ValidationIssue } from '../errors/local.js';
+import { checkCount, checkDuration, optionNames, refuseUnknownOptions } from '../core/bounds.js';
 
 /** Called before each wait with its length; throw to refuse waiting that long. */
 export type WaitGuard = (delayMs: number, reason: 'global' | 'bucket' | 'webhook') => void;
@@ -51,6 +52,27 @@ export interface RateLimitHeaders {
    * other) from one of a new window. @default undefined (not sent)
    */
   resetAtMs?: number | undefined;
+}
+
+const WINDOW_OPTIONS = optionNames<WebhookWindowOptions>({ limit: true, windowMs: true });
+
+/** Refuses a rolling window (`webhookRateLimit`, `globalRateLimit`) with an unknown name, a limit that is not a whole number from 1, or a `windowMs` out of a timer's range; `undefined` or `false` passes. */
+export function checkWindow(operation: string, name: string, window: WebhookWindowOptions | GlobalRateLimitOptions | false | undefined): void {
+  if (typeof window !== 'object' || window === null) return;
+  refuseUnknownOptions(`${operation} (${name})`, window, WINDOW_OPTIONS);
+  checkCount(operation, `${name}.limit`, window.limit, { min: 1 });
+  checkDuration(operation, `${name}.windowMs`, window.windowMs, { min: 1 });
+}
+
+const SETTINGS = optionNames<RateLimitSettings>({ now: true, webhookWindow: true, maxPauseMs: true, globalRateLimit: true });
+
+/** Refuses settings a rate-limit store cannot honour (`new MemoryRateLimitStore(settings)`), each named in a `ValidationError`. */
+export function checkRateLimitSettings(operation: string, settings: Partial<RateLimitSettings> | undefined): void {
+  if (settings === undefined) return;
+  refuseUnknownOptions(operation, settings, SETTINGS);
+  checkDuration(operation, 'maxPauseMs', settings.maxPauseMs);
+  checkWindow(operation, 'webhookWindow', settings.webhookWindow);
+  checkWindow(operation, 'globalRateLimit', settings.globalRateLimit);
 }
 
 /** What a client tells the store it uses, once, when it is created. */

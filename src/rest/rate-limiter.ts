@@ -12,6 +12,7 @@
 import PQueue from 'p-queue';
 import {
   attachSettings,
+  checkRateLimitSettings,
   RouteHashes,
   type Lane,
   type RateLimitHeaders,
@@ -101,7 +102,9 @@ export class RateLimiter implements RateLimitStore {
    * 600000 ms, no global cap). Without them, the first client it is given to
    * sets them. @default undefined (the first client's)
    */
+  /** Refuses settings it cannot honour (an unknown name, a duration past 2^31 - 1 ms) with a `ValidationError` naming each. */
   constructor(settings?: Partial<RateLimitSettings>) {
+    checkRateLimitSettings('MemoryRateLimitStore', settings);
     this.#webhooks = new WebhookWindows(() => this.#now(), DEFAULT_SETTINGS.webhookWindow);
     if (settings !== undefined) this.#use({ ...DEFAULT_SETTINGS, ...settings });
   }

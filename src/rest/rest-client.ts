@@ -9,6 +9,7 @@
 import { chooseCredential, credentialOrder, type CredentialSet } from '../auth/credential-choice.js';
 import { AbortError, type ApiError, AuthenticationError, InsecureTransportError, RateLimitError, ValidationError } from '../errors/index.js';
 import { isInsecureRemoteUrl } from '../core/loopback.js';
+import { checkDuration } from '../core/bounds.js';
 import { buildPath, buildQuery, checkHeaders, checkRouteTemplate } from '../core/path.js';
 import { routes, type OperationId, type RouteDefinition } from '../core/routes.js';
 import { SDK_VERSION } from '../core/version.js';
@@ -126,9 +127,13 @@ export class RestClient {
         major: typeof majorValue === 'string' ? majorValue : '',
         lane: route.lane === 'priority' ? 'priority' : 'normal',
         retries: input.retries === undefined ? config.retry.retries : Math.max(0, Math.floor(input.retries)),
-        timeoutMs: input.timeoutMs ?? config.timeoutMs,
+        timeoutMs: input.timeoutMs === undefined ? config.timeoutMs : checkDuration(operation, 'timeoutMs', input.timeoutMs),
         maxResponseBytes: input.maxResponseBytes ?? config.maxResponseBytes,
-        deadline: new CallDeadline(config.now, input.deadlineMs ?? config.deadlineMs, input.signal),
+        deadline: new CallDeadline(
+          config.now,
+          input.deadlineMs === undefined ? config.deadlineMs : checkDuration(operation, 'deadlineMs', input.deadlineMs),
+          input.signal,
+        ),
       };
       try {
         first = this.#prepareAttempt(call);

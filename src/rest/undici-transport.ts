@@ -19,6 +19,7 @@ import {
   type TransportResponse,
   type TransportSignal,
 } from './transport.js';
+import { checkCount, checkDuration, optionNames, refuseUnknownOptions } from '../core/bounds.js';
 
 /** Options of {@link UndiciTransport}. */
 export interface UndiciTransportOptions {
@@ -30,6 +31,8 @@ export interface UndiciTransportOptions {
   keepAliveTimeoutMs?: number | undefined;
 }
 
+const UNDICI_TRANSPORT_OPTIONS = optionNames<UndiciTransportOptions>({ dispatcher: true, connections: true, keepAliveTimeoutMs: true });
+
 /** The default Node transport, on undici's `dispatch()` with keep-alive pools. */
 export class UndiciTransport implements Transport {
   readonly #pools = new Map<string, Dispatcher>();
@@ -37,10 +40,12 @@ export class UndiciTransport implements Transport {
   readonly #connections: number;
   readonly #keepAliveTimeout: number;
 
+  /** Refuses an unknown option, a `connections` that is not a whole number from 1, a `keepAliveTimeoutMs` past 2^31 - 1 ms, with a `ValidationError`. */
   constructor(options: UndiciTransportOptions = {}) {
+    refuseUnknownOptions('UndiciTransport', options, UNDICI_TRANSPORT_OPTIONS);
     this.#dispatcher = options.dispatcher;
-    this.#connections = options.connections ?? 128;
-    this.#keepAliveTimeout = options.keepAliveTimeoutMs ?? 4000;
+    this.#connections = checkCount('UndiciTransport', 'connections', options.connections, { min: 1 }) ?? 128;
+    this.#keepAliveTimeout = checkDuration('UndiciTransport', 'keepAliveTimeoutMs', options.keepAliveTimeoutMs) ?? 4000;
   }
 
   #poolFor(origin: string): Dispatcher {

@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_TIMER_MS, checkCount, checkDuration, clampNumber, refuseUnknownOptions } from '../../src/core/bounds.js';
-import { ValidationError } from '../../src/errors/local.js';
-
-function refusal(run: () => unknown): ValidationError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ValidationError) return error;
-    throw error;
-  }
-  throw new Error('expected a ValidationError, got none');
-}
+import { MAX_TIMER_MS, checkCount, checkDuration, clampNumber, optionNames, refuseUnknownOptions } from '../../src/core/bounds.js';
+import { validationRefusal as refusal } from '../helpers/refusal.js';
 
 describe('bounds: the one home of number and option checks', () => {
   it('refuses a duration a timer cannot honour, naming the option', () => {
@@ -55,5 +45,19 @@ describe('bounds: the one home of number and option checks', () => {
     ]);
     expect(() => refuseUnknownOptions('new Client', { token: 'x', clock: () => 1 }, ['token', 'clock'])).not.toThrow();
     expect(() => refuseUnknownOptions('new Client', undefined, ['token'])).not.toThrow();
+  });
+
+  it('lists the names of an options type from an object the compiler checks against it', () => {
+    interface Options {
+      clock?: () => number;
+      timeoutMs?: number | undefined;
+    }
+    const names = optionNames<Options>({ clock: true, timeoutMs: true });
+    expect(names).toEqual(['clock', 'timeoutMs']);
+    expect(Object.isFrozen(names)).toBe(true);
+    // @ts-expect-error an option of the type left out of the list does not compile
+    optionNames<Options>({ clock: true });
+    // @ts-expect-error a name the type does not have does not compile
+    optionNames<Options>({ clock: true, timeoutMs: true, now: true });
   });
 });

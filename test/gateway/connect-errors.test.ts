@@ -84,3 +84,45 @@ describe('connect() to something that is not a Gateway', () => {
     }
   });
 });
+
+describe('connect() with Redis down names the component that failed', () => {
+  const down = { isReady: false, sendCommand: () => Promise.reject(new Error('unreachable')) };
+
+  it('the shard coordinator, not a session store that was never configured', async () => {
+    const { createRedisShardCoordinator } = await import('../../src/redis/index.js');
+    const client = new Client({
+      baseUrl: 'http://127.0.0.1:9',
+      auth: { botToken: TOKEN },
+      gateway: {
+        url: 'ws://127.0.0.1:9/gateway',
+        shards: 'auto',
+        shardCount: 2,
+        maxConcurrency: 1,
+        coordinator: createRedisShardCoordinator({ client: down }),
+      },
+    });
+    const error = await client.gateway.connect().catch((e: unknown) => e);
+    await client.close();
+    expect(isGatewayError(error), String(error)).toBe(true);
+    expect((error as Error).message).toBe('The shard coordinator failed: the Redis client is not connected');
+    expect((error as Error).message).not.toMatch(/session store/);
+  });
+
+  it('the Identify throttle, not the rate-limit store (whose advice would not apply)', async () => {
+    const { createRedisIdentifyThrottle } = await import('../../src/redis/index.js');
+    const { startWsServer, behaveWell } = await import('../helpers/ws-server.js');
+    const ws = await startWsServer(behaveWell);
+    const client = new Client({
+      baseUrl: 'http://127.0.0.1:9',
+      auth: { botToken: TOKEN },
+      gateway: { url: ws.url, connectTimeoutMs: 300, identifyThrottle: createRedisIdentifyThrottle({ client: down }) },
+    });
+    const errors: Error[] = [];
+    client.gateway.on('error', (error) => errors.push(error));
+    await client.gateway.connect().catch(() => undefined);
+    await client.close();
+    await ws.close();
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors[0]?.message).toBe('no Identify turn: The Identify throttle (Redis) failed: the Redis client is not connected; reconnecting');
+  });
+});

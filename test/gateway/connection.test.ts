@@ -140,8 +140,8 @@ describe('the upgrade request (point 13)', () => {
   });
 });
 
-/** A server that closes each connection after Identify with the next code of `script` ('ready' answers READY). */
-function identifyScript(script: (number | 'ready')[]) {
+/** A server that closes each connection after Identify with the next code of `script` ('ready' answers READY, 'early' Invalid Session). */
+function identifyScript(script: (number | 'ready' | 'early')[]) {
   return (peer: WsPeer, index: number) => {
     peer.send(frames.hello(45_000));
     peer.socket.on('message', (data) => {
@@ -150,6 +150,7 @@ function identifyScript(script: (number | 'ready')[]) {
       if (frame.op !== 2) return;
       const step = script[index] ?? 'ready';
       if (step === 'ready') peer.send(frames.ready(1));
+      else if (step === 'early') peer.send({ op: 9, d: false });
       else peer.close(step, `scripted ${step}`);
     });
   };
@@ -193,6 +194,23 @@ describe('Identify that never becomes READY (point 14)', () => {
     expect(error).toBeInstanceOf(GatewayFatalError);
     expect(strict.peers).toHaveLength(2);
   });
+
+  it('does not count an Identify refused for pacing (Invalid Session before READY, or 4008), and says it was pacing', async () => {
+    const script = identifyScript(['early', 'early', 4008, 'early', 'ready']);
+    const ws = await server();
+    ws.onConnection((peer) => script(peer, ws.peers.length - 1));
+    const { gateway, errors, reconnecting } = gatewayFor(ws.url, { connectTimeoutMs: 20_000, random: () => 0 });
+    await gateway.connect();
+    expect(ws.peers, 'five Identify, four refused for pacing, then READY').toHaveLength(5);
+    expect(errors).toEqual([]);
+    const reasons = reconnecting.map((event) => event.reason);
+    expect(
+      reasons.filter((reason) =>
+        /^invalid session \(not resumable\) before READY: the Identify came too early \(pacing\), not counted toward maxIdentifyFailures$/.test(reason),
+      ),
+    ).toHaveLength(3);
+    expect(reasons.join()).not.toMatch(/token/);
+  }, 15_000);
 
   it('counts a READY timeout after Identify as a failed attempt too', async () => {
     const ws = await server((peer) => peer.send(frames.hello(45_000)));

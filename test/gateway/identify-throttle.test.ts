@@ -80,3 +80,12 @@ describe('the in-memory Identify throttle', () => {
     expect(at).toBe(5000);
   });
 });
+
+describe('createMemoryIdentifyThrottle options', () => {
+  it('refuses now (renamed clock), unknown names and an intervalMs past 2^31 - 1 ms, naming each', () => {
+    expect(() => createMemoryIdentifyThrottle({ now: () => 0 } as never)).toThrow(/now: was renamed or removed: use clock/);
+    expect(() => createMemoryIdentifyThrottle({ interval: 10 } as never)).toThrow(/interval: is not an option of createMemoryIdentifyThrottle/);
+    for (const intervalMs of [3e9, Number.POSITIVE_INFINITY, -1]) expect(() => createMemoryIdentifyThrottle({ intervalMs })).toThrow(/intervalMs: must/);
+    expect(() => createMemoryIdentifyThrottle({ intervalMs: 0, clock: () => 0 })).not.toThrow();
+  });
+});

@@ -8,6 +8,7 @@
 import { expect, it, vi } from 'vitest';
 import { Client, isValidationError, MemoryGatewaySessionStore, shardOfGuild } from '../../src/index.js';
 import { autoReshardInterval, fleetReshardStep, newShardSet, RecentInteractions, RESHARD_DEDUPE_MS, watchRecommendation } from '../../src/gateway/reshard.js';
+import { checkGatewayOptions } from '../../src/gateway/options.js';
 import { useEmulatorWithAdmin } from '../helpers/emulators.js';
 import { until } from '../helpers/until.js';
 
@@ -181,7 +182,7 @@ it('the automatic mode reshards only to more shards, one reshard at a time, and 
     recommended = 9;
     await vi.advanceTimersByTimeAsync(5000);
     expect(reshards).toEqual([6]);
-    expect(() => autoReshardInterval({ intervalMs: 10 })).toThrow(/at least 1000/);
+    expect(() => checkGatewayOptions('gateway.connect', { autoReshard: { intervalMs: 10 } })).toThrow(/gateway.autoReshard.intervalMs: must be at least 1000/);
     expect(autoReshardInterval(true)).toBe(3_600_000);
     expect(autoReshardInterval(false)).toBeUndefined();
   } finally {

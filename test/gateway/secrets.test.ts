@@ -5,7 +5,7 @@
  */
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SecretBook } from '../../src/gateway/secrets.js';
+import { MAX_CAUSE_DEPTH, MAX_REMEMBERED_INTERACTION_TOKENS, SecretBook, errorTexts, scrubError } from '../../src/gateway/secrets.js';
 import { Client, INTERACTION_LIFETIME_MS } from '../../src/index.js';
 import { SECRETS } from '../helpers/index.js';
 import { behaveWell, frames, startWsServer, type WsPeer, until } from '../helpers/ws-server.js';
@@ -66,17 +66,105 @@ describe('secrets in Gateway events', () => {
     expect(text).toContain('someone pasted [redacted] here');
     expect(text).toContain('was sent from the wrong place');
   });
+
+  it('scrubs the bot token from the cause chain of an error event', async () => {
+    const ws = await startWsServer(behaveWell);
+    cleanups.push(() => ws.close());
+    let turns = 0;
+    const identifyThrottle = {
+      wait: async () => {
+        if (++turns === 1) throw new Error('the throttle failed', { cause: new Error(`its store said: bad token ${SECRETS.botToken}`) });
+      },
+    };
+    const client = new Client({
+      baseUrl: 'http://127.0.0.1:9',
+      auth: { botToken: SECRETS.botToken },
+      gateway: { url: ws.url, identifyThrottle, reconnectBaseDelayMs: 5, reconnectMaxDelayMs: 20 },
+    });
+    cleanups.push(() => client.close());
+    const errors: Error[] = [];
+    client.gateway.on('error', (error) => errors.push(error));
+    await client.gateway.connect();
+    expect(errors.length).toBeGreaterThan(0);
+    const chain: string[] = [];
+    for (let error: unknown = errors[0]; error instanceof Error; error = error.cause) chain.push(error.message, error.stack ?? '');
+    expect(chain.join('\n'), 'the cause of the Identify throttle failure').toContain('its store said: bad token [redacted]');
+    expect(chain.join('\n')).not.toContain(SECRETS.botToken);
+  });
+
+  it('keeps every interaction token redacted for its lifetime after a flood of 1,200 interactions', async () => {
+    const ws = await startWsServer(behaveWell);
+    cleanups.push(() => ws.close());
+    const client = new Client({ baseUrl: 'http://127.0.0.1:9', auth: { botToken: SECRETS.botToken }, gateway: { url: ws.url } });
+    cleanups.push(() => client.close());
+    const gateway = client.gateway;
+    let created = 0;
+    gateway.on('interactionCreate', () => void created++);
+    const quoted: unknown[] = [];
+    gateway.on('dispatch', (event) => {
+      if (event.t === 'MESSAGE_CREATE') quoted.push(event.d);
+    });
+    await gateway.connect();
+    const peer = await ws.peer(0);
+    const tokenOf = (i: number) => `flood-${i}-Fx${(i * 7919).toString(36)}.secret`;
+    for (let i = 1; i <= 1200; i++) peer.send(frames.dispatch('INTERACTION_CREATE', i + 1, { id: `i${i}`, type: 2, token: tokenOf(i), data: { name: 'x' } }));
+    await until(() => created === 1200);
+    peer.send(frames.dispatch('MESSAGE_CREATE', 1202, { content: `leaked ${tokenOf(1)} and ${tokenOf(151)} and ${tokenOf(1200)}` }));
+    await until(() => quoted.length === 1);
+    expect(JSON.stringify(quoted[0]), 'tokens #1, #151 and #1200 quoted after 1,200 interactions').toBe(
+      JSON.stringify({ content: 'leaked [redacted] and [redacted] and [redacted]' }),
+    );
+  });
 });
 
 describe('SecretBook', () => {
   it('remembers interaction tokens for their lifetime only, and at most `capacity` of them', () => {
     let now = 1_000_000;
-    const book = new SecretBook(() => now, 3);
-    for (const token of ['tok-aaaa', 'tok-bbbb', 'tok-cccc', 'tok-dddd']) book.remember(token);
-    expect(book.interactionTokens()).toEqual(['tok-bbbb', 'tok-cccc', 'tok-dddd']);
+    let full = 0;
+    const book = new SecretBook(
+      () => now,
+      3,
+      () => void full++,
+    );
+    for (const token of ['tok-aaaa', 'tok-bbbb', 'tok-cccc', 'tok-dddd', 'tok-ffff']) book.remember(token);
+    expect(book.interactionTokens()).toEqual(['tok-cccc', 'tok-dddd', 'tok-ffff']);
+    expect(full, 'onFull is told once while the book stays full').toBe(1);
     now += INTERACTION_LIFETIME_MS + 1;
     book.remember('tok-eeee');
     expect(book.interactionTokens()).toEqual(['tok-eeee']);
+    for (const token of ['tok-gggg', 'tok-hhhh', 'tok-iiii']) book.remember(token);
+    expect(full, 'told again once it had room and filled up').toBe(2);
+  });
+
+  it('keeps every live token at any rate, growing its ring up to the hard cap and back to no more than it needs', () => {
+    let now = 0;
+    let full = 0;
+    const book = new SecretBook(
+      () => now,
+      MAX_REMEMBERED_INTERACTION_TOKENS,
+      () => void full++,
+    );
+    expect(book.slots).toBeLessThanOrEqual(1024);
+    // 5,000 tokens within one second: every one is still known a second before the first expires.
+    for (let i = 0; i < 5000; i++) {
+      now = i / 5;
+      book.remember(`tok-${i}-Gr${i.toString(36)}`);
+    }
+    now = INTERACTION_LIFETIME_MS - 1;
+    expect(book.scrubText('tok-0-Gr0, tok-150-Gr46, tok-4999-Gr3uv', undefined)).toBe('[redacted], [redacted], [redacted]');
+    expect(book.interactionTokens()).toHaveLength(5000);
+    expect(book.slots).toBe(8192);
+    expect(full).toBe(0);
+    // The cap holds: a book of 2,048 given 3,000 live tokens keeps the newest 2,048 and says so once.
+    const capped = new SecretBook(
+      () => 0,
+      2048,
+      () => void full++,
+    );
+    for (let i = 0; i < 3000; i++) capped.remember(`cap-${i}`);
+    expect(capped.slots).toBe(2048);
+    expect(capped.interactionTokens()[0]).toBe('cap-952');
+    expect(full).toBe(1);
   });
 
   it('checks each string only against the tokens whose anchor it holds, and still scrubs every encoded form', () => {
@@ -155,5 +243,26 @@ describe('SecretBook', () => {
     for (let i = 0; i < 5000; i++) book.remember(`tok-${i}-Zz99`);
     const texts = Array.from({ length: 5000 }, (_, i) => `tok-${i}-Zz99`);
     expect(book.secretsIn(texts, undefined).sort()).toEqual(['tok-4997-Zz99', 'tok-4998-Zz99', 'tok-4999-Zz99']);
+  });
+
+  it('scrubs secrets from every error of a cause chain, to a bounded depth', () => {
+    const secret = 'cause-Cc77-token';
+    const root = new Error(`root quotes ${secret}`);
+    const middle = new Error('middle', { cause: root });
+    const top = new Error('top', { cause: middle });
+    expect(errorTexts(top).join(' ')).toContain(secret);
+    scrubError(top, [secret]);
+    expect(root.message).toBe('root quotes [redacted]');
+    expect(root.stack).not.toContain(secret);
+    // A cycle ends the walk; a chain deeper than the bound is cut there.
+    const looped = new Error(`loop ${secret}`);
+    looped.cause = new Error('back', { cause: looped });
+    expect(scrubError(looped, [secret]).message).toBe('loop [redacted]');
+    let deep = new Error(`deepest ${secret}`);
+    const deepest = deep;
+    for (let i = 0; i < MAX_CAUSE_DEPTH + 2; i++) deep = new Error(`level ${i}`, { cause: deep });
+    scrubError(deep, [secret]);
+    expect(deepest.message).toContain(secret);
+    expect(errorTexts(deep)).toHaveLength(2 * (MAX_CAUSE_DEPTH + 1));
   });
 });

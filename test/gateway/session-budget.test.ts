@@ -6,9 +6,10 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client, isGatewayFatalError, isSessionBudgetError, SessionBudgetError } from '../../src/index.js';
-import { SessionBudget, defaultReserve, readSessionStartLimit } from '../../src/gateway/session-budget.js';
+import { MAX_SESSION_RESET_MS, SessionBudget, defaultReserve, readSessionStartLimit } from '../../src/gateway/session-budget.js';
 import { createEmulator, type Emulator } from '../../src/testing/index.js';
-import { startScript } from '../helpers/index.js';
+import { startLoopbackServer, startScript } from '../helpers/index.js';
+import { behaveWell, startWsServer, until } from '../helpers/ws-server.js';
 
 const limit = (remaining: number, total = 1000, resetAfter = 60_000) => ({
   session_start_limit: { total, remaining, reset_after: resetAfter, max_concurrency: 1 },
@@ -33,6 +34,30 @@ describe('SessionBudget', () => {
     expect(refused).toBeInstanceOf(SessionBudgetError);
     expect(refused).toMatchObject({ remaining: 3, total: 10, reserve: 3, resetAfterMs: 90_000 });
     expect((refused as Error).message).toMatch(/3 of 10 session starts are left today, and 3 are kept in reserve .* resets in 90 s/);
+  });
+
+  it('clamps a reset_after past a day (3e9 would be a 1 ms timer asking GET /gateway/bot in a loop)', async () => {
+    expect(readSessionStartLimit(limit(7, 10, 3e9))?.resetAfterMs).toBe(MAX_SESSION_RESET_MS);
+    const service = await startLoopbackServer((_request, response) => {
+      response.setHeader('content-type', 'application/json');
+      response.end(JSON.stringify({ url: 'ws://unused', shards: 1, ...limit(1, 1000, 3e9) }));
+    });
+    const ws = await startWsServer(behaveWell);
+    const client = new Client({ baseUrl: service.url, auth: { botToken: 'budget-bot.Tk1' }, gateway: { url: ws.url } });
+    const delays: number[] = [];
+    client.gateway.on('reconnecting', (event) => delays.push(event.delayMs));
+    try {
+      const error = await client.gateway.connect().catch((e: unknown) => e);
+      expect(isSessionBudgetError(error), String(error)).toBe(true);
+      expect((error as SessionBudgetError).resetAfterMs).toBe(MAX_SESSION_RESET_MS);
+      await until(() => delays.length > 0);
+      expect(delays, 'the retry waits for the (clamped) reset, once').toEqual([MAX_SESSION_RESET_MS]);
+      expect(service.requests.filter((request) => request.url.endsWith('/gateway/bot'))).toHaveLength(1);
+    } finally {
+      await client.close();
+      await ws.close();
+      await service.close();
+    }
   });
 
   it('when the service cannot be asked, counts down from what it said last; with nothing known, identifies', async () => {

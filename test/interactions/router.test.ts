@@ -178,3 +178,12 @@ describe('types of router handlers', () => {
     expectTypeOf(new Client({}).gateway.use).parameter(0).toEqualTypeOf<InteractionRouter>();
   });
 });
+
+describe('createInteractionRouter options', () => {
+  it('refuses unknown names and a holdUnclaimedMs past 2^31 - 1 ms, naming each', () => {
+    expect(() => createInteractionRouter({ holdMs: 5 } as never)).toThrow(/holdMs: is not an option of createInteractionRouter/);
+    for (const holdUnclaimedMs of [3e9, Number.POSITIVE_INFINITY, -1])
+      expect(() => createInteractionRouter({ holdUnclaimedMs })).toThrow(/holdUnclaimedMs: must/);
+    expect(() => createInteractionRouter({ holdUnclaimedMs: 0, maxWaiters: 3 })).not.toThrow();
+  });
+});

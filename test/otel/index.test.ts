@@ -214,3 +214,9 @@ describe('stream steps as spans', () => {
     expect(spans[2]?.status.code).toBe(SpanStatusCode.ERROR);
   });
 });
+
+describe('createOtelTracing options', () => {
+  it('refuses an unknown option, naming it', () => {
+    expect(() => createOtelTracing({ provider: trace.getTracerProvider() } as never)).toThrow(/provider: is not an option of createOtelTracing/);
+  });
+});

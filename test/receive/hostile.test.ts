@@ -175,6 +175,52 @@ describe('the receiver against a hostile sender', () => {
     expect((await post(url.origin, delivery.body, delivery.headers)).status).toBe(200);
   });
 
+  it('serves valid deliveries while 256 connections trickle bodies and reconnect when dropped: the slowest pending body is evicted for them', async () => {
+    let now = NOW_MS;
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, clock: () => now });
+    const handled: string[] = [];
+    receiver.on('delivery', (delivery) => void handled.push(delivery.id));
+    const url = new URL(await serve(receiver));
+    const answers: string[] = [];
+    const sockets = new Set<Socket>();
+    let attacking = true;
+    /** A slowloris sender that opens a new connection as soon as its last one is dropped. */
+    const attacker = (): void => {
+      const socket = connect(Number(url.port), url.hostname, () => {
+        socket.write(`POST / HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`);
+      });
+      sockets.add(socket);
+      let text = '';
+      socket.on('data', (chunk: Buffer) => void (text += chunk.toString()));
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        sockets.delete(socket);
+        answers.push(text);
+        if (attacking) attacker();
+      });
+    };
+    try {
+      for (let i = 0; i < 256; i++) attacker();
+      await waitFor(() => receiver.toJSON()['pendingBodies'] === 256, 10_000);
+      // The attack has held every place for a while (the receiver's clock): its bodies are past the eviction grace.
+      now += 2000;
+      const statuses: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        const delivery = signedDelivery({ id: `during-attack-${i}` });
+        statuses.push((await post(url.origin, delivery.body, delivery.headers)).status);
+      }
+      expect(statuses, 'valid deliveries during the attack').toEqual(Array(20).fill(200));
+      expect(handled).toHaveLength(20);
+      // Each delivery that found every place taken evicted a trickling body (408, connection closed); the attacker reconnected.
+      await waitFor(() => answers.length > 0 && receiver.toJSON()['pendingBodies'] === 256);
+      for (const text of answers) expect(text, 'what an evicted attacker is answered').toMatch(/^HTTP\/1\.1 408 [\s\S]*body-timeout/);
+      expect(sockets.size).toBe(256);
+    } finally {
+      attacking = false;
+      for (const socket of sockets) socket.destroy();
+    }
+  }, 30_000);
+
   it('still takes the hand-made canonical signature', async () => {
     const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, clock: () => NOW_MS });
     const url = await serve(receiver);

@@ -200,6 +200,28 @@ describe('typed deliveries and the catch-all', () => {
     expect(() => createWebhookReceiver({ secret: WEBHOOK_SECRET, toleranceMs: -1 })).toThrow(/toleranceMs/);
   });
 
+  it('refuses removed and unknown options, naming the new one, and durations past 2^31 - 1 ms', () => {
+    const issues = (options: Record<string, unknown>) => {
+      try {
+        createWebhookReceiver({ secret: WEBHOOK_SECRET, ...options });
+      } catch (error) {
+        return (error as { issues?: unknown }).issues;
+      }
+      return 'accepted';
+    };
+    expect(issues({ now: () => NOW_MS, toleranceSeconds: 300, maxBody: 5 })).toEqual([
+      { path: 'now', message: 'was renamed or removed: use clock' },
+      { path: 'toleranceSeconds', message: 'was renamed or removed: use toleranceMs (milliseconds: seconds x 1000)' },
+      { path: 'maxBody', message: 'is not an option of createWebhookReceiver' },
+    ]);
+    for (const name of ['toleranceMs', 'dedupeTtlMs', 'bodyTimeoutMs'])
+      for (const value of [3e9, Number.POSITIVE_INFINITY, Number.NaN])
+        expect((issues({ [name]: value }) as { path: string }[])[0]?.path, `${name}: ${value}`).toBe(name);
+    expect((issues({ maxPendingBodies: 1.5 }) as { path: string }[])[0]?.path).toBe('maxPendingBodies');
+    expect(issues({ toleranceMs: 60_000, dedupeTtlMs: 120_000 })).toBe('accepted');
+    expect(() => new MemoryReplayStore({ now: () => NOW_MS } as never)).toThrow(/now: was renamed or removed: use clock/);
+  });
+
   it('rejects receive() of a parsed body with a ValidationError that says what to pass', async () => {
     const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, clock: () => NOW_MS });
     const { body, headers } = signedDelivery();

@@ -41,3 +41,17 @@ describe('signWebhookDelivery', () => {
     expect(Object.keys(signWebhookDelivery({ body: 'plain text', secret: WEBHOOK_SECRET, deliveryId: 'x', eventType: 'y' }))).toHaveLength(4);
   });
 });
+
+describe('verifyWebhookDelivery and signWebhookDelivery options', () => {
+  it('refuse now (renamed clock), toleranceSeconds (renamed toleranceMs), unknown names and a tolerance past 2^31 - 1 ms', () => {
+    const body = JSON.stringify({ id: 'd1', type: 'T', data: {} });
+    expect(() => signWebhookDelivery({ body, secret: WEBHOOK_SECRET, now: () => NOW_MS } as never)).toThrow(/now: was renamed or removed: use clock/);
+    const headers = signWebhookDelivery({ body, secret: WEBHOOK_SECRET, clock: () => NOW_MS, deliveryId: 'd1', eventType: 'T' });
+    const verify = (extra: Record<string, unknown>) => () =>
+      verifyWebhookDelivery({ rawBody: body, headers, secret: WEBHOOK_SECRET, clock: () => NOW_MS, ...extra });
+    expect(verify({ toleranceSeconds: 300 })).toThrow(/toleranceSeconds: was renamed or removed: use toleranceMs/);
+    expect(verify({ tolerance: 300 })).toThrow(/tolerance: is not an option of verifyWebhookDelivery/);
+    expect(verify({ toleranceMs: 3e9 })).toThrow(/toleranceMs: must be at most 2147483647/);
+    expect(verify({ toleranceMs: 1000 })().id).toBe('d1');
+  });
+});

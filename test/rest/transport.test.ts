@@ -322,3 +322,12 @@ describe('the undici transport reads a body once, and settles what it is asked t
     }
   });
 });
+
+describe('UndiciTransport options', () => {
+  it('refuses unknown names, a connections count that is not whole and a keepAliveTimeoutMs past 2^31 - 1 ms, naming each', () => {
+    expect(() => new UndiciTransport({ keepAliveMs: 5 } as never)).toThrow(/keepAliveMs: is not an option of UndiciTransport/);
+    expect(() => new UndiciTransport({ connections: 1.5 })).toThrow(/connections: must be a whole number/);
+    expect(() => new UndiciTransport({ keepAliveTimeoutMs: 3e9 })).toThrow(/keepAliveTimeoutMs: must be at most 2147483647/);
+    expect(() => new UndiciTransport({ connections: 4, keepAliveTimeoutMs: 1000 })).not.toThrow();
+  });
+});
