@@ -1,3 +1,5 @@
+import { dirname, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { buildSync, type Plugin } from 'esbuild';
 import { defineConfig, type Options } from 'tsup';
 import { PAGE_SCRIPT_BUILD } from './src/testing/playground/assets/page-script.js';
@@ -50,12 +52,15 @@ export async function startShardWorkers() {
   throw new GatewayError(NO_GATEWAY_ON_WORKERS);
 }`,
 };
+/** The sources' folder: the stubs are keyed by their path under it. */
+const SRC = fileURLToPath(new URL('./src/', import.meta.url));
 const edgeStubs: Plugin = {
   name: 'edge-stubs',
   setup(build) {
-    build.onResolve({ filter: /^\.\/(undici-transport|connection|worker-pool)\.js$/ }, (args) => {
-      const key = `${args.resolveDir.split(/[\\/]/).at(-1)}/${args.path.slice(2)}`;
-      return key in NODE_ONLY ? { path: key, namespace: 'edge-stub', pluginData: args.resolveDir } : undefined;
+    // Any relative import of one of these modules, from any entry (src/transport.ts imports ./rest/undici-transport.js).
+    build.onResolve({ filter: /^\.{1,2}\/(.*\/)?(undici-transport|connection|worker-pool)\.js$/ }, (args) => {
+      const key = relative(SRC, resolve(args.resolveDir, args.path)).split(sep).join('/');
+      return key in NODE_ONLY ? { path: key, namespace: 'edge-stub', pluginData: dirname(resolve(SRC, key)) } : undefined;
     });
     build.onLoad({ filter: /.*/, namespace: 'edge-stub' }, (args) => {
       const contents = NODE_ONLY[args.path];
@@ -114,7 +119,7 @@ export default defineConfig([
     esbuildPlugins: [edgeStubs],
     removeNodeProtocol: false,
     external: [/^node:/],
-    entry: { index: 'src/index.ts' },
+    entry: { index: 'src/index.ts', transport: 'src/transport.ts' },
     outDir: 'dist/edge',
     format: ['esm'],
     clean: false,

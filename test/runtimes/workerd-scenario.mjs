@@ -10,6 +10,14 @@ import { expectEqual, startEmulatorWithPing, step } from './scenario.mjs';
 const PROBE = fileURLToPath(new URL('./worker.ts', import.meta.url));
 /** The issue's ceiling for a Worker with the receiver, the router and the REST client, gzipped. */
 export const WORKER_GZIP_LIMIT = 100 * 1024;
+/** Packages only Node runs: none may be in a Worker's bundle (the edge build of every entry leaves them out). */
+const NODE_ONLY_PACKAGES = /[\\/]node_modules[\\/](undici|ws)[\\/]/;
+
+/** Throws naming the bundle and the files when `bundle` holds a Node-only package. */
+function expectEdgeOnly(runtime, name, bundle) {
+  const nodeOnly = bundle.inputs.filter(({ file }) => NODE_ONLY_PACKAGES.test(file)).map(({ file }) => file);
+  if (nodeOnly.length > 0) throw new Error(`${runtime}: ${name} bundles Node-only packages: ${nodeOnly.slice(0, 5).join(', ')}`);
+}
 
 /** Runs the scenario; resolves with a one-line account, rejects naming the failed step. */
 export async function workerdScenario(runtime = 'workerd') {
@@ -20,7 +28,11 @@ export async function workerdScenario(runtime = 'workerd') {
   const gzipped = gzipSync(example.code).byteLength;
   if (gzipped > WORKER_GZIP_LIMIT)
     throw new Error(`${runtime}: the example Worker bundles to ${(gzipped / 1024).toFixed(1)} KB gzipped, over the 100 KB limit`);
-  const { code } = await bundleWorker({ entry: PROBE });
+  expectEdgeOnly(runtime, 'the example Worker', example);
+  // The probe imports community-chat-sdk/transport too: its workerd condition must keep undici out as the main entry's does.
+  const probeBundle = await bundleWorker({ entry: PROBE });
+  expectEdgeOnly(runtime, 'the probe Worker (community-chat-sdk and community-chat-sdk/transport)', probeBundle);
+  const { code } = probeBundle;
   const { emulator, admin, botName, close } = await startEmulatorWithPing();
   const appId = emulator.seed.applicationId;
   let worker;
@@ -47,6 +59,12 @@ export async function workerdScenario(runtime = 'workerd') {
     if (!/^GatewayError: .*Cloudflare Workers do not run.*createWebhookReceiver/.test(probe)) {
       throw new Error(`${runtime}: gateway.connect() in the Worker should be refused pointing to HTTP interactions; it gave: ${probe}`);
     }
+    const viaTransport = await step(
+      runtime,
+      'REST call with FetchTransport from community-chat-sdk/transport inside the Worker',
+      fetch(new URL('/transport-probe', url)).then((response) => response.text()),
+    );
+    expectEqual(runtime, 'the name GET /users/@me read through community-chat-sdk/transport', viaTransport, botName);
     await admin.applicationWebhooks.update(appId, hook.id, { url: new URL('/interactions', url).href });
     const interaction = emulator.invokeCommand({ name: 'ping' });
     expectEqual(runtime, '/ping went out as a webhook delivery', interaction.via, 'webhook');
