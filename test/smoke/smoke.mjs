@@ -120,12 +120,24 @@ for (const [label, sdk, transport] of [
   });
 }
 
-await check('the main entry loads neither ws nor zod, nor the testing kit, until they are used', () => {
-  const probe =
-    "require('./dist/index.cjs'); process.stdout.write(JSON.stringify(Object.keys(require.cache).filter((k) => /node_modules[\\/](ws|zod)[\\/]|[\\/]dist[\\/]testing[\\/]/.test(k))))";
-  const loaded = JSON.parse(execFileSync(process.execPath, ['-e', probe], { cwd: new URL('../..', import.meta.url), encoding: 'utf8' }));
-  assert.deepEqual(loaded, []);
-});
+// undici (npm) is loaded by the undici transport's first request, not by the import: it pulls in net, http, http2, dns and worker_threads.
+const NOT_AT_IMPORT = String.raw`/node_modules[\/](ws|zod|undici)[\/]|[\/]dist[\/]testing[\/]/`;
+for (const [label, args] of [
+  ['require', ['-e', `require('./dist/index.cjs'); process.stdout.write(JSON.stringify(Object.keys(require.cache).filter((k) => ${NOT_AT_IMPORT}.test(k))))`]],
+  [
+    'import',
+    [
+      '--input-type=module',
+      '-e',
+      `await import('./dist/index.js'); const { createRequire } = await import('node:module'); const cache = createRequire(process.cwd() + '/').cache; process.stdout.write(JSON.stringify(Object.keys(cache).filter((k) => ${NOT_AT_IMPORT}.test(k))))`,
+    ],
+  ],
+]) {
+  await check(`${label}: the main entry loads neither undici, ws nor zod, nor the testing kit, until they are used`, () => {
+    const loaded = JSON.parse(execFileSync(process.execPath, args, { cwd: new URL('../..', import.meta.url), encoding: 'utf8' }));
+    assert.deepEqual(loaded, [], `${label}: loaded at import time`);
+  });
+}
 
 await check('errors from one copy are recognised by the other', async () => {
   const client = new cjs.Client({ baseUrl, auth: { botToken: 'smoke-token' } });
