@@ -27,12 +27,15 @@ const playgroundScript: Plugin = {
 /**
  * The edge build (`dist/edge/`, the `workerd` and `worker` export
  * conditions): the main entry without the parts only Node runs, each put in
- * place of its module by one that refuses with the SDK's own error. Neither
+ * place of its module by one that refuses with the SDK's own error, and
+ * `core/edge-build.ts` saying it is the edge build (fetch by default, the
+ * Gateway refused up front, whatever runtime is detected). Neither
  * undici, `ws` nor `node:worker_threads` is imported, so a Worker bundles
  * and loads it; the runtime checks (`core/runtime.ts`) refuse these paths
  * before they are reached.
  */
 const NODE_ONLY: Record<string, string> = {
+  'core/edge-build.js': 'export const EDGE_BUILD = true;',
   'rest/undici-transport.js': `import { ValidationError } from '../errors/local.js';
 export class UndiciTransport {
   constructor() {
@@ -58,7 +61,7 @@ const edgeStubs: Plugin = {
   name: 'edge-stubs',
   setup(build) {
     // Any relative import of one of these modules, from any entry (src/transport.ts imports ./rest/undici-transport.js).
-    build.onResolve({ filter: /^\.{1,2}\/(.*\/)?(undici-transport|connection|worker-pool)\.js$/ }, (args) => {
+    build.onResolve({ filter: /^\.{1,2}\/(.*\/)?(undici-transport|connection|worker-pool|edge-build)\.js$/ }, (args) => {
       const key = relative(SRC, resolve(args.resolveDir, args.path)).split(sep).join('/');
       return key in NODE_ONLY ? { path: key, namespace: 'edge-stub', pluginData: dirname(resolve(SRC, key)) } : undefined;
     });

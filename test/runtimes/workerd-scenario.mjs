@@ -56,7 +56,7 @@ export async function workerdScenario(runtime = 'workerd') {
       'gateway.connect() inside the Worker',
       fetch(new URL('/gateway-probe', url)).then((response) => response.text()),
     );
-    if (!/^GatewayError: .*Cloudflare Workers do not run.*createWebhookReceiver/.test(probe)) {
+    if (!/^GatewayError: .*edge runtimes .* do not run.*createWebhookReceiver/.test(probe)) {
       throw new Error(`${runtime}: gateway.connect() in the Worker should be refused pointing to HTTP interactions; it gave: ${probe}`);
     }
     const viaTransport = await step(

@@ -13,7 +13,9 @@ const cjsTesting = require('../../dist/testing/index.cjs');
 const esmTransport = await import('../../dist/transport.js');
 const cjsTransport = require('../../dist/transport.cjs');
 
+const requestsSeen = [];
 const server = http.createServer((request, response) => {
+  requestsSeen.push(request.url);
   response.setHeader('content-type', 'application/json');
   if (request.url.includes('missing')) {
     response.statusCode = 404;
@@ -138,6 +140,19 @@ for (const [label, args] of [
     assert.deepEqual(loaded, [], `${label}: loaded at import time`);
   });
 }
+
+await check('the edge build on Node (a runtime it does not detect as an edge one): fetch by default, the Gateway refused before any request', async () => {
+  const edge = await import('../../dist/edge/index.js');
+  const before = requestsSeen.length;
+  // Its undici transport refuses to be built: a client made with default options proves the default is fetch.
+  const client = new edge.Client({ baseUrl, auth: { botToken: 'smoke-token' } });
+  assert.equal((await client.channels.get('ch1')).id, 'ch1');
+  const refusal = await client.gateway.connect().catch((error) => error);
+  assert.equal(refusal?.name, 'GatewayError', `connect() in the edge build gave ${refusal}`);
+  assert.match(refusal.message, /createWebhookReceiver/);
+  assert.deepEqual(requestsSeen.slice(before), ['/api/v1/channels/ch1'], 'requests of the edge-build client');
+  await client.close();
+});
 
 await check('errors from one copy are recognised by the other', async () => {
   const client = new cjs.Client({ baseUrl, auth: { botToken: 'smoke-token' } });
