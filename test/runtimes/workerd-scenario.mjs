@@ -5,7 +5,7 @@
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { bundleWorker } from '../../scripts/bundle-worker.mjs';
-import { expectEqual, startEmulatorWithPing, step } from './scenario.mjs';
+import { CLEANUP_MS, expectEqual, startEmulatorWithPing, step, withCleanup } from './scenario.mjs';
 
 const PROBE = fileURLToPath(new URL('./worker.ts', import.meta.url));
 /** The issue's ceiling for a Worker with the receiver, the router and the REST client, gzipped. */
@@ -33,12 +33,16 @@ export async function workerdScenario(runtime = 'workerd') {
   const probeBundle = await bundleWorker({ entry: PROBE });
   expectEdgeOnly(runtime, 'the probe Worker (community-chat-sdk and community-chat-sdk/transport)', probeBundle);
   const { code } = probeBundle;
-  const { emulator, admin, botName, close } = await startEmulatorWithPing();
+  const { emulator, admin, botName, close } = await startEmulatorWithPing(runtime);
   const appId = emulator.seed.applicationId;
   let worker;
-  try {
+  const scenario = async () => {
     // The webhook's secret is the Worker's binding, and the Worker's address its URL: create it, start the Worker, then point it there.
-    const hook = await admin.applicationWebhooks.create(appId, { url: 'http://127.0.0.1:9/interactions', events: ['INTERACTION_CREATE'] });
+    const hook = await step(
+      runtime,
+      'create the application webhook',
+      admin.applicationWebhooks.create(appId, { url: 'http://127.0.0.1:9/interactions', events: ['INTERACTION_CREATE'] }),
+    );
     worker = new Miniflare({
       modules: true,
       script: code,
@@ -65,20 +69,23 @@ export async function workerdScenario(runtime = 'workerd') {
       fetch(new URL('/transport-probe', url)).then((response) => response.text()),
     );
     expectEqual(runtime, 'the name GET /users/@me read through community-chat-sdk/transport', viaTransport, botName);
-    await admin.applicationWebhooks.update(appId, hook.id, { url: new URL('/interactions', url).href });
+    await step(runtime, "point the webhook at the Worker's URL", admin.applicationWebhooks.update(appId, hook.id, { url: new URL('/interactions', url).href }));
     const interaction = emulator.invokeCommand({ name: 'ping' });
     expectEqual(runtime, '/ping went out as a webhook delivery', interaction.via, 'webhook');
     const answer = await step(runtime, 'answer /ping (REST call, then the reply)', interaction.response);
     expectEqual(runtime, "the Worker's answer to /ping", answer.data?.content, `Pong from ${botName} on Workers`);
-    const deliveries = (await admin.applicationWebhooks.listDeliveries(appId, { page: 1, perPage: 10 })).items;
+    const deliveries = (await step(runtime, 'list the webhook deliveries', admin.applicationWebhooks.listDeliveries(appId, { page: 1, perPage: 10 }))).items;
     const delivery = deliveries.find((item) => item.id === interaction.deliveryIds[0]);
     expectEqual(runtime, "the Worker's HTTP answer to the signed delivery", delivery?.response_status, 200);
     const closing = performance.now();
-    await step(runtime, 'dispose the Worker', worker.dispose(), 10_000);
+    const disposing = worker;
     worker = undefined;
+    await step(runtime, 'dispose the Worker', disposing.dispose(), CLEANUP_MS);
     return `bundle ${(gzipped / 1024).toFixed(1)} KB gzipped; Gateway refused with the pointer to HTTP interactions; /ping answered as a signed HTTP delivery with a REST call; disposed in ${Math.round(performance.now() - closing)} ms (${Math.round(performance.now() - started)} ms in all)`;
-  } finally {
-    await worker?.dispose();
-    await close();
-  }
+  };
+  // Whatever happened: the Worker (unless already disposed) and the emulator go, each within its deadline.
+  return withCleanup(runtime, scenario, () => [
+    ...(worker === undefined ? [] : [['dispose the Worker after a failure', () => worker.dispose()]]),
+    ['close the emulator', close],
+  ]);
 }
