@@ -1,3 +1,5 @@
+import { dirname, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { buildSync, type Plugin } from 'esbuild';
 import { defineConfig, type Options } from 'tsup';
 import { PAGE_SCRIPT_BUILD } from './src/testing/playground/assets/page-script.js';
@@ -25,12 +27,15 @@ const playgroundScript: Plugin = {
 /**
  * The edge build (`dist/edge/`, the `workerd` and `worker` export
  * conditions): the main entry without the parts only Node runs, each put in
- * place of its module by one that refuses with the SDK's own error. Neither
+ * place of its module by one that refuses with the SDK's own error, and
+ * `core/edge-build.ts` saying it is the edge build (fetch by default, the
+ * Gateway refused up front, whatever runtime is detected). Neither
  * undici, `ws` nor `node:worker_threads` is imported, so a Worker bundles
  * and loads it; the runtime checks (`core/runtime.ts`) refuse these paths
  * before they are reached.
  */
 const NODE_ONLY: Record<string, string> = {
+  'core/edge-build.js': 'export const EDGE_BUILD = true;',
   'rest/undici-transport.js': `import { ValidationError } from '../errors/local.js';
 export class UndiciTransport {
   constructor() {
@@ -50,12 +55,15 @@ export async function startShardWorkers() {
   throw new GatewayError(NO_GATEWAY_ON_WORKERS);
 }`,
 };
+/** The sources' folder: the stubs are keyed by their path under it. */
+const SRC = fileURLToPath(new URL('./src/', import.meta.url));
 const edgeStubs: Plugin = {
   name: 'edge-stubs',
   setup(build) {
-    build.onResolve({ filter: /^\.\/(undici-transport|connection|worker-pool)\.js$/ }, (args) => {
-      const key = `${args.resolveDir.split(/[\\/]/).at(-1)}/${args.path.slice(2)}`;
-      return key in NODE_ONLY ? { path: key, namespace: 'edge-stub', pluginData: args.resolveDir } : undefined;
+    // Any relative import of one of these modules, from any entry (src/transport.ts imports ./rest/undici-transport.js).
+    build.onResolve({ filter: /^\.{1,2}\/(.*\/)?(undici-transport|connection|worker-pool|edge-build)\.js$/ }, (args) => {
+      const key = relative(SRC, resolve(args.resolveDir, args.path)).split(sep).join('/');
+      return key in NODE_ONLY ? { path: key, namespace: 'edge-stub', pluginData: dirname(resolve(SRC, key)) } : undefined;
     });
     build.onLoad({ filter: /.*/, namespace: 'edge-stub' }, (args) => {
       const contents = NODE_ONLY[args.path];
@@ -114,7 +122,7 @@ export default defineConfig([
     esbuildPlugins: [edgeStubs],
     removeNodeProtocol: false,
     external: [/^node:/],
-    entry: { index: 'src/index.ts' },
+    entry: { index: 'src/index.ts', transport: 'src/transport.ts' },
     outDir: 'dist/edge',
     format: ['esm'],
     clean: false,

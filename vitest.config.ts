@@ -10,6 +10,7 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^community-chat-sdk$/, replacement: source('./src/index.ts') },
+      { find: /^community-chat-sdk\/transport$/, replacement: source('./src/transport.ts') },
       { find: /^community-chat-sdk\/testing$/, replacement: source('./src/testing/index.ts') },
       { find: /^community-chat-sdk\/testing\/msw$/, replacement: source('./src/testing/msw.ts') },
       { find: /^community-chat-sdk\/redis$/, replacement: source('./src/redis/index.ts') },

@@ -43,18 +43,20 @@ export class CookieJar {
    * Stores the cookies of every `Set-Cookie` header value. An expired or
    * empty cookie deletes the stored one. A jar holds at most 50 cookies of at
    * most 4096 characters each (RFC 6265's minimums); past that the oldest
-   * cookie goes first, and a longer cookie is ignored.
+   * cookie goes first, and a longer cookie is ignored. No cookie lives
+   * longer than 400 days, whatever its `Max-Age` or `Expires` says.
    */
   storeSetCookieHeaders(values: readonly string[]): void {
     for (const header of values) {
-      const cookie = parseSetCookie(header);
+      const now = this.#now();
+      const cookie = parseSetCookie(header, now);
       if (cookie === undefined) continue;
       let expiresAt: number | undefined;
-      if (cookie.maxAge !== undefined) expiresAt = this.#now() + cookie.maxAge * 1000;
+      if (cookie.maxAge !== undefined) expiresAt = now + cookie.maxAge * 1000;
       else if (cookie.expires !== undefined) expiresAt = cookie.expires;
       const path = cookie.path?.startsWith('/') ? cookie.path : '/';
       const key = `${cookie.name};${path}`;
-      if (cookie.value === '' || (expiresAt !== undefined && expiresAt <= this.#now())) this.#cookies.delete(key);
+      if (cookie.value === '' || (expiresAt !== undefined && expiresAt <= now)) this.#cookies.delete(key);
       else if (cookie.name.length + cookie.value.length <= MAX_COOKIE_LENGTH) {
         this.#cookies.delete(key);
         this.#cookies.set(key, { name: cookie.name, value: cookie.value, path, expiresAt });
@@ -72,7 +74,8 @@ export class CookieJar {
         this.#cookies.delete(key);
         continue;
       }
-      if (pathMatches(requestPath, cookie.path)) parts.push(`${cookie.name}=${cookie.value}`);
+      // A nameless cookie (a Set-Cookie without "=") goes back as its value alone (RFC 6265bis 5.8.3).
+      if (pathMatches(requestPath, cookie.path)) parts.push(cookie.name === '' ? cookie.value : `${cookie.name}=${cookie.value}`);
     }
     return parts.length > 0 ? parts.join('; ') : undefined;
   }

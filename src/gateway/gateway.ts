@@ -40,7 +40,7 @@ import { DispatchPublisher, publishFailure, type DispatchSink, type PublishOptio
 import { resolveShardPlan, type ShardPlan } from './shard-plan.js';
 import { connectShards, connectionHost, localShard, overallStatus, sessionRecordOf, type ShardHandle, type ShardHost, type ShardInfo } from './shards.js';
 import { stopShards } from './closing.js';
-import { checkConnectOptions, namedFailure } from './connect-checks.js';
+import { checkConnectOptions } from './connect-checks.js';
 import { autoReshardInterval, checkReshard, withCount, type ShardSet } from './reshard.js';
 import { ShardSets } from './shard-sets.js';
 import { answerable, deliverClaimed, recordingAnswers } from './fleet.js';
@@ -283,10 +283,9 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     };
   }
 
-  /** An error named for what failed, scrubbed (in place) of every known secret it may hold. */
+  /** An error scrubbed (in place) of every known secret it may hold. */
   #scrubError(error: Error): Error {
-    const named = namedFailure(error, this.#sharding.coordinator);
-    return scrubError(named, this.#secrets.secretsIn(errorTexts(named), this.#wiring.token()));
+    return scrubError(error, this.#secrets.secretsIn(errorTexts(error), this.#wiring.token()));
   }
 
   /** Publishes a shard's connection event on the diagnostics channels, and emits it scrubbed of every known secret (when listened to). */

@@ -1,11 +1,14 @@
 /**
  * The default Node transport: undici's `dispatch()` on a keep-alive pool per
  * origin, with a handler of our own that collects the body as it arrives.
+ * undici itself is loaded on the first request, not when the SDK is
+ * imported: it pulls in `net`, `http`, `http2`, `dns` and `worker_threads`,
+ * which a program that never sends (or a runtime without them) should not pay for.
  *
  * @module
  */
 
-import { Pool, util as undiciUtil, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { MultipartBody } from './multipart.js';
 import { mswHint } from './network-hint.js';
 import {
@@ -20,6 +23,28 @@ import {
   type TransportSignal,
 } from './transport.js';
 import { checkCount, checkDuration, optionNames, refuseUnknownOptions } from '../core/bounds.js';
+
+/** What the transport uses of undici, once loaded. */
+type Undici = Pick<typeof import('undici'), 'Pool' | 'util'>;
+/** undici, once the first request loaded it: later requests use it with no await. */
+let undici: Undici | undefined;
+/** The load under way, shared by the requests that wait for it; cleared when it fails, so a later request tries again. */
+let loading: Promise<Undici> | undefined;
+
+/** Loads undici once per process (memoised); a failed load is not remembered. */
+function loadUndici(): Promise<Undici> {
+  loading ??= import('undici').then(
+    (module) => {
+      undici = module;
+      return module;
+    },
+    (error: unknown) => {
+      loading = undefined;
+      throw error;
+    },
+  );
+  return loading;
+}
 
 /** Options of {@link UndiciTransport}. */
 export interface UndiciTransportOptions {
@@ -48,7 +73,7 @@ export class UndiciTransport implements Transport {
     this.#keepAliveTimeout = checkDuration('UndiciTransport', 'keepAliveTimeoutMs', options.keepAliveTimeoutMs) ?? 4000;
   }
 
-  #poolFor(origin: string): Dispatcher {
+  #poolFor(origin: string, { Pool }: Undici): Dispatcher {
     if (this.#dispatcher) return this.#dispatcher;
     let pool = this.#pools.get(origin);
     if (!pool) {
@@ -59,6 +84,23 @@ export class UndiciTransport implements Transport {
   }
 
   send(request: TransportRequest): Promise<TransportResponse> {
+    const loaded = undici;
+    return loaded === undefined ? this.#sendOnceLoaded(request) : this.#send(request, loaded);
+  }
+
+  /** The first request (or those made while it loads): waits for undici, then sends; a failed load is a failure that reached nothing. */
+  async #sendOnceLoaded(request: TransportRequest): Promise<TransportResponse> {
+    let loaded: Undici;
+    try {
+      loaded = await loadUndici();
+    } catch (error) {
+      throw new TransportFailure('network', `undici could not be loaded: ${error instanceof Error ? error.message : String(error)}`, false, error);
+    }
+    if (request.signal.aborted) throw classifyFailure(new Error('aborted'), request.signal);
+    return this.#send(request, loaded);
+  }
+
+  #send(request: TransportRequest, loaded: Undici): Promise<TransportResponse> {
     let body: string | AsyncIterable<Uint8Array> | null = null;
     let headers = request.headers;
     if (typeof request.body === 'string') {
@@ -71,9 +113,9 @@ export class UndiciTransport implements Transport {
       headers = { ...headers, 'content-type': form.contentType };
       if (form.length !== undefined) headers['content-length'] = String(form.length);
     }
-    const pool = this.#poolFor(request.origin);
+    const pool = this.#poolFor(request.origin, loaded);
     return new Promise<TransportResponse>((resolve, reject) => {
-      const handler = new BufferingHandler(request.signal, request.maxResponseBytes, request.origin, resolve, reject);
+      const handler = new BufferingHandler(request.signal, request.maxResponseBytes, request.origin, loaded.util.parseHeaders, resolve, reject);
       try {
         pool.dispatch(
           {
@@ -121,6 +163,7 @@ class BufferingHandler implements TransportResponse {
   readonly #signal: TransportSignal;
   readonly #limit: number | undefined;
   readonly #origin: string;
+  readonly #parseHeaders: Undici['util']['parseHeaders'];
   #resolve: ((response: TransportResponse) => void) | undefined;
   #reject: ((error: unknown) => void) | undefined;
   #abort: ((reason?: Error) => void) | undefined;
@@ -145,12 +188,14 @@ class BufferingHandler implements TransportResponse {
     signal: TransportSignal,
     limit: number | undefined,
     origin: string,
+    parseHeaders: Undici['util']['parseHeaders'],
     resolve: (response: TransportResponse) => void,
     reject: (error: unknown) => void,
   ) {
     this.#signal = signal;
     this.#limit = limit;
     this.#origin = origin;
+    this.#parseHeaders = parseHeaders;
     this.#resolve = resolve;
     this.#reject = reject;
     signal.once('abort', this.#onAbort);
@@ -165,7 +210,7 @@ class BufferingHandler implements TransportResponse {
     // Informational answers (100 Continue) are not the response.
     if (statusCode < 200) return true;
     this.status = statusCode;
-    this.headers = undiciUtil.parseHeaders(rawHeaders) as Record<string, string | string[] | undefined>;
+    this.headers = this.#parseHeaders(rawHeaders) as Record<string, string | string[] | undefined>;
     const resolve = this.#resolve;
     this.#resolve = undefined;
     this.#reject = undefined;

@@ -17,6 +17,27 @@ describe('CookieJar', () => {
   });
 });
 
+describe('CookieJar after RFC 6265bis', () => {
+  it('sends a nameless cookie back as its value alone', () => {
+    const jar = new CookieJar(() => 0);
+    jar.storeSetCookieHeaders(['lonely', 'a=1']);
+    expect(jar.headerFor('/')).toBe('lonely; a=1');
+  });
+
+  it('a 400-digit Max-Age lives 400 days, and survives export, JSON and restore', () => {
+    let now = 1_000;
+    const jar = new CookieJar(() => now);
+    jar.storeSetCookieHeaders([`a=1; Max-Age=${'9'.repeat(400)}`]);
+    const [cookie] = jar.export();
+    expect(cookie?.expiresAt, 'expiresAt of a 400-digit Max-Age').toBe(1_000 + 400 * 86_400_000);
+    const restored = new CookieJar(() => now);
+    restored.restore(JSON.parse(JSON.stringify(jar.export())));
+    expect(restored.headerFor('/'), 'the cookie after export, JSON and restore').toBe('a=1');
+    now = 1_000 + 400 * 86_400_000;
+    expect(restored.headerFor('/'), 'the cookie 400 days on').toBeUndefined();
+  });
+});
+
 describe('the cookie jar stays bounded', () => {
   it('holds at most 50 cookies, the newest, and ignores one longer than 4096 characters', () => {
     const jar = new CookieJar(() => 0);

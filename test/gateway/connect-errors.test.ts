@@ -7,7 +7,7 @@
 import http from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { Client, isGatewayError, isGatewayFatalError } from '../../src/index.js';
+import { Client, isGatewayError, isGatewayFatalError, isShardCoordinatorError } from '../../src/index.js';
 
 const TOKEN = 'bot-token-never-shown.Xy77';
 
@@ -103,7 +103,7 @@ describe('connect() with Redis down names the component that failed', () => {
     });
     const error = await client.gateway.connect().catch((e: unknown) => e);
     await client.close();
-    expect(isGatewayError(error), String(error)).toBe(true);
+    expect(isShardCoordinatorError(error), String(error)).toBe(true);
     expect((error as Error).message).toBe('The shard coordinator failed: the Redis client is not connected');
     expect((error as Error).message).not.toMatch(/session store/);
   });

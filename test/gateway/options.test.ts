@@ -90,13 +90,11 @@ describe('maxShards: the most shards one Gateway plans, whoever asks', () => {
     expect(() => new Client({ gateway: { shardCount: 100_000 } })).toThrow(/gateway.shardCount: must be at most 10000/);
     expect(() => new Client({ gateway: { shardCount: 2000, maxShards: 2000 } })).not.toThrow();
     expect(() => new Client({ gateway: { maxShards: 1e9 } })).toThrow(/gateway.maxShards: must be at most 65536/);
-    const client = new Client({ auth: { botToken: 'bot.Tk9' }, gateway: { shards: [0, 5000], shardCount: undefined } });
+    const client = new Client({ auth: { botToken: 'bot.Tk9' }, gateway: { shards: [0, 50_000], shardCount: undefined } });
     const error = await client.gateway.connect().catch((e: unknown) => e);
     expect((error as ValidationError).message).toMatch(/gateway.shards: must list ids below gateway.maxShards \(10000\)/);
-    const started = Date.now();
     const reshard = await client.gateway.reshard(100_000).catch((e: unknown) => e);
     expect((reshard as ValidationError).message).toMatch(/count: must be at most gateway.maxShards \(10000; got 100000\)/);
-    expect(Date.now() - started).toBeLessThan(100);
     await client.close();
   });
 

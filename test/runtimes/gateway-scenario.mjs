@@ -2,22 +2,26 @@
 // under test against an emulator in this Node process; it makes a REST call, answers /ping over the
 // Gateway, and on "close" closes its client and must then exit by itself, with code 0.
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { expectEqual, startEmulatorWithPing, step } from './scenario.mjs';
+import { expectEqual, startEmulatorWithPing, step, withCleanup } from './scenario.mjs';
 
 const BOT = fileURLToPath(new URL('./bot.mjs', import.meta.url));
 
 /** Runs the scenario with `command args... bot.mjs`; resolves with a one-line account, rejects naming the failed step. */
 export async function gatewayScenario(runtime, command, args) {
   const started = performance.now();
-  const { emulator, botName, close } = await startEmulatorWithPing();
+  const { emulator, botName, close } = await startEmulatorWithPing(runtime);
   const child = spawn(command, [...args, BOT], {
     // Deno: no update check over the network, no permission prompt waiting for a terminal.
     env: { ...process.env, CHAT_BASE_URL: emulator.url, CHAT_BOT_TOKEN: emulator.seed.botToken, DENO_NO_UPDATE_CHECK: '1', DENO_NO_PROMPT: '1' },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stderr = '';
+  // Writing "close" to a bot that already exited is EPIPE: kept for the report, never an unhandled 'error' that ends this runner.
+  let stdinError;
+  child.stdin.on('error', (error) => {
+    stdinError = error;
+  });
   child.stderr.setEncoding('utf8').on('data', (chunk) => {
     stderr = (stderr + chunk).slice(-4000);
   });
@@ -51,9 +55,15 @@ export async function gatewayScenario(runtime, command, args) {
         else waiters.push(check);
       };
       check();
-      void exited.then(({ code, signal }) => reject(new Error(`the bot exited (code ${code}, signal ${signal}) before "${name}"; its stderr:\n${stderr}`)));
+      void exited.then(({ code, signal }) =>
+        reject(
+          new Error(
+            `the bot exited (code ${code}, signal ${signal}) before "${name}"${stdinError ? ` (writing to its stdin: ${stdinError.code ?? stdinError.message})` : ''}; its stderr:\n${stderr}`,
+          ),
+        ),
+      );
     });
-  try {
+  const scenario = async () => {
     const ready = await step(runtime, 'REST call and Gateway connect', lineFor('ready'));
     expectEqual(runtime, 'the bot name its REST call (GET /users/@me) read', ready.username, botName);
     const interaction = emulator.invokeCommand({ name: 'ping' });
@@ -70,11 +80,20 @@ export async function gatewayScenario(runtime, command, args) {
     const errors = lines.filter((line) => line.step === 'error');
     if (errors.length > 0) throw new Error(`${runtime}: the Gateway reported errors: ${JSON.stringify(errors)}`);
     return `REST call, /ping answered over the Gateway, closed and exited by itself ${Math.round(performance.now() - closing)} ms after close (${Math.round(performance.now() - started)} ms in all)`;
-  } finally {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await once(child, 'exit');
-    }
-    await close();
-  }
+  };
+  // Whatever happened: the bot is killed if still running, and the emulator closed, each within its deadline.
+  return withCleanup(runtime, scenario, () => [
+    ...(child.exitCode === null && child.signalCode === null
+      ? [
+          [
+            'kill the bot',
+            () => {
+              child.kill('SIGKILL');
+              return exited;
+            },
+          ],
+        ]
+      : []),
+    ['close the emulator', close],
+  ]);
 }

@@ -7,8 +7,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { gatewayScenario } from './gateway-scenario.mjs';
-import { workerdScenario } from './workerd-scenario.mjs';
+
+// The scenarios load the built package (dist/): imported when run, so a wrong filter is told without a build.
+const gatewayScenario = async (...args) => (await import('./gateway-scenario.mjs')).gatewayScenario(...args);
+const workerdScenario = async (...args) => (await import('./workerd-scenario.mjs')).workerdScenario(...args);
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const ci = ['true', '1'].includes(String(process.env.CI).toLowerCase());
@@ -36,10 +38,8 @@ const runtimes = [
   {
     name: 'deno',
     binary: bin('deno'),
-    version: () =>
-      execFileSync(bin('deno'), ['--version'], { encoding: 'utf8' })
-        .split('\n')[0]
-        .replace(/^deno /, ''),
+    // Its first line is "deno 2.9.6 (stable, release, x86_64-unknown-linux-gnu)": the version alone is the second word.
+    version: () => execFileSync(bin('deno'), ['--version'], { encoding: 'utf8' }).split(/\s+/)[1],
     // -A: the bot reads its environment, connects to the emulator and reads the package; no prompt may wait for a terminal.
     run: () => gatewayScenario('deno', bin('deno'), ['run', '-A', '--quiet']),
   },
@@ -55,35 +55,47 @@ const runtimes = [
 ];
 
 const only = process.argv.slice(2);
-const results = { passed: 0, failed: 0, skipped: 0, lines: [] };
-for (const runtime of runtimes.filter(({ name }) => only.length === 0 || only.includes(name))) {
-  let version;
-  try {
-    if (!runtime.binary || !existsSync(runtime.binary)) throw new Error('not installed');
-    version = runtime.version();
-  } catch (error) {
-    const why = `${runtime.name}: its binary is missing or does not start (${error.message}); npm ci installs it from the registry`;
-    if (ci) {
+const unknown = only.filter((name) => !runtimes.some((runtime) => runtime.name === name));
+if (unknown.length > 0) {
+  // A filter that names no runtime would run nothing and pass: it fails instead, saying what it knows.
+  console.error(`runtimes: no runtime named ${unknown.join(', ')} (known: ${runtimes.map(({ name }) => name).join(', ')}); nothing was run`);
+  process.exitCode = 1;
+} else {
+  await runAll(runtimes.filter(({ name }) => only.length === 0 || only.includes(name)));
+}
+
+/** Runs each runtime's scenario in turn, prints one line each, and writes the counts for test/summary.mjs. */
+async function runAll(selected) {
+  const results = { passed: 0, failed: 0, skipped: 0, lines: [] };
+  for (const runtime of selected) {
+    let version;
+    try {
+      if (!runtime.binary || !existsSync(runtime.binary)) throw new Error('not installed');
+      version = runtime.version();
+    } catch (error) {
+      const why = `${runtime.name}: its binary is missing or does not start (${error.message}); npm ci installs it from the registry`;
+      if (ci) {
+        results.failed++;
+        results.lines.push(`FAIL ${why}`);
+      } else {
+        results.skipped++;
+        results.lines.push(`SKIP ${why}`);
+      }
+      console.log(results.lines.at(-1));
+      continue;
+    }
+    try {
+      const account = await runtime.run();
+      results.passed++;
+      results.lines.push(`ok   ${runtime.name} ${version}: ${account}`);
+    } catch (error) {
       results.failed++;
-      results.lines.push(`FAIL ${why}`);
-    } else {
-      results.skipped++;
-      results.lines.push(`SKIP ${why}`);
+      results.lines.push(`FAIL ${runtime.name} ${version}: ${error.message}`);
     }
     console.log(results.lines.at(-1));
-    continue;
   }
-  try {
-    const account = await runtime.run();
-    results.passed++;
-    results.lines.push(`ok   ${runtime.name} ${version}: ${account}`);
-  } catch (error) {
-    results.failed++;
-    results.lines.push(`FAIL ${runtime.name} ${version}: ${error.message}`);
-  }
-  console.log(results.lines.at(-1));
+  mkdirSync(`${root}test-results`, { recursive: true });
+  writeFileSync(`${root}test-results/runtimes.json`, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`runtimes: ${results.passed} passed, ${results.failed} failed${results.skipped ? `, ${results.skipped} skipped` : ''}`);
+  process.exitCode = results.failed === 0 ? 0 : 1;
 }
-mkdirSync(`${root}test-results`, { recursive: true });
-writeFileSync(`${root}test-results/runtimes.json`, `${JSON.stringify(results, null, 2)}\n`);
-console.log(`runtimes: ${results.passed} passed, ${results.failed} failed${results.skipped ? `, ${results.skipped} skipped` : ''}`);
-process.exitCode = results.failed === 0 ? 0 : 1;

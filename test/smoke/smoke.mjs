@@ -13,7 +13,9 @@ const cjsTesting = require('../../dist/testing/index.cjs');
 const esmTransport = await import('../../dist/transport.js');
 const cjsTransport = require('../../dist/transport.cjs');
 
+const requestsSeen = [];
 const server = http.createServer((request, response) => {
+  requestsSeen.push(request.url);
   response.setHeader('content-type', 'application/json');
   if (request.url.includes('missing')) {
     response.statusCode = 404;
@@ -120,11 +122,36 @@ for (const [label, sdk, transport] of [
   });
 }
 
-await check('the main entry loads neither ws nor zod, nor the testing kit, until they are used', () => {
-  const probe =
-    "require('./dist/index.cjs'); process.stdout.write(JSON.stringify(Object.keys(require.cache).filter((k) => /node_modules[\\/](ws|zod)[\\/]|[\\/]dist[\\/]testing[\\/]/.test(k))))";
-  const loaded = JSON.parse(execFileSync(process.execPath, ['-e', probe], { cwd: new URL('../..', import.meta.url), encoding: 'utf8' }));
-  assert.deepEqual(loaded, []);
+// undici (npm) is loaded by the undici transport's first request, not by the import: it pulls in net, http, http2, dns and worker_threads.
+const NOT_AT_IMPORT = String.raw`/node_modules[\/](ws|zod|undici)[\/]|[\/]dist[\/]testing[\/]/`;
+for (const [label, args] of [
+  ['require', ['-e', `require('./dist/index.cjs'); process.stdout.write(JSON.stringify(Object.keys(require.cache).filter((k) => ${NOT_AT_IMPORT}.test(k))))`]],
+  [
+    'import',
+    [
+      '--input-type=module',
+      '-e',
+      `await import('./dist/index.js'); const { createRequire } = await import('node:module'); const cache = createRequire(process.cwd() + '/').cache; process.stdout.write(JSON.stringify(Object.keys(cache).filter((k) => ${NOT_AT_IMPORT}.test(k))))`,
+    ],
+  ],
+]) {
+  await check(`${label}: the main entry loads neither undici, ws nor zod, nor the testing kit, until they are used`, () => {
+    const loaded = JSON.parse(execFileSync(process.execPath, args, { cwd: new URL('../..', import.meta.url), encoding: 'utf8' }));
+    assert.deepEqual(loaded, [], `${label}: loaded at import time`);
+  });
+}
+
+await check('the edge build on Node (a runtime it does not detect as an edge one): fetch by default, the Gateway refused before any request', async () => {
+  const edge = await import('../../dist/edge/index.js');
+  const before = requestsSeen.length;
+  // Its undici transport refuses to be built: a client made with default options proves the default is fetch.
+  const client = new edge.Client({ baseUrl, auth: { botToken: 'smoke-token' } });
+  assert.equal((await client.channels.get('ch1')).id, 'ch1');
+  const refusal = await client.gateway.connect().catch((error) => error);
+  assert.equal(refusal?.name, 'GatewayError', `connect() in the edge build gave ${refusal}`);
+  assert.match(refusal.message, /createWebhookReceiver/);
+  assert.deepEqual(requestsSeen.slice(before), ['/api/v1/channels/ch1'], 'requests of the edge-build client');
+  await client.close();
 });
 
 await check('errors from one copy are recognised by the other', async () => {
