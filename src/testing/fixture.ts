@@ -9,6 +9,8 @@
 import { Client } from '../clients/client.js';
 import type { InteractionErrorEvent } from '../interactions/router.js';
 import type { CommandDefinition } from '../schemas/requests.js';
+import { checkDuration, refuseUnknownOptions } from '../core/bounds.js';
+import { type AnswerWatch, watchAnswers } from './answer-watch.js';
 import { EmulatorError } from './errors.js';
 import { createEmulator, type Emulator, type EmulatorOptions } from './emulator/server.js';
 
@@ -36,11 +38,30 @@ export interface UseEmulatorOptions {
   resetBetweenTests?: boolean | undefined;
   /** How long starting may take, milliseconds. @default 15000 */
   timeoutMs?: number | undefined;
+  /**
+   * How long, in real time, the bot may take to answer an interaction the
+   * test drives (`kit.emulator.invokeCommand`, `clickComponent`,
+   * `submitModal`) before its `response` rejects with
+   * `EmulatorNoAnswerError`: Discord's 3 seconds for a first answer (a reply
+   * or a deferral). A handler that throws rejects it at once with
+   * `EmulatorHandlerError`. @default 3000
+   */
+  answerTimeoutMs?: number | undefined;
 }
+
+/** The options `useEmulator` knows. */
+const FIXTURE_OPTIONS = ['emulator', 'commands', 'bot', 'connect', 'resetBetweenTests', 'timeoutMs', 'answerTimeoutMs'] as const;
 
 /** What {@link useEmulator} gives the tests; read it inside a test or a hook, not at the top of the file. */
 export interface EmulatorFixture {
-  /** The running emulator. */
+  /**
+   * The running emulator. Its `invokeCommand`, `clickComponent` and
+   * `submitModal` give a `response` that rejects at once with
+   * `EmulatorHandlerError` when the bot's handler throws, and with
+   * `EmulatorNoAnswerError` when nothing takes the interaction or nothing
+   * answers it within `answerTimeoutMs`; its `waitForIdle` names what the
+   * handlers threw.
+   */
   readonly emulator: Emulator;
   /** The bot's client: its token, the emulator's clock, the handlers `bot` installed. */
   readonly bot: Client;
@@ -64,10 +85,12 @@ export interface EmulatorFixture {
  * ```
  */
 export function useEmulator(hooks: TestHooks, options: UseEmulatorOptions = {}): EmulatorFixture {
-  let running: { emulator: Emulator; bot: Client } | undefined;
+  refuseUnknownOptions('useEmulator', options, FIXTURE_OPTIONS);
+  const timeout = checkDuration('useEmulator', 'timeoutMs', options.timeoutMs, { min: 1 }) ?? 15_000;
+  const answerTimeoutMs = checkDuration('useEmulator', 'answerTimeoutMs', options.answerTimeoutMs, { min: 1 }) ?? 3000;
+  let running: { emulator: Emulator; bot: Client; watch: AnswerWatch } | undefined;
   const errors: InteractionErrorEvent[] = [];
   const waiting = new Set<(event: InteractionErrorEvent) => void>();
-  const timeout = options.timeoutMs ?? 15_000;
   hooks.beforeAll(async () => {
     const emulator = await createEmulator(options.emulator ?? {});
     try {
@@ -81,7 +104,8 @@ export function useEmulator(hooks: TestHooks, options: UseEmulatorOptions = {}):
         }
       }
       const bot = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, clock: emulator.clock });
-      running = { emulator, bot };
+      const watch = watchAnswers(bot.gateway, answerTimeoutMs, errors);
+      running = { emulator: watch.wrap(emulator), bot, watch };
       bot.gateway.on('interactionError', (event) => {
         errors.push(event);
         for (const resolve of waiting) resolve(event);
@@ -90,6 +114,7 @@ export function useEmulator(hooks: TestHooks, options: UseEmulatorOptions = {}):
       await options.bot?.(bot);
       if (options.connect !== false) await bot.gateway.connect();
     } catch (error) {
+      running?.watch.stop();
       await running?.bot.close();
       await emulator.close();
       running = undefined;
@@ -99,6 +124,7 @@ export function useEmulator(hooks: TestHooks, options: UseEmulatorOptions = {}):
   hooks.afterAll(async () => {
     const current = running;
     running = undefined;
+    current?.watch.stop();
     await current?.bot.close();
     await current?.emulator.close();
   }, timeout);
@@ -106,7 +132,7 @@ export function useEmulator(hooks: TestHooks, options: UseEmulatorOptions = {}):
     errors.length = 0;
     if (options.resetBetweenTests !== false) running?.emulator.reset();
   });
-  const started = (): { emulator: Emulator; bot: Client } => {
+  const started = (): { emulator: Emulator; bot: Client; watch: AnswerWatch } => {
     if (running === undefined)
       throw new EmulatorError('useEmulator: the emulator runs from beforeAll to afterAll; read kit.emulator and kit.bot inside a test or a hook');
     return running;
@@ -122,7 +148,9 @@ export function useEmulator(hooks: TestHooks, options: UseEmulatorOptions = {}):
       started();
       return errors;
     },
-    waitForInteractionError({ timeoutMs = 5000 } = {}) {
+    waitForInteractionError(waitOptions = {}) {
+      refuseUnknownOptions('waitForInteractionError', waitOptions, ['timeoutMs']);
+      const timeoutMs = checkDuration('waitForInteractionError', 'timeoutMs', waitOptions.timeoutMs) ?? 5000;
       started();
       const first = errors[0];
       if (first !== undefined) return Promise.resolve(first);

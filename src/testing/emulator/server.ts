@@ -316,8 +316,11 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     waitForIdle({ timeoutMs = 10_000 } = {}) {
       const pending = () => {
         const work = core.pendingWork();
+        const waiting = core.pendingInteractions();
+        const named = waiting.slice(0, 5).map((one) => `interaction ${one.id} (${one.what} by user ${one.userId}, delivered ${one.ageMs} ms ago) not answered`);
+        if (waiting.length > named.length) named.push(`${waiting.length - named.length} more interaction(s) not answered`);
         const parts = [
-          work.interactions > 0 ? `${work.interactions} interaction(s) not answered` : '',
+          ...named,
           work.deliveries > 0 ? `${work.deliveries} webhook deliveries not finished` : '',
           requestsInFlight > 0 ? `${requestsInFlight} REST request(s) in flight` : '',
         ].filter((part) => part !== '');
