@@ -31,6 +31,14 @@ export interface EmulatorOptions extends EmulatorCoreOptions {
   port?: number | undefined;
   /** Address to listen on. @default "127.0.0.1" */
   host?: string | undefined;
+  /**
+   * Host names the emulator answers to besides this machine's (loopback
+   * names, IP literals, `host`): a container's or a proxy's name
+   * (`['emulator']` in a Compose network). Any port is accepted, so a proxy or
+   * a port mapping (`docker run -p 9000:8080`) works; checking the name alone
+   * defeats DNS rebinding. @default []
+   */
+  allowedHosts?: readonly string[] | undefined;
   /** Heartbeat interval the Gateway announces, milliseconds. @default 41250 */
   heartbeatIntervalMs?: number | undefined;
   /** Serve the playground, a web page to chat with your bot, at the root URL (`/`). The CLI turns it on. @default false */
@@ -180,7 +188,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_EMULATOR_MAX_BODY_BYTES;
   const listenAddress = () => {
     const { address, port } = server.address() as AddressInfo;
-    return { host: options.host ?? address, port };
+    return { host: options.host ?? address, port, allowedHosts: options.allowedHosts };
   };
   // REST requests in flight, and the checks of waitForIdle() to run when one ends.
   let requestsInFlight = 0;
@@ -272,8 +280,10 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
-  gatewayUrl = gatewayUrlOf(url);
-  core.attachGateway(gateway, url);
+  // Behind a proxy or a port mapping, the URLs in answers (the Gateway's above all) are the public ones.
+  const publicUrl = options.baseUrl?.replace(/\/+$/, '') ?? url;
+  gatewayUrl = gatewayUrlOf(publicUrl);
+  core.attachGateway(gateway, publicUrl);
   let closed = false;
   const emulator: Emulator = {
     url,

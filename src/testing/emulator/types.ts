@@ -171,7 +171,13 @@ export interface EmulatorCoreOptions {
   routeRateLimit?: WindowLimit | undefined;
   /** Access-token lifetime. @default 900000 */
   accessTokenLifetimeMs?: number | undefined;
-  /** The base URL clients use, for the URLs in answers (webhook, invite, attachment and Gateway URLs); `createEmulator` sets its own. @default "http://localhost:8080" */
+  /**
+   * The base URL clients use, for the URLs in answers (webhook, invite,
+   * attachment and Gateway URLs). `createEmulator` uses its own address
+   * unless this is given: give the public one when clients reach it through
+   * a proxy or a port mapping (`http://localhost:9000` for
+   * `docker run -p 9000:8080`). @default "http://localhost:8080" (`createEmulator`: its own address)
+   */
   baseUrl?: string | undefined;
   /** Sharding of the Gateway: what `GET /gateway/bot` recommends, and Identify pacing. @default undefined (1 shard, max_concurrency 1, Identify not paced) */
   gateway?: EmulatorGatewayOptions | undefined;
