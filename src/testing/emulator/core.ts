@@ -17,6 +17,7 @@ import { inspectState, secretsOf, type EmulatorSnapshot } from './inspect.js';
 import { EmulatorFaults } from './faults.js';
 import { handleRequest, routeOf } from './router.js';
 import { expireInteractions } from './lifecycle.js';
+import { checkCoreOptions } from './options.js';
 import { clickComponent, invokeCommand, submitModal } from './simulate.js';
 import { EmulatorState } from './state.js';
 import { cancelTimers, stopTimers } from './timers.js';
@@ -84,7 +85,9 @@ export class EmulatorCore {
   /** Who hears of `advanceTime` (the SDK's timers on this clock). */
   readonly #advanceListeners = new Set<() => void>();
 
+  /** Throws `ValidationError` naming an unknown option or a number out of bounds. */
   constructor(options: EmulatorCoreOptions = {}) {
+    checkCoreOptions('EmulatorCore', options);
     this.#state = new EmulatorState(options);
     this.seed = this.#state.seed;
     const state = this.#state;

@@ -14,6 +14,9 @@ import { createPlayground, type Playground } from '../playground/server.js';
 import type { EmulatorFaults } from './faults.js';
 import { EmulatorCore } from './core.js';
 import { gatewayUrlOf } from './gateway-info.js';
+import { checkSimulation } from './inputs.js';
+import { checkCoreOptions, coreOptionsOf, SERVER_OPTIONS } from './options.js';
+import { checkCount, checkDuration } from '../../core/bounds.js';
 import type {
   EmulatedCallback,
   EmulatedMessage,
@@ -183,7 +186,11 @@ export type { EmulatedCallback, EmulatedMessage, InvokeCommandInput, InvokedInte
  * ```
  */
 export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
-  const core = new EmulatorCore(options);
+  checkCoreOptions('createEmulator', options, SERVER_OPTIONS);
+  checkCount('createEmulator', 'port', options.port, { max: 65_535 });
+  checkDuration('createEmulator', 'heartbeatIntervalMs', options.heartbeatIntervalMs, { min: 1 });
+  checkCount('createEmulator', 'maxBodyBytes', options.maxBodyBytes, { min: 1 });
+  const core = new EmulatorCore(coreOptionsOf(options));
   let playground: Playground | undefined;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_EMULATOR_MAX_BODY_BYTES;
   const listenAddress = () => {
@@ -294,13 +301,17 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     core,
     playgroundUrl: playground ? `${url}/` : undefined,
     invokeCommand: (input) => core.invokeCommand(input),
-    clickComponent: ({ customId, messageId, channelId, values, userId }) => {
+    clickComponent: (input) => {
+      checkSimulation('clickComponent', input, ['customId']);
+      const { customId, messageId, channelId, values, userId } = input;
       const channel = channelId ?? core.seed.channelId;
       const message = messageId ?? core.findMessageWithComponent(channel, customId)?.id;
       if (message === undefined) throw new EmulatorNotFoundError(`no message in channel ${channel} carries a component with custom_id ${customId}`);
       return core.clickComponent({ messageId: message, customId, values, userId });
     },
-    submitModal: ({ fields, interactionId, userId }) => {
+    submitModal: (input) => {
+      checkSimulation('submitModal', input);
+      const { fields, interactionId, userId } = input;
       const opener = interactionId ?? core.latestModalOpener();
       if (opener === undefined) throw new EmulatorNotFoundError('the bot opened no modal (no interaction was answered with interaction_type 9)');
       return core.submitModal({ interactionId: opener, fields, userId });

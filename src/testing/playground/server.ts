@@ -65,7 +65,7 @@ export function createPlayground(host: PlaygroundHost): Playground {
     picture: () => ({
       ...core.snapshot(),
       bot: { sessions: host.botSessions() },
-      faults: { ...core.faults, globalLimit: core.globalRateLimit ?? null },
+      faults: { ...core.faults.toJSON(), globalLimit: core.globalRateLimit ?? null },
       seed: { guildId: core.seed.guildId, channelId: core.seed.channelId, userId: core.seed.user.id, applicationId: core.seed.applicationId },
     }),
     secrets: () => core.secrets(),
