@@ -72,4 +72,13 @@ export {
 } from './gateway-server.js';
 export { createTestInteraction, createTestGateway, createTestPayload, type TestInteractionInput, type TestResponse, type TestGateway } from './interactions.js';
 export { useEmulator, type EmulatorFixture, type TestHooks, type UseEmulatorOptions } from './fixture.js';
-export { emulatorMatchers, type EmulatorMatchers, type ExpectedMessage, type MatcherResult, type MessageMatchOptions, type MessageSource } from './matchers.js';
+export {
+  emulatorMatchers,
+  type AnsweredInteraction,
+  type HandlerErrorSource,
+  type EmulatorMatchers,
+  type ExpectedMessage,
+  type MatcherResult,
+  type MessageMatchOptions,
+  type MessageSource,
+} from './matchers.js';

@@ -206,6 +206,9 @@ export function clickComponent(state: EmulatorState, input: ComponentInput): Inv
   const user = userFor(state, input.userId);
   const message = [...state.messages.values()].flat().find((candidate) => candidate.id === input.messageId);
   if (message?.author.kind !== 'bot') throw new EmulatorNotFoundError(`no bot message ${input.messageId}`);
+  // An ephemeral message is seen by one user only: nobody else can click it.
+  if (message.visibleTo !== undefined && message.visibleTo !== user.id)
+    throw new EmulatorNotFoundError(`message ${input.messageId} is ephemeral: only user ${message.visibleTo} sees it and can use its components`);
   const app = [...state.apps.values()].find((candidate) => candidate.bot.id === message.author.id);
   if (!app) throw new EmulatorNotFoundError(`the bot of message ${input.messageId} is gone`);
   const type = InteractionType.MessageComponent;

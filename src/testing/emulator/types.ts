@@ -54,6 +54,15 @@ export interface EmulatedMessage {
   components?: unknown[] | undefined;
   /** The interaction this message answers (a reply or a follow-up). @default undefined */
   interactionId?: string | undefined;
+  /** Discord's message flags the bot set (64: ephemeral). @default 0 */
+  flags?: number | undefined;
+  /**
+   * For an ephemeral answer (`flags: 64`): the one user who sees it, the one
+   * who used the interaction. Nobody else sees it or can use its components,
+   * and it is no part of the channel's history others read (docs/assumptions.md).
+   * @default undefined (a public message)
+   */
+  visibleTo?: string | undefined;
 }
 
 /** What the emulator reports to observers (the playground): a REST call it served, or a change of its state. */
