@@ -84,7 +84,7 @@ export interface MessagePayload {
   /** The message text (required by the contract for a message answer). */
   content: string;
   /** Rows of buttons or a select menu, at most 5. @default undefined */
-  components?: MessageActionRow[] | undefined;
+  components?: readonly MessageActionRow[] | undefined;
   /** Message flags, e.g. 64 to show it only to the user who invoked. @default undefined */
   flags?: number | undefined;
   /** Whether it is read aloud. @default false */
@@ -113,5 +113,5 @@ export interface ModalForm {
   /** Title shown to the user, 1 to 45 characters. */
   title: string;
   /** Rows of one text input each, 1 to 5. */
-  components: ModalActionRow[];
+  components: readonly ModalActionRow[];
 }
