@@ -30,7 +30,11 @@ export interface UseEmulatorOptions {
   emulator?: EmulatorOptions | undefined;
   /** Commands registered before the bot starts (as a deploy step would, with the owner's login). @default [] */
   commands?: readonly CommandDefinition[] | undefined;
-  /** Installs the bot's handlers on the client (the same function your bot calls). @default undefined (a client with no handlers) */
+  /**
+   * Installs the bot's handlers on the client (the same function your bot
+   * calls). Typed `(bot: BotHost) => void`, the same function serves
+   * `createTestGateway({ bot })`. @default undefined (a client with no handlers)
+   */
   bot?: ((client: Client) => unknown) | undefined;
   /** Whether the bot's Gateway connects before the tests. @default true */
   connect?: boolean | undefined;

@@ -70,7 +70,16 @@ export {
   type IdentifyRecord,
   type BotGatewayStats,
 } from './gateway-server.js';
-export { createTestInteraction, createTestGateway, createTestPayload, type TestInteractionInput, type TestResponse, type TestGateway } from './interactions.js';
+export {
+  createTestInteraction,
+  createTestGateway,
+  createTestPayload,
+  type BotHost,
+  type TestGatewayOptions,
+  type TestInteractionInput,
+  type TestResponse,
+  type TestGateway,
+} from './interactions.js';
 export { useEmulator, type EmulatorFixture, type TestHooks, type UseEmulatorOptions } from './fixture.js';
 export {
   emulatorMatchers,
