@@ -10,6 +10,8 @@ export {
   EmulatorCore,
   type PendingWork,
   type PendingInteraction,
+  type CommunityInput,
+  type CreatedCommunity,
   type Emulator,
   type EmulatorOptions,
   type EmulatorCoreOptions,

@@ -16,6 +16,7 @@ import { startGatewaySession } from './gateway-info.js';
 import { inspectState, secretsOf, type EmulatorSnapshot } from './inspect.js';
 import { EmulatorFaults } from './faults.js';
 import { handleRequest, routeOf } from './router.js';
+import { addMember, type CommunityInput, type CreatedCommunity, createCommunity } from './communities.js';
 import { expireInteractions } from './lifecycle.js';
 import { checkCoreOptions } from './options.js';
 import { clickComponent, invokeCommand, submitModal } from './simulate.js';
@@ -293,6 +294,21 @@ export class EmulatorCore {
     token: string;
   }[] {
     return [...(this.#state.mailbox.get(email) ?? [])];
+  }
+
+  /**
+   * Creates a community with its channels (the contract has no route for
+   * it), its snowflake chosen (`id`) or derived so that it lands on a chosen
+   * shard (`shard: { id, count }`); the seeded bot is in it unless
+   * `withBot: false`, and its connected sessions of that shard get GUILD_CREATE.
+   */
+  createCommunity(input: CommunityInput = {}): CreatedCommunity {
+    return createCommunity(this.#state, input);
+  }
+
+  /** Adds a member to a community: an existing user (`userId`) or a new one (`username`). Returns the user's id. */
+  addMember(guildId: string, input: { userId?: string | undefined; username?: string | undefined } = {}): string {
+    return addMember(this.#state, guildId, input);
   }
 
   /** Creates a channel in a community (the contract has no route for it). Returns its id. */

@@ -32,3 +32,4 @@ export type {
   WebhookDeliveryRecord,
   WindowLimit,
 } from './types.js';
+export type { CommunityInput, CreatedCommunity } from './communities.js';
