@@ -32,7 +32,10 @@ export interface HandlerErrorSource {
     /** What was thrown. */
     readonly error: unknown;
     /** The interaction being handled. */
-    readonly interaction: { readonly id: string };
+    readonly interaction: {
+      /** Its id. */
+      readonly id: string;
+    };
   }[];
 }
 

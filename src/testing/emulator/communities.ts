@@ -26,7 +26,14 @@ export interface CommunityInput {
   /** Its snowflake, chosen. @default one derived from the clock (on `shard` when given) */
   id?: string | undefined;
   /** Derive the snowflake so that the community lands on shard `id` of `count` (ignored with `id`). @default undefined */
-  shard?: { readonly id: number; readonly count: number } | undefined;
+  shard?:
+    | {
+        /** The shard, 0 to `count - 1`. */
+        readonly id: number;
+        /** The shard count, 1 to 4096. */
+        readonly count: number;
+      }
+    | undefined;
   /** Its text channels' names; the first is returned as `channelId`. @default ["general"] */
   channels?: readonly string[] | undefined;
   /** Whether the seeded application's bot is in it (it then gets GUILD_CREATE on its sessions). @default true */

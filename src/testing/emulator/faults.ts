@@ -154,6 +154,7 @@ export class EmulatorFaults {
     return this.#latencyMs;
   }
 
+  /** Sets it; a `ValidationError` for a value that is not a duration from 0 to 2147483647 ms. */
   set latencyMs(ms: number) {
     this.#latencyMs = checkDuration('faults.latencyMs', 'latencyMs', ms);
   }
@@ -163,6 +164,7 @@ export class EmulatorFaults {
     return this.#errorRate;
   }
 
+  /** Sets it; a `ValidationError` for a value that is not a number from 0 to 1. */
   set errorRate(rate: number) {
     this.#errorRate = checkDuration('faults.errorRate', 'errorRate', rate, { max: 1 });
   }
@@ -208,7 +210,12 @@ export class EmulatorFaults {
   }
 
   /** The standing knobs, as the playground shows them. */
-  toJSON(): { latencyMs: number; errorRate: number } {
+  toJSON(): {
+    /** See {@link EmulatorFaults.latencyMs}. */
+    latencyMs: number;
+    /** See {@link EmulatorFaults.errorRate}. */
+    errorRate: number;
+  } {
     return { latencyMs: this.#latencyMs, errorRate: this.#errorRate };
   }
 
