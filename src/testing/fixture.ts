@@ -6,11 +6,12 @@
  * @module
  */
 
-import { Client } from '../clients/client.js';
+import type { Client } from '../clients/client.js';
 import type { InteractionErrorEvent } from '../interactions/router.js';
 import type { CommandDefinition } from '../schemas/requests.js';
 import { checkDuration, refuseUnknownOptions } from '../core/bounds.js';
 import { type AnswerWatch, watchAnswers } from './answer-watch.js';
+import { startBot } from './bot-runner.js';
 import { EmulatorError } from './errors.js';
 import { createEmulator, type Emulator, type EmulatorOptions } from './emulator/server.js';
 
@@ -97,31 +98,25 @@ export function useEmulator(hooks: TestHooks, options: UseEmulatorOptions = {}):
   const waiting = new Set<(event: InteractionErrorEvent) => void>();
   hooks.beforeAll(async () => {
     const emulator = await createEmulator(options.emulator ?? {});
+    let watch: AnswerWatch | undefined;
     try {
-      if (options.commands !== undefined && options.commands.length > 0) {
-        const owner = new Client({ baseUrl: emulator.url });
-        try {
-          await owner.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
-          await owner.commands.sync(emulator.seed.applicationId, options.commands);
-        } finally {
-          await owner.close();
-        }
-      }
-      const bot = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, clock: emulator.clock });
-      const watch = watchAnswers(bot.gateway, answerTimeoutMs, errors);
-      running = { emulator: watch.wrap(emulator), bot, watch };
-      bot.gateway.on('interactionError', (event) => {
-        errors.push(event);
-        for (const resolve of waiting) resolve(event);
-        waiting.clear();
+      const bot = await startBot(emulator, {
+        commands: options.commands,
+        bot: options.bot,
+        connect: options.connect,
+        prepare: (client) => {
+          watch = watchAnswers(client.gateway, answerTimeoutMs, errors);
+          client.gateway.on('interactionError', (event) => {
+            errors.push(event);
+            for (const resolve of waiting) resolve(event);
+            waiting.clear();
+          });
+        },
       });
-      await options.bot?.(bot);
-      if (options.connect !== false) await bot.gateway.connect();
+      running = { emulator: (watch as AnswerWatch).wrap(emulator), bot, watch: watch as AnswerWatch };
     } catch (error) {
-      running?.watch.stop();
-      await running?.bot.close();
+      watch?.stop();
       await emulator.close();
-      running = undefined;
       throw error;
     }
   }, timeout);
