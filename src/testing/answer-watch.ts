@@ -9,7 +9,7 @@
 
 import type { Gateway } from '../gateway/gateway.js';
 import type { InteractionErrorEvent, InteractionUnhandledEvent } from '../interactions/router.js';
-import { EmulatorHandlerError, EmulatorNoAnswerError, type InteractionLabel } from './errors.js';
+import { describeThrown, EmulatorHandlerError, EmulatorNoAnswerError, type InteractionLabel } from './errors.js';
 import { describeInteraction } from './emulator/core.js';
 import type { Emulator } from './emulator/server.js';
 import type { EmulatedCallback, InvokedInteraction } from './emulator/types.js';
@@ -79,9 +79,7 @@ export function watchAnswers(gateway: Gateway, answerTimeoutMs: number, errors: 
         waitForIdle: (options?: Parameters<Emulator['waitForIdle']>[0]) =>
           emulator.waitForIdle(options).catch((error: unknown) => {
             if (errors.length === 0 || !(error instanceof Error)) throw error;
-            const thrown = errors.map(
-              ({ error: cause, interaction }) => `interaction ${interaction.id}: ${cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause)}`,
-            );
+            const thrown = errors.map(({ error: cause, interaction }) => `interaction ${interaction.id}: ${describeThrown(cause)}`);
             error.message += `; the bot's handlers threw: ${thrown.join('; ')}`;
             throw error;
           }),

@@ -98,6 +98,11 @@ export interface InteractionLabel {
   readonly what: string;
 }
 
+/** What a handler threw, in one line: `TypeError: boom`. */
+export function describeThrown(thrown: unknown): string {
+  return thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown);
+}
+
 /**
  * A handler of the bot threw (or rejected) while handling an interaction the
  * test drove: with `useEmulator`, the interaction's `response` rejects with it
@@ -108,8 +113,7 @@ export class EmulatorHandlerError extends EmulatorError {
   /** The interaction's id. */
   readonly interactionId: string;
   constructor(label: InteractionLabel, thrown: unknown) {
-    const quoted = thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown);
-    super(`the bot's handler of ${label.what} (interaction ${label.interactionId}) threw ${quoted}`, { cause: thrown });
+    super(`the bot's handler of ${label.what} (interaction ${label.interactionId}) threw ${describeThrown(thrown)}`, { cause: thrown });
     this.interactionId = label.interactionId;
     // The frames worth reading are the handler's, not the kit's.
     const frames = thrown instanceof Error ? thrown.stack?.split('\n').slice(1).join('\n') : undefined;

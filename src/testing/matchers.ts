@@ -7,6 +7,7 @@
 
 import { InteractionCallbackType } from '../core/constants.js';
 import type { EmulatedCallback, EmulatedMessage } from './emulator/types.js';
+import { describeThrown } from './errors.js';
 
 /** What the matchers read of an emulator (an `Emulator`). */
 export interface MessageSource {
@@ -196,10 +197,7 @@ export const emulatorMatchers = {
   toHaveNoHandlerErrors(received: unknown): MatcherResult {
     const errors = (received as Partial<HandlerErrorSource> | null)?.interactionErrors;
     if (!Array.isArray(errors)) return { pass: false, message: () => `toHaveNoHandlerErrors: expected the kit (useEmulator(...)), got ${typeof received}` };
-    const quoted = errors.map(({ error, interaction }) => {
-      const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      return `  interaction ${interaction.id}: ${text}`;
-    });
+    const quoted = errors.map(({ error, interaction }) => `  interaction ${interaction.id}: ${describeThrown(error)}`);
     return {
       pass: errors.length === 0,
       message: () =>
