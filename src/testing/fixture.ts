@@ -25,12 +25,12 @@ export interface TestHooks {
   beforeEach?: ((fn: () => void) => void) | undefined;
 }
 
-/** Options of {@link useEmulator}. */
-export interface UseEmulatorOptions {
+/** Options of {@link useEmulator}. `Commands`: the commands it registers, whose names `kit.emulator.invokeCommand` then takes. */
+export interface UseEmulatorOptions<Commands extends readonly CommandDefinition[] = readonly CommandDefinition[]> {
   /** Options of the emulator. @default {} */
   emulator?: EmulatorOptions | undefined;
   /** Commands registered before the bot starts (as a deploy step would, with the owner's login). @default [] */
-  commands?: readonly CommandDefinition[] | undefined;
+  commands?: Commands | undefined;
   /**
    * Installs the bot's handlers on the client (the same function your bot
    * calls). Typed `(bot: BotHost) => void`, the same function serves
@@ -57,8 +57,11 @@ export interface UseEmulatorOptions {
 /** The options `useEmulator` knows. */
 const FIXTURE_OPTIONS = ['emulator', 'commands', 'bot', 'connect', 'resetBetweenTests', 'timeoutMs', 'answerTimeoutMs'] as const;
 
-/** What {@link useEmulator} gives the tests; read it inside a test or a hook, not at the top of the file. */
-export interface EmulatorFixture {
+/**
+ * What {@link useEmulator} gives the tests; read it inside a test or a hook,
+ * not at the top of the file. `Name`: the command names it registered.
+ */
+export interface EmulatorFixture<Name extends string = string> {
   /**
    * The running emulator. Its `invokeCommand`, `clickComponent` and
    * `submitModal` give a `response` that rejects at once with
@@ -67,7 +70,7 @@ export interface EmulatorFixture {
    * answers it within `answerTimeoutMs`; its `waitForIdle` names what the
    * handlers threw.
    */
-  readonly emulator: Emulator;
+  readonly emulator: Emulator<Name>;
   /** The bot's client: its token, the emulator's clock, the handlers `bot` installed. */
   readonly bot: Client;
   /** What the bot's handlers threw since the current test began (`interactionError` events), so a test of a failure needs no listener of its own. */
@@ -89,7 +92,10 @@ export interface EmulatorFixture {
  * });
  * ```
  */
-export function useEmulator(hooks: TestHooks, options: UseEmulatorOptions = {}): EmulatorFixture {
+export function useEmulator<const Commands extends readonly CommandDefinition[] = readonly CommandDefinition[]>(
+  hooks: TestHooks,
+  options: UseEmulatorOptions<Commands> = {},
+): EmulatorFixture<Commands[number]['name']> {
   refuseUnknownOptions('useEmulator', options, FIXTURE_OPTIONS);
   const timeout = checkDuration('useEmulator', 'timeoutMs', options.timeoutMs, { min: 1 }) ?? 15_000;
   const answerTimeoutMs = checkDuration('useEmulator', 'answerTimeoutMs', options.answerTimeoutMs, { min: 1 }) ?? 3000;

@@ -23,6 +23,12 @@ describe('one install function', () => {
     expect(responses).toEqual([{ interactionType: 4, data: { content: 'hello from hello' } }]);
   });
 
+  it('kit.emulator.invokeCommand takes the names of the commands the kit registered: a misspelt one does not compile', () => {
+    // @ts-expect-error 'helo' is not a command the kit registered (tsc checks this line)
+    const misspelt = () => kit.emulator.invokeCommand({ name: 'helo' });
+    expect(misspelt).toThrow(/no command "helo" is registered/);
+  });
+
   it('createTestGateway refuses an unknown option', () => {
     let thrown: unknown;
     try {

@@ -66,8 +66,8 @@ function refuse(request: http.IncomingMessage, response: http.ServerResponse, st
   response.end(body, () => request.socket.destroy());
 }
 
-/** A running emulator. */
-export interface Emulator {
+/** A running emulator. `Name`: the command names `invokeCommand` takes (any by default; the kit narrows it to the commands it registered). */
+export interface Emulator<Name extends string = string> {
   /** Base URL to give a `Client` (e.g. `http://127.0.0.1:8080`). */
   readonly url: string;
   /** The Gateway URL. */
@@ -99,7 +99,7 @@ export interface Emulator {
    * INTERACTION_CREATE, else to the bot over the Gateway. Throws
    * `EmulatorUnknownCommandError` for a command not registered there.
    */
-  invokeCommand(input: InvokeCommandInput): InvokedInteraction;
+  invokeCommand(input: InvokeCommandInput<Name>): InvokedInteraction;
   /**
    * Simulates a user clicking a button (or choosing in a select menu) the
    * bot posted: by default on the latest message in the channel carrying a

@@ -292,10 +292,14 @@ export interface DispatchTarget {
   closeSessionsOfToken(token: string, code: number): void;
 }
 
-/** What to invoke with `EmulatorCore.invokeCommand`. */
-export interface InvokeCommandInput {
+/**
+ * What to invoke with `EmulatorCore.invokeCommand`. `Name` narrows the
+ * command names a test may use (the kit sets it from the commands it
+ * registered, so a misspelt name does not compile).
+ */
+export interface InvokeCommandInput<Name extends string = string> {
   /** Command name. */
-  name: string;
+  name: Name;
   /** Option values by name. @default undefined (no options) */
   options?: Record<string, string | number | boolean> | undefined;
   /** Set to an option name to send an autocomplete interaction with that option focused. @default undefined (a command interaction) */
