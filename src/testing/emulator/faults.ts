@@ -166,7 +166,7 @@ export class EmulatorFaults {
 
   /** Sets it; a `ValidationError` for a value that is not a number from 0 to 1. */
   set errorRate(rate: number) {
-    this.#errorRate = checkDuration('faults.errorRate', 'errorRate', rate, { max: 1 });
+    this.#errorRate = checkCount('faults.errorRate', 'errorRate', rate, { max: 1, integer: false });
   }
 
   /**
