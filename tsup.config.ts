@@ -75,17 +75,17 @@ const edgeStubs: Plugin = {
 
 /**
  * Shared by every build: no chunk listings in the output (errors still
- * print), and source maps without the embedded sources. The maps still send
- * stack traces (node --enable-source-maps) and debuggers to the right line
- * of src/*.ts at a fraction of the size; the dist code is not minified, so
- * it stays readable on its own.
+ * print), and source maps with the sources embedded, so a stack frame in
+ * src/*.ts (node --enable-source-maps, Vitest, debuggers) shows its line
+ * though the package ships no src/; the dist code is not minified, so it
+ * stays readable on its own.
  */
 const common: Pick<Options, 'silent' | 'sourcemap' | 'esbuildOptions' | 'esbuildPlugins'> = {
   silent: true,
   sourcemap: true,
   esbuildPlugins: [playgroundScript],
   esbuildOptions(options) {
-    options.sourcesContent = false;
+    options.sourcesContent = true;
   },
 };
 

@@ -15,22 +15,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { createClient } from 'redis';
 import { ApiError, Client } from 'community-chat-sdk';
 import { createEmulator } from 'community-chat-sdk/testing';
 // In your project: import { ... } from 'community-chat-sdk/redis';
 import { createRedisGatewaySessionStore, createRedisIdentifyThrottle, createRedisShardCoordinator } from '../src/redis/index.js';
-
-const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+import { connectRedis } from './connect-redis.js';
 
 /** One member of the fleet: answers /ping on the shards it holds, prints them as they change. */
 async function member(): Promise<void> {
   const name = process.env['PROC'] ?? 'member';
   const work = Number(process.env['HANDLE_MS'] ?? 0);
   const key = process.env['FLEET_KEY'] ?? 'fleet-example';
-  const redis = createClient({ url: REDIS_URL });
-  redis.on('error', () => undefined);
-  await redis.connect();
+  const redis = await connectRedis();
   const client = new Client({
     baseUrl: process.env['CHAT_BASE_URL'],
     auth: { botToken: process.env['CHAT_BOT_TOKEN'] },
@@ -83,6 +79,8 @@ async function member(): Promise<void> {
 
 /** The demo: an emulator with 8 shards, three members, a rolling restart, then a reshard to 12, while /ping runs 20 times a second. */
 async function demo(): Promise<void> {
+  // Redis first: without it the members would wait in silence.
+  const redis = await connectRedis();
   const emulator = await createEmulator({ gateway: { shards: 8, maxConcurrency: 8 } });
   const admin = new Client({ baseUrl: emulator.url });
   await admin.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
@@ -119,22 +117,28 @@ async function demo(): Promise<void> {
   const restarted = emulator.gatewayStats.forBot();
   console.log(`rolling restart: ${runs.length} interactions so far, ${restarted.identifies} Identify, ${restarted.resumes} resumes`);
   // A reshard 8 → 12 while traffic flows: asked through the coordinator (gateway.reshard(12) in any member does the same).
-  const redis = createClient({ url: REDIS_URL });
-  await redis.connect();
   await createRedisShardCoordinator({ client: redis, key }).requestReshard(12);
   await Promise.all([...members.entries()].map(([name, m]) => m.output(`count ${name} 12`)));
-  await redis.close();
+  await redis.quit();
   clearInterval(traffic);
   await Promise.all(runs);
   await emulator.waitForIdle();
   const stats = emulator.gatewayStats.forBot();
-  console.log(
-    `after the reshard: ${runs.length} interactions, ${emulator.messages().length} answers, ${stats.identifies} Identify (8 + 12), ${stats.resumes} resumes`,
-  );
+  const answers = emulator.messages().length;
+  console.log(`after the reshard: ${runs.length} interactions, ${answers} answers, ${stats.identifies} Identify (8 + 12), ${stats.resumes} resumes`);
   for (const m of members.values()) m.child.kill('SIGTERM');
   await Promise.all([...members.values()].map((m) => stopped(m.child)));
   await admin.close();
   await emulator.close();
+  // The summary's own claims: every interaction answered once, 8 Identify at the start and 12 after the reshard, none more.
+  const wrong = [
+    answers === runs.length ? '' : `${runs.length} interactions but ${answers} answers (each must be answered once)`,
+    stats.identifies === 8 + 12 ? '' : `${stats.identifies} Identify, not 8 + 12 (a handed-off or resharded shard identified again instead of resuming)`,
+  ].filter((line) => line !== '');
+  if (wrong.length > 0) {
+    console.error(`FAILED: ${wrong.join('; ')}`);
+    process.exitCode = 1;
+  }
 }
 
 if (process.env['ROLE'] === 'member') await member();

@@ -15,29 +15,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createClient } from 'redis';
 import { Client } from 'community-chat-sdk';
 import { createEmulator } from 'community-chat-sdk/testing';
 // In your project: import { ... } from 'community-chat-sdk/redis';
 import { createRedisGatewaySessionStore, createRedisIdentifyThrottle } from '../src/redis/index.js';
-
-const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
-
-async function connectRedis() {
-  const redis = createClient({ url: REDIS_URL, socket: { reconnectStrategy: false, connectTimeout: 2000 } });
-  redis.on('error', () => undefined);
-  try {
-    return await redis.connect();
-  } catch {
-    console.error(
-      `No Redis answers at ${REDIS_URL}. Start one, then run this again:\n` +
-        `  redis-server --port 6379 --save '' --appendonly no     (Debian/Ubuntu: apt-get install -y redis-server)\n` +
-        `  docker run --rm -p 6379:6379 redis:7\n` +
-        `or point REDIS_URL at yours.`,
-    );
-    process.exit(1);
-  }
-}
+import { connectRedis, REDIS_URL } from './connect-redis.js';
 
 /** One bot process: runs the shards in SHARDS. */
 async function bot(): Promise<void> {

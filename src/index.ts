@@ -123,6 +123,7 @@ export {
   type ReplyMessage,
   type MessagePayload,
   type AllowedMentions,
+  type ReceivedMessage,
   type AutocompleteChoice,
   type ModalForm,
   type AwaitComponentOptions,

@@ -96,7 +96,7 @@ export interface StringSelect {
   /** Identifies the menu in the interaction, 1 to 100 characters. */
   custom_id: string;
   /** The choices, 1 to 25. */
-  options: SelectOption[];
+  options: readonly SelectOption[];
   /** Shown when nothing is selected, at most 150 characters. @default undefined */
   placeholder?: string | undefined;
   /** The fewest choices a user must pick, 0 to 25. @default 1 */
@@ -134,7 +134,7 @@ export interface MessageActionRow {
   /** `ComponentType.ActionRow`. */
   type: 1;
   /** Up to 5 buttons, or one select menu. */
-  components: Button[] | [StringSelect];
+  components: readonly Button[] | readonly [StringSelect];
 }
 
 /** A row of a modal form: one text input. */
@@ -142,5 +142,5 @@ export interface ModalActionRow {
   /** `ComponentType.ActionRow`. */
   type: 1;
   /** One text input. */
-  components: [TextInput];
+  components: readonly [TextInput];
 }

@@ -113,6 +113,15 @@ export abstract class BaseInteraction {
     return { ...this.#payload, token: REDACTED };
   }
 
+  /**
+   * The clock it was built with (the client's `clock`): its expiry and its
+   * waits (`awaitComponent`, `awaitModalSubmit`) follow it.
+   * @internal
+   */
+  get clock(): () => number {
+    return this.#now;
+  }
+
   /** Milliseconds since creation. */
   get ageMs(): number {
     return this.#now() - this.createdAt;

@@ -11,7 +11,15 @@ import { InteractionCallbackType, InteractionType } from '../core/constants.js';
 import { ValidationError } from '../errors/index.js';
 import { BaseInteraction, RepliableInteraction } from './base.js';
 import { readOptions, type CommandOptionValue } from './options.js';
-import type { AnswerOptions, AutocompleteChoice, InteractionPayload, InteractionResponder, ModalForm } from './types.js';
+import {
+  type AnswerOptions,
+  type AutocompleteChoice,
+  type InteractionPayload,
+  type InteractionResponder,
+  type ModalForm,
+  type ReceivedMessage,
+  receivedMessage,
+} from './types.js';
 
 export { INTERACTION_LIFETIME_MS } from '../core/constants.js';
 export { BaseInteraction, RepliableInteraction } from './base.js';
@@ -27,6 +35,7 @@ export type {
   ReplyMessage,
   MessagePayload,
   AllowedMentions,
+  ReceivedMessage,
 } from './types.js';
 
 /** A ping (type 1): answer with {@link PingInteraction.pong}. */
@@ -97,16 +106,15 @@ export class ComponentInteraction extends RepliableInteraction {
   readonly customId: string;
   /** Selected values, for select menus. */
   readonly values: readonly string[];
-  /** The message the component belongs to, as received (Discord's `message` object), if the payload has one. */
-  readonly message: Readonly<Record<string, unknown>> | undefined;
+  /** The message the component belongs to (Discord's `message` object, its fields typed), if the payload has one. */
+  readonly message: ReceivedMessage | undefined;
 
   constructor(payload: InteractionPayload, respond: InteractionResponder, now?: () => number) {
     super(payload, respond, now);
     this.customId = String(payload.data?.['custom_id'] ?? '');
     const values = payload.data?.['values'];
     this.values = Array.isArray(values) ? values.map(String) : [];
-    const message = payload['message'];
-    this.message = typeof message === 'object' && message !== null && !Array.isArray(message) ? (message as Record<string, unknown>) : undefined;
+    this.message = receivedMessage(payload['message']);
   }
 }
 
@@ -118,14 +126,13 @@ export class ModalSubmitInteraction extends RepliableInteraction {
   readonly customId: string;
   /** Submitted values by input custom id. */
   readonly fields: Readonly<Record<string, string>>;
-  /** For a modal opened from a component: that component's message, as received (Discord's `message`), if the payload has one. */
-  readonly message: Readonly<Record<string, unknown>> | undefined;
+  /** For a modal opened from a component: that component's message (Discord's `message`, its fields typed), if the payload has one. */
+  readonly message: ReceivedMessage | undefined;
 
   constructor(payload: InteractionPayload, respond: InteractionResponder, now?: () => number) {
     super(payload, respond, now);
     this.customId = String(payload.data?.['custom_id'] ?? '');
-    const message = payload['message'];
-    this.message = typeof message === 'object' && message !== null && !Array.isArray(message) ? (message as Record<string, unknown>) : undefined;
+    this.message = receivedMessage(payload['message']);
     const fields: Record<string, string> = {};
     const rows = payload.data?.['components'];
     if (Array.isArray(rows)) {

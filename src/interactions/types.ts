@@ -84,7 +84,7 @@ export interface MessagePayload {
   /** The message text (required by the contract for a message answer). */
   content: string;
   /** Rows of buttons or a select menu, at most 5. @default undefined */
-  components?: MessageActionRow[] | undefined;
+  components?: readonly MessageActionRow[] | undefined;
   /** Message flags, e.g. 64 to show it only to the user who invoked. @default undefined */
   flags?: number | undefined;
   /** Whether it is read aloud. @default false */
@@ -113,5 +113,49 @@ export interface ModalForm {
   /** Title shown to the user, 1 to 45 characters. */
   title: string;
   /** Rows of one text input each, 1 to 5. */
-  components: ModalActionRow[];
+  components: readonly ModalActionRow[];
+}
+
+/**
+ * The message a component belongs to, as received (Discord's `message`
+ * object): the fields a bot reads are typed, and checked when the
+ * interaction is built (one of the wrong type is left out); every other field
+ * is kept as received.
+ */
+export interface ReceivedMessage {
+  /** The message's id. @default undefined (not sent) */
+  readonly id?: string;
+  /** Its channel. @default undefined (not sent) */
+  readonly channel_id?: string;
+  /** Its text. @default undefined (not sent) */
+  readonly content?: string;
+  /** Discord's message flags (64: ephemeral). @default undefined (not sent) */
+  readonly flags?: number;
+  /** Its component rows, as received. @default undefined (not sent) */
+  readonly components?: readonly unknown[];
+  /** The interaction it answers (Discord's `interaction_metadata`), as received. @default undefined (not sent) */
+  readonly interaction_metadata?: Readonly<Record<string, unknown>>;
+  /** Any other field, as received. */
+  readonly [field: string]: unknown;
+}
+
+/** The types a {@link ReceivedMessage}'s typed fields must have. */
+const MESSAGE_FIELD_TYPES: Readonly<Record<string, (value: unknown) => boolean>> = {
+  id: (value) => typeof value === 'string',
+  channel_id: (value) => typeof value === 'string',
+  content: (value) => typeof value === 'string',
+  flags: (value) => typeof value === 'number',
+  components: Array.isArray,
+  interaction_metadata: (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+};
+
+/** A payload's `message` as a {@link ReceivedMessage} (a typed field of the wrong type left out), or `undefined` when it is not an object. */
+export function receivedMessage(value: unknown): ReceivedMessage | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const message = value as Record<string, unknown>;
+  const wrong = Object.keys(MESSAGE_FIELD_TYPES).filter((field) => field in message && !MESSAGE_FIELD_TYPES[field]?.(message[field]));
+  if (wrong.length === 0) return message;
+  const kept = { ...message };
+  for (const field of wrong) delete kept[field];
+  return kept;
 }

@@ -8,6 +8,8 @@
  */
 
 import { InteractionTimeoutError, InteractionWaitAbortedError, ValidationError, type InteractionErrorInit, type InteractionWaitKind } from '../errors/index.js';
+import { MAX_TIMER_MS } from '../core/bounds.js';
+import { clockTimer } from '../core/clock.js';
 import { wait } from '../core/wait.js';
 import type {
   AwaitComponentOptions,
@@ -21,8 +23,6 @@ import type {
 
 /** How many waits a router holds at once unless told otherwise. */
 export const DEFAULT_MAX_WAITERS = 1000;
-/** The longest timer Node keeps (about 24.8 days). */
-const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /** Interactions a waiter took: no router runs handlers for them (the Gateway dispatches one interaction to several routers). */
 const takenByWait = new WeakSet<object>();
@@ -247,8 +247,8 @@ export class InteractionWaiters implements InteractionWaitRegistry {
   ): Promise<Interaction> {
     const operation = kind === 'component' ? 'interaction.awaitComponent' : 'interaction.awaitModalSubmit';
     const { timeoutMs, signal } = options as Partial<AwaitComponentOptions>;
-    if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) {
-      const message = `required: how long to wait, in milliseconds (1 to ${MAX_TIMEOUT_MS}); the service never reports a dismissed modal or an ignored message`;
+    if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMER_MS) {
+      const message = `required: how long to wait, in milliseconds (1 to ${MAX_TIMER_MS}); the service never reports a dismissed modal or an ignored message`;
       return Promise.reject(new ValidationError(operation, [{ path: 'timeoutMs', message }]));
     }
     const init = (): InteractionErrorInit => ({ interactionId: original.id, ageMs: original.ageMs });
@@ -297,12 +297,17 @@ export class InteractionWaiters implements InteractionWaitRegistry {
         break;
       }
     }
-    // The one abortable wait ends it at the timeout or the signal; either way the wait is unfiled before any later click is read.
-    return wait(matched, {
+    // The timeout runs on the interaction's clock (the client's): a test clock's jump past it ends the wait at once.
+    const stopTimer = clockTimer(original.clock, timeoutMs, () => waiter.reject(new InteractionTimeoutError(init(), kind, timeoutMs)));
+    // The one abortable wait ends it at the signal; either way the wait is unfiled (and its timer stopped) before any later click is read.
+    // Without a timeout of its own, the wait settles only as `matched` does (never with `undefined`).
+    const waited = wait(matched, {
       signal,
-      timeoutMs,
-      onTimeout: () => new InteractionTimeoutError(init(), kind, timeoutMs),
       onAbort: (reason) => new InteractionWaitAbortedError(init(), kind, 'the signal aborted', { cause: reason }),
-    }).finally(unfile);
+    }) as Promise<Interaction>;
+    return waited.finally(() => {
+      stopTimer();
+      unfile();
+    });
   }
 }

@@ -20,6 +20,8 @@ export interface EmulatorCliArgs {
   seed: number | undefined;
   /** Not `--no-playground`. */
   playground: boolean;
+  /** `--bot`: the module of a bot to run against the emulator (`commands` and a default or `bot` install function). */
+  bot: string | undefined;
 }
 
 /** A usage error: the message to print, and exit code 2. */
@@ -41,6 +43,7 @@ export function readCliArgs(args: readonly string[]): EmulatorCliArgs {
         host: { type: 'string' },
         seed: { type: 'string' },
         'no-playground': { type: 'boolean' },
+        bot: { type: 'string' },
       },
     }));
   } catch (error) {
@@ -51,7 +54,9 @@ export function readCliArgs(args: readonly string[]): EmulatorCliArgs {
   const host = typeof values['host'] === 'string' ? values['host'] : '127.0.0.1';
   if (host.trim() === '') throw new CliUsageError('--host must not be empty');
   const seed = values['seed'] === undefined ? undefined : whole('--seed', values['seed'], '');
-  return { help: values['help'] === true, port, host, seed, playground: values['no-playground'] !== true };
+  const bot = typeof values['bot'] === 'string' ? values['bot'] : undefined;
+  if (bot?.trim() === '') throw new CliUsageError('--bot must name a module (./src/bot.ts)');
+  return { help: values['help'] === true, port, host, seed, playground: values['no-playground'] !== true, bot };
 }
 
 /** A plain decimal whole number (no sign, no `0x`, no exponent). */

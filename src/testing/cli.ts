@@ -1,7 +1,7 @@
 /**
  * `community-chat-emulator`: runs the emulator from the command line.
  *
- *   npx community-chat-emulator --port 8080 [--host 127.0.0.1] [--seed N] [--no-playground]
+ *   npx community-chat-emulator --port 8080 [--host 127.0.0.1] [--seed N] [--no-playground] [--bot ./dist/bot.js]
  *
  * The playground (a web page to chat with a bot) is served at the root URL
  * unless `--no-playground` is given. `--help` says how to stop it (npx does
@@ -12,12 +12,20 @@
 
 import { CliUsageError, readCliArgs, type EmulatorCliArgs } from './cli-args.js';
 import { createEmulator, type Emulator } from './emulator/index.js';
+import type { Client } from '../clients/client.js';
+import { runBotModule } from './cli-bot.js';
 
-const HELP = `Usage: community-chat-emulator [--port 8080] [--host 127.0.0.1] [--seed N] [--no-playground]
+const HELP = `Usage: community-chat-emulator [--port 8080] [--host 127.0.0.1] [--seed N] [--no-playground] [--bot ./dist/bot.js]
 
 Starts the Community Chat emulator with seeded demo data and prints it. Its tokens
 and passwords differ on every run unless --seed is given.
 Application-webhook deliveries go to loopback URLs only.
+
+--bot MODULE runs your bot against it: the module exports \`commands\` (its command
+definitions) and its install function (\`bot\`, or the default export), which gets
+a Client on the seeded bot token: the commands are registered, the bot connects,
+and the playground talks to it. A .ts module needs tsx:
+  npx tsx node_modules/community-chat-sdk/dist/testing/cli.js --bot ./src/bot.ts
 
 Stopping it: Ctrl+C in its terminal (the whole process group gets SIGINT), or
 SIGINT/SIGTERM to the node process whose pid it prints. Started through npx
@@ -60,11 +68,26 @@ try {
   process.stderr.write(`community-chat-emulator: cannot start: ${reason}\n`);
   process.exit(1);
 }
+let bot: Client | undefined;
+let botLine: string[] = [];
+if (args.bot !== undefined) {
+  try {
+    const running = await runBotModule(emulator, args.bot);
+    bot = running.client;
+    const names = running.commands.map((command) => `/${command.name}`).join(', ') || 'no commands';
+    botLine = [`Bot ${args.bot}: connected, registered ${names}`];
+  } catch (error) {
+    process.stderr.write(`community-chat-emulator: --bot ${args.bot}: ${error instanceof Error ? error.message : String(error)}\n`);
+    await emulator.close();
+    process.exit(1);
+  }
+}
 const { seed: data } = emulator;
 process.stdout.write(
   [
     `Community Chat emulator listening on ${emulator.url} (Gateway ${emulator.gatewayUrl})`,
     ...(emulator.playgroundUrl ? [`Playground: open ${emulator.playgroundUrl} to chat with the bot you connect`] : []),
+    ...botLine,
     '',
     'Seeded demo data (local test credentials):',
     `  user        ${data.user.email} / ${data.user.password}`,
@@ -85,10 +108,12 @@ const stop = (signal: string) => {
   if (stopping) return;
   stopping = true;
   process.stdout.write(`\n${signal}: shutting down\n`);
-  emulator.close().then(
-    () => process.exit(0),
-    () => process.exit(1),
-  );
+  Promise.resolve(bot?.close())
+    .then(() => emulator.close())
+    .then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
 };
 process.on('SIGINT', () => stop('SIGINT'));
 process.on('SIGTERM', () => stop('SIGTERM'));

@@ -90,6 +90,52 @@ export class EmulatorInvalidOptionsError extends EmulatorError {
   }
 }
 
+/** Where an interaction came from, for the kit's messages: `/poll`, `button "yes"`, `modal "survey"`. */
+export interface InteractionLabel {
+  /** The interaction's id. */
+  readonly interactionId: string;
+  /** What the user did, in words (`/poll`, `a click on "yes"`, `a submit of modal "survey"`). */
+  readonly what: string;
+}
+
+/** What a handler threw, in one line: `TypeError: boom`. */
+export function describeThrown(thrown: unknown): string {
+  return thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown);
+}
+
+/**
+ * A handler of the bot threw (or rejected) while handling an interaction the
+ * test drove: with `useEmulator`, the interaction's `response` rejects with it
+ * at once. Its message names the interaction and quotes the handler's error;
+ * its stack is the handler's; `cause` is what the handler threw.
+ */
+export class EmulatorHandlerError extends EmulatorError {
+  /** The interaction's id. */
+  readonly interactionId: string;
+  constructor(label: InteractionLabel, thrown: unknown) {
+    super(`the bot's handler of ${label.what} (interaction ${label.interactionId}) threw ${describeThrown(thrown)}`, { cause: thrown });
+    this.interactionId = label.interactionId;
+    // The frames worth reading are the handler's, not the kit's.
+    const frames = thrown instanceof Error ? thrown.stack?.split('\n').slice(1).join('\n') : undefined;
+    if (frames !== undefined && frames !== '') this.stack = `${this.name}: ${this.message}\n${frames}`;
+  }
+}
+
+/**
+ * The bot did not answer an interaction the test drove: no handler took it,
+ * or none answered within the kit's `answerTimeoutMs` (Discord's 3 seconds by
+ * default, after which a user sees "This interaction failed"). With
+ * `useEmulator`, the interaction's `response` rejects with it.
+ */
+export class EmulatorNoAnswerError extends EmulatorError {
+  /** The interaction's id. */
+  readonly interactionId: string;
+  constructor(label: InteractionLabel, why: string) {
+    super(`the bot did not answer ${label.what} (interaction ${label.interactionId}): ${why}`);
+    this.interactionId = label.interactionId;
+  }
+}
+
 /** Every testing-kit error class by its kind: their brands and guards come from this list, as the SDK's do. */
 const TESTING_ERROR_CLASSES = {
   EmulatorError,
@@ -98,6 +144,8 @@ const TESTING_ERROR_CLASSES = {
   EmulatorInteractionExpiredError,
   EmulatorNotDeliveredError,
   EmulatorInvalidOptionsError,
+  EmulatorHandlerError,
+  EmulatorNoAnswerError,
 } as const;
 for (const [kind, errorClass] of Object.entries(TESTING_ERROR_CLASSES)) Object.defineProperty(errorClass.prototype, KIND, { value: kind, enumerable: false });
 
@@ -114,3 +162,7 @@ export const isEmulatorInteractionExpiredError = (value: unknown): value is Emul
 export const isEmulatorNotDeliveredError = (value: unknown): value is EmulatorNotDeliveredError => hasKind(value, 'EmulatorNotDeliveredError');
 /** Whether `value` is an {@link EmulatorInvalidOptionsError}. */
 export const isEmulatorInvalidOptionsError = (value: unknown): value is EmulatorInvalidOptionsError => hasKind(value, 'EmulatorInvalidOptionsError');
+/** Whether `value` is an {@link EmulatorHandlerError}. */
+export const isEmulatorHandlerError = (value: unknown): value is EmulatorHandlerError => hasKind(value, 'EmulatorHandlerError');
+/** Whether `value` is an {@link EmulatorNoAnswerError}. */
+export const isEmulatorNoAnswerError = (value: unknown): value is EmulatorNoAnswerError => hasKind(value, 'EmulatorNoAnswerError');

@@ -6,9 +6,12 @@
  * @module
  */
 
-import { Client } from '../clients/client.js';
+import type { Client } from '../clients/client.js';
 import type { InteractionErrorEvent } from '../interactions/router.js';
 import type { CommandDefinition } from '../schemas/requests.js';
+import { checkDuration, refuseUnknownOptions } from '../core/bounds.js';
+import { type AnswerWatch, watchAnswers } from './answer-watch.js';
+import { startBot } from './bot-runner.js';
 import { EmulatorError } from './errors.js';
 import { createEmulator, type Emulator, type EmulatorOptions } from './emulator/server.js';
 
@@ -22,13 +25,17 @@ export interface TestHooks {
   beforeEach?: ((fn: () => void) => void) | undefined;
 }
 
-/** Options of {@link useEmulator}. */
-export interface UseEmulatorOptions {
+/** Options of {@link useEmulator}. `Commands`: the commands it registers, whose names `kit.emulator.invokeCommand` then takes. */
+export interface UseEmulatorOptions<Commands extends readonly CommandDefinition[] = readonly CommandDefinition[]> {
   /** Options of the emulator. @default {} */
   emulator?: EmulatorOptions | undefined;
   /** Commands registered before the bot starts (as a deploy step would, with the owner's login). @default [] */
-  commands?: readonly CommandDefinition[] | undefined;
-  /** Installs the bot's handlers on the client (the same function your bot calls). @default undefined (a client with no handlers) */
+  commands?: Commands | undefined;
+  /**
+   * Installs the bot's handlers on the client (the same function your bot
+   * calls). Typed `(bot: BotHost) => void`, the same function serves
+   * `createTestGateway({ bot })`. @default undefined (a client with no handlers)
+   */
   bot?: ((client: Client) => unknown) | undefined;
   /** Whether the bot's Gateway connects before the tests. @default true */
   connect?: boolean | undefined;
@@ -36,12 +43,34 @@ export interface UseEmulatorOptions {
   resetBetweenTests?: boolean | undefined;
   /** How long starting may take, milliseconds. @default 15000 */
   timeoutMs?: number | undefined;
+  /**
+   * How long, in real time, the bot may take to answer an interaction the
+   * test drives (`kit.emulator.invokeCommand`, `clickComponent`,
+   * `submitModal`) before its `response` rejects with
+   * `EmulatorNoAnswerError`: Discord's 3 seconds for a first answer (a reply
+   * or a deferral). A handler that throws rejects it at once with
+   * `EmulatorHandlerError`. @default 3000
+   */
+  answerTimeoutMs?: number | undefined;
 }
 
-/** What {@link useEmulator} gives the tests; read it inside a test or a hook, not at the top of the file. */
-export interface EmulatorFixture {
-  /** The running emulator. */
-  readonly emulator: Emulator;
+/** The options `useEmulator` knows. */
+const FIXTURE_OPTIONS = ['emulator', 'commands', 'bot', 'connect', 'resetBetweenTests', 'timeoutMs', 'answerTimeoutMs'] as const;
+
+/**
+ * What {@link useEmulator} gives the tests; read it inside a test or a hook,
+ * not at the top of the file. `Name`: the command names it registered.
+ */
+export interface EmulatorFixture<Name extends string = string> {
+  /**
+   * The running emulator. Its `invokeCommand`, `clickComponent` and
+   * `submitModal` give a `response` that rejects at once with
+   * `EmulatorHandlerError` when the bot's handler throws, and with
+   * `EmulatorNoAnswerError` when nothing takes the interaction or nothing
+   * answers it within `answerTimeoutMs`; its `waitForIdle` names what the
+   * handlers threw.
+   */
+  readonly emulator: Emulator<Name>;
   /** The bot's client: its token, the emulator's clock, the handlers `bot` installed. */
   readonly bot: Client;
   /** What the bot's handlers threw since the current test began (`interactionError` events), so a test of a failure needs no listener of its own. */
@@ -63,42 +92,44 @@ export interface EmulatorFixture {
  * });
  * ```
  */
-export function useEmulator(hooks: TestHooks, options: UseEmulatorOptions = {}): EmulatorFixture {
-  let running: { emulator: Emulator; bot: Client } | undefined;
+export function useEmulator<const Commands extends readonly CommandDefinition[] = readonly CommandDefinition[]>(
+  hooks: TestHooks,
+  options: UseEmulatorOptions<Commands> = {},
+): EmulatorFixture<Commands[number]['name']> {
+  refuseUnknownOptions('useEmulator', options, FIXTURE_OPTIONS);
+  const timeout = checkDuration('useEmulator', 'timeoutMs', options.timeoutMs, { min: 1 }) ?? 15_000;
+  const answerTimeoutMs = checkDuration('useEmulator', 'answerTimeoutMs', options.answerTimeoutMs, { min: 1 }) ?? 3000;
+  let running: { emulator: Emulator; bot: Client; watch: AnswerWatch } | undefined;
   const errors: InteractionErrorEvent[] = [];
   const waiting = new Set<(event: InteractionErrorEvent) => void>();
-  const timeout = options.timeoutMs ?? 15_000;
   hooks.beforeAll(async () => {
     const emulator = await createEmulator(options.emulator ?? {});
+    let watch: AnswerWatch | undefined;
     try {
-      if (options.commands !== undefined && options.commands.length > 0) {
-        const owner = new Client({ baseUrl: emulator.url });
-        try {
-          await owner.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
-          await owner.commands.sync(emulator.seed.applicationId, options.commands);
-        } finally {
-          await owner.close();
-        }
-      }
-      const bot = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, clock: emulator.clock });
-      running = { emulator, bot };
-      bot.gateway.on('interactionError', (event) => {
-        errors.push(event);
-        for (const resolve of waiting) resolve(event);
-        waiting.clear();
+      const bot = await startBot(emulator, {
+        commands: options.commands,
+        bot: options.bot,
+        connect: options.connect,
+        prepare: (client) => {
+          watch = watchAnswers(client.gateway, answerTimeoutMs, errors);
+          client.gateway.on('interactionError', (event) => {
+            errors.push(event);
+            for (const resolve of waiting) resolve(event);
+            waiting.clear();
+          });
+        },
       });
-      await options.bot?.(bot);
-      if (options.connect !== false) await bot.gateway.connect();
+      running = { emulator: (watch as AnswerWatch).wrap(emulator), bot, watch: watch as AnswerWatch };
     } catch (error) {
-      await running?.bot.close();
+      watch?.stop();
       await emulator.close();
-      running = undefined;
       throw error;
     }
   }, timeout);
   hooks.afterAll(async () => {
     const current = running;
     running = undefined;
+    current?.watch.stop();
     await current?.bot.close();
     await current?.emulator.close();
   }, timeout);
@@ -106,7 +137,7 @@ export function useEmulator(hooks: TestHooks, options: UseEmulatorOptions = {}):
     errors.length = 0;
     if (options.resetBetweenTests !== false) running?.emulator.reset();
   });
-  const started = (): { emulator: Emulator; bot: Client } => {
+  const started = (): { emulator: Emulator; bot: Client; watch: AnswerWatch } => {
     if (running === undefined)
       throw new EmulatorError('useEmulator: the emulator runs from beforeAll to afterAll; read kit.emulator and kit.bot inside a test or a hook');
     return running;
@@ -122,7 +153,9 @@ export function useEmulator(hooks: TestHooks, options: UseEmulatorOptions = {}):
       started();
       return errors;
     },
-    waitForInteractionError({ timeoutMs = 5000 } = {}) {
+    waitForInteractionError(waitOptions = {}) {
+      refuseUnknownOptions('waitForInteractionError', waitOptions, ['timeoutMs']);
+      const timeoutMs = checkDuration('waitForInteractionError', 'timeoutMs', waitOptions.timeoutMs) ?? 5000;
       started();
       const first = errors[0];
       if (first !== undefined) return Promise.resolve(first);

@@ -9,6 +9,9 @@ export {
   createEmulator,
   EmulatorCore,
   type PendingWork,
+  type PendingInteraction,
+  type CommunityInput,
+  type CreatedCommunity,
   type Emulator,
   type EmulatorOptions,
   type EmulatorCoreOptions,
@@ -41,12 +44,17 @@ export {
 } from './emulator/index.js';
 export {
   EmulatorError,
+  EmulatorHandlerError,
+  EmulatorNoAnswerError,
   EmulatorInteractionExpiredError,
   EmulatorInvalidOptionsError,
   EmulatorNotDeliveredError,
   EmulatorNotFoundError,
   EmulatorUnknownCommandError,
   isEmulatorError,
+  isEmulatorHandlerError,
+  isEmulatorNoAnswerError,
+  type InteractionLabel,
   isEmulatorInteractionExpiredError,
   isEmulatorInvalidOptionsError,
   isEmulatorNotDeliveredError,
@@ -64,6 +72,24 @@ export {
   type IdentifyRecord,
   type BotGatewayStats,
 } from './gateway-server.js';
-export { createTestInteraction, createTestGateway, createTestPayload, type TestInteractionInput, type TestResponse, type TestGateway } from './interactions.js';
+export {
+  createTestInteraction,
+  createTestGateway,
+  createTestPayload,
+  type BotHost,
+  type TestGatewayOptions,
+  type TestInteractionInput,
+  type TestResponse,
+  type TestGateway,
+} from './interactions.js';
 export { useEmulator, type EmulatorFixture, type TestHooks, type UseEmulatorOptions } from './fixture.js';
-export { emulatorMatchers, type EmulatorMatchers, type ExpectedMessage, type MatcherResult, type MessageMatchOptions, type MessageSource } from './matchers.js';
+export {
+  emulatorMatchers,
+  type AnsweredInteraction,
+  type HandlerErrorSource,
+  type EmulatorMatchers,
+  type ExpectedMessage,
+  type MatcherResult,
+  type MessageMatchOptions,
+  type MessageSource,
+} from './matchers.js';

@@ -4,6 +4,7 @@
  * @module
  */
 
+import { refuseUnknownOptions } from '../core/bounds.js';
 import { InteractionType } from '../core/constants.js';
 import { Gateway } from '../gateway/gateway.js';
 import { createInteraction, type Interaction, type InteractionPayload, type InteractionResponder } from '../interactions/interaction.js';
@@ -135,8 +136,29 @@ export interface TestGateway {
   }>;
 }
 
-/** Creates a {@link TestGateway}. */
-export function createTestGateway(): TestGateway {
+/**
+ * What a bot's install function needs: something with a `gateway` to
+ * register handlers on. A `Client` is one and so is a {@link TestGateway}, so
+ * one function, `(bot: BotHost) => void`, serves `useEmulator({ bot })` and
+ * `createTestGateway({ bot })`.
+ */
+export interface BotHost {
+  /** The Gateway whose handlers the bot registers (`client.gateway`). */
+  readonly gateway: Gateway;
+}
+
+/** Options of {@link createTestGateway}. */
+export interface TestGatewayOptions {
+  /** Installs the bot's handlers (the same function `useEmulator({ bot })` takes). @default undefined (no handlers) */
+  bot?: ((bot: BotHost) => unknown) | undefined;
+}
+
+/**
+ * Creates a {@link TestGateway}; `options.bot`, when given, installs the
+ * bot's handlers on it first.
+ */
+export function createTestGateway(options: TestGatewayOptions = {}): TestGateway {
+  refuseUnknownOptions('createTestGateway', options, ['bot']);
   const responses = new Map<string, TestResponse[]>();
   const respond: InteractionResponder = async (id, body) => {
     const list = responses.get(id) ?? [];
@@ -144,7 +166,7 @@ export function createTestGateway(): TestGateway {
     responses.set(id, list);
   };
   const gateway = new Gateway({}, { token: () => 'test-token', respond, defaultUrl: 'ws://127.0.0.1:9/test', now: Date.now, allowInsecure: false });
-  return {
+  const test: TestGateway = {
     gateway,
     responses,
     async invoke(input = {}) {
@@ -163,4 +185,6 @@ export function createTestGateway(): TestGateway {
       return { interaction, responses: responses.get(interaction.id) ?? [], errors };
     },
   };
+  options.bot?.(test);
+  return test;
 }

@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 
+import { checkCoreOptions } from './emulator/options.js';
 import { http, HttpResponse, type HttpHandler } from 'msw';
 import { EmulatorCore, type DeliveryTransport, type EmulatorCoreOptions } from './emulator/index.js';
 import { API_PREFIX } from '../core/routes.js';
@@ -42,12 +43,13 @@ export function createMswHandlers(options: MswHandlersOptions = {}): {
   /** The emulator core serving them: `options.core`, or a new one. */
   core: EmulatorCore;
 } {
+  checkCoreOptions('createMswHandlers', options, ['core', 'deliverTo']);
   const baseUrl = (options.baseUrl ?? 'http://localhost:8080').replace(/\/+$/, '');
-  const { deliverTo } = options;
+  const { deliverTo, core: given, ...coreOptions } = options;
   const deliveryTransport: DeliveryTransport | undefined = deliverTo
     ? async ({ url, headers, body, signal }) => ({ status: (await deliverTo(new Request(url, { method: 'POST', headers, body, signal }))).status })
     : options.deliveryTransport;
-  const core = options.core ?? new EmulatorCore({ ...options, baseUrl, deliveryTransport });
+  const core = given ?? new EmulatorCore({ ...coreOptions, baseUrl, deliveryTransport });
   const handler = http.all(`${baseUrl}${API_PREFIX}/*`, async ({ request }) => {
     const url = new URL(request.url);
     const headers: Record<string, string> = {};

@@ -63,4 +63,22 @@ describe('component and command types', () => {
     const defined = defineCommand({ name: 'x', description: 'x', options: [{ type: 4, name: 'n', description: 'n', min_vaule: 1 }] });
     expect([message, misspelled, button, link, form, wrongRow, command, typo, bare, defined]).toHaveLength(10);
   });
+
+  it('accept readonly (as const) rows, menus and forms, as a bot keeps them in a constant', () => {
+    const row = {
+      type: ComponentType.ActionRow,
+      components: [{ type: ComponentType.Button, style: ButtonStyle.Primary, label: 'Vote', custom_id: 'vote' }],
+    } as const;
+    const menu = {
+      type: ComponentType.ActionRow,
+      components: [{ type: ComponentType.StringSelect, custom_id: 'choice', options: [{ label: 'A', value: 'a' }] }],
+    } as const;
+    const rows = [row, menu] as const;
+    const message: MessagePayload = { content: 'Poll', components: rows };
+    const inputs = [{ type: 1, components: [{ type: 4, custom_id: 'why', label: 'Why', style: TextInputStyle.Paragraph }] }] as const;
+    const form: ModalForm = { custom_id: 'poll', title: 'Poll', components: inputs };
+    // @ts-expect-error readonly still refuses a misspelled field
+    const wrong: MessagePayload = { content: 'x', components: [{ type: 1, components: [{ type: 2, style: 1, label: 'x', custom_Id: 'x' }] }] as const };
+    expect([message, form, wrong]).toHaveLength(3);
+  });
 });

@@ -224,3 +224,32 @@ describeWithRedis('the worker-pool example against a real redis-server', () => {
     }
   }, 240_000);
 });
+
+describe('the examples that need Redis, without it', () => {
+  it.each(['examples/fleet.ts', 'examples/sharded-bot.ts'])(
+    '%s says within seconds what it could not reach and how to start Redis, and exits 1',
+    async (file) => {
+      // A port nothing listens on: bound, then closed.
+      const net = await import('node:net');
+      const port = await new Promise<number>((resolve) => {
+        const probe = net.createServer().listen(0, '127.0.0.1', () => {
+          const { port: free } = probe.address() as import('node:net').AddressInfo;
+          probe.close(() => resolve(free));
+        });
+      });
+      const started = performance.now();
+      const example = await startScript(file, { env: { REDIS_URL: `redis://127.0.0.1:${port}` } });
+      try {
+        const code = await example.exited;
+        expect(code, `stdout:\n${example.stdout()}\nstderr:\n${example.stderr()}`).toBe(1);
+        expect(performance.now() - started).toBeLessThan(10_000);
+        expect(example.stderr()).toContain(`No Redis answers at redis://127.0.0.1:${port}`);
+        expect(example.stderr()).toContain('apt-get install -y redis-server');
+        expect(example.stderr()).toContain('REDIS_URL=');
+      } finally {
+        example.kill('SIGKILL');
+      }
+    },
+    30_000,
+  );
+});

@@ -232,3 +232,20 @@ describe('reply() through the Gateway, end to end over real sockets', () => {
     }
   });
 });
+
+describe('the message of a component interaction', () => {
+  const noop = async () => undefined;
+  it('types the fields a bot reads (a string id, content, flags), leaves out one of the wrong type, keeps the rest', () => {
+    const built = createInteraction(
+      payload(3, { data: { custom_id: 'b' }, message: { id: 'm1', content: 'Pick', flags: 64, components: [], pinned: false } }),
+      noop,
+    ) as ComponentInteraction;
+    // Typed: these compile as string / number without a cast.
+    const id: string | undefined = built.message?.id;
+    const flags: number | undefined = built.message?.flags;
+    expect({ id, flags, content: built.message?.content, pinned: built.message?.['pinned'] }).toEqual({ id: 'm1', flags: 64, content: 'Pick', pinned: false });
+    const odd = createInteraction(payload(3, { data: { custom_id: 'b' }, message: { id: 5, content: 'x' } }), noop) as ComponentInteraction;
+    expect(odd.message).toEqual({ content: 'x' });
+    expect((createInteraction(payload(3, { data: { custom_id: 'b' }, message: 'no' }), noop) as ComponentInteraction).message).toBeUndefined();
+  });
+});

@@ -4,7 +4,7 @@
 // tells users to do before the package is on the registry.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,6 +62,16 @@ try {
     app,
   ).trim();
   assert.equal(cjs, 'function function');
+  // Stack frames point into src/, which the package does not ship: its source maps carry the sources (issue 35).
+  const maps = run('find', [path.join(app, 'node_modules/community-chat-sdk/dist'), '-name', '*.map'], app)
+    .trim()
+    .split('\n');
+  const withServer = maps
+    .map((file) => JSON.parse(readFileSync(file, 'utf8')))
+    .find((map) => map.sources.some((source) => source.endsWith('src/testing/emulator/server.ts')));
+  assert.ok(withServer, 'a source map of the installed package covers src/testing/emulator/server.ts');
+  const at = withServer.sources.findIndex((source) => source.endsWith('src/testing/emulator/server.ts'));
+  assert.match(String(withServer.sourcesContent?.[at]), /export async function createEmulator/, 'the map embeds the source of src/testing/emulator/server.ts');
   // The playground's page script was bundled at build time: the installed package serves it without esbuild.
   const page = run(
     process.execPath,

@@ -4,6 +4,7 @@
  * body; and secrets that differ per run unless a seed is given.
  */
 import { request as httpRequest } from 'node:http';
+import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { Client } from '../../src/index.js';
@@ -137,5 +138,74 @@ describe('the emulator refuses what a hostile page could send', () => {
     expect(c.seed.botToken.split('.').slice(1)).toEqual(d.seed.botToken.split('.').slice(1));
     expect(c.seed.user.password).toBe(d.seed.user.password);
     expect(c.seed.webhook.token).toBe(d.seed.webhook.token);
+  });
+});
+
+/** A plain TCP proxy on another port, as Docker's port mapping or a latency proxy would be; `target()` is read per connection. */
+async function tcpProxy(target: () => URL): Promise<{ url: string; connections: () => number; close(): Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  let connections = 0;
+  const server = net.createServer((inbound) => {
+    connections++;
+    const outbound = net.connect(Number(target().port), target().hostname);
+    for (const socket of [inbound, outbound]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => undefined);
+    }
+    inbound.pipe(outbound).pipe(inbound);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    connections: () => connections,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe('the emulator behind a proxy or a port mapping', () => {
+  it('answers REST, the Gateway and a bot through a TCP proxy on another port', async () => {
+    let emulator: Emulator | undefined;
+    const proxy = await tcpProxy(() => new URL(String(emulator?.url)));
+    // The public URL is the proxy's: the Gateway URL the bot is told to use goes through it too.
+    emulator = await start({ baseUrl: proxy.url });
+    const bot = new Client({ baseUrl: proxy.url, auth: { botToken: emulator.seed.botToken } });
+    try {
+      const admin = new Client({ baseUrl: proxy.url });
+      await admin.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
+      await admin.commands.sync(emulator.seed.applicationId, [{ name: 'ping', description: 'ping' }]);
+      await admin.close();
+      expect(emulator.gatewayUrl).toBe(`${proxy.url.replace('http', 'ws')}/api/v1/gateway`);
+      bot.gateway.onCommand('ping', (interaction) => interaction.reply('pong'));
+      await bot.gateway.connect();
+      expect((await emulator.invokeCommand({ name: 'ping' }).response).data).toEqual({ content: 'pong' });
+      // Login, sync, the Gateway lookup, the socket and the reply all went through the proxy.
+      expect(proxy.connections()).toBeGreaterThanOrEqual(3);
+    } finally {
+      await bot.close();
+      await proxy.close();
+    }
+  });
+
+  it('accepts a Host on any port, and names from allowedHosts; other names stay refused', async () => {
+    const plain = await start();
+    const named = await start({ allowedHosts: ['Emulator'] });
+    const login = (emulator: Emulator, host: string) =>
+      raw(emulator, {
+        method: 'POST',
+        path: '/auth/login',
+        headers: { host, 'content-type': 'application/json' },
+        body: JSON.stringify({ email: emulator.seed.user.email, password: emulator.seed.user.password }),
+      });
+    expect((await login(plain, 'localhost:9000')).status).toBe(200);
+    expect((await login(plain, 'emulator:9000')).status).toBe(403);
+    expect((await login(named, 'emulator:9000')).status).toBe(200);
+    expect((await login(named, 'attacker.example:9000')).status).toBe(403);
+    expect(await upgrade(named, { host: 'emulator:9000' })).toBe('open');
   });
 });

@@ -9,16 +9,20 @@
  * @module
  */
 
+import { checkDuration } from '../../core/bounds.js';
+import { advancingClock } from '../../core/clock.js';
 import { EmulatorError, EmulatorNotFoundError } from '../errors.js';
 import { startGatewaySession } from './gateway-info.js';
 import { inspectState, secretsOf, type EmulatorSnapshot } from './inspect.js';
 import { EmulatorFaults } from './faults.js';
 import { handleRequest, routeOf } from './router.js';
+import { addMember, type CommunityInput, type CreatedCommunity, createCommunity } from './communities.js';
 import { expireInteractions } from './lifecycle.js';
+import { checkCoreOptions } from './options.js';
 import { clickComponent, invokeCommand, submitModal } from './simulate.js';
 import { EmulatorState } from './state.js';
 import { cancelTimers, stopTimers } from './timers.js';
-import { InteractionCallbackType } from '../../core/constants.js';
+import { InteractionCallbackType, InteractionType } from '../../core/constants.js';
 import type {
   BotIdentity,
   ComponentInput,
@@ -35,12 +39,34 @@ import type {
   WindowLimit,
 } from './types.js';
 
+/** The furthest `advanceTime` moves the clock in one step: ten years. */
+const MAX_ADVANCE_MS = 10 * 366 * 24 * 60 * 60 * 1000;
+
 /** The work an emulator still has under way (see {@link EmulatorCore.pendingWork}). */
 export interface PendingWork {
   /** Interactions delivered to a bot and not answered yet (nor expired). */
   interactions: number;
   /** Webhook deliveries queued or retrying. */
   deliveries: number;
+}
+
+/** An interaction delivered to a bot and not answered yet (see {@link EmulatorCore.pendingInteractions}). */
+export interface PendingInteraction {
+  /** Its id. */
+  id: string;
+  /** What the user did, in words: `/poll`, `the click on "yes"`, `the submit of modal "survey"`. */
+  what: string;
+  /** The user's id. */
+  userId: string;
+  /** How long ago it was delivered, milliseconds on the emulator clock. */
+  ageMs: number;
+}
+
+/** What the user did, in words, from the interaction's type and label (the command's name or the custom id). */
+export function describeInteraction(type: number, label: string): string {
+  if (type === InteractionType.MessageComponent) return `the click on ${JSON.stringify(label)}`;
+  if (type === InteractionType.ModalSubmit) return `the submit of modal ${JSON.stringify(label)}`;
+  return `/${label}`;
 }
 
 /** The stateful core and its control API. */
@@ -57,12 +83,23 @@ export class EmulatorCore {
    * refresh follow `advanceTime`.
    */
   readonly clock: () => number;
+  /** Who hears of `advanceTime` (the SDK's timers on this clock). */
+  readonly #advanceListeners = new Set<() => void>();
 
+  /** Throws `ValidationError` naming an unknown option or a number out of bounds. */
   constructor(options: EmulatorCoreOptions = {}) {
+    checkCoreOptions('EmulatorCore', options);
     this.#state = new EmulatorState(options);
     this.seed = this.#state.seed;
     const state = this.#state;
-    this.clock = () => state.now();
+    const listeners = this.#advanceListeners;
+    this.clock = advancingClock(
+      () => state.now(),
+      (listener) => {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+    );
   }
 
   /**
@@ -90,6 +127,7 @@ export class EmulatorCore {
     cancelTimers(this.#state);
     this.#state.clearActivity(new EmulatorError('the emulator was reset before the bot answered'));
     this.faults.clear();
+    this.#clockMoved();
     this.#state.notify({ kind: 'change' });
   }
 
@@ -110,9 +148,22 @@ export class EmulatorCore {
    * expired unanswered rejects with `EmulatorInteractionExpiredError`.
    */
   advanceTime(ms: number): void {
+    checkDuration('emulator.advanceTime', 'ms', ms, { max: MAX_ADVANCE_MS });
     this.#state.clockOffset += ms;
     expireInteractions(this.#state);
+    this.#clockMoved();
     this.#state.notify({ kind: 'change' });
+  }
+
+  /** Tells the SDK's timers on this clock (an awaitComponent's timeout) that it jumped; one that throws stops no other. */
+  #clockMoved(): void {
+    for (const listener of [...this.#advanceListeners]) {
+      try {
+        listener();
+      } catch {
+        // A listener's failure is its own.
+      }
+    }
   }
 
   /** The global rate limit in force (`undefined`: none). Starts as the `globalRateLimit` option. */
@@ -174,11 +225,21 @@ export class EmulatorCore {
     return [...(this.#state.messages.get(channelId) ?? [])].reverse().find((message) => holds(message.components));
   }
 
+  /** The interactions delivered and not answered yet (nor expired), oldest first: what they are, who and since when. */
+  pendingInteractions(): PendingInteraction[] {
+    const now = this.#state.now();
+    const pending: PendingInteraction[] = [];
+    for (const interaction of this.#state.interactions.values()) {
+      if (interaction.waiters.length === 0 || interaction.acknowledgedWith !== undefined) continue;
+      const { id, type, label, userId, createdAt } = interaction;
+      pending.push({ id, what: describeInteraction(type ?? InteractionType.ApplicationCommand, label ?? '?'), userId: userId ?? '?', ageMs: now - createdAt });
+    }
+    return pending;
+  }
+
   /** What keeps the emulator busy: interactions delivered and not answered yet (nor expired), and webhook deliveries not finished. */
   pendingWork(): PendingWork {
-    let interactions = 0;
-    for (const interaction of this.#state.interactions.values())
-      if (interaction.waiters.length > 0 && interaction.acknowledgedWith === undefined) interactions++;
+    const interactions = this.pendingInteractions().length;
     let deliveries = 0;
     for (const app of this.#state.apps.values())
       for (const record of app.deliveries) if (record.status === 'queued' || record.status === 'retrying') deliveries++;
@@ -233,6 +294,21 @@ export class EmulatorCore {
     token: string;
   }[] {
     return [...(this.#state.mailbox.get(email) ?? [])];
+  }
+
+  /**
+   * Creates a community with its channels (the contract has no route for
+   * it), its snowflake chosen (`id`) or derived so that it lands on a chosen
+   * shard (`shard: { id, count }`); the seeded bot is in it unless
+   * `withBot: false`, and its connected sessions of that shard get GUILD_CREATE.
+   */
+  createCommunity(input: CommunityInput = {}): CreatedCommunity {
+    return createCommunity(this.#state, input);
+  }
+
+  /** Adds a member to a community: an existing user (`userId`) or a new one (`username`). Returns the user's id. */
+  addMember(guildId: string, input: { userId?: string | undefined; username?: string | undefined } = {}): string {
+    return addMember(this.#state, guildId, input);
   }
 
   /** Creates a channel in a community (the contract has no route for it). Returns its id. */

@@ -7,16 +7,47 @@
  * @module
  */
 
-import type { OperationId } from '../../core/routes.js';
+import { checkCount, checkDuration, refuseUnknownOptions } from '../../core/bounds.js';
+import { type OperationId, operationIds } from '../../core/routes.js';
+import { ValidationError, type ValidationIssue } from '../../errors/local.js';
 import { HttpError } from './responses.js';
 import type { RateLimitScope } from './limits.js';
 
 /** The statuses a fault can answer with. */
 export type FaultStatus = 401 | 403 | 404 | 429 | 500 | 503;
 
+/** Every {@link FaultStatus}, to check a fault against. */
+export const FAULT_STATUSES: readonly FaultStatus[] = [401, 403, 404, 429, 500, 503];
+/** Every {@link RateLimitScope}. */
+const SCOPES: readonly RateLimitScope[] = ['user', 'global', 'shared'];
+/** The fields of a {@link FaultInput}. */
+const FAULT_FIELDS = ['operation', 'times', 'status', 'retryAfterMs', 'scope', 'latencyMs', 'reset'] as const;
+/** The most calls one fault may hit. */
+const MAX_FAULT_TIMES = 1_000_000;
+
+/** Why `input` cannot be a fault (each field named, the valid values listed), or nothing. */
+function faultIssues(input: FaultInput): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const { operation, status, scope, reset } = input as Record<string, unknown>;
+  if (operation !== undefined && operation !== '*' && !operationIds.includes(operation as OperationId)) {
+    issues.push({
+      path: 'operation',
+      message: `must be '*' or a contract operation id, one of: ${operationIds.join(', ')} (got ${JSON.stringify(operation)})`,
+    });
+  }
+  if (status !== undefined && !FAULT_STATUSES.includes(status as FaultStatus)) {
+    issues.push({ path: 'status', message: `must be one of the numbers ${FAULT_STATUSES.join(', ')} (got ${JSON.stringify(status)})` });
+  }
+  if (scope !== undefined && !SCOPES.includes(scope as RateLimitScope)) {
+    issues.push({ path: 'scope', message: `must be one of ${SCOPES.map((one) => `'${one}'`).join(', ')} (got ${JSON.stringify(scope)})` });
+  }
+  if (reset !== undefined && typeof reset !== 'boolean') issues.push({ path: 'reset', message: `must be a boolean (got ${JSON.stringify(reset)})` });
+  return issues;
+}
+
 /** One fault to inject (see {@link EmulatorFaults.next}). */
 export interface FaultInput {
-  /** The operation whose next calls it hits (a contract operation id, e.g. `executeWebhook`), or `'*'` for any REST call. @default '*' */
+  /** The operation whose next calls it hits (a contract operation id, e.g. `webhooks.execute` or `channels.get`), or `'*'` for any REST call. @default '*' */
   operation?: OperationId | '*';
   /** How many calls it hits. @default 1 */
   times?: number;
@@ -111,28 +142,53 @@ interface Queued {
 
 /** The emulator's faults: standing knobs, and faults queued for the next calls. */
 export class EmulatorFaults {
-  /** Milliseconds added before every REST call is handled. @default 0 */
-  latencyMs = 0;
-  /** Share of REST calls answered with an injected 503, from 0 (none) to 1 (all). @default 0 */
-  errorRate = 0;
+  #latencyMs = 0;
+  #errorRate = 0;
   readonly #queued: Queued[] = [];
+
+  /**
+   * Milliseconds added before every REST call is handled, from 0 to
+   * 2147483647 (a `ValidationError` otherwise). @default 0
+   */
+  get latencyMs(): number {
+    return this.#latencyMs;
+  }
+
+  /** Sets it; a `ValidationError` for a value that is not a duration from 0 to 2147483647 ms. */
+  set latencyMs(ms: number) {
+    this.#latencyMs = checkDuration('faults.latencyMs', 'latencyMs', ms);
+  }
+
+  /** Share of REST calls answered with an injected 503, from 0 (none) to 1 (all); a `ValidationError` otherwise. @default 0 */
+  get errorRate(): number {
+    return this.#errorRate;
+  }
+
+  /** Sets it; a `ValidationError` for a value that is not a number from 0 to 1. */
+  set errorRate(rate: number) {
+    this.#errorRate = checkCount('faults.errorRate', 'errorRate', rate, { max: 1, integer: false });
+  }
 
   /**
    * Makes the next `times` calls of `operation` (or of any call) answer
    * `status`, wait `latencyMs` first, or have their connection reset.
    * Faults apply in the order they were injected; each call is hit by at
-   * most one. Throws `TypeError` for input that cannot be a fault.
+   * most one. Throws `ValidationError` naming each field that cannot be a
+   * fault (an unknown operation or status, with the valid ones listed).
    */
   next(input: FaultInput): InjectedFault {
-    const times = input.times ?? 1;
-    if (!Number.isInteger(times) || times < 1) throw new TypeError(`faults.next: times must be a positive integer (got ${String(input.times)})`);
+    refuseUnknownOptions('faults.next', input, FAULT_FIELDS);
+    const times = checkCount('faults.next', 'times', input.times, { min: 1, max: MAX_FAULT_TIMES }) ?? 1;
+    checkDuration('faults.next', 'latencyMs', input.latencyMs);
+    checkDuration('faults.next', 'retryAfterMs', input.retryAfterMs);
+    const issues = faultIssues(input);
+    if (issues.length > 0) throw new ValidationError('faults.next', issues);
     if (input.status === undefined && input.reset !== true && (input.latencyMs ?? 0) <= 0) {
-      throw new TypeError('faults.next: a fault needs a status, reset: true or a latencyMs');
+      throw new ValidationError('faults.next', [{ path: 'status', message: 'a fault needs a status, reset: true or a latencyMs' }]);
     }
-    if (input.latencyMs !== undefined && !(input.latencyMs >= 0 && Number.isFinite(input.latencyMs))) {
-      throw new TypeError('faults.next: latencyMs must be a finite number of milliseconds, 0 or more');
+    if (this.#queued.length >= MAX_FAULTS) {
+      throw new ValidationError('faults.next', [{ path: 'times', message: `${MAX_FAULTS} faults are already waiting for calls; clear() them` }]);
     }
-    if (this.#queued.length >= MAX_FAULTS) throw new TypeError(`faults.next: ${MAX_FAULTS} faults are already waiting for calls; clear() them`);
     let resolve!: () => void;
     const done = new Promise<void>((settle) => (resolve = settle));
     const entry: Queued = { input: Object.freeze({ ...input }), remaining: times, resolve };
@@ -153,6 +209,16 @@ export class EmulatorFaults {
     };
   }
 
+  /** The standing knobs, as the playground shows them. */
+  toJSON(): {
+    /** See {@link EmulatorFaults.latencyMs}. */
+    latencyMs: number;
+    /** See {@link EmulatorFaults.errorRate}. */
+    errorRate: number;
+  } {
+    return { latencyMs: this.#latencyMs, errorRate: this.#errorRate };
+  }
+
   /** The faults still waiting for calls, oldest first. */
   get pending(): readonly PendingFault[] {
     return this.#queued.map((entry) => ({ input: entry.input, remaining: entry.remaining }));
@@ -164,8 +230,8 @@ export class EmulatorFaults {
       entry.remaining = 0;
       entry.resolve();
     }
-    this.latencyMs = 0;
-    this.errorRate = 0;
+    this.#latencyMs = 0;
+    this.#errorRate = 0;
   }
 
   /**

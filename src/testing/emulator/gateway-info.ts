@@ -55,7 +55,7 @@ export function getGatewayBot(state: EmulatorState, appId: string): EmulatorResp
 }
 
 /** A community as GUILD_CREATE carries it (Discord's fields; the emulator has no roles beyond @everyone, no emojis, no voice). */
-function guildCreate(state: EmulatorState, guild: Guild, app: Application): Record<string, unknown> {
+export function guildCreate(state: EmulatorState, guild: Guild, app: Application): Record<string, unknown> {
   const joinedAt = new Date(snowflakeTimestamp(guild.id) ?? state.now()).toISOString();
   const channels = [...state.channels.values()]
     .filter((channel) => channel.guildId === guild.id)

@@ -4,7 +4,7 @@
  * @module
  */
 
-export { EmulatorCore, type PendingWork } from './core.js';
+export { EmulatorCore, type PendingInteraction, type PendingWork } from './core.js';
 export { createEmulator, type Emulator, type EmulatorOptions } from './server.js';
 export type { EmulatorSnapshot } from './inspect.js';
 export { EmulatorFaults, type FaultInput, type FaultStatus, type InjectedFault, type PendingFault } from './faults.js';
@@ -32,3 +32,4 @@ export type {
   WebhookDeliveryRecord,
   WindowLimit,
 } from './types.js';
+export type { CommunityInput, CreatedCommunity } from './communities.js';

@@ -14,6 +14,9 @@ import { createPlayground, type Playground } from '../playground/server.js';
 import type { EmulatorFaults } from './faults.js';
 import { EmulatorCore } from './core.js';
 import { gatewayUrlOf } from './gateway-info.js';
+import { checkSimulation } from './inputs.js';
+import { checkCoreOptions, coreOptionsOf, SERVER_OPTIONS } from './options.js';
+import { checkCount, checkDuration } from '../../core/bounds.js';
 import type {
   EmulatedCallback,
   EmulatedMessage,
@@ -31,6 +34,14 @@ export interface EmulatorOptions extends EmulatorCoreOptions {
   port?: number | undefined;
   /** Address to listen on. @default "127.0.0.1" */
   host?: string | undefined;
+  /**
+   * Host names the emulator answers to besides this machine's (loopback
+   * names, IP literals, `host`): a container's or a proxy's name
+   * (`['emulator']` in a Compose network). Any port is accepted, so a proxy or
+   * a port mapping (`docker run -p 9000:8080`) works; checking the name alone
+   * defeats DNS rebinding. @default []
+   */
+  allowedHosts?: readonly string[] | undefined;
   /** Heartbeat interval the Gateway announces, milliseconds. @default 41250 */
   heartbeatIntervalMs?: number | undefined;
   /** Serve the playground, a web page to chat with your bot, at the root URL (`/`). The CLI turns it on. @default false */
@@ -55,8 +66,8 @@ function refuse(request: http.IncomingMessage, response: http.ServerResponse, st
   response.end(body, () => request.socket.destroy());
 }
 
-/** A running emulator. */
-export interface Emulator {
+/** A running emulator. `Name`: the command names `invokeCommand` takes (any by default; the kit narrows it to the commands it registered). */
+export interface Emulator<Name extends string = string> {
   /** Base URL to give a `Client` (e.g. `http://127.0.0.1:8080`). */
   readonly url: string;
   /** The Gateway URL. */
@@ -88,7 +99,7 @@ export interface Emulator {
    * INTERACTION_CREATE, else to the bot over the Gateway. Throws
    * `EmulatorUnknownCommandError` for a command not registered there.
    */
-  invokeCommand(input: InvokeCommandInput): InvokedInteraction;
+  invokeCommand(input: InvokeCommandInput<Name>): InvokedInteraction;
   /**
    * Simulates a user clicking a button (or choosing in a select menu) the
    * bot posted: by default on the latest message in the channel carrying a
@@ -175,12 +186,16 @@ export type { EmulatedCallback, EmulatedMessage, InvokeCommandInput, InvokedInte
  * ```
  */
 export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
-  const core = new EmulatorCore(options);
+  checkCoreOptions('createEmulator', options, SERVER_OPTIONS);
+  checkCount('createEmulator', 'port', options.port, { max: 65_535 });
+  checkDuration('createEmulator', 'heartbeatIntervalMs', options.heartbeatIntervalMs, { min: 1 });
+  checkCount('createEmulator', 'maxBodyBytes', options.maxBodyBytes, { min: 1 });
+  const core = new EmulatorCore(coreOptionsOf(options));
   let playground: Playground | undefined;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_EMULATOR_MAX_BODY_BYTES;
   const listenAddress = () => {
     const { address, port } = server.address() as AddressInfo;
-    return { host: options.host ?? address, port };
+    return { host: options.host ?? address, port, allowedHosts: options.allowedHosts };
   };
   // REST requests in flight, and the checks of waitForIdle() to run when one ends.
   let requestsInFlight = 0;
@@ -272,8 +287,10 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
-  gatewayUrl = gatewayUrlOf(url);
-  core.attachGateway(gateway, url);
+  // Behind a proxy or a port mapping, the URLs in answers (the Gateway's above all) are the public ones.
+  const publicUrl = options.baseUrl?.replace(/\/+$/, '') ?? url;
+  gatewayUrl = gatewayUrlOf(publicUrl);
+  core.attachGateway(gateway, publicUrl);
   let closed = false;
   const emulator: Emulator = {
     url,
@@ -284,13 +301,17 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     core,
     playgroundUrl: playground ? `${url}/` : undefined,
     invokeCommand: (input) => core.invokeCommand(input),
-    clickComponent: ({ customId, messageId, channelId, values, userId }) => {
+    clickComponent: (input) => {
+      checkSimulation('clickComponent', input, ['customId']);
+      const { customId, messageId, channelId, values, userId } = input;
       const channel = channelId ?? core.seed.channelId;
       const message = messageId ?? core.findMessageWithComponent(channel, customId)?.id;
       if (message === undefined) throw new EmulatorNotFoundError(`no message in channel ${channel} carries a component with custom_id ${customId}`);
       return core.clickComponent({ messageId: message, customId, values, userId });
     },
-    submitModal: ({ fields, interactionId, userId }) => {
+    submitModal: (input) => {
+      checkSimulation('submitModal', input);
+      const { fields, interactionId, userId } = input;
       const opener = interactionId ?? core.latestModalOpener();
       if (opener === undefined) throw new EmulatorNotFoundError('the bot opened no modal (no interaction was answered with interaction_type 9)');
       return core.submitModal({ interactionId: opener, fields, userId });
@@ -316,8 +337,11 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     waitForIdle({ timeoutMs = 10_000 } = {}) {
       const pending = () => {
         const work = core.pendingWork();
+        const waiting = core.pendingInteractions();
+        const named = waiting.slice(0, 5).map((one) => `interaction ${one.id} (${one.what} by user ${one.userId}, delivered ${one.ageMs} ms ago) not answered`);
+        if (waiting.length > named.length) named.push(`${waiting.length - named.length} more interaction(s) not answered`);
         const parts = [
-          work.interactions > 0 ? `${work.interactions} interaction(s) not answered` : '',
+          ...named,
           work.deliveries > 0 ? `${work.deliveries} webhook deliveries not finished` : '',
           requestsInFlight > 0 ? `${requestsInFlight} REST request(s) in flight` : '',
         ].filter((part) => part !== '');

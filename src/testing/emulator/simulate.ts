@@ -24,7 +24,7 @@ import { sendInteraction } from './deliveries.js';
 import { checkOptions } from '../../interactions/options.js';
 import { EmulatorInvalidOptionsError, EmulatorNotDeliveredError } from '../errors.js';
 import { answerOf, unknownCommand } from './lifecycle.js';
-import { HttpError } from './responses.js';
+import { checkSimulation } from './inputs.js';
 import type { Application, Command, EmulatorState, Interaction, User } from './state.js';
 import { ATTACHMENT_SIZE_LIMIT, BOT_CHANNEL_PERMISSIONS, EMULATED_LOCALE, messageView } from './views.js';
 import type { ComponentInput, EmulatedCallback, InvokeCommandInput, InvokedInteraction, ModalSubmitInput } from './types.js';
@@ -113,6 +113,7 @@ function interactionPayload(
 
 /** Runs a slash command as a user: see `EmulatorCore.invokeCommand`. */
 export function invokeCommand(state: EmulatorState, input: InvokeCommandInput): InvokedInteraction {
+  checkSimulation('invokeCommand', input, ['name']);
   const user = userFor(state, input.userId);
   const name = input.name.toLowerCase();
   const inDm = input.guildId === null;
@@ -201,9 +202,13 @@ function userFor(state: EmulatorState, userId: string | undefined): User {
 
 /** A user presses a button or chooses in a select menu of a bot's message: see `EmulatorCore.clickComponent`. */
 export function clickComponent(state: EmulatorState, input: ComponentInput): InvokedInteraction {
+  checkSimulation('clickComponent', input, ['messageId', 'customId']);
   const user = userFor(state, input.userId);
   const message = [...state.messages.values()].flat().find((candidate) => candidate.id === input.messageId);
   if (message?.author.kind !== 'bot') throw new EmulatorNotFoundError(`no bot message ${input.messageId}`);
+  // An ephemeral message is seen by one user only: nobody else can click it.
+  if (message.visibleTo !== undefined && message.visibleTo !== user.id)
+    throw new EmulatorNotFoundError(`message ${input.messageId} is ephemeral: only user ${message.visibleTo} sees it and can use its components`);
   const app = [...state.apps.values()].find((candidate) => candidate.bot.id === message.author.id);
   if (!app) throw new EmulatorNotFoundError(`the bot of message ${input.messageId} is gone`);
   const type = InteractionType.MessageComponent;
@@ -219,11 +224,12 @@ export function clickComponent(state: EmulatorState, input: ComponentInput): Inv
 
 /** A user submits the modal a bot opened: see `EmulatorCore.submitModal`. */
 export function submitModal(state: EmulatorState, input: ModalSubmitInput): InvokedInteraction {
+  checkSimulation('submitModal', input, ['interactionId']);
   const user = userFor(state, input.userId);
   const opener = state.interactions.get(input.interactionId);
   const modal = opener?.callbacks.find((callback) => callback.interactionType === InteractionCallbackType.Modal);
   const app = opener && state.apps.get(opener.applicationId);
-  if (!opener || !modal || !app) throw new HttpError(404, `interaction ${input.interactionId} opened no modal`, 10062);
+  if (!opener || !modal || !app) throw new EmulatorNotFoundError(`interaction ${input.interactionId} opened no modal (no answer with interaction_type 9)`);
   const customId = String(modal.data['custom_id'] ?? '');
   const type = InteractionType.ModalSubmit;
   const interaction = newInteraction(state, app, opener.channelId, type, customId, user.id);

@@ -368,13 +368,15 @@ export class EmulatorState {
     content: string,
     author: EmulatedMessage['author'],
     via: EmulatedMessage['via'],
-    extra: Pick<EmulatedMessage, 'components' | 'interactionId'> = {},
+    extra: Pick<EmulatedMessage, 'components' | 'interactionId' | 'flags' | 'visibleTo'> = {},
   ): EmulatedMessage {
     if (countCharacters(content) < 1 || countCharacters(content) > 2000) throw new HttpError(400, 'Message content must be 1 to 2000 characters', 50035);
     const list = this.messages.get(channelId) ?? [];
     const message: EmulatedMessage = { id: this.id(), channelId, content, author, via, createdAt: this.now() };
     if (extra.components !== undefined) message.components = extra.components;
     if (extra.interactionId !== undefined) message.interactionId = extra.interactionId;
+    if (extra.flags !== undefined && extra.flags !== 0) message.flags = extra.flags;
+    if (extra.visibleTo !== undefined) message.visibleTo = extra.visibleTo;
     list.push(message);
     this.messages.set(channelId, list);
     return message;

@@ -54,6 +54,15 @@ export interface EmulatedMessage {
   components?: unknown[] | undefined;
   /** The interaction this message answers (a reply or a follow-up). @default undefined */
   interactionId?: string | undefined;
+  /** Discord's message flags the bot set (64: ephemeral). @default 0 */
+  flags?: number | undefined;
+  /**
+   * For an ephemeral answer (`flags: 64`): the one user who sees it, the one
+   * who used the interaction. Nobody else sees it or can use its components,
+   * and it is no part of the channel's history others read (docs/assumptions.md).
+   * @default undefined (a public message)
+   */
+  visibleTo?: string | undefined;
 }
 
 /** What the emulator reports to observers (the playground): a REST call it served, or a change of its state. */
@@ -171,7 +180,13 @@ export interface EmulatorCoreOptions {
   routeRateLimit?: WindowLimit | undefined;
   /** Access-token lifetime. @default 900000 */
   accessTokenLifetimeMs?: number | undefined;
-  /** The base URL clients use, for the URLs in answers (webhook, invite, attachment and Gateway URLs); `createEmulator` sets its own. @default "http://localhost:8080" */
+  /**
+   * The base URL clients use, for the URLs in answers (webhook, invite,
+   * attachment and Gateway URLs). `createEmulator` uses its own address
+   * unless this is given: give the public one when clients reach it through
+   * a proxy or a port mapping (`http://localhost:9000` for
+   * `docker run -p 9000:8080`). @default "http://localhost:8080" (`createEmulator`: its own address)
+   */
   baseUrl?: string | undefined;
   /** Sharding of the Gateway: what `GET /gateway/bot` recommends, and Identify pacing. @default undefined (1 shard, max_concurrency 1, Identify not paced) */
   gateway?: EmulatorGatewayOptions | undefined;
@@ -277,10 +292,14 @@ export interface DispatchTarget {
   closeSessionsOfToken(token: string, code: number): void;
 }
 
-/** What to invoke with `EmulatorCore.invokeCommand`. */
-export interface InvokeCommandInput {
+/**
+ * What to invoke with `EmulatorCore.invokeCommand`. `Name` narrows the
+ * command names a test may use (the kit sets it from the commands it
+ * registered, so a misspelt name does not compile).
+ */
+export interface InvokeCommandInput<Name extends string = string> {
   /** Command name. */
-  name: string;
+  name: Name;
   /** Option values by name. @default undefined (no options) */
   options?: Record<string, string | number | boolean> | undefined;
   /** Set to an option name to send an autocomplete interaction with that option focused. @default undefined (a command interaction) */

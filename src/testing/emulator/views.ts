@@ -79,6 +79,7 @@ export function messageView(state: EmulatorState, message: EmulatedMessage, app:
     author: { id: app.bot.id, username: app.bot.username, bot: true },
     application_id: app.id,
     timestamp: new Date(message.createdAt).toISOString(),
+    flags: message.flags ?? 0,
   };
   const answered = message.interactionId === undefined ? undefined : state.interactions.get(message.interactionId);
   if (answered !== undefined) {

@@ -9,7 +9,7 @@
 import { redactValue, scrubText } from '../../core/redact.js';
 import { operationIds, type OperationId } from '../../core/routes.js';
 import type { EmulatorCore } from '../emulator/core.js';
-import type { FaultStatus } from '../emulator/faults.js';
+import { FAULT_STATUSES } from '../emulator/faults.js';
 
 /** What an action can reach. */
 export interface ActionContext {
@@ -47,8 +47,6 @@ function optionsOf(value: unknown): Record<string, string | number | boolean> {
 function place(body: Body): { userId: string | undefined; channelId: string | undefined; guildId: string | undefined } {
   return { userId: str(body['userId']), channelId: str(body['channelId']), guildId: str(body['guildId']) };
 }
-
-const FAULT_STATUSES: readonly FaultStatus[] = [401, 403, 404, 429, 500, 503];
 
 function finite(value: unknown, min: number, max: number): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? Math.min(max, Math.max(min, value)) : undefined;

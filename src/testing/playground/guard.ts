@@ -16,27 +16,42 @@ export const PLAYGROUND_HEADER = 'x-playground';
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1']);
 
-/** The hostname and port of a `Host` header (`[::1]:8080` included), or `undefined`. */
-function parseHost(host: string | undefined): { hostname: string; port: string } | undefined {
+/** The hostname of a `Host` header (`[::1]:8080` included; any port), or `undefined`. */
+function parseHost(host: string | undefined): string | undefined {
   if (!host) return undefined;
-  const found = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(?::(\d+))?$/.exec(host.trim());
+  const found = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(?::\d+)?$/.exec(host.trim());
   if (!found) return undefined;
-  return { hostname: (found[1] ?? '').replace(/^\[|\]$/g, '').toLowerCase(), port: found[2] ?? '80' };
+  return (found[1] ?? '').replace(/^\[|\]$/g, '').toLowerCase();
+}
+
+/** Where the emulator listens, for the `Host` check. */
+export interface DoorAddress {
+  /** The address it was told to listen on. */
+  readonly host: string;
+  /** Its port (not checked: a proxy or a port mapping, `docker -p 9000:8080`, shows another). */
+  readonly port: number;
+  /** Other host names it answers to (a container's or a proxy's name). @default [] */
+  readonly allowedHosts?: readonly string[] | undefined;
 }
 
 /**
  * The emulator's doors, for every route and the Gateway's upgrade: the `Host`
- * must name this machine (a loopback name, an IP literal, or the address it
- * listens on) on its port, which defeats DNS rebinding, and an `Origin`, when
- * a browser sends one, must be the emulator's own. Tools that send no Origin
- * (the SDK, Discord libraries) pass. Why a request is refused, or `undefined`.
+ * must name this machine (a loopback name, an IP literal, the address it
+ * listens on, or one of `allowedHosts`), which defeats DNS rebinding, on any
+ * port (so a proxy or a port mapping works), and an `Origin`, when a browser
+ * sends one, must be the emulator's own. Tools that send no Origin (the SDK,
+ * Discord libraries) pass. Why a request is refused, or `undefined`.
  */
-export function doorRefusal(headers: Record<string, string | string[] | undefined>, listen: { host: string; port: number }): string | undefined {
+export function doorRefusal(headers: Record<string, string | string[] | undefined>, listen: DoorAddress): string | undefined {
   const hostHeader = typeof headers['host'] === 'string' ? headers['host'] : undefined;
-  const host = parseHost(hostHeader);
-  if (!host || host.port !== String(listen.port)) return 'unexpected Host';
-  const allowed = LOOPBACK_NAMES.has(host.hostname) || isIP(host.hostname) !== 0 || host.hostname === listen.host.toLowerCase();
-  if (!allowed) return "unexpected Host (the emulator answers only to this machine's addresses)";
+  const hostname = parseHost(hostHeader);
+  if (hostname === undefined) return 'unexpected Host';
+  const allowed =
+    LOOPBACK_NAMES.has(hostname) ||
+    isIP(hostname) !== 0 ||
+    hostname === listen.host.toLowerCase() ||
+    (listen.allowedHosts ?? []).some((name) => name.toLowerCase() === hostname);
+  if (!allowed) return "unexpected Host (the emulator answers only to this machine's addresses and to createEmulator({ allowedHosts }))";
   const origin = typeof headers['origin'] === 'string' ? headers['origin'] : undefined;
   if (origin !== undefined && origin !== `http://${hostHeader}`) return 'foreign Origin';
   return undefined;
@@ -45,7 +60,7 @@ export function doorRefusal(headers: Record<string, string | string[] | undefine
 /** Why a request to the playground is refused, or `undefined` when it may go on. */
 export function refusal(
   headers: Record<string, string | string[] | undefined>,
-  listen: { host: string; port: number },
+  listen: DoorAddress,
   kind: 'page' | 'events' | 'api',
   method: string,
 ): string | undefined {

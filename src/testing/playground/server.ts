@@ -12,7 +12,7 @@ import type { EmulatorCore } from '../emulator/core.js';
 import type { GatewayTraffic } from '../gateway-server.js';
 import { pageScript } from './assets/page-script.js';
 import { PAGE_HTML, PAGE_STYLE } from './assets/page.js';
-import { refusal } from './guard.js';
+import { type DoorAddress, refusal } from './guard.js';
 import { PlaygroundHub } from './hub.js';
 import { runAction } from './actions.js';
 
@@ -24,7 +24,7 @@ export interface PlaygroundHost {
   /** The emulator's core. */
   core: EmulatorCore;
   /** Where the server listens (for the `Host` check). */
-  listen: () => { host: string; port: number };
+  listen: () => DoorAddress;
   /** Open Gateway sessions of any bot. */
   botSessions: () => number;
   /** Drops every Gateway connection. */
@@ -65,7 +65,7 @@ export function createPlayground(host: PlaygroundHost): Playground {
     picture: () => ({
       ...core.snapshot(),
       bot: { sessions: host.botSessions() },
-      faults: { ...core.faults, globalLimit: core.globalRateLimit ?? null },
+      faults: { ...core.faults.toJSON(), globalLimit: core.globalRateLimit ?? null },
       seed: { guildId: core.seed.guildId, channelId: core.seed.channelId, userId: core.seed.user.id, applicationId: core.seed.applicationId },
     }),
     secrets: () => core.secrets(),

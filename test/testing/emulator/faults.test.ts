@@ -10,11 +10,13 @@ import {
   isRateLimitError,
   isServerError,
   isTimeoutError,
+  isValidationError,
+  ValidationError,
   type ApiError,
   type NetworkError,
   type RateLimitError,
 } from '../../../src/index.js';
-import { EmulatorError, EmulatorFaults } from '../../../src/testing/index.js';
+import { EmulatorError, EmulatorFaults, type FaultInput } from '../../../src/testing/index.js';
 import { useEmulators } from '../../helpers/emulators.js';
 
 const start = useEmulators();
@@ -129,7 +131,7 @@ describe('emulator.faults', () => {
     }
   });
 
-  it('cancel() and clear() drop faults; bad input is refused with a TypeError', () => {
+  it('cancel() and clear() drop faults; bad input is refused with a ValidationError', () => {
     const faults = new EmulatorFaults();
     const kept = faults.next({ operation: 'channels.get', status: 404, times: 3 });
     const dropped = faults.next({ status: 500 });
@@ -143,9 +145,48 @@ describe('emulator.faults', () => {
     expect(faults.pending).toEqual([]);
     expect(kept.remaining).toBe(0);
     expect(faults.latencyMs).toBe(0);
-    expect(() => faults.next({ status: 404, times: 0 })).toThrow(TypeError);
+    expect(() => faults.next({ status: 404, times: 0 })).toThrow(ValidationError);
     expect(() => faults.next({})).toThrow(/needs a status/);
-    expect(() => faults.next({ latencyMs: Number.NaN })).toThrow(TypeError);
+    expect(() => faults.next({ latencyMs: Number.NaN })).toThrow(ValidationError);
+  });
+
+  it('refuses at once what would never fire or would answer a 500: an unknown status, scope, operation or field, an unbounded duration', () => {
+    const faults = new EmulatorFaults();
+    const refused = (input: unknown) => {
+      try {
+        faults.next(input as FaultInput);
+      } catch (error) {
+        expect(isValidationError(error), `faults.next(${JSON.stringify(input)}) threw ${String(error)}`).toBe(true);
+        return (error as Error).message;
+      }
+      throw new Error(`faults.next(${JSON.stringify(input)}) was accepted`);
+    };
+    expect(refused({ status: 418 })).toMatch(/status.*one of the numbers 401, 403, 404, 429, 500, 503 \(got 418\)/);
+    expect(refused({ status: '429' })).toMatch(/status.*got "429"/);
+    expect(refused({ status: 429, scope: 'user\r\nx-evil: 1' })).toMatch(/scope.*one of 'user', 'global', 'shared'/);
+    // The typings' old example, and the id as the contract spells it.
+    expect(refused({ operation: 'executeWebhook', status: 500 })).toMatch(/operation.*webhooks\.execute/);
+    expect(refused({ status: 500, statuss: 404 })).toMatch(/statuss/);
+    expect(refused({ latencyMs: 3e9 })).toMatch(/latencyMs.*at most 2147483647/);
+    expect(refused({ status: 429, retryAfterMs: Number.POSITIVE_INFINITY })).toMatch(/retryAfterMs/);
+    expect(refused({ status: 500, times: 1.5 })).toMatch(/times.*whole number/);
+    expect(faults.pending).toEqual([]);
+    expect(faults.next({ operation: 'webhooks.execute', status: 500 }).remaining).toBe(1);
+  });
+
+  it('the standing knobs are bounded: latencyMs 3e9 or errorRate 2 is refused and changes nothing', () => {
+    const faults = new EmulatorFaults();
+    faults.latencyMs = 20;
+    expect(() => {
+      faults.latencyMs = 3e9;
+    }).toThrow(/latencyMs.*at most 2147483647/);
+    expect(() => {
+      faults.errorRate = 2;
+    }).toThrow(/errorRate.*at most 1/);
+    expect(() => {
+      faults.errorRate = Number.NaN;
+    }).toThrow(ValidationError);
+    expect({ latencyMs: faults.latencyMs, errorRate: faults.errorRate }).toEqual({ latencyMs: 20, errorRate: 0 });
   });
 
   it('a 404 names the most specific resource of the route', () => {

@@ -215,8 +215,11 @@ describe('waitForIdle()', () => {
     answer();
     await delivered;
 
-    emulator.invokeCommand({ name: 'never' });
-    await expect(emulator.waitForIdle({ timeoutMs: 200 })).rejects.toThrow(/not idle within 200 ms: 1 interaction\(s\) not answered/);
+    const never = emulator.invokeCommand({ name: 'never' });
+    // Which interaction, which command, who and since when.
+    await expect(emulator.waitForIdle({ timeoutMs: 200 })).rejects.toThrow(
+      new RegExp(`not idle within 200 ms: interaction ${never.id} \\(/never by user ${emulator.seed.user.id}, delivered \\d+ ms ago\\) not answered`),
+    );
   });
 });
 

@@ -44,3 +44,29 @@ describe('the emulator CLI and its playground', () => {
     }
   }, 30_000);
 });
+
+describe('community-chat-emulator --bot', () => {
+  it('registers the module’s commands, runs its bot, and the playground talks to it', async () => {
+    const cli = await startScript('src/testing/cli.ts', { args: ['--port', '0', '--bot', 'test/helpers/cli-bot-module.ts'] });
+    try {
+      const [, url] = await cli.waitForOutput(/listening on (http:\/\/\S+) /);
+      await cli.waitForOutput(/^Bot test\/helpers\/cli-bot-module\.ts: connected, registered \/fruit$/m);
+      // The playground's autocomplete runs a real autocomplete interaction: the bot in the CLI's process answers it.
+      const answer = await fetch(`${String(url)}/_playground/api/autocomplete`, {
+        method: 'POST',
+        headers: { origin: String(url), 'x-playground': '1', 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'fruit', options: { kind: 'ap' }, focused: 'kind' }),
+      });
+      expect(await answer.json()).toEqual({ choices: [{ name: 'Apple from the CLI bot', value: 'apple' }] });
+    } finally {
+      cli.kill('SIGINT');
+      await cli.exited;
+    }
+  }, 30_000);
+
+  it('a module with no install function is one line and exit 1', async () => {
+    const cli = await startScript('src/testing/cli.ts', { args: ['--port', '0', '--bot', 'test/helpers/until.ts'] });
+    expect(await cli.exited).toBe(1);
+    expect(cli.stderr()).toMatch(/--bot test\/helpers\/until\.ts: .* exports no install function/);
+  }, 30_000);
+});

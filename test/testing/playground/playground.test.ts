@@ -299,14 +299,14 @@ describe.skipIf(!run)('the playground in Chromium', () => {
         await page.getByLabel('Error rate (%)').fill('20');
         await page.getByLabel('Global limit (req/s)').fill('40');
         await page.getByRole('button', { name: 'Apply the faults' }).click();
-        await expect.poll(() => ({ ...world.emulator.faults })).toEqual({ latencyMs: 150, errorRate: 0.2 });
+        await expect.poll(() => world.emulator.faults.toJSON()).toEqual({ latencyMs: 150, errorRate: 0.2 });
         expect(world.emulator.core.globalRateLimit).toEqual({ limit: 40, windowMs: 1000 });
 
         await page.getByLabel('Latency (ms)').fill('0');
         await page.getByLabel('Error rate (%)').fill('0');
         await page.getByLabel('Global limit (req/s)').fill('');
         await page.getByRole('button', { name: 'Apply the faults' }).click();
-        await expect.poll(() => ({ ...world.emulator.faults })).toEqual({ latencyMs: 0, errorRate: 0 });
+        await expect.poll(() => world.emulator.faults.toJSON()).toEqual({ latencyMs: 0, errorRate: 0 });
         expect(world.emulator.core.globalRateLimit).toBeUndefined();
 
         // The next calls of one operation: a 429 on the next two channel reads, in the service's wording.
@@ -368,7 +368,7 @@ describe.skipIf(!run)('the playground in Chromium', () => {
       })(${target})`);
       expect(outcome).toContain('cors blocked');
       expect(outcome).toContain('events refused');
-      expect(world.emulator.faults).toEqual({ latencyMs: 0, errorRate: 0 });
+      expect(world.emulator.faults.toJSON()).toEqual({ latencyMs: 0, errorRate: 0 });
     } finally {
       await context.close();
       await foreign.close();

@@ -26,6 +26,15 @@ function liveInteraction(state: EmulatorState, id: string, owns: (interaction: I
   return interaction;
 }
 
+/** Discord's ephemeral flag: the message is seen by the interaction's user only. */
+const EPHEMERAL = 64;
+
+/** The flags of an answer, and who alone sees it when it is ephemeral (the interaction's user). */
+function visibility(interaction: Interaction, flags: unknown): { flags?: number; visibleTo?: string | undefined } {
+  if (typeof flags !== 'number' || !Number.isInteger(flags) || flags <= 0) return {};
+  return (flags & EPHEMERAL) !== 0 ? { flags, visibleTo: interaction.userId } : { flags };
+}
+
 /** Records an answer: once, except repeated autocomplete results; a message with source is posted to the channel. */
 function acknowledge(state: EmulatorState, app: Application, interaction: Interaction, body: CallbackBody): EmulatorResponse {
   const type = body.interaction_type;
@@ -41,6 +50,7 @@ function acknowledge(state: EmulatorState, app: Application, interaction: Intera
     state.post(interaction.channelId, String(body.data['content']), { kind: 'bot', id: app.bot.id, name: app.bot.username }, 'interaction', {
       components,
       interactionId: interaction.id,
+      ...visibility(interaction, body.data['flags']),
     });
   }
   for (const waiter of interaction.waiters.splice(0)) waiter.resolve(callback);
@@ -83,6 +93,7 @@ export function followUp(state: EmulatorState, request: EmulatorRequest, appId: 
     state.post(interaction.channelId, body.content, { kind: 'bot', id: app.bot.id, name: app.bot.username }, 'interaction', {
       components,
       interactionId: interaction.id,
+      ...visibility(interaction, typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)['flags'] : undefined),
     });
   interaction.followedUp = true;
   return json(200, messageView(state, message, app));

@@ -56,6 +56,8 @@ export interface PictureMessage {
   interactionId?: string;
   /** Its component rows. */
   components?: PictureRow[];
+  /** For an ephemeral answer: the one user who sees it. */
+  visibleTo?: string;
 }
 
 /** An interaction as the picture shows it. */

@@ -114,6 +114,12 @@ function messageItem(picture: Picture, message: PictureMessage): HTMLElement {
     interaction ? h('div', { class: 'ctx', text: (interaction.user ?? 'someone') + verb(interaction) + interaction.label }) : null,
     h('div', { class: 'meta' }, h('span', { class: 'author', text: message.author.name }), tag, h('time', { text: timeOf(message.createdAt) })),
     h('div', { class: 'content', text: message.content }),
+    message.visibleTo === undefined
+      ? null
+      : h('div', {
+          class: 'ephemeral muted',
+          text: `Only ${picture.users.find((user) => user.id === message.visibleTo)?.username ?? message.visibleTo} can see this (ephemeral)`,
+        }),
     message.components?.length
       ? h(
           'div',

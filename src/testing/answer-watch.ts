@@ -1,0 +1,93 @@
+/**
+ * The kit's watch over the bot's answers: an interaction the test drove
+ * through `useEmulator` settles its `response` at once when the bot's
+ * handler throws or nothing takes it, and within `answerTimeoutMs` when no
+ * handler answers, instead of leaving the test to its runner's timeout.
+ *
+ * @module
+ */
+
+import type { Gateway } from '../gateway/gateway.js';
+import type { InteractionErrorEvent, InteractionUnhandledEvent } from '../interactions/router.js';
+import { describeThrown, EmulatorHandlerError, EmulatorNoAnswerError, type InteractionLabel } from './errors.js';
+import { describeInteraction } from './emulator/core.js';
+import type { Emulator } from './emulator/server.js';
+import type { EmulatedCallback, InvokedInteraction } from './emulator/types.js';
+
+/** The watch: the emulator as the tests see it, and the listeners it needs on the bot's Gateway. */
+export interface AnswerWatch {
+  /** `emulator` with `invokeCommand`, `clickComponent` and `submitModal` watched, and `waitForIdle` naming the handlers' errors. */
+  wrap(emulator: Emulator): Emulator;
+  /** Stops listening to the Gateway and ends nothing else (the emulator's own answers still settle). */
+  stop(): void;
+}
+
+/** What the user did, in words, from an interaction's payload: `/poll`, `the click on "yes"`. */
+function labelOf(invoked: InvokedInteraction): InteractionLabel {
+  const data = invoked.payload['data'] as Record<string, unknown> | undefined;
+  const label = data?.['custom_id'] ?? data?.['name'];
+  return { interactionId: invoked.id, what: describeInteraction(Number(invoked.payload['type']), String(label)) };
+}
+
+/** Starts watching the answers of `gateway`'s handlers. `errors` is the fixture's list of what they threw. */
+export function watchAnswers(gateway: Gateway, answerTimeoutMs: number, errors: readonly InteractionErrorEvent[]): AnswerWatch {
+  // The interactions a test is awaiting, by id: each fails at once with what its handler threw.
+  const awaited = new Map<string, { label: InteractionLabel; fail: (error: Error) => void }>();
+  const onError = (event: InteractionErrorEvent) => {
+    const entry = awaited.get(event.interaction.id);
+    entry?.fail(new EmulatorHandlerError(entry.label, event.error));
+  };
+  const onUnhandled = (event: InteractionUnhandledEvent) => {
+    const entry = awaited.get(event.interaction.id);
+    entry?.fail(new EmulatorNoAnswerError(entry.label, `${event.message} (register a handler, or await it)`));
+  };
+  gateway.on('interactionError', onError);
+  gateway.on('interactionUnhandled', onUnhandled);
+
+  const watched = (invoked: InvokedInteraction): InvokedInteraction => {
+    const label = labelOf(invoked);
+    const response = new Promise<EmulatedCallback>((resolve, reject) => {
+      const finish = (settle: () => void) => {
+        clearTimeout(timer);
+        awaited.delete(label.interactionId);
+        settle();
+      };
+      // Real time, as Discord counts it: past it a user sees "This interaction failed".
+      const timer = setTimeout(() => {
+        const why = `no reply or deferral within ${answerTimeoutMs} ms (Discord's limit for a first answer; useEmulator's answerTimeoutMs changes it)`;
+        finish(() => reject(new EmulatorNoAnswerError(label, why)));
+      }, answerTimeoutMs);
+      timer.unref?.();
+      awaited.set(label.interactionId, { label, fail: (error) => finish(() => reject(error)) });
+      invoked.response.then(
+        (answer) => finish(() => resolve(answer)),
+        (error: unknown) => finish(() => reject(error)),
+      );
+    });
+    // Marked handled, as the emulator's own: an interaction nobody awaits never becomes an unhandled rejection.
+    response.catch(() => undefined);
+    return { ...invoked, response };
+  };
+
+  return {
+    wrap(emulator) {
+      const view: Emulator = Object.create(emulator);
+      return Object.assign(view, {
+        invokeCommand: (input: Parameters<Emulator['invokeCommand']>[0]) => watched(emulator.invokeCommand(input)),
+        clickComponent: (input: Parameters<Emulator['clickComponent']>[0]) => watched(emulator.clickComponent(input)),
+        submitModal: (input: Parameters<Emulator['submitModal']>[0]) => watched(emulator.submitModal(input)),
+        waitForIdle: (options?: Parameters<Emulator['waitForIdle']>[0]) =>
+          emulator.waitForIdle(options).catch((error: unknown) => {
+            if (errors.length === 0 || !(error instanceof Error)) throw error;
+            const thrown = errors.map(({ error: cause, interaction }) => `interaction ${interaction.id}: ${describeThrown(cause)}`);
+            error.message += `; the bot's handlers threw: ${thrown.join('; ')}`;
+            throw error;
+          }),
+      });
+    },
+    stop() {
+      gateway.off('interactionError', onError);
+      gateway.off('interactionUnhandled', onUnhandled);
+    },
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * The checks on the emulator's options, through `core/bounds.ts`: an unknown
+ * option (a typo, or one of an older shape) is refused with a
+ * `ValidationError` naming it, and every duration and count is bounded.
+ *
+ * @module
+ */
+
+import { checkCount, checkDuration, refuseUnknownOptions } from '../../core/bounds.js';
+import type { EmulatorCoreOptions, WindowLimit } from './types.js';
+
+/** The options of `EmulatorCore` (and so of `createEmulator` and `createMswHandlers`). */
+export const CORE_OPTIONS = [
+  'seed',
+  'globalRateLimit',
+  'webhookRateLimit',
+  'routeRateLimit',
+  'accessTokenLifetimeMs',
+  'baseUrl',
+  'gateway',
+  'allowExternalDeliveries',
+  'deliveries',
+  'deliveryTransport',
+] as const;
+
+/** The options `createEmulator` adds to the core's. */
+export const SERVER_OPTIONS = ['port', 'host', 'allowedHosts', 'heartbeatIntervalMs', 'playground', 'maxBodyBytes'] as const;
+
+/** Most shards the emulator's Gateway recommends or paces (a fleet test needs a few dozen). */
+const MAX_EMULATED_SHARDS = 4096;
+
+function checkWindow(operation: string, name: string, limit: WindowLimit | undefined): void {
+  if (limit === undefined) return;
+  refuseUnknownOptions(`${operation} ${name}`, limit, ['limit', 'windowMs']);
+  checkCount(operation, `${name}.limit`, limit.limit, { min: 1 });
+  checkDuration(operation, `${name}.windowMs`, limit.windowMs, { min: 1 });
+}
+
+/** Checks the core's options (nested ones included); throws `ValidationError` naming the first at fault. */
+export function checkCoreOptions(operation: string, options: EmulatorCoreOptions, extra: readonly string[] = []): void {
+  refuseUnknownOptions(operation, options, [...CORE_OPTIONS, ...extra]);
+  checkCount(operation, 'seed', options.seed, { max: 2 ** 32 - 1 });
+  checkWindow(operation, 'globalRateLimit', options.globalRateLimit);
+  checkWindow(operation, 'webhookRateLimit', options.webhookRateLimit);
+  checkWindow(operation, 'routeRateLimit', options.routeRateLimit);
+  checkDuration(operation, 'accessTokenLifetimeMs', options.accessTokenLifetimeMs, { min: 1 });
+  const { gateway, deliveries } = options;
+  if (gateway !== undefined) {
+    refuseUnknownOptions(`${operation} gateway`, gateway, ['shards', 'maxConcurrency', 'identifyIntervalMs', 'sessionStartLimit', 'resumeWindowMs']);
+    checkCount(operation, 'gateway.shards', gateway.shards, { min: 1, max: MAX_EMULATED_SHARDS });
+    checkCount(operation, 'gateway.maxConcurrency', gateway.maxConcurrency, { min: 1, max: MAX_EMULATED_SHARDS });
+    checkDuration(operation, 'gateway.identifyIntervalMs', gateway.identifyIntervalMs);
+    checkCount(operation, 'gateway.sessionStartLimit', gateway.sessionStartLimit);
+    checkDuration(operation, 'gateway.resumeWindowMs', gateway.resumeWindowMs);
+  }
+  if (deliveries !== undefined) {
+    refuseUnknownOptions(`${operation} deliveries`, deliveries, ['retryBaseDelayMs', 'retryMaxDelayMs', 'timeoutMs']);
+    checkDuration(operation, 'deliveries.retryBaseDelayMs', deliveries.retryBaseDelayMs);
+    checkDuration(operation, 'deliveries.retryMaxDelayMs', deliveries.retryMaxDelayMs);
+    checkDuration(operation, 'deliveries.timeoutMs', deliveries.timeoutMs, { min: 1 });
+  }
+}
+
+/** The core's own options out of a larger options object (`createEmulator`'s). */
+export function coreOptionsOf(options: EmulatorCoreOptions): EmulatorCoreOptions {
+  const picked: Record<string, unknown> = {};
+  for (const key of CORE_OPTIONS) if (key in options) picked[key] = options[key];
+  return picked as EmulatorCoreOptions;
+}
