@@ -79,7 +79,7 @@ export class EmulatorCore {
 
   /**
    * The emulator's clock as a function, epoch milliseconds: give it to the SDK
-   * (`new Client({ now: core.clock })`) so that interaction expiry and session
+   * (`new Client({ clock: core.clock })`) so that interaction expiry and session
    * refresh follow `advanceTime`.
    */
   readonly clock: () => number;
