@@ -59,7 +59,7 @@ say(`User typed "/quiz topic:sp"; the bot suggested: ${choices.map((choice) => c
 // The user runs the command: the bot replies through the callback endpoint.
 const run = emulator.invokeCommand({ name: 'quiz', options: { topic: 'space', rounds: 5 } });
 const reply = await run.response;
-say(`User ran "/quiz topic:space rounds:5"; the bot replied (interaction_type ${reply.interactionType}): "${String(reply.data['content'])}"`);
+say(`User ran "/quiz topic:space rounds:5"; the bot replied (interaction_type ${reply.interaction_type}): "${String(reply.data['content'])}"`);
 
 // An integration publishes through an incoming webhook, knowing nothing but its URL.
 const hook = new WebhookClient(`${emulator.url}/api/v1/webhooks/${seed.webhook.id}/${seed.webhook.token}`);

@@ -13,7 +13,7 @@ import { ApplicationCommandType, ComponentType, optionTypeOf } from './discord.j
 /** An answer a test interaction received. */
 export interface TestResponse {
   /** The callback type. */
-  interactionType: number;
+  interaction_type: number;
   /** The callback data. */
   data: Record<string, unknown>;
 }
@@ -99,7 +99,7 @@ export function createTestPayload(input: TestInteractionInput = {}): Interaction
  * ```ts
  * const { interaction, responses } = createTestInteraction({ name: 'quiz', options: { topic: 'space' } });
  * await handleQuiz(interaction);
- * expect(responses).toEqual([{ interactionType: InteractionCallbackType.ChannelMessageWithSource, data: { content: 'Quiz on space' } }]);
+ * expect(responses).toEqual([{ interaction_type: InteractionCallbackType.ChannelMessageWithSource, data: { content: 'Quiz on space' } }]);
  * ```
  */
 export function createTestInteraction<I extends Interaction = Interaction>(
@@ -114,7 +114,7 @@ export function createTestInteraction<I extends Interaction = Interaction>(
   const respond: InteractionResponder =
     input.respond ??
     (async (_id, body) => {
-      responses.push({ interactionType: body.interaction_type, data: body.data });
+      responses.push({ interaction_type: body.interaction_type, data: body.data });
     });
   return { interaction: createInteraction(createTestPayload(input), respond, input.clock) as I, responses };
 }
@@ -162,7 +162,7 @@ export function createTestGateway(options: TestGatewayOptions = {}): TestGateway
   const responses = new Map<string, TestResponse[]>();
   const respond: InteractionResponder = async (id, body) => {
     const list = responses.get(id) ?? [];
-    list.push({ interactionType: body.interaction_type, data: body.data });
+    list.push({ interaction_type: body.interaction_type, data: body.data });
     responses.set(id, list);
   };
   const gateway = new Gateway({}, { token: () => 'test-token', respond, defaultUrl: 'ws://127.0.0.1:9/test', now: Date.now, allowInsecure: false });

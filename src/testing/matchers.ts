@@ -129,7 +129,7 @@ function isAnswered(value: unknown): value is AnsweredInteraction {
 /** The bot's answers, in words, for a failure message. */
 function describeAnswers(callbacks: readonly EmulatedCallback[]): string {
   if (callbacks.length === 0) return 'the bot has not answered it';
-  return `the bot answered: ${callbacks.map((callback) => `interaction_type ${callback.interactionType} ${JSON.stringify(callback.data)}`).join('; ')}`;
+  return `the bot answered: ${callbacks.map((callback) => `interaction_type ${callback.interaction_type} ${JSON.stringify(callback.data)}`).join('; ')}`;
 }
 
 /** The matcher over an interaction's answers of one callback type. */
@@ -144,7 +144,7 @@ function checkAnswer(
   if (!isAnswered(received))
     return { pass: false, message: () => `${name}: expected an interaction the test drove (with callbacks()), got ${typeof received}` };
   const callbacks = received.callbacks();
-  const ofType = callbacks.filter((callback) => callback.interactionType === type);
+  const ofType = callbacks.filter((callback) => callback.interaction_type === type);
   const candidates = pickLatest ? ofType.slice(-1) : ofType;
   const pass = candidates.some((callback) => accepts(callback.data));
   return {

@@ -277,8 +277,8 @@ describe('sharding against the emulator', () => {
     const inGuild = emulator.invokeCommand({ name: 'ping' });
     const inDm = emulator.invokeCommand({ name: 'ping', guildId: null });
     expect([inGuild.delivered, inDm.delivered]).toEqual([1, 1]);
-    expect(await inGuild.response).toMatchObject({ interactionType: 4, data: { content: `pong from ${emulator.seed.guildId}` } });
-    expect(await inDm.response).toMatchObject({ interactionType: 4, data: { content: 'pong from a DM' } });
+    expect(await inGuild.response).toMatchObject({ interaction_type: 4, data: { content: `pong from ${emulator.seed.guildId}` } });
+    expect(await inDm.response).toMatchObject({ interaction_type: 4, data: { content: 'pong from a DM' } });
     expect(seen).toEqual([
       { id: inGuild.id, shardId: shardOfGuild(emulator.seed.guildId, 3) },
       { id: inDm.id, shardId: 0 },

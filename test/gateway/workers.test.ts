@@ -40,7 +40,7 @@ describe('shards in worker threads', () => {
     ];
     for (const interaction of invoked) {
       expect(interaction.delivered).toBe(1);
-      expect(await interaction.response).toMatchObject({ interactionType: 4, data: { content: 'pong' } });
+      expect(await interaction.response).toMatchObject({ interaction_type: 4, data: { content: 'pong' } });
     }
     const guildShard = shardOfGuild(emulator.seed.guildId, 4);
     // Workers deliver side by side: compare by interaction, not by order of arrival.

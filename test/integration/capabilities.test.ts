@@ -130,10 +130,10 @@ describe('3. interactions over the Gateway', () => {
       expect(typing.delivered).toBe(1);
       await typing.response;
       await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(typing.callbacks().map((c) => c.interactionType)).toEqual([8, 8]);
+      expect(typing.callbacks().map((c) => c.interaction_type)).toEqual([8, 8]);
 
       const run = emulator.invokeCommand({ name: 'quiz', options: { topic: 'space' } });
-      expect(await run.response).toMatchObject({ interactionType: 4, data: { content: 'Quiz about space' } });
+      expect(await run.response).toMatchObject({ interaction_type: 4, data: { content: 'Quiz about space' } });
       expect(seen).toEqual(['space']);
       expect(emulator.messages().at(-1)).toMatchObject({ via: 'interaction', content: 'Quiz about space' });
 

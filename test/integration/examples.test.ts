@@ -56,7 +56,7 @@ describe('every example runs against the emulator', () => {
       const bot = await startScript('examples/interaction-handler.ts', { env });
       await bot.waitForOutput(/quiz bot ready/);
       const interaction = emulator.invokeCommand({ name: 'quiz', options: { topic: 'space', rounds: 2 } });
-      expect(await interaction.response).toMatchObject({ interactionType: 4, data: { content: 'Quiz about space, 2 rounds. Ready?' } });
+      expect(await interaction.response).toMatchObject({ interaction_type: 4, data: { content: 'Quiz about space, 2 rounds. Ready?' } });
       const typing = emulator.invokeCommand({ name: 'quiz', options: { topic: 'sp' }, focused: 'topic' });
       expect((await typing.response).data['choices']).toEqual([
         { name: 'space', value: 'space' },
@@ -127,7 +127,7 @@ describe('every example runs against the emulator', () => {
         const [, hookId] = await bot.waitForOutput(/registered application webhook (\S+)/);
         const interaction = emulator.invokeCommand({ name: 'quiz', options: { topic: 'space', rounds: 2 } });
         expect(interaction.via).toBe('webhook');
-        expect(await interaction.response).toMatchObject({ interactionType: 4, data: { content: 'Quiz about space, 2 rounds. Ready?' } });
+        expect(await interaction.response).toMatchObject({ interaction_type: 4, data: { content: 'Quiz about space, 2 rounds. Ready?' } });
         const typing = emulator.invokeCommand({ name: 'quiz', options: { topic: 'sp' }, focused: 'topic' });
         expect((await typing.response).data['choices']).toEqual([
           { name: 'space', value: 'space' },

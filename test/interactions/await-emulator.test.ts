@@ -98,7 +98,7 @@ describe('interaction flows against the emulator', () => {
     // No message id: the latest message in the channel with a 'yes' button is the one clicked.
     expect((await emulator.clickComponent({ customId: 'yes' }).response).data).toEqual({ content: 'You chose yes' });
     const surveying = nextWait();
-    expect(await emulator.invokeCommand({ name: 'survey' }).response).toMatchObject({ interactionType: 9 });
+    expect(await emulator.invokeCommand({ name: 'survey' }).response).toMatchObject({ interaction_type: 9 });
     await surveying;
     // No interaction id: the latest modal the bot opened is the one submitted.
     expect((await emulator.submitModal({ fields: { name: 'Ada' } }).response).data).toEqual({ content: 'Thanks, Ada' });
@@ -108,24 +108,24 @@ describe('interaction flows against the emulator', () => {
   it('a bot replies with buttons; awaitComponent takes the user’s own click, another user’s click goes to the handler', async () => {
     const started = nextWait();
     const run = emulator.invokeCommand({ name: 'vote' });
-    expect(await run.response).toMatchObject({ interactionType: 4, data: { content: 'Pick one' } });
+    expect(await run.response).toMatchObject({ interaction_type: 4, data: { content: 'Pick one' } });
     await started;
     const messageId = String(replyTo(run.id)?.id);
     const other = emulator.core.clickComponent({ messageId, customId: 'yes', userId: emulator.seed.member.id });
     expect((await other.response).data).toEqual({ content: 'Handled by the component handler' });
     const mine = emulator.core.clickComponent({ messageId, customId: 'no' });
-    expect(await mine.response).toMatchObject({ interactionType: 4, data: { content: 'You chose no' } });
+    expect(await mine.response).toMatchObject({ interaction_type: 4, data: { content: 'You chose no' } });
     expect(handled).toEqual([other.id]);
   });
 
   it('showModal + awaitModalSubmit: the submission goes to the waiting command, not to the modal handler', async () => {
     const started = nextWait();
     const run = emulator.invokeCommand({ name: 'survey' });
-    expect(await run.response).toMatchObject({ interactionType: 9, data: { custom_id: 'survey-form' } });
+    expect(await run.response).toMatchObject({ interaction_type: 9, data: { custom_id: 'survey-form' } });
     await started;
     handled.length = 0;
     const submit = emulator.core.submitModal({ interactionId: run.id, fields: { name: 'Ada' } });
-    expect(await submit.response).toMatchObject({ interactionType: 4, data: { content: 'Thanks, Ada' } });
+    expect(await submit.response).toMatchObject({ interaction_type: 4, data: { content: 'Thanks, Ada' } });
     expect(handled).toEqual([]);
   });
 

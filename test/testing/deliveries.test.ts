@@ -203,7 +203,7 @@ describe('application-webhook deliveries', () => {
     const invoked = emulator.invokeCommand({ name: 'ping' });
     expect(invoked).toMatchObject({ via: 'webhook', delivered: 1 });
     expect(invoked.deliveryIds).toHaveLength(1);
-    expect(await invoked.response).toMatchObject({ interactionType: 4, data: { content: 'pong over HTTP' } });
+    expect(await invoked.response).toMatchObject({ interaction_type: 4, data: { content: 'pong over HTTP' } });
     expect(await finished(admin, appId, String(invoked.deliveryIds[0]))).toMatchObject({ event: 'INTERACTION_CREATE', status: 'succeeded' });
     // The reply's message was posted when its callback was answered, before invoked.response resolved.
     expect(emulator.messages().filter((message) => message.content === 'pong over HTTP')).toHaveLength(1);

@@ -208,7 +208,7 @@ describe('fault knobs', () => {
     await bot.gateway.connect();
     emulator.dropGatewayConnections();
     const interaction = emulator.invokeCommand({ name: 'ping' });
-    expect(await interaction.response).toMatchObject({ interactionType: 4, data: { content: 'pong' } });
+    expect(await interaction.response).toMatchObject({ interaction_type: 4, data: { content: 'pong' } });
     await Promise.all([bot.close(), admin.close()]);
   });
 });

@@ -280,7 +280,7 @@ describe('Discord’s interaction callback route', () => {
     expect((await post(token, { type: 7, data: {} })).status).toBe(400);
     expect((await post(token, { type: 4, data: { content: 'pong' } })).status).toBe(204);
     expect((await post(token, { type: 4, data: { content: 'again' } })).status).toBe(400);
-    expect(invoked.callbacks()).toEqual([expect.objectContaining({ interactionType: 4, data: { content: 'pong' } })]);
+    expect(invoked.callbacks()).toEqual([expect.objectContaining({ interaction_type: 4, data: { content: 'pong' } })]);
     expect(emulator.messages().map((m) => m.content)).toEqual(['pong']);
   });
 });

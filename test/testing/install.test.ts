@@ -20,7 +20,7 @@ describe('one install function', () => {
     const test = createTestGateway({ bot: installBot });
     const { responses, errors } = await test.invoke({ name: 'hello' });
     expect(errors).toEqual([]);
-    expect(responses).toEqual([{ interactionType: 4, data: { content: 'hello from hello' } }]);
+    expect(responses).toEqual([{ interaction_type: 4, data: { content: 'hello from hello' } }]);
   });
 
   it('kit.emulator.invokeCommand takes the names of the commands the kit registered: a misspelt one does not compile', () => {

@@ -14,7 +14,7 @@ describe('createTestGateway().invoke', () => {
       throw new Error('handler failed late');
     });
     const slow = await invoke({ name: 'slow' });
-    expect(slow.responses).toEqual([{ interactionType: 4, data: { content: 'late but there' } }]);
+    expect(slow.responses).toEqual([{ interaction_type: 4, data: { content: 'late but there' } }]);
     const boom = await invoke({ name: 'boom' });
     expect(boom.errors.map((error) => (error as Error).message)).toEqual(['handler failed late']);
   });

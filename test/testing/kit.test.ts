@@ -18,7 +18,7 @@ describe('createTestInteraction', () => {
     const { interaction, responses } = createTestInteraction<CommandInteraction>({ name: 'quiz', options: { topic: 'space', rounds: 3 } });
     expect(interaction.options).toEqual({ topic: 'space', rounds: 3 });
     await interaction.reply('hello');
-    expect(responses).toEqual([{ interactionType: 4, data: { content: 'hello' } }]);
+    expect(responses).toEqual([{ interaction_type: 4, data: { content: 'hello' } }]);
   });
 
   it('keeps the contract rules, including expiry on a test clock', async () => {
@@ -34,10 +34,10 @@ describe('createTestGateway', () => {
     const test = createTestGateway();
     registerQuizBot(test.gateway);
     const ran = await test.invoke({ name: 'quiz', options: { topic: 'space' } });
-    expect(ran.responses).toEqual([{ interactionType: 4, data: { content: 'Quiz about space' } }]);
+    expect(ran.responses).toEqual([{ interaction_type: 4, data: { content: 'Quiz about space' } }]);
     expect(ran.errors).toEqual([]);
     const suggested = await test.invoke({ kind: 'autocomplete', name: 'quiz', options: { topic: 's' }, focused: 'topic' });
-    expect(suggested.responses[0]?.interactionType).toBe(8);
+    expect(suggested.responses[0]?.interaction_type).toBe(8);
     const failed = await test.invoke({ name: 'quiz', options: { topic: 'boom' } });
     expect(failed.responses).toEqual([]);
     expect(String(failed.errors[0])).toMatch(/quiz bank is empty/);

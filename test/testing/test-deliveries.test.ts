@@ -60,7 +60,7 @@ describe('signed test deliveries', () => {
     receiver = createWebhookReceiver({ secret: String(hook['secret']), client: bot, router });
     const invoked = core.invokeCommand({ name: 'ping' });
     expect(invoked.via).toBe('webhook');
-    expect(await invoked.response).toMatchObject({ interactionType: 4, data: { content: 'pong via MSW' } });
+    expect(await invoked.response).toMatchObject({ interaction_type: 4, data: { content: 'pong via MSW' } });
     await core.close();
   });
 });

@@ -250,7 +250,7 @@ export class EmulatorCore {
   latestModalOpener(): string | undefined {
     let latest: string | undefined;
     for (const [id, interaction] of this.#state.interactions) {
-      if (interaction.callbacks.some((callback) => callback.interactionType === InteractionCallbackType.Modal)) latest = id;
+      if (interaction.callbacks.some((callback) => callback.interaction_type === InteractionCallbackType.Modal)) latest = id;
     }
     return latest;
   }

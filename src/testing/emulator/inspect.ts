@@ -88,7 +88,7 @@ export function inspectState(state: EmulatorState, secrets: readonly string[] = 
   const messages: Record<string, Record<string, unknown>[]> = {};
   for (const [channelId, list] of state.messages) messages[channelId] = list.slice(-RECENT).map((message) => ({ ...message }));
   const interactions = [...state.interactions.values()].slice(-RECENT).map((interaction) => {
-    const modal = interaction.callbacks.find((callback) => callback.interactionType === InteractionCallbackType.Modal);
+    const modal = interaction.callbacks.find((callback) => callback.interaction_type === InteractionCallbackType.Modal);
     return {
       id: interaction.id,
       type: interaction.type,

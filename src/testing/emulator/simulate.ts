@@ -227,7 +227,7 @@ export function submitModal(state: EmulatorState, input: ModalSubmitInput): Invo
   checkSimulation('submitModal', input, ['interactionId']);
   const user = userFor(state, input.userId);
   const opener = state.interactions.get(input.interactionId);
-  const modal = opener?.callbacks.find((callback) => callback.interactionType === InteractionCallbackType.Modal);
+  const modal = opener?.callbacks.find((callback) => callback.interaction_type === InteractionCallbackType.Modal);
   const app = opener && state.apps.get(opener.applicationId);
   if (!opener || !modal || !app) throw new EmulatorNotFoundError(`interaction ${input.interactionId} opened no modal (no answer with interaction_type 9)`);
   const customId = String(modal.data['custom_id'] ?? '');

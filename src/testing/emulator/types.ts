@@ -91,7 +91,8 @@ export type EmulatorEvent =
 /** An interaction callback the emulator received. */
 export interface EmulatedCallback {
   /** Callback type. */
-  interactionType: number;
+  /** Callback type, named as on the wire (`interaction_type`). */
+  interaction_type: number;
   /** Callback data. */
   data: Record<string, unknown>;
   /** When, epoch milliseconds (emulator clock). */

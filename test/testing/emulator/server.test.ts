@@ -198,7 +198,7 @@ describe('waitForIdle()', () => {
     expect(idle).toBe(false);
     release();
     await waiting;
-    expect(slow.callbacks()).toMatchObject([{ interactionType: 4, data: { content: 'done at last' } }]);
+    expect(slow.callbacks()).toMatchObject([{ interaction_type: 4, data: { content: 'done at last' } }]);
 
     // A webhook delivery whose receiver has not answered yet keeps it busy too.
     let answerDelivery: (() => void) | undefined;

@@ -43,7 +43,7 @@ function acknowledge(state: EmulatorState, app: Application, interaction: Intera
     throw new HttpError(400, 'Interaction has already been acknowledged.', 40060);
   }
   interaction.acknowledgedWith = type;
-  const callback: EmulatedCallback = { interactionType: type, data: body.data, at: state.now() };
+  const callback: EmulatedCallback = { interaction_type: type, data: body.data, at: state.now() };
   interaction.callbacks.push(callback);
   if (type === InteractionCallbackType.ChannelMessageWithSource) {
     const components = Array.isArray(body.data['components']) ? (body.data['components'] as unknown[]) : undefined;
