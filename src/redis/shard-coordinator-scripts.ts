@@ -278,8 +278,9 @@ if fleet then redis.call('PEXPIRE', KEYS[11], 86400000) end
 return { { 0, n, index, target or -1, ready, share }, problems, held }`);
 
 /**
- * KEYS: leases, owners, free. ARGV: member, shard, fence. Gives a lease back if it is still this member's with this fence;
- * every key's type is checked (and repaired) before any write. Answers the problems (key, what).
+ * KEYS: leases, owners, free. ARGV: member, shard, fence, lease (ms). Gives a lease back if it is still this member's with
+ * this fence; every key's type is checked (and repaired) before any write, and every key written expires after 3 leases.
+ * Answers the problems (key, what).
  */
 export const RELEASE = new RedisScript(`${PRELUDE}
 for i, expected in ipairs({ 'hash', 'zset', 'zset' }) do typed(KEYS[i], expected) end
@@ -287,12 +288,14 @@ if redis.call('HGET', KEYS[1], ARGV[2]) == ARGV[1] .. '|' .. ARGV[3] then
   redis.call('HDEL', KEYS[1], ARGV[2])
   redis.call('ZREM', KEYS[2], ARGV[1] .. '|' .. ARGV[2])
   redis.call('ZADD', KEYS[3], ARGV[2], ARGV[2])
+  for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, tonumber(ARGV[4]) * 3) end
 end
 return problems`);
 
 /**
- * KEYS: members, leases, owners, holders, free. ARGV: member. Leaves: the membership ends and every lease of the member is
- * given back; every key's type is checked (and repaired) before any write. Answers the problems (key, what).
+ * KEYS: members, leases, owners, holders, free. ARGV: member, lease (ms). Leaves: the membership ends and every lease of the
+ * member is given back; every key's type is checked (and repaired) before any write, and the free set expires after 3
+ * leases. Answers the problems (key, what).
  */
 export const LEAVE = new RedisScript(`${PRELUDE}
 for i, expected in ipairs({ 'zset', 'hash', 'zset', 'zset', 'zset' }) do typed(KEYS[i], expected) end
@@ -308,6 +311,7 @@ for _, entry in ipairs(redis.call('ZRANGEBYLEX', KEYS[3], lo, hi)) do
   end
 end
 redis.call('ZREMRANGEBYLEX', KEYS[3], lo, hi)
+redis.call('PEXPIRE', KEYS[5], tonumber(ARGV[2]) * 3)
 return problems`);
 
 /** KEYS: count. ARGV: a proposed count or '', the largest count. The fleet's count: the proposal is stored when none is yet. Answers `{count or '', problems}`. */

@@ -256,7 +256,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
   async release(member: string, shardCount: number, lease: ShardLease): Promise<void> {
     this.#count('ShardCoordinator.release', shardCount);
     const keys = [this.#perCount('leases', shardCount), this.#perCount('owners', shardCount), this.#perCount('free', shardCount)];
-    this.#reportNow(await this.#run(RELEASE, keys, [member, String(lease.shardId), String(lease.fence)]));
+    this.#reportNow(await this.#run(RELEASE, keys, [member, String(lease.shardId), String(lease.fence), String(this.leaseMs)]));
   }
 
   /** Rejects with what a release or a leave repaired (its work was done): the supervisor reports it through its host. */
@@ -269,7 +269,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
     this.#count('ShardCoordinator.leave', shardCount);
     const keys = [`${this.#key}:members`, this.#perCount('leases', shardCount), this.#perCount('owners', shardCount)];
     keys.push(this.#perCount('holders', shardCount), this.#perCount('free', shardCount));
-    this.#reportNow(await this.#run(LEAVE, keys, [member]));
+    this.#reportNow(await this.#run(LEAVE, keys, [member, String(this.leaseMs)]));
   }
 
   /**

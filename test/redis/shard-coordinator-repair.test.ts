@@ -7,7 +7,7 @@
 import { expect, it } from 'vitest';
 import { ShardCoordinatorError } from '../../src/errors/index.js';
 import type { CoordinatorTick, ShardLease } from '../../src/index.js';
-import { createRedisShardCoordinator, type RedisShardCoordinator } from '../../src/redis/index.js';
+import { createRedisShardCoordinator } from '../../src/redis/index.js';
 import { describeWithRedis, useRedis } from '../helpers/redis-server.js';
 import { until } from '../helpers/until.js';
 

@@ -158,7 +158,7 @@ describeWithRedis('the Redis shard coordinator and values it did not write', () 
     expect(await shards(c, 'a', 2)).toEqual([0, 1]);
   });
 
-  it.each(['99999999999', '1e1', '-3', '0', 'ten'])('a fleet count of %s is never used: reported and replaced by the proposed count', async (planted) => {
+  it.each(['99999999999', '1e1', '-3', '0', 'ten', '04'])('a fleet count of %s is never used: reported and replaced by the proposed count', async (planted) => {
     const { key, coordinator } = fleet();
     const c = coordinator();
     await send('SET', `{${key}}:count`, planted);
