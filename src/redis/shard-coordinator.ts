@@ -253,6 +253,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
     await this.#run(COMMIT_RESHARD, [`${this.#key}:count`, `${this.#key}:target`, `${this.#key}:switching`], [value]);
   }
 
+  /** Gives a lease back (only if it is still this member's, with this fence); rejects with what it repaired, once done. */
   async release(member: string, shardCount: number, lease: ShardLease): Promise<void> {
     this.#count('ShardCoordinator.release', shardCount);
     const keys = [this.#perCount('leases', shardCount), this.#perCount('owners', shardCount), this.#perCount('free', shardCount)];
@@ -265,6 +266,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
     if (found !== undefined) throw reportOf(found);
   }
 
+  /** Leaves the fleet, giving every lease back; rejects with what it repaired, once done. */
   async leave(member: string, shardCount: number): Promise<void> {
     this.#count('ShardCoordinator.leave', shardCount);
     const keys = [`${this.#key}:members`, this.#perCount('leases', shardCount), this.#perCount('owners', shardCount)];
