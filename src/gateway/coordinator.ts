@@ -33,6 +33,11 @@ export interface CoordinatorTick {
   ready?: number | undefined;
   /** This member's membership expired before the step (the process was away past `leaseMs`): it must join again under a new id. @default false */
   expired?: boolean | undefined;
+  /**
+   * What the step found wrong and repaired (a value the coordinator did not write): the step's answer still stands (its
+   * leases are renewed and acted on), and the supervisor reports this through its host's failure path. @default undefined
+   */
+  report?: Error | undefined;
 }
 
 /**
@@ -214,8 +219,11 @@ export class FleetSupervisor {
       this.#host.failed(error);
       return;
     }
-    if (this.#closing) return;
-    if (answer.expired === true) return this.#rejoin();
+    if (this.#closing) return this.#report(answer);
+    if (answer.expired === true) {
+      this.#rejoin();
+      return this.#report(answer);
+    }
     this.#registered = true;
     const validUntil = sentAt + this.#coordinator.leaseMs * (1 - MARGIN);
     const leases = new Map(answer.leases.map((lease) => [lease.shardId, lease.fence]));
@@ -240,8 +248,14 @@ export class FleetSupervisor {
       }
     }
     if (!this.#leaving) this.#rebalance(answer);
+    this.#report(answer);
     await Promise.all(starting);
     if (!this.#leaving) this.#host.ticked?.(answer);
+  }
+
+  /** Reports what a step repaired, once the supervisor acted on its answer. */
+  #report(answer: CoordinatorTick): void {
+    if (answer.report !== undefined) this.#host.failed(answer.report);
   }
 
   /**

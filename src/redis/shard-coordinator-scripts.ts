@@ -24,7 +24,7 @@ local function now_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 local function whole(value, lo, hi)
-  if type(value) ~= 'string' or #value > 16 or not string.match(value, '^%d+$') then return nil end
+  if type(value) ~= 'string' or #value > 16 or not (value == '0' or string.match(value, '^[1-9]%d*$')) then return nil end
   local n = tonumber(value)
   if n < lo or n > hi then return nil end
   return n
@@ -38,7 +38,9 @@ local function typed(key, expected)
     problems[#problems + 1] = key
     problems[#problems + 1] = 'held a ' .. actual .. ' where the SDK keeps a ' .. expected .. ': deleted'
     redis.call('DEL', key)
+    return true
   end
+  return false
 end
 local function count_at(key, max)
   typed(key, 'string')
@@ -57,37 +59,70 @@ end
 /** Fences are whole numbers below 2^52 (exact as doubles in Lua and in JavaScript). */
 const FENCE_MAX = '4503599627370496';
 
+/** The most members a fleet is expected to have: beyond it, a step's index comes from ZRANK (O(log n)) and is reported. */
+const MAX_MEMBERS = 1000;
+
 /**
- * KEYS: members, leases, fence, target, ready (this count), owners, holders, free, cursor, bot, count, switching.
- * ARGV: member, shard count, lease (ms), acquire ('1' or '0'), registered ('1' once this member joined: if its membership
- * expired meanwhile, nothing is renewed and the answer is `{{-1}}`, so the process joins again under a new id), bot ('' when
- * unknown; another bot's fleet answers `{{-2}, {bot}}`), the largest shard count, the most shards taken in one step.
+ * KEYS: members, leases, fence, target, ready (this count), owners, holders, free, cursor, bot, count, switching, sweep,
+ * lease (the fleet's `leaseMs`). ARGV: member, shard count, lease (ms), acquire ('1' or '0'), registered ('1' once this
+ * member joined: if its membership expired meanwhile, nothing is renewed and the answer is `{{-1}}`, so the process joins
+ * again under a new id), bot ('' when unknown; another bot's fleet answers `{{-2}, problems, {bot}}`), the largest shard
+ * count, the most shards taken (or freed from dead holders) in one step. A fleet whose members renew leases more than 10
+ * times longer or shorter than this one answers `{{-3}, problems, {its lease}}`.
  *
- * Renews the member and its leases, frees the leases of dead holders, and takes free shards up to the fair share
- * `ceil(count / members)`, except for a count the fleet is leaving (a reshard's switch is under way, or done).
+ * Renews the member and its leases, frees the leases of dead holders (at most the most taken, the rest next step), offers
+ * again the shards of a sweep of 16 (`:sweep:`, a cursor round the count) that are neither held nor free (an index lost or
+ * repaired), and takes free shards up to the fair share `ceil(count / members)`, except for a count the fleet is leaving
+ * (a reshard's switch is under way, or done). A fence is `max(counter, Redis time in ms) + 1`.
  * Answers `{{0, members, index, target or -1, ready, share}, problems (key, what), {shard, fence, ...}}`.
  */
 export const TICK = new RedisScript(`${PRELUDE}
 local now = now_ms()
-local member, count, lease, max = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[7])
-local types = { 'zset', 'hash', 'string', 'string', 'set', 'zset', 'zset', 'zset', 'string', 'string', 'string', 'string' }
-for i, expected in ipairs(types) do typed(KEYS[i], expected) end
+local member, count, lease, max, most = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[7]), tonumber(ARGV[8])
+local types = { 'zset', 'hash', 'string', 'string', 'set', 'zset', 'zset', 'zset', 'string', 'string', 'string', 'string', 'string', 'string' }
+-- A derived key (leases, owners, holders, free) repaired: shards may be neither held nor free, so the cursor starts again.
+local derived = false
+for i, expected in ipairs(types) do
+  if typed(KEYS[i], expected) and (i == 2 or (i >= 6 and i <= 8)) then derived = true end
+end
+local function report(key, what)
+  problems[#problems + 1] = key
+  problems[#problems + 1] = what
+end
 local bot = redis.call('GET', KEYS[10])
 if bot and bot ~= ARGV[6] then return { { -2 }, problems, { bot } } end
+local recorded = redis.call('GET', KEYS[14])
+if recorded then
+  local other = whole(recorded, 1, 2147483647)
+  if not other then
+    report(KEYS[14], 'held ' .. quote(recorded) .. ', not a lease in ms: replaced')
+    redis.call('DEL', KEYS[14])
+  elseif other > lease * 10 or lease > other * 10 then
+    return { { -3 }, problems, { recorded } }
+  end
+end
 if ARGV[6] ~= '' then redis.call('SET', KEYS[10], ARGV[6], 'PX', lease * 3) end
+redis.call('SET', KEYS[14], recorded or ARGV[3], 'PX', lease * 3)
 local far = '(' .. string.format('%d', now + lease * 10)
 for _, ghost in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], far, '+inf', 'LIMIT', 0, 16)) do
   redis.call('ZREM', KEYS[1], ghost)
-  problems[#problems + 1] = KEYS[1]
-  problems[#problems + 1] = 'held member ' .. quote(ghost) .. ' live far past any lease: removed'
+  report(KEYS[1], 'held member ' .. quote(ghost) .. ' live far past any lease: removed')
 end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 if ARGV[5] == '1' and not redis.call('ZSCORE', KEYS[1], member) then return { { -1 }, problems, {} } end
+-- Live members before this step (this one's earlier steps included): their leases, of any count, carry fences.
+local fleet_live = redis.call('ZCARD', KEYS[1]) > 0
 redis.call('ZADD', KEYS[1], now + lease, member)
-local members = redis.call('ZRANGE', KEYS[1], 0, -1)
-table.sort(members)
-local index, n = 0, #members
-for i, m in ipairs(members) do if m == member then index = i - 1 end end
+local n = redis.call('ZCARD', KEYS[1])
+local index = 0
+if n <= ${MAX_MEMBERS} then
+  local members = redis.call('ZRANGE', KEYS[1], 0, -1)
+  table.sort(members)
+  for i, m in ipairs(members) do if m == member then index = i - 1 end end
+else
+  index = redis.call('ZRANK', KEYS[1], member)
+  report(KEYS[1], 'held ' .. n .. ' live members, more than the ${MAX_MEMBERS} processes a fleet is expected to have')
+end
 local target = count_at(KEYS[4], max)
 local fleet = count_at(KEYS[11], max)
 local switching = count_at(KEYS[12], max)
@@ -109,16 +144,52 @@ end
 local function free(shard)
   redis.call('ZADD', KEYS[8], shard, shard)
 end
--- Dead holders (or planted ones, live far past any lease) give their leases back.
+-- A lease the SDK left behind names a holder that died (still listed, its cleanup pending); any other is planted.
+local function planted(value)
+  return value and (live(holder_of(value)) or not redis.call('ZSCORE', KEYS[7], holder_of(value) or ''))
+end
+-- A counter repaired starts 2^20 ms ahead of the time: fences run ahead of it only by the shards taken in one ms.
+local fence = now
+local stored = redis.call('GET', KEYS[3])
+if stored then
+  local counter = whole(stored, 0, ${FENCE_MAX})
+  if counter and counter <= now + 1099511627776 then
+    fence = math.max(counter, now)
+  else
+    fence = now + 1048576
+    report(KEYS[3], 'held ' .. quote(stored) .. ', not a fencing counter (or far past the time in ms): it starts again from the time in ms, above any fence given')
+  end
+elseif fleet_live then
+  fence = now + 1048576
+  report(KEYS[3], 'was missing while the fleet had live members: it starts again from the time in ms, above any fence given')
+end
+local cursor = 0
+stored = redis.call('GET', KEYS[9])
+if stored then
+  cursor = whole(stored, 0, count)
+  if not cursor then
+    cursor = 0
+    report(KEYS[9], 'held ' .. quote(stored) .. ', not a shard id: shards are looked for from 0 again')
+  end
+end
+if not derived and redis.call('EXISTS', KEYS[6]) == 0 and redis.call('HLEN', KEYS[2]) > 0 then
+  derived = true
+  report(KEYS[6], 'was missing while leases were held (evicted?): every shard is offered again')
+end
+if derived then cursor = 0 end
+-- Dead holders (or planted ones, live far past any lease) give their leases back, at most the most taken in one step.
 local dead = redis.call('ZRANGEBYSCORE', KEYS[7], '-inf', now, 'LIMIT', 0, 8)
 for _, ghost in ipairs(redis.call('ZRANGEBYSCORE', KEYS[7], far, '+inf', 'LIMIT', 0, 8)) do
+  redis.call('ZADD', KEYS[7], 0, ghost)
   dead[#dead + 1] = ghost
-  problems[#problems + 1] = KEYS[7]
-  problems[#problems + 1] = 'held holder ' .. quote(ghost) .. ' live far past any lease: its leases freed'
+  report(KEYS[7], 'held holder ' .. quote(ghost) .. ' live far past any lease: its leases freed')
 end
+local budget = most
 for _, holder in ipairs(dead) do
+  if budget <= 0 then break end
   local lo, hi = '[' .. holder .. '|', '(' .. holder .. '|:'
-  for _, entry in ipairs(redis.call('ZRANGEBYLEX', KEYS[6], lo, hi)) do
+  local entries = redis.call('ZRANGEBYLEX', KEYS[6], lo, hi, 'LIMIT', 0, budget)
+  for _, entry in ipairs(entries) do
     local shard = whole(string.sub(entry, #holder + 2), 0, count - 1)
     if shard then
       local value = redis.call('HGET', KEYS[2], shard)
@@ -129,25 +200,40 @@ for _, holder in ipairs(dead) do
         free(shard)
       end
     end
+    redis.call('ZREM', KEYS[6], entry)
   end
-  redis.call('ZREMRANGEBYLEX', KEYS[6], lo, hi)
-  redis.call('ZREM', KEYS[7], holder)
+  if #entries < budget then redis.call('ZREM', KEYS[7], holder) end
+  budget = budget - #entries
 end
 redis.call('ZADD', KEYS[7], now + lease, member)
+-- The sweep: a shard neither held nor free (below the cursor, or with a lease no live member holds) is offered again.
+local sweep = whole(redis.call('GET', KEYS[13]) or '0', 0, count - 1) or 0
+for _ = 1, math.min(16, count) do
+  local shard = sweep
+  sweep = (sweep + 1) % count
+  local value = redis.call('HGET', KEYS[2], shard)
+  if (value or shard < cursor) and not holding(value, shard) and not redis.call('ZSCORE', KEYS[8], shard) then
+    if planted(value) or not value then
+      report(value and KEYS[2] or KEYS[8], (value and ('held ' .. quote(value)) or 'held nothing') .. ' for shard ' .. shard .. ', neither held nor free: offered again')
+    end
+    if value then redis.call('HDEL', KEYS[2], shard) end
+    if holder_of(value) then redis.call('ZREM', KEYS[6], holder_of(value) .. '|' .. shard) end
+    free(shard)
+  end
+end
 -- The leases this member holds, each checked against the lease itself.
 local held = {}
 local lo, hi = '[' .. member .. '|', '(' .. member .. '|:'
 for _, entry in ipairs(redis.call('ZRANGEBYLEX', KEYS[6], lo, hi)) do
   local shard = whole(string.sub(entry, #member + 2), 0, count - 1)
   local value = shard and redis.call('HGET', KEYS[2], shard)
-  local fence = value and string.sub(value, 1, #member + 1) == member .. '|' and whole(string.sub(value, #member + 2), 1, ${FENCE_MAX})
-  if fence then
+  local given = value and string.sub(value, 1, #member + 1) == member .. '|' and whole(string.sub(value, #member + 2), 1, ${FENCE_MAX})
+  if given then
     held[#held + 1] = shard
-    held[#held + 1] = fence
+    held[#held + 1] = given
   else
     redis.call('ZREM', KEYS[6], entry)
-    problems[#problems + 1] = shard and KEYS[2] or KEYS[6]
-    problems[#problems + 1] = shard and ('held ' .. quote(value) .. ' for shard ' .. shard .. ' of this member: the shard is free again') or ('held ' .. quote(entry) .. ': removed')
+    report(shard and KEYS[2] or KEYS[6], shard and ('held ' .. quote(value) .. ' for shard ' .. shard .. ' of this member: the shard is free again') or ('held ' .. quote(entry) .. ': removed'))
     if shard and not holding(value, shard) then
       redis.call('HDEL', KEYS[2], shard)
       free(shard)
@@ -158,31 +244,7 @@ local share = math.ceil(count / n)
 -- A count the fleet is leaving takes nothing: its switch is under way (every shard of the target READY), or done.
 local leaving = (target and target ~= count and switching == target) or (fleet and fleet ~= count and target ~= count)
 if ARGV[4] == '1' and not leaving and #held / 2 < share then
-  local want = math.min(share - #held / 2, tonumber(ARGV[8]))
-  local fence = 0
-  local stored = redis.call('GET', KEYS[3])
-  if not stored and redis.call('EXISTS', KEYS[6]) == 1 then
-    fence = now
-    problems[#problems + 1] = KEYS[3]
-    problems[#problems + 1] = 'was missing while leases were held: it starts again from the time in ms, above any fence given'
-  elseif stored then
-    fence = whole(stored, 0, ${FENCE_MAX})
-    if not fence then
-      fence = now
-      problems[#problems + 1] = KEYS[3]
-      problems[#problems + 1] = 'held ' .. quote(stored) .. ', not a fencing counter: it starts again from the time in ms, above any fence given'
-    end
-  end
-  local cursor = 0
-  stored = redis.call('GET', KEYS[9])
-  if stored then
-    cursor = whole(stored, 0, count)
-    if not cursor then
-      cursor = 0
-      problems[#problems + 1] = KEYS[9]
-      problems[#problems + 1] = 'held ' .. quote(stored) .. ', not a shard id: shards are looked for from 0 again'
-    end
-  end
+  local want = math.min(share - #held / 2, most)
   local probes = want + 64
   while want > 0 and probes > 0 do
     probes = probes - 1
@@ -190,10 +252,7 @@ if ARGV[4] == '1' and not leaving and #held / 2 < share then
     local popped = redis.call('ZPOPMIN', KEYS[8])
     if popped[1] then
       shard = whole(popped[1], 0, count - 1)
-      if not shard then
-        problems[#problems + 1] = KEYS[8]
-        problems[#problems + 1] = 'held ' .. quote(popped[1]) .. ', not a shard id: removed'
-      end
+      if not shard then report(KEYS[8], 'held ' .. quote(popped[1]) .. ', not a shard id: removed') end
     elseif cursor < count then
       shard, cursor = cursor, cursor + 1
     else
@@ -201,11 +260,7 @@ if ARGV[4] == '1' and not leaving and #held / 2 < share then
     end
     local value = shard and redis.call('HGET', KEYS[2], shard)
     if shard and not holding(value, shard) then
-      -- A lease the SDK left behind names a holder that died (still listed, its cleanup pending); any other is planted.
-      if value and (live(holder_of(value)) or not redis.call('ZSCORE', KEYS[7], holder_of(value) or '')) then
-        problems[#problems + 1] = KEYS[2]
-        problems[#problems + 1] = 'held ' .. quote(value) .. ' for shard ' .. shard .. ', a lease of no member: the shard is taken'
-      end
+      if planted(value) then report(KEYS[2], 'held ' .. quote(value) .. ' for shard ' .. shard .. ', a lease of no member: the shard is taken') end
       fence = fence + 1
       redis.call('HSET', KEYS[2], shard, member .. '|' .. string.format('%d', fence))
       redis.call('ZADD', KEYS[6], 0, member .. '|' .. shard)
@@ -214,29 +269,41 @@ if ARGV[4] == '1' and not leaving and #held / 2 < share then
       want = want - 1
     end
   end
-  redis.call('SET', KEYS[3], string.format('%d', fence))
-  redis.call('SET', KEYS[9], string.format('%d', cursor))
 end
-for _, key in ipairs({ KEYS[1], KEYS[2], KEYS[6], KEYS[7], KEYS[8], KEYS[9] }) do redis.call('PEXPIRE', key, lease * 3) end
+redis.call('SET', KEYS[3], string.format('%d', fence), 'PX', lease * 3)
+redis.call('SET', KEYS[9], string.format('%d', cursor), 'PX', lease * 3)
+redis.call('SET', KEYS[13], string.format('%d', sweep), 'PX', lease * 3)
+for _, key in ipairs({ KEYS[1], KEYS[2], KEYS[6], KEYS[7], KEYS[8] }) do redis.call('PEXPIRE', key, lease * 3) end
+if fleet then redis.call('PEXPIRE', KEYS[11], 86400000) end
 return { { 0, n, index, target or -1, ready, share }, problems, held }`);
 
-/** KEYS: leases, owners, free. ARGV: member, shard, fence. Gives a lease back if it is still this member's with this fence. */
-export const RELEASE = new RedisScript(`
+/**
+ * KEYS: leases, owners, free. ARGV: member, shard, fence, lease (ms). Gives a lease back if it is still this member's with
+ * this fence; every key's type is checked (and repaired) before any write, and every key written expires after 3 leases.
+ * Answers the problems (key, what).
+ */
+export const RELEASE = new RedisScript(`${PRELUDE}
+for i, expected in ipairs({ 'hash', 'zset', 'zset' }) do typed(KEYS[i], expected) end
 if redis.call('HGET', KEYS[1], ARGV[2]) == ARGV[1] .. '|' .. ARGV[3] then
   redis.call('HDEL', KEYS[1], ARGV[2])
   redis.call('ZREM', KEYS[2], ARGV[1] .. '|' .. ARGV[2])
   redis.call('ZADD', KEYS[3], ARGV[2], ARGV[2])
+  for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, tonumber(ARGV[4]) * 3) end
 end
-return 0`);
+return problems`);
 
-/** KEYS: members, leases, owners, holders, free. ARGV: member. Leaves: the membership ends and every lease of the member is given back. */
+/**
+ * KEYS: members, leases, owners, holders, free. ARGV: member, lease (ms). Leaves: the membership ends and every lease of the
+ * member is given back; every key's type is checked (and repaired) before any write, and the free set expires after 3
+ * leases. Answers the problems (key, what).
+ */
 export const LEAVE = new RedisScript(`${PRELUDE}
 for i, expected in ipairs({ 'zset', 'hash', 'zset', 'zset', 'zset' }) do typed(KEYS[i], expected) end
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('ZREM', KEYS[4], ARGV[1])
 local lo, hi = '[' .. ARGV[1] .. '|', '(' .. ARGV[1] .. '|:'
 for _, entry in ipairs(redis.call('ZRANGEBYLEX', KEYS[3], lo, hi)) do
-  local shard = whole(string.sub(entry, #ARGV[1] + 2), 0, 4503599627370496)
+  local shard = whole(string.sub(entry, #ARGV[1] + 2), 0, ${FENCE_MAX})
   if shard then
     local value = redis.call('HGET', KEYS[2], shard)
     if value and string.sub(value, 1, #ARGV[1] + 1) == ARGV[1] .. '|' then redis.call('HDEL', KEYS[2], shard) end
@@ -244,13 +311,14 @@ for _, entry in ipairs(redis.call('ZRANGEBYLEX', KEYS[3], lo, hi)) do
   end
 end
 redis.call('ZREMRANGEBYLEX', KEYS[3], lo, hi)
-return 0`);
+redis.call('PEXPIRE', KEYS[5], tonumber(ARGV[2]) * 3)
+return problems`);
 
 /** KEYS: count. ARGV: a proposed count or '', the largest count. The fleet's count: the proposal is stored when none is yet. Answers `{count or '', problems}`. */
 export const ADOPT_COUNT = new RedisScript(`${PRELUDE}
 local count = count_at(KEYS[1], tonumber(ARGV[2]))
 if not count and ARGV[1] ~= '' then
-  redis.call('SET', KEYS[1], ARGV[1])
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', 86400000)
   count = ARGV[1]
 end
 return { count and tostring(count) or '', problems }`);
@@ -282,8 +350,13 @@ if redis.call('GET', KEYS[2]) == ARGV[2] and redis.call('SCARD', KEYS[1]) >= ton
 end
 return 0`);
 
-/** KEYS: count, target, switching. ARGV: count. The fleet's count becomes `count`; the request ends if it asked for it. */
+/**
+ * KEYS: count, target, switching. ARGV: count. When the reshard asked for is to `count`, the fleet's count becomes `count`
+ * (for a day, renewed by every step) and the request ends; a late commit of an earlier reshard changes nothing.
+ */
 export const COMMIT_RESHARD = new RedisScript(`
-redis.call('SET', KEYS[1], ARGV[1])
-if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2], KEYS[3]) end
+if redis.call('GET', KEYS[2]) == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', 86400000)
+  redis.call('DEL', KEYS[2], KEYS[3])
+end
 return 0`);

@@ -51,8 +51,9 @@ export interface RedisShardCoordinatorOptions {
   /** How long a Redis command may take, milliseconds (1 to 2^31 - 1). @default 2000 */
   commandTimeoutMs?: number | undefined;
   /**
-   * The largest shard count the fleet runs or reshards to (the same bound as the Gateway's `maxShards`): a larger one is
-   * refused with a `ValidationError`, and one read from Redis beyond it is reported and replaced.
+   * The largest shard count the fleet runs or reshards to: a larger one asked of it is refused with a `ValidationError`,
+   * a larger proposed count (`shardCount(proposed)`, the service's recommendation) with a `ShardCoordinatorError` saying
+   * so, and one read from Redis beyond it is reported and replaced.
    * @default 10000
    */
   maxShards?: number | undefined;
@@ -108,9 +109,14 @@ function repaired(reply: unknown, earlier?: Repairs): Repairs | undefined {
   return found;
 }
 
-/** The report of what was repaired: a ShardCoordinatorError naming the keys. */
+/** The most lines a report quotes; the rest are counted. */
+const REPORT_LINES = 20;
+
+/** The report of what was repaired: a ShardCoordinatorError naming the keys, quoting at most 20 of the repairs. */
 function reportOf(repairs: Repairs): ShardCoordinatorError {
-  return new ShardCoordinatorError(`found values the SDK did not write, and repaired them: ${repairs.lines.join('; ')}`, { keys: repairs.keys });
+  const more = repairs.lines.length - REPORT_LINES;
+  const lines = repairs.lines.slice(0, REPORT_LINES).join('; ') + (more > 0 ? `; and ${more} more` : '');
+  return new ShardCoordinatorError(`found values the SDK did not write, and repaired them: ${lines}`, { keys: repairs.keys });
 }
 
 /** The Redis shard coordinator. Create it with {@link createRedisShardCoordinator}. */
@@ -119,10 +125,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
   readonly #key: string;
   readonly #timeoutMs: number;
   #bot: string | undefined;
-  /**
-   * Values repaired and not reported yet: by a step that returned its leases first, by `shardCount()` or by
-   * `requestReshard()`. The next step reports them.
-   */
+  /** Values repaired by `shardCount()` or `requestReshard()` (which answer no step): the next step's answer reports them. */
   #unreported: Repairs | undefined;
   /** How long a lease lives without renewal, milliseconds. */
   readonly leaseMs: number;
@@ -168,7 +171,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
     const k = this.#key;
     const keys = [`${k}:members`, this.#perCount('leases', shardCount), `${k}:fence`, `${k}:target`, this.#perCount('ready', shardCount)];
     keys.push(this.#perCount('owners', shardCount), this.#perCount('holders', shardCount), this.#perCount('free', shardCount));
-    keys.push(this.#perCount('next', shardCount), `${k}:bot`, `${k}:count`, `${k}:switching`);
+    keys.push(this.#perCount('next', shardCount), `${k}:bot`, `${k}:count`, `${k}:switching`, this.#perCount('sweep', shardCount), `${k}:lease`);
     const args = [
       member,
       count,
@@ -181,26 +184,15 @@ export class RedisShardCoordinator implements ShardCoordinator {
     ];
     const [header = [], problems, rest = []] = parts(await this.#run(TICK, keys, args), 'a step', 3);
     const status = Number(header[0]);
-    if (status === -2) {
-      const other = String(rest[0]).slice(0, 64);
-      throw new ShardCoordinatorError(
-        `the fleet key ${k} serves bot ${JSON.stringify(other)}, and this process ${this.#bot === undefined ? "names no bot (set the coordinator's bot option)" : `serves bot ${JSON.stringify(this.#bot)}`}: give each bot its own key`,
-        { keys: [`${k}:bot`] },
-      );
-    }
+    // What this step repaired (and what shardCount() or requestReshard() did) is reported with the step's answer.
+    const found = repaired(problems, this.#unreported);
+    this.#unreported = undefined;
+    const report = found === undefined ? undefined : reportOf(found);
+    if (status === -2 || status === -3) throw this.#refusal(status, String(rest[0]).slice(0, 64), report);
     const numbers = rest.map(Number);
     const leases: ShardLease[] = [];
     for (let i = 0; i + 1 < numbers.length; i += 2) leases.push({ shardId: numbers[i] as number, fence: numbers[i + 1] as number });
-    // What this step repaired is reported by rejecting, once the step ran in Redis; when it holds shards, its answer is
-    // returned first (so they are served, e.g. by the connect() this step is part of) and the next step reports.
-    const earlier = this.#unreported;
-    const found = repaired(problems, earlier);
-    this.#unreported = undefined;
-    if (found !== undefined) {
-      if (status === -1 || leases.length === 0 || earlier !== undefined) throw reportOf(found);
-      this.#unreported = found;
-    }
-    if (status === -1) return { members: 0, index: 0, leases: [], expired: true };
+    if (status === -1) return { members: 0, index: 0, leases: [], expired: true, report };
     const [, members, index, target, ready] = header.map((value) => clampNumber(value, -1, Number.MAX_SAFE_INTEGER, 0));
     return {
       members: members ?? 1,
@@ -208,10 +200,31 @@ export class RedisShardCoordinator implements ShardCoordinator {
       leases: leases.sort((a, b) => a.shardId - b.shardId),
       target: target !== undefined && target > 0 ? target : undefined,
       ready: ready ?? 0,
+      report,
     };
   }
 
+  /** A step refused: the fleet serves another bot (`-2`), or its members renew leases more than 10 times longer or shorter (`-3`). */
+  #refusal(status: number, other: string, report: ShardCoordinatorError | undefined): ShardCoordinatorError {
+    const k = this.#key;
+    const also = report === undefined ? '' : ` (also ${report.message})`;
+    if (status === -2) {
+      const self = this.#bot === undefined ? "names no bot (set the coordinator's bot option)" : `serves bot ${JSON.stringify(this.#bot)}`;
+      return new ShardCoordinatorError(`the fleet key ${k} serves bot ${JSON.stringify(other)}, and this process ${self}: give each bot its own key${also}`, {
+        keys: [`${k}:bot`, ...(report?.keys ?? [])],
+      });
+    }
+    return new ShardCoordinatorError(
+      `the fleet key ${k} runs leases of ${other} ms, and this process ${this.leaseMs} ms (more than 10 times apart): give a fleet's members the same leaseMs${also}`,
+      { keys: [`${k}:lease`, ...(report?.keys ?? [])] },
+    );
+  }
+
   async shardCount(proposed?: number): Promise<number | undefined> {
+    if (typeof proposed === 'number' && Number.isInteger(proposed) && proposed > this.maxShards)
+      throw new ShardCoordinatorError(
+        `the proposed shard count ${proposed} (the service's recommendation) is beyond this fleet's maxShards ${this.maxShards}: raise maxShards to run it`,
+      );
     const value = proposed === undefined ? '' : this.#count('ShardCoordinator.shardCount', proposed);
     const [[count] = [], problems] = parts(await this.#run(ADOPT_COUNT, [`${this.#key}:count`], [value, String(this.maxShards)]), 'shardCount', 2);
     this.#unreported = repaired(problems, this.#unreported); // reported by the next step: connect() goes on with the proposed count
@@ -240,17 +253,25 @@ export class RedisShardCoordinator implements ShardCoordinator {
     await this.#run(COMMIT_RESHARD, [`${this.#key}:count`, `${this.#key}:target`, `${this.#key}:switching`], [value]);
   }
 
+  /** Gives a lease back (only if it is still this member's, with this fence); rejects with what it repaired, once done. */
   async release(member: string, shardCount: number, lease: ShardLease): Promise<void> {
     this.#count('ShardCoordinator.release', shardCount);
     const keys = [this.#perCount('leases', shardCount), this.#perCount('owners', shardCount), this.#perCount('free', shardCount)];
-    await this.#run(RELEASE, keys, [member, String(lease.shardId), String(lease.fence)]);
+    this.#reportNow(await this.#run(RELEASE, keys, [member, String(lease.shardId), String(lease.fence), String(this.leaseMs)]));
   }
 
+  /** Rejects with what a release or a leave repaired (its work was done): the supervisor reports it through its host. */
+  #reportNow(problems: unknown): void {
+    const found = repaired(problems);
+    if (found !== undefined) throw reportOf(found);
+  }
+
+  /** Leaves the fleet, giving every lease back; rejects with what it repaired, once done. */
   async leave(member: string, shardCount: number): Promise<void> {
     this.#count('ShardCoordinator.leave', shardCount);
     const keys = [`${this.#key}:members`, this.#perCount('leases', shardCount), this.#perCount('owners', shardCount)];
     keys.push(this.#perCount('holders', shardCount), this.#perCount('free', shardCount));
-    await this.#run(LEAVE, keys, [member]);
+    this.#reportNow(await this.#run(LEAVE, keys, [member, String(this.leaseMs)]));
   }
 
   /**

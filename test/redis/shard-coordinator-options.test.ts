@@ -80,7 +80,7 @@ describe('createRedisShardCoordinator options', () => {
 describe('the coordinator’s shard counts and member ids', () => {
   const coordinator = createRedisShardCoordinator({ client, maxShards: 50 });
 
-  it('refuses a reshard, a step or a proposed count past maxShards, and a count that is not a whole number from 1', async () => {
+  it('refuses a reshard or a step past maxShards, and a proposed count past it with a ShardCoordinatorError, and a count that is not a whole number from 1', async () => {
     for (const count of [100_000, 51, 0, 1.5, Number.NaN]) {
       const error = await rejected(`requestReshard(${count})`, () => coordinator.requestReshard(count));
       expect(error.issues[0]?.path).toBe('shardCount');
@@ -89,7 +89,13 @@ describe('the coordinator’s shard counts and member ids', () => {
       'ShardCoordinator.requestReshard',
     );
     await rejected('tick(…, 51)', () => coordinator.tick('a', 51, true));
-    await rejected('shardCount(51)', () => coordinator.shardCount(51));
+    // A proposed count is the service's recommendation: past maxShards, a ShardCoordinatorError says so (not a caller's mistake).
+    const proposed = await coordinator.shardCount(51).then(
+      () => new Error('shardCount(51) resolved'),
+      (error: unknown) => error,
+    );
+    expect(proposed).toBeInstanceOf(ShardCoordinatorError);
+    expect(String(proposed)).toContain("51 (the service's recommendation) is beyond this fleet's maxShards 50");
     await rejected('shardReady(8, 8)', () => coordinator.shardReady(8, 8));
   });
 

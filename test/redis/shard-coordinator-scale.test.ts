@@ -47,7 +47,8 @@ describeWithRedis('the Redis shard coordinator at scale', () => {
     const at = (count: number) => steps[count] as { a: number; big: number };
     // What member a's step costs does not depend on the shard count (a loop over the count would add ~9,900 commands).
     expect(at(10_000).a, JSON.stringify(steps)).toBe(at(100).a);
-    expect(at(100).a, JSON.stringify(steps)).toBeLessThan(80);
+    // About 70 commands, and the sweep's 16 shards (3 each: a lease, its holder, the index, or the free set).
+    expect(at(100).a, JSON.stringify(steps)).toBeLessThan(130);
     // The member holding (count - 10) shards pays per shard held: about one command each.
     expect(at(10_000).big, JSON.stringify(steps)).toBeGreaterThan(9_990);
     expect(at(10_000).big, JSON.stringify(steps)).toBeLessThan(10_100);

@@ -24,22 +24,22 @@ describeWithRedis('the Redis shard coordinator and values it did not write', () 
   const redisNow = async () => Number(((await send('TIME')) as unknown as string[])[0]) * 1000;
   const tomorrow = async () => (await redisNow()) + 86_400_000;
 
-  /** The step's refusal: a ShardCoordinatorError, with the keys it names. */
-  async function reported(what: string, step: Promise<unknown>): Promise<ShardCoordinatorError> {
+  /** What a step reported: its refusal, or the report its answer carries; a ShardCoordinatorError, with the keys it names. */
+  async function reported(what: string, step: Promise<CoordinatorTick>): Promise<ShardCoordinatorError> {
     const error = await step.then(
-      () => new Error(`${what}: the step resolved without reporting anything`),
+      (tick) => tick.report ?? new Error(`${what}: the step answered without reporting anything`),
       (thrown: unknown) => thrown,
     );
     if (error instanceof ShardCoordinatorError) return error;
-    throw new Error(`${what}: failed with ${String(error)} instead of a ShardCoordinatorError`);
+    throw new Error(`${what}: gave ${String(error)} instead of a ShardCoordinatorError`);
   }
 
   const ids = (tick: CoordinatorTick) => tick.leases.map((lease) => lease.shardId);
 
-  /** A step that repaired values and holds shards: its answer comes first (its shards are served), the next step reports. */
+  /** A step that repaired values and holds shards: its answer holds them (they are served) and reports in the same step. */
   async function servedThenReported(what: string, c: RedisShardCoordinator, member: string, count: number) {
     const tick = await c.tick(member, count, true);
-    return { tick, error: await reported(what, c.tick(member, count, true)) };
+    return { tick, error: await reported(what, Promise.resolve(tick)) };
   }
 
   /** The shards a member holds after its next step. */
@@ -69,11 +69,11 @@ describeWithRedis('the Redis shard coordinator and values it did not write', () 
     const { key, coordinator } = fleet();
     const c = coordinator();
     await send('HSET', `{${key}}:leases:4`, '2', `ghost|5|${await tomorrow()}`, '3', 'ghost|7');
-    await c.tick('a', 4, false);
-    const { tick, error } = await servedThenReported('planted leases', c, 'a', 4);
-    expect(ids(tick)).toEqual([0, 1, 2, 3]);
-    expect(error.keys).toEqual([`{${key}}:leases:4`]);
-    expect(error.message).toContain('a lease of no member');
+    // The first step's sweep finds both leases (no member holds them), frees the shards and reports the leases.
+    const error = await reported('planted leases', c.tick('a', 4, false));
+    // Leases without their index: the index is reported missing too.
+    expect(error.keys).toEqual([`{${key}}:owners:4`, `{${key}}:leases:4`]);
+    expect(error.message).toContain('neither held nor free');
     expect(await shards(c, 'a', 4)).toEqual([0, 1, 2, 3]);
   });
 
@@ -109,9 +109,9 @@ describeWithRedis('the Redis shard coordinator and values it did not write', () 
     const { key, coordinator } = fleet();
     const c = coordinator();
     await send('SET', `{${key}}:fence`, planted);
-    await c.tick('a', 3, false);
-    const { tick, error } = await servedThenReported(`fence ${planted}`, c, 'a', 3);
-    expect(error.keys).toEqual([`{${key}}:fence`]);
+    // Every step reads the counter: the first one (taking nothing) reports it.
+    expect((await reported(`fence ${planted}`, c.tick('a', 3, false))).keys).toEqual([`{${key}}:fence`]);
+    const tick = await c.tick('a', 3, true);
     expect(ids(tick)).toEqual([0, 1, 2]);
     const time = await redisNow();
     for (const lease of tick.leases) expect(lease.fence).toBeGreaterThan(time - 60_000);
@@ -158,7 +158,7 @@ describeWithRedis('the Redis shard coordinator and values it did not write', () 
     expect(await shards(c, 'a', 2)).toEqual([0, 1]);
   });
 
-  it.each(['99999999999', '1e1', '-3', '0', 'ten'])('a fleet count of %s is never used: reported and replaced by the proposed count', async (planted) => {
+  it.each(['99999999999', '1e1', '-3', '0', 'ten', '04'])('a fleet count of %s is never used: reported and replaced by the proposed count', async (planted) => {
     const { key, coordinator } = fleet();
     const c = coordinator();
     await send('SET', `{${key}}:count`, planted);
