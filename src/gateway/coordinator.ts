@@ -9,6 +9,7 @@
  * @module
  */
 
+import { wait } from '../core/wait.js';
 import { InFlightInteractions } from './in-flight.js';
 
 /** A shard held by a process: its id and the fencing token of the lease (rises with each acquisition). */
@@ -91,6 +92,13 @@ export interface FleetHost {
   ticked?(answer: CoordinatorTick): void;
 }
 
+/** A shard held here, one acquisition. */
+interface Held {
+  readonly fence: number;
+  /** Until when (monotonic ms) the lease is known valid: counted from when the step that renewed it was sent. */
+  validUntil: number;
+}
+
 /** Part of a lease's life kept as a safety margin: a shard stops dispatching this long before the lease could expire. */
 const MARGIN = 0.2;
 
@@ -103,8 +111,11 @@ export class FleetSupervisor {
   member: string;
   /** The interactions being handled on the shards of this process. */
   readonly inFlight = new InFlightInteractions();
-  /** Shards running here: their lease's fence, and until when (monotonic ms) dispatching on them is safe. */
-  readonly #held = new Map<number, { fence: number; validUntil: number }>();
+  /**
+   * Shards running here: their lease's fence, and until when (monotonic ms) dispatching on them is safe. Each acquisition is a
+   * new object, so a claim sent under one is known stale once the shard was fenced, even if the same lease is taken again.
+   */
+  readonly #held = new Map<number, Held>();
   /** Shards being started or stopped. */
   readonly #busy = new Set<number>();
   /** Shards fenced here (their lease lapsed or was taken) and not acquired again since. */
@@ -119,11 +130,16 @@ export class FleetSupervisor {
   /** Closing: shards stopping and draining; leases renewed, none taken, none handed off. */
   #leaving = false;
 
-  constructor(coordinator: ShardCoordinator, count: number, member: string, host: FleetHost) {
+  /** The monotonic clock, milliseconds. */
+  readonly #now: () => number;
+
+  /** @param now - the monotonic clock in milliseconds (@default performance.now) */
+  constructor(coordinator: ShardCoordinator, count: number, member: string, host: FleetHost, now: () => number = () => performance.now()) {
     this.#coordinator = coordinator;
     this.#count = count;
     this.member = member;
     this.#host = host;
+    this.#now = now;
   }
 
   /** The shard ids held here. */
@@ -136,14 +152,40 @@ export class FleetSupervisor {
     return !this.#leaving && !this.#closing && this.#held.has(shardId);
   }
 
-  /** Claims an interaction for this process; a coordinator that fails lets it run (at least once rather than never). */
-  async claim(interactionId: string): Promise<boolean> {
-    try {
-      return await this.#coordinator.claimInteraction(this.member, interactionId);
-    } catch (error) {
-      this.#host.failed(error);
-      return true;
+  /**
+   * Claims an interaction that arrived on the shard, for handlers about to start: `true` only if the coordinator granted it and,
+   * when its answer arrives, the shard is still held under the same acquisition with its lease known valid on the monotonic
+   * clock. A claim that fails is tried again while the lease lasts; one that hangs is given up when the lease may lapse; one
+   * answered late (the process slept, the coordinator was cut off, the shard was fenced meanwhile) is dropped. In each of those
+   * the interaction holds the shard's saved sequence below it, so the shard's next holder resumes, is sent it again and runs it.
+   */
+  async claim(interactionId: string, shardId: number): Promise<boolean> {
+    const held = this.#held.get(shardId);
+    if (held === undefined) return false;
+    for (;;) {
+      const left = this.#validFor(shardId, held);
+      if (left <= 0) return false;
+      try {
+        const claimed = await wait(this.#coordinator.claimInteraction(this.member, interactionId), {
+          timeoutMs: left,
+          onTimeout: () => new Error(`the claim of interaction ${interactionId} had no answer while shard ${shardId}'s lease lasted`),
+        });
+        if (this.#validFor(shardId, held) > 0) return claimed;
+        this.#host.debug(
+          `interaction ${interactionId}: its claim was answered after shard ${shardId}'s lease lapsed; dropped (the shard's next holder runs it)`,
+        );
+        return false;
+      } catch (error) {
+        this.#host.failed(error);
+        await wait(Math.min(Math.max(20, this.#coordinator.leaseMs / 10), Math.max(0, this.#validFor(shardId, held))));
+      }
     }
+  }
+
+  /** How long the acquisition `held` of the shard is still known valid (0 once it is not; the shard is fenced then). */
+  #validFor(shardId: number, held: Held): number {
+    if (this.#held.get(shardId) !== held || !this.holds(shardId)) return 0;
+    return held.validUntil - this.#now();
   }
 
   /** Joins (a first step only registers, so processes started together see each other), then acquires; ticks every third of a lease. */
@@ -163,7 +205,7 @@ export class FleetSupervisor {
   holds(shardId: number): boolean {
     const held = this.#held.get(shardId);
     if (held === undefined) return false;
-    if (performance.now() < held.validUntil) return true;
+    if (this.#now() < held.validUntil) return true;
     this.#fence(shardId, 'its lease may have lapsed (this process was paused or Redis did not answer)');
     return false;
   }
@@ -206,7 +248,7 @@ export class FleetSupervisor {
 
   async #tick(): Promise<void> {
     if (this.#closing) return;
-    const sentAt = performance.now();
+    const sentAt = this.#now();
     let answer: CoordinatorTick;
     try {
       answer = await this.#coordinator.tick(this.member, this.#count, ++this.#ticks > 1 && !this.#leaving, this.#registered);
@@ -252,7 +294,9 @@ export class FleetSupervisor {
     for (const shardId of [...this.#held.keys()]) this.#fence(shardId, 'this process was away past its membership');
     this.member = `${this.member.replace(/~\d+$/, '')}~${++this.#incarnation}`;
     this.#registered = false;
-    this.#ticks = 0;
+    // Two steps only register before taking shards again: every process that lost its membership with this one (Redis restarted
+    // empty) has written back the sessions it kept by then (see fleet.ts), so whoever takes a shard resumes it.
+    this.#ticks = -1;
     this.#host.debug(`joining the fleet again as ${this.member}`);
   }
 

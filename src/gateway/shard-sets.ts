@@ -13,7 +13,7 @@ import { GatewayError } from '../errors/index.js';
 import type { ConnectionReport } from './connection-host.js';
 import type { FleetSupervisor, ShardCoordinator } from './coordinator.js';
 import { createFleet } from './fleet.js';
-import { SessionSaver, type GatewaySessionRecord, type GatewaySessionStore } from './gateway-session-store.js';
+import { LastSessions, SessionSaver, type GatewaySessionRecord, type GatewaySessionStore } from './gateway-session-store.js';
 import { GatewayDispatch } from './protocol.js';
 import {
   dropSet,
@@ -60,6 +60,8 @@ export class ShardSets {
   #unwatch: (() => void) | undefined;
   /** Who waits for a fleet's reshard to switch here. */
   readonly #switched: (() => void)[] = [];
+  /** The last session of each shard this process held in a fleet, for a store that lost them. */
+  readonly #last = new LastSessions();
 
   constructor(host: ShardSetsHost) {
     this.#host = host;
@@ -88,7 +90,7 @@ export class ShardSets {
       coordinator,
       plan.count,
       {
-        ...{ create: (id) => host.newShard(id, plan, set), list: set.shards, savers: set.savers, store: host.store },
+        ...{ create: (id) => host.newShard(id, plan, set), list: set.shards, savers: set.savers, store: host.store, last: this.#last },
         ...{ record: (shard) => host.record(shard, set), storeFailed: (error) => host.storeFailed(error), report: (report) => host.report(report) },
         holds: (id) => set.fleet?.has(id) === true,
         ready: (id) => coordinator.shardReady?.(plan.count, id),
