@@ -67,3 +67,4 @@ export {
 export { createTestInteraction, createTestGateway, createTestPayload, type TestInteractionInput, type TestResponse, type TestGateway } from './interactions.js';
 export { useEmulator, type EmulatorFixture, type TestHooks, type UseEmulatorOptions } from './fixture.js';
 export { emulatorMatchers, type EmulatorMatchers, type ExpectedMessage, type MatcherResult, type MessageMatchOptions, type MessageSource } from './matchers.js';
+export { MemoryShardCoordinator, type MemoryShardCoordinatorOptions } from './shard-coordinator.js';
