@@ -97,6 +97,8 @@ interface Held {
   readonly fence: number;
   /** Until when (monotonic ms) the lease is known valid: counted from when the step that renewed it was sent. */
   validUntil: number;
+  /** Handed off to rebalance: the claims made under it stay this member's (a successor's replay is refused them). */
+  handedOff?: boolean;
 }
 
 /** Part of a lease's life kept as a safety margin: a shard stops dispatching this long before the lease could expire. */
@@ -126,6 +128,8 @@ export class FleetSupervisor {
   /** Whether a step registered this member (a later step that finds it gone means it was away past its membership). */
   #registered = false;
   #incarnation = 0;
+  /** Until when (monotonic ms) this member's membership, and so its interaction claims, are known valid. */
+  #memberUntil = 0;
   #closing = false;
   /** Closing: shards stopping and draining; leases renewed, none taken, none handed off. */
   #leaving = false;
@@ -161,29 +165,33 @@ export class FleetSupervisor {
    */
   async claim(interactionId: string, shardId: number): Promise<boolean> {
     const held = this.#held.get(shardId);
+    const { member } = this;
     if (held === undefined) return false;
     for (;;) {
-      const left = this.#validFor(shardId, held);
+      const left = this.#validFor(shardId, held, member);
       if (left <= 0) return false;
       try {
-        const claimed = await wait(this.#coordinator.claimInteraction(this.member, interactionId), {
+        const claimed = await wait(this.#coordinator.claimInteraction(member, interactionId), {
           timeoutMs: left,
           onTimeout: () => new Error(`the claim of interaction ${interactionId} had no answer while shard ${shardId}'s lease lasted`),
         });
-        if (this.#validFor(shardId, held) > 0) return claimed;
+        if (this.#validFor(shardId, held, member) > 0) return claimed;
         this.#host.debug(
           `interaction ${interactionId}: its claim was answered after shard ${shardId}'s lease lapsed; dropped (the shard's next holder runs it)`,
         );
         return false;
       } catch (error) {
         this.#host.failed(error);
-        await wait(Math.min(Math.max(20, this.#coordinator.leaseMs / 10), Math.max(0, this.#validFor(shardId, held))));
+        await wait(Math.min(Math.max(20, this.#coordinator.leaseMs / 10), Math.max(0, this.#validFor(shardId, held, member))));
       }
     }
   }
 
   /** How long the acquisition `held` of the shard is still known valid (0 once it is not; the shard is fenced then). */
-  #validFor(shardId: number, held: Held): number {
+  #validFor(shardId: number, held: Held, member: string): number {
+    if (member !== this.member) return 0; // joined again: the old id's claims pass to live members
+    // Handed off: the successor's replay finds this member's claim and skips it, so this member runs it while its membership lasts.
+    if (held.handedOff === true) return this.#memberUntil - this.#now();
     if (this.#held.get(shardId) !== held || !this.holds(shardId)) return 0;
     return held.validUntil - this.#now();
   }
@@ -260,6 +268,7 @@ export class FleetSupervisor {
     if (answer.expired === true) return this.#rejoin();
     this.#registered = true;
     const validUntil = sentAt + this.#coordinator.leaseMs * (1 - MARGIN);
+    this.#memberUntil = validUntil;
     const leases = new Map(answer.leases.map((lease) => [lease.shardId, lease.fence]));
     for (const [shardId, held] of this.#held) {
       if (leases.get(shardId) !== held.fence) this.#fence(shardId, 'its lease is held by another process');
@@ -291,6 +300,7 @@ export class FleetSupervisor {
    * again under a new member id, so the claims the old id held pass to live members (its handlers' answers are refused).
    */
   #rejoin(): void {
+    this.#memberUntil = 0;
     for (const shardId of [...this.#held.keys()]) this.#fence(shardId, 'this process was away past its membership');
     this.member = `${this.member.replace(/~\d+$/, '')}~${++this.#incarnation}`;
     this.#registered = false;
@@ -308,7 +318,9 @@ export class FleetSupervisor {
     const home = (shardId: number) => shardId % answer.members === answer.index;
     const candidates = [...this.#held.keys()].filter((id) => !this.#busy.has(id) && this.#host.ready(id)).sort((a, b) => Number(home(a)) - Number(home(b)));
     for (const shardId of candidates.slice(0, extra)) {
-      const fence = this.#held.get(shardId)?.fence ?? 0;
+      const held = this.#held.get(shardId) as Held;
+      const { fence } = held;
+      held.handedOff = true;
       this.#held.delete(shardId);
       this.#host.debug(`shard ${shardId} handed off to rebalance (${answer.members} processes, ${fair} shards each at most)`);
       this.#run(shardId, async () => {
@@ -344,6 +356,7 @@ export class FleetSupervisor {
       // Once gone, an answer from here is refused: the claims pass to live members, which run the replays.
       for (const shardId of this.#held.keys()) this.#fenced.add(shardId);
       this.#held.clear();
+      this.#memberUntil = 0; // gone: a claim answered from now on is not this member's to run
       await this.#coordinator.leave(this.member, this.#count).catch((error: unknown) => this.#host.failed(error));
     }
   }

@@ -182,3 +182,21 @@ it('a member whose membership expired joins again under a new id, and takes shar
   for (let i = 0; i < 3; i++) acquires.push((await answerStep(fleet, coordinator, step({}))).args[2]);
   expect(acquires).toEqual([false, false, true]);
 });
+
+it("a claim waiting when its shard is handed off still runs here (the successor's replay finds it this member's), while the membership lasts", async () => {
+  const coordinator = new ScriptedCoordinator(1000);
+  const { fleet, clock, log } = supervisor(coordinator, 4);
+  await answerStep(fleet, coordinator, step({}));
+  await answerStep(fleet, coordinator, step({ 0: 1, 1: 2, 2: 3 }));
+  const kept = fleet.claim('i-kept', 1);
+  const keptCall = await coordinator.next<boolean>('claimInteraction');
+  const lapsing = fleet.claim('i-lapsing', 1);
+  const lapsingCall = await coordinator.next<boolean>('claimInteraction');
+  await answerStep(fleet, coordinator, step({ 0: 1, 1: 2, 2: 3 }, 2, 0));
+  expect(log).toContain('stop 1 handOff');
+  keptCall.resolve(true);
+  expect(await kept, 'answered while the membership is known valid').toBe(true);
+  clock.now = 801; // the membership (renewed by the step sent at 0) may have lapsed
+  lapsingCall.resolve(true);
+  expect(await lapsing, 'answered once the membership may have lapsed').toBe(false);
+});
