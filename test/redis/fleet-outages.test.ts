@@ -33,21 +33,22 @@ function idsBy(script: RunningScript, word: string): string[] {
 }
 
 /**
- * The handlers a member started on a shard it did not hold (after the shard was fenced or handed off, before it was acquired
- * again), read in the order the member printed: `handled <name> <id> shard <n>` against its `[fleet] shard <n> acquired|fenced|handed off`.
+ * The handlers a member started on a shard after fencing it (before acquiring it again), read in the order the member printed:
+ * `handled <name> <id> shard <n>` against its `[fleet] shard <n> acquired|fenced|handed off`. A handler started after a hand-off
+ * is not one: the member keeps the claims it made before handing the shard off, and the successor skips their replays.
  */
 function handlersAfterFence(script: RunningScript): string[] {
-  const held = new Set<number>();
+  const fenced = new Set<number>();
   const wrong: string[] = [];
   for (const line of script.stdout().split('\n')) {
     const fleet = /\[fleet\] shard (\d+) (acquired|fenced|handed off)/.exec(line);
     if (fleet !== null) {
-      if (fleet[2] === 'acquired') held.add(Number(fleet[1]));
-      else held.delete(Number(fleet[1]));
+      if (fleet[2] === 'fenced') fenced.add(Number(fleet[1]));
+      else fenced.delete(Number(fleet[1]));
       continue;
     }
     const handled = /^handled \S+ (\d+) shard (\d+)/.exec(line);
-    if (handled !== null && !held.has(Number(handled[2]))) wrong.push(`${handled[1]} on shard ${handled[2]}`);
+    if (handled !== null && fenced.has(Number(handled[2]))) wrong.push(`${handled[1]} on shard ${handled[2]}`);
   }
   return wrong;
 }
@@ -124,6 +125,8 @@ async function fleetUnderTraffic(redisUrl: (name: string) => string) {
           `answers refused after a fence then run by the new holder: ${notAnswered}; late claims dropped: ${scripts.map(lateClaims).join('/')}; ` +
           `handlers after a fence: ${afterFence.join(' ')}`,
       );
+      for (const wrong of scripts.flatMap(handlersAfterFence).slice(0, 3))
+        console.log(`[${label}] after a fence: ${wrong}\n${linesAbout(scripts, wrong.split(' ')[0] as string)}`);
       expect(afterFence, 'handlers started on a shard after its fence, per member').toEqual(NAMES.map((name) => `${name}: []`));
       expect(answered().sort(), 'each interaction answered by exactly one member').toEqual(runs.map((run) => run.id).sort());
       expect(
