@@ -63,13 +63,13 @@ function linesAbout(scripts: readonly RunningScript[], id: string): string {
 }
 
 /** Three members on `redisUrl(name)`, traffic at 25 a second, and the checks every scenario ends with. */
-async function fleetUnderTraffic(redisUrl: (name: string) => string) {
+async function fleetUnderTraffic(redisUrl: (name: string) => string, handleMs = 300) {
   const { emulator, admin } = await start({ gateway: { shards: SHARDS, maxConcurrency: SHARDS } });
   await admin.commands.sync(emulator.seed.applicationId, [{ name: 'ping', description: 'Ping' }]);
   const key = `fleet-outage-${Date.now()}`;
   const members = new Map<string, RunningScript>();
   for (const name of NAMES) {
-    const env = { ROLE: 'member', PROC: name, FLEET_KEY: key, LEASE_MS: String(LEASE_MS), HANDLE_MS: '300', REDIS_URL: redisUrl(name) };
+    const env = { ROLE: 'member', PROC: name, FLEET_KEY: key, LEASE_MS: String(LEASE_MS), HANDLE_MS: String(handleMs), REDIS_URL: redisUrl(name) };
     members.set(name, await startScript('examples/fleet.ts', { env: { ...env, CHAT_BASE_URL: emulator.url, CHAT_BOT_TOKEN: emulator.seed.botToken } }));
   }
   const scripts = [...members.values()];
@@ -200,6 +200,27 @@ describeWithRedis('a fleet of three processes through Redis outages', () => {
       await fleet.more(50, 'traffic after the restart');
       const stats = await fleet.finish('fleet Redis restarted empty');
       expect(stats.identifies, 'Identify in all (the first 8 only: every session resumed after the restart)').toBe(SHARDS);
+    } finally {
+      await fleet.stop();
+      await redis.stop();
+    }
+  }, 180_000);
+
+  it('Redis paused 8 s with its data kept, handlers taking 500 ms: what the members were handling when they fenced is answered once, by a replay', async () => {
+    const redis = await startRedisServer();
+    const fleet = await fleetUnderTraffic(() => redis.url, 500);
+    try {
+      await fleet.started();
+      await fleet.more(25, 'traffic before Redis pauses');
+      process.kill(redis.pid, 'SIGSTOP');
+      const pausedAt = Date.now();
+      await until(() => [...fleet.members.values()].some((script) => /fenced/.test(script.stdout())), { what: 'a member fencing', timeoutMs: 10_000 });
+      await until(() => Date.now() - pausedAt >= 8000, { what: '8 s of pause', timeoutMs: 20_000 });
+      process.kill(redis.pid, 'SIGCONT');
+      await until(() => fleet.everyShardHeld(), { what: 'every shard held once after the pause', timeoutMs: 30_000 });
+      await fleet.more(25, 'traffic after the pause');
+      const stats = await fleet.finish('fleet Redis paused 8 s');
+      expect(stats.identifies).toBe(SHARDS);
     } finally {
       await fleet.stop();
       await redis.stop();
