@@ -119,7 +119,7 @@ export class FleetSupervisor {
    */
   readonly #held = new Map<number, Held>();
   /** Shards being started or stopped. */
-  readonly #busy = new Set<number>();
+  readonly #busy = new Map<number, Promise<void>>();
   /** Shards fenced here (their lease lapsed or was taken) and not acquired again since. */
   readonly #fenced = new Set<number>();
   #timer: ReturnType<typeof setInterval> | undefined;
@@ -128,6 +128,8 @@ export class FleetSupervisor {
   /** Whether a step registered this member (a later step that finds it gone means it was away past its membership). */
   #registered = false;
   #incarnation = 0;
+  /** The fleet asks for another shard count (a reshard is under way): this set takes no more shards. */
+  #replaced = false;
   /** Until when (monotonic ms) this member's membership, and so its interaction claims, are known valid. */
   #memberUntil = 0;
   #closing = false;
@@ -239,11 +241,17 @@ export class FleetSupervisor {
     void this.tick();
   }
 
-  #run(shardId: number, task: () => Promise<void>): void {
-    this.#busy.add(shardId);
-    task()
-      .catch((error: unknown) => this.#host.failed(error))
-      .finally(() => this.#busy.delete(shardId));
+  /**
+   * Runs a start or a stop of the shard after the ones before it (a start and a stop of one shard never overlap); the shard is
+   * busy (not acquired again, not handed off) until the last one ends.
+   */
+  #run(shardId: number, task: () => Promise<void>): Promise<void> {
+    const ran = (this.#busy.get(shardId) ?? Promise.resolve()).then(task).catch((error: unknown) => this.#host.failed(error));
+    const done = ran.finally(() => {
+      if (this.#busy.get(shardId) === done) this.#busy.delete(shardId);
+    });
+    this.#busy.set(shardId, done);
+    return done;
   }
 
   /** One coordinator step (one at a time). */
@@ -259,7 +267,9 @@ export class FleetSupervisor {
     const sentAt = this.#now();
     let answer: CoordinatorTick;
     try {
-      answer = await this.#coordinator.tick(this.member, this.#count, ++this.#ticks > 1 && !this.#leaving, this.#registered);
+      // A set the fleet reshards away from takes no more shards: one released by a member that already switched would cost an Identify.
+      const acquire = ++this.#ticks > 1 && !this.#leaving && !this.#replaced;
+      answer = await this.#coordinator.tick(this.member, this.#count, acquire, this.#registered);
     } catch (error) {
       this.#host.failed(error);
       return;
@@ -267,6 +277,7 @@ export class FleetSupervisor {
     if (this.#closing) return;
     if (answer.expired === true) return this.#rejoin();
     this.#registered = true;
+    this.#replaced = answer.target !== undefined && answer.target !== this.#count;
     const validUntil = sentAt + this.#coordinator.leaseMs * (1 - MARGIN);
     this.#memberUntil = validUntil;
     const leases = new Map(answer.leases.map((lease) => [lease.shardId, lease.fence]));
@@ -281,13 +292,7 @@ export class FleetSupervisor {
         this.#held.set(shardId, { fence, validUntil });
         this.#fenced.delete(shardId);
         this.#host.debug(`shard ${shardId} acquired (fence ${fence})`);
-        this.#busy.add(shardId);
-        starting.push(
-          this.#host
-            .start(shardId)
-            .catch((error: unknown) => this.#host.failed(error))
-            .finally(() => this.#busy.delete(shardId)),
-        );
+        starting.push(this.#run(shardId, () => this.#host.start(shardId)));
       }
     }
     if (!this.#leaving) this.#rebalance(answer);

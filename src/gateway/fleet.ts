@@ -89,10 +89,16 @@ async function markAnswered(coordinator: ShardCoordinator, interactionId: string
   }
 }
 
-/** Whether an answer to the interaction may be sent from this process (see {@link FleetSupervisor.mayAnswer}). */
-export function answerable(fleet: FleetSupervisor | undefined, interactionId: string): boolean {
-  const shardId = fleet?.inFlight.shardOf(interactionId);
-  return shardId === undefined || fleet?.mayAnswer(shardId) !== false;
+/**
+ * Whether an answer to the interaction may be sent from this process (see {@link FleetSupervisor.mayAnswer}), asked of the set it
+ * arrived on: the current one, or during a reshard the next one (whose leases are its own).
+ */
+export function answerable(fleets: readonly (FleetSupervisor | undefined)[], interactionId: string): boolean {
+  for (const fleet of fleets) {
+    const shardId = fleet?.inFlight.shardOf(interactionId);
+    if (fleet !== undefined && shardId !== undefined) return fleet.mayAnswer(shardId);
+  }
+  return true;
 }
 
 /** What a claimed delivery asks of the Gateway. */

@@ -215,7 +215,9 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     const [{ GatewayConnection }, { interactionFromDispatch }] = await Promise.all([import('./connection.js'), import('../interactions/from-dispatch.js')]);
     const { coordinator, sessionStore: store } = this.#sharding;
     const respond =
-      coordinator === undefined ? this.#wiring.respond : recordingAnswers(coordinator, this.#wiring.respond, (id) => answerable(this.#sets.current.fleet, id));
+      coordinator === undefined
+        ? this.#wiring.respond
+        : recordingAnswers(coordinator, this.#wiring.respond, (id) => answerable([this.#sets.current.fleet, this.#sets.next?.fleet], id));
     this.#fromDispatch = (payload) => interactionFromDispatch(payload, respond, this.#wiring.now);
     const resolved = await resolveShardPlan(this.#sharding, this.#wiring.gatewayBot);
     const fleetCount = await coordinator?.shardCount?.(resolved.count); // the fleet's count wins: every process runs the same set

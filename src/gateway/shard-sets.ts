@@ -131,6 +131,9 @@ export class ShardSets {
     try {
       await coordinator.requestReshard?.(count);
       await wait(switched, { signal });
+      // Resolved only once this count runs: a switch to another count (a request that was not this one's) is not success.
+      const running = this.current.plan?.count;
+      if (running !== count) throw new GatewayError(`the fleet switched to ${running} shards, not the ${count} asked for`);
     } finally {
       const index = this.#switched.indexOf(resolve);
       if (index >= 0) this.#switched.splice(index, 1);

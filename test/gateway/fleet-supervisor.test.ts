@@ -200,3 +200,42 @@ it("a claim waiting when its shard is handed off still runs here (the successor'
   lapsingCall.resolve(true);
   expect(await lapsing, 'answered once the membership may have lapsed').toBe(false);
 });
+
+it('a set the fleet reshards away from takes no more shards (one a switched member released would cost an Identify), until the request ends', async () => {
+  const { fleet, coordinator } = await holding({ 0: 1 });
+  await answerStep(fleet, coordinator, { ...step({ 0: 1 }), target: 12 });
+  const during = await answerStep(fleet, coordinator, step({ 0: 1 }));
+  expect(during.args[2], 'acquire while another count is asked for').toBe(false);
+  const same = await answerStep(fleet, coordinator, step({ 0: 1 }));
+  expect(same.args[2], 'acquire once no reshard is asked for').toBe(true);
+  await answerStep(fleet, coordinator, { ...step({ 0: 1 }), target: 2 });
+  expect((await answerStep(fleet, coordinator, step({ 0: 1 }))).args[2], 'acquire while its own count is the target').toBe(true);
+});
+
+it('a start and a stop of one shard never overlap, and the shard is not taken again until both ended', async () => {
+  const coordinator = new ScriptedCoordinator(1000);
+  const { fleet, clock, host, log } = supervisor(coordinator);
+  let finishStart = () => undefined as void;
+  host.start = (shardId) => {
+    log.push(`start ${shardId}`);
+    return new Promise<void>((resolve) => (finishStart = resolve));
+  };
+  await answerStep(fleet, coordinator, step({}));
+  const acquiring = fleet.tick();
+  (await coordinator.next('tick')).resolve(step({ 0: 1 }));
+  await until(() => log.includes('start 0'), { what: 'shard 0 starting' });
+  clock.now = 900; // the lease lapses while the start is under way
+  expect(fleet.holds(0)).toBe(false);
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(log, 'no stop while the start runs').toEqual(['start 0']);
+  finishStart();
+  await acquiring;
+  await until(() => log.includes('stop 0 lost'), { what: 'the stop after the start' });
+  // The next step gives the shard again: started again only now.
+  const again = fleet.tick();
+  (await coordinator.next('tick')).resolve(step({ 0: 2 }));
+  await until(() => log.filter((line) => line === 'start 0').length === 2, { what: 'shard 0 started again' });
+  finishStart();
+  await again;
+  expect(log).toEqual(['start 0', 'stop 0 lost', 'start 0']);
+});

@@ -234,7 +234,7 @@ it('an answer is recorded as answered (tried again when the coordinator fails) a
   const respond = recordingAnswers(
     coordinator,
     async (id) => void sent.push(id),
-    (id) => answerable(fleet, id),
+    (id) => answerable([fleet], id),
   );
   const answering = respond('a', {} as never);
   (await coordinator.next('answered')).reject(new Error('down'));
@@ -250,4 +250,19 @@ it('an answer is recorded as answered (tried again when the coordinator fails) a
   await fencing;
   await expect(respond('b', {} as never)).rejects.toThrow(/lost its shard's lease/);
   expect(sent).toEqual(['a']);
+});
+
+it("the answer guard asks the set an interaction arrived on: during a reshard, the next set's leases", async () => {
+  const current = fleetOf();
+  const next = fleetOf({ count: 4 });
+  await acquire(current.coordinator, current.fleet, { 0: 1 });
+  await acquire(next.coordinator, next.fleet, { 0: 7 });
+  next.fleet.inFlight.begin(0, 'on-next', 3);
+  current.fleet.inFlight.begin(0, 'on-current', 3);
+  const fencing = next.fleet.tick();
+  (await next.coordinator.next('tick')).resolve(step({}));
+  await fencing;
+  expect(answerable([current.fleet, next.fleet], 'on-next'), "the next set's shard was fenced").toBe(false);
+  expect(answerable([current.fleet, next.fleet], 'on-current')).toBe(true);
+  expect(answerable([current.fleet, undefined], 'elsewhere')).toBe(true);
 });
