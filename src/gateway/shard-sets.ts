@@ -77,6 +77,12 @@ export class ShardSets {
     return set.generation === current || (set.generation > current && event.t === GatewayDispatch.InteractionCreate);
   }
 
+  /** A shard of the set of this generation published further: its session is saved (unless its fleet lost it). */
+  published(shardId: number, generation: number): void {
+    const set = [this.current, this.next].find((candidate) => candidate?.generation === generation);
+    if (set !== undefined && set.fleet?.saves(shardId) !== false) set.savers.get(shardId)?.schedule();
+  }
+
   /** Whether an interaction was already seen on the other set during a reshard (it runs once). */
   seenTwice(payload: unknown): boolean {
     return this.#recent?.first(String((payload as { id?: unknown } | null)?.id)) === false;
