@@ -342,6 +342,9 @@ export class FleetSupervisor {
     await this.#ticking;
     await stopAll();
     const leases = [...this.#held].map(([shardId, held]) => ({ shardId, fence: held.fence }));
+    // The member stays (it runs the next set): a claim still waiting is its own, as after a hand-off (the next set's copy of the
+    // interaction is skipped as seen twice, so dropping it would lose it).
+    for (const held of this.#held.values()) held.handedOff = true;
     this.#held.clear();
     await Promise.all(leases.map((lease) => this.#coordinator.release(this.member, this.#count, lease).catch((error: unknown) => this.#host.failed(error))));
   }

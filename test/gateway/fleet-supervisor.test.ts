@@ -239,3 +239,15 @@ it('a start and a stop of one shard never overlap, and the shard is not taken ag
   await again;
   expect(log).toEqual(['start 0', 'stop 0 lost', 'start 0']);
 });
+
+it("a claim waiting when a reshard retires its set still runs here: the member stays, and the next set's copy is skipped as seen twice", async () => {
+  const { fleet, coordinator, log } = await holding({ 0: 1 });
+  const claiming = fleet.claim('i1', 0);
+  const call = await coordinator.next<boolean>('claimInteraction');
+  const retiring = fleet.retire(async () => void log.push('stop all'));
+  (await coordinator.next('release')).resolve(undefined);
+  await retiring;
+  call.resolve(true);
+  expect(await claiming).toBe(true);
+  expect(log).toContain('stop all');
+});
