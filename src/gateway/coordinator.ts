@@ -169,7 +169,7 @@ export class FleetSupervisor {
     const held = this.#held.get(shardId);
     const { member } = this;
     if (held === undefined) return false;
-    for (;;) {
+    for (let attempt = 0; ; attempt++) {
       const left = this.#validFor(shardId, held, member);
       if (left <= 0) return false;
       try {
@@ -183,7 +183,7 @@ export class FleetSupervisor {
         );
         return false;
       } catch (error) {
-        this.#host.failed(error);
+        if (attempt === 0) this.#host.failed(error); // once per claim: an outage at 25 interactions a second is not 200 errors a second
         await wait(Math.min(Math.max(20, this.#coordinator.leaseMs / 10), Math.max(0, this.#validFor(shardId, held, member))));
       }
     }
