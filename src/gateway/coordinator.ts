@@ -90,6 +90,8 @@ export interface FleetHost {
   failed(error: unknown): void;
   /** Each step's answer, after the supervisor acted on it (a reshard follows `target` and `ready`). @default undefined */
   ticked?(answer: CoordinatorTick): void;
+  /** This process found its membership gone (it was away, or the coordinator lost its state) and joins again. @default undefined */
+  rejoining?(): void;
 }
 
 /** A shard held here, one acquisition. */
@@ -313,6 +315,7 @@ export class FleetSupervisor {
     // empty) has written back the sessions it kept by then (see fleet.ts), so whoever takes a shard resumes it.
     this.#ticks = -1;
     this.#host.debug(`joining the fleet again as ${this.member}`);
+    this.#host.rejoining?.();
   }
 
   /** Hands off ready shards beyond the fair share, those another member would hold first. */

@@ -198,6 +198,10 @@ function fleetHost(shards: FleetShards, count: number): FleetHost {
         last.keep(shardId, count, undefined); // the successor's now: its record is newer than this one
       } else if (!handOff && raw !== undefined) void restoreLost(raw, last, shardId, count).catch(shards.storeFailed);
     },
+    // Every session kept here goes back to a store that lost it, those of shards fenced while the store was down included.
+    rejoining: () => {
+      if (raw !== undefined) for (const shardId of last.shardsOf(count)) void restoreLost(raw, last, shardId, count).catch(shards.storeFailed);
+    },
     ready: (shardId) => find(shardId)?.status === 'ready',
     debug: (line) => shards.report({ event: 'debug', payload: `[fleet] ${line}` }),
     failed,

@@ -173,6 +173,16 @@ export class LastSessions {
     if (this.#records.size > this.#limit) this.#records.delete(this.#records.keys().next().value as string);
   }
 
+  /** The shard ids of `shardCount` whose session is kept. */
+  shardsOf(shardCount: number): number[] {
+    const ids: number[] = [];
+    for (const key of this.#records.keys()) {
+      const [id, count] = key.split('/');
+      if (Number(count) === shardCount) ids.push(Number(id));
+    }
+    return ids;
+  }
+
   /** How many sessions are kept. */
   get size(): number {
     return this.#records.size;

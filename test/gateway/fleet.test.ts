@@ -266,3 +266,30 @@ it("the answer guard asks the set an interaction arrived on: during a reshard, t
   expect(answerable([current.fleet, next.fleet], 'on-current')).toBe(true);
   expect(answerable([current.fleet, undefined], 'elsewhere')).toBe(true);
 });
+
+it('joining again writes back every session kept here, those of shards fenced while the store was down included', async () => {
+  const memory = new MemoryGatewaySessionStore();
+  let down = false;
+  const store: GatewaySessionStore = {
+    load: (id, count) => (down ? Promise.reject(new Error('ECONNREFUSED')) : memory.load(id, count)),
+    save: (id, count, record) => (down ? Promise.reject(new Error('ECONNREFUSED')) : memory.save(id, count, record)),
+  };
+  const { coordinator, fleet, shards, created, errors } = fleetOf({ store });
+  await acquire(coordinator, fleet, { 0: 1 });
+  const shard = created[0] as ReturnType<typeof fakeShard>;
+  shard.sessionId = 's';
+  shard.sequence = 12;
+  shards.savers.get(0)?.schedule();
+  await shards.savers.get(0)?.flush();
+  down = true;
+  const fencing = fleet.tick();
+  (await coordinator.next('tick')).resolve(step({}));
+  await fencing;
+  await until(() => errors.length > 0, { what: 'the write-back failing while the store is down' });
+  down = false;
+  await memory.save(0, 2, undefined); // back, and empty
+  const rejoining = fleet.tick();
+  (await coordinator.next('tick')).resolve({ members: 0, index: 0, leases: [], expired: true });
+  await rejoining;
+  await until(async () => (await memory.load(0, 2))?.sequence === 12, { what: 'the kept session written back on joining again' });
+});
