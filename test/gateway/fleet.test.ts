@@ -70,6 +70,15 @@ function fleetOf(options: { store?: GatewaySessionStore; failures?: number; coun
   return { coordinator, fleet, shards, created, errors, last, lost };
 }
 
+/** Gives the shard a session at `sequence` and waits until its saver wrote it. */
+async function sessionSaved(shard: ReturnType<typeof fakeShard> | undefined, shards: FleetShards, sequence: number): Promise<void> {
+  if (shard === undefined) throw new Error('no shard was created');
+  shard.sessionId = 's';
+  shard.sequence = sequence;
+  shards.savers.get(shard.id)?.schedule();
+  await shards.savers.get(shard.id)?.flush();
+}
+
 /** Runs the joining step, then a step granting `leases`, answering each; resolves once the shards it gave started. */
 async function acquire(coordinator: ScriptedCoordinator, fleet: FleetSupervisor, leases: Record<number, number>) {
   for (const answer of [step({}), step(leases)]) {
@@ -135,11 +144,7 @@ it('the last session of a shard lost here is written back when the store has non
   const store = new MemoryGatewaySessionStore();
   const { coordinator, fleet, shards, created, last } = fleetOf({ store });
   await acquire(coordinator, fleet, { 0: 1 });
-  const shard = created[0] as ReturnType<typeof fakeShard>;
-  shard.sessionId = 's';
-  shard.sequence = 12;
-  shards.savers.get(0)?.schedule();
-  await shards.savers.get(0)?.flush();
+  await sessionSaved(created[0], shards, 12);
   expect(last.get(0, 2)).toEqual({ sessionId: 's', sequence: 12 });
   await store.save(0, 2, undefined); // the store lost it
   const fencing = fleet.tick();
@@ -276,11 +281,7 @@ it('joining again writes back every session kept here, those of shards fenced wh
   };
   const { coordinator, fleet, shards, created, errors } = fleetOf({ store });
   await acquire(coordinator, fleet, { 0: 1 });
-  const shard = created[0] as ReturnType<typeof fakeShard>;
-  shard.sessionId = 's';
-  shard.sequence = 12;
-  shards.savers.get(0)?.schedule();
-  await shards.savers.get(0)?.flush();
+  await sessionSaved(created[0], shards, 12);
   down = true;
   const fencing = fleet.tick();
   (await coordinator.next('tick')).resolve(step({}));
