@@ -38,8 +38,11 @@ async function member(): Promise<void> {
     },
   });
   const gateway = client.gateway;
+  const shardOf = new Map<string, number>();
+  gateway.on('interactionCreate', (interaction, shardId) => shardOf.set(interaction.id, shardId));
   gateway.onCommand('ping', async (interaction) => {
-    console.log(`handled ${name} ${interaction.id}`);
+    console.log(`handled ${name} ${interaction.id} shard ${shardOf.get(interaction.id)}`);
+    shardOf.delete(interaction.id);
     if (work > 0) await delay(work); // the handler's own work (a database, another service)
     try {
       await interaction.reply(`pong from ${name}`);
@@ -58,7 +61,7 @@ async function member(): Promise<void> {
     if (gateway.shardCount !== lastCount) console.log(`count ${name} ${(lastCount = gateway.shardCount)}`);
   };
   gateway.on('debug', (line) => {
-    if (line.includes('[fleet]')) console.log(`fleet ${name} ${line}`);
+    if (line.includes('[fleet]') || line.includes(' skipped')) console.log(`fleet ${name} ${line}`);
     report();
   });
   gateway.on('ready', report);

@@ -9,6 +9,7 @@
  * @module
  */
 
+import { wait } from '../core/wait.js';
 import { InFlightInteractions } from './in-flight.js';
 
 /** A shard held by a process: its id and the fencing token of the lease (rises with each acquisition). */
@@ -94,6 +95,17 @@ export interface FleetHost {
   failed(error: unknown): void;
   /** Each step's answer, after the supervisor acted on it (a reshard follows `target` and `ready`). @default undefined */
   ticked?(answer: CoordinatorTick): void;
+  /** This process found its membership gone (it was away, or the coordinator lost its state) and joins again. @default undefined */
+  rejoining?(): void;
+}
+
+/** A shard held here, one acquisition. */
+interface Held {
+  readonly fence: number;
+  /** Until when (monotonic ms) the lease is known valid: counted from when the step that renewed it was sent. */
+  validUntil: number;
+  /** Handed off to rebalance: the claims made under it stay this member's (a successor's replay is refused them). */
+  handedOff?: boolean;
 }
 
 /** Part of a lease's life kept as a safety margin: a shard stops dispatching this long before the lease could expire. */
@@ -108,10 +120,13 @@ export class FleetSupervisor {
   member: string;
   /** The interactions being handled on the shards of this process. */
   readonly inFlight = new InFlightInteractions();
-  /** Shards running here: their lease's fence, and until when (monotonic ms) dispatching on them is safe. */
-  readonly #held = new Map<number, { fence: number; validUntil: number }>();
+  /**
+   * Shards running here: their lease's fence, and until when (monotonic ms) dispatching on them is safe. Each acquisition is a
+   * new object, so a claim sent under one is known stale once the shard was fenced, even if the same lease is taken again.
+   */
+  readonly #held = new Map<number, Held>();
   /** Shards being started or stopped. */
-  readonly #busy = new Set<number>();
+  readonly #busy = new Map<number, Promise<void>>();
   /** Shards fenced here (their lease lapsed or was taken) and not acquired again since. */
   readonly #fenced = new Set<number>();
   #timer: ReturnType<typeof setInterval> | undefined;
@@ -120,15 +135,24 @@ export class FleetSupervisor {
   /** Whether a step registered this member (a later step that finds it gone means it was away past its membership). */
   #registered = false;
   #incarnation = 0;
+  /** The fleet asks for another shard count (a reshard is under way): this set takes no more shards. */
+  #replaced = false;
+  /** Until when (monotonic ms) this member's membership, and so its interaction claims, are known valid. */
+  #memberUntil = 0;
   #closing = false;
   /** Closing: shards stopping and draining; leases renewed, none taken, none handed off. */
   #leaving = false;
 
-  constructor(coordinator: ShardCoordinator, count: number, member: string, host: FleetHost) {
+  /** The monotonic clock, milliseconds. */
+  readonly #now: () => number;
+
+  /** @param now - the monotonic clock in milliseconds (@default performance.now) */
+  constructor(coordinator: ShardCoordinator, count: number, member: string, host: FleetHost, now: () => number = () => performance.now()) {
     this.#coordinator = coordinator;
     this.#count = count;
     this.member = member;
     this.#host = host;
+    this.#now = now;
   }
 
   /** The shard ids held here. */
@@ -141,14 +165,44 @@ export class FleetSupervisor {
     return !this.#leaving && !this.#closing && this.#held.has(shardId);
   }
 
-  /** Claims an interaction for this process; a coordinator that fails lets it run (at least once rather than never). */
-  async claim(interactionId: string): Promise<boolean> {
-    try {
-      return await this.#coordinator.claimInteraction(this.member, interactionId);
-    } catch (error) {
-      this.#host.failed(error);
-      return true;
+  /**
+   * Claims an interaction that arrived on the shard, for handlers about to start: `true` only if the coordinator granted it and,
+   * when its answer arrives, the shard is still held under the same acquisition with its lease known valid on the monotonic
+   * clock. A claim that fails is tried again while the lease lasts; one that hangs is given up when the lease may lapse; one
+   * answered late (the process slept, the coordinator was cut off, the shard was fenced meanwhile) is dropped. In each of those
+   * the interaction holds the shard's saved sequence below it, so the shard's next holder resumes, is sent it again and runs it.
+   */
+  async claim(interactionId: string, shardId: number): Promise<boolean> {
+    const held = this.#held.get(shardId);
+    const { member } = this;
+    if (held === undefined) return false;
+    for (let attempt = 0; ; attempt++) {
+      const left = this.#validFor(shardId, held, member);
+      if (left <= 0) return false;
+      try {
+        const claimed = await wait(this.#coordinator.claimInteraction(member, interactionId), {
+          timeoutMs: left,
+          onTimeout: () => new Error(`the claim of interaction ${interactionId} had no answer while shard ${shardId}'s lease lasted`),
+        });
+        if (this.#validFor(shardId, held, member) > 0) return claimed;
+        this.#host.debug(
+          `interaction ${interactionId}: its claim was answered after shard ${shardId}'s lease lapsed; dropped (the shard's next holder runs it)`,
+        );
+        return false;
+      } catch (error) {
+        if (attempt === 0) this.#host.failed(error); // once per claim: an outage at 25 interactions a second is not 200 errors a second
+        await wait(Math.min(Math.max(20, this.#coordinator.leaseMs / 10), Math.max(0, this.#validFor(shardId, held, member))));
+      }
     }
+  }
+
+  /** How long the acquisition `held` of the shard is still known valid (0 once it is not; the shard is fenced then). */
+  #validFor(shardId: number, held: Held, member: string): number {
+    if (member !== this.member) return 0; // joined again: the old id's claims pass to live members
+    // Handed off: the successor's replay finds this member's claim and skips it, so this member runs it while its membership lasts.
+    if (held.handedOff === true) return this.#memberUntil - this.#now();
+    if (this.#held.get(shardId) !== held || !this.holds(shardId)) return 0;
+    return held.validUntil - this.#now();
   }
 
   /** Joins (a first step only registers, so processes started together see each other), then acquires; ticks every third of a lease. */
@@ -168,7 +222,7 @@ export class FleetSupervisor {
   holds(shardId: number): boolean {
     const held = this.#held.get(shardId);
     if (held === undefined) return false;
-    if (performance.now() < held.validUntil) return true;
+    if (this.#now() < held.validUntil) return true;
     this.#fence(shardId, 'its lease may have lapsed (this process was paused or Redis did not answer)');
     return false;
   }
@@ -194,11 +248,17 @@ export class FleetSupervisor {
     void this.tick();
   }
 
-  #run(shardId: number, task: () => Promise<void>): void {
-    this.#busy.add(shardId);
-    task()
-      .catch((error: unknown) => this.#host.failed(error))
-      .finally(() => this.#busy.delete(shardId));
+  /**
+   * Runs a start or a stop of the shard after the ones before it (a start and a stop of one shard never overlap); the shard is
+   * busy (not acquired again, not handed off) until the last one ends.
+   */
+  #run(shardId: number, task: () => Promise<void>): Promise<void> {
+    const ran = (this.#busy.get(shardId) ?? Promise.resolve()).then(task).catch((error: unknown) => this.#host.failed(error));
+    const done = ran.finally(() => {
+      if (this.#busy.get(shardId) === done) this.#busy.delete(shardId);
+    });
+    this.#busy.set(shardId, done);
+    return done;
   }
 
   /** One coordinator step (one at a time). */
@@ -211,10 +271,12 @@ export class FleetSupervisor {
 
   async #tick(): Promise<void> {
     if (this.#closing) return;
-    const sentAt = performance.now();
+    const sentAt = this.#now();
     let answer: CoordinatorTick;
     try {
-      answer = await this.#coordinator.tick(this.member, this.#count, ++this.#ticks > 1 && !this.#leaving, this.#registered);
+      // A set the fleet reshards away from takes no more shards: one released by a member that already switched would cost an Identify.
+      const acquire = ++this.#ticks > 1 && !this.#leaving && !this.#replaced;
+      answer = await this.#coordinator.tick(this.member, this.#count, acquire, this.#registered);
     } catch (error) {
       this.#host.failed(error);
       return;
@@ -225,7 +287,9 @@ export class FleetSupervisor {
       return this.#report(answer);
     }
     this.#registered = true;
+    this.#replaced = answer.target !== undefined && answer.target !== this.#count;
     const validUntil = sentAt + this.#coordinator.leaseMs * (1 - MARGIN);
+    this.#memberUntil = validUntil;
     const leases = new Map(answer.leases.map((lease) => [lease.shardId, lease.fence]));
     for (const [shardId, held] of this.#held) {
       if (leases.get(shardId) !== held.fence) this.#fence(shardId, 'its lease is held by another process');
@@ -238,13 +302,7 @@ export class FleetSupervisor {
         this.#held.set(shardId, { fence, validUntil });
         this.#fenced.delete(shardId);
         this.#host.debug(`shard ${shardId} acquired (fence ${fence})`);
-        this.#busy.add(shardId);
-        starting.push(
-          this.#host
-            .start(shardId)
-            .catch((error: unknown) => this.#host.failed(error))
-            .finally(() => this.#busy.delete(shardId)),
-        );
+        starting.push(this.#run(shardId, () => this.#host.start(shardId)));
       }
     }
     if (!this.#leaving) this.#rebalance(answer);
@@ -263,11 +321,15 @@ export class FleetSupervisor {
    * again under a new member id, so the claims the old id held pass to live members (its handlers' answers are refused).
    */
   #rejoin(): void {
+    this.#memberUntil = 0;
     for (const shardId of [...this.#held.keys()]) this.#fence(shardId, 'this process was away past its membership');
     this.member = `${this.member.replace(/~\d+$/, '')}~${++this.#incarnation}`;
     this.#registered = false;
-    this.#ticks = 0;
+    // Two steps only register before taking shards again: every process that lost its membership with this one (Redis restarted
+    // empty) has written back the sessions it kept by then (see fleet.ts), so whoever takes a shard resumes it.
+    this.#ticks = -1;
     this.#host.debug(`joining the fleet again as ${this.member}`);
+    this.#host.rejoining?.();
   }
 
   /** Hands off ready shards beyond the fair share, those another member would hold first. */
@@ -278,7 +340,9 @@ export class FleetSupervisor {
     const home = (shardId: number) => shardId % answer.members === answer.index;
     const candidates = [...this.#held.keys()].filter((id) => !this.#busy.has(id) && this.#host.ready(id)).sort((a, b) => Number(home(a)) - Number(home(b)));
     for (const shardId of candidates.slice(0, extra)) {
-      const fence = this.#held.get(shardId)?.fence ?? 0;
+      const held = this.#held.get(shardId) as Held;
+      const { fence } = held;
+      held.handedOff = true;
       this.#held.delete(shardId);
       this.#host.debug(`shard ${shardId} handed off to rebalance (${answer.members} processes, ${fair} shards each at most)`);
       this.#run(shardId, async () => {
@@ -295,6 +359,9 @@ export class FleetSupervisor {
     await this.#ticking;
     await stopAll();
     const leases = [...this.#held].map(([shardId, held]) => ({ shardId, fence: held.fence }));
+    // The member stays (it runs the next set): a claim still waiting is its own, as after a hand-off (the next set's copy of the
+    // interaction is skipped as seen twice, so dropping it would lose it).
+    for (const held of this.#held.values()) held.handedOff = true;
     this.#held.clear();
     await Promise.all(leases.map((lease) => this.#coordinator.release(this.member, this.#count, lease).catch((error: unknown) => this.#host.failed(error))));
   }
@@ -314,6 +381,7 @@ export class FleetSupervisor {
       // Once gone, an answer from here is refused: the claims pass to live members, which run the replays.
       for (const shardId of this.#held.keys()) this.#fenced.add(shardId);
       this.#held.clear();
+      this.#memberUntil = 0; // gone: a claim answered from now on is not this member's to run
       await this.#coordinator.leave(this.member, this.#count).catch((error: unknown) => this.#host.failed(error));
     }
   }

@@ -7,12 +7,20 @@
  * @module
  */
 
+import { wait } from '../core/wait.js';
 import { GatewayError } from '../errors/index.js';
 import type { Interaction } from '../interactions/interaction.js';
 import type { InteractionResponder } from '../interactions/types.js';
 import type { ConnectionReport } from './connection-host.js';
 import { FleetSupervisor, type CoordinatorTick, type FleetHost, type ShardCoordinator } from './coordinator.js';
-import { restoreSessions, type GatewaySessionRecord, type GatewaySessionStore, type SessionSaver } from './gateway-session-store.js';
+import {
+  restoreSessions,
+  withLastSessions,
+  type GatewaySessionRecord,
+  type GatewaySessionStore,
+  type LastSessions,
+  type SessionSaver,
+} from './gateway-session-store.js';
 import type { GatewayDispatchEvent } from './options.js';
 import type { ShardHandle } from './shards.js';
 
@@ -26,6 +34,8 @@ export interface FleetShards {
   readonly savers: Map<number, SessionSaver>;
   /** Where sessions are kept between processes. */
   readonly store: GatewaySessionStore | undefined;
+  /** The last session of each shard this process held (for a store that lost them). */
+  readonly last: LastSessions;
   /** The session record of a shard, for the store. */
   record(shard: ShardHandle): GatewaySessionRecord | undefined;
   /** The session store failed. */
@@ -57,15 +67,38 @@ export function recordingAnswers(
       );
     }
     const result = await respond(interactionId, ...rest);
-    await coordinator.answered(interactionId).catch(() => undefined);
+    await markAnswered(coordinator, interactionId);
     return result;
   };
 }
 
-/** Whether an answer to the interaction may be sent from this process (see {@link FleetSupervisor.mayAnswer}). */
-export function answerable(fleet: FleetSupervisor | undefined, interactionId: string): boolean {
-  const shardId = fleet?.inFlight.shardOf(interactionId);
-  return shardId === undefined || fleet?.mayAnswer(shardId) !== false;
+/** How many times marking an interaction answered is tried (the last tries about half a minute after the answer). */
+const MARK_ATTEMPTS = 8;
+
+/**
+ * Marks the interaction answered; a coordinator that fails is tried again in the background (a growing pause, about half a minute
+ * in all), so that a replay after the coordinator came back does not run the interaction again.
+ */
+async function markAnswered(coordinator: ShardCoordinator, interactionId: string, attempt = 0): Promise<void> {
+  try {
+    await coordinator.answered(interactionId);
+  } catch {
+    if (attempt + 1 >= MARK_ATTEMPTS) return;
+    const retry = wait(Math.min(250 * 2 ** attempt, 8000)).then(() => markAnswered(coordinator, interactionId, attempt + 1));
+    if (attempt > 0) await retry; // the first failure returns at once: the answer was sent, the retries go on behind it
+  }
+}
+
+/**
+ * Whether an answer to the interaction may be sent from this process (see {@link FleetSupervisor.mayAnswer}), asked of the set it
+ * arrived on: the current one, or during a reshard the next one (whose leases are its own).
+ */
+export function answerable(fleets: readonly (FleetSupervisor | undefined)[], interactionId: string): boolean {
+  for (const fleet of fleets) {
+    const shardId = fleet?.inFlight.shardOf(interactionId);
+    if (fleet !== undefined && shardId !== undefined) return fleet.mayAnswer(shardId);
+  }
+  return true;
 }
 
 /** What a claimed delivery asks of the Gateway. */
@@ -85,14 +118,17 @@ export interface ClaimedDelivery {
  */
 export function deliverClaimed(fleet: FleetSupervisor, event: GatewayDispatchEvent, interaction: Interaction, gateway: ClaimedDelivery): void {
   const { shardId } = event;
-  // Still running here (a replay after this process fenced the shard and took it again): it runs once.
-  if (fleet.inFlight.shardOf(interaction.id) !== undefined) return gateway.skipped(`interaction ${interaction.id} skipped: already running here`, shardId);
+  // Still running here (a replay after this process fenced the shard and took it again): it runs once. A copy that only waits for
+  // its claim does not count: the fence drops that claim, and this replay is the one that runs.
+  if (fleet.inFlight.running(interaction.id)) return gateway.skipped(`interaction ${interaction.id} skipped: already running here`, shardId);
   const done = fleet.inFlight.begin(shardId, interaction.id, event.s);
   void fleet
-    .claim(interaction.id)
+    .claim(interaction.id, shardId)
     .then((claimed) => {
-      if (claimed) return gateway.deliver(interaction, shardId);
-      gateway.skipped(`interaction ${interaction.id} skipped: claimed or answered by another process`, shardId);
+      if (!claimed)
+        return gateway.skipped(`interaction ${interaction.id} skipped: not claimed here (claimed or answered elsewhere, or the shard's lease lapsed)`, shardId);
+      fleet.inFlight.started(interaction.id);
+      return gateway.deliver(interaction, shardId);
     })
     .finally(() => {
       done();
@@ -122,10 +158,12 @@ function fleetHost(shards: FleetShards, count: number): FleetHost {
     shards.report({ event: 'error', payload: new GatewayError(message, undefined, { cause: error }) });
   };
   const find = (shardId: number) => shards.list.find((shard) => shard.id === shardId);
+  const { store: raw, last } = shards;
+  const store = raw === undefined ? undefined : withLastSessions(raw, last);
   return {
     async start(shardId) {
       const shard = shards.create(shardId);
-      const savers = shards.store === undefined ? undefined : await restoreSessions(shards.store, [shard], count, shards.record, shards.storeFailed);
+      const savers = store === undefined ? undefined : await restoreSessions(store, [shard], count, shards.record, shards.storeFailed);
       // Lost (or closing) while the session loaded: nothing of this shard is kept, so nothing of it is ever saved.
       if (!shards.holds(shardId)) return;
       for (const [id, saver] of savers ?? []) shards.savers.set(id, saver);
@@ -148,6 +186,8 @@ function fleetHost(shards: FleetShards, count: number): FleetHost {
       const shard = find(shardId);
       const saver = shards.savers.get(shardId);
       shards.savers.delete(shardId);
+      // Lost: what was received after the fence is not counted in any save (a write waiting behind a paused store included).
+      if (!handOff) saver?.abandon();
       if (shard === undefined) return;
       shards.list.splice(shards.list.indexOf(shard), 1);
       // Closed with 4000 either way: a session handed off is resumed by a successor, a lost one already was.
@@ -155,11 +195,26 @@ function fleetHost(shards: FleetShards, count: number): FleetHost {
       if (handOff && saver !== undefined) {
         saver.schedule();
         await saver.flush();
-      }
+        last.keep(shardId, count, undefined); // the successor's now: its record is newer than this one
+      } else if (!handOff && raw !== undefined) void restoreLost(raw, last, shardId, count).catch(shards.storeFailed);
+    },
+    // Every session kept here goes back to a store that lost it, those of shards fenced while the store was down included.
+    rejoining: () => {
+      if (raw !== undefined) for (const shardId of last.shardsOf(count)) void restoreLost(raw, last, shardId, count).catch(shards.storeFailed);
     },
     ready: (shardId) => find(shardId)?.status === 'ready',
     debug: (line) => shards.report({ event: 'debug', payload: `[fleet] ${line}` }),
     failed,
     ...(shards.ticked === undefined ? {} : { ticked: shards.ticked }),
   };
+}
+
+/**
+ * A shard this process lost: if the store has no session for it (Redis restarted empty), its last one kept here is written back,
+ * so whichever process takes the shard resumes it. A store that has one (the shard's new holder saved it) is left alone.
+ */
+async function restoreLost(store: GatewaySessionStore, last: LastSessions, shardId: number, count: number): Promise<void> {
+  const record = last.get(shardId, count);
+  if (record === undefined || (await store.load(shardId, count)) !== undefined) return;
+  await store.save(shardId, count, record);
 }

@@ -78,6 +78,8 @@ export class SessionSaver {
   #dirty = false;
   /** Set when the session ended (a close with 1000): the store forgets it, whatever the shard still holds. */
   #ended = false;
+  /** Set when the shard was lost (its lease lapsed): nothing more is read or written, not even a write scheduled before. */
+  #abandoned = false;
   #last = '';
 
   constructor(
@@ -96,6 +98,7 @@ export class SessionSaver {
 
   /** Saves the current state soon (after the current turn of the event loop, once any write in flight ends). */
   schedule(): void {
+    if (this.#abandoned) return;
     this.#dirty = true;
     if (this.#writing === undefined) this.#writing = this.#loop();
   }
@@ -106,6 +109,15 @@ export class SessionSaver {
     this.schedule();
   }
 
+  /**
+   * The shard is no longer this process's (its lease lapsed or was taken): a write still waiting (behind one a paused store holds)
+   * is dropped, not made with the shard's state read now, which would count what was received after the fence and never handled.
+   */
+  abandon(): void {
+    this.#abandoned = true;
+    this.#dirty = false;
+  }
+
   /** Resolves when nothing is left to write. */
   async flush(): Promise<void> {
     while (this.#writing !== undefined) await this.#writing;
@@ -113,7 +125,7 @@ export class SessionSaver {
 
   async #loop(): Promise<void> {
     await new Promise<void>((resolve) => setImmediate(resolve));
-    while (this.#dirty) {
+    while (this.#dirty && !this.#abandoned) {
       this.#dirty = false;
       const record = this.#ended ? undefined : this.#read();
       const text = JSON.stringify(record ?? null);
@@ -127,6 +139,74 @@ export class SessionSaver {
     }
     this.#writing = undefined;
   }
+}
+
+/** The most shard sessions {@link LastSessions} keeps. */
+export const LAST_SESSIONS_LIMIT = 4096;
+
+/**
+ * The last session of each shard this process held, in memory (at most {@link LAST_SESSIONS_LIMIT}, the oldest forgotten first),
+ * so that a shard whose store lost it (Redis restarted empty) still resumes: {@link withLastSessions} remembers each record a
+ * shard's saver writes (tried, even if the store failed) and falls back on it when the store has none.
+ */
+export class LastSessions {
+  readonly #records = new Map<string, GatewaySessionRecord>();
+  readonly #limit: number;
+
+  /** @param limit - the most sessions kept (@default LAST_SESSIONS_LIMIT) */
+  constructor(limit = LAST_SESSIONS_LIMIT) {
+    this.#limit = limit;
+  }
+
+  /** The last session of the shard, if this process keeps one. */
+  get(shardId: number, shardCount: number): GatewaySessionRecord | undefined {
+    const record = this.#records.get(`${shardId}/${shardCount}`);
+    return record && { ...record };
+  }
+
+  /** Keeps the shard's session, or forgets it (`undefined`: it ended, or it was handed off and is its successor's). */
+  keep(shardId: number, shardCount: number, record: GatewaySessionRecord | undefined): void {
+    const key = `${shardId}/${shardCount}`;
+    this.#records.delete(key);
+    if (record === undefined) return;
+    this.#records.set(key, { ...record });
+    if (this.#records.size > this.#limit) this.#records.delete(this.#records.keys().next().value as string);
+  }
+
+  /** The shard ids of `shardCount` whose session is kept. */
+  shardsOf(shardCount: number): number[] {
+    const ids: number[] = [];
+    for (const key of this.#records.keys()) {
+      const [id, count] = key.split('/');
+      if (Number(count) === shardCount) ids.push(Number(id));
+    }
+    return ids;
+  }
+
+  /** How many sessions are kept. */
+  get size(): number {
+    return this.#records.size;
+  }
+}
+
+/** `store`, remembering in `last` each record written, and answering from `last` when the store has none or fails. */
+export function withLastSessions(store: GatewaySessionStore, last: LastSessions): GatewaySessionStore {
+  return {
+    async load(shardId, shardCount) {
+      let saved: GatewaySessionRecord | undefined;
+      try {
+        saved = await store.load(shardId, shardCount);
+      } catch (error) {
+        saved = last.get(shardId, shardCount);
+        if (saved === undefined) throw error;
+      }
+      return saved ?? last.get(shardId, shardCount);
+    },
+    save(shardId, shardCount, record) {
+      last.keep(shardId, shardCount, record);
+      return store.save(shardId, shardCount, record);
+    },
+  };
 }
 
 /**

@@ -216,7 +216,9 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     const [{ GatewayConnection }, { interactionFromDispatch }] = await Promise.all([import('./connection.js'), import('../interactions/from-dispatch.js')]);
     const { coordinator, sessionStore: store } = this.#sharding;
     const respond =
-      coordinator === undefined ? this.#wiring.respond : recordingAnswers(coordinator, this.#wiring.respond, (id) => answerable(this.#sets.current.fleet, id));
+      coordinator === undefined
+        ? this.#wiring.respond
+        : recordingAnswers(coordinator, this.#wiring.respond, (id) => answerable([this.#sets.current.fleet, this.#sets.next?.fleet], id));
     this.#fromDispatch = (payload) => interactionFromDispatch(payload, respond, this.#wiring.now);
     const resolved = await resolveShardPlan(this.#sharding, this.#wiring.gatewayBot);
     const fleetCount = await coordinator?.shardCount?.(resolved.count); // the fleet's count wins: every process runs the same set
@@ -260,7 +262,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   }
 
   #recordOf(shard: ShardHandle, set: ShardSet): GatewaySessionRecord | undefined {
-    return sessionRecordOf(shard, this.#publisher, set.fleet?.inFlight);
+    return sessionRecordOf(shard, this.#publisher?.of(set.generation), set.fleet?.inFlight);
   }
 
   /** The host of a shard set; a set a reshard is starting dispatches interactions only until the switch. */
@@ -330,7 +332,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
       this.#emitSafely('dispatch', { t: event.t, s: event.s, d: this.#secrets.redact(event.d, this.#wiring.token()), shardId: event.shardId });
     const publisher = this.#publisher;
     if (publisher?.publishes(event.t)) {
-      publisher.push(event);
+      publisher.push(event, set.generation);
       if (!publisher.handleLocally) return;
     }
     if (!interaction || !this.#fromDispatch) return;
@@ -365,7 +367,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   publishTo(sink: DispatchSink, options: PublishOptions = {}): this {
     this.#publisher?.stop();
     this.#publisher = new DispatchPublisher(sink, options, {
-      changed: (shardId) => this.#sets.current.fleet?.saves(shardId) !== false && this.#sets.current.savers.get(shardId)?.schedule(),
+      changed: (shardId, generation) => this.#sets.published(shardId, generation),
       failed: (error, shardId) => this.#report({ event: 'error', payload: publishFailure(error) }, shardId),
     });
     return this;

@@ -13,14 +13,18 @@ import { wait } from '../core/wait.js';
 
 interface Entry {
   readonly id: string;
+  readonly shardId: number;
   readonly sequence: number;
   readonly at: number;
+  /** Its handlers started (its claim was granted); until then it only waits for its claim. */
+  running: boolean;
 }
 
 /** Per shard, the sequences of the interactions being handled, oldest first. */
 export class InFlightInteractions {
   readonly #shards = new Map<number, Entry[]>();
-  readonly #shardOf = new Map<string, number>();
+  /** The latest entry of each interaction id (a replay may begin while an older copy still waits for its claim). */
+  readonly #byId = new Map<string, Entry>();
   readonly #idle: (() => void)[] = [];
   readonly #now: () => number;
 
@@ -30,8 +34,8 @@ export class InFlightInteractions {
   }
 
   /**
-   * Records an interaction of this sequence as being handled on the shard; the function returned marks it done. An interaction
-   * without a sequence is not tracked (its session could not be resumed before it anyway).
+   * Records an interaction of this sequence as being handled on the shard (waiting for its claim until `started`); the function
+   * returned marks it done. An interaction without a sequence is not tracked (its session could not be resumed before it anyway).
    */
   begin(shardId: number, id: string, sequence: number | null): () => void {
     if (sequence === null) return () => undefined;
@@ -40,16 +44,27 @@ export class InFlightInteractions {
       entries = [];
       this.#shards.set(shardId, entries);
     }
-    const entry: Entry = { id, sequence, at: this.#now() };
+    const entry: Entry = { id, shardId, sequence, at: this.#now(), running: false };
     entries.push(entry);
-    this.#shardOf.set(id, shardId);
+    this.#byId.set(id, entry);
     const list = entries;
     return () => {
       const index = list.indexOf(entry);
       if (index >= 0) list.splice(index, 1);
-      if (this.#shardOf.get(id) === shardId) this.#shardOf.delete(id);
+      if (this.#byId.get(id) === entry) this.#byId.delete(id);
       if (this.#idle.length > 0 && this.size === 0) for (const resolve of this.#idle.splice(0)) resolve();
     };
+  }
+
+  /** The interaction's claim was granted: its handlers run (a replay of it that arrives now is skipped, see {@link running}). */
+  started(id: string): void {
+    const entry = this.#byId.get(id);
+    if (entry !== undefined) entry.running = true;
+  }
+
+  /** Whether the interaction's handlers are running here (not merely waiting for a claim, which a fence drops). */
+  running(id: string): boolean {
+    return this.#byId.get(id)?.running === true;
   }
 
   /** Resolves once nothing is being handled, or after `timeoutMs`. */
@@ -65,12 +80,12 @@ export class InFlightInteractions {
 
   /** The shard an interaction being handled arrived on, if it is being handled. */
   shardOf(id: string): number | undefined {
-    return this.#shardOf.get(id);
+    return this.#byId.get(id)?.shardId;
   }
 
   /** The shard's session started anew (READY) or the shard left this process: what it was handling no longer holds its sequence. */
   reset(shardId: number): void {
-    for (const entry of this.#shards.get(shardId) ?? []) if (this.#shardOf.get(entry.id) === shardId) this.#shardOf.delete(entry.id);
+    for (const entry of this.#shards.get(shardId) ?? []) if (this.#byId.get(entry.id) === entry) this.#byId.delete(entry.id);
     this.#shards.delete(shardId);
     if (this.#idle.length > 0 && this.size === 0) for (const resolve of this.#idle.splice(0)) resolve();
   }
@@ -83,7 +98,10 @@ export class InFlightInteractions {
     const entries = this.#shards.get(shardId);
     if (entries === undefined || received === null) return received;
     const oldest = this.#now() - INTERACTION_LIFETIME_MS;
-    while (entries.length > 0 && (entries[0] as Entry).at < oldest) this.#shardOf.delete((entries.shift() as Entry).id);
+    while (entries.length > 0 && (entries[0] as Entry).at < oldest) {
+      const entry = entries.shift() as Entry;
+      if (this.#byId.get(entry.id) === entry) this.#byId.delete(entry.id);
+    }
     let lowest = received;
     for (const entry of entries) if (entry.sequence - 1 < lowest) lowest = entry.sequence - 1;
     return Math.max(0, lowest);

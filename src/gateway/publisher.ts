@@ -12,6 +12,7 @@ import { wait } from '../core/wait.js';
 import { GatewayError } from '../errors/index.js';
 import { publishStreamStep } from '../observe/diagnostics.js';
 import type { GatewayDispatchEvent } from './options.js';
+import type { SequenceWatermark } from './shards.js';
 
 /** One dispatch as it is published. */
 export interface PublishedDispatch {
@@ -53,8 +54,8 @@ interface ShardQueue {
 
 /** What the publisher tells its Gateway. */
 export interface PublisherHost {
-  /** A shard's published sequence moved: save its session. */
-  changed(shardId: number): void;
+  /** A shard's published sequence moved: save its session (of the shard set `set`, see {@link DispatchPublisher.push}). */
+  changed(shardId: number, set: number): void;
   /** The sink failed (it is tried again, in order, after a pause). */
   failed(error: unknown, shardId: number): void;
 }
@@ -71,7 +72,8 @@ export class DispatchPublisher {
   readonly #host: PublisherHost;
   readonly #types: ReadonlySet<string> | undefined;
   readonly #batchSize: number;
-  readonly #queues = new Map<number, ShardQueue>();
+  /** Per shard set and shard (`<set>:<shard id>`): during a reshard, shard 3 of the old set and shard 3 of the new are two sessions. */
+  readonly #queues = new Map<string, ShardQueue>();
   readonly #stopped = new AbortController();
   readonly #idle: (() => void)[] = [];
 
@@ -88,15 +90,16 @@ export class DispatchPublisher {
     return this.#types === undefined ? !SESSION_EVENTS.has(type) : this.#types.has(type);
   }
 
-  /** Queues a dispatch for publishing. */
-  push(event: GatewayDispatchEvent): void {
-    let queue = this.#queues.get(event.shardId);
+  /** Queues a dispatch of a shard of the shard set `set` (the Gateway's generation of sets; 0 until a reshard) for publishing. */
+  push(event: GatewayDispatchEvent, set = 0): void {
+    const key = `${set}:${event.shardId}`;
+    let queue = this.#queues.get(key);
     if (queue === undefined) {
       queue = { events: [], pumping: false };
-      this.#queues.set(event.shardId, queue);
+      this.#queues.set(key, queue);
     }
     queue.events.push({ t: event.t, s: event.s, d: event.d, shardId: event.shardId });
-    if (!queue.pumping) void this.#pump(event.shardId, queue);
+    if (!queue.pumping) void this.#pump(key, event.shardId, set, queue);
   }
 
   /**
@@ -104,10 +107,15 @@ export class DispatchPublisher {
    * when everything it received was published, else the one before the
    * first dispatch not yet published.
    */
-  resumableSequence(shardId: number, received: number | null): number | null {
-    const first = this.#queues.get(shardId)?.events[0];
+  resumableSequence(shardId: number, received: number | null, set = 0): number | null {
+    const first = this.#queues.get(`${set}:${shardId}`)?.events[0];
     if (first === undefined || first.s === null) return received;
     return Math.max(0, first.s - 1);
+  }
+
+  /** What holds back the saved sequences of the shard set `set`'s shards. */
+  of(set: number): SequenceWatermark {
+    return { resumableSequence: (shardId, received) => this.resumableSequence(shardId, received, set) };
   }
 
   /** How many dispatches wait to be published, over every shard. */
@@ -129,7 +137,7 @@ export class DispatchPublisher {
     this.#stopped.abort();
   }
 
-  async #pump(shardId: number, queue: ShardQueue): Promise<void> {
+  async #pump(key: string, shardId: number, set: number, queue: ShardQueue): Promise<void> {
     queue.pumping = true;
     let pauseMs = 100;
     try {
@@ -148,10 +156,11 @@ export class DispatchPublisher {
         pauseMs = 100;
         queue.events.splice(0, batch.length);
         publishStreamStep(() => ({ step: 'publish', stream: this.#sink.key ?? 'sink', count: batch.length, durationMs: performance.now() - started }));
-        this.#host.changed(shardId);
+        this.#host.changed(shardId, set);
       }
     } finally {
       queue.pumping = false;
+      if (queue.events.length === 0 && this.#queues.get(key) === queue) this.#queues.delete(key); // a set's queues go with it
       if (this.pending === 0) for (const resolve of this.#idle.splice(0)) resolve();
     }
   }

@@ -13,7 +13,7 @@ import { GatewayError } from '../errors/index.js';
 import type { ConnectionReport } from './connection-host.js';
 import type { FleetSupervisor, ShardCoordinator } from './coordinator.js';
 import { createFleet } from './fleet.js';
-import { SessionSaver, type GatewaySessionRecord, type GatewaySessionStore } from './gateway-session-store.js';
+import { LastSessions, SessionSaver, type GatewaySessionRecord, type GatewaySessionStore } from './gateway-session-store.js';
 import { GatewayDispatch } from './protocol.js';
 import {
   dropSet,
@@ -60,6 +60,8 @@ export class ShardSets {
   #unwatch: (() => void) | undefined;
   /** Who waits for a fleet's reshard to switch here. */
   readonly #switched: (() => void)[] = [];
+  /** The last session of each shard this process held in a fleet, for a store that lost them. */
+  readonly #last = new LastSessions();
 
   constructor(host: ShardSetsHost) {
     this.#host = host;
@@ -75,6 +77,12 @@ export class ShardSets {
     return set.generation === current || (set.generation > current && event.t === GatewayDispatch.InteractionCreate);
   }
 
+  /** A shard of the set of this generation published further: its session is saved (unless its fleet lost it). */
+  published(shardId: number, generation: number): void {
+    const set = [this.current, this.next].find((candidate) => candidate?.generation === generation);
+    if (set !== undefined && set.fleet?.saves(shardId) !== false) set.savers.get(shardId)?.schedule();
+  }
+
   /** Whether an interaction was already seen on the other set during a reshard (it runs once). */
   seenTwice(payload: unknown): boolean {
     return this.#recent?.first(String((payload as { id?: unknown } | null)?.id)) === false;
@@ -88,7 +96,7 @@ export class ShardSets {
       coordinator,
       plan.count,
       {
-        ...{ create: (id) => host.newShard(id, plan, set), list: set.shards, savers: set.savers, store: host.store },
+        ...{ create: (id) => host.newShard(id, plan, set), list: set.shards, savers: set.savers, store: host.store, last: this.#last },
         ...{ record: (shard) => host.record(shard, set), storeFailed: (error) => host.storeFailed(error), report: (report) => host.report(report) },
         holds: (id) => set.fleet?.has(id) === true,
         ready: (id) => coordinator.shardReady?.(plan.count, id),
@@ -129,6 +137,9 @@ export class ShardSets {
     try {
       await coordinator.requestReshard?.(count);
       await wait(switched, { signal });
+      // Resolved only once this count runs: a switch to another count (a request that was not this one's) is not success.
+      const running = this.current.plan?.count;
+      if (running !== count) throw new GatewayError(`the fleet switched to ${running} shards, not the ${count} asked for`);
     } finally {
       const index = this.#switched.indexOf(resolve);
       if (index >= 0) this.#switched.splice(index, 1);

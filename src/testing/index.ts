@@ -93,3 +93,4 @@ export {
   type MessageMatchOptions,
   type MessageSource,
 } from './matchers.js';
+export { MemoryShardCoordinator, type MemoryShardCoordinatorOptions } from './shard-coordinator.js';

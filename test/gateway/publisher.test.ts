@@ -5,11 +5,34 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DispatchPublisher, type PublishedDispatch } from '../../src/gateway/publisher.js';
+import { Client, MemoryGatewaySessionStore } from '../../src/index.js';
+import { useEmulatorWithAdmin } from '../helpers/emulators.js';
 import { until } from '../helpers/until.js';
 
 const event = (s: number, t = 'MESSAGE_CREATE', shardId = 0) => ({ t, s, d: { n: s }, shardId });
 
 describe('DispatchPublisher', () => {
+  it('keeps a queue per shard set and shard: during a reshard, shard 0 of the old set and shard 0 of the new are two sessions', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const changed: string[] = [];
+    const publisher = new DispatchPublisher(
+      { publish: (events) => (events[0]?.s === 40 ? gate : Promise.resolve()) },
+      {},
+      { changed: (shardId, set) => changed.push(`${set}:${shardId}`), failed: () => undefined },
+    );
+    publisher.push(event(40), 0); // the old set's shard 0, held by the sink
+    publisher.push(event(3), 1); // the new set's shard 0, published at once
+    await until(() => changed.includes('1:0'), { what: "the new set's shard 0 published" });
+    expect(publisher.of(1).resumableSequence(0, 3), "the new set's shard 0 is not held back by the old one's queue").toBe(3);
+    expect(publisher.of(0).resumableSequence(0, 40)).toBe(39);
+    expect(changed).toEqual(['1:0']);
+    release();
+    await publisher.flush(1000);
+    expect(changed).toEqual(['1:0', '0:0']);
+    expect(publisher.of(0).resumableSequence(0, 40)).toBe(40);
+  });
+
   it('a successor resumes after the last dispatch published: the saved sequence waits for the sink', async () => {
     const stored: PublishedDispatch[] = [];
     let release!: () => void;
@@ -82,5 +105,31 @@ describe('DispatchPublisher', () => {
     await publisher.flush(1000);
     expect(stored.filter((item) => item.shardId === 0).map((item) => item.s)).toEqual([1, 2]);
     expect(stored.filter((item) => item.shardId === 1).map((item) => item.s)).toEqual([1]);
+  });
+});
+
+describe('a Gateway publishing to a sink', () => {
+  const start = useEmulatorWithAdmin();
+
+  it("saves a shard's session once the sink took its dispatches, with no later dispatch to prompt it", async () => {
+    const { emulator } = await start();
+    const sessionStore = new MemoryGatewaySessionStore();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const client = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: { sessionStore } });
+    client.gateway.publishTo({ publish: () => gate });
+    try {
+      await client.gateway.connect();
+      const before = client.gateway.sequence ?? 0;
+      emulator.dispatchEvent('MESSAGE_CREATE', { content: 'held by the sink' });
+      await until(() => (client.gateway.sequence ?? 0) > before, { what: 'the dispatch received' });
+      const received = client.gateway.sequence as number;
+      await until(async () => (await sessionStore.load(0, 1)) !== undefined, { what: 'a session saved' });
+      expect((await sessionStore.load(0, 1))?.sequence, 'saved before the sink took it').toBeLessThan(received);
+      release();
+      await until(async () => (await sessionStore.load(0, 1))?.sequence === received, { what: 'the session saved past the published dispatch' });
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -1,0 +1,181 @@
+/**
+ * A shard coordinator in memory, for tests of fleet code without Redis:
+ * several Gateways (members) in one process share a bot's shards with the
+ * same rules as `createRedisShardCoordinator()` (leases with fencing tokens,
+ * fair shares with each member's home shards first, interaction claims a
+ * dead member gives up, reshard requests), on a clock the test may move.
+ *
+ * @module
+ */
+
+import { checkDuration } from '../core/bounds.js';
+import { INTERACTION_LIFETIME_MS } from '../core/constants.js';
+import type { CoordinatorTick, ShardCoordinator, ShardLease } from '../gateway/coordinator.js';
+
+/** Options of {@link MemoryShardCoordinator}. */
+export interface MemoryShardCoordinatorOptions {
+  /** How long a lease (and a membership) lives without renewal, milliseconds. @default 10000 */
+  leaseMs?: number | undefined;
+  /** The coordinator's clock, milliseconds (a test may move it: leases expire on it). @default performance.now */
+  now?: (() => number) | undefined;
+}
+
+interface Lease {
+  readonly member: string;
+  readonly fence: number;
+  expires: number;
+}
+
+/** How long an interaction's claim is kept: its token lasts 15 minutes, a minute more for clocks apart. */
+const CLAIM_TTL_MS = INTERACTION_LIFETIME_MS + 60_000;
+
+/**
+ * The {@link ShardCoordinator} of a fleet whose members live in one process, for tests: pass one instance as
+ * `gateway: { coordinator }` to several clients.
+ */
+export class MemoryShardCoordinator implements ShardCoordinator {
+  /** How long a lease (and a membership) lives without renewal, milliseconds. */
+  readonly leaseMs: number;
+  readonly #now: () => number;
+  /** Member id to the expiry of its membership. */
+  readonly #members = new Map<string, number>();
+  /** Per shard count, shard id to its lease. */
+  readonly #leases = new Map<number, Map<number, Lease>>();
+  #fence = 0;
+  /** Interaction id to its holder (a member id, or `answered`) and the claim's expiry. */
+  readonly #claims = new Map<string, { holder: string; expires: number }>();
+  #count: number | undefined;
+  #target: number | undefined;
+  /** Per shard count, the shards READY somewhere. */
+  readonly #ready = new Map<number, Set<number>>();
+
+  constructor(options: MemoryShardCoordinatorOptions = {}) {
+    this.leaseMs = checkDuration('MemoryShardCoordinator', 'leaseMs', options.leaseMs ?? 10_000, { min: 1 });
+    this.#now = options.now ?? (() => performance.now());
+  }
+
+  #leasesOf(count: number): Map<number, Lease> {
+    let leases = this.#leases.get(count);
+    if (leases === undefined) this.#leases.set(count, (leases = new Map()));
+    return leases;
+  }
+
+  #live(member: string, now: number): boolean {
+    return (this.#members.get(member) ?? Number.NEGATIVE_INFINITY) > now;
+  }
+
+  async tick(member: string, shardCount: number, acquire: boolean, registered = false): Promise<CoordinatorTick> {
+    const now = this.#now();
+    for (const [id, expires] of this.#members) if (expires <= now) this.#members.delete(id);
+    if (registered && !this.#members.has(member)) return { members: 0, index: 0, leases: [], expired: true };
+    this.#members.set(member, now + this.leaseMs);
+    const members = [...this.#members.keys()].sort();
+    const index = members.indexOf(member);
+    const n = members.length;
+    const leases = this.#leasesOf(shardCount);
+    const held: ShardLease[] = [];
+    const free: number[] = [];
+    for (let shardId = 0; shardId < shardCount; shardId++) {
+      const lease = leases.get(shardId);
+      if (lease !== undefined && lease.member === member && lease.expires > now) {
+        lease.expires = now + this.leaseMs;
+        held.push({ shardId, fence: lease.fence });
+      } else if (lease === undefined || lease.expires <= now) {
+        if (shardId % n === index) free.unshift(shardId);
+        else free.push(shardId);
+      }
+    }
+    if (acquire) {
+      const fair = Math.ceil(shardCount / n);
+      for (const shardId of free) {
+        if (held.length >= fair) break;
+        const fence = ++this.#fence;
+        leases.set(shardId, { member, fence, expires: now + this.leaseMs });
+        held.push({ shardId, fence });
+      }
+    }
+    held.sort((a, b) => a.shardId - b.shardId);
+    return { members: n, index, leases: held, target: this.#target, ready: this.#ready.get(shardCount)?.size ?? 0 };
+  }
+
+  async release(member: string, shardCount: number, lease: ShardLease): Promise<void> {
+    const leases = this.#leasesOf(shardCount);
+    const held = leases.get(lease.shardId);
+    if (held?.member === member && held.fence === lease.fence) leases.delete(lease.shardId);
+  }
+
+  async leave(member: string, shardCount: number): Promise<void> {
+    this.#members.delete(member);
+    const leases = this.#leasesOf(shardCount);
+    for (const [shardId, lease] of leases) if (lease.member === member) leases.delete(shardId);
+  }
+
+  async shardCount(proposed?: number): Promise<number | undefined> {
+    this.#count ??= proposed;
+    return this.#count;
+  }
+
+  async requestReshard(count: number): Promise<void> {
+    if (!Number.isInteger(count) || count < 1) throw new RangeError('a shard count is a whole number of at least 1');
+    if (this.#target === count) return;
+    if (this.#target !== undefined) throw new Error(`a reshard to ${this.#target} shards is under way; ask again once it is done`);
+    this.#target = count;
+    this.#ready.delete(count);
+  }
+
+  async shardReady(shardCount: number, shardId: number): Promise<void> {
+    let ready = this.#ready.get(shardCount);
+    if (ready === undefined) this.#ready.set(shardCount, (ready = new Set()));
+    ready.add(shardId);
+  }
+
+  async commitReshard(count: number): Promise<void> {
+    this.#count = count;
+    if (this.#target === count) this.#target = undefined;
+  }
+
+  async claimInteraction(member: string, interactionId: string): Promise<boolean> {
+    const now = this.#now();
+    this.#forgetClaims(now);
+    const claim = this.#claims.get(interactionId);
+    if (claim?.holder === 'answered') return false;
+    if (claim !== undefined && claim.holder !== member && this.#live(claim.holder, now)) return false;
+    this.#claim(interactionId, member, now);
+    return true;
+  }
+
+  async answered(interactionId: string): Promise<void> {
+    this.#claim(interactionId, 'answered', this.#now());
+  }
+
+  /** Written last in the map, so the map stays in order of expiry. */
+  #claim(interactionId: string, holder: string, now: number): void {
+    this.#claims.delete(interactionId);
+    this.#claims.set(interactionId, { holder, expires: now + CLAIM_TTL_MS });
+  }
+
+  /** Claims past their lifetime are forgotten (oldest first: they are kept in the order they were written). */
+  #forgetClaims(now: number): void {
+    for (const [id, claim] of this.#claims) {
+      if (claim.expires > now) break;
+      this.#claims.delete(id);
+    }
+  }
+
+  /** Which member holds each shard of `shardCount` now (a lease not expired), by shard id. */
+  holders(shardCount: number): Map<number, string> {
+    const now = this.#now();
+    const holders = new Map<number, string>();
+    for (const [shardId, lease] of this.#leasesOf(shardCount)) if (lease.expires > now) holders.set(shardId, lease.member);
+    return holders;
+  }
+
+  /** The live members, sorted. */
+  members(): string[] {
+    const now = this.#now();
+    return [...this.#members]
+      .filter(([, expires]) => expires > now)
+      .map(([member]) => member)
+      .sort();
+  }
+}

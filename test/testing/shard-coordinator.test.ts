@@ -1,0 +1,121 @@
+/**
+ * The in-memory shard coordinator of `/testing`: the same rules as the Redis
+ * one (fair shares with home shards first, leases with fences, hand-backs
+ * that compare the fence, claims a dead member gives up, one reshard at a
+ * time), on a clock the test moves; and a fleet of two Gateways in one
+ * process sharing the emulator's shards through it.
+ */
+import { expect, it } from 'vitest';
+import { Client, MemoryGatewaySessionStore } from '../../src/index.js';
+import { MemoryShardCoordinator } from '../../src/testing/index.js';
+import { useEmulatorWithAdmin } from '../helpers/emulators.js';
+import { until } from '../helpers/until.js';
+
+const start = useEmulatorWithAdmin();
+
+function coordinatorOnClock(leaseMs = 1000) {
+  const clock = { now: 0 };
+  return { clock, coordinator: new MemoryShardCoordinator({ leaseMs, now: () => clock.now }) };
+}
+
+const ids = (answer: { leases: { shardId: number }[] }) => answer.leases.map((lease) => lease.shardId);
+
+it('shares shards fairly (ceil), each member its home shards first, and a member renews what it holds', async () => {
+  const { coordinator } = coordinatorOnClock();
+  await coordinator.tick('a', 5, false);
+  await coordinator.tick('b', 5, false);
+  expect(ids(await coordinator.tick('a', 5, true))).toEqual([0, 2, 4]);
+  expect(ids(await coordinator.tick('b', 5, true))).toEqual([1, 3]);
+  const again = await coordinator.tick('a', 5, true);
+  expect(again).toMatchObject({ members: 2, index: 0 });
+  expect(ids(again)).toEqual([0, 2, 4]);
+  expect(coordinator.holders(5)).toEqual(
+    new Map([
+      [0, 'a'],
+      [1, 'b'],
+      [2, 'a'],
+      [3, 'b'],
+      [4, 'a'],
+    ]),
+  );
+});
+
+it('a lease not renewed within leaseMs is taken under a new fence; a stale release or a member that left gives nothing back twice', async () => {
+  const { clock, coordinator } = coordinatorOnClock(1000);
+  const first = await coordinator.tick('a', 1, true);
+  expect(first.leases).toEqual([{ shardId: 0, fence: 1 }]);
+  clock.now = 1000; // a's membership and lease lapse
+  const taken = await coordinator.tick('b', 1, true);
+  expect(taken.leases).toEqual([{ shardId: 0, fence: 2 }]);
+  // a's stale release (fence 1) does not free b's lease; its step finds its membership gone.
+  await coordinator.release('a', 1, { shardId: 0, fence: 1 });
+  expect(coordinator.holders(1).get(0)).toBe('b');
+  expect(await coordinator.tick('a', 1, true, true)).toMatchObject({ expired: true, leases: [] });
+  // b leaves: its membership and leases end at once.
+  await coordinator.leave('b', 1);
+  expect(coordinator.members()).toEqual([]);
+  expect(coordinator.holders(1).size).toBe(0);
+  await coordinator.release('b', 1, { shardId: 0, fence: 2 });
+  expect((await coordinator.tick('c', 1, true)).leases).toEqual([{ shardId: 0, fence: 3 }]);
+  // c's lease lapses and c takes it again (fence 4): a release under the old fence (a hand-off that came late) keeps it.
+  clock.now = 2500;
+  expect((await coordinator.tick('c', 1, true)).leases).toEqual([{ shardId: 0, fence: 4 }]);
+  await coordinator.release('c', 1, { shardId: 0, fence: 3 });
+  expect(coordinator.holders(1).get(0)).toBe('c');
+  await coordinator.release('c', 1, { shardId: 0, fence: 4 });
+  expect(coordinator.holders(1).size).toBe(0);
+});
+
+it("claims: the holder's own again yes, another live member's no, a dead member's taken over, an answered one no", async () => {
+  const { clock, coordinator } = coordinatorOnClock(1000);
+  await coordinator.tick('a', 1, false);
+  await coordinator.tick('b', 1, false);
+  expect(await coordinator.claimInteraction('a', 'i')).toBe(true);
+  expect(await coordinator.claimInteraction('a', 'i')).toBe(true);
+  expect(await coordinator.claimInteraction('b', 'i')).toBe(false);
+  clock.now = 500;
+  await coordinator.tick('b', 1, false);
+  clock.now = 1200; // a is gone, b renewed
+  expect(await coordinator.claimInteraction('b', 'i')).toBe(true);
+  await coordinator.answered('i');
+  expect(await coordinator.claimInteraction('b', 'i')).toBe(false);
+});
+
+it('one reshard at a time: the same count again is accepted, another refused whatever it is; READY counted per count; commit ends it', async () => {
+  const { coordinator } = coordinatorOnClock();
+  expect(await coordinator.shardCount(4)).toBe(4);
+  expect(await coordinator.shardCount(8)).toBe(4);
+  await coordinator.requestReshard(1);
+  await coordinator.requestReshard(1);
+  await expect(coordinator.requestReshard(3)).rejects.toThrow(/reshard to 1 shards is under way/);
+  await coordinator.shardReady(1, 0);
+  expect(await coordinator.tick('a', 1, false)).toMatchObject({ target: 1, ready: 1 });
+  expect(await coordinator.tick('a', 4, false)).toMatchObject({ target: 1, ready: 0 });
+  await coordinator.commitReshard(1);
+  expect(await coordinator.shardCount()).toBe(1);
+  expect((await coordinator.tick('a', 1, false)).target).toBeUndefined();
+  await expect(coordinator.requestReshard(0)).rejects.toThrow(RangeError);
+});
+
+it('two Gateways in one process share the emulator’s shards through it, and the survivor resumes the shards one hands off', async () => {
+  const { emulator } = await start({ gateway: { shards: 4, maxConcurrency: 4 } });
+  const coordinator = new MemoryShardCoordinator({ leaseMs: 600 });
+  const sessionStore = new MemoryGatewaySessionStore();
+  const gateway = { coordinator, sessionStore };
+  const clients = [0, 1].map(() => new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway }));
+  const [a, b] = clients as [Client, Client];
+  try {
+    await Promise.all(clients.map((client) => client.gateway.connect()));
+    await until(() => a.gateway.shards.length + b.gateway.shards.length === 4 && a.gateway.shards.length === 2, {
+      what: 'the 4 shards shared 2 and 2',
+    });
+    await b.close({ handOff: true });
+    // The hand-off saved the sessions: the survivor resumes them, no Identify beyond the first 4.
+    await until(() => a.gateway.shards.length === 4 && a.gateway.status === 'ready', { what: 'the survivor running all 4 shards' });
+    expect(emulator.gatewayStats.forBot()).toMatchObject({ identifies: 4, resumes: 2 });
+    expect(coordinator.holders(4).size).toBe(4);
+    expect(new Set(coordinator.holders(4).values()).size).toBe(1);
+  } finally {
+    for (const client of clients) await client.close();
+  }
+});
