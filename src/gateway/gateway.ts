@@ -1,8 +1,6 @@
 /**
- * The Gateway handle a client exposes. It holds the options, the events and
- * the interaction handlers; the WebSocket connection itself (with `ws`, the
- * protocol state machine and the interaction classes) loads on `connect()`,
- * so importing the SDK does not pay for it.
+ * The Gateway handle a client exposes. It holds the options, the events and the interaction handlers; the WebSocket
+ * connection itself (`ws`, the protocol state machine, the interaction classes) loads on `connect()`.
  *
  * @module
  */
