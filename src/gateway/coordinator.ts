@@ -54,6 +54,11 @@ export interface ShardCoordinator {
    * of `shardCount` up to a fair share (`ceil(shardCount / members)`).
    */
   tick(member: string, shardCount: number, acquire: boolean, registered?: boolean): Promise<CoordinatorTick>;
+  /**
+   * Records which bot this process serves (its id, read from the bot token by the Gateway before its first step), so a
+   * fleet refuses members of another bot. Optional: a coordinator without it serves whoever steps.
+   */
+  join?(bot: string): void;
   /** Gives a lease back (only if it is still this member's, with this fence). */
   release(member: string, shardCount: number, lease: ShardLease): Promise<void>;
   /** Leaves the fleet: the membership ends and every lease still held is given back. */

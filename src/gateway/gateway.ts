@@ -38,7 +38,7 @@ import { DispatchPublisher, publishFailure, type DispatchSink, type PublishOptio
 import { resolveShardPlan, type ShardPlan } from './shard-plan.js';
 import { connectShards, connectionHost, localShard, overallStatus, sessionRecordOf, type ShardHandle, type ShardHost, type ShardInfo } from './shards.js';
 import { stopShards } from './closing.js';
-import { checkConnectOptions } from './connect-checks.js';
+import { checkConnectOptions, joinFleet } from './connect-checks.js';
 import { autoReshardInterval, checkReshard, withCount, type ShardSet } from './reshard.js';
 import { ShardSets } from './shard-sets.js';
 import { answerable, deliverClaimed, recordingAnswers } from './fleet.js';
@@ -225,8 +225,8 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     this.#newShard = (id, shardPlan, set = this.#sets.current) =>
       localShard(id, new GatewayConnection(this.#options, connectionHost(this.#host(shardPlan, set), id, shardPlan)));
     if (coordinator !== undefined) {
-      const fleet = this.#sets.fleetOf(this.#sets.current, coordinator);
-      await fleet.start();
+      joinFleet(coordinator, this.#wiring.token());
+      await this.#sets.fleetOf(this.#sets.current, coordinator).start();
       return this.#sets.current.shards;
     }
     let shards: ShardHandle[];

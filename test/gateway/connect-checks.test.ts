@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client, GatewayError } from '../../src/index.js';
+import { botIdOfToken } from '../../src/gateway/connect-checks.js';
 
 afterEach(() => {
   vi.unstubAllGlobals();
@@ -42,5 +43,16 @@ describe('connect() on a runtime without a Gateway', () => {
     expect((refusal as Error).message).toMatch(/createWebhookReceiver/);
     expect(requests, 'requests sent before the refusal (GET /gateway/bot)').toEqual([]);
     await client.close();
+  });
+});
+
+describe('botIdOfToken: the bot id a Discord-shaped token carries', () => {
+  it('reads the base64 id before the first dot, and nothing from any other shape', () => {
+    const id = '1150000000000000000';
+    const encoded = btoa(id).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+    expect(botIdOfToken(`${encoded}.GhIjKl.secret-part`)).toBe(id);
+    expect(botIdOfToken(`${btoa(id)}.x`)).toBe(id);
+    for (const other of [undefined, '', 'not-a-token', `${btoa('abc')}.x`, `${btoa('0123')}.x`, `${btoa('1'.repeat(25))}.x`, '%%%.x'])
+      expect(botIdOfToken(other), String(other)).toBeUndefined();
   });
 });

@@ -57,3 +57,31 @@ describeWithRedis('a Gateway whose fleet keys hold a planted lease', () => {
     expect(reported.flatMap((error) => error.keys)).toEqual(['{planted-count}:count']);
   }, 20_000);
 });
+
+describeWithRedis('a Gateway whose fleet key already serves another bot', () => {
+  const redis = useRedis();
+  let emulator: Emulator | undefined;
+  let client: Client | undefined;
+  afterEach(async () => {
+    await client?.close();
+    await emulator?.close();
+  });
+
+  it('tells the coordinator its bot (read from the token), so the fleet refuses it instead of splitting the shards', async () => {
+    emulator = await createEmulator({ gateway: { shards: 2, maxConcurrency: 2 } });
+    // Another bot's process is already a member of the fleet `shared`.
+    const other = createRedisShardCoordinator({ client: redis.connection, key: 'shared', leaseMs: 1500, bot: '111111111111111111' });
+    await other.tick('other-bot-process', 2, true);
+    const coordinator = createRedisShardCoordinator({ client: redis.connection, key: 'shared', leaseMs: 1500 });
+    client = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: { coordinator } });
+    const errors: unknown[] = [];
+    client.gateway.on('error', (error) => errors.push(error.cause ?? error));
+    // connect() resolves (the fleet may take shards later) holding none; every step is refused and reported.
+    await client.gateway.connect();
+    await until(() => errors.some(isShardCoordinatorError), { what: 'the refused step reported as an error event' });
+    const refusal = errors.find(isShardCoordinatorError) as ShardCoordinatorError;
+    expect(refusal.keys).toContain('{shared}:bot');
+    expect(refusal.message).toMatch(/serves bot "111111111111111111", and this process serves bot "\d+": give each bot its own key/);
+    expect(client.gateway.shards.map((shard) => shard.id)).toEqual([]);
+  }, 20_000);
+});
