@@ -10,6 +10,7 @@ import { ValidationError } from '../errors/index.js';
 import type { InteractionErrorEvent, InteractionUnhandledEvent } from '../interactions/router.js';
 import type { RedisClientLike } from './connection.js';
 import type { DeadLetter, RedisEventStream, StreamBacklog } from './event-stream.js';
+import type { UnmarkedEvent } from './event-worker-marks.js';
 
 /** Options of {@link createEventWorker}. */
 export interface EventWorkerOptions {
@@ -195,6 +196,11 @@ export interface EventWorkerEvents {
   reclaimed: [event: LostEvent];
   /** More than `maxBacklog` entries wait in the group (checked with each trim). */
   backlog: [event: StreamBacklog];
+  /**
+   * `close()` stopped retrying these interactions' answered marks (Redis was down): they were answered, but their entries
+   * stay pending and may run again on another worker once Redis is back.
+   */
+  unmarked: [event: UnmarkedEvent];
   /** Entries Redis no longer holds (deleted or lost, e.g. by a restart without persistence) were found pending and dropped from the group. */
   lost: [event: LostEvent];
 }

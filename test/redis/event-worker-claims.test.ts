@@ -166,13 +166,15 @@ describeWithRedis('interaction claims in the worker pool', () => {
       const [entry] = await stream.publish([{ t: 'INTERACTION_CREATE', s: 1, d: payload, shardId: 0 }]);
       await redis.connection.sendCommand(['XREADGROUP', 'GROUP', 'g', 'a', 'COUNT', '1', 'STREAMS', stream.key, '>']);
       const keys = { claim: stream.claimKey(id) };
-      const held = await acquireClaim(run, keys, `${entry}@a`, 60_000);
+      // A worker's holder: the entry, then its group (length-prefixed), consumer and instance.
+      const holder = `${entry}@1:g/a/an-instance`;
+      const held = await acquireClaim(run, keys, holder, 60_000, { retake: false });
       await worker.start();
       await until(() => happened.filter((step) => step === 'reclaimed').length >= 2, { what: 'b reclaiming the entry twice' });
       expect(happened.filter((step) => step !== 'reclaimed')).toEqual([]);
       expect((await stream.backlog()).groups[0]?.pending).toBe(1);
       // a gives its claim up: b's next reclaim runs it, once.
-      await releaseClaim(run, keys, `${entry}@a`, held.status === 'taken' ? held.fence : -1);
+      await releaseClaim(run, keys, holder, held.status === 'taken' ? held.fence : -1);
       await until(() => happened.includes('ran'), { what: 'the handler run by b' });
       await until(async () => (await stream.backlog()).groups[0]?.pending === 0, { what: 'the entry acknowledged' });
       expect(happened.filter((step) => step !== 'reclaimed')).toEqual(['ran']);

@@ -15,7 +15,7 @@ describeWithRedis('the worker pool heals', () => {
   const redis = useRedis();
   let n = 0;
 
-  function setup(options: { maxBacklog?: number } = {}) {
+  function setup(options: { maxBacklog?: number; trimEveryMs?: number } = {}) {
     const stream = createRedisEventStream({ client: redis.connection, stream: `heal-${++n}` });
     // Nothing is answered in these tests: the client never sends.
     const client = new Client({ baseUrl: 'http://127.0.0.1:1', auth: { botToken: 'a-bot-token' } });
@@ -31,21 +31,22 @@ describeWithRedis('the worker pool heals', () => {
     return { stream, worker, client, seen, recreated, errors, publish };
   }
 
-  for (const [how, vanish] of [
-    ['XGROUP DESTROY', (key: string) => redis.connection.sendCommand(['XGROUP', 'DESTROY', key, 'g'])],
-    ['FLUSHALL', () => redis.connection.sendCommand(['FLUSHALL'])],
+  for (const [how, vanish, from] of [
+    ['XGROUP DESTROY', (key: string) => redis.connection.sendCommand(['XGROUP', 'DESTROY', key, 'g']), 'acknowledged'],
+    ['FLUSHALL', () => redis.connection.sendCommand(['FLUSHALL']), '0-0'],
   ] as const) {
     it(`a group gone by ${how} is created again within 5 s; every event published after is handled, and the trim works again`, async () => {
       const { stream, worker, client, seen, recreated, publish } = setup();
       try {
         await worker.start();
         await publish(0, 5);
-        await until(() => seen.length === 5, { what: 'the first five events handled' });
+        await until(async () => seen.length === 5 && (await stream.backlog()).groups[0]?.pending === 0, { what: 'the first five events handled and acknowledged' });
         await vanish(stream.key);
         await publish(5, 5);
         const started = Date.now();
         await until(() => recreated.length > 0, { what: `the group recreated after ${how}`, timeoutMs: 5000 });
-        expect(recreated[0]).toEqual({ group: 'g', from: '0-0' });
+        // Destroyed: from the id through which it had acknowledged everything; flushed (that record gone too): from 0-0.
+        expect(recreated[0]?.from).toMatch(from === '0-0' ? /^0-0$/ : /^[1-9]\d*-\d+$/);
         await until(() => [5, 6, 7, 8, 9].every((i) => seen.includes(i)), { what: `the five events published after ${how} handled`, timeoutMs: 5000 });
         expect(Date.now() - started).toBeLessThan(5000);
         await until(async () => (await stream.backlog()).length === 0, { what: 'the stream trimmed again by the worker' });
@@ -55,6 +56,23 @@ describeWithRedis('the worker pool heals', () => {
       }
     });
   }
+
+  it('a destroyed group is created again from what it had acknowledged: no event handled before runs again (nothing trimmed)', async () => {
+    const { stream, worker, client, seen, recreated, publish } = setup({ trimEveryMs: 0 });
+    try {
+      await worker.start();
+      const ids = await publish(0, 5);
+      await until(async () => seen.length === 5 && (await stream.backlog()).groups[0]?.pending === 0, { what: 'the first five handled and acknowledged' });
+      await redis.connection.sendCommand(['XGROUP', 'DESTROY', stream.key, 'g']);
+      await publish(5, 2);
+      await until(() => seen.includes(5) && seen.includes(6), { what: 'the events published after the destroy handled' });
+      expect(recreated).toEqual([{ group: 'g', from: ids[4] }]);
+      expect(seen, 'events handled, in order (an acknowledged one delivered again shows twice)').toEqual([0, 1, 2, 3, 4, 5, 6]);
+    } finally {
+      await worker.close();
+      await client.close();
+    }
+  });
 
   it('reads block on Redis on a connection of their own: an idle worker sends a handful of reads, and other commands never wait behind them', async () => {
     const stream = createRedisEventStream({ client: redis.connection, stream: `heal-${++n}` });
