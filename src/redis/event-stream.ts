@@ -228,18 +228,33 @@ export class RedisEventStream implements DispatchSink {
    * age, the dead letters; all from one atomic read, so they agree.
    */
   async backlog(): Promise<StreamBacklog> {
-    return readBacklog(await this.script(BACKLOG, [this.key, this.deadKey], ['0', String(UNDELIVERED_COUNT_CAP)])).backlog;
+    return (await this.measure(UNDELIVERED_COUNT_CAP)).backlog;
+  }
+
+  /**
+   * @internal The backlog, counting a group's undelivered entries (when Redis cannot tell its lag) only until its pending
+   * and undelivered ones reach `countUpTo`; with how many stream entries the script read.
+   */
+  async measure(countUpTo: number): Promise<{ backlog: StreamBacklog; examined: number }> {
+    const { backlog, examined } = readBacklog(await this.script(BACKLOG, [this.key, this.deadKey], ['0', String(countUpTo)]));
+    return { backlog, examined };
   }
 
   /**
    * Removes every entry that each consumer group has acknowledged: up to the
    * oldest entry still pending, or not delivered yet, in any group
    * (`XTRIM MINID`), decided and done in one atomic step. Never removes an
-   * unconsumed entry; with no group, removes nothing. Resolves with how many
-   * entries went.
+   * unconsumed entry; with no group, removes nothing. Counts nothing (one
+   * entry read per group). Resolves with how many entries went.
    */
   async trim(): Promise<number> {
-    return readBacklog(await this.script(BACKLOG, [this.key, this.deadKey], ['1', String(UNDELIVERED_COUNT_CAP)])).trimmed;
+    return (await this.trimmed()).trimmed;
+  }
+
+  /** @internal {@link trim}, with how many stream entries the script read. */
+  async trimmed(): Promise<{ trimmed: number; examined: number }> {
+    const { trimmed, examined } = readBacklog(await this.script(BACKLOG, [this.key, this.deadKey], ['1', '0']));
+    return { trimmed, examined };
   }
 
   /**

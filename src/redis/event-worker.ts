@@ -221,7 +221,8 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
   async #checkBacklog(): Promise<void> {
     const bound = this.#options.maxBacklog;
     if (bound === undefined) return;
-    const backlog = await this.#stream.backlog();
+    // Counts no further than the bound needs (when Redis cannot tell the lag, each entry counted is read in Redis).
+    const { backlog } = await this.#stream.measure(bound + 1);
     const group = backlog.groups.find((candidate) => candidate.name === this.#group);
     if (group !== undefined && group.pending + group.undelivered > bound) this.#emitSafely('backlog', backlog);
   }

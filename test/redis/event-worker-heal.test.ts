@@ -8,6 +8,7 @@
 import { expect, it } from 'vitest';
 import { Client } from '../../src/index.js';
 import { createEventWorker, createRedisEventStream, type EventWorkerEvents, type RecreatedEvent } from '../../src/redis/index.js';
+import { UNDELIVERED_COUNT_CAP } from '../../src/redis/stream-backlog.js';
 import { describeWithRedis, useRedis } from '../helpers/redis-server.js';
 import { until } from '../helpers/until.js';
 
@@ -40,7 +41,9 @@ describeWithRedis('the worker pool heals', () => {
       try {
         await worker.start();
         await publish(0, 5);
-        await until(async () => seen.length === 5 && (await stream.backlog()).groups[0]?.pending === 0, { what: 'the first five events handled and acknowledged' });
+        await until(async () => seen.length === 5 && (await stream.backlog()).groups[0]?.pending === 0, {
+          what: 'the first five events handled and acknowledged',
+        });
         await vanish(stream.key);
         await publish(5, 5);
         const started = Date.now();
@@ -145,6 +148,29 @@ describeWithRedis('the worker pool heals', () => {
     } finally {
       open();
       await worker.close();
+      await client.close();
+    }
+  });
+
+  it('when Redis cannot tell the lag, the trim reads one entry per group and backlog() counts only as far as it needs', async () => {
+    const { stream, client, publish } = setup();
+    try {
+      // 2,000 entries for a group that never read, one deleted: Redis's lag for it is unknown.
+      await stream.createGroup('idle', '0');
+      const ids = await publish(0, 2000);
+      await redis.connection.sendCommand(['XDEL', stream.key, ids[1] as string]);
+      const trim = await stream.trimmed();
+      expect(trim, 'the trim: entries read in Redis, entries removed').toEqual({ trimmed: 0, examined: 1 });
+      // maxBacklog 10 needs to know whether more than 10 wait: 11 counted (and the first entry read once).
+      const measured = await stream.measure(11);
+      expect(measured.backlog.groups[0]?.undelivered).toBe(11);
+      expect(measured.examined, 'entries read in Redis to measure against 11').toBe(12);
+      // backlog(): counted up to 1,000, not the 1,999 there are.
+      const backlog = await stream.measure(UNDELIVERED_COUNT_CAP);
+      expect(backlog.backlog.groups[0]?.undelivered).toBe(1000);
+      expect(backlog.examined).toBe(1001);
+      expect((await stream.backlog()).groups[0]?.undelivered).toBe(1000);
+    } finally {
       await client.close();
     }
   });
