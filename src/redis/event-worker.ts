@@ -124,14 +124,11 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
   }
 
   async #open(): Promise<void> {
-    const signal = this.#stop.signal;
-    if (signal.aborted) return;
+    // Closed before it started: opens nothing. Closed while it starts: close() waits for this, then closes what it opened.
+    if (this.#stop.signal.aborted) return;
     await this.#stream.createGroup(this.#group, this.#options.startFrom === 'new' ? '$' : '0');
-    if (signal.aborted) return;
     if (this.#givenReadClient === undefined) {
       const own = await this.#stream.openReadClient();
-      // Closed while it connected: nothing else will close it.
-      if (signal.aborted) return own?.destroy();
       this.#ownReadClient = own;
       this.#readClient = own;
     } else this.#readClient = this.#givenReadClient;
