@@ -17,7 +17,7 @@ import { checkDuration, refuseUnknownOptions } from '../core/bounds.js';
 import type { DispatchSink, PublishedDispatch } from '../gateway/publisher.js';
 import { DEFAULT_COMMAND_TIMEOUT_MS, type RedisClientLike, RedisScript, sendCommand, streamFailure, withinTime } from './connection.js';
 import { taggedKey } from './keys.js';
-import { BACKLOG, readBacklog, type StreamBacklog, UNDELIVERED_COUNT_CAP } from './stream-backlog.js';
+import { BACKLOG, LUA_STREAM_IDS, readBacklog, type StreamBacklog, UNDELIVERED_COUNT_CAP } from './stream-backlog.js';
 
 export type { StreamBacklog, StreamConsumerBacklog, StreamGroupBacklog } from './stream-backlog.js';
 
@@ -64,16 +64,7 @@ interface Duplicable {
  * `KEYS[3]` the id through which the group acknowledged everything: just below its oldest pending entry, or, with none
  * pending, the highest id acknowledged (every entry below it was delivered, so acknowledged). Only ever raised.
  */
-const RECORD_ACKNOWLEDGED = `
-local function idparts(id)
-  local ms, seq = string.match(id, '^(%d+)-(%d+)$')
-  return tonumber(ms), tonumber(seq)
-end
-local function idbefore(a, b)
-  local am, as = idparts(a)
-  local bm, bs = idparts(b)
-  return am < bm or (am == bm and as < bs)
-end
+const RECORD_ACKNOWLEDGED = `${LUA_STREAM_IDS}
 local function acknowledged(group, ids, count)
   if count == 0 then return end
   local summary = redis.call('XPENDING', KEYS[1], group)

@@ -16,6 +16,19 @@ import { RedisScript } from './connection.js';
  */
 export const UNDELIVERED_COUNT_CAP = 1000;
 
+/** Lua: `idparts(id)` (its two numbers) and `idbefore(a, b)`: stream ids compared by their numbers, not as text. */
+export const LUA_STREAM_IDS = `
+local function idparts(id)
+  local ms, seq = string.match(id, '^(%d+)-(%d+)$')
+  return tonumber(ms), tonumber(seq)
+end
+local function idbefore(a, b)
+  local am, as = idparts(a)
+  local bm, bs = idparts(b)
+  return am < bm or (am == bm and as < bs)
+end
+`;
+
 /**
  * ARGV[1]: '1' to trim (XTRIM MINID to the bound every group acknowledged: nothing counted, no consumers listed),
  * ARGV[2]: how far to count a group's undelivered entries when Redis cannot tell its lag (until pending + undelivered
@@ -23,20 +36,11 @@ export const UNDELIVERED_COUNT_CAP = 1000;
  * Returns `{length, dead letters, oldest age ms, trimmed, entries examined, {name, pending, undelivered, {consumer,
  * pending, idle, ...}}, ...}`.
  */
-export const BACKLOG = new RedisScript(`
+export const BACKLOG = new RedisScript(`${LUA_STREAM_IDS}
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local dead = redis.call('XLEN', KEYS[2])
 if redis.call('EXISTS', KEYS[1]) == 0 then return { 0, dead, 0, 0 } end
-local function parts(id)
-  local ms, seq = string.match(id, '^(%d+)-(%d+)$')
-  return tonumber(ms), tonumber(seq)
-end
-local function before(a, b)
-  local am, as = parts(a)
-  local bm, bs = parts(b)
-  return am < bm or (am == bm and as < bs)
-end
 local function record(flat)
   local out = {}
   for i = 1, #flat, 2 do out[flat[i]] = flat[i + 1] end
@@ -61,10 +65,10 @@ for _, raw in ipairs(redis.call('XINFO', 'GROUPS', KEYS[1])) do
   local owed = nil
   if info['pending'] > 0 then owed = redis.call('XPENDING', KEYS[1], info['name'])[2] end
   if not owed and first then owed = first[1] end
-  if owed and (not oldest or before(owed, oldest)) then oldest = owed end
-  local ms, seq = parts(last)
+  if owed and (not oldest or idbefore(owed, oldest)) then oldest = owed end
+  local ms, seq = idparts(last)
   local acknowledged = owed or (ms .. '-' .. (seq + 1))
-  if not bound or before(acknowledged, bound) then bound = acknowledged end
+  if not bound or idbefore(acknowledged, bound) then bound = acknowledged end
   local consumers = {}
   if not trimming then for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], info['name'])) do
     local consumer = record(c)
@@ -74,7 +78,7 @@ for _, raw in ipairs(redis.call('XINFO', 'GROUPS', KEYS[1])) do
   end end
   answer[#answer + 1] = { info['name'], info['pending'], undelivered, consumers }
 end
-if oldest then answer[3] = math.max(0, now - parts(oldest)) end
+if oldest then answer[3] = math.max(0, now - idparts(oldest)) end
 if trimming and bound then answer[4] = redis.call('XTRIM', KEYS[1], 'MINID', bound) end
 answer[5] = examined
 return answer`);
