@@ -27,7 +27,9 @@ export interface EventWorkerOptions {
   /**
    * How long an entry stays pending with a silent consumer before another reclaims it, whole milliseconds (at least 50). It is
    * also the lease of an interaction's claim: renewed every third of it while the handler runs (the entry touched with
-   * it), so a slow but live handler is never run again elsewhere; an answer once the claim lapsed is refused. @default 30000
+   * it), so a slow but live handler is never run again elsewhere; an answer once the claim lapsed is refused. A claim taken
+   * over from a holder whose lease lapsed runs after a grace of 2 s plus the stream's command timeout, once it is known not
+   * answered meanwhile. @default 30000
    */
   claimIdleMs?: number | undefined;
   /** How many deliveries an event gets before it goes to the dead letters, from 1 to 1000. @default 5 */
