@@ -175,7 +175,11 @@ export interface LostEvent {
 export interface RecreatedEvent {
   /** The group. */
   group: string;
-  /** The stream id it reads from again (`0-0`: every entry the stream still holds, so none published meanwhile is lost). */
+  /**
+   * The stream id it reads from again: the id through which the group had acknowledged everything (recorded with each
+   * acknowledgement), or `0-0` when that record is gone too (every entry the stream still holds). Either way none
+   * published meanwhile is lost.
+   */
   from: string;
 }
 
