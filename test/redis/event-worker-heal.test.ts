@@ -77,6 +77,29 @@ describeWithRedis('the worker pool heals', () => {
     }
   });
 
+  it('with an entry still pending, a group is recorded as acknowledged through the id just below it, and created again from there', async () => {
+    const { stream, client, publish } = setup();
+    try {
+      await stream.createGroup('g', '0');
+      const ids = await publish(0, 3);
+      await redis.connection.sendCommand(['XREADGROUP', 'GROUP', 'g', 'c', 'COUNT', '3', 'STREAMS', stream.key, '>']);
+      expect(await stream.ack('g', [ids[0] as string, ids[2] as string])).toBe(2);
+      const [ms = '0', seq = '0'] = (ids[1] as string).split('-');
+      const below = seq === '0' ? `${BigInt(ms) - 1n}-18446744073709551615` : `${ms}-${BigInt(seq) - 1n}`;
+      expect(await redis.connection.sendCommand(['HGET', stream.ackedKey, 'g'])).toBe(below);
+      await redis.connection.sendCommand(['XGROUP', 'DESTROY', stream.key, 'g']);
+      expect(await stream.recreateGroup('g')).toBe(below);
+      // The entry never acknowledged comes again (and the one after it, acknowledged out of order).
+      const again = await redis.connection.sendCommand(['XREADGROUP', 'GROUP', 'g', 'c', 'COUNT', '5', 'STREAMS', stream.key, '>']);
+      expect(JSON.stringify(again)).toContain(ids[1] as string);
+      expect(JSON.stringify(again)).not.toContain(ids[0] as string);
+      // Another worker recreating it at the same time is told it exists.
+      expect(await stream.recreateGroup('g')).toBeUndefined();
+    } finally {
+      await client.close();
+    }
+  });
+
   it('reads block on Redis on a connection of their own: an idle worker sends a handful of reads, and other commands never wait behind them', async () => {
     const stream = createRedisEventStream({ client: redis.connection, stream: `heal-${++n}` });
     const client = new Client({ baseUrl: 'http://127.0.0.1:1', auth: { botToken: 'a-bot-token' } });
