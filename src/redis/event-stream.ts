@@ -17,7 +17,7 @@ import { checkDuration, refuseUnknownOptions } from '../core/bounds.js';
 import type { DispatchSink, PublishedDispatch } from '../gateway/publisher.js';
 import { DEFAULT_COMMAND_TIMEOUT_MS, type RedisClientLike, RedisScript, sendCommand, streamFailure, withinTime } from './connection.js';
 import { taggedKey } from './keys.js';
-import { BACKLOG, readBacklog, type StreamBacklog, UNDELIVERED_COUNT_CAP } from './stream-backlog.js';
+import { BACKLOG, LUA_STREAM_IDS, readBacklog, type StreamBacklog, UNDELIVERED_COUNT_CAP } from './stream-backlog.js';
 
 export type { StreamBacklog, StreamConsumerBacklog, StreamGroupBacklog } from './stream-backlog.js';
 
@@ -59,10 +59,42 @@ interface Duplicable {
   duplicate(): RedisClientLike & { connect(): Promise<unknown>; destroy(): void; on(event: 'error', listener: (error: unknown) => void): unknown };
 }
 
+/**
+ * Lua: `acknowledged(group, ids, count)`, after `count` of `ids` were acknowledged in `group`, records in the hash
+ * `KEYS[3]` the id through which the group acknowledged everything: just below its oldest pending entry, or, with none
+ * pending, the highest id acknowledged (every entry below it was delivered, so acknowledged). Only ever raised.
+ */
+const RECORD_ACKNOWLEDGED = `${LUA_STREAM_IDS}
+local function acknowledged(group, ids, count)
+  if count == 0 then return end
+  local summary = redis.call('XPENDING', KEYS[1], group)
+  local through
+  if tonumber(summary[1]) > 0 then
+    local ms, seq = idparts(summary[2])
+    if seq > 0 then through = string.format('%.0f-%.0f', ms, seq - 1)
+    elseif ms > 0 then through = string.format('%.0f-18446744073709551615', ms - 1)
+    else return end
+  else
+    for _, id in ipairs(ids) do
+      if not through or idbefore(through, id) then through = id end
+    end
+  end
+  local old = redis.call('HGET', KEYS[3], group)
+  if not old or idbefore(old, through) then redis.call('HSET', KEYS[3], group, through) end
+end
+`;
+
+/** Acknowledges entries of a group (ARGV[1]) and records what it acknowledged through (KEYS: stream, unused, acked hash). */
+const ACK = new RedisScript(`${RECORD_ACKNOWLEDGED}
+local ids = { unpack(ARGV, 2) }
+local count = redis.call('XACK', KEYS[1], ARGV[1], unpack(ids))
+acknowledged(ARGV[1], ids, count)
+return count`);
+
 /** Moves an entry to the dead letters, acknowledges it and deletes it from the stream, in one atomic step. */
-const DEAD_LETTER = new RedisScript(`
+const DEAD_LETTER = new RedisScript(`${RECORD_ACKNOWLEDGED}
 local added = redis.call('XADD', KEYS[2], '*', unpack(ARGV, 3))
-redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
+acknowledged(ARGV[1], { ARGV[2] }, redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]))
 redis.call('XDEL', KEYS[1], ARGV[2])
 return added`);
 
@@ -127,6 +159,8 @@ export class RedisEventStream implements DispatchSink {
   readonly key: string;
   /** The dead letters' key. */
   readonly deadKey: string;
+  /** @internal The hash of the id through which each group acknowledged everything (a vanished group is created again from it). */
+  readonly ackedKey: string;
   /** @internal The Redis client. */
   readonly client: RedisClientLike;
   /** @internal The command timeout. */
@@ -137,6 +171,7 @@ export class RedisEventStream implements DispatchSink {
     this.client = options.client;
     this.key = taggedKey('createRedisEventStream', 'stream', options.stream ?? 'ccsdk:events');
     this.deadKey = `${this.key}:dead`;
+    this.ackedKey = `${this.key}:acked`;
     this.timeoutMs =
       checkDuration('createRedisEventStream', 'commandTimeoutMs', options.commandTimeoutMs, { min: 1, max: 600_000 }) ?? DEFAULT_COMMAND_TIMEOUT_MS;
   }
@@ -184,18 +219,33 @@ export class RedisEventStream implements DispatchSink {
    * age, the dead letters; all from one atomic read, so they agree.
    */
   async backlog(): Promise<StreamBacklog> {
-    return readBacklog(await this.script(BACKLOG, [this.key, this.deadKey], ['0', String(UNDELIVERED_COUNT_CAP)])).backlog;
+    return (await this.measure(UNDELIVERED_COUNT_CAP)).backlog;
+  }
+
+  /**
+   * @internal The backlog, counting a group's undelivered entries (when Redis cannot tell its lag) only until its pending
+   * and undelivered ones reach `countUpTo`; with how many stream entries the script read.
+   */
+  async measure(countUpTo: number): Promise<{ backlog: StreamBacklog; examined: number }> {
+    const { backlog, examined } = readBacklog(await this.script(BACKLOG, [this.key, this.deadKey], ['0', String(countUpTo)]));
+    return { backlog, examined };
   }
 
   /**
    * Removes every entry that each consumer group has acknowledged: up to the
    * oldest entry still pending, or not delivered yet, in any group
    * (`XTRIM MINID`), decided and done in one atomic step. Never removes an
-   * unconsumed entry; with no group, removes nothing. Resolves with how many
-   * entries went.
+   * unconsumed entry; with no group, removes nothing. Counts nothing (one
+   * entry read per group). Resolves with how many entries went.
    */
   async trim(): Promise<number> {
-    return readBacklog(await this.script(BACKLOG, [this.key, this.deadKey], ['1', String(UNDELIVERED_COUNT_CAP)])).trimmed;
+    return (await this.trimmed()).trimmed;
+  }
+
+  /** @internal {@link trim}, with how many stream entries the script read. */
+  async trimmed(): Promise<{ trimmed: number; examined: number }> {
+    const { trimmed, examined } = readBacklog(await this.script(BACKLOG, [this.key, this.deadKey], ['1', '0']));
+    return { trimmed, examined };
   }
 
   /**
@@ -210,6 +260,22 @@ export class RedisEventStream implements DispatchSink {
       if (/BUSYGROUP/.test(failureText(error))) return false;
       throw error;
     }
+  }
+
+  /** @internal Acknowledges entries of `group`, recording the id through which it acknowledged everything. */
+  async ack(group: string, ids: readonly string[]): Promise<number> {
+    return Number(await this.script(ACK, [this.key, this.deadKey, this.ackedKey], [group, ...ids]));
+  }
+
+  /**
+   * @internal Creates a vanished group again from the id through which it had acknowledged everything (recorded with each
+   * acknowledgement), or from `0-0` when that record is gone too (flushed, Redis restarted empty). Resolves with the id it
+   * reads from, or `undefined` when another worker created it first.
+   */
+  async recreateGroup(group: string): Promise<string | undefined> {
+    const through = await this.command(['HGET', this.ackedKey, group]);
+    const from = typeof through === 'string' && /^\d{1,20}-\d{1,20}$/.test(through) ? through : '0-0';
+    return (await this.createGroup(group, from)) ? from : undefined;
   }
 
   /**
@@ -246,7 +312,7 @@ export class RedisEventStream implements DispatchSink {
   ): Promise<string> {
     const kept = ['t', 's', 'sh', 'd', 'at'].flatMap((name) => [name, fields[name] ?? '']);
     const args = [group, id, ...kept, 'reason', reason, 'error', error, 'deliveries', String(deliveries), 'from', id, 'group', group];
-    return String(await this.script(DEAD_LETTER, [this.key, this.deadKey], args));
+    return String(await this.script(DEAD_LETTER, [this.key, this.deadKey, this.ackedKey], args));
   }
 
   /** The dead letters, oldest first. */

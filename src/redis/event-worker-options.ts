@@ -10,6 +10,7 @@ import { ValidationError } from '../errors/index.js';
 import type { InteractionErrorEvent, InteractionUnhandledEvent } from '../interactions/router.js';
 import type { RedisClientLike } from './connection.js';
 import type { DeadLetter, RedisEventStream, StreamBacklog } from './event-stream.js';
+import type { UnmarkedEvent } from './event-worker-marks.js';
 
 /** Options of {@link createEventWorker}. */
 export interface EventWorkerOptions {
@@ -24,9 +25,11 @@ export interface EventWorkerOptions {
   /** How many events run at once, from 1 to 1000. @default 16 */
   concurrency?: number | undefined;
   /**
-   * How long an entry stays pending with a silent consumer before another reclaims it, milliseconds (at least 50). It is
+   * How long an entry stays pending with a silent consumer before another reclaims it, whole milliseconds (at least 50). It is
    * also the lease of an interaction's claim: renewed every third of it while the handler runs (the entry touched with
-   * it), so a slow but live handler is never run again elsewhere; an answer once the claim lapsed is refused. @default 30000
+   * it), so a slow but live handler is never run again elsewhere; an answer once the claim lapsed is refused. A claim taken
+   * over from a holder whose lease lapsed runs after a grace of 2 s plus the stream's command timeout, once it is known not
+   * answered meanwhile. @default 30000
    */
   claimIdleMs?: number | undefined;
   /** How many deliveries an event gets before it goes to the dead letters, from 1 to 1000. @default 5 */
@@ -44,7 +47,7 @@ export interface EventWorkerOptions {
   readClient?: RedisClientLike | undefined;
   /** When reads cannot block (no `readClient`, no `duplicate()`): how long to wait before reading again after an empty read, milliseconds, from 1 to 60000. @default 25 */
   pollMs?: number | undefined;
-  /** How often the worker trims what every group acknowledged, milliseconds (`0`: never). @default 5000 */
+  /** How often the worker trims what every group acknowledged, whole milliseconds: `0` (never) or at least 100. @default 5000 */
   trimEveryMs?: number | undefined;
   /**
    * Warns (`backlog` event, checked with each trim) when more entries than this wait in this worker's group: pending with a
@@ -123,10 +126,12 @@ export function workerSettings(options: EventWorkerOptions): WorkerSettings {
   consumerName('consumer', options.consumer);
   if (options.clock !== undefined && typeof options.clock !== 'function')
     throw new ValidationError(OPERATION, [{ path: 'clock', message: 'must be a function returning epoch milliseconds' }]);
-  const trimEveryMs = checkDuration(OPERATION, 'trimEveryMs', options.trimEveryMs) ?? 5000;
+  // 0 turns the trim off; otherwise at least 100 ms (a trim is one script over every group, not to run back to back).
+  const trimEveryMs = options.trimEveryMs === 0 ? 0 : (checkDuration(OPERATION, 'trimEveryMs', options.trimEveryMs, { min: 100, integer: true }) ?? 5000);
   return {
     concurrency: checkCount(OPERATION, 'concurrency', options.concurrency, { min: 1, max: 1000 }) ?? 16,
-    claimIdleMs: checkDuration(OPERATION, 'claimIdleMs', options.claimIdleMs, { min: 50 }) ?? 30_000,
+    // Whole milliseconds: Redis reads it as XAUTOCLAIM's min-idle-time and as the claim's lease (PX).
+    claimIdleMs: checkDuration(OPERATION, 'claimIdleMs', options.claimIdleMs, { min: 50, integer: true }) ?? 30_000,
     maxDeliveries: checkCount(OPERATION, 'maxDeliveries', options.maxDeliveries, { min: 1, max: 1000 }) ?? 5,
     pollMs: checkDuration(OPERATION, 'pollMs', options.pollMs, { min: 1, max: 60_000 }) ?? 25,
     blockMs: checkDuration(OPERATION, 'blockMs', options.blockMs, { min: 1, max: 60_000, integer: true }) ?? 1000,
@@ -170,7 +175,11 @@ export interface LostEvent {
 export interface RecreatedEvent {
   /** The group. */
   group: string;
-  /** The stream id it reads from again (`0-0`: every entry the stream still holds, so none published meanwhile is lost). */
+  /**
+   * The stream id it reads from again: the id through which the group had acknowledged everything (recorded with each
+   * acknowledgement), or `0-0` when that record is gone too (every entry the stream still holds). Either way none
+   * published meanwhile is lost.
+   */
   from: string;
 }
 
@@ -195,6 +204,11 @@ export interface EventWorkerEvents {
   reclaimed: [event: LostEvent];
   /** More than `maxBacklog` entries wait in the group (checked with each trim). */
   backlog: [event: StreamBacklog];
+  /**
+   * `close()` stopped retrying these interactions' answered marks (Redis was down): they were answered, but their entries
+   * stay pending and may run again on another worker once Redis is back.
+   */
+  unmarked: [event: UnmarkedEvent];
   /** Entries Redis no longer holds (deleted or lost, e.g. by a restart without persistence) were found pending and dropped from the group. */
   lost: [event: LostEvent];
 }

@@ -15,6 +15,7 @@
  * @module
  */
 
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'eventemitter3';
 import type { Client } from '../clients/client.js';
 import { INTERACTION_LIFETIME_MS } from '../core/constants.js';
@@ -27,24 +28,15 @@ import type { CommandInteraction, InteractionByKind, InteractionKind, Interactio
 import type { CommandOptionValues, TypedCommandDefinition } from '../interactions/options.js';
 import { type InteractionHandler, InteractionRouter } from '../interactions/router.js';
 import type { RedisClientLike } from './connection.js';
-import { type DeadLetter, entriesOf, failureText, fieldsOf, idBefore, type RedisEventStream, shardIdOf } from './event-stream.js';
+import { type DeadLetter, entriesOf, failureText, fieldsOf, type RedisEventStream, shardIdOf } from './event-stream.js';
 import { type EventWorkerEvents, type EventWorkerOptions, type StreamEvent, type WorkerSettings, workerSettings } from './event-worker-options.js';
-import { acquireClaim, type ClaimKeys, HeldClaim, markAnsweredUntilTaken } from './interaction-claim.js';
+import { AnsweredMarks } from './event-worker-marks.js';
+import { ANSWERED_RETRY_MAX_PAUSE_MS, acquireClaim, type ClaimKeys, HeldClaim, renewClaim } from './interaction-claim.js';
+import { entryId, MALFORMED, orderKeyOf, parsePayload, reclaimEntries, tokenOf } from './event-worker-reads.js';
 import { WorkerLeases } from './worker-leases.js';
 
+export type { UnmarkedEvent } from './event-worker-marks.js';
 export type { DuplicateEvent, EventWorkerEvents, EventWorkerOptions, LostEvent, RecreatedEvent, StreamEvent } from './event-worker-options.js';
-
-/** Marks an entry whose payload is not JSON. */
-const MALFORMED: unique symbol = Symbol('malformed');
-
-/** An entry's payload, or {@link MALFORMED}. */
-function parsePayload(text: string | undefined): unknown {
-  try {
-    return JSON.parse(text ?? '');
-  } catch {
-    return MALFORMED;
-  }
-}
 
 /** A worker consuming the stream of Gateway dispatches. */
 export class EventWorker extends EventEmitter<EventWorkerEvents> {
@@ -54,6 +46,8 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
   readonly #stream: RedisEventStream;
   readonly #group: string;
   readonly #consumer: string;
+  /** This worker's name on the claims it takes: unique to this instance (and its group), never shared by two workers. */
+  readonly #holderName: string;
   readonly #client: Pick<Client, 'interactions'>;
   readonly #dispatchHandlers = new Map<string, Set<(event: StreamEvent) => unknown>>();
   readonly #running = new Set<Promise<void>>();
@@ -67,9 +61,11 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
   #readClient: RedisClientLike | undefined;
   /** The read connection this worker opened, closed with it. */
   #ownReadClient: (RedisClientLike & { destroy(): void }) | undefined;
+  readonly #marks: AnsweredMarks;
+  #starting: Promise<void> | undefined;
   #loop: Promise<void> | undefined;
-  #lastClaimAt = 0;
-  #lastTrimAt = 0;
+  #lastClaimAt = Number.NEGATIVE_INFINITY;
+  #lastTrimAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: EventWorkerOptions) {
     super();
@@ -80,6 +76,13 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
     this.#client = options.client;
     this.#givenReadClient = options.readClient;
     this.#leases = new WorkerLeases(this.#stream, this.#group, this.#consumer, this.#options.claimIdleMs, (error) => this.#report(error));
+    this.#holderName = `${this.#group.length}:${this.#group}/${this.#consumer}/${randomUUID()}`;
+    const run = this.#stream.script.bind(this.#stream);
+    this.#marks = new AnsweredMarks(
+      run,
+      () => this.#stream.client.isReady,
+      (error) => this.#report(error),
+    );
     this.router = new InteractionRouter();
     this.router.on('interactionError', (event) => this.#emitSafely('interactionError', event));
   }
@@ -114,8 +117,15 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
   }
 
   /** Creates the group if needed, opens the connection of the blocking reads, and starts consuming; resolves once the group exists. */
-  async start(): Promise<void> {
-    if (this.#loop !== undefined) return;
+  start(): Promise<void> {
+    // Kept at once, so a second start() (or a close()) waits for this one instead of starting another.
+    this.#starting ??= this.#open();
+    return this.#starting;
+  }
+
+  async #open(): Promise<void> {
+    // Closed before it started: opens nothing. Closed while it starts: close() waits for this, then closes what it opened.
+    if (this.#stop.signal.aborted) return;
     await this.#stream.createGroup(this.#group, this.#options.startFrom === 'new' ? '$' : '0');
     if (this.#givenReadClient === undefined) {
       const own = await this.#stream.openReadClient();
@@ -128,17 +138,22 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
 
   /**
    * Stops reading, waits for the events under way to settle (each then
-   * acknowledged as usual, answered marks stored), and closes the connection
-   * of its blocking reads. What it had not read stays for the others. Safe to
-   * call more than once.
+   * acknowledged as usual), stops the answered marks still being retried
+   * (the attempt under way settles within the command timeout; those not
+   * stored are named in an `unmarked` event), and closes the connection of
+   * its blocking reads. What it had not read stays for the others. Safe to
+   * call more than once, and during `start()`.
    */
   async close(): Promise<void> {
     this.#stop.abort();
+    await this.#starting?.catch(() => undefined);
     // Ends a blocking read at once.
     this.#ownReadClient?.destroy();
     this.#ownReadClient = undefined;
     await this.#loop;
     await Promise.all(this.#running);
+    const unmarked = await this.#marks.close();
+    if (unmarked.ids.length > 0) this.#emitSafely('unmarked', unmarked);
     this.#leases.stop();
     await this.router.close();
   }
@@ -157,7 +172,7 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
           await Promise.race(this.#running);
           continue;
         }
-        const now = Date.now();
+        const now = performance.now();
         let read = 0;
         if (now - this.#lastClaimAt >= this.#options.claimIdleMs / 2) {
           this.#lastClaimAt = now;
@@ -182,17 +197,20 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
 
   /**
    * The group (or the whole stream) vanished: destroyed, flushed, or lost with a Redis restarted empty. It is created again
-   * from the first entry the stream still holds, so nothing published meanwhile is lost (what the old group had acknowledged
-   * and the trim had not removed yet comes again; interactions answered stay answered through their claims).
+   * from the id through which it had acknowledged everything (recorded with each acknowledgement), so nothing published
+   * meanwhile is lost and nothing acknowledged comes again; from `0-0` when that record is gone too (what the old group had
+   * acknowledged and the trim had not removed comes again then; interactions answered stay answered through their claims).
    */
   async #recreateGroup(): Promise<boolean> {
+    let from: string | undefined;
     try {
-      if (!(await this.#stream.createGroup(this.#group, '0'))) return false;
+      from = await this.#stream.recreateGroup(this.#group);
     } catch (error) {
       this.#report(error);
       return false;
     }
-    this.#emitSafely('recreated', { group: this.#group, from: '0-0' });
+    if (from === undefined) return false;
+    this.#emitSafely('recreated', { group: this.#group, from });
     return true;
   }
 
@@ -200,7 +218,8 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
   async #checkBacklog(): Promise<void> {
     const bound = this.#options.maxBacklog;
     if (bound === undefined) return;
-    const backlog = await this.#stream.backlog();
+    // Counts no further than the bound needs (when Redis cannot tell the lag, each entry counted is read in Redis).
+    const { backlog } = await this.#stream.measure(bound + 1);
     const group = backlog.groups.find((candidate) => candidate.name === this.#group);
     if (group !== undefined && group.pending + group.undelivered > bound) this.#emitSafely('backlog', backlog);
   }
@@ -213,53 +232,22 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
     const reply = await this.#stream.readGroup(client ?? this.#stream.client, this.#group, this.#consumer, count, block);
     const entries = entriesOf(reply, this.#stream.key);
     for (const entry of entries) this.#start(entry, 1, sentAt);
+    void this.#leases.touchIfLate(entries.map(entryId), sentAt);
     return entries.length;
   }
 
   /** Takes over entries pending longer than `claimIdleMs` with another consumer (or this one, before a restart). */
   async #reclaim(count: number): Promise<number> {
-    const idle = String(this.#options.claimIdleMs);
     const sentAt = this.#leases.now();
-    const reply = await this.#stream.command(['XAUTOCLAIM', this.#stream.key, this.#group, this.#consumer, idle, '0-0', 'COUNT', String(count)]);
-    const [, entries = [], deleted = []] = Array.isArray(reply) ? (reply as [unknown, unknown[], unknown[]]) : [];
-    // Entries pending but gone from the stream (trimmed by someone else's XTRIM MAXLEN, or lost with Redis): acknowledged, reported.
-    const gone = (deleted as unknown[]).map(String);
-    if (gone.length > 0) {
-      await this.#stream.command(['XACK', this.#stream.key, this.#group, ...gone]);
-      this.#emitSafely('lost', { ids: gone });
-    }
-    const live = (entries as unknown[]).filter((entry) => Array.isArray(entry) && entry[1] !== null);
-    if (live.length === 0) return 0;
-    const ids = live.map((entry) => String((entry as unknown[])[0]));
-    const counts = await this.#deliveries(ids);
-    const taken = ids.filter((id) => !this.#leases.has(id));
+    const { live, gone, counts } = await reclaimEntries(this.#stream, this.#group, this.#consumer, this.#options.claimIdleMs, count);
+    if (gone.length > 0) this.#emitSafely('lost', { ids: gone });
+    const taken = live.map(entryId).filter((id) => !this.#leases.has(id));
     if (taken.length > 0) {
       this.#emitSafely('reclaimed', { ids: taken });
       this.#step({ step: 'reclaim', count: taken.length });
     }
-    for (const entry of live) this.#start(entry, counts.get(String((entry as unknown[])[0])) ?? 2, sentAt);
+    for (const entry of live) this.#start(entry, counts.get(entryId(entry)) ?? 2, sentAt);
     return live.length;
-  }
-
-  /** How many times each of these entries (pending with this consumer) was delivered. */
-  async #deliveries(ids: string[]): Promise<Map<string, number>> {
-    const counts = new Map<string, number>();
-    // Stream ids sort by their numbers (`ms-seq`), not as text: `5-10` comes after `5-9`.
-    const sorted = [...ids].sort((a, b) => (idBefore(a, b) ? -1 : idBefore(b, a) ? 1 : 0));
-    const reply = await this.#stream.command([
-      'XPENDING',
-      this.#stream.key,
-      this.#group,
-      sorted[0] ?? '-',
-      sorted.at(-1) ?? '+',
-      String(ids.length * 2),
-      this.#consumer,
-    ]);
-    for (const row of Array.isArray(reply) ? reply : []) {
-      const [id, , , times] = row as [string, string, number, number];
-      counts.set(String(id), Number(times));
-    }
-    return counts;
   }
 
   /** Starts handling an entry read by a command sent at `sentAt` (monotonic), unless it is handled here already. */
@@ -269,7 +257,7 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
     if (!this.#leases.hold(id, sentAt)) return;
     const record = fieldsOf(fields);
     const data = parsePayload(record['d']);
-    const key = this.#orderKey(data);
+    const key = orderKeyOf(this.#options.orderBy, data);
     const run = () => this.#handle(id, record, data, deliveries);
     const task = (key === undefined ? run() : this.#ordered.run(key, run)).catch((error: unknown) => this.#report(error));
     this.#running.add(task);
@@ -277,14 +265,6 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
       this.#running.delete(task);
       this.#leases.release(id);
     });
-  }
-
-  /** The community or channel whose events run in order (`orderBy`), or `undefined`. */
-  #orderKey(data: unknown): string | undefined {
-    const by = this.#options.orderBy;
-    if (by === undefined || typeof data !== 'object' || data === null) return undefined;
-    const value = (data as Record<string, unknown>)[`${by}_id`];
-    return typeof value === 'string' ? value : undefined;
   }
 
   async #handle(id: string, fields: Record<string, string>, data: unknown, deliveries: number): Promise<void> {
@@ -321,12 +301,12 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
     const interactionId = typeof payload.id === 'string' ? payload.id : '';
     const token = typeof payload.token === 'string' ? [payload.token] : [];
     const keys: ClaimKeys = { claim: this.#stream.claimKey(interactionId) };
-    const run = this.#stream.script.bind(this.#stream);
     let claim: HeldClaim | undefined;
     let marking: Promise<boolean> | undefined;
+    let expiresAt = 0;
     // Refused before any request once the claim lapsed (this worker was paused or cut off past claimIdleMs): the worker that
-    // reclaimed the entry answers. Once the service accepted an answer, the claim says so (tried until Redis takes it), so
-    // a delivery reclaimed after that is acknowledged without running again.
+    // reclaimed the entry answers. Once the service accepted an answer, the claim says so (tried until Redis takes it, for as
+    // long as the interaction lives), so a delivery reclaimed after that is acknowledged without running again.
     const respond: InteractionResponder = async (target, body, options) => {
       if (claim === undefined || !this.#leases.valid(id)) {
         throw new EventStreamError(
@@ -334,8 +314,8 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
         );
       }
       const result = await this.#client.interactions.respond(target, body, options);
-      const until = this.#leases.now() + INTERACTION_LIFETIME_MS;
-      marking = markAnsweredUntilTaken(run, keys, { until, failed: (error) => this.#report(error) });
+      const until = this.#leases.now() + (expiresAt - this.#options.clock());
+      marking = this.#marks.mark(id, interactionId, keys, until, () => this.#leases.answered(id));
       return result;
     };
     const built = interactionFromDispatch(data, respond, this.#options.clock);
@@ -344,21 +324,10 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
     if (built.interaction.expired) {
       return this.#deadLetter(id, fields, 'expired', 'the interaction was older than 15 minutes when a worker got it', deliveries);
     }
-    const holder = `${id}@${this.#consumer}`;
-    const sentAt = this.#leases.now();
-    const acquired = await acquireClaim(run, keys, holder, this.#options.claimIdleMs);
-    if (acquired.status === 'held' && acquired.holder.startsWith(`${id}@`)) return; // This entry, live with another worker: left to it.
-    if (acquired.status !== 'taken') {
-      await this.#ack(id);
-      this.#emitSafely('duplicate', { id, interactionId });
-      this.#step({ step: 'duplicate', id, type: 'INTERACTION_CREATE' });
-      return;
-    }
-    const held = new HeldClaim(acquired.fence, this.#options.claimIdleMs, sentAt, () => this.#leases.now());
-    // A claim whose answer came too late to be known valid now is dropped: the entry stays pending, delivered again.
-    if (!held.valid) return this.#leases.giveBack(keys, holder, held);
+    expiresAt = built.interaction.createdAt + INTERACTION_LIFETIME_MS;
+    const held = await this.#claim(id, interactionId, keys);
+    if (held === undefined) return;
     claim = held;
-    this.#leases.claimed(id, keys, holder, held);
     this.#step({ step: 'claim', id, type: 'INTERACTION_CREATE', deliveries });
     const started = performance.now();
     const interaction = built.interaction;
@@ -367,14 +336,47 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
     this.router.holdUnclaimed(interaction, handled, (event) => this.#emitSafely('interactionUnhandled', event));
     await running;
     this.#step({ step: 'handle', id, type: 'INTERACTION_CREATE', deliveries, durationMs: performance.now() - started });
-    const answered = (await marking) === true;
+    // Answered: acknowledged once the mark is stored, which goes on apart from the tasks under way (close() stops it).
+    if (marking !== undefined) return this.#marks.afterStored(id, () => this.#ack(id));
     // Handler errors were reported (interactionError). Not acknowledged once the claim lapsed unanswered: the entry may be
     // another worker's now, and if not it comes again.
-    if (answered || this.#leases.valid(id)) await this.#ack(id);
+    if (this.#leases.valid(id)) await this.#ack(id);
+  }
+
+  /**
+   * Claims the interaction of entry `id` for this worker; `undefined` when it must not run here (the entry was then
+   * acknowledged as a duplicate, or left pending for the worker that holds it).
+   */
+  async #claim(id: string, interactionId: string, keys: ClaimKeys): Promise<HeldClaim | undefined> {
+    const run = this.#stream.script.bind(this.#stream);
+    const holder = `${id}@${this.#holderName}`;
+    const sentAt = this.#leases.now();
+    const acquired = await acquireClaim(run, keys, holder, this.#options.claimIdleMs, { retake: false });
+    // This entry, live with another worker of this group (or this one's own claim): left to it.
+    if (acquired.status === 'held' && acquired.holder.startsWith(`${id}@${this.#group.length}:${this.#group}/`)) return undefined;
+    if (acquired.status !== 'taken') {
+      await this.#ack(id);
+      this.#emitSafely('duplicate', { id, interactionId });
+      this.#step({ step: 'duplicate', id, type: 'INTERACTION_CREATE' });
+      return undefined;
+    }
+    const held = new HeldClaim(acquired.fence, this.#options.claimIdleMs, sentAt, () => this.#leases.now());
+    // A claim whose answer came too late to be known valid now is dropped: the entry stays pending, delivered again.
+    if (!held.valid) return void (await this.#leases.giveBack(keys, holder, held));
+    this.#leases.claimed(id, keys, holder, held);
+    if (!acquired.lapsed) return held;
+    // Taken over from a holder whose lease ran out (cut off from Redis, or paused): it may have answered meanwhile and be
+    // storing its mark now (tried again as soon as its client is back). Waits longer than that retry, renewing the claim
+    // with the heartbeat, then checks it is still this worker's: once marked answered, it is not, and the entry comes again
+    // as a duplicate.
+    await wait(ANSWERED_RETRY_MAX_PAUSE_MS + this.#stream.timeoutMs, { signal: this.#stop.signal }).catch(() => undefined);
+    const renew = () => renewClaim(run, keys, holder, held.fence, this.#options.claimIdleMs);
+    if (this.#stop.signal.aborted || !(await held.renew(renew).catch(() => false))) return undefined;
+    return held;
   }
 
   async #ack(id: string): Promise<void> {
-    await this.#stream.command(['XACK', this.#stream.key, this.#group, id]);
+    await this.#stream.ack(this.#group, [id]);
     this.#step({ step: 'ack', id });
   }
 
@@ -384,14 +386,7 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
   }
 
   async #deadLetter(id: string, fields: Record<string, string>, reason: DeadLetter['reason'], error: string, deliveries: number): Promise<void> {
-    let token: string[] = [];
-    try {
-      const parsed = JSON.parse(fields['d'] ?? 'null') as { token?: unknown } | null;
-      if (typeof parsed?.token === 'string') token = [parsed.token];
-    } catch {
-      token = [];
-    }
-    const summary = scrubText(error, token).slice(0, 500);
+    const summary = scrubText(error, tokenOf(fields)).slice(0, 500);
     await this.#stream.deadLetter(this.#group, id, fields, reason, summary, deliveries);
     this.#step({ step: 'deadLetter', id, type: fields['t'] ?? '', reason, deliveries });
     this.#emitSafely('deadLetter', { originalId: id, type: fields['t'] ?? '', reason, deliveries, error: summary });

@@ -30,5 +30,6 @@ export {
   type DuplicateEvent,
   type LostEvent,
   type RecreatedEvent,
+  type UnmarkedEvent,
 } from './event-worker.js';
 export { createRedisShardCoordinator, RedisShardCoordinator, type RedisShardCoordinatorOptions } from './shard-coordinator.js';

@@ -27,10 +27,12 @@ export const CLAIM_TTL_MS = INTERACTION_LIFETIME_MS + 60_000;
 const LEASE_SHARE = 0.8;
 
 /**
- * ARGV: operation (`acquire`, `renew`, `release`, `answered`), holder, fence (renew, release), lease (ms), key TTL (ms).
+ * ARGV: operation (`acquire`, `renew`, `release`, `answered`), holder, fence (renew, release), lease (ms), key TTL (ms),
+ * and for acquire whether the same holder may take its own live claim again (`'1'`) or not (`'0'`).
  * KEYS[1]: the claim; KEYS[2] (optional): the members whose holders count only while live.
- * Replies: acquire `{1, fence}` (taken), `{0}` (answered), `{-1, holder}` (held by another live holder); renew `{1, fence}`
- * or `{0}` (lapsed or taken by another); release and answered `{1}`.
+ * Replies: acquire `{1, fence, 1 when it lapsed from another holder else 0}` (taken), `{0}` (answered), `{-1, holder}`
+ * (held by another live holder, or by this one when it may not take it again); renew `{1, fence}` or `{0}` (lapsed,
+ * answered or taken by another); release and answered `{1}`.
  */
 const CLAIM = new RedisScript(`
 local t = redis.call('TIME')
@@ -48,10 +50,12 @@ fence = tonumber(fence or '0')
 local live = owner ~= nil and owner ~= '' and tonumber(expires) > now
 if live and KEYS[2] then live = tonumber(redis.call('ZSCORE', KEYS[2], owner) or '0') > now end
 if op == 'acquire' then
-  if live and owner ~= holder then return { -1, owner } end
+  if live and (owner ~= holder or ARGV[6] ~= '1') then return { -1, owner } end
+  local lapsed = 0
+  if owner ~= nil and owner ~= '' and owner ~= holder then lapsed = 1 end
   fence = fence + 1
   redis.call('SET', KEYS[1], holder .. '|' .. fence .. '|' .. (now + tonumber(ARGV[4])), 'PX', ARGV[5])
-  return { 1, fence }
+  return { 1, fence, lapsed }
 end
 local mine = owner == holder and fence == tonumber(ARGV[3])
 if op == 'renew' then
@@ -76,9 +80,9 @@ export interface ClaimKeys {
   readonly members?: string | undefined;
 }
 
-/** What an acquire answered. */
+/** What an acquire answered (`lapsed`: taken over from another holder whose lease ran out, not free or released). */
 export type ClaimAcquired =
-  | { readonly status: 'taken'; readonly fence: number }
+  | { readonly status: 'taken'; readonly fence: number; readonly lapsed: boolean }
   | { readonly status: 'answered' }
   | { readonly status: 'held'; readonly holder: string };
 
@@ -92,12 +96,20 @@ function replyOf(reply: unknown): unknown[] {
 
 /**
  * Takes the claim for `holder` with a lease of `leaseMs` (Redis time): free, released, lapsed, held by a member no longer
- * live, or held by this same holder (taken again, with a new fence). `answered` once an answer was accepted; `held` while
- * another live holder has it.
+ * live, or, when `retake` (the fleet's members, whose ids are one per process), held by this same holder (taken again,
+ * with a new fence). `answered` once an answer was accepted; `held` while another live holder has it (or this one, without
+ * `retake`: a worker keeps its own claim only through {@link renewClaim} with its fence).
  */
-export async function acquireClaim(run: ClaimScriptRunner, keys: ClaimKeys, holder: string, leaseMs: number): Promise<ClaimAcquired> {
-  const [code, detail] = replyOf(await run(CLAIM, keysOf(keys), ['acquire', holder, '0', String(leaseMs), String(CLAIM_TTL_MS)]));
-  if (Number(code) === 1) return { status: 'taken', fence: Number(detail) };
+export async function acquireClaim(
+  run: ClaimScriptRunner,
+  keys: ClaimKeys,
+  holder: string,
+  leaseMs: number,
+  options: { readonly retake?: boolean | undefined } = {},
+): Promise<ClaimAcquired> {
+  const retake = options.retake === false ? '0' : '1';
+  const [code, detail, lapsed] = replyOf(await run(CLAIM, keysOf(keys), ['acquire', holder, '0', String(leaseMs), String(CLAIM_TTL_MS), retake]));
+  if (Number(code) === 1) return { status: 'taken', fence: Number(detail), lapsed: Number(lapsed) === 1 };
   if (Number(code) === 0) return { status: 'answered' };
   return { status: 'held', holder: String(detail) };
 }
@@ -118,6 +130,12 @@ export async function markAnswered(run: ClaimScriptRunner, keys: ClaimKeys): Pro
   await run(CLAIM, keysOf(keys), ['answered', '', '0', '0', String(CLAIM_TTL_MS)]);
 }
 
+/** The longest pause between two attempts of {@link markAnsweredUntilTaken} while the client stays connected. */
+export const ANSWERED_RETRY_MAX_PAUSE_MS = 2000;
+
+/** How often a retry looks whether its client is connected again, milliseconds. */
+const READY_POLL_MS = 20;
+
 /** What {@link markAnsweredUntilTaken} needs besides the claim. */
 export interface AnsweredRetry {
   /** Each failed attempt (reported, never dropped). */
@@ -126,17 +144,34 @@ export interface AnsweredRetry {
   readonly now?: (() => number) | undefined;
   /** Until when (monotonic) to keep trying: after it, no one can answer the interaction anyway. */
   readonly until: number;
-  /** First pause between attempts, doubled up to 2 s. @default 100 */
+  /** First pause between attempts, doubled up to {@link ANSWERED_RETRY_MAX_PAUSE_MS}. @default 100 */
   readonly firstPauseMs?: number | undefined;
+  /** Whether the client is connected: once it comes back after being down, the next attempt goes at once. */
+  readonly ready?: (() => boolean) | undefined;
+  /** Stops trying (after the attempt under way); resolves `false`. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** Waits `pauseMs`, or less: until the client is connected again after being down, or `signal` aborts. */
+async function pauseUntilReady(pauseMs: number, ready: (() => boolean) | undefined, signal: AbortSignal | undefined): Promise<void> {
+  if (ready === undefined) return wait(pauseMs, { signal }).catch(() => undefined);
+  const end = performance.now() + pauseMs;
+  let down = !ready();
+  while (performance.now() < end && signal?.aborted !== true) {
+    await wait(Math.min(READY_POLL_MS, end - performance.now()), { signal }).catch(() => undefined);
+    if (down && ready()) return;
+    down = !ready();
+  }
 }
 
 /**
- * Marks the interaction answered, trying again (100 ms, doubling up to 2 s) until Redis takes it or `until` passes, each
- * failure reported: a Redis outage must not leave an answered interaction looking unanswered, to be run again. Resolves
- * `true` once stored.
+ * Marks the interaction answered, trying again (100 ms, doubling up to {@link ANSWERED_RETRY_MAX_PAUSE_MS}, and at once
+ * when the client is connected again) until Redis takes it, `until` passes or `signal` aborts, each failure reported: a
+ * Redis outage must not leave an answered interaction looking unanswered, to be run again. Resolves `true` once stored.
  */
 export async function markAnsweredUntilTaken(run: ClaimScriptRunner, keys: ClaimKeys, retry: AnsweredRetry): Promise<boolean> {
   const now = retry.now ?? (() => performance.now());
+  const stopped = () => retry.signal?.aborted === true;
   let pause = retry.firstPauseMs ?? 100;
   for (;;) {
     try {
@@ -145,9 +180,10 @@ export async function markAnsweredUntilTaken(run: ClaimScriptRunner, keys: Claim
     } catch (error) {
       retry.failed(error);
     }
-    if (now() + pause >= retry.until) return false;
-    await wait(pause);
-    pause = Math.min(pause * 2, 2000);
+    if (stopped() || now() + pause >= retry.until) return false;
+    await pauseUntilReady(pause, retry.ready, retry.signal);
+    if (stopped()) return false;
+    pause = Math.min(pause * 2, ANSWERED_RETRY_MAX_PAUSE_MS);
   }
 }
 

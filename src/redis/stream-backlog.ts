@@ -10,60 +10,77 @@
 import { clampNumber } from '../core/bounds.js';
 import { RedisScript } from './connection.js';
 
-/** How many undelivered entries a group's backlog counts itself when Redis cannot tell its `lag` (deletions after its last read). */
-export const UNDELIVERED_COUNT_CAP = 10_000;
+/**
+ * When Redis cannot tell a group's `lag` (deletions after its last read), `backlog()` counts its undelivered entries
+ * itself, until its pending and undelivered entries together reach this many: each one counted is read in Redis.
+ */
+export const UNDELIVERED_COUNT_CAP = 1000;
+
+/** Lua: `idparts(id)` (its two numbers) and `idbefore(a, b)`: stream ids compared by their numbers, not as text. */
+export const LUA_STREAM_IDS = `
+local function idparts(id)
+  local ms, seq = string.match(id, '^(%d+)-(%d+)$')
+  return tonumber(ms), tonumber(seq)
+end
+local function idbefore(a, b)
+  local am, as = idparts(a)
+  local bm, bs = idparts(b)
+  return am < bm or (am == bm and as < bs)
+end
+`;
 
 /**
- * ARGV[1]: '1' to trim (XTRIM MINID to the bound every group acknowledged), ARGV[2]: the undelivered count cap.
- * KEYS[1]: the stream, KEYS[2]: its dead letters.
- * Returns `{length, dead letters, oldest age ms, trimmed, {name, pending, undelivered, {consumer, pending, idle, ...}}, ...}`.
+ * ARGV[1]: '1' to trim (XTRIM MINID to the bound every group acknowledged: nothing counted, no consumers listed),
+ * ARGV[2]: how far to count a group's undelivered entries when Redis cannot tell its lag (until pending + undelivered
+ * reach it). KEYS[1]: the stream, KEYS[2]: its dead letters.
+ * Returns `{length, dead letters, oldest age ms, trimmed, entries examined, {name, pending, undelivered, {consumer,
+ * pending, idle, ...}}, ...}`.
  */
-export const BACKLOG = new RedisScript(`
+export const BACKLOG = new RedisScript(`${LUA_STREAM_IDS}
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local dead = redis.call('XLEN', KEYS[2])
 if redis.call('EXISTS', KEYS[1]) == 0 then return { 0, dead, 0, 0 } end
-local function parts(id)
-  local ms, seq = string.match(id, '^(%d+)-(%d+)$')
-  return tonumber(ms), tonumber(seq)
-end
-local function before(a, b)
-  local am, as = parts(a)
-  local bm, bs = parts(b)
-  return am < bm or (am == bm and as < bs)
-end
 local function record(flat)
   local out = {}
   for i = 1, #flat, 2 do out[flat[i]] = flat[i + 1] end
   return out
 end
-local answer = { redis.call('XLEN', KEYS[1]), dead, 0, 0 }
+local trimming = ARGV[1] == '1'
+local answer = { redis.call('XLEN', KEYS[1]), dead, 0, 0, 0 }
+local examined = 0
 local oldest, bound
 for _, raw in ipairs(redis.call('XINFO', 'GROUPS', KEYS[1])) do
   local info = record(raw)
   local last = info['last-delivered-id']
   local first = redis.call('XRANGE', KEYS[1], '(' .. last, '+', 'COUNT', 1)[1]
+  examined = examined + 1
   local undelivered = 0
+  local limit = tonumber(ARGV[2]) - info['pending']
   if type(info['lag']) == 'number' then undelivered = info['lag']
-  elseif first then undelivered = #redis.call('XRANGE', KEYS[1], '(' .. last, '+', 'COUNT', ARGV[2]) end
+  elseif first and not trimming and limit > 0 then
+    undelivered = #redis.call('XRANGE', KEYS[1], '(' .. last, '+', 'COUNT', limit)
+    examined = examined + undelivered
+  end
   local owed = nil
   if info['pending'] > 0 then owed = redis.call('XPENDING', KEYS[1], info['name'])[2] end
   if not owed and first then owed = first[1] end
-  if owed and (not oldest or before(owed, oldest)) then oldest = owed end
-  local ms, seq = parts(last)
+  if owed and (not oldest or idbefore(owed, oldest)) then oldest = owed end
+  local ms, seq = idparts(last)
   local acknowledged = owed or (ms .. '-' .. (seq + 1))
-  if not bound or before(acknowledged, bound) then bound = acknowledged end
+  if not bound or idbefore(acknowledged, bound) then bound = acknowledged end
   local consumers = {}
-  for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], info['name'])) do
+  if not trimming then for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], info['name'])) do
     local consumer = record(c)
     consumers[#consumers + 1] = consumer['name']
     consumers[#consumers + 1] = consumer['pending']
     consumers[#consumers + 1] = consumer['idle']
-  end
+  end end
   answer[#answer + 1] = { info['name'], info['pending'], undelivered, consumers }
 end
-if oldest then answer[3] = math.max(0, now - parts(oldest)) end
-if ARGV[1] == '1' and bound then answer[4] = redis.call('XTRIM', KEYS[1], 'MINID', bound) end
+if oldest then answer[3] = math.max(0, now - idparts(oldest)) end
+if trimming and bound then answer[4] = redis.call('XTRIM', KEYS[1], 'MINID', bound) end
+answer[5] = examined
 return answer`);
 
 /** One consumer's share of its group's backlog. */
@@ -84,7 +101,7 @@ export interface StreamGroupBacklog {
   pending: number;
   /**
    * Entries not delivered to the group yet: Redis's `lag`, or, when Redis cannot tell it (entries deleted after the group's
-   * last read), counted, up to 10,000.
+   * last read), counted until `pending` and `undelivered` together reach 1,000 (then at least that many wait).
    */
   undelivered: number;
   /** Pending entries per consumer. */
@@ -108,10 +125,10 @@ function count(value: unknown): number {
   return Math.floor(clampNumber(value, 0, Number.MAX_SAFE_INTEGER, 0));
 }
 
-/** The backlog and how many entries the trim removed, from {@link BACKLOG}'s reply. */
-export function readBacklog(reply: unknown): { backlog: StreamBacklog; trimmed: number } {
+/** The backlog, how many entries the trim removed and how many stream entries the script read, from {@link BACKLOG}'s reply. */
+export function readBacklog(reply: unknown): { backlog: StreamBacklog; trimmed: number; examined: number } {
   const items = Array.isArray(reply) ? reply : [];
-  const groups: StreamGroupBacklog[] = items.slice(4).map((raw) => {
+  const groups: StreamGroupBacklog[] = items.slice(5).map((raw) => {
     const [name, pending, undelivered, consumers] = (Array.isArray(raw) ? raw : []) as [unknown, unknown, unknown, unknown];
     const flat = Array.isArray(consumers) ? consumers : [];
     const list: StreamConsumerBacklog[] = [];
@@ -119,5 +136,5 @@ export function readBacklog(reply: unknown): { backlog: StreamBacklog; trimmed: 
     return { name: String(name), pending: count(pending), undelivered: count(undelivered), consumers: list };
   });
   const backlog: StreamBacklog = { length: count(items[0]), deadLetters: count(items[1]), oldestAgeMs: count(items[2]), groups };
-  return { backlog, trimmed: count(items[3]) };
+  return { backlog, trimmed: count(items[3]), examined: count(items[4]) };
 }

@@ -3,7 +3,11 @@
  * (`interaction-claim.ts`). Every third of `claimIdleMs` a heartbeat renews each claim and then touches the entries still
  * held (`XCLAIM … JUSTID`, idle time back to 0), so no other worker reclaims the entry of a slow but live handler. Each
  * entry's hold counts from when its read or its last touch was sent, on the monotonic clock: once that lapsed (the process
- * was paused, or cut off from Redis) it is no longer touched, since another worker may have taken it.
+ * was paused, or cut off from Redis) it is no longer touched, since another worker may have taken it. An entry whose read
+ * came back late (it arrived near the end of a blocking read, whose send its hold counts from) is touched at once, so its
+ * hold never runs out before the next heartbeat. Once an interaction's answered mark is stored its claim is no longer
+ * renewed (Redis refuses: it is answered), but its entry is still touched until the handler settles, so a deferred handler
+ * working on past `claimIdleMs` is not reclaimed elsewhere as a duplicate.
  *
  * @module
  */
@@ -71,6 +75,22 @@ export class WorkerLeases {
     if (entry !== undefined) entry.claim = { keys, holder, held };
   }
 
+  /** The interaction's answered mark is stored: its claim is done with, its entry still touched until released. */
+  answered(id: string): void {
+    const entry = this.#held.get(id);
+    if (entry !== undefined) entry.claim = undefined;
+  }
+
+  /**
+   * Entries just read by a command sent at `sentAt`: when its reply came so late that less than half the lease of their
+   * hold is left (they arrived near the end of a blocking read), they are touched at once rather than at the next
+   * heartbeat. Never rejects (a failure is reported).
+   */
+  async touchIfLate(ids: readonly string[], sentAt: number): Promise<void> {
+    if (ids.length === 0 || this.#now() - sentAt <= this.#leaseMs * 0.3) return;
+    await this.#touch(ids.filter((id) => this.valid(id))).catch(this.#failed);
+  }
+
   /** Whether the entry is still known to be this worker's (its hold and its claim, if any, valid now). */
   valid(id: string): boolean {
     const entry = this.#held.get(id);
@@ -109,19 +129,22 @@ export class WorkerLeases {
           await claim.held.renew(() => renewClaim(this.#run, claim.keys, claim.holder, claim.held.fence, this.#leaseMs)).catch(this.#failed);
         }),
       );
-      const ids = [...this.#held.keys()].filter((id) => this.valid(id));
-      if (ids.length === 0) return;
-      const sentAt = this.#now();
-      const reply = await this.#stream.command(['XCLAIM', this.#stream.key, this.#group, this.#consumer, '0', ...ids, 'JUSTID']);
-      const touched = new Set((Array.isArray(reply) ? reply : []).map(String));
-      for (const id of ids) {
-        const entry = this.#held.get(id);
-        if (touched.has(id)) entry?.hold.confirm(sentAt);
-      }
+      await this.#touch([...this.#held.keys()].filter((id) => this.valid(id)));
     } catch (error) {
       this.#failed(error);
     } finally {
       this.#beating = false;
+    }
+  }
+
+  /** Touches these entries (idle time back to 0); each one Redis says is still this consumer's is held anew from the send. */
+  async #touch(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const sentAt = this.#now();
+    const reply = await this.#stream.command(['XCLAIM', this.#stream.key, this.#group, this.#consumer, '0', ...ids, 'JUSTID']);
+    const touched = new Set((Array.isArray(reply) ? reply : []).map(String));
+    for (const id of ids) {
+      if (touched.has(id)) this.#held.get(id)?.hold.confirm(sentAt);
     }
   }
 }

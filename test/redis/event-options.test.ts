@@ -42,6 +42,7 @@ describe('createEventWorker options', () => {
     expect(
       createEventWorker({ ...base, concurrency: 1000, claimIdleMs: 50, pollMs: 1, blockMs: 60_000, maxDeliveries: 1, trimEveryMs: 0, maxBacklog: 0 }),
     ).toBeDefined();
+    expect(createEventWorker({ ...base, trimEveryMs: 100 })).toBeDefined();
   });
 
   it.each([
@@ -57,7 +58,10 @@ describe('createEventWorker options', () => {
     [{ blockMs: 0 }, 'blockMs', /at least 1/],
     [{ blockMs: 60_001 }, 'blockMs', /at most 60000/],
     [{ maxDeliveries: 0 }, 'maxDeliveries', /at least 1/],
-    [{ trimEveryMs: -1 }, 'trimEveryMs', /at least 0/],
+    [{ claimIdleMs: 500.5 }, 'claimIdleMs', /whole number/],
+    [{ trimEveryMs: -1 }, 'trimEveryMs', /at least 100/],
+    [{ trimEveryMs: 1 }, 'trimEveryMs', /at least 100/],
+    [{ trimEveryMs: 250.5 }, 'trimEveryMs', /whole number/],
     [{ maxBacklog: Number.NaN }, 'maxBacklog', /must be a number/],
     [{ startFrom: 'end' }, 'startFrom', /one of 'beginning', 'new'/],
     [{ orderBy: 'user' }, 'orderBy', /one of 'guild', 'channel'/],

@@ -166,13 +166,15 @@ describeWithRedis('interaction claims in the worker pool', () => {
       const [entry] = await stream.publish([{ t: 'INTERACTION_CREATE', s: 1, d: payload, shardId: 0 }]);
       await redis.connection.sendCommand(['XREADGROUP', 'GROUP', 'g', 'a', 'COUNT', '1', 'STREAMS', stream.key, '>']);
       const keys = { claim: stream.claimKey(id) };
-      const held = await acquireClaim(run, keys, `${entry}@a`, 60_000);
+      // A worker's holder: the entry, then its group (length-prefixed), consumer and instance.
+      const holder = `${entry}@1:g/a/an-instance`;
+      const held = await acquireClaim(run, keys, holder, 60_000, { retake: false });
       await worker.start();
       await until(() => happened.filter((step) => step === 'reclaimed').length >= 2, { what: 'b reclaiming the entry twice' });
       expect(happened.filter((step) => step !== 'reclaimed')).toEqual([]);
       expect((await stream.backlog()).groups[0]?.pending).toBe(1);
       // a gives its claim up: b's next reclaim runs it, once.
-      await releaseClaim(run, keys, `${entry}@a`, held.status === 'taken' ? held.fence : -1);
+      await releaseClaim(run, keys, holder, held.status === 'taken' ? held.fence : -1);
       await until(() => happened.includes('ran'), { what: 'the handler run by b' });
       await until(async () => (await stream.backlog()).groups[0]?.pending === 0, { what: 'the entry acknowledged' });
       expect(happened.filter((step) => step !== 'reclaimed')).toEqual(['ran']);
@@ -277,4 +279,61 @@ describeWithRedis('the answered mark across a Redis restart', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it('two workers, Redis down longer than claimIdleMs while one answers: the other takes the lapsed claim over but does not run it again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ccsdk-aof-'));
+    let server = await startRedisServer({ appendOnlyDir: dir });
+    // a's client comes back a second after b's: b takes the lapsed claim over before a's mark can be stored.
+    const connect = async (reconnectMs: number) => {
+      const connection = createClient({ url: server.url, socket: { reconnectStrategy: () => reconnectMs } });
+      connection.on('error', () => undefined);
+      await connection.connect();
+      return connection;
+    };
+    const [ca, cb] = [await connect(1000), await connect(50)];
+    const sa = createRedisEventStream({ client: ca, stream: 'outage', commandTimeoutMs: 300 });
+    const sb = createRedisEventStream({ client: cb, stream: 'outage', commandTimeoutMs: 300 });
+    const runs: string[] = [];
+    const answers: string[] = [];
+    const client = (name: string) => ({ interactions: { respond: async () => void answers.push(name) } }) as never;
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const a = createEventWorker({ stream: sa, group: 'g', consumer: 'a', client: client('a'), claimIdleMs: 600 });
+    const b = createEventWorker({ stream: sb, group: 'g', consumer: 'b', client: client('b'), claimIdleMs: 600 });
+    for (const [name, worker] of [['a', a] as const, ['b', b] as const]) {
+      worker.on('error', () => undefined);
+      worker.onCommand('ping', async (interaction) => {
+        runs.push(name);
+        if (name === 'a') await gate;
+        await interaction.reply('pong');
+      });
+    }
+    const id = makeSnowflake(Date.now(), 7);
+    const payload = { id, application_id: '1', type: 2, token: 'interaction-token', version: 1, data: { id: '2', name: 'ping' } };
+    try {
+      await a.start();
+      await sa.publish([{ t: 'INTERACTION_CREATE', s: 1, d: payload, shardId: 0 }]);
+      await until(() => runs.length === 1, { what: 'a running the handler' });
+      await b.start();
+      await server.stop();
+      // a answers while Redis is down; its answered mark cannot be stored. The outage outlasts claimIdleMs on Redis's clock.
+      release();
+      await until(() => answers.length === 1, { what: "a's answer" });
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      server = await startRedisServer({ port: server.port, appendOnlyDir: dir });
+      await until(async () => (await sb.backlog().catch(() => undefined))?.groups[0]?.pending === 0, {
+        what: 'the entry acknowledged after Redis came back',
+        timeoutMs: 20_000,
+      });
+      expect(await ca.get(sa.claimKey(id))).toBe('answered');
+      expect(runs, 'workers that ran the handler').toEqual(['a']);
+      expect(answers, 'workers that answered').toEqual(['a']);
+    } finally {
+      release();
+      await Promise.all([a.close(), b.close()]);
+      await Promise.all([ca.close().catch(() => undefined), cb.close().catch(() => undefined)]);
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 40_000);
 });

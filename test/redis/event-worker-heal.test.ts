@@ -8,6 +8,7 @@
 import { expect, it } from 'vitest';
 import { Client } from '../../src/index.js';
 import { createEventWorker, createRedisEventStream, type EventWorkerEvents, type RecreatedEvent } from '../../src/redis/index.js';
+import { UNDELIVERED_COUNT_CAP } from '../../src/redis/stream-backlog.js';
 import { describeWithRedis, useRedis } from '../helpers/redis-server.js';
 import { until } from '../helpers/until.js';
 
@@ -15,7 +16,7 @@ describeWithRedis('the worker pool heals', () => {
   const redis = useRedis();
   let n = 0;
 
-  function setup(options: { maxBacklog?: number } = {}) {
+  function setup(options: { maxBacklog?: number; trimEveryMs?: number } = {}) {
     const stream = createRedisEventStream({ client: redis.connection, stream: `heal-${++n}` });
     // Nothing is answered in these tests: the client never sends.
     const client = new Client({ baseUrl: 'http://127.0.0.1:1', auth: { botToken: 'a-bot-token' } });
@@ -31,21 +32,24 @@ describeWithRedis('the worker pool heals', () => {
     return { stream, worker, client, seen, recreated, errors, publish };
   }
 
-  for (const [how, vanish] of [
-    ['XGROUP DESTROY', (key: string) => redis.connection.sendCommand(['XGROUP', 'DESTROY', key, 'g'])],
-    ['FLUSHALL', () => redis.connection.sendCommand(['FLUSHALL'])],
+  for (const [how, vanish, from] of [
+    ['XGROUP DESTROY', (key: string) => redis.connection.sendCommand(['XGROUP', 'DESTROY', key, 'g']), 'acknowledged'],
+    ['FLUSHALL', () => redis.connection.sendCommand(['FLUSHALL']), '0-0'],
   ] as const) {
     it(`a group gone by ${how} is created again within 5 s; every event published after is handled, and the trim works again`, async () => {
       const { stream, worker, client, seen, recreated, publish } = setup();
       try {
         await worker.start();
         await publish(0, 5);
-        await until(() => seen.length === 5, { what: 'the first five events handled' });
+        await until(async () => seen.length === 5 && (await stream.backlog()).groups[0]?.pending === 0, {
+          what: 'the first five events handled and acknowledged',
+        });
         await vanish(stream.key);
         await publish(5, 5);
         const started = Date.now();
         await until(() => recreated.length > 0, { what: `the group recreated after ${how}`, timeoutMs: 5000 });
-        expect(recreated[0]).toEqual({ group: 'g', from: '0-0' });
+        // Destroyed: from the id through which it had acknowledged everything; flushed (that record gone too): from 0-0.
+        expect(recreated[0]?.from).toMatch(from === '0-0' ? /^0-0$/ : /^[1-9]\d*-\d+$/);
         await until(() => [5, 6, 7, 8, 9].every((i) => seen.includes(i)), { what: `the five events published after ${how} handled`, timeoutMs: 5000 });
         expect(Date.now() - started).toBeLessThan(5000);
         await until(async () => (await stream.backlog()).length === 0, { what: 'the stream trimmed again by the worker' });
@@ -55,6 +59,46 @@ describeWithRedis('the worker pool heals', () => {
       }
     });
   }
+
+  it('a destroyed group is created again from what it had acknowledged: no event handled before runs again (nothing trimmed)', async () => {
+    const { stream, worker, client, seen, recreated, publish } = setup({ trimEveryMs: 0 });
+    try {
+      await worker.start();
+      const ids = await publish(0, 5);
+      await until(async () => seen.length === 5 && (await stream.backlog()).groups[0]?.pending === 0, { what: 'the first five handled and acknowledged' });
+      await redis.connection.sendCommand(['XGROUP', 'DESTROY', stream.key, 'g']);
+      await publish(5, 2);
+      await until(() => seen.includes(5) && seen.includes(6), { what: 'the events published after the destroy handled' });
+      expect(recreated).toEqual([{ group: 'g', from: ids[4] }]);
+      expect(seen, 'events handled, in order (an acknowledged one delivered again shows twice)').toEqual([0, 1, 2, 3, 4, 5, 6]);
+    } finally {
+      await worker.close();
+      await client.close();
+    }
+  });
+
+  it('with an entry still pending, a group is recorded as acknowledged through the id just below it, and created again from there', async () => {
+    const { stream, client, publish } = setup();
+    try {
+      await stream.createGroup('g', '0');
+      const ids = await publish(0, 3);
+      await redis.connection.sendCommand(['XREADGROUP', 'GROUP', 'g', 'c', 'COUNT', '3', 'STREAMS', stream.key, '>']);
+      expect(await stream.ack('g', [ids[0] as string, ids[2] as string])).toBe(2);
+      const [ms = '0', seq = '0'] = (ids[1] as string).split('-');
+      const below = seq === '0' ? `${BigInt(ms) - 1n}-18446744073709551615` : `${ms}-${BigInt(seq) - 1n}`;
+      expect(await redis.connection.sendCommand(['HGET', stream.ackedKey, 'g'])).toBe(below);
+      await redis.connection.sendCommand(['XGROUP', 'DESTROY', stream.key, 'g']);
+      expect(await stream.recreateGroup('g')).toBe(below);
+      // The entry never acknowledged comes again (and the one after it, acknowledged out of order).
+      const again = await redis.connection.sendCommand(['XREADGROUP', 'GROUP', 'g', 'c', 'COUNT', '5', 'STREAMS', stream.key, '>']);
+      expect(JSON.stringify(again)).toContain(ids[1] as string);
+      expect(JSON.stringify(again)).not.toContain(ids[0] as string);
+      // Another worker recreating it at the same time is told it exists.
+      expect(await stream.recreateGroup('g')).toBeUndefined();
+    } finally {
+      await client.close();
+    }
+  });
 
   it('reads block on Redis on a connection of their own: an idle worker sends a handful of reads, and other commands never wait behind them', async () => {
     const stream = createRedisEventStream({ client: redis.connection, stream: `heal-${++n}` });
@@ -127,6 +171,29 @@ describeWithRedis('the worker pool heals', () => {
     } finally {
       open();
       await worker.close();
+      await client.close();
+    }
+  });
+
+  it('when Redis cannot tell the lag, the trim reads one entry per group and backlog() counts only as far as it needs', async () => {
+    const { stream, client, publish } = setup();
+    try {
+      // 2,000 entries for a group that never read, one deleted: Redis's lag for it is unknown.
+      await stream.createGroup('idle', '0');
+      const ids = await publish(0, 2000);
+      await redis.connection.sendCommand(['XDEL', stream.key, ids[1] as string]);
+      const trim = await stream.trimmed();
+      expect(trim, 'the trim: entries read in Redis, entries removed').toEqual({ trimmed: 0, examined: 1 });
+      // maxBacklog 10 needs to know whether more than 10 wait: 11 counted (and the first entry read once).
+      const measured = await stream.measure(11);
+      expect(measured.backlog.groups[0]?.undelivered).toBe(11);
+      expect(measured.examined, 'entries read in Redis to measure against 11').toBe(12);
+      // backlog(): counted up to 1,000, not the 1,999 there are.
+      const backlog = await stream.measure(UNDELIVERED_COUNT_CAP);
+      expect(backlog.backlog.groups[0]?.undelivered).toBe(1000);
+      expect(backlog.examined).toBe(1001);
+      expect((await stream.backlog()).groups[0]?.undelivered).toBe(1000);
+    } finally {
       await client.close();
     }
   });

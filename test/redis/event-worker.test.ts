@@ -188,7 +188,7 @@ describeWithRedis('the event worker’s dead letters', () => {
   it('warns with a backlog event when more than maxBacklog entries wait in its group', async () => {
     const stream = createRedisEventStream({ client: redis.connection, stream: `worker-${++n}` });
     const client = new Client({ baseUrl: 'http://127.0.0.1:1', auth: { botToken: 'a-bot-token' } });
-    const worker = createEventWorker({ stream, group: 'g', consumer: 'w', client, pollMs: 5, concurrency: 2, trimEveryMs: 20, maxBacklog: 5 });
+    const worker = createEventWorker({ stream, group: 'g', consumer: 'w', client, pollMs: 5, concurrency: 2, trimEveryMs: 100, maxBacklog: 5 });
     let release: () => void = () => undefined;
     const blocked = new Promise<void>((resolve) => (release = resolve));
     worker.onDispatch('MESSAGE_CREATE', () => blocked);

@@ -1,0 +1,74 @@
+/**
+ * The Redis side of a worker taking over entries (`event-worker.ts`): `XAUTOCLAIM` of the entries pending longer than
+ * `claimIdleMs` with a silent consumer, those gone from the stream acknowledged, and each live one's delivery count; and
+ * what a worker reads from an entry (its payload, its order key, its token to scrub).
+ *
+ * @module
+ */
+
+import { idBefore, type RedisEventStream } from './event-stream.js';
+
+/** What a reclaim took over. */
+export interface Reclaimed {
+  /** The entries taken over (`[id, fields]`), still in the stream. */
+  readonly live: unknown[];
+  /** Entries pending but gone from the stream (trimmed by another's `XTRIM MAXLEN`, or lost with Redis): acknowledged. */
+  readonly gone: string[];
+  /** How many times each live entry was delivered. */
+  readonly counts: Map<string, number>;
+}
+
+/** Takes over up to `count` entries of `group` idle longer than `idleMs` for `consumer`. */
+export async function reclaimEntries(stream: RedisEventStream, group: string, consumer: string, idleMs: number, count: number): Promise<Reclaimed> {
+  const reply = await stream.command(['XAUTOCLAIM', stream.key, group, consumer, String(idleMs), '0-0', 'COUNT', String(count)]);
+  const [, entries = [], deleted = []] = Array.isArray(reply) ? (reply as [unknown, unknown[], unknown[]]) : [];
+  const gone = (deleted as unknown[]).map(String);
+  if (gone.length > 0) await stream.ack(group, gone);
+  const live = (entries as unknown[]).filter((entry) => Array.isArray(entry) && entry[1] !== null);
+  const counts = live.length === 0 ? new Map<string, number>() : await deliveries(stream, group, consumer, live.map(entryId));
+  return { live, gone, counts };
+}
+
+/** An entry's stream id (`[id, fields]`). */
+export function entryId(entry: unknown): string {
+  return String((entry as unknown[])[0]);
+}
+
+/** How many times each of these entries (pending with this consumer) was delivered. */
+async function deliveries(stream: RedisEventStream, group: string, consumer: string, ids: string[]): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  // Stream ids sort by their numbers (`ms-seq`), not as text: `5-10` comes after `5-9`.
+  const sorted = [...ids].sort((a, b) => (idBefore(a, b) ? -1 : idBefore(b, a) ? 1 : 0));
+  const reply = await stream.command(['XPENDING', stream.key, group, sorted[0] ?? '-', sorted.at(-1) ?? '+', String(ids.length * 2), consumer]);
+  for (const row of Array.isArray(reply) ? reply : []) {
+    const [id, , , times] = row as [string, string, number, number];
+    counts.set(String(id), Number(times));
+  }
+  return counts;
+}
+
+/** Marks an entry whose payload is not JSON. */
+export const MALFORMED: unique symbol = Symbol('malformed');
+
+/** An entry's payload, or {@link MALFORMED}. */
+export function parsePayload(text: string | undefined): unknown {
+  try {
+    return JSON.parse(text ?? '');
+  } catch {
+    return MALFORMED;
+  }
+}
+
+/** The community or channel whose events run in order (`orderBy`), or `undefined`. */
+export function orderKeyOf(by: 'guild' | 'channel' | undefined, data: unknown): string | undefined {
+  if (by === undefined || typeof data !== 'object' || data === null) return undefined;
+  const value = (data as Record<string, unknown>)[`${by}_id`];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The interaction token an entry's payload holds (to scrub from what is reported), if any. */
+export function tokenOf(fields: Record<string, string>): string[] {
+  const data = parsePayload(fields['d']);
+  const token = typeof data === 'object' && data !== null ? (data as { token?: unknown }).token : undefined;
+  return typeof token === 'string' ? [token] : [];
+}
