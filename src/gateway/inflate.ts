@@ -38,6 +38,9 @@ export class FrameInflater {
   #chunks: Buffer[] = [];
   #size = 0;
   #done = false;
+  /** Whole messages written and not yet delivered. */
+  #inflating = 0;
+  #drained: (() => void) | undefined;
 
   constructor(compression: Exclude<GatewayCompression, 'none'>, maxBytes: number, deliver: (message: Buffer) => void, fail: (error: GatewayError) => void) {
     this.#compression = compression;
@@ -57,7 +60,18 @@ export class FrameInflater {
       this.#stream.write(data);
       return;
     }
-    this.#stream.write(data, () => this.#complete());
+    this.#inflating++;
+    this.#stream.write(data, () => {
+      this.#inflating--;
+      this.#complete();
+      if (this.#inflating === 0) this.#settle();
+    });
+  }
+
+  /** Runs `then` once every whole message taken so far was delivered: at once when none is on its way, or the context failed. */
+  drain(then: () => void): void {
+    if (this.#done || this.#inflating === 0) then();
+    else this.#drained = then;
   }
 
   /** Frees the context (the connection closed); nothing more is delivered. */
@@ -90,5 +104,12 @@ export class FrameInflater {
     if (this.#done) return;
     this.destroy();
     this.#fail(new GatewayError(`${message}; closing the connection to reconnect`));
+    this.#settle();
+  }
+
+  #settle(): void {
+    const drained = this.#drained;
+    this.#drained = undefined;
+    drained?.();
   }
 }

@@ -82,8 +82,13 @@ export function openSocket(
     }
   });
   ws.on('close', (code: number, reason: Buffer) => {
-    inflater?.destroy();
-    if (on.current()) guarded(() => on.close(code, reason.toString()), on.report);
+    const closed = () => {
+      inflater?.destroy();
+      if (on.current()) guarded(() => on.close(code, reason.toString()), on.report);
+    };
+    // The messages that came before the close are read before it (a Reconnect or an Invalid Session followed by a close).
+    if (inflater === undefined) closed();
+    else inflater.drain(closed);
   });
   return ws;
 }
