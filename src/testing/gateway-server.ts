@@ -61,7 +61,7 @@ export class GatewayServer {
   readonly #wss: WebSocketServer;
   readonly #options: GatewayServerOptions;
   readonly #sessions = new Map<string, Session>();
-  /** Each open connection and its writer (plain, or compressed as the client asked with `compress=`). */
+  /** Each open connection and its writer (plain, or compressed as the client asked with `compress=`); closes go through it, after the messages before them. */
   readonly #sockets = new Map<WebSocket, GatewayFrameWriter>();
   #nextSession = 0;
   /** Makes this server's session ids its own: a session id stored by another emulator (a Redis session store left over) never resumes here. */
@@ -142,9 +142,10 @@ export class GatewayServer {
 
   #onConnection(socket: WebSocket, request: IncomingMessage): void {
     this.stats.connections++;
-    this.#sockets.set(socket, new GatewayFrameWriter(socket, requestedCompression(request)));
+    const compression = requestedCompression(request);
+    this.#sockets.set(socket, new GatewayFrameWriter(socket, compression));
     let session: Session | undefined;
-    this.#options.onTraffic?.({ kind: 'open' });
+    this.#options.onTraffic?.({ kind: 'open', compression: compression ?? 'none' });
     socket.on('close', (code: number) => {
       this.#sockets.get(socket)?.destroy();
       this.#sockets.delete(socket);
@@ -165,7 +166,7 @@ export class GatewayServer {
       try {
         frame = JSON.parse(raw.toString()) as GatewayFrame;
       } catch {
-        this.#close(socket, 4002, 'decode error');
+        this.#sockets.get(socket)?.close(4002, 'decode error');
         return;
       }
       this.received.push(frame);
@@ -179,7 +180,7 @@ export class GatewayServer {
           this.stats.identifies++;
           if (!this.answerSessions) return;
           if (session?.socket === socket) {
-            this.#close(socket, ALREADY_AUTHENTICATED, 'already authenticated');
+            this.#sockets.get(socket)?.close(ALREADY_AUTHENTICATED, 'already authenticated');
             return;
           }
           session = this.#identify(socket, frame.d) ?? session;
@@ -208,7 +209,7 @@ export class GatewayServer {
         default:
           // Presence, voice state and member requests are valid; the emulator has nothing to do for them.
           if (IGNORED_OPCODES.has(frame.op)) return;
-          this.#close(socket, 4001, 'unknown opcode');
+          this.#sockets.get(socket)?.close(4001, 'unknown opcode');
       }
     });
     if (this.sendHello) this.#send(socket, { op: GatewayOpcode.Hello, d: { heartbeat_interval: this.#options.heartbeatIntervalMs ?? 41_250 } });
@@ -220,7 +221,7 @@ export class GatewayServer {
     const token = String(d.token ?? '');
     const shard = d.shard;
     if (shard !== undefined && !validShard(shard)) {
-      this.#close(socket, INVALID_SHARD, 'invalid shard');
+      this.#sockets.get(socket)?.close(INVALID_SHARD, 'invalid shard');
       return undefined;
     }
     const record: IdentifyRecord = {
@@ -245,7 +246,7 @@ export class GatewayServer {
     const identity =
       token && (this.#options.authorize?.(token) ?? true) ? (this.#options.identity ? this.#options.identity(token) : DEFAULT_IDENTITY) : undefined;
     if (!identity) {
-      this.#close(socket, 4004, 'authentication failed');
+      this.#sockets.get(socket)?.close(4004, 'authentication failed');
       return undefined;
     }
     if (bucketKey !== undefined) this.#lastIdentify.set(bucketKey, record.at);
@@ -317,11 +318,6 @@ export class GatewayServer {
     this.#options.onTraffic?.({ kind: 'out', frame });
   }
 
-  /** Closes after the messages sent before (a compressed one may still be on its way). */
-  #close(socket: WebSocket, code: number, reason: string): void {
-    this.#sockets.get(socket)?.close(code, reason);
-  }
-
   #dispatch(session: Session, t: string, d: unknown): number {
     const s = ++session.sequence;
     if (t !== GatewayDispatch.Ready && t !== GatewayDispatch.Resumed) session.log.push({ s, t, d });
@@ -375,7 +371,7 @@ export class GatewayServer {
   closeSessionsOfToken(token: string, code: number): void {
     for (const [id, session] of this.#sessions) {
       if (session.token !== token) continue;
-      if (session.socket) this.#close(session.socket, code, 'token reset');
+      if (session.socket) this.#sockets.get(session.socket)?.close(code, 'token reset');
       this.#sessions.delete(id);
     }
   }
@@ -389,7 +385,7 @@ export class GatewayServer {
   dropConnections(how: 'terminate' | number = 'terminate'): void {
     for (const socket of this.#sockets.keys()) {
       if (how === 'terminate') socket.terminate();
-      else this.#close(socket, how, 'closed by the test server');
+      else this.#sockets.get(socket)?.close(how, 'closed by the test server');
     }
   }
 

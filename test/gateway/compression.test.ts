@@ -9,6 +9,7 @@ import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client, GatewayError, ValidationError, type GatewayOptions, type GatewayReconnectingEvent } from '../../src/index.js';
 import { compressedUrl, resolveCompression, zstdAvailable } from '../../src/gateway/compression.js';
+import { GatewayServer } from '../../src/testing/gateway-server.js';
 import { SECRETS } from '../helpers/index.js';
 import { frames, startWsServer, until, type WsPeer, type WsTestServer } from '../helpers/ws-server.js';
 
@@ -184,5 +185,35 @@ describe('zlib-stream on the wire', () => {
     const { gateway } = gatewayFor(ws.url, { compression: 'none' });
     await gateway.connect();
     expect((await ws.peer(0)).url).toBe('/');
+  });
+});
+
+describe('in shard workers', () => {
+  it('each worker connection asks for the same compression, and its dispatches arrive inflated', async () => {
+    const served: (string | undefined)[] = [];
+    const server = new GatewayServer({ heartbeatIntervalMs: 45_000, onTraffic: (event) => event.kind === 'open' && served.push(event.compression) });
+    await server.listening();
+    cleanups.push(() => server.close());
+    const client = new Client({
+      baseUrl: 'http://127.0.0.1:9',
+      auth: { botToken: SECRETS.botToken },
+      gateway: {
+        url: server.url,
+        compression: 'zlib-stream',
+        shards: 'auto',
+        shardCount: 2,
+        maxConcurrency: 2,
+        shardsPerWorker: 1,
+        sessionStartReserve: false,
+      },
+    });
+    cleanups.push(() => client.close());
+    const seen: number[] = [];
+    client.gateway.on('dispatch', (event) => event.t === 'WORKER_EVENT' && seen.push(event.shardId));
+    await client.gateway.connect();
+    expect(served).toEqual(['zlib-stream', 'zlib-stream']);
+    expect(server.dispatch('WORKER_EVENT', { n: 1 })).toBe(2);
+    await until(() => seen.length === 2, { what: 'the dispatch on both worker shards' });
+    expect(seen.sort()).toEqual([0, 1]);
   });
 });
