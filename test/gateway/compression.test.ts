@@ -11,7 +11,7 @@ import { Client, GatewayError, ValidationError, type GatewayOptions, type Gatewa
 import { compressedUrl, resolveCompression, zstdAvailable } from '../../src/gateway/compression.js';
 import { GatewayServer } from '../../src/testing/gateway-server.js';
 import { SECRETS } from '../helpers/index.js';
-import { frames, startWsServer, until, type WsPeer, type WsTestServer } from '../helpers/ws-server.js';
+import { frames, startWsServer, until, type WsPeer } from '../helpers/ws-server.js';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
@@ -29,8 +29,8 @@ function zlibStream() {
     });
 }
 
-/** A peer that speaks zlib-stream: Hello, then READY on Identify (session `sess-1`), RESUMED on Resume. */
-function compressedPeer(peer: WsPeer): (frame: unknown) => Promise<void> {
+/** A peer that speaks zlib-stream: Hello, then READY on Identify (session `sess-1`), RESUMED on Resume. Returns its compressor. */
+function compressedPeer(peer: WsPeer): (frame: unknown) => Promise<Buffer> {
   const compress = zlibStream();
   const send = async (frame: unknown) => peer.sendBinary(await compress(frame));
   void send(frames.hello(45_000));
@@ -39,20 +39,17 @@ function compressedPeer(peer: WsPeer): (frame: unknown) => Promise<void> {
     if (op === 2) void send(frames.ready(1));
     if (op === 6) void send(frames.resumed(2));
   });
-  return send;
+  return compress;
 }
 
-async function server(handler?: (peer: WsPeer) => void): Promise<WsTestServer> {
-  const started = await startWsServer(handler);
-  cleanups.push(() => started.close());
-  return started;
-}
-
-function gatewayFor(url: string, options: GatewayOptions = {}) {
+/** A scripted server running `handler` for each connection, and a Gateway (zlib-stream unless `options` say otherwise) on it, with what it reported. */
+async function scripted(handler: (peer: WsPeer) => void, options: GatewayOptions = {}) {
+  const ws = await startWsServer(handler);
+  cleanups.push(() => ws.close());
   const client = new Client({
     baseUrl: 'http://127.0.0.1:9',
     auth: { botToken: SECRETS.botToken },
-    gateway: { url, reconnectBaseDelayMs: 5, reconnectMaxDelayMs: 20, compression: 'zlib-stream', ...options },
+    gateway: { url: ws.url, reconnectBaseDelayMs: 5, reconnectMaxDelayMs: 20, compression: 'zlib-stream', ...options },
   });
   cleanups.push(() => client.close());
   const gateway = client.gateway;
@@ -62,7 +59,18 @@ function gatewayFor(url: string, options: GatewayOptions = {}) {
   gateway.on('error', (error) => errors.push(error));
   gateway.on('reconnecting', (event) => reconnecting.push(event));
   gateway.on('dispatch', (event) => dispatches.push({ t: event.t, d: event.d }));
-  return { gateway, errors, reconnecting, dispatches };
+  return { ws, gateway, errors, reconnecting, dispatches };
+}
+
+/** A scripted zlib-stream server (see {@link compressedPeer}) and a Gateway on it; `compress` is the latest connection's context, `send` sends through it. */
+async function compressedServer() {
+  let latest: ((frame: unknown) => Promise<Buffer>) | undefined;
+  const started = await scripted((peer) => {
+    latest = compressedPeer(peer);
+  });
+  const compress = (frame: unknown) => (latest as (frame: unknown) => Promise<Buffer>)(frame);
+  const send = async (frame: unknown) => (started.ws.peers.at(-1) as WsPeer).sendBinary(await compress(frame));
+  return { ...started, compress, send };
 }
 
 describe('the compression option', () => {
@@ -94,16 +102,12 @@ describe('the compression option', () => {
 
 describe('zlib-stream on the wire', () => {
   it('connects over a compressed stream, asking with compress=zlib-stream, and reads every message through one context', async () => {
-    let send: ((frame: unknown) => Promise<void>) | undefined;
-    const ws = await server((peer) => {
-      send = compressedPeer(peer);
-    });
-    const { gateway, dispatches, errors } = gatewayFor(ws.url);
+    const { ws, gateway, dispatches, errors, send } = await compressedServer();
     await gateway.connect();
     expect((await ws.peer(0)).url).toBe('/?compress=zlib-stream');
     // Repeated content: the second message refers back to the first (one context for the connection, not one per message).
-    await send?.(frames.dispatch('MESSAGE_CREATE', 2, { content: 'the same words again' }));
-    await send?.(frames.dispatch('MESSAGE_CREATE', 3, { content: 'the same words again' }));
+    await send(frames.dispatch('MESSAGE_CREATE', 2, { content: 'the same words again' }));
+    await send(frames.dispatch('MESSAGE_CREATE', 3, { content: 'the same words again' }));
     await until(() => dispatches.length === 3, { what: 'READY and two dispatches' });
     expect(dispatches.map((event) => event.t)).toEqual(['READY', 'MESSAGE_CREATE', 'MESSAGE_CREATE']);
     expect(gateway.sequence).toBe(3);
@@ -111,19 +115,12 @@ describe('zlib-stream on the wire', () => {
   });
 
   it('gathers a message split over several frames until the one ending in 00 00 ff ff', async () => {
-    let compress: ((frame: unknown) => Promise<Buffer>) | undefined;
-    const ws = await server((peer) => {
-      compress = zlibStream();
-      const peerSend = async (frame: unknown) => peer.sendBinary(await (compress as (frame: unknown) => Promise<Buffer>)(frame));
-      void peerSend(frames.hello(45_000));
-      peer.socket.on('message', () => void peerSend(frames.ready(1)));
-    });
-    const { gateway, dispatches, errors } = gatewayFor(ws.url);
+    const { ws, gateway, dispatches, errors, compress } = await compressedServer();
     await gateway.connect();
     const peer = await ws.peer(0);
     // Text that does not compress well: each part of the frame inflates to part of the message.
     const text = randomBytes(6000).toString('base64');
-    const whole = await (compress as (frame: unknown) => Promise<Buffer>)(frames.dispatch('SPLIT', 2, { text, n: 42 }));
+    const whole = await compress(frames.dispatch('SPLIT', 2, { text, n: 42 }));
     // Three frames: only the last ends in the suffix (Discord never splits the suffix itself).
     const cuts = [0, 3, Math.floor(whole.length / 2), whole.length];
     for (let i = 0; i + 1 < cuts.length; i++) peer.sendBinary(whole.subarray(cuts[i], cuts[i + 1]));
@@ -133,8 +130,7 @@ describe('zlib-stream on the wire', () => {
   });
 
   it('a corrupt stream is a GatewayError event, the socket is dropped, and the next connection resumes with a new context', async () => {
-    const ws = await server((peer) => void compressedPeer(peer));
-    const { gateway, errors, reconnecting } = gatewayFor(ws.url);
+    const { ws, gateway, errors, reconnecting } = await compressedServer();
     let resumed = 0;
     gateway.on('resumed', () => resumed++);
     await gateway.connect();
@@ -152,14 +148,10 @@ describe('zlib-stream on the wire', () => {
   });
 
   it('a message inflating past 16 MiB is a GatewayError and a reconnect, not an out-of-memory', async () => {
-    let send: ((frame: unknown) => Promise<void>) | undefined;
-    const ws = await server((peer) => {
-      send = compressedPeer(peer);
-    });
-    const { gateway, errors, reconnecting } = gatewayFor(ws.url);
+    const { gateway, errors, reconnecting, send } = await compressedServer();
     await gateway.connect();
     // 17 MiB of one letter deflates to about 17 KB.
-    await send?.(frames.dispatch('HUGE', 2, { text: 'a'.repeat(17 * 1024 * 1024) }));
+    await send(frames.dispatch('HUGE', 2, { text: 'a'.repeat(17 * 1024 * 1024) }));
     await until(() => reconnecting.length === 1, { what: 'a reconnect after the oversized message' });
     expect(errors.map((error) => error.message)).toEqual([expect.stringMatching(/a zlib-stream message inflated past 16777216 bytes/)]);
     expect(errors[0]).toBeInstanceOf(GatewayError);
@@ -167,22 +159,23 @@ describe('zlib-stream on the wire', () => {
   });
 
   it('reads a text frame as it is when the server does not compress', async () => {
-    const ws = await server((peer) => {
+    const { gateway, errors } = await scripted((peer) => {
       peer.send(frames.hello(45_000));
       peer.socket.on('message', () => peer.send(frames.ready(1)));
     });
-    const { gateway, errors } = gatewayFor(ws.url);
     await gateway.connect();
     expect(gateway.status).toBe('ready');
     expect(errors).toEqual([]);
   });
 
   it('with none, asks for nothing and reads binary frames as JSON', async () => {
-    const ws = await server((peer) => {
-      peer.sendBinary(Buffer.from(JSON.stringify(frames.hello(45_000))));
-      peer.socket.on('message', () => peer.sendBinary(Buffer.from(JSON.stringify(frames.ready(1)))));
-    });
-    const { gateway } = gatewayFor(ws.url, { compression: 'none' });
+    const { ws, gateway } = await scripted(
+      (peer) => {
+        peer.sendBinary(Buffer.from(JSON.stringify(frames.hello(45_000))));
+        peer.socket.on('message', () => peer.sendBinary(Buffer.from(JSON.stringify(frames.ready(1)))));
+      },
+      { compression: 'none' },
+    );
     await gateway.connect();
     expect((await ws.peer(0)).url).toBe('/');
   });
