@@ -55,6 +55,11 @@ export class FrameInflater {
   /** Takes a binary frame. */
   push(data: Buffer): void {
     if (this.#done) return;
+    // Frames arriving faster than they inflate wait in the stream: bounded too.
+    if (this.#stream.writableLength + data.length > this.#maxBytes) {
+      this.#failWith(`the ${this.#compression} frames waiting to be decompressed passed ${this.#maxBytes} bytes`);
+      return;
+    }
     const whole = this.#compression === 'zstd-stream' || (data.length >= 4 && data.readUInt32BE(data.length - 4) === ZLIB_SUFFIX);
     if (!whole) {
       this.#stream.write(data);
