@@ -23,13 +23,15 @@ function createStream(compression: Exclude<GatewayCompression, 'none'>): Transfo
 }
 
 /**
- * Inflates one connection's binary frames. A message is whole when a frame
+ * Inflates one connection's binary frames through a decompression stream
+ * (the context of `zstd-stream`; `zlib-stream` goes through
+ * {@link ZlibStreamInflater}, which needs no stream). A message is whole when a frame
  * ends in `00 00 ff ff` (zlib-stream; a message split over several frames is
  * gathered until then) or at each frame (zstd-stream, flushed per message).
  * A message that inflates past `maxBytes`, or a corrupt stream, fails it:
  * `fail` is told once, the context is freed, and nothing more comes out.
  */
-export class FrameInflater {
+export class FrameInflater implements MessageInflater {
   readonly #stream: Transform;
   readonly #compression: Exclude<GatewayCompression, 'none'>;
   readonly #maxBytes: number;
@@ -117,4 +119,116 @@ export class FrameInflater {
     this.#drained = undefined;
     drained?.();
   }
+}
+
+/** How far back a deflate stream refers: its whole window (2^15 bytes). */
+const WINDOW_BYTES = 32_768;
+
+/** What the socket needs from a connection's decompression context. */
+export interface MessageInflater {
+  /** Takes a binary frame. */
+  push(data: Buffer): void;
+  /** Runs `then` once every whole message taken so far was delivered. */
+  drain(then: () => void): void;
+  /** Frees the context; nothing more is delivered. */
+  destroy(): void;
+}
+
+/**
+ * A connection's `zlib-stream`, inflated synchronously: each message (its
+ * frames gathered until one ends in `00 00 ff ff`, at most `maxBytes` of them)
+ * is inflated at once as raw deflate blocks with the last 32 KiB of output as
+ * the dictionary, which is all of the context a deflate block can refer to
+ * (a sync flush ends each message on a block boundary). No thread pool round
+ * trip per message, and `maxOutputLength` bounds what a message inflates to.
+ */
+export class ZlibStreamInflater implements MessageInflater {
+  readonly #maxBytes: number;
+  readonly #deliver: (message: Buffer) => void;
+  readonly #fail: (error: GatewayError) => void;
+  /** The last output, up to a window; `undefined` until the first message (which starts with the zlib header). */
+  #window: Buffer | undefined;
+  #frames: Buffer[] = [];
+  #size = 0;
+  #done = false;
+
+  constructor(maxBytes: number, deliver: (message: Buffer) => void, fail: (error: GatewayError) => void) {
+    this.#maxBytes = maxBytes;
+    this.#deliver = deliver;
+    this.#fail = fail;
+  }
+
+  push(data: Buffer): void {
+    if (this.#done) return;
+    this.#size += data.length;
+    if (this.#size > this.#maxBytes) return this.#failWith(`the zlib-stream frames of one message passed ${this.#maxBytes} bytes`);
+    if (data.length < 4 || data.readUInt32BE(data.length - 4) !== ZLIB_SUFFIX) {
+      this.#frames.push(data);
+      return;
+    }
+    const message = this.#frames.length === 0 ? data : Buffer.concat([...this.#frames, data]);
+    this.#frames = [];
+    this.#size = 0;
+    const input = this.#window === undefined ? this.#afterHeader(message) : message;
+    if (input === undefined) return this.#failWith('the zlib-stream does not start with a zlib header');
+    let output: Buffer;
+    try {
+      output = zlib.inflateRawSync(input, {
+        finishFlush: zlib.constants.Z_SYNC_FLUSH,
+        maxOutputLength: this.#maxBytes,
+        ...(this.#window !== undefined && this.#window.length > 0 ? { dictionary: this.#window } : {}),
+      });
+    } catch (error) {
+      const tooLarge = (error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE';
+      return this.#failWith(
+        tooLarge
+          ? `a zlib-stream message inflated past ${this.#maxBytes} bytes`
+          : `the zlib-stream could not be decompressed (${error instanceof Error ? error.message : String(error)})`,
+      );
+    }
+    this.#window = nextWindow(this.#window, output);
+    if (output.length > 0) this.#deliver(output);
+  }
+
+  drain(then: () => void): void {
+    then();
+  }
+
+  destroy(): void {
+    this.#done = true;
+    this.#frames = [];
+    this.#window = undefined;
+  }
+
+  /** The first message without its 2-byte zlib header (deflate, no preset dictionary), or `undefined` if it has none. */
+  #afterHeader(message: Buffer): Buffer | undefined {
+    const cmf = message[0] ?? 0;
+    const flg = message[1] ?? 0;
+    const valid = message.length >= 2 && (cmf & 0x0f) === 8 && cmf >> 4 <= 7 && ((cmf << 8) | flg) % 31 === 0 && (flg & 0x20) === 0;
+    return valid ? message.subarray(2) : undefined;
+  }
+
+  #failWith(message: string): void {
+    if (this.#done) return;
+    this.destroy();
+    this.#fail(new GatewayError(`${message}; closing the connection to reconnect`));
+  }
+}
+
+/** The last {@link WINDOW_BYTES} of `window` followed by `output`, in a buffer of its own (never a view keeping a large output alive). */
+function nextWindow(window: Buffer | undefined, output: Buffer): Buffer {
+  if (output.length >= WINDOW_BYTES) return Buffer.from(output.subarray(output.length - WINDOW_BYTES));
+  const previous = window ?? Buffer.alloc(0);
+  const keep = Math.min(previous.length, WINDOW_BYTES - output.length);
+  return Buffer.concat([previous.subarray(previous.length - keep), output], keep + output.length);
+}
+
+/** A connection's decompression context: `zlib-stream` inflated synchronously, `zstd-stream` through a zstd stream. */
+export function createInflater(
+  compression: Exclude<GatewayCompression, 'none'>,
+  maxBytes: number,
+  deliver: (message: Buffer) => void,
+  fail: (error: GatewayError) => void,
+): MessageInflater {
+  return compression === 'zlib-stream' ? new ZlibStreamInflater(maxBytes, deliver, fail) : new FrameInflater(compression, maxBytes, deliver, fail);
 }

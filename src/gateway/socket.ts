@@ -10,7 +10,7 @@ import WebSocket from 'ws';
 import { GatewayError } from '../errors/index.js';
 import { wait } from '../core/wait.js';
 import { compressedUrl, type GatewayCompression } from './compression.js';
-import { FrameInflater } from './inflate.js';
+import { createInflater, type MessageInflater } from './inflate.js';
 
 /** Resolves once `ws` has closed, terminating it when its closing handshake takes longer than `timeoutMs`. */
 export async function closedWithin(ws: WebSocket, timeoutMs: number): Promise<void> {
@@ -94,8 +94,8 @@ export function openSocket(
 }
 
 /** The socket's decompression context: whole messages to `on.message` while the socket is current; a failure reported and the socket terminated. */
-function inflaterOf(ws: WebSocket, compression: Exclude<GatewayCompression, 'none'>, on: SocketHandlers): FrameInflater {
-  return new FrameInflater(
+function inflaterOf(ws: WebSocket, compression: Exclude<GatewayCompression, 'none'>, on: SocketHandlers): MessageInflater {
+  return createInflater(
     compression,
     MAX_PAYLOAD_BYTES,
     (message) => {
