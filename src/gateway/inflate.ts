@@ -146,8 +146,11 @@ export class ZlibStreamInflater implements MessageInflater {
   readonly #maxBytes: number;
   readonly #deliver: (message: Buffer) => void;
   readonly #fail: (error: GatewayError) => void;
-  /** The last output, up to a window; `undefined` until the first message (which starts with the zlib header). */
-  #window: Buffer | undefined;
+  /** The last output, up to a window, at the end of `#history` (room for a few windows, so a message costs a copy of itself, and a window's copy only once in a while). */
+  readonly #history = Buffer.allocUnsafe(4 * WINDOW_BYTES);
+  #end = 0;
+  /** Whether the first message (the one starting with the zlib header) was read. */
+  #started = false;
   #frames: Buffer[] = [];
   #size = 0;
   #done = false;
@@ -169,14 +172,14 @@ export class ZlibStreamInflater implements MessageInflater {
     const message = this.#frames.length === 0 ? data : Buffer.concat([...this.#frames, data]);
     this.#frames = [];
     this.#size = 0;
-    const input = this.#window === undefined ? this.#afterHeader(message) : message;
+    const input = this.#started ? message : this.#afterHeader(message);
     if (input === undefined) return this.#failWith('the zlib-stream does not start with a zlib header');
     let output: Buffer;
     try {
       output = zlib.inflateRawSync(input, {
         finishFlush: zlib.constants.Z_SYNC_FLUSH,
         maxOutputLength: this.#maxBytes,
-        ...(this.#window !== undefined && this.#window.length > 0 ? { dictionary: this.#window } : {}),
+        ...(this.#end > 0 ? { dictionary: this.#history.subarray(Math.max(0, this.#end - WINDOW_BYTES), this.#end) } : {}),
       });
     } catch (error) {
       const tooLarge = (error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE';
@@ -186,7 +189,8 @@ export class ZlibStreamInflater implements MessageInflater {
           : `the zlib-stream could not be decompressed (${error instanceof Error ? error.message : String(error)})`,
       );
     }
-    this.#window = nextWindow(this.#window, output);
+    this.#started = true;
+    this.#remember(output);
     if (output.length > 0) this.#deliver(output);
   }
 
@@ -197,7 +201,22 @@ export class ZlibStreamInflater implements MessageInflater {
   destroy(): void {
     this.#done = true;
     this.#frames = [];
-    this.#window = undefined;
+  }
+
+  /** Keeps `output` as the end of the history (the dictionary of the next message is its last window). */
+  #remember(output: Buffer): void {
+    if (output.length >= WINDOW_BYTES) {
+      output.copy(this.#history, 0, output.length - WINDOW_BYTES);
+      this.#end = WINDOW_BYTES;
+      return;
+    }
+    if (this.#end + output.length > this.#history.length) {
+      // Full: the last window moves to the front (end is past a window here, since the history holds four).
+      this.#history.copyWithin(0, this.#end - WINDOW_BYTES, this.#end);
+      this.#end = WINDOW_BYTES;
+    }
+    output.copy(this.#history, this.#end);
+    this.#end += output.length;
   }
 
   /** The first message without its 2-byte zlib header (deflate, no preset dictionary), or `undefined` if it has none. */
@@ -213,14 +232,6 @@ export class ZlibStreamInflater implements MessageInflater {
     this.destroy();
     this.#fail(new GatewayError(`${message}; closing the connection to reconnect`));
   }
-}
-
-/** The last {@link WINDOW_BYTES} of `window` followed by `output`, in a buffer of its own (never a view keeping a large output alive). */
-function nextWindow(window: Buffer | undefined, output: Buffer): Buffer {
-  if (output.length >= WINDOW_BYTES) return Buffer.from(output.subarray(output.length - WINDOW_BYTES));
-  const previous = window ?? Buffer.alloc(0);
-  const keep = Math.min(previous.length, WINDOW_BYTES - output.length);
-  return Buffer.concat([previous.subarray(previous.length - keep), output], keep + output.length);
 }
 
 /** A connection's decompression context: `zlib-stream` inflated synchronously, `zstd-stream` through a zstd stream. */
