@@ -40,11 +40,11 @@ export interface SocketHandlers {
 
 /**
  * Opens a socket (never with permessage-deflate); throws on an invalid URL.
- * With a transport `compression` (asked for with `compress=` on the URL), the socket has its own decompression
- * context: binary frames go through it and whole messages reach
- * `on.message`; a corrupt stream or a message past the size limit is
- * reported (a `GatewayError`) and the socket terminated, so the connection
- * reconnects with a new context. Text frames pass as they are.
+ * With a transport `compression` (asked for with `compress=` on the URL),
+ * the socket has its own decompression context: binary frames go through it
+ * and whole messages reach `on.message`; a corrupt stream or a message past
+ * the size limit is reported (a `GatewayError`) and the socket terminated, so
+ * the connection reconnects with a new context. Text frames pass as they are.
  */
 export function openSocket(
   url: string,
@@ -70,13 +70,10 @@ export function openSocket(
   const inflater = compression === 'none' ? undefined : inflaterOf(ws, compression, on);
   ws.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
     if (!on.current()) return;
-    if (isBinary && inflater !== undefined) {
-      inflater.push(Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data));
-      return;
-    }
     // Inline rather than through guarded(): no closure per frame on the hot path.
     try {
-      on.message(ws, data, isBinary);
+      if (isBinary && inflater !== undefined) inflater.push(Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data));
+      else on.message(ws, data, isBinary);
     } catch (error) {
       report(error, on.report);
     }
