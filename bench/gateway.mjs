@@ -93,7 +93,11 @@ async function rawInProcess(port, count) {
 /** The SDK's Gateway in this process, a typed interaction for every event. */
 async function sdkInProcess(port, count) {
   const { Client } = await import('../dist/index.js');
-  const client = new Client({ baseUrl: 'http://127.0.0.1:9', auth: { botToken: 'bench' }, gateway: { url: `ws://127.0.0.1:${port}/?count=${count}`, compression: 'none' } });
+  const client = new Client({
+    baseUrl: 'http://127.0.0.1:9',
+    auth: { botToken: 'bench' },
+    gateway: { url: `ws://127.0.0.1:${port}/?count=${count}`, compression: 'none' },
+  });
   let received = 0;
   const start = process.cpuUsage();
   const done = new Promise((resolve) => {
