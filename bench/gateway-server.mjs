@@ -1,7 +1,10 @@
 // A Gateway server for the benchmark, in its own process: after Identify it floods COUNT INTERACTION_CREATE frames of
 // about 800 bytes as fast as the socket drains (corked batches of 256 frames, one write each; above 1 MiB buffered it
 // waits for the socket's drain). COUNT comes from `?count=N` or a `/flood/N` path (a client that adds its own query
-// string, such as @discordjs/ws, uses the path). Prints its port.
+// string, such as @discordjs/ws, uses the path). With `compress=zlib-stream` (or `zstd-stream` where node:zlib has it)
+// every message goes through one compression context for the connection, flushed per message, as Discord sends it.
+// Prints its port.
+import zlib from 'node:zlib';
 import { WebSocketServer } from 'ws';
 
 const BATCH = 256;
@@ -51,12 +54,59 @@ function countOf(url) {
   return Number(path?.[1] ?? parsed.searchParams.get('count') ?? 10000);
 }
 
+/** The connection's compression context, flushed per message, when the client asked for one. */
+function compressorOf(url) {
+  const method = new URL(url, 'http://x').searchParams.get('compress');
+  if (method === 'zlib-stream') return zlib.createDeflate({ flush: zlib.constants.Z_SYNC_FLUSH });
+  if (method === 'zstd-stream' && typeof zlib.createZstdCompress === 'function') return zlib.createZstdCompress({ flush: zlib.constants.ZSTD_e_flush });
+  return undefined;
+}
+
+/** The flood through a compression context: each frame one binary message; at most a batch in the context at a time. */
+function compressedPump(socket, stream, first, count, isClosed) {
+  let chunks = [];
+  stream.on('data', (chunk) => chunks.push(chunk));
+  const send = (text, then) =>
+    stream.write(text, () => {
+      const message = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      chunks = [];
+      socket.send(message, { binary: true });
+      then?.();
+    });
+  let s = first;
+  let sent = 0;
+  let inContext = 0;
+  const pump = () => {
+    while (!isClosed() && sent < count && inContext < BATCH) {
+      inContext++;
+      send(frame(s++, sent++), () => {
+        if (--inContext > 0) return;
+        if (socket.bufferedAmount > HIGH_WATER) socket._socket.once('drain', pump);
+        else pump();
+      });
+    }
+  };
+  return { send, flood: pump };
+}
+
 wss.on('connection', (socket, request) => {
   const count = countOf(request.url);
   let closed = false;
   socket.on('close', () => {
     closed = true;
   });
+  const stream = compressorOf(request.url);
+  if (stream !== undefined) {
+    const { send, flood } = compressedPump(socket, stream, 2, count, () => closed);
+    send(JSON.stringify({ op: 10, d: { heartbeat_interval: 600000 } }));
+    socket.on('message', (raw) => {
+      const op = JSON.parse(raw.toString()).op;
+      if (op === 1) send(JSON.stringify({ op: 11 }));
+      if (op === 2) send(JSON.stringify({ op: 0, s: 1, t: 'READY', d: { session_id: 'bench', v: 1 } }), flood);
+    });
+    socket.on('error', () => undefined);
+    return;
+  }
   socket.send(JSON.stringify({ op: 10, d: { heartbeat_interval: 600000 } }));
   socket.on('message', (raw) => {
     const op = JSON.parse(raw.toString()).op;

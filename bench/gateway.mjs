@@ -13,22 +13,55 @@ const WARMUP = Number(process.env.BENCH_GATEWAY_WARMUP ?? 5000);
 
 const range = (s) => `${s.median.toFixed(2)} (${s.min.toFixed(2)}-${s.max.toFixed(2)})`;
 
-/** Each adapter alone in a fresh child per round, rotated every round; the medians of each. */
-function perProcess(port, rounds) {
-  const adapters = ['ws', 'sdk', ...(installed('@discordjs/ws') ? ['discordjs'] : [])];
+/** Each adapter alone in a fresh child per round, rotated every round; the medians of each (`bytes`: raw ws's payload bytes per event). */
+function perProcess(port, rounds, compress = 'none', withPeer = true) {
+  const adapters = ['ws', 'sdk', ...(withPeer && installed('@discordjs/ws') ? ['discordjs'] : [])];
   const times = Object.fromEntries(adapters.map((name) => [name, []]));
+  let bytes;
   for (let round = 0; round < rounds; round++) {
     const order = adapters.map((_, i) => adapters[(i + round) % adapters.length]);
     for (const name of order) {
       const out = execFileSync(process.execPath, [here('./gateway-adapter.mjs')], {
-        env: { ...process.env, ADAPTER: name, COUNT: String(EVENTS), WARMUP: String(WARMUP), PORT: String(port) },
+        env: { ...process.env, ADAPTER: name, COUNT: String(EVENTS), WARMUP: String(WARMUP), PORT: String(port), COMPRESS: compress },
         encoding: 'utf8',
         timeout: 120_000,
       });
-      times[name].push(JSON.parse(out.trim().split('\n').at(-1)).cpuUsPerEvent);
+      const measured = JSON.parse(out.trim().split('\n').at(-1));
+      times[name].push(measured.cpuUsPerEvent);
+      if (measured.bytesPerEvent !== undefined) bytes = measured.bytesPerEvent;
     }
   }
-  return Object.fromEntries(adapters.map((name) => [name, summary(times[name])]));
+  return { ...Object.fromEntries(adapters.map((name) => [name, summary(times[name])])), bytes };
+}
+
+/**
+ * The flood again with transport compression (`compress`): bytes on the wire per event against the uncompressed run,
+ * and client CPU against raw ws + inflate + JSON.parse and @discordjs/ws with the same compression. Returns its targets.
+ */
+function compressedRows(port, rounds, compress, plain, withPeer) {
+  const of = perProcess(port, rounds, compress, withPeer);
+  console.log(
+    `\nGateway flood with ${compress} (process-per-adapter mode, as above; one context per connection, a flush per message): ` +
+      `${of.bytes.toFixed(1)} bytes per event on the wire (WebSocket payloads) against ${plain.bytes.toFixed(1)} uncompressed, ` +
+      `${(plain.bytes / of.bytes).toFixed(1)}x fewer; client CPU µs per event. The flood's frames differ only by id, token and ` +
+      'sequence, so they compress far better than real traffic; on a loaded machine the numbers are indicative.\n',
+  );
+  console.log(`adapter                                            µs/event             vs raw ws + inflate`);
+  const rows = [
+    ['raw ws + inflate + JSON.parse + emit', of.ws],
+    [`@discordjs/ws WebSocketManager (${compress})`, of.discordjs],
+    [`SDK (${compress}, typed, validated interactions)`, of.sdk],
+  ];
+  for (const [label, s] of rows) {
+    if (s !== undefined) console.log(`${label.padEnd(51)}${range(s).padEnd(21)}${(s.median / of.ws.median).toFixed(2)}x`);
+  }
+  // Bytes: at least 4x fewer, said as the ratio compressed / uncompressed (at most 0.25).
+  const targets = [
+    [`Gateway ${compress} bytes per event vs uncompressed`, of.bytes / plain.bytes, 0.25],
+    [`Gateway flood ${compress} vs raw ws + inflate`, of.sdk.median / of.ws.median, 1.05],
+  ];
+  if (of.discordjs !== undefined) targets.push([`Gateway flood ${compress} vs @discordjs/ws`, of.sdk.median / of.discordjs.median, 0.999]);
+  return targets;
 }
 
 /** Raw ws + JSON.parse + emit in this process. Returns CPU microseconds per event. */
@@ -60,7 +93,11 @@ async function rawInProcess(port, count) {
 /** The SDK's Gateway in this process, a typed interaction for every event. */
 async function sdkInProcess(port, count) {
   const { Client } = await import('../dist/index.js');
-  const client = new Client({ baseUrl: 'http://127.0.0.1:9', auth: { botToken: 'bench' }, gateway: { url: `ws://127.0.0.1:${port}/?count=${count}` } });
+  const client = new Client({
+    baseUrl: 'http://127.0.0.1:9',
+    auth: { botToken: 'bench' },
+    gateway: { url: `ws://127.0.0.1:${port}/?count=${count}`, compression: 'none' },
+  });
   let received = 0;
   const start = process.cpuUsage();
   const done = new Promise((resolve) => {
@@ -117,6 +154,14 @@ export async function gatewayBenchmark(startServer, rounds, mode) {
     const targets = [[`Gateway flood vs raw ws${inproc ? ' (in-process)' : ''}`, of.sdk.median / of.ws.median, 1.05]];
     // Below @discordjs/ws: a ratio under 1.00 in the same run.
     if (of.discordjs !== undefined) targets.push(['Gateway flood vs @discordjs/ws', of.sdk.median / of.discordjs.median, 0.999]);
+    // Transport compression: zlib-stream everywhere, zstd-stream where node:zlib has it (the peer's 2.x has no zstd).
+    if (!inproc) {
+      const zlib = await import('node:zlib');
+      for (const compress of ['zlib-stream', ...(typeof zlib.createZstdDecompress === 'function' ? ['zstd-stream'] : [])]) {
+        const peerHas = compress === 'zlib-stream';
+        targets.push(...compressedRows(port, rounds, compress, of, peerHas));
+      }
+    }
     return targets;
   } finally {
     child.kill('SIGTERM');

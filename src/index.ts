@@ -193,6 +193,7 @@ export { MemoryGatewaySessionStore, type GatewaySessionStore, type GatewaySessio
 export type { ShardCoordinator, ShardLease, CoordinatorTick } from './gateway/coordinator.js';
 export type { AutoReshardOptions, GatewayConnectionOptions, GatewayShardingOptions, ShardEvent } from './gateway/options.js';
 export type { ShardInfo } from './gateway/shards.js';
+export type { GatewayCompression } from './gateway/compression.js';
 export { shardOfGuild } from './gateway/protocol.js';
 export type { RequestHooks, RequestHookView, BeforeRequestView, BeforeRequestResult, AfterResponseView, RequestErrorView } from './observe/hooks.js';
 export {

@@ -155,7 +155,7 @@ export class GatewayConnection {
     this.#socket = { viaResumeUrl, hello: false, identified: false, ready: false };
     this.#debug(`opening ${url} (${resume ? 'resume' : 'new session'})`);
     try {
-      this.#ws = openSocket(url, this.#options.openTimeoutMs, this.#headers, {
+      this.#ws = openSocket(url, this.#options, this.#headers, {
         current: () => generation === this.#generation,
         report: (error) => this.#host.emit('error', error),
         error: (error) => this.#onSocketError(url, error),

@@ -11,6 +11,7 @@ import type { InteractionErrorEvent, InteractionUnhandledEvent } from '../intera
 import type { IdentifyThrottle } from './identify-throttle.js';
 import { MIN_HEARTBEAT_INTERVAL_MS } from './protocol.js';
 import type { GatewaySessionStore } from './gateway-session-store.js';
+import { resolveCompression, type GatewayCompression } from './compression.js';
 import type { StoreErrorEvent } from '../observe/events.js';
 import { checkCount, checkDuration, optionNames, refuseUnknownOptions, DEFAULT_MAX_SHARDS, MAX_SHARDS_LIMIT } from '../core/bounds.js';
 import { ValidationError } from '../errors/index.js';
@@ -72,6 +73,17 @@ export interface GatewayConnectionOptions {
   trustResumeUrl?: boolean | undefined;
   /** A source of numbers in [0, 1) for jitter. @default Math.random */
   random?: (() => number) | undefined;
+  /**
+   * Gateway transport compression, asked for with `compress=` on the Gateway
+   * URL (Discord's parameter): `'zstd-stream'` or `'zlib-stream'` (one
+   * decompression context per connection, a new one on each reconnect; a
+   * message that inflates past 16 MiB, or a corrupt stream, is an `error`
+   * event and a reconnect), or `'none'`. `'zstd-stream'` needs zstd in
+   * `node:zlib` (Node 22.15 or later): asked for elsewhere, the Gateway's
+   * constructor throws a `ValidationError`. Shard workers use the same.
+   * @default the best available: 'zstd-stream' where node:zlib has zstd, else 'zlib-stream'
+   */
+  compression?: GatewayCompression | undefined;
 }
 
 /**
@@ -248,6 +260,7 @@ export function resolveGatewayOptions(options: GatewayConnectionOptions, default
     minHeartbeatIntervalMs: options.minHeartbeatIntervalMs ?? MIN_HEARTBEAT_INTERVAL_MS,
     trustResumeUrl: options.trustResumeUrl ?? true,
     random: options.random ?? Math.random,
+    compression: resolveCompression(options.compression),
   };
 }
 

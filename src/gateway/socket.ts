@@ -9,6 +9,8 @@
 import WebSocket from 'ws';
 import { GatewayError } from '../errors/index.js';
 import { wait } from '../core/wait.js';
+import { compressedUrl, type GatewayCompression } from './compression.js';
+import { createInflater, type MessageInflater } from './inflate.js';
 
 /** Resolves once `ws` has closed, terminating it when its closing handshake takes longer than `timeoutMs`. */
 export async function closedWithin(ws: WebSocket, timeoutMs: number): Promise<void> {
@@ -17,7 +19,7 @@ export async function closedWithin(ws: WebSocket, timeoutMs: number): Promise<vo
   if ((ws.readyState as number) !== WebSocket.CLOSED) ws.terminate();
 }
 
-/** The largest frame accepted (16 MiB). */
+/** The largest frame accepted, and the largest message a compressed stream may inflate to (16 MiB). */
 const MAX_PAYLOAD_BYTES = 16 * 1024 * 1024;
 
 /** What a socket reports; each handler runs only while `current()` says the socket is still in use, and nothing it throws escapes (it goes to `report`). */
@@ -36,9 +38,27 @@ export interface SocketHandlers {
   close(code: number, reason: string): void;
 }
 
-/** Opens a socket without compression; throws on an invalid URL. */
-export function openSocket(url: string, openTimeoutMs: number, headers: Record<string, string>, on: SocketHandlers): WebSocket {
-  const ws = new WebSocket(url, { handshakeTimeout: openTimeoutMs, perMessageDeflate: false, maxPayload: MAX_PAYLOAD_BYTES, headers });
+/**
+ * Opens a socket (never with permessage-deflate); throws on an invalid URL.
+ * With a transport `compression` (asked for with `compress=` on the URL),
+ * the socket has its own decompression context: binary frames go through it
+ * and whole messages reach `on.message`; a corrupt stream or a message past
+ * the size limit is reported (a `GatewayError`) and the socket terminated, so
+ * the connection reconnects with a new context. Text frames pass as they are.
+ */
+export function openSocket(
+  url: string,
+  options: { readonly openTimeoutMs: number; readonly compression: GatewayCompression },
+  headers: Record<string, string>,
+  on: SocketHandlers,
+): WebSocket {
+  const { openTimeoutMs, compression } = options;
+  const ws = new WebSocket(compressedUrl(url, compression), {
+    handshakeTimeout: openTimeoutMs,
+    perMessageDeflate: false,
+    maxPayload: MAX_PAYLOAD_BYTES,
+    headers,
+  });
   // An 'error' listener stays on every socket for its whole life: ws is a Node EventEmitter, and an
   // unhandled 'error' would crash the process.
   ws.on('error', (error: Error) => {
@@ -47,19 +67,42 @@ export function openSocket(url: string, openTimeoutMs: number, headers: Record<s
   ws.on('open', () => {
     if (on.current()) guarded(() => on.open(ws), on.report);
   });
+  const inflater = compression === 'none' ? undefined : inflaterOf(ws, compression, on);
   ws.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
     if (!on.current()) return;
     // Inline rather than through guarded(): no closure per frame on the hot path.
     try {
-      on.message(ws, data, isBinary);
+      if (isBinary && inflater !== undefined) inflater.push(Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data));
+      else on.message(ws, data, isBinary);
     } catch (error) {
       report(error, on.report);
     }
   });
   ws.on('close', (code: number, reason: Buffer) => {
-    if (on.current()) guarded(() => on.close(code, reason.toString()), on.report);
+    const closed = () => {
+      inflater?.destroy();
+      if (on.current()) guarded(() => on.close(code, reason.toString()), on.report);
+    };
+    // The messages that came before the close are read before it (a Reconnect or an Invalid Session followed by a close).
+    if (inflater === undefined) closed();
+    else inflater.drain(closed);
   });
   return ws;
+}
+
+/** The socket's decompression context: whole messages to `on.message` while the socket is current; a failure reported and the socket terminated. */
+function inflaterOf(ws: WebSocket, compression: Exclude<GatewayCompression, 'none'>, on: SocketHandlers): MessageInflater {
+  return createInflater(
+    compression,
+    MAX_PAYLOAD_BYTES,
+    (message) => {
+      if (on.current()) guarded(() => on.message(ws, message, false), on.report);
+    },
+    (error) => {
+      if (on.current()) report(error, on.report);
+      ws.terminate();
+    },
+  );
 }
 
 /** Runs a socket handler; nothing may escape it. */

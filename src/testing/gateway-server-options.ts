@@ -105,4 +105,6 @@ export type GatewayTraffic =
       kind: 'open' | 'close';
       /** The close code (on `close` only). */
       code?: number | undefined;
+      /** The transport compression the connection's messages are sent with, as its client asked with `compress=` (on `open` only). */
+      compression?: 'zlib-stream' | 'zstd-stream' | 'none' | undefined;
     };

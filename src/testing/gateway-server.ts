@@ -16,6 +16,7 @@ import { GatewayDispatch, GatewayOpcode, shardOfGuild, type GatewayFrame } from 
 import { API_PREFIX } from '../core/routes.js';
 import { GATEWAY_VERSION, GatewayIntent, GUILD_CREATE, IgnoredGatewayOpcode } from './discord.js';
 import type { BotIdentity, GatewayServerOptions, IdentifyRecord } from './gateway-server-options.js';
+import { GatewayFrameWriter, requestedCompression } from './gateway-compression.js';
 
 export type { BotIdentity, GatewayServerOptions, GatewayTraffic, IdentifyRecord } from './gateway-server-options.js';
 
@@ -60,7 +61,8 @@ export class GatewayServer {
   readonly #wss: WebSocketServer;
   readonly #options: GatewayServerOptions;
   readonly #sessions = new Map<string, Session>();
-  readonly #sockets = new Set<WebSocket>();
+  /** Each open connection and its writer (plain, or compressed as the client asked with `compress=`); closes go through it, after the messages before them. */
+  readonly #sockets = new Map<WebSocket, GatewayFrameWriter>();
   #nextSession = 0;
   /** Makes this server's session ids its own: a session id stored by another emulator (a Redis session store left over) never resumes here. */
   readonly #instance = Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(6))).toString('hex');
@@ -138,12 +140,14 @@ export class GatewayServer {
     return `ws://${host}:${address.port}${this.#options.path ?? GATEWAY_PATH}`;
   }
 
-  #onConnection(socket: WebSocket, _request: IncomingMessage): void {
+  #onConnection(socket: WebSocket, request: IncomingMessage): void {
     this.stats.connections++;
-    this.#sockets.add(socket);
+    const compression = requestedCompression(request);
+    this.#sockets.set(socket, new GatewayFrameWriter(socket, compression));
     let session: Session | undefined;
-    this.#options.onTraffic?.({ kind: 'open' });
+    this.#options.onTraffic?.({ kind: 'open', compression: compression ?? 'none' });
     socket.on('close', (code: number) => {
+      this.#sockets.get(socket)?.destroy();
       this.#sockets.delete(socket);
       if (session?.socket === socket) {
         session.socket = undefined;
@@ -162,7 +166,7 @@ export class GatewayServer {
       try {
         frame = JSON.parse(raw.toString()) as GatewayFrame;
       } catch {
-        socket.close(4002, 'decode error');
+        this.#sockets.get(socket)?.close(4002, 'decode error');
         return;
       }
       this.received.push(frame);
@@ -176,7 +180,7 @@ export class GatewayServer {
           this.stats.identifies++;
           if (!this.answerSessions) return;
           if (session?.socket === socket) {
-            socket.close(ALREADY_AUTHENTICATED, 'already authenticated');
+            this.#sockets.get(socket)?.close(ALREADY_AUTHENTICATED, 'already authenticated');
             return;
           }
           session = this.#identify(socket, frame.d) ?? session;
@@ -205,7 +209,7 @@ export class GatewayServer {
         default:
           // Presence, voice state and member requests are valid; the emulator has nothing to do for them.
           if (IGNORED_OPCODES.has(frame.op)) return;
-          socket.close(4001, 'unknown opcode');
+          this.#sockets.get(socket)?.close(4001, 'unknown opcode');
       }
     });
     if (this.sendHello) this.#send(socket, { op: GatewayOpcode.Hello, d: { heartbeat_interval: this.#options.heartbeatIntervalMs ?? 41_250 } });
@@ -217,7 +221,7 @@ export class GatewayServer {
     const token = String(d.token ?? '');
     const shard = d.shard;
     if (shard !== undefined && !validShard(shard)) {
-      socket.close(INVALID_SHARD, 'invalid shard');
+      this.#sockets.get(socket)?.close(INVALID_SHARD, 'invalid shard');
       return undefined;
     }
     const record: IdentifyRecord = {
@@ -242,7 +246,7 @@ export class GatewayServer {
     const identity =
       token && (this.#options.authorize?.(token) ?? true) ? (this.#options.identity ? this.#options.identity(token) : DEFAULT_IDENTITY) : undefined;
     if (!identity) {
-      socket.close(4004, 'authentication failed');
+      this.#sockets.get(socket)?.close(4004, 'authentication failed');
       return undefined;
     }
     if (bucketKey !== undefined) this.#lastIdentify.set(bucketKey, record.at);
@@ -310,7 +314,7 @@ export class GatewayServer {
 
   #send(socket: WebSocket, frame: GatewayFrame): void {
     if (socket.readyState !== WebSocket.OPEN) return;
-    socket.send(JSON.stringify(frame));
+    this.#sockets.get(socket)?.send(JSON.stringify(frame));
     this.#options.onTraffic?.({ kind: 'out', frame });
   }
 
@@ -367,7 +371,7 @@ export class GatewayServer {
   closeSessionsOfToken(token: string, code: number): void {
     for (const [id, session] of this.#sessions) {
       if (session.token !== token) continue;
-      session.socket?.close(code, 'token reset');
+      if (session.socket) this.#sockets.get(session.socket)?.close(code, 'token reset');
       this.#sessions.delete(id);
     }
   }
@@ -379,21 +383,21 @@ export class GatewayServer {
 
   /** Drops every client connection: `terminate` (no close frame, like a network failure) or a close code. */
   dropConnections(how: 'terminate' | number = 'terminate'): void {
-    for (const socket of this.#sockets) {
+    for (const socket of this.#sockets.keys()) {
       if (how === 'terminate') socket.terminate();
-      else socket.close(how, 'closed by the test server');
+      else this.#sockets.get(socket)?.close(how, 'closed by the test server');
     }
   }
 
   /** Sends a raw frame to every connection. */
   sendToAll(frame: GatewayFrame): void {
-    for (const socket of this.#sockets) this.#send(socket, frame);
+    for (const socket of this.#sockets.keys()) this.#send(socket, frame);
   }
 
   /** Closes the server and every connection. */
   async close(): Promise<void> {
     this.#detach?.();
-    for (const socket of this.#sockets) socket.terminate();
+    for (const socket of this.#sockets.keys()) socket.terminate();
     await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
   }
 
