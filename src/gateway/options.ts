@@ -195,7 +195,7 @@ export interface GatewayOptions extends GatewayConnectionOptions, GatewayShardin
 
 /** The names of every Gateway option: any other is refused. */
 export const GATEWAY_OPTIONS = optionNames<GatewayOptions>({
-  ...{ url: true, intents: true, connectTimeoutMs: true, openTimeoutMs: true, helloTimeoutMs: true, readyTimeoutMs: true },
+  ...{ url: true, intents: true, connectTimeoutMs: true, openTimeoutMs: true, helloTimeoutMs: true, readyTimeoutMs: true, compression: true },
   ...{ reconnectBaseDelayMs: true, reconnectMaxDelayMs: true, maxIdentifyFailures: true, headers: true, minHeartbeatIntervalMs: true },
   ...{ trustResumeUrl: true, random: true, shards: true, shardCount: true, maxShards: true, maxConcurrency: true, shardsPerWorker: true },
   ...{ identifyThrottle: true, sessionStore: true, sessionStartReserve: true, coordinator: true, autoReshard: true },
