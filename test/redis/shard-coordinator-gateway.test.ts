@@ -2,7 +2,7 @@
  * A Gateway in a fleet on a real Redis whose keys hold a value the SDK did not write: a lease of shard 1 naming a member
  * that does not exist, live until tomorrow. `connect()` resolves running both shards, and the Gateway reports the lease
  * (an `error` event whose cause is a ShardCoordinatorError naming the key); before, shard 1 stayed dark and nothing was
- * said.
+ * said. And a fleet key that already serves another bot refuses this one.
  */
 import { afterEach, expect, it } from 'vitest';
 import { Client, isShardCoordinatorError, type ShardCoordinatorError } from '../../src/index.js';
@@ -56,16 +56,6 @@ describeWithRedis('a Gateway whose fleet keys hold a planted lease', () => {
     expect(gateway.shards.map((shard) => shard.id)).toEqual([0, 1]);
     expect(reported.flatMap((error) => error.keys)).toEqual(['{planted-count}:count']);
   }, 20_000);
-});
-
-describeWithRedis('a Gateway whose fleet key already serves another bot', () => {
-  const redis = useRedis();
-  let emulator: Emulator | undefined;
-  let client: Client | undefined;
-  afterEach(async () => {
-    await client?.close();
-    await emulator?.close();
-  });
 
   it('tells the coordinator its bot (read from the token), so the fleet refuses it instead of splitting the shards', async () => {
     emulator = await createEmulator({ gateway: { shards: 2, maxConcurrency: 2 } });
