@@ -7,12 +7,20 @@ import { createClient, type RedisClientType } from 'redis';
 /** The Redis the examples use: `REDIS_URL`, or a local one on the default port. */
 export const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 
-/** Connects to {@link REDIS_URL} (no reconnect once it drops: an example stops rather than waits in silence), or exits with how to start one. */
+/**
+ * Connects to {@link REDIS_URL}, or exits with how to start one: the first connection is tried once (an example says at
+ * once what it could not reach rather than wait in silence); once connected, a dropped connection is tried again, so a
+ * fleet rides out a Redis restart.
+ */
 export async function connectRedis(): Promise<RedisClientType> {
-  const redis = createClient({ url: REDIS_URL, socket: { reconnectStrategy: false, connectTimeout: 2000 } });
+  let connected = false;
+  const reconnectStrategy = (retries: number): number | false => (connected ? Math.min(50 * 2 ** Math.min(retries, 5), 1000) : false);
+  const redis = createClient({ url: REDIS_URL, socket: { reconnectStrategy, connectTimeout: 2000 } });
   redis.on('error', () => undefined);
   try {
-    return await redis.connect();
+    await redis.connect();
+    connected = true;
+    return redis;
   } catch (error) {
     console.error(
       `No Redis answers at ${REDIS_URL} (${error instanceof Error ? error.message : String(error)}). Start one, then run this again:\n` +
