@@ -36,7 +36,9 @@
  */
 
 import { INTERACTION_LIFETIME_MS } from '../core/constants.js';
-import { redactValue, scrubText } from '../core/redact.js';
+import { collectStrings, redactValue, scrubText } from '../core/redact.js';
+
+export { MAX_CAUSE_DEPTH, errorTexts, scrubError } from '../core/redact.js';
 
 /**
  * The most interaction tokens the Gateway remembers at once (2^17): 145 a second for the whole 15-minute lifetime; past
@@ -326,46 +328,4 @@ export class SecretBook {
   #pruneAt(now: number): void {
     while (this.#held > 0 && (this.#forgetAt[(this.#next - this.#held) % this.#tokens.length] as number) <= now) this.#forgetOldest();
   }
-}
-
-/** The strings `redactValue` would scrub (it stops below depth 20, as this does). */
-function collectStrings(value: unknown, out: string[], depth: number): void {
-  if (typeof value === 'string') out.push(value);
-  else if (typeof value === 'object' && value !== null && depth <= 20)
-    for (const item of Array.isArray(value) ? value : Object.values(value)) collectStrings(item, out, depth + 1);
-}
-
-/** How deep `scrubError` and {@link errorTexts} follow an error's `cause` chain. */
-export const MAX_CAUSE_DEPTH = 8;
-
-/** The errors of a `cause` chain, `error` first, at most {@link MAX_CAUSE_DEPTH} below it, each once (a cycle ends it). */
-function causeChain(error: Error): Error[] {
-  const chain: Error[] = [error];
-  let cause: unknown = error.cause;
-  while (cause instanceof Error && chain.length <= MAX_CAUSE_DEPTH && !chain.includes(cause)) {
-    chain.push(cause);
-    cause = cause.cause;
-  }
-  return chain;
-}
-
-/** The messages and stacks of an error and its `cause` chain: what {@link scrubError} scrubs, to find the secrets they may hold. */
-export function errorTexts(error: Error): string[] {
-  return causeChain(error).flatMap((item) => [item.message, item.stack ?? '']);
-}
-
-/**
- * The error, its message and stack scrubbed of known secrets, and so is each error of its `cause` chain (at most
- * {@link MAX_CAUSE_DEPTH} deep): in place, as the SDK made the error or holds the cause it wraps.
- */
-export function scrubError<E extends Error>(error: E, secrets: readonly string[]): E {
-  for (const item of causeChain(error)) {
-    const message = scrubText(item.message, secrets);
-    if (message !== item.message) item.message = message;
-    if (item.stack !== undefined) {
-      const stack = scrubText(item.stack, secrets);
-      if (stack !== item.stack) item.stack = stack;
-    }
-  }
-  return error;
 }
