@@ -5,8 +5,9 @@
  */
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { IDLE_EVICTION_MS } from '../../src/receive/pending-bodies.js';
 import { createWebhookReceiver } from '../../src/index.js';
-import { post, signedDelivery, waitFor, useReceiverServer, WEBHOOK_SECRET } from './helpers.js';
+import { NOW_MS, post, signedDelivery, waitFor, useReceiverServer, WEBHOOK_SECRET } from './helpers.js';
 
 const serve = useReceiverServer();
 
@@ -63,4 +64,29 @@ describe('the receiver against fresh header-only connections', () => {
       }
     }, 30_000);
   }
+
+  it('evicts a silent body on its own steady clock: a frozen signature clock does not stop it', async () => {
+    // Eight places, a share of two per address: four addresses holding two each leave nobody over their share.
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, maxPendingBodies: 8, clock: () => NOW_MS });
+    const url = new URL(await serve(receiver));
+    const sockets: Socket[] = [];
+    try {
+      for (const localAddress of ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5'])
+        for (let i = 0; i < 2; i++) {
+          const socket = connect({ port: Number(url.port), host: url.hostname, localAddress }, () =>
+            socket.write(`POST / HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`),
+          );
+          socket.on('error', () => undefined);
+          sockets.push(socket);
+        }
+      await waitFor(() => receiver.toJSON()['pendingBodies'] === 8);
+      const filled = performance.now();
+      // What the eviction waits for is silence itself: IDLE_EVICTION_MS with no byte on any place.
+      await waitFor(() => performance.now() - filled > IDLE_EVICTION_MS * 1.5);
+      const delivery = signedDelivery({ id: 'after-silence' });
+      expect((await post(url.origin, delivery.body, delivery.headers)).status, 'a delivery once every place has been silent 150 ms').toBe(200);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+    }
+  });
 });
