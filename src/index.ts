@@ -165,6 +165,8 @@ export { signWebhookDelivery, type SignWebhookOptions } from './receive/sign.js'
 export {
   createWebhookReceiver,
   WebhookReceiver,
+  MAX_BODY_BYTES_LIMIT,
+  MAX_PENDING_BODIES_LIMIT,
   type WebhookReceiverOptions,
   type WebhookSecretProvider,
   type WebhookReceiverEvents,

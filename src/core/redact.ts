@@ -124,3 +124,105 @@ export function describeSecret(secret: string | undefined): string {
 
 /** The symbol Node's `util.inspect` looks for, without importing `node:util`. */
 export const inspectSymbol: unique symbol = Symbol.for('nodejs.util.inspect.custom') as never;
+
+/** The strings `redactValue` would scrub in `value`, into `out` (it stops below depth 20, as `redactValue` does). */
+export function collectStrings(value: unknown, out: string[], depth = 0): void {
+  if (typeof value === 'string') out.push(value);
+  else if (typeof value === 'object' && value !== null && depth <= 20)
+    for (const item of Array.isArray(value) ? value : Object.values(value)) collectStrings(item, out, depth + 1);
+}
+
+/** How deep {@link scrubError} and {@link errorTexts} follow an error's `cause` (and an `AggregateError`'s `errors`); an error deeper is dropped. */
+export const MAX_CAUSE_DEPTH = 8;
+
+/** The most errors of one error's tree (causes and `AggregateError` members) {@link scrubError} keeps; the others are dropped. */
+export const MAX_CAUSE_ERRORS = 64;
+
+/** What stands in for an error dropped from a cause tree (too deep, or past {@link MAX_CAUSE_ERRORS}): never left in clear. */
+export const DROPPED_CAUSE = '[cause dropped: deeper than the SDK scrubs secrets]';
+
+/** One value below an error: its `cause`, or one of an `AggregateError`'s `errors`. */
+interface CauseMember {
+  readonly value: unknown;
+  replace(value: unknown): void;
+}
+
+/** The values below `item`: its own `cause`, and the first {@link MAX_CAUSE_ERRORS} of an `AggregateError`'s `errors`. */
+function causeMembers(item: Error): CauseMember[] {
+  const members: CauseMember[] = [];
+  if (Object.hasOwn(item, 'cause')) members.push({ value: item.cause, replace: (value) => void (item.cause = value) });
+  if (item instanceof AggregateError && Array.isArray(item.errors)) {
+    const errors: unknown[] = item.errors;
+    for (let i = 0; i < Math.min(errors.length, MAX_CAUSE_ERRORS); i++) members.push({ value: errors[i], replace: (value) => void (errors[i] = value) });
+  }
+  return members;
+}
+
+/**
+ * Walks `error`'s tree breadth first: `onError` for `error` and each error below it (each once, at most
+ * {@link MAX_CAUSE_DEPTH} deep and {@link MAX_CAUSE_ERRORS} in all), `onValue` for each other value below a visited
+ * error (a string or an object as `cause`), `onDropped` for each error past the bounds.
+ */
+function walkCauses(error: Error, onError: (item: Error) => void, onValue: (member: CauseMember) => void, onDropped: (member: CauseMember) => void): void {
+  const seen = new Set<Error>([error]);
+  onError(error);
+  let level: Error[] = [error];
+  for (let depth = 1; level.length > 0; depth++) {
+    const next: Error[] = [];
+    for (const item of level)
+      for (const member of causeMembers(item)) {
+        const { value } = member;
+        if (!(value instanceof Error)) {
+          if (typeof value === 'string' || (typeof value === 'object' && value !== null)) onValue(member);
+        } else if (seen.has(value)) continue;
+        else if (depth > MAX_CAUSE_DEPTH || seen.size >= MAX_CAUSE_ERRORS) onDropped(member);
+        else {
+          seen.add(value);
+          next.push(value);
+          onError(value);
+        }
+      }
+    level = next;
+  }
+}
+
+/**
+ * The texts of an error's tree that {@link scrubError} scrubs, to find the secrets they may hold: each error's message
+ * and stack, string causes, and the strings inside object causes.
+ */
+export function errorTexts(error: Error): string[] {
+  const texts: string[] = [];
+  walkCauses(
+    error,
+    (item) => texts.push(item.message, item.stack ?? ''),
+    (member) => collectStrings(member.value, texts),
+    () => undefined,
+  );
+  return texts;
+}
+
+/**
+ * The error scrubbed of known secrets, in place (as the SDK made the error or holds the cause it wraps): the message
+ * and stack of it and of each error below it (its `cause`, an `AggregateError`'s `errors`); a string cause scrubbed, an
+ * object cause replaced by a scrubbed copy (`redactValue`); an error deeper than {@link MAX_CAUSE_DEPTH}, past
+ * {@link MAX_CAUSE_ERRORS} in all, or past the first {@link MAX_CAUSE_ERRORS} of an `AggregateError`, replaced by
+ * {@link DROPPED_CAUSE} rather than left in clear.
+ */
+export function scrubError<E extends Error>(error: E, secrets: readonly string[]): E {
+  walkCauses(
+    error,
+    (item) => {
+      const message = scrubText(item.message, secrets);
+      if (message !== item.message) item.message = message;
+      if (item.stack !== undefined) {
+        const stack = scrubText(item.stack, secrets);
+        if (stack !== item.stack) item.stack = stack;
+      }
+      if (item instanceof AggregateError && Array.isArray(item.errors) && item.errors.length > MAX_CAUSE_ERRORS)
+        item.errors.splice(MAX_CAUSE_ERRORS, Number.POSITIVE_INFINITY, DROPPED_CAUSE);
+    },
+    (member) => member.replace(typeof member.value === 'string' ? scrubText(member.value, secrets) : redactValue(member.value, secrets)),
+    (member) => member.replace(DROPPED_CAUSE),
+  );
+  return error;
+}

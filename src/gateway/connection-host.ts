@@ -7,6 +7,7 @@
 
 import { GatewayError, SessionBudgetError } from '../errors/index.js';
 import type { GatewayDispatchEvent, GatewayEvents, ShardEvent } from './options.js';
+import { identifyFailureRule, type CloseCodeRule } from './protocol.js';
 
 /** The events the connection reports through its host; dispatches go through {@link ConnectionHost.dispatch}. */
 export type ConnectionEvent = 'ready' | 'resumed' | 'reconnecting' | 'close' | 'debug' | 'error';
@@ -60,12 +61,37 @@ export const PACED = ' before READY: the Identify came too early (pacing), not c
 /** Close code 4008 (rate limited): the service's pacing, not a bad token. */
 const RATE_LIMITED = 4008;
 
+/** The most Identify attempts in a row refused for pacing (Invalid Session before READY, or 4008) before giving up. */
+export const MAX_PACED_REFUSALS = 10;
+
 /**
- * Whether a socket that closed with `code` counts toward `maxIdentifyFailures`: Identify sent and no READY, unless the
- * service refused it for pacing (Invalid Session before READY, or 4008), which says nothing about the token.
+ * Identify attempts in a row without READY, counted in two ways: failures (Identify sent and no READY, for a reason
+ * that may be the token) toward `maxIdentifyFailures`, and refusals for pacing (Invalid Session before READY, or 4008),
+ * which say nothing about the token, toward {@link MAX_PACED_REFUSALS}. READY resets both.
  */
-export function isFailedIdentify(socket: SocketState, code: number): boolean {
-  return socket.identified && !socket.ready && socket.paced !== true && code !== RATE_LIMITED;
+export class IdentifyAttempts {
+  #failures = 0;
+  #paced = 0;
+
+  /** READY (or RESUMED) arrived: nothing in a row any more. */
+  ready(): void {
+    this.#failures = 0;
+    this.#paced = 0;
+  }
+
+  /** Counts a socket that closed with `code`; the fatal rule when a bound is reached, else `undefined`. */
+  closed(socket: SocketState, code: number, maxFailures: number): CloseCodeRule | undefined {
+    if (!socket.identified || socket.ready) return undefined;
+    if (socket.paced === true || code === RATE_LIMITED) {
+      if (++this.#paced < MAX_PACED_REFUSALS) return undefined;
+      return {
+        name: `every Identify was refused as too early: ${this.#paced} in a row (Invalid Session before READY, or 4008)`,
+        action: 'fatal',
+        hint: 'another process may be identifying with the same bot token at the same time (check that one Gateway, or one fleet, serves it), or the service is refusing new sessions',
+      };
+    }
+    return ++this.#failures >= maxFailures ? identifyFailureRule(this.#failures) : undefined;
+  }
 }
 
 /** A reconnect the connection itself decided on (zombie, Reconnect, Invalid Session, a timeout). */

@@ -14,7 +14,6 @@ import {
   GatewayDispatch,
   GatewayOpcode,
   closeCodeRule,
-  identifyFailureRule,
   identifyFrame,
   decodeFrame,
   DUPLICATE_SEQUENCE,
@@ -30,7 +29,7 @@ import { trustedResumeUrl, upgradeHeaders } from './transport.js';
 import { ConnectWaiters } from './waiters.js';
 import { closedWithin, openSocket } from './socket.js';
 import type { GatewaySessionRecord } from './gateway-session-store.js';
-import { PACED, awaitIdentifyTurn, isFailedIdentify, type ConnectionHost, type PlannedReconnect, type SocketState } from './connection-host.js';
+import { IdentifyAttempts, PACED, awaitIdentifyTurn, type ConnectionHost, type PlannedReconnect, type SocketState } from './connection-host.js';
 
 export type { ConnectionEvent, ConnectionHost, Unsharded } from './connection-host.js';
 
@@ -61,7 +60,7 @@ export class GatewayConnection {
   #destroyed = false;
   #socket: SocketState = { viaResumeUrl: false, hello: false, identified: false, ready: false };
   /** Identify attempts in a row that ended without READY; reset only by READY. */
-  #identifyFailures = 0;
+  readonly #identifyAttempts = new IdentifyAttempts();
   readonly #headers: Record<string, string>;
   /** Aborts a wait for an Identify turn when its socket goes away. */
   #identifyWait: AbortController | undefined;
@@ -311,7 +310,7 @@ export class GatewayConnection {
             new GatewayError('protocol error: READY without a session_id; this session cannot be resumed (the next connection identifies anew)'),
           );
         this.#resumeUrl = this.sessionId === undefined ? undefined : this.#acceptResumeUrl(data['resume_gateway_url']);
-        this.#identifyFailures = 0;
+        this.#identifyAttempts.ready();
         this.#becameReady();
         this.#host.emit('ready', { sessionId: this.sessionId ?? '', data });
         return;
@@ -390,9 +389,9 @@ export class GatewayConnection {
       this.#resumeUrl = undefined;
       this.#debug('the resume on resume_gateway_url failed; falling back to the configured URL');
     }
-    if (isFailedIdentify(socket, code)) this.#identifyFailures++;
+    const exhausted = this.#identifyAttempts.closed(socket, code, this.#options.maxIdentifyFailures);
     let rule: CloseCodeRule = planned ? { name: planned.reason, action: 'resume' } : closeCodeRule(code);
-    if (rule.action !== 'fatal' && this.#identifyFailures >= this.#options.maxIdentifyFailures) rule = identifyFailureRule(this.#identifyFailures);
+    if (rule.action !== 'fatal' && exhausted !== undefined) rule = exhausted;
     const hopeless = this.#hopeless;
     this.#hopeless = undefined;
     if (rule.action === 'fatal' || hopeless !== undefined) {

@@ -3,21 +3,31 @@
  * event and error it emits: the bot token (current, and the one last sent),
  * and the tokens of recent interactions, each kept for its whole 15-minute
  * lifetime, however fast they come, up to a hard cap of
- * {@link MAX_REMEMBERED_INTERACTION_TOKENS} alive at once.
+ * {@link MAX_REMEMBERED_INTERACTION_TOKENS} alive at once and
+ * {@link MAX_REMEMBERED_TOKEN_CHARS} characters in all.
  *
  * The tokens live in a ring ordered by expiry (each is remembered for the same
  * lifetime, so arrival order is expiry order): the ring starts small and
  * doubles when every slot holds a live token, up to the cap, so a quiet bot
- * holds a few kilobytes and a busy one never forgets a live token. At the cap
+ * holds a few kilobytes and a busy one never forgets a live token. At a cap
  * (about 145 interactions a second sustained for 15 minutes) the oldest live
  * token is forgotten to make room, and the book's `onFull` is told once (the
  * Gateway reports it as a `debug` line) until the book is half empty again.
+ * Of a token longer than {@link MAX_TOKEN_NEEDLE} characters only its first
+ * that many are remembered: they are what is redacted (the rest of such a
+ * token, useless without its start, may remain).
+ *
+ * Memory at the cap: the characters of the tokens (at most
+ * {@link MAX_REMEMBERED_TOKEN_CHARS}, 32 MiB of one-byte characters; 26 MB for
+ * 131,072 tokens of 200 characters) plus about 130 bytes of ring and index per
+ * token (about 17 MB): 43 MB measured at the cap with 200-character tokens,
+ * 39 MB with 10,000-character ones, under 64 MB however long the tokens are.
  *
  * Scrubbing stays `redact.ts`'s job; this book only tells it which secrets a
  * value may hold, so that a dispatch is not checked against a thousand
  * tokens. Each interaction token is indexed (when something is next
- * scrubbed, not per event: remembering one only writes a slot of a ring) by
- * one 4-character anchor from a run of letters and digits: no
+ * scrubbed, not per event: remembering one only writes a slot of a ring)
+ * under one 4-character anchor from a run of letters and digits: no
  * encoding `redact.ts` looks for (URL, JSON, HTML) changes those characters,
  * so every form of the token contains its anchor. One pass over each string
  * finds the anchors present; only their tokens (and the bot tokens) go to
@@ -27,13 +37,21 @@
  */
 
 import { INTERACTION_LIFETIME_MS } from '../core/constants.js';
-import { redactValue, scrubText } from '../core/redact.js';
+import { collectStrings, redactValue, scrubText } from '../core/redact.js';
+
+export { MAX_CAUSE_DEPTH, errorTexts, scrubError } from '../core/redact.js';
 
 /**
- * The most interaction tokens the Gateway remembers at once (2^17): 145 a second for the whole 15-minute lifetime. A few
- * megabytes at most; past it, the oldest live token is forgotten.
+ * The most interaction tokens the Gateway remembers at once (2^17): 145 a second for the whole 15-minute lifetime; past
+ * it, the oldest live token is forgotten.
  */
 export const MAX_REMEMBERED_INTERACTION_TOKENS = 131_072;
+
+/** The most characters of one interaction token remembered (and redacted): its first 512. */
+export const MAX_TOKEN_NEEDLE = 512;
+
+/** The most characters of interaction tokens remembered at once (2^25); past it, the oldest live token is forgotten. */
+export const MAX_REMEMBERED_TOKEN_CHARS = 33_554_432;
 
 /** The ring's first size; it doubles as live tokens fill it. */
 const INITIAL_SLOTS = 1024;
@@ -58,64 +76,57 @@ function anchorKeys(text: string, found: (key: number) => void): void {
   }
 }
 
-/** Interaction tokens indexed by anchor; those without one are always candidates. */
+/** The most distinct remembered tokens one anchor key may pack (refs are stored above the 28-bit anchor key). */
+const KEY_SPAN = 2 ** (7 * ANCHOR);
+
+/**
+ * Interaction tokens indexed by one anchor each; those without one are always candidates. A token's anchor is, among its
+ * own runs of {@link ANCHOR} letters or digits, the one whose bucket is smallest when it is indexed, so tokens that share
+ * a prefix or a suffix spread over their distinct parts: one map entry per token and one per bucket, nothing per window.
+ */
 class AnchorIndex {
-  /** How many indexed tokens hold each anchor, so that a token picks its rarest (not a shared prefix). */
-  readonly #counts = new Map<number, number>();
-  readonly #byAnchor = new Map<number, Set<string>>();
-  readonly #anchorOf = new Map<string, number>();
+  /** The tokens under each anchor key: one token alone, or several. */
+  readonly #byAnchor = new Map<number, string | string[]>();
+  /** Each indexed token: its anchor key plus `KEY_SPAN` times how many remembered entries hold it (one token may be remembered twice). */
+  readonly #entries = new Map<string, number>();
   readonly unanchored = new Set<string>();
 
-  /** How many remembered entries hold each indexed token (the same token may be remembered twice). */
-  readonly #refs = new Map<string, number>();
+  /** How many distinct tokens are indexed. */
+  get size(): number {
+    return this.#entries.size + this.unanchored.size;
+  }
 
   /** Indexes a token, or counts one more entry of a token already indexed. */
   retain(token: string): void {
-    const refs = this.#refs.get(token);
-    this.#refs.set(token, (refs ?? 0) + 1);
-    if (refs === undefined) this.#add(token);
+    const entry = this.#entries.get(token);
+    if (entry !== undefined) return void this.#entries.set(token, entry + KEY_SPAN);
+    if (this.unanchored.has(token)) return;
+    let best = -1;
+    let bestSize = Infinity;
+    anchorKeys(token, (key) => {
+      const bucket = this.#byAnchor.get(key);
+      const size = bucket === undefined ? 0 : typeof bucket === 'string' ? 1 : bucket.length;
+      if (size < bestSize) [best, bestSize] = [key, size];
+    });
+    if (best < 0) return void this.unanchored.add(token);
+    this.#entries.set(token, best + KEY_SPAN);
+    const bucket = this.#byAnchor.get(best);
+    this.#byAnchor.set(best, bucket === undefined ? token : typeof bucket === 'string' ? [bucket, token] : [...bucket, token]);
   }
 
   /** Counts one entry of a token less; the last one takes it out of the index. */
   release(token: string): void {
-    const refs = this.#refs.get(token);
-    if (refs === undefined) return;
-    if (refs > 1) return void this.#refs.set(token, refs - 1);
-    this.#refs.delete(token);
-    this.#delete(token);
-  }
-
-  #add(token: string): void {
-    const keys = new Set<number>();
-    anchorKeys(token, (key) => keys.add(key));
-    if (keys.size === 0) return void this.unanchored.add(token);
-    let best = -1;
-    let bestCount = Infinity;
-    for (const key of keys) {
-      const count = (this.#counts.get(key) ?? 0) + 1;
-      this.#counts.set(key, count);
-      if (count < bestCount) [best, bestCount] = [key, count];
-    }
-    this.#anchorOf.set(token, best);
-    const bucket = this.#byAnchor.get(best);
-    if (bucket) bucket.add(token);
-    else this.#byAnchor.set(best, new Set([token]));
-  }
-
-  #delete(token: string): void {
     if (this.unanchored.delete(token)) return;
-    const anchor = this.#anchorOf.get(token);
-    if (anchor === undefined) return;
-    this.#anchorOf.delete(token);
+    const entry = this.#entries.get(token);
+    if (entry === undefined) return;
+    if (entry >= 2 * KEY_SPAN) return void this.#entries.set(token, entry - KEY_SPAN);
+    this.#entries.delete(token);
+    const anchor = entry % KEY_SPAN;
     const bucket = this.#byAnchor.get(anchor);
-    bucket?.delete(token);
-    if (bucket?.size === 0) this.#byAnchor.delete(anchor);
-    const keys = new Set<number>();
-    anchorKeys(token, (key) => keys.add(key));
-    for (const key of keys) {
-      const count = (this.#counts.get(key) ?? 1) - 1;
-      if (count <= 0) this.#counts.delete(key);
-      else this.#counts.set(key, count);
+    if (typeof bucket !== 'object') this.#byAnchor.delete(anchor);
+    else {
+      const rest = bucket.filter((item) => item !== token);
+      this.#byAnchor.set(anchor, rest.length === 1 ? (rest[0] as string) : rest);
     }
   }
 
@@ -124,9 +135,18 @@ class AnchorIndex {
     if (this.#byAnchor.size === 0 || text.length < ANCHOR) return;
     anchorKeys(text, (key) => {
       const bucket = this.#byAnchor.get(key);
-      if (bucket) for (const token of bucket) out.add(token);
+      if (typeof bucket === 'string') out.add(bucket);
+      else if (bucket !== undefined) for (const token of bucket) out.add(token);
     });
   }
+}
+
+/**
+ * What is remembered of a token: the token itself, or its first {@link MAX_TOKEN_NEEDLE} characters (copied, so the
+ * whole token is not kept alive behind a slice).
+ */
+function needleOf(token: string): string {
+  return token.length <= MAX_TOKEN_NEEDLE ? token : (JSON.parse(JSON.stringify(token.slice(0, MAX_TOKEN_NEEDLE))) as string);
 }
 
 /** Known secrets, bounded in number and time. */
@@ -146,6 +166,9 @@ export class SecretBook {
   #forgetAt: Float64Array;
   #next = 0;
   #held = 0;
+  /** The characters of the tokens held, at most `#maxChars`. */
+  #chars = 0;
+  readonly #maxChars: number;
   readonly #botTokens = new Set<string>();
   readonly #index = new AnchorIndex();
   /**
@@ -159,9 +182,11 @@ export class SecretBook {
   /**
    * @param capacity - the most tokens held at once (a hard cap; the ring grows to it only as live tokens fill it)
    * @param onFull - told (with a line to report) when a live token is forgotten to make room, once until the book is half empty again
+   * @param maxChars - the most characters of tokens held at once (a hard cap)
    */
-  constructor(now: () => number, capacity = MAX_REMEMBERED_INTERACTION_TOKENS, onFull?: (line: string) => void) {
+  constructor(now: () => number, capacity = MAX_REMEMBERED_INTERACTION_TOKENS, onFull?: (line: string) => void, maxChars = MAX_REMEMBERED_TOKEN_CHARS) {
     this.#now = now;
+    this.#maxChars = Math.max(MAX_TOKEN_NEEDLE, Math.floor(maxChars));
     this.#capacity = Math.max(1, Math.floor(capacity));
     this.#onFull = onFull;
     const slots = Math.min(this.#capacity, INITIAL_SLOTS);
@@ -174,6 +199,16 @@ export class SecretBook {
     return this.#tokens.length;
   }
 
+  /** The characters of the interaction tokens held now (each at most {@link MAX_TOKEN_NEEDLE}; in all at most `maxChars`). */
+  get chars(): number {
+    return this.#chars;
+  }
+
+  /** How many distinct tokens the index holds (it catches up when something is next scrubbed). */
+  get indexed(): number {
+    return this.#index.size;
+  }
+
   /** Records a bot token that was (or will be) sent; keeps the last two. */
   rememberBotToken(token: string | undefined): void {
     if (token === undefined || this.#botTokens.has(token)) return;
@@ -182,17 +217,23 @@ export class SecretBook {
     this.#list = undefined;
   }
 
-  /** Records an interaction's token for its 15-minute lifetime; the ring grows while below the cap, and forgets the oldest at it. */
+  /**
+   * Records an interaction's token (its first {@link MAX_TOKEN_NEEDLE} characters) for its 15-minute lifetime; the ring
+   * grows while below the cap, and forgets the oldest at a cap (of tokens or of characters).
+   */
   remember(token: string): void {
     const now = this.#now();
+    const needle = needleOf(token);
     this.#pruneAt(now);
+    while (this.#held > 0 && this.#chars + needle.length > this.#maxChars) this.#overflow();
     if (this.#held === this.#tokens.length) {
       if (this.#held < this.#capacity) this.#grow();
       else this.#overflow();
-    } else if (this.#full && this.#held <= this.#capacity >> 1) this.#full = false;
+    } else if (this.#full && this.#held <= this.#capacity >> 1 && this.#chars <= this.#maxChars >> 1) this.#full = false;
     const slot = this.#next % this.#tokens.length;
-    this.#tokens[slot] = token;
+    this.#tokens[slot] = needle;
     this.#forgetAt[slot] = now + INTERACTION_LIFETIME_MS;
+    this.#chars += needle.length;
     this.#next++;
     this.#held++;
     this.#list = undefined;
@@ -264,7 +305,9 @@ export class SecretBook {
     this.#forgetOldest();
     if (this.#full) return;
     this.#full = true;
-    this.#onFull?.(`more than ${this.#capacity} interaction tokens alive at once: the oldest live ones are forgotten, so events may quote them`);
+    this.#onFull?.(
+      `more than ${this.#capacity} interaction tokens, or ${this.#maxChars} characters of them, alive at once: the oldest live ones are forgotten, so events may quote them`,
+    );
   }
 
   /** Forgets the oldest entry, taking it out of the index if it is there. */
@@ -274,6 +317,7 @@ export class SecretBook {
     const token = this.#tokens[slot] as string;
     this.#tokens[slot] = undefined;
     this.#held--;
+    this.#chars -= token.length;
     if (n < this.#indexedBefore) this.#index.release(token);
     this.#list = undefined;
   }
@@ -285,46 +329,4 @@ export class SecretBook {
   #pruneAt(now: number): void {
     while (this.#held > 0 && (this.#forgetAt[(this.#next - this.#held) % this.#tokens.length] as number) <= now) this.#forgetOldest();
   }
-}
-
-/** The strings `redactValue` would scrub (it stops below depth 20, as this does). */
-function collectStrings(value: unknown, out: string[], depth: number): void {
-  if (typeof value === 'string') out.push(value);
-  else if (typeof value === 'object' && value !== null && depth <= 20)
-    for (const item of Array.isArray(value) ? value : Object.values(value)) collectStrings(item, out, depth + 1);
-}
-
-/** How deep `scrubError` and {@link errorTexts} follow an error's `cause` chain. */
-export const MAX_CAUSE_DEPTH = 8;
-
-/** The errors of a `cause` chain, `error` first, at most {@link MAX_CAUSE_DEPTH} below it, each once (a cycle ends it). */
-function causeChain(error: Error): Error[] {
-  const chain: Error[] = [error];
-  let cause: unknown = error.cause;
-  while (cause instanceof Error && chain.length <= MAX_CAUSE_DEPTH && !chain.includes(cause)) {
-    chain.push(cause);
-    cause = cause.cause;
-  }
-  return chain;
-}
-
-/** The messages and stacks of an error and its `cause` chain: what {@link scrubError} scrubs, to find the secrets they may hold. */
-export function errorTexts(error: Error): string[] {
-  return causeChain(error).flatMap((item) => [item.message, item.stack ?? '']);
-}
-
-/**
- * The error, its message and stack scrubbed of known secrets, and so is each error of its `cause` chain (at most
- * {@link MAX_CAUSE_DEPTH} deep): in place, as the SDK made the error or holds the cause it wraps.
- */
-export function scrubError<E extends Error>(error: E, secrets: readonly string[]): E {
-  for (const item of causeChain(error)) {
-    const message = scrubText(item.message, secrets);
-    if (message !== item.message) item.message = message;
-    if (item.stack !== undefined) {
-      const stack = scrubText(item.stack, secrets);
-      if (stack !== item.stack) item.stack = stack;
-    }
-  }
-  return error;
 }

@@ -34,7 +34,7 @@ export async function handleNodeRequest(core: ReceiverCore, request: IncomingMes
     }
     let body = rawBody;
     if (body === undefined) {
-      const slot = core.bodyStarted();
+      const slot = core.bodyStarted(request.socket.remoteAddress);
       if (slot === undefined) {
         // Too many bodies still arriving, none slow enough to evict: refuse this one at once and let its socket go.
         sendNode(response, BUSY, { connection: 'close', 'retry-after': '1' });

@@ -33,8 +33,11 @@ export interface ReceiverCore {
   readonly maxBodyBytes: number;
   /** How long an adapter waits for a whole body, in milliseconds. */
   readonly bodyTimeoutMs: number;
-  /** Takes one of the places for a body being read (evicting the slowest pending body when all are taken); `undefined` when none is free. Give it back with its `done()`. */
-  bodyStarted(): BodySlot | undefined;
+  /**
+   * Takes one of the places for a body being read from `source` (the peer's address, when known), evicting the stalest
+   * pending body when all are taken; `undefined` when none is free. Give it back with its `done()`.
+   */
+  bodyStarted(source?: string): BodySlot | undefined;
 }
 
 /** The JSON text of an outcome's body. */

@@ -60,15 +60,17 @@ export interface WebhookReceiverOptions {
    * refused. @default twice `toleranceMs` (10 minutes), at least 1 s
    */
   dedupeTtlMs?: number | undefined;
-  /** Largest body the adapters read; past it they answer 413. @default 1048576 (1 MiB) */
+  /** Largest body the adapters read; past it they answer 413. At most {@link MAX_BODY_BYTES_LIMIT}. @default 1048576 (1 MiB) */
   maxBodyBytes?: number | undefined;
   /** How long the adapters wait for a whole body; past it they answer 408 and close the connection (a sender trickling bytes holds no socket). @default 10000 (10 s) */
   bodyTimeoutMs?: number | undefined;
   /**
-   * Most bodies the adapters read at once. When all are taken, a new request evicts the slowest body pending for over a
-   * second (bytes per millisecond; answered 408, its connection closed), so senders trickling bodies cannot keep valid
-   * deliveries out; only when every pending body has just started is the new request answered 503 at once and its
-   * connection closed. @default 256
+   * Most bodies the adapters read at once. When all are taken, a new request evicts the body silent the longest among
+   * those with no byte for 100 ms or pending for over a second (answered 408, its connection closed), so senders
+   * trickling bodies or sending none cannot keep valid deliveries out; when none is, a peer address holding more than a
+   * quarter of the places gives up its stalest one; only then is the new request answered 503 at once and its
+   * connection closed. Ages are measured on a steady clock, not `clock`. At most {@link MAX_PENDING_BODIES_LIMIT}.
+   * @default 256
    */
   maxPendingBodies?: number | undefined;
   /** The signing scheme (header names, signed string, body shape). @default the scheme in docs/assumptions.md */
@@ -78,6 +80,12 @@ export interface WebhookReceiverOptions {
   /** The clock, epoch milliseconds. @default Date.now */
   clock?: (() => number) | undefined;
 }
+
+/** The largest `maxBodyBytes` a receiver accepts (64 MiB): a body is buffered whole before it is verified. */
+export const MAX_BODY_BYTES_LIMIT = 64 * 1024 * 1024;
+
+/** The largest `maxPendingBodies` a receiver accepts: each eviction looks at every place. */
+export const MAX_PENDING_BODIES_LIMIT = 16_384;
 
 /** The names of every receiver option: any other is refused. */
 const RECEIVER_OPTIONS = optionNames<WebhookReceiverOptions>({
@@ -119,8 +127,9 @@ export function resolveReceiverLimits(options: WebhookReceiverOptions): Receiver
   return {
     toleranceMs,
     dedupeTtlMs,
-    maxBodyBytes: checkCount(operation, 'maxBodyBytes', options.maxBodyBytes, { min: 1 }) ?? DEFAULT_MAX_BODY_BYTES,
+    maxBodyBytes: checkCount(operation, 'maxBodyBytes', options.maxBodyBytes, { min: 1, max: MAX_BODY_BYTES_LIMIT }) ?? DEFAULT_MAX_BODY_BYTES,
     bodyTimeoutMs: checkDuration(operation, 'bodyTimeoutMs', options.bodyTimeoutMs, { min: 1 }) ?? DEFAULT_BODY_TIMEOUT_MS,
-    maxPendingBodies: checkCount(operation, 'maxPendingBodies', options.maxPendingBodies, { min: 1 }) ?? DEFAULT_MAX_PENDING_BODIES,
+    maxPendingBodies:
+      checkCount(operation, 'maxPendingBodies', options.maxPendingBodies, { min: 1, max: MAX_PENDING_BODIES_LIMIT }) ?? DEFAULT_MAX_PENDING_BODIES,
   };
 }

@@ -30,6 +30,7 @@ import { PendingBodies } from './pending-bodies.js';
 import { resolveReceiverLimits, type WebhookReceiverOptions } from './receiver-options.js';
 
 export type { InteractionCallbackClient, WebhookReceiverOptions } from './receiver-options.js';
+export { MAX_BODY_BYTES_LIMIT, MAX_PENDING_BODIES_LIMIT } from './receiver-options.js';
 
 /** Emitted when a handler (or the receiver itself) fails; never a crash, never a 500 after the 2xx. */
 export interface WebhookErrorEvent {
@@ -104,7 +105,8 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> extends Ev
     const client = options.client;
     this.#respond = client ? (interactionId, body, options) => client.interactions.respond(interactionId, body, options) : undefined;
     this.#now = options.clock ?? Date.now;
-    this.#bodies = new PendingBodies(maxPendingBodies, this.#now);
+    // Eviction ages on a steady clock, not on `clock`: a frozen or shifted signature clock must not disable it.
+    this.#bodies = new PendingBodies(maxPendingBodies);
     this.router = options.router ?? new InteractionRouter();
     this.#ownsRouter = options.router === undefined;
     const core: ReceiverCore = {
@@ -112,7 +114,7 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> extends Ev
       fail: (error) => this.#emitError(error, undefined),
       maxBodyBytes,
       bodyTimeoutMs,
-      bodyStarted: () => this.#bodies.start(),
+      bodyStarted: (source) => this.#bodies.start(source),
     };
     this.node = createNodeHandler(core);
     this.fetch = createFetchHandler(core);

@@ -13,7 +13,7 @@
  * @module
  */
 
-import { checkDuration, refuseUnknownOptions } from '../core/bounds.js';
+import { checkDuration, optionNames, refuseUnknownOptions } from '../core/bounds.js';
 import type { DispatchSink, PublishedDispatch } from '../gateway/publisher.js';
 import { DEFAULT_COMMAND_TIMEOUT_MS, type RedisClientLike, RedisScript, sendCommand, streamFailure, withinTime } from './connection.js';
 import { taggedKey } from './keys.js';
@@ -33,6 +33,9 @@ export interface RedisEventStreamOptions {
   /** How long one Redis command may take before it fails, milliseconds, from 1 to 600000. @default 2000 */
   commandTimeoutMs?: number | undefined;
 }
+
+/** The names of every {@link RedisEventStreamOptions} option: any other is refused. */
+const STREAM_OPTIONS = optionNames<RedisEventStreamOptions>({ client: true, stream: true, commandTimeoutMs: true });
 
 /** An event that could not be handled, as the dead letters hold it. */
 export interface DeadLetter {
@@ -167,7 +170,7 @@ export class RedisEventStream implements DispatchSink {
   readonly timeoutMs: number;
 
   constructor(options: RedisEventStreamOptions) {
-    refuseUnknownOptions('createRedisEventStream', options, ['client', 'stream', 'commandTimeoutMs']);
+    refuseUnknownOptions('createRedisEventStream', options, STREAM_OPTIONS);
     this.client = options.client;
     this.key = taggedKey('createRedisEventStream', 'stream', options.stream ?? 'ccsdk:events');
     this.deadKey = `${this.key}:dead`;

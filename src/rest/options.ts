@@ -135,6 +135,12 @@ export interface CallOptions {
   headers?: Record<string, string> | undefined;
 }
 
+/** The names of every key of a request's input (call options, params, query, body): any other is refused. */
+export const REQUEST_INPUT_OPTIONS = optionNames<RequestInput>({
+  ...{ signal: true, timeoutMs: true, deadlineMs: true, retries: true, credential: true, maxResponseBytes: true, headers: true },
+  ...{ params: true, query: true, body: true, formData: true },
+});
+
 /** Values a query string can carry. */
 export type QueryValue = string | number | boolean | undefined;
 

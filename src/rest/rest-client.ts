@@ -9,7 +9,7 @@
 import { chooseCredential, credentialOrder, type CredentialSet } from '../auth/credential-choice.js';
 import { AbortError, type ApiError, AuthenticationError, InsecureTransportError, RateLimitError, ValidationError } from '../errors/index.js';
 import { isInsecureRemoteUrl } from '../core/loopback.js';
-import { checkDuration } from '../core/bounds.js';
+import { checkCount, checkDuration, refuseUnknownOptions } from '../core/bounds.js';
 import { buildPath, buildQuery, checkHeaders, checkRouteTemplate } from '../core/path.js';
 import { routes, type OperationId, type RouteDefinition } from '../core/routes.js';
 import { SDK_VERSION } from '../core/version.js';
@@ -18,7 +18,7 @@ import { AttemptTimer, CallDeadline } from './deadline.js';
 import { startCall, type CallLifecycle } from '../observe/call.js';
 import type { RestClientConfig } from './config.js';
 import type { RequestEventBase } from '../observe/events.js';
-import type { CustomRoute, RateLimitInfo, RequestInput } from './options.js';
+import { REQUEST_INPUT_OPTIONS, type CustomRoute, type RateLimitInfo, type RequestInput } from './options.js';
 import type { Lane, WaitGuard } from './rate-limit-store.js';
 import { bodySpent, callSecrets, requestParts, type Prepared } from './request-parts.js';
 import { hasRateLimitHeaders, parseSuccessBody, readRateLimitHeaders, toApiError } from './response.js';
@@ -110,6 +110,8 @@ export class RestClient {
     let first: Prepared | undefined;
     let firstError: unknown;
     try {
+      // A misspelt call option (`timeout`, `retry`) would quietly do nothing: refused by name.
+      refuseUnknownOptions(operation, input, REQUEST_INPUT_OPTIONS);
       const majorValue = route.majorParameter === undefined ? undefined : input.params?.[route.majorParameter];
       const query = buildQuery(input.query);
       if (typeof query !== 'string') return Promise.reject(new ValidationError(operation, query.issues));
@@ -126,9 +128,9 @@ export class RestClient {
         routeKey: this.#routeKey(route),
         major: typeof majorValue === 'string' ? majorValue : '',
         lane: route.lane === 'priority' ? 'priority' : 'normal',
-        retries: input.retries === undefined ? config.retry.retries : Math.max(0, Math.floor(input.retries)),
+        retries: checkCount(operation, 'retries', input.retries) ?? config.retry.retries,
         timeoutMs: input.timeoutMs === undefined ? config.timeoutMs : checkDuration(operation, 'timeoutMs', input.timeoutMs),
-        maxResponseBytes: input.maxResponseBytes ?? config.maxResponseBytes,
+        maxResponseBytes: checkCount(operation, 'maxResponseBytes', input.maxResponseBytes, { min: 1 }) ?? config.maxResponseBytes,
         deadline: new CallDeadline(
           config.now,
           input.deadlineMs === undefined ? config.deadlineMs : checkDuration(operation, 'deadlineMs', input.deadlineMs),

@@ -55,6 +55,40 @@ describe('Client and WebhookClient options', () => {
   });
 });
 
+describe('per-call options', () => {
+  it('refuse retries and maxResponseBytes that are not whole numbers in range, and unknown keys, before anything is sent', async () => {
+    let sent = 0;
+    const client = new Client({
+      baseUrl: 'http://127.0.0.1:9',
+      auth: { botToken: 'a.b' },
+      deadlineMs: 2000,
+      hooks: { beforeRequest: () => void sent++ },
+    });
+    for (const [name, value] of [
+      ['retries', Number.POSITIVE_INFINITY],
+      ['retries', Number.NaN],
+      ['retries', -1],
+      ['retries', 1.5],
+      ['maxResponseBytes', 0],
+      ['maxResponseBytes', Number.NaN],
+      ['maxResponseBytes', Number.POSITIVE_INFINITY],
+      ['maxResponseBytes', '1000'],
+    ] as const) {
+      const error = await client.channels.get('1', { [name]: value } as never).catch((e: unknown) => e);
+      expect(error, `${name}: ${String(value)}`).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).issues[0]?.path, `${name}: ${String(value)}`).toBe(name);
+    }
+    const misspelt = await client.channels.get('1', { timeout: 5, retry: 2 } as never).catch((e: unknown) => e);
+    expect(misspelt).toBeInstanceOf(ValidationError);
+    expect((misspelt as ValidationError).issues).toEqual([
+      { path: 'timeout', message: 'is not an option of channels.get' },
+      { path: 'retry', message: 'is not an option of channels.get' },
+    ]);
+    expect(sent, 'requests sent for refused calls').toBe(0);
+    await client.close();
+  });
+});
+
 describe('MemoryRateLimitStore settings', () => {
   it('refuses unknown names and durations past 2^31 - 1 ms, naming each', async () => {
     const { MemoryRateLimitStore } = await import('../../src/index.js');

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client, GatewayError, GatewayFatalError, SDK_VERSION, ValidationError, type GatewayOptions, type GatewayReconnectingEvent } from '../../src/index.js';
 import { SECRETS } from '../helpers/index.js';
 import { behaveWell, frames, startWsServer, type WsPeer, type WsTestServer, until, opsOf } from '../helpers/ws-server.js';
+import { MAX_PACED_REFUSALS } from '../../src/gateway/connection-host.js';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
@@ -212,6 +213,33 @@ describe('Identify that never becomes READY (point 14)', () => {
     ).toHaveLength(3);
     expect(reasons.join()).not.toMatch(/token/);
   }, 15_000);
+
+  it('still connects after four 4008 (rate limited) closes before READY in a row: 4008 is pacing, not a bad token', async () => {
+    const script = identifyScript([4008, 4008, 4008, 4008, 'ready']);
+    const ws = await server();
+    ws.onConnection((peer) => script(peer, ws.peers.length - 1));
+    const { gateway, errors } = gatewayFor(ws.url, { connectTimeoutMs: 10_000 });
+    const connected = await gateway.connect().then(
+      () => 'connected',
+      (error: unknown) => `rejected: ${String(error)}`,
+    );
+    expect(connected, 'connect() after four 4008 closes, then READY').toBe('connected');
+    expect(ws.peers, 'five Identify, four closed with 4008').toHaveLength(5);
+    expect(errors).toEqual([]);
+  });
+
+  it(`gives up with a GatewayFatalError after ${MAX_PACED_REFUSALS} Identify attempts in a row refused with Invalid Session, not forever`, async () => {
+    const ws = await server();
+    ws.onConnection((peer) => identifyScript(Array(100).fill('early'))(peer, ws.peers.length - 1));
+    const { gateway, errors } = gatewayFor(ws.url, { connectTimeoutMs: 25_000, random: () => 0 });
+    const error = await gateway.connect().catch((e: unknown) => e);
+    expect(error, 'what connect() settles with when every Identify is refused as too early').toBeInstanceOf(GatewayFatalError);
+    expect((error as GatewayFatalError).message).toMatch(new RegExp(`every Identify was refused as too early: ${MAX_PACED_REFUSALS} in a row`));
+    expect((error as GatewayFatalError).message).not.toMatch(/token is likely invalid/);
+    expect(errors).toContain(error);
+    expect(ws.peers, 'one Identify per connection, each refused').toHaveLength(MAX_PACED_REFUSALS);
+    expect(gateway.status).toBe('idle');
+  }, 30_000);
 
   it('counts a READY timeout after Identify as a failed attempt too', async () => {
     const ws = await server((peer) => peer.send(frames.hello(45_000)));

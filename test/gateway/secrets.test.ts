@@ -5,6 +5,7 @@
  */
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DROPPED_CAUSE, MAX_CAUSE_ERRORS } from '../../src/core/redact.js';
 import { MAX_CAUSE_DEPTH, MAX_REMEMBERED_INTERACTION_TOKENS, SecretBook, errorTexts, scrubError } from '../../src/gateway/secrets.js';
 import { Client, INTERACTION_LIFETIME_MS } from '../../src/index.js';
 import { SECRETS } from '../helpers/index.js';
@@ -261,8 +262,36 @@ describe('SecretBook', () => {
     let deep = new Error(`deepest ${secret}`);
     const deepest = deep;
     for (let i = 0; i < MAX_CAUSE_DEPTH + 2; i++) deep = new Error(`level ${i}`, { cause: deep });
+    expect(errorTexts(deep), 'message and stack of the top error and of 8 causes').toHaveLength(2 * (MAX_CAUSE_DEPTH + 1));
     scrubError(deep, [secret]);
     expect(deepest.message).toContain(secret);
-    expect(errorTexts(deep)).toHaveLength(2 * (MAX_CAUSE_DEPTH + 1));
+    // Past the bound, the deeper cause is dropped, not left in clear.
+    let kept: Error = deep;
+    for (let i = 0; i < MAX_CAUSE_DEPTH; i++) kept = kept.cause as Error;
+    expect(kept.cause, `the cause of the error ${MAX_CAUSE_DEPTH} deep`).toBe(DROPPED_CAUSE);
+  });
+
+  it('scrubs a string or object cause, and every error of an AggregateError, and drops what lies past the bounds', () => {
+    const secret = 'cause-Dd88-token';
+    const byString = new Error('wrapped', { cause: `the server said ${secret}` });
+    const byObject = new Error('wrapped', { cause: { body: { text: `echo ${secret}` }, access_token: 'other-value', code: 7 } });
+    const inner = new Error(`inner ${secret}`);
+    const aggregate = new AggregateError([inner, `plain ${secret}`, { note: secret }], 'several failed');
+    const top = new Error('top', { cause: aggregate });
+    for (const error of [byString, byObject, top]) expect(errorTexts(error).join(' '), 'the texts searched for secrets').toContain(secret);
+    scrubError(byString, [secret]);
+    scrubError(byObject, [secret]);
+    scrubError(top, [secret]);
+    expect(byString.cause).toBe('the server said [redacted]');
+    expect(byObject.cause).toEqual({ body: { text: 'echo [redacted]' }, access_token: '[redacted]', code: 7 });
+    expect(inner.message).toBe('inner [redacted]');
+    expect(aggregate.errors).toEqual([inner, 'plain [redacted]', { note: '[redacted]' }]);
+    // An AggregateError of 1,000 errors: the first MAX_CAUSE_ERRORS - 1 below it are scrubbed, the rest dropped.
+    const many = Array.from({ length: 1000 }, (_, i) => new Error(`member ${i} ${secret}`));
+    const wide = new AggregateError(many, 'wide');
+    scrubError(wide, [secret]);
+    expect(wide.errors).toHaveLength(MAX_CAUSE_ERRORS + 1);
+    expect(wide.errors.at(-1)).toBe(DROPPED_CAUSE);
+    expect(JSON.stringify(wide.errors.map((item: unknown) => (item instanceof Error ? item.message : item)))).not.toContain(secret);
   });
 });

@@ -7,6 +7,8 @@ import {
   isInteractionAlreadyAcknowledgedError,
   isInteractionExpiredError,
   isValidationError,
+  MAX_BODY_BYTES_LIMIT,
+  MAX_PENDING_BODIES_LIMIT,
   MemoryReplayStore,
   type CommandInteraction,
   type InteractionErrorEvent,
@@ -218,6 +220,14 @@ describe('typed deliveries and the catch-all', () => {
       for (const value of [3e9, Number.POSITIVE_INFINITY, Number.NaN])
         expect((issues({ [name]: value }) as { path: string }[])[0]?.path, `${name}: ${value}`).toBe(name);
     expect((issues({ maxPendingBodies: 1.5 }) as { path: string }[])[0]?.path).toBe('maxPendingBodies');
+    for (const [name, limit] of [
+      ['maxPendingBodies', MAX_PENDING_BODIES_LIMIT],
+      ['maxBodyBytes', MAX_BODY_BYTES_LIMIT],
+    ] as const) {
+      expect(issues({ [name]: limit }), `${name} at its limit`).toBe('accepted');
+      for (const value of [limit + 1, Number.POSITIVE_INFINITY])
+        expect((issues({ [name]: value }) as { path: string }[])[0]?.path, `${name}: ${value}`).toBe(name);
+    }
     expect(issues({ toleranceMs: 60_000, dedupeTtlMs: 120_000 })).toBe('accepted');
     expect(() => new MemoryReplayStore({ now: () => NOW_MS } as never)).toThrow(/now: was renamed or removed: use clock/);
   });
