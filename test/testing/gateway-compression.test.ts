@@ -71,14 +71,12 @@ function clientOf(url: string, compression: GatewayCompression) {
   return { gateway: client.gateway, seen, errors };
 }
 
-const methods: { method: Method; available: boolean }[] = [
-  { method: 'zlib-stream', available: true },
-  // node:zlib has zstd from Node 22.15 on: a runtime capability, not a missing binary.
-  { method: 'zstd-stream', available: zstdAvailable() },
-];
+// node:zlib has zstd from Node 22.15 on (a runtime capability, not a missing binary): the zstd round trips are declared
+// where it has it (CI's Node 24 run); on Node 20 the refusal below is what the emulator does instead.
+const methods: Method[] = zstdAvailable() ? ['zlib-stream', 'zstd-stream'] : ['zlib-stream'];
 
-for (const { method, available } of methods) {
-  describe.runIf(available)(`the emulator's ${method} (runs where node:zlib has it)`, () => {
+for (const method of methods) {
+  describe(`the emulator's ${method}`, () => {
     it('sends each message as one binary frame through one context for the connection', async () => {
       const server = await startServer();
       const { ws, raw } = await rawClient(server.url, method);
