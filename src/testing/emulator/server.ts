@@ -15,7 +15,7 @@ import type { EmulatorFaults } from './faults.js';
 import { EmulatorCore } from './core.js';
 import { gatewayUrlOf } from './gateway-info.js';
 import { checkSimulation } from './inputs.js';
-import { checkCoreOptions, coreOptionsOf, SERVER_OPTIONS } from './options.js';
+import { checkBaseUrl, checkCoreOptions, checkHostNames, coreOptionsOf, SERVER_OPTIONS } from './options.js';
 import { checkCount, checkDuration } from '../../core/bounds.js';
 import type {
   EmulatedCallback,
@@ -39,7 +39,9 @@ export interface EmulatorOptions extends EmulatorCoreOptions {
    * names, IP literals, `host`): a container's or a proxy's name
    * (`['emulator']` in a Compose network). Any port is accepted, so a proxy or
    * a port mapping (`docker run -p 9000:8080`) works; checking the name alone
-   * defeats DNS rebinding. @default []
+   * defeats DNS rebinding. Exact names only (no wildcard, port or path;
+   * compared without case); `baseUrl`'s host name is added. `ValidationError`
+   * otherwise. @default []
    */
   allowedHosts?: readonly string[] | undefined;
   /** Heartbeat interval the Gateway announces, milliseconds. @default 41250 */
@@ -91,7 +93,7 @@ export interface Emulator<Name extends string = string> {
   readonly faults: EmulatorFaults;
   /** The in-memory state and its control API. */
   readonly core: EmulatorCore;
-  /** The playground's URL (the root URL), when the `playground` option is on. */
+  /** The playground's URL (the root of `baseUrl`, else of `url`), when the `playground` option is on. */
   readonly playgroundUrl: string | undefined;
   /**
    * Simulates a user running a slash command (or typing in it, with
@@ -190,17 +192,29 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   checkCount('createEmulator', 'port', options.port, { max: 65_535 });
   checkDuration('createEmulator', 'heartbeatIntervalMs', options.heartbeatIntervalMs, { min: 1 });
   checkCount('createEmulator', 'maxBodyBytes', options.maxBodyBytes, { min: 1 });
+  const publicBase = checkBaseUrl('createEmulator', options.baseUrl);
+  // Lowercased once; the public URL's own name is one of them, so requests through that proxy pass the Host check.
+  const allowedHosts = checkHostNames('createEmulator', 'allowedHosts', options.allowedHosts);
+  if (publicBase !== undefined) allowedHosts.push(publicBase.hostname.replace(/^\[|\]$/g, '').toLowerCase());
   const core = new EmulatorCore(coreOptionsOf(options));
   let playground: Playground | undefined;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_EMULATOR_MAX_BODY_BYTES;
   const listenAddress = () => {
     const { address, port } = server.address() as AddressInfo;
-    return { host: options.host ?? address, port, allowedHosts: options.allowedHosts };
+    return { host: options.host ?? address, port, allowedHosts };
   };
   // REST requests in flight, and the checks of waitForIdle() to run when one ends.
   let requestsInFlight = 0;
   const idleChecks = new Set<() => void>();
   const server = http.createServer((request, response) => {
+    try {
+      serve(request, response);
+    } catch {
+      // Nothing a request carries may bring the process down: whatever slipped through is a 500.
+      if (!response.headersSent && !response.destroyed) response.writeHead(500).end();
+    }
+  });
+  const serve = (request: http.IncomingMessage, response: http.ServerResponse) => {
     requestsInFlight++;
     let counted = true;
     const ended = () => {
@@ -254,7 +268,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
         });
     });
     request.on('error', () => undefined);
-  });
+  };
   server.keepAliveTimeout = 5000;
   let gatewayUrl = '';
   const gateway = new GatewayServer({
@@ -288,7 +302,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
   // Behind a proxy or a port mapping, the URLs in answers (the Gateway's above all) are the public ones.
-  const publicUrl = options.baseUrl?.replace(/\/+$/, '') ?? url;
+  const publicUrl = publicBase === undefined ? url : `${publicBase.origin}${publicBase.pathname}`.replace(/\/+$/, '');
   gatewayUrl = gatewayUrlOf(publicUrl);
   core.attachGateway(gateway, publicUrl);
   let closed = false;
@@ -299,7 +313,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     clock: core.clock,
     faults: core.faults,
     core,
-    playgroundUrl: playground ? `${url}/` : undefined,
+    playgroundUrl: playground ? `${publicUrl}/` : undefined,
     invokeCommand: (input) => core.invokeCommand(input),
     clickComponent: (input) => {
       checkSimulation('clickComponent', input, ['customId']);
