@@ -29,18 +29,33 @@ function labelOf(invoked: InvokedInteraction): InteractionLabel {
   return { interactionId: invoked.id, what: describeInteraction(Number(invoked.payload['type']), String(label)) };
 }
 
+/**
+ * A listener of the kit's that never throws: the Gateway's emitter stops at
+ * the first listener that throws, so one of the kit's must not starve the
+ * bot's own (nor the others of the kit's).
+ */
+export function guarded<Args extends unknown[]>(listener: (...args: Args) => void): (...args: Args) => void {
+  return (...args) => {
+    try {
+      listener(...args);
+    } catch {
+      // Nothing to do: the kit's bookkeeping of this event is lost, the bot's listeners still run.
+    }
+  };
+}
+
 /** Starts watching the answers of `gateway`'s handlers. `errors` is the fixture's list of what they threw. */
 export function watchAnswers(gateway: Gateway, answerTimeoutMs: number, errors: readonly InteractionErrorEvent[]): AnswerWatch {
   // The interactions a test is awaiting, by id: each fails at once with what its handler threw.
   const awaited = new Map<string, { label: InteractionLabel; fail: (error: Error) => void }>();
-  const onError = (event: InteractionErrorEvent) => {
+  const onError = guarded((event: InteractionErrorEvent) => {
     const entry = awaited.get(event.interaction.id);
     entry?.fail(new EmulatorHandlerError(entry.label, event.error));
-  };
-  const onUnhandled = (event: InteractionUnhandledEvent) => {
+  });
+  const onUnhandled = guarded((event: InteractionUnhandledEvent) => {
     const entry = awaited.get(event.interaction.id);
     entry?.fail(new EmulatorNoAnswerError(entry.label, `${event.message} (register a handler, or await it)`));
-  };
+  });
   gateway.on('interactionError', onError);
   gateway.on('interactionUnhandled', onUnhandled);
 

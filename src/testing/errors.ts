@@ -4,6 +4,7 @@
  * @module
  */
 
+import { inspect } from 'node:util';
 import { CommunityChatError, hasKind, KIND } from '../errors/base.js';
 import type { OptionProblem } from '../interactions/options.js';
 
@@ -98,9 +99,33 @@ export interface InteractionLabel {
   readonly what: string;
 }
 
-/** What a handler threw, in one line: `TypeError: boom`. */
+/** The longest description of a thrown value quoted in a message. */
+const MAX_THROWN_CHARS = 300;
+
+/**
+ * What a handler threw, in one line: `TypeError: boom`; an object with a
+ * string `message` (`{ code: 50013, message: 'Missing Permissions' }`)
+ * shows it (with its `code`); anything else as `util.inspect` shows it.
+ * Total: never throws, whatever was thrown (a null-prototype object, a
+ * revoked proxy, a throwing getter).
+ */
 export function describeThrown(thrown: unknown): string {
-  return thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown);
+  let text: string;
+  try {
+    text = describeOrThrow(thrown);
+  } catch {
+    text = 'a value that cannot be shown';
+  }
+  return text.length > MAX_THROWN_CHARS ? `${text.slice(0, MAX_THROWN_CHARS)}…` : text;
+}
+
+function describeOrThrow(thrown: unknown): string {
+  if (thrown instanceof Error) return `${thrown.name}: ${thrown.message}`;
+  if (typeof thrown === 'object' && thrown !== null) {
+    const { message, code } = thrown as { message?: unknown; code?: unknown };
+    if (typeof message === 'string') return code === undefined ? message : `${inspect(code)}: ${message}`;
+  }
+  return typeof thrown === 'string' ? thrown : inspect(thrown, { depth: 2, breakLength: Number.POSITIVE_INFINITY });
 }
 
 /**
@@ -116,7 +141,8 @@ export class EmulatorHandlerError extends EmulatorError {
     super(`the bot's handler of ${label.what} (interaction ${label.interactionId}) threw ${describeThrown(thrown)}`, { cause: thrown });
     this.interactionId = label.interactionId;
     // The frames worth reading are the handler's, not the kit's.
-    const frames = thrown instanceof Error ? thrown.stack?.split('\n').slice(1).join('\n') : undefined;
+    const stack: unknown = thrown instanceof Error ? thrown.stack : undefined;
+    const frames = typeof stack === 'string' ? stack.split('\n').slice(1).join('\n') : undefined;
     if (frames !== undefined && frames !== '') this.stack = `${this.name}: ${this.message}\n${frames}`;
   }
 }

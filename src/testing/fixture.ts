@@ -10,7 +10,7 @@ import type { Client } from '../clients/client.js';
 import type { InteractionErrorEvent } from '../interactions/router.js';
 import type { CommandDefinition } from '../schemas/requests.js';
 import { checkDuration, refuseUnknownOptions } from '../core/bounds.js';
-import { type AnswerWatch, watchAnswers } from './answer-watch.js';
+import { type AnswerWatch, guarded, watchAnswers } from './answer-watch.js';
 import { startBot } from './bot-runner.js';
 import { EmulatorError } from './errors.js';
 import { createEmulator, type Emulator, type EmulatorOptions } from './emulator/server.js';
@@ -112,11 +112,14 @@ export function useEmulator<const Commands extends readonly CommandDefinition[] 
         connect: options.connect,
         prepare: (client) => {
           watch = watchAnswers(client.gateway, answerTimeoutMs, errors);
-          client.gateway.on('interactionError', (event) => {
-            errors.push(event);
-            for (const resolve of waiting) resolve(event);
-            waiting.clear();
-          });
+          client.gateway.on(
+            'interactionError',
+            guarded((event: InteractionErrorEvent) => {
+              errors.push(event);
+              for (const resolve of waiting) resolve(event);
+              waiting.clear();
+            }),
+          );
         },
       });
       running = { emulator: (watch as AnswerWatch).wrap(emulator), bot, watch: watch as AnswerWatch };

@@ -14,13 +14,23 @@ const buttons: MessageActionRow[] = [{ type: 1, components: [{ type: 2, style: B
 let waitStarted: () => void = () => undefined;
 let waitEnded: (outcome: unknown) => void = () => undefined;
 
+/** The interactions whose handler errors the bot's own `interactionError` listener saw. */
+const botSawErrorOf: string[] = [];
+
 describe('a failing bot, with the kit', () => {
   const kit = useEmulator(
     { beforeAll, afterAll, beforeEach },
     {
       answerTimeoutMs: 300,
-      commands: ['poll', 'silent', 'vote', 'menu'].map((name) => ({ name, description: name })),
+      commands: ['poll', 'silent', 'vote', 'menu', 'bare', 'coded'].map((name) => ({ name, description: name })),
       bot: (client) => {
+        client.gateway.on('interactionError', ({ interaction }) => botSawErrorOf.push(interaction.id));
+        client.gateway.onCommand('bare', () => {
+          throw Object.create(null);
+        });
+        client.gateway.onCommand('coded', () => {
+          throw { code: 50013, message: 'Missing Permissions' };
+        });
         client.gateway.onCommand('poll', () => {
           throw new TypeError('boom');
         });
@@ -46,6 +56,18 @@ describe('a failing bot, with the kit', () => {
     expect((error as Error).cause).toBeInstanceOf(TypeError);
     // The frames are the handler's: this file, where it threw.
     expect((error as Error).stack).toContain('fixture-answers.test.ts');
+  });
+
+  it("a handler that throws a null-prototype object or a { code, message } rejects at once, and the bot's own listener still sees it", async () => {
+    const bare = kit.emulator.invokeCommand({ name: 'bare' });
+    const bareError = await bare.response.catch((thrown: unknown) => thrown);
+    expect(isEmulatorHandlerError(bareError), String(bareError)).toBe(true);
+    expect((bareError as Error).message).toContain('threw [Object: null prototype] {}');
+    const coded = kit.emulator.invokeCommand({ name: 'coded' });
+    const codedError = await coded.response.catch((thrown: unknown) => thrown);
+    expect((codedError as Error).message).toContain('threw 50013: Missing Permissions');
+    expect(kit.interactionErrors.map(({ interaction }) => interaction.id)).toEqual([bare.id, coded.id]);
+    expect(botSawErrorOf.slice(-2)).toEqual([bare.id, coded.id]);
   });
 
   it('a handler that never answers rejects with EmulatorNoAnswerError after answerTimeoutMs, naming the command', async () => {
