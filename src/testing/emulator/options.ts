@@ -105,3 +105,13 @@ export function checkBaseUrl(operation: string, value: unknown): URL | undefined
     throw new ValidationError(operation, [{ path: 'baseUrl', message: 'must be an absolute http:// or https:// URL, e.g. "http://emulator:8080"' }]);
   return parsed;
 }
+
+/**
+ * The `timeoutMs` of a wait (`waitForIdle`, `waitForBot`): an unknown option
+ * is refused, a given `timeoutMs` must be from 1 ms to `MAX_TIMER_MS`
+ * (`ValidationError` otherwise). Returns it, or `fallback`.
+ */
+export function checkWaitTimeout(operation: string, options: { readonly timeoutMs?: number | undefined }, known: readonly string[], fallback: number): number {
+  refuseUnknownOptions(operation, options, known);
+  return checkDuration(operation, 'timeoutMs', options.timeoutMs, { min: 1 }) ?? fallback;
+}

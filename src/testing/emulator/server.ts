@@ -15,7 +15,7 @@ import type { EmulatorFaults } from './faults.js';
 import { EmulatorCore } from './core.js';
 import { gatewayUrlOf } from './gateway-info.js';
 import { checkSimulation } from './inputs.js';
-import { checkBaseUrl, checkCoreOptions, checkHostNames, coreOptionsOf, SERVER_OPTIONS } from './options.js';
+import { checkBaseUrl, checkCoreOptions, checkHostNames, checkWaitTimeout, coreOptionsOf, SERVER_OPTIONS } from './options.js';
 import { checkCount, checkDuration } from '../../core/bounds.js';
 import type {
   EmulatedCallback,
@@ -155,7 +155,8 @@ export interface Emulator<Name extends string = string> {
    * (succeeded or failed, retries included) and no REST request is in
    * flight. Use it instead of a sleep after driving a bot. Rejects with
    * {@link EmulatorError}, saying what is still pending, after `timeoutMs`
-   * (default 10,000).
+   * (default 10,000; from 1 ms to `MAX_TIMER_MS`, else it rejects with
+   * `ValidationError`).
    */
   waitForIdle(options?: { timeoutMs?: number }): Promise<void>;
   /** The Gateway's counters (connections, identifies, resumes, heartbeats, tooEarlyIdentifies) and every Identify it received. */
@@ -348,7 +349,8 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
       return gateway.dispatchToToken(options.botToken ?? core.seed.botToken, type, data);
     },
     isBotConnected: (botToken) => gateway.connectedSessions(botToken ?? core.seed.botToken) > 0,
-    waitForIdle({ timeoutMs = 10_000 } = {}) {
+    async waitForIdle(options = {}) {
+      const timeoutMs = checkWaitTimeout('waitForIdle', options, ['timeoutMs'], 10_000);
       const pending = () => {
         const work = core.pendingWork();
         const waiting = core.pendingInteractions();
@@ -382,7 +384,9 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
         check();
       });
     },
-    async waitForBot({ botToken, timeoutMs = 10_000 } = {}) {
+    async waitForBot(options = {}) {
+      const timeoutMs = checkWaitTimeout('waitForBot', options, ['timeoutMs', 'botToken'], 10_000);
+      const { botToken } = options;
       const started = Date.now();
       while (gateway.connectedSessions(botToken ?? core.seed.botToken) === 0) {
         if (Date.now() - started > timeoutMs)
