@@ -8,9 +8,11 @@
  */
 
 import type { Gateway } from '../gateway/gateway.js';
+import type { GatewayDispatchEvent } from '../gateway/options.js';
 import type { InteractionErrorEvent, InteractionUnhandledEvent } from '../interactions/router.js';
 import { describeThrown, EmulatorHandlerError, EmulatorNoAnswerError, type InteractionLabel } from './errors.js';
 import { describeInteraction } from './emulator/core.js';
+import { takeHandlerCensus } from './handler-census.js';
 import type { Emulator } from './emulator/server.js';
 import type { EmulatedCallback, InvokedInteraction } from './emulator/types.js';
 
@@ -56,8 +58,19 @@ export function watchAnswers(gateway: Gateway, answerTimeoutMs: number, errors: 
     const entry = awaited.get(event.interaction.id);
     entry?.fail(new EmulatorNoAnswerError(entry.label, `${event.message} (register a handler, or await it)`));
   });
+  // A command or autocomplete nothing of the bot's can take fails at once, as it reaches the bot, instead of looking like a slow handler.
+  const census = takeHandlerCensus(gateway);
+  const onDispatch = guarded(({ t, d }: GatewayDispatchEvent) => {
+    if (t !== 'INTERACTION_CREATE' || typeof d !== 'object' || d === null) return;
+    const { id, type, data } = d as { id?: unknown; type?: unknown; data?: { name?: unknown } };
+    const entry = typeof id === 'string' ? awaited.get(id) : undefined;
+    if (entry === undefined || (type !== 2 && type !== 4) || typeof data?.name !== 'string') return;
+    const why = census.missing(type === 2 ? 'command' : 'autocomplete', data.name);
+    if (why !== undefined) entry.fail(new EmulatorNoAnswerError(entry.label, why));
+  });
   gateway.on('interactionError', onError);
   gateway.on('interactionUnhandled', onUnhandled);
+  gateway.on('dispatch', onDispatch);
 
   const watched = (invoked: InvokedInteraction): InvokedInteraction => {
     const label = labelOf(invoked);
@@ -103,6 +116,7 @@ export function watchAnswers(gateway: Gateway, answerTimeoutMs: number, errors: 
     stop() {
       gateway.off('interactionError', onError);
       gateway.off('interactionUnhandled', onUnhandled);
+      gateway.off('dispatch', onDispatch);
     },
   };
 }

@@ -158,7 +158,7 @@ export function useEmulator<const Commands extends readonly CommandDefinition[] 
     },
     waitForInteractionError(waitOptions = {}) {
       refuseUnknownOptions('waitForInteractionError', waitOptions, ['timeoutMs']);
-      const timeoutMs = checkDuration('waitForInteractionError', 'timeoutMs', waitOptions.timeoutMs) ?? 5000;
+      const timeoutMs = checkDuration('waitForInteractionError', 'timeoutMs', waitOptions.timeoutMs, { min: 1 }) ?? 5000;
       started();
       const first = errors[0];
       if (first !== undefined) return Promise.resolve(first);

@@ -21,7 +21,7 @@ import {
 } from '../discord.js';
 import { EmulatorNotFoundError } from '../errors.js';
 import { sendInteraction } from './deliveries.js';
-import { checkOptions } from '../../interactions/options.js';
+import { checkOptions, type OptionProblem } from '../../interactions/options.js';
 import { EmulatorInvalidOptionsError, EmulatorNotDeliveredError } from '../errors.js';
 import { answerOf, unknownCommand } from './lifecycle.js';
 import { checkSimulation } from './inputs.js';
@@ -122,7 +122,7 @@ export function invokeCommand(state: EmulatorState, input: InvokeCommandInput): 
   if (!found) throw unknownCommand(state, name, inDm ? null : guildId, input.applicationId);
   // As the service would: a client cannot send options that do not fit the command, so such an invocation is refused.
   const given = Object.entries(input.options ?? {}).map(([option, value]) => ({ name: option, value, ...(input.focused === option ? { focused: true } : {}) }));
-  const problems = checkOptions(found.command.options, given);
+  const problems = [...checkOptions(found.command.options, given), ...focusProblems(found.command.options, input.focused)];
   if (problems.length > 0) throw new EmulatorInvalidOptionsError(name, problems);
   const place: Place = inDm
     ? { guildId: undefined, channelId: input.channelId ?? state.dmChannelOf(found.app.id, user.id) }
@@ -130,6 +130,23 @@ export function invokeCommand(state: EmulatorState, input: InvokeCommandInput): 
   const type = input.focused !== undefined ? InteractionType.ApplicationCommandAutocomplete : InteractionType.ApplicationCommand;
   const interaction = newInteraction(state, found.app, place.channelId, type, found.command.name, user.id);
   return deliver(state, found.app, interaction, interactionPayload(state, interaction, found, user, place, input));
+}
+
+/** A client sends an autocomplete only for an option defined with `autocomplete: true`: `focused` must name one (at any depth). */
+function focusProblems(options: readonly unknown[], focused: string | undefined): OptionProblem[] {
+  if (focused === undefined) return [];
+  const autocompleted: string[] = [];
+  const visit = (list: unknown) => {
+    if (!Array.isArray(list)) return;
+    for (const option of list as { name?: unknown; autocomplete?: unknown; options?: unknown }[]) {
+      if (option.autocomplete === true && typeof option.name === 'string') autocompleted.push(option.name);
+      visit(option.options);
+    }
+  };
+  visit(options);
+  if (autocompleted.includes(focused)) return [];
+  const which = autocompleted.length === 0 ? 'none of its options has autocomplete: true' : `its options with autocomplete: ${autocompleted.join(', ')}`;
+  return [{ path: 'focused', message: `must name an option defined with autocomplete: true (got ${JSON.stringify(focused)}; ${which})` }];
 }
 
 function newInteraction(state: EmulatorState, app: Application, channelId: string, type: number, label: string, userId: string): Interaction {
