@@ -7,6 +7,7 @@
  * @module
  */
 
+import { InteractionType } from '../core/constants.js';
 import type { Gateway } from '../gateway/gateway.js';
 import type { GatewayDispatchEvent } from '../gateway/options.js';
 import type { InteractionErrorEvent, InteractionUnhandledEvent } from '../interactions/router.js';
@@ -64,8 +65,9 @@ export function watchAnswers(gateway: Gateway, answerTimeoutMs: number, errors: 
     if (t !== 'INTERACTION_CREATE' || typeof d !== 'object' || d === null) return;
     const { id, type, data } = d as { id?: unknown; type?: unknown; data?: { name?: unknown } };
     const entry = typeof id === 'string' ? awaited.get(id) : undefined;
-    if (entry === undefined || (type !== 2 && type !== 4) || typeof data?.name !== 'string') return;
-    const why = census.missing(type === 2 ? 'command' : 'autocomplete', data.name);
+    const command = type === InteractionType.ApplicationCommand;
+    if (entry === undefined || (!command && type !== InteractionType.ApplicationCommandAutocomplete) || typeof data?.name !== 'string') return;
+    const why = census.missing(command ? 'command' : 'autocomplete', data.name);
     if (why !== undefined) entry.fail(new EmulatorNoAnswerError(entry.label, why));
   });
   gateway.on('interactionError', onError);
