@@ -25,6 +25,8 @@ import { checkOptions, type OptionProblem } from '../../interactions/options.js'
 import { EmulatorInvalidOptionsError, EmulatorNotDeliveredError } from '../errors.js';
 import { answerOf, unknownCommand } from './lifecycle.js';
 import { checkSimulation } from './inputs.js';
+import { checkClick, checkSubmit } from './follow-on-checks.js';
+import { ValidationError } from '../../errors/local.js';
 import type { Application, Command, EmulatorState, Interaction, User } from './state.js';
 import { ATTACHMENT_SIZE_LIMIT, BOT_CHANNEL_PERMISSIONS, EMULATED_LOCALE, messageView } from './views.js';
 import type { ComponentInput, EmulatedCallback, InvokeCommandInput, InvokedInteraction, ModalSubmitInput } from './types.js';
@@ -228,12 +230,13 @@ export function clickComponent(state: EmulatorState, input: ComponentInput): Inv
     throw new EmulatorNotFoundError(`message ${input.messageId} is ephemeral: only user ${message.visibleTo} sees it and can use its components`);
   const app = [...state.apps.values()].find((candidate) => candidate.bot.id === message.author.id);
   if (!app) throw new EmulatorNotFoundError(`the bot of message ${input.messageId} is gone`);
+  const componentType = checkClick(message.components, message.id, input.customId, input.values);
   const type = InteractionType.MessageComponent;
   const interaction = newInteraction(state, app, message.channelId, type, input.customId, user.id);
   interaction.messageId = message.id;
   const data = {
     custom_id: input.customId,
-    component_type: input.values ? ComponentType.StringSelect : ComponentType.Button,
+    component_type: componentType,
     ...(input.values ? { values: input.values } : {}),
   };
   return deliver(state, app, interaction, followOnPayload(state, interaction, app, user, type, data, { message: messageView(state, message, app) }));
@@ -247,6 +250,15 @@ export function submitModal(state: EmulatorState, input: ModalSubmitInput): Invo
   const modal = opener?.callbacks.find((callback) => callback.interaction_type === InteractionCallbackType.Modal);
   const app = opener && state.apps.get(opener.applicationId);
   if (!opener || !modal || !app) throw new EmulatorNotFoundError(`interaction ${input.interactionId} opened no modal (no answer with interaction_type 9)`);
+  if (opener.modalSubmitted === true)
+    throw new ValidationError('emulator.submitModal', [
+      {
+        path: 'interactionId',
+        message: `the modal interaction ${input.interactionId} opened was already submitted (it closed then; the bot must open it again)`,
+      },
+    ]);
+  checkSubmit(modal.data, input.fields);
+  opener.modalSubmitted = true;
   const customId = String(modal.data['custom_id'] ?? '');
   const type = InteractionType.ModalSubmit;
   const interaction = newInteraction(state, app, opener.channelId, type, customId, user.id);
