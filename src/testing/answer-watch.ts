@@ -23,6 +23,8 @@ export interface AnswerWatch {
   wrap(emulator: Emulator): Emulator;
   /** Stops listening to the Gateway and ends nothing else (the emulator's own answers still settle). */
   stop(): void;
+  /** How many driven interactions are awaited (internal, for tests: 0 once every `response` settled). */
+  readonly awaitedCount: number;
 }
 
 /** What the user did, in words, from an interaction's payload: `/poll`, `the click on "yes"`. */
@@ -100,9 +102,23 @@ export function watchAnswers(gateway: Gateway, answerTimeoutMs: number, errors: 
   };
 
   return {
+    get awaitedCount() {
+      return awaited.size;
+    },
     wrap(emulator) {
       const view: Emulator = Object.create(emulator);
+      // The core's simulations are watched too; its other members are the core's own (its private state needs it as `this`).
+      const simulations = new Set<PropertyKey>(['invokeCommand', 'clickComponent', 'submitModal']);
+      const core = new Proxy(emulator.core, {
+        get(target, key) {
+          const value: unknown = Reflect.get(target, key, target);
+          if (typeof value !== 'function') return value;
+          const bound = (value as (...args: unknown[]) => unknown).bind(target);
+          return simulations.has(key) ? (input: unknown) => watched(bound(input) as InvokedInteraction) : bound;
+        },
+      });
       return Object.assign(view, {
+        core,
         invokeCommand: (input: Parameters<Emulator['invokeCommand']>[0]) => watched(emulator.invokeCommand(input)),
         clickComponent: (input: Parameters<Emulator['clickComponent']>[0]) => watched(emulator.clickComponent(input)),
         submitModal: (input: Parameters<Emulator['submitModal']>[0]) => watched(emulator.submitModal(input)),

@@ -64,11 +64,12 @@ const FIXTURE_OPTIONS = ['emulator', 'commands', 'bot', 'connect', 'resetBetween
 export interface EmulatorFixture<Name extends string = string> {
   /**
    * The running emulator. Its `invokeCommand`, `clickComponent` and
-   * `submitModal` give a `response` that rejects at once with
-   * `EmulatorHandlerError` when the bot's handler throws, and with
-   * `EmulatorNoAnswerError` when nothing takes the interaction or nothing
-   * answers it within `answerTimeoutMs`; its `waitForIdle` names what the
-   * handlers threw.
+   * `submitModal` (and those of its `core`) give a `response` that rejects
+   * at once with `EmulatorHandlerError` when the bot's handler throws, and
+   * with `EmulatorNoAnswerError` when no handler of the bot can take the
+   * interaction (`no handler for /poll`), when nothing takes a click or a
+   * submit, or when nothing answers within `answerTimeoutMs`; its
+   * `waitForIdle` names what the handlers threw.
    */
   readonly emulator: Emulator<Name>;
   /** The bot's client: its token, the emulator's clock, the handlers `bot` installed. */
