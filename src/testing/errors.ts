@@ -162,6 +162,9 @@ export class EmulatorNoAnswerError extends EmulatorError {
   }
 }
 
+/** The CLI's `--bot` module cannot be run (it does not load, or exports no bot function): the message says what it must export. */
+export class BotModuleError extends CommunityChatError {}
+
 /** Every testing-kit error class by its kind: their brands and guards come from this list, as the SDK's do. */
 const TESTING_ERROR_CLASSES = {
   EmulatorError,
@@ -172,6 +175,7 @@ const TESTING_ERROR_CLASSES = {
   EmulatorInvalidOptionsError,
   EmulatorHandlerError,
   EmulatorNoAnswerError,
+  BotModuleError,
 } as const;
 for (const [kind, errorClass] of Object.entries(TESTING_ERROR_CLASSES)) Object.defineProperty(errorClass.prototype, KIND, { value: kind, enumerable: false });
 
@@ -192,3 +196,5 @@ export const isEmulatorInvalidOptionsError = (value: unknown): value is Emulator
 export const isEmulatorHandlerError = (value: unknown): value is EmulatorHandlerError => hasKind(value, 'EmulatorHandlerError');
 /** Whether `value` is an {@link EmulatorNoAnswerError}. */
 export const isEmulatorNoAnswerError = (value: unknown): value is EmulatorNoAnswerError => hasKind(value, 'EmulatorNoAnswerError');
+/** Whether `value` is a {@link BotModuleError}. */
+export const isBotModuleError = (value: unknown): value is BotModuleError => hasKind(value, 'BotModuleError');

@@ -2,7 +2,10 @@
  * How the kit quotes what a handler threw: one readable line, whatever was thrown.
  */
 import { describe, expect, it } from 'vitest';
+import { CommunityChatError } from '../../src/index.js';
+import { runBotModule } from '../../src/testing/cli-bot.js';
 import { describeThrown } from '../../src/testing/errors.js';
+import { BotModuleError, isBotModuleError } from '../../src/testing/index.js';
 
 describe('describeThrown', () => {
   it('quotes an Error, a { code, message }, a string, a symbol and a null-prototype object', () => {
@@ -31,5 +34,17 @@ describe('describeThrown', () => {
     const text = describeThrown('x'.repeat(10_000));
     expect(text).toHaveLength(301);
     expect(text.endsWith('…')).toBe(true);
+  });
+});
+
+describe('BotModuleError', () => {
+  it('is one of the house errors, with its guard, when a --bot module cannot load', async () => {
+    const error = await runBotModule({} as never, 'test/testing/no-such-bot-module.js').catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(BotModuleError);
+    expect(error).toBeInstanceOf(CommunityChatError);
+    expect(isBotModuleError(error)).toBe(true);
+    expect(isBotModuleError(new Error('other'))).toBe(false);
+    expect((error as Error).name).toBe('BotModuleError');
+    expect((error as Error).message).toMatch(/cannot load test\/testing\/no-such-bot-module\.js: Error: Cannot find module/);
   });
 });
