@@ -222,6 +222,28 @@ describe('the emulator behind a proxy or a port mapping', () => {
     }
   });
 
+  it('answers 500 when handling a request throws, and goes on serving: the process does not crash', async () => {
+    const emulator = await start();
+    const port = new URL(emulator.url).port;
+    const login = () =>
+      raw(emulator, {
+        method: 'POST',
+        path: '/auth/login',
+        headers: { host: `localhost:${port}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ email: emulator.seed.user.email, password: emulator.seed.user.password }),
+      });
+    // A bug reached by a request, thrown synchronously inside the request's end listener.
+    Object.defineProperty(emulator.core, 'handle', {
+      configurable: true,
+      value: () => {
+        throw new TypeError('a bug in a handler');
+      },
+    });
+    expect((await login()).status).toBe(500);
+    Reflect.deleteProperty(emulator.core, 'handle');
+    expect((await login()).status).toBe(200);
+  });
+
   it('checks baseUrl, answers to its host name and builds playgroundUrl from it', async () => {
     for (const baseUrl of ['not a url', 'ftp://proxy/', 'proxy:9000'])
       await expect(start({ baseUrl }), baseUrl).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringContaining('baseUrl') });

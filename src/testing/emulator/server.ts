@@ -15,6 +15,7 @@ import type { EmulatorFaults } from './faults.js';
 import { EmulatorCore } from './core.js';
 import { gatewayUrlOf } from './gateway-info.js';
 import { checkSimulation } from './inputs.js';
+import { failed, safely } from './request-safety.js';
 import { checkBaseUrl, checkCoreOptions, checkHostNames, checkWaitTimeout, coreOptionsOf, SERVER_OPTIONS } from './options.js';
 import { checkCount, checkDuration } from '../../core/bounds.js';
 import type {
@@ -207,14 +208,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   // REST requests in flight, and the checks of waitForIdle() to run when one ends.
   let requestsInFlight = 0;
   const idleChecks = new Set<() => void>();
-  const server = http.createServer((request, response) => {
-    try {
-      serve(request, response);
-    } catch {
-      // Nothing a request carries may bring the process down: whatever slipped through is a 500.
-      if (!response.headersSent && !response.destroyed) response.writeHead(500).end();
-    }
-  });
+  const server = http.createServer((request, response) => safely(response, () => serve(request, response)));
   const serve = (request: http.IncomingMessage, response: http.ServerResponse) => {
     requestsInFlight++;
     let counted = true;
@@ -249,25 +243,25 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
       }
       chunks.push(chunk);
     });
-    request.on('end', () => {
-      if (tooLarge) return;
-      // The playground's own requests (its page, its event stream) are not the bot's: they never count as in flight.
-      if (playground?.serve(request, response, Buffer.concat(chunks).toString('utf8'))) return ended();
-      const headers: Record<string, string | undefined> = {};
-      for (const [name, value] of Object.entries(request.headers)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-      core
-        .handle({ method: request.method ?? 'GET', url: request.url ?? '/', headers, body: Buffer.concat(chunks).toString('utf8') })
-        .then((answer) => {
-          if (response.destroyed) return;
-          // An injected fault: the connection is reset, nothing is answered.
-          if (answer.reset === true) return void request.socket.resetAndDestroy();
-          response.writeHead(answer.status, answer.headers);
-          response.end(answer.body);
-        })
-        .catch(() => {
-          if (!response.destroyed) response.writeHead(500).end();
-        });
-    });
+    request.on('end', () =>
+      safely(response, () => {
+        if (tooLarge) return;
+        // The playground's own requests (its page, its event stream) are not the bot's: they never count as in flight.
+        if (playground?.serve(request, response, Buffer.concat(chunks).toString('utf8'))) return ended();
+        const headers: Record<string, string | undefined> = {};
+        for (const [name, value] of Object.entries(request.headers)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+        core
+          .handle({ method: request.method ?? 'GET', url: request.url ?? '/', headers, body: Buffer.concat(chunks).toString('utf8') })
+          .then((answer) => {
+            if (response.destroyed) return;
+            // An injected fault: the connection is reset, nothing is answered.
+            if (answer.reset === true) return void request.socket.resetAndDestroy();
+            response.writeHead(answer.status, answer.headers);
+            response.end(answer.body);
+          })
+          .catch(() => failed(response));
+      }),
+    );
     request.on('error', () => undefined);
   };
   server.keepAliveTimeout = 5000;
