@@ -100,7 +100,9 @@ export interface Emulator<Name extends string = string> {
    * Simulates a user running a slash command (or typing in it, with
    * `focused`), delivered to the application's webhooks subscribed to
    * INTERACTION_CREATE, else to the bot over the Gateway. Throws
-   * `EmulatorUnknownCommandError` for a command not registered there.
+   * `EmulatorUnknownCommandError` for a command not registered there, and
+   * `EmulatorInvalidOptionsError` for options that do not fit it (`focused`
+   * must name an option defined with `autocomplete: true`).
    */
   invokeCommand(input: InvokeCommandInput<Name>): InvokedInteraction;
   /**
@@ -108,14 +110,18 @@ export interface Emulator<Name extends string = string> {
    * bot posted: by default on the latest message in the channel carrying a
    * component with that `custom_id`, so a test never looks the message up.
    * `response` settles with what the bot answered. Throws
-   * `EmulatorNotFoundError` when no message carries it.
+   * `EmulatorNotFoundError` when no message carries it, and
+   * `ValidationError` for what no client could send (values on a button;
+   * for a select menu, a value not among its options, a duplicate, a count
+   * outside `min_values`/`max_values`).
    */
   clickComponent(input: UserClickInput): InvokedInteraction;
   /**
    * Simulates a user submitting the modal the bot opened: by default the
    * latest interaction the bot answered with a modal. `response` settles with
    * what the bot answered. Throws `EmulatorNotFoundError` when the bot opened
-   * no modal.
+   * no modal, and `ValidationError` for a field the modal does not hold, a
+   * required one missing, or a modal already submitted.
    */
   submitModal(input: UserModalSubmitInput): InvokedInteraction;
   /** Messages posted to a channel by webhooks and interaction replies. */
