@@ -15,12 +15,8 @@ import { resolve } from 'node:path';
 import type { Client } from '../clients/client.js';
 import type { CommandDefinition } from '../schemas/requests.js';
 import { startBot } from './bot-runner.js';
+import { BotModuleError, describeThrown } from './errors.js';
 import type { Emulator } from './emulator/server.js';
-
-/** A bot module that cannot be run, with a message saying what it must export. */
-export class BotModuleError extends Error {
-  override readonly name = 'BotModuleError';
-}
 
 /** Loads the bot module at `path` (relative to the working directory) and runs it against `emulator`. */
 export async function runBotModule(emulator: Emulator, path: string): Promise<{ client: Client; commands: readonly CommandDefinition[] }> {
@@ -28,12 +24,12 @@ export async function runBotModule(emulator: Emulator, path: string): Promise<{ 
   try {
     loaded = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
+    const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
     if (code === 'ERR_UNKNOWN_FILE_EXTENSION')
       throw new BotModuleError(
         `${path} is TypeScript: run the CLI through tsx (npx tsx node_modules/community-chat-sdk/dist/testing/cli.js --bot ${path}), or give the built .js`,
       );
-    throw new BotModuleError(`cannot load ${path}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new BotModuleError(`cannot load ${path}: ${describeThrown(error)}`, { cause: error });
   }
   const install = typeof loaded['bot'] === 'function' ? loaded['bot'] : loaded['default'];
   if (typeof install !== 'function')

@@ -4,6 +4,7 @@
  * @module
  */
 
+import { inspect } from 'node:util';
 import { CommunityChatError, hasKind, KIND } from '../errors/base.js';
 import type { OptionProblem } from '../interactions/options.js';
 
@@ -98,9 +99,33 @@ export interface InteractionLabel {
   readonly what: string;
 }
 
-/** What a handler threw, in one line: `TypeError: boom`. */
+/** The longest description of a thrown value quoted in a message. */
+const MAX_THROWN_CHARS = 300;
+
+/**
+ * What a handler threw, in one line: `TypeError: boom`; an object with a
+ * string `message` (`{ code: 50013, message: 'Missing Permissions' }`)
+ * shows it (with its `code`); anything else as `util.inspect` shows it.
+ * Total: never throws, whatever was thrown (a null-prototype object, a
+ * revoked proxy, a throwing getter).
+ */
 export function describeThrown(thrown: unknown): string {
-  return thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown);
+  let text: string;
+  try {
+    text = describeOrThrow(thrown);
+  } catch {
+    text = 'a value that cannot be shown';
+  }
+  return text.length > MAX_THROWN_CHARS ? `${text.slice(0, MAX_THROWN_CHARS)}…` : text;
+}
+
+function describeOrThrow(thrown: unknown): string {
+  if (thrown instanceof Error) return `${thrown.name}: ${thrown.message}`;
+  if (typeof thrown === 'object' && thrown !== null) {
+    const { message, code } = thrown as { message?: unknown; code?: unknown };
+    if (typeof message === 'string') return code === undefined ? message : `${inspect(code)}: ${message}`;
+  }
+  return typeof thrown === 'string' ? thrown : inspect(thrown, { depth: 2, breakLength: Number.POSITIVE_INFINITY });
 }
 
 /**
@@ -116,7 +141,8 @@ export class EmulatorHandlerError extends EmulatorError {
     super(`the bot's handler of ${label.what} (interaction ${label.interactionId}) threw ${describeThrown(thrown)}`, { cause: thrown });
     this.interactionId = label.interactionId;
     // The frames worth reading are the handler's, not the kit's.
-    const frames = thrown instanceof Error ? thrown.stack?.split('\n').slice(1).join('\n') : undefined;
+    const stack: unknown = thrown instanceof Error ? thrown.stack : undefined;
+    const frames = typeof stack === 'string' ? stack.split('\n').slice(1).join('\n') : undefined;
     if (frames !== undefined && frames !== '') this.stack = `${this.name}: ${this.message}\n${frames}`;
   }
 }
@@ -136,6 +162,9 @@ export class EmulatorNoAnswerError extends EmulatorError {
   }
 }
 
+/** The CLI's `--bot` module cannot be run (it does not load, or exports no bot function): the message says what it must export. */
+export class BotModuleError extends CommunityChatError {}
+
 /** Every testing-kit error class by its kind: their brands and guards come from this list, as the SDK's do. */
 const TESTING_ERROR_CLASSES = {
   EmulatorError,
@@ -146,6 +175,7 @@ const TESTING_ERROR_CLASSES = {
   EmulatorInvalidOptionsError,
   EmulatorHandlerError,
   EmulatorNoAnswerError,
+  BotModuleError,
 } as const;
 for (const [kind, errorClass] of Object.entries(TESTING_ERROR_CLASSES)) Object.defineProperty(errorClass.prototype, KIND, { value: kind, enumerable: false });
 
@@ -166,3 +196,5 @@ export const isEmulatorInvalidOptionsError = (value: unknown): value is Emulator
 export const isEmulatorHandlerError = (value: unknown): value is EmulatorHandlerError => hasKind(value, 'EmulatorHandlerError');
 /** Whether `value` is an {@link EmulatorNoAnswerError}. */
 export const isEmulatorNoAnswerError = (value: unknown): value is EmulatorNoAnswerError => hasKind(value, 'EmulatorNoAnswerError');
+/** Whether `value` is a {@link BotModuleError}. */
+export const isBotModuleError = (value: unknown): value is BotModuleError => hasKind(value, 'BotModuleError');

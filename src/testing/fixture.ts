@@ -10,7 +10,7 @@ import type { Client } from '../clients/client.js';
 import type { InteractionErrorEvent } from '../interactions/router.js';
 import type { CommandDefinition } from '../schemas/requests.js';
 import { checkDuration, refuseUnknownOptions } from '../core/bounds.js';
-import { type AnswerWatch, watchAnswers } from './answer-watch.js';
+import { type AnswerWatch, guarded, watchAnswers } from './answer-watch.js';
 import { startBot } from './bot-runner.js';
 import { EmulatorError } from './errors.js';
 import { createEmulator, type Emulator, type EmulatorOptions } from './emulator/server.js';
@@ -64,11 +64,12 @@ const FIXTURE_OPTIONS = ['emulator', 'commands', 'bot', 'connect', 'resetBetween
 export interface EmulatorFixture<Name extends string = string> {
   /**
    * The running emulator. Its `invokeCommand`, `clickComponent` and
-   * `submitModal` give a `response` that rejects at once with
-   * `EmulatorHandlerError` when the bot's handler throws, and with
-   * `EmulatorNoAnswerError` when nothing takes the interaction or nothing
-   * answers it within `answerTimeoutMs`; its `waitForIdle` names what the
-   * handlers threw.
+   * `submitModal` (and those of its `core`) give a `response` that rejects
+   * at once with `EmulatorHandlerError` when the bot's handler throws, and
+   * with `EmulatorNoAnswerError` when no handler of the bot can take the
+   * interaction (`no handler for /poll`), when nothing takes a click or a
+   * submit, or when nothing answers within `answerTimeoutMs`; its
+   * `waitForIdle` names what the handlers threw.
    */
   readonly emulator: Emulator<Name>;
   /** The bot's client: its token, the emulator's clock, the handlers `bot` installed. */
@@ -112,11 +113,14 @@ export function useEmulator<const Commands extends readonly CommandDefinition[] 
         connect: options.connect,
         prepare: (client) => {
           watch = watchAnswers(client.gateway, answerTimeoutMs, errors);
-          client.gateway.on('interactionError', (event) => {
-            errors.push(event);
-            for (const resolve of waiting) resolve(event);
-            waiting.clear();
-          });
+          client.gateway.on(
+            'interactionError',
+            guarded((event: InteractionErrorEvent) => {
+              errors.push(event);
+              for (const resolve of waiting) resolve(event);
+              waiting.clear();
+            }),
+          );
         },
       });
       running = { emulator: (watch as AnswerWatch).wrap(emulator), bot, watch: watch as AnswerWatch };
@@ -155,7 +159,7 @@ export function useEmulator<const Commands extends readonly CommandDefinition[] 
     },
     waitForInteractionError(waitOptions = {}) {
       refuseUnknownOptions('waitForInteractionError', waitOptions, ['timeoutMs']);
-      const timeoutMs = checkDuration('waitForInteractionError', 'timeoutMs', waitOptions.timeoutMs) ?? 5000;
+      const timeoutMs = checkDuration('waitForInteractionError', 'timeoutMs', waitOptions.timeoutMs, { min: 1 }) ?? 5000;
       started();
       const first = errors[0];
       if (first !== undefined) return Promise.resolve(first);

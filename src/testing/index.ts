@@ -43,6 +43,7 @@ export {
   type RateLimitScope,
 } from './emulator/index.js';
 export {
+  BotModuleError,
   EmulatorError,
   EmulatorHandlerError,
   EmulatorNoAnswerError,
@@ -51,6 +52,7 @@ export {
   EmulatorNotDeliveredError,
   EmulatorNotFoundError,
   EmulatorUnknownCommandError,
+  isBotModuleError,
   isEmulatorError,
   isEmulatorHandlerError,
   isEmulatorNoAnswerError,

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { isDeepStrictEqual } from 'node:util';
 import { InteractionCallbackType } from '../core/constants.js';
 import type { EmulatedCallback, EmulatedMessage } from './emulator/types.js';
 import { describeThrown } from './errors.js';
@@ -15,7 +16,7 @@ export interface MessageSource {
   messages(channelId?: string): EmulatedMessage[];
 }
 
-/** What a message is expected to be: its exact text, a pattern of it, or a subset of its fields. */
+/** What a message is expected to be: its exact text, a pattern of it, or a subset of its fields (each compared structurally: key order does not matter). */
 export type ExpectedMessage = string | RegExp | Partial<Pick<EmulatedMessage, 'content' | 'components' | 'interactionId' | 'flags' | 'visibleTo'>>;
 
 /** What the interaction matchers read: an interaction the test drove (`emulator.invokeCommand(...)`, `clickComponent`, `submitModal`). */
@@ -90,7 +91,7 @@ function isSource(value: unknown): value is MessageSource {
 function matches(message: EmulatedMessage, expected: ExpectedMessage): boolean {
   if (typeof expected === 'string') return message.content === expected;
   if (expected instanceof RegExp) return expected.test(message.content);
-  return Object.entries(expected).every(([field, value]) => JSON.stringify(message[field as keyof EmulatedMessage]) === JSON.stringify(value));
+  return Object.entries(expected).every(([field, value]) => isDeepStrictEqual(message[field as keyof EmulatedMessage], value));
 }
 
 function describeExpected(expected: ExpectedMessage): string {
@@ -157,7 +158,7 @@ function checkAnswer(
 }
 
 function subset(data: Record<string, unknown>, expected: Record<string, unknown>): boolean {
-  return Object.entries(expected).every(([field, value]) => JSON.stringify(data[field]) === JSON.stringify(value));
+  return Object.entries(expected).every(([field, value]) => isDeepStrictEqual(data[field], value));
 }
 
 /** The matchers: `expect.extend(emulatorMatchers)` in a setup file (Vitest or Jest). */
@@ -184,14 +185,7 @@ export const emulatorMatchers = {
   toHaveAutocompleted(received: unknown, expected?: readonly { name: string; value: string | number }[]): MatcherResult {
     const what = expected === undefined ? 'autocompleted' : `autocompleted with ${JSON.stringify(expected)}`;
     const type = InteractionCallbackType.ApplicationCommandAutocompleteResult;
-    return checkAnswer(
-      received,
-      'toHaveAutocompleted',
-      type,
-      what,
-      (data) => expected === undefined || JSON.stringify(data['choices']) === JSON.stringify(expected),
-      true,
-    );
+    return checkAnswer(received, 'toHaveAutocompleted', type, what, (data) => expected === undefined || isDeepStrictEqual(data['choices'], expected), true);
   },
   /** See {@link EmulatorMatchers.toHaveNoHandlerErrors}. */
   toHaveNoHandlerErrors(received: unknown): MatcherResult {

@@ -207,5 +207,57 @@ describe('the emulator behind a proxy or a port mapping', () => {
     expect((await login(named, 'emulator:9000')).status).toBe(200);
     expect((await login(named, 'attacker.example:9000')).status).toBe(403);
     expect(await upgrade(named, { host: 'emulator:9000' })).toBe('open');
+    // Exact names only: no suffix, prefix or sub-domain match.
+    for (const host of ['sub.emulator', 'emulator.evil.com', 'xemulator', 'emulatorx'])
+      expect({ host, status: (await login(named, `${host}:9000`)).status }).toEqual({ host, status: 403 });
+  });
+
+  it('refuses an allowedHosts value that is not a list of plain host names, before it listens', async () => {
+    for (const allowedHosts of ['emulator', [5], [''], ['emulator:9000'], ['*.example'], ['a b'], ['http://x/']] as const) {
+      const error = await start({ allowedHosts: allowedHosts as never }).catch((caught: unknown) => caught);
+      expect({ allowedHosts, error }).toEqual({
+        allowedHosts,
+        error: expect.objectContaining({ name: 'ValidationError', message: expect.stringContaining('allowedHosts') }),
+      });
+    }
+  });
+
+  it('answers 500 when handling a request throws, and goes on serving: the process does not crash', async () => {
+    const emulator = await start();
+    const port = new URL(emulator.url).port;
+    const login = () =>
+      raw(emulator, {
+        method: 'POST',
+        path: '/auth/login',
+        headers: { host: `localhost:${port}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ email: emulator.seed.user.email, password: emulator.seed.user.password }),
+      });
+    // A bug reached by a request, thrown synchronously inside the request's end listener.
+    Object.defineProperty(emulator.core, 'handle', {
+      configurable: true,
+      value: () => {
+        throw new TypeError('a bug in a handler');
+      },
+    });
+    expect((await login()).status).toBe(500);
+    Reflect.deleteProperty(emulator.core, 'handle');
+    expect((await login()).status).toBe(200);
+  });
+
+  it('checks baseUrl, answers to its host name and builds playgroundUrl from it', async () => {
+    for (const baseUrl of ['not a url', 'ftp://proxy/', 'proxy:9000'])
+      await expect(start({ baseUrl }), baseUrl).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringContaining('baseUrl') });
+    const proxied = await start({ baseUrl: 'http://Proxy:9000/', playground: true });
+    const login = (host: string) =>
+      raw(proxied, {
+        method: 'POST',
+        path: '/auth/login',
+        headers: { host, 'content-type': 'application/json' },
+        body: JSON.stringify({ email: proxied.seed.user.email, password: proxied.seed.user.password }),
+      });
+    expect((await login('proxy:9000')).status).toBe(200);
+    expect((await login('other:9000')).status).toBe(403);
+    expect(proxied.playgroundUrl).toBe('http://proxy:9000/');
+    expect(proxied.gatewayUrl.startsWith('ws://proxy:9000/')).toBe(true);
   });
 });

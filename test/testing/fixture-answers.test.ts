@@ -5,7 +5,7 @@
  * waitForIdle names what is pending.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ButtonStyle, InteractionTimeoutError, type MessageActionRow } from '../../src/index.js';
+import { ButtonStyle, createInteractionRouter, InteractionTimeoutError, type MessageActionRow } from '../../src/index.js';
 import { EmulatorHandlerError, EmulatorNoAnswerError, isEmulatorHandlerError, isEmulatorNoAnswerError, useEmulator } from '../../src/testing/index.js';
 
 const buttons: MessageActionRow[] = [{ type: 1, components: [{ type: 2, style: ButtonStyle.Primary, label: 'Yes', custom_id: 'yes' }] }];
@@ -14,13 +14,23 @@ const buttons: MessageActionRow[] = [{ type: 1, components: [{ type: 2, style: B
 let waitStarted: () => void = () => undefined;
 let waitEnded: (outcome: unknown) => void = () => undefined;
 
+/** The interactions whose handler errors the bot's own `interactionError` listener saw. */
+const botSawErrorOf: string[] = [];
+
 describe('a failing bot, with the kit', () => {
   const kit = useEmulator(
     { beforeAll, afterAll, beforeEach },
     {
       answerTimeoutMs: 300,
-      commands: ['poll', 'silent', 'vote', 'menu'].map((name) => ({ name, description: name })),
+      commands: ['poll', 'silent', 'vote', 'menu', 'bare', 'coded'].map((name) => ({ name, description: name })),
       bot: (client) => {
+        client.gateway.on('interactionError', ({ interaction }) => botSawErrorOf.push(interaction.id));
+        client.gateway.onCommand('bare', () => {
+          throw Object.create(null);
+        });
+        client.gateway.onCommand('coded', () => {
+          throw { code: 50013, message: 'Missing Permissions' };
+        });
         client.gateway.onCommand('poll', () => {
           throw new TypeError('boom');
         });
@@ -46,6 +56,18 @@ describe('a failing bot, with the kit', () => {
     expect((error as Error).cause).toBeInstanceOf(TypeError);
     // The frames are the handler's: this file, where it threw.
     expect((error as Error).stack).toContain('fixture-answers.test.ts');
+  });
+
+  it("a handler that throws a null-prototype object or a { code, message } rejects at once, and the bot's own listener still sees it", async () => {
+    const bare = kit.emulator.invokeCommand({ name: 'bare' });
+    const bareError = await bare.response.catch((thrown: unknown) => thrown);
+    expect(isEmulatorHandlerError(bareError), String(bareError)).toBe(true);
+    expect((bareError as Error).message).toContain('threw [Object: null prototype] {}');
+    const coded = kit.emulator.invokeCommand({ name: 'coded' });
+    const codedError = await coded.response.catch((thrown: unknown) => thrown);
+    expect((codedError as Error).message).toContain('threw 50013: Missing Permissions');
+    expect(kit.interactionErrors.map(({ interaction }) => interaction.id)).toEqual([bare.id, coded.id]);
+    expect(botSawErrorOf.slice(-2)).toEqual([bare.id, coded.id]);
   });
 
   it('a handler that never answers rejects with EmulatorNoAnswerError after answerTimeoutMs, naming the command', async () => {
@@ -97,5 +119,53 @@ describe('a click nothing takes, with the kit', () => {
     const error = await kit.emulator.clickComponent({ customId: 'yes' }).response.catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(EmulatorNoAnswerError);
     expect((error as Error).message).toMatch(/did not answer the click on "yes" \(interaction \d+\): a component click .* was taken by no awaitComponent/);
+  });
+});
+
+describe('a command nothing of the bot takes, with the kit', () => {
+  let removeLater: () => void = () => undefined;
+  const kit = useEmulator(
+    { beforeAll, afterAll, beforeEach },
+    {
+      // Long: a missing handler must not wait for it.
+      answerTimeoutMs: 20_000,
+      commands: [
+        { name: 'orphan', description: 'orphan', options: [{ type: 3, name: 'q', description: 'q', autocomplete: true }] },
+        { name: 'gone', description: 'gone' },
+        { name: 'shared', description: 'shared' },
+      ],
+      bot: (client) => {
+        removeLater = client.gateway.onCommand('gone', (interaction) => interaction.reply('here'));
+        const router = createInteractionRouter();
+        router.onCommand('shared', (interaction) => interaction.reply('from the shared router'));
+        client.gateway.use(router);
+      },
+    },
+  );
+
+  it('rejects a command and an autocomplete with no handler at once, with EmulatorNoAnswerError naming the command', async () => {
+    const command = await kit.emulator.invokeCommand({ name: 'orphan' }).response.catch((thrown: unknown) => thrown);
+    expect(isEmulatorNoAnswerError(command), String(command)).toBe(true);
+    expect((command as Error).message).toMatch(/did not answer \/orphan \(interaction \d+\): no handler for \/orphan/);
+    const typing = await kit.emulator.invokeCommand({ name: 'orphan', options: { q: 'a' }, focused: 'q' }).response.catch((thrown: unknown) => thrown);
+    expect((typing as Error).message).toContain('no handler for the autocomplete of /orphan');
+  });
+
+  it('counts a removed handler as gone, and a use()d router as a handler', async () => {
+    await expect(kit.emulator.invokeCommand({ name: 'gone' }).response).resolves.toMatchObject({ data: { content: 'here' } });
+    removeLater();
+    await expect(kit.emulator.invokeCommand({ name: 'gone' }).response).rejects.toThrow(/no handler for \/gone/);
+    await expect(kit.emulator.invokeCommand({ name: 'shared' }).response).resolves.toMatchObject({ data: { content: 'from the shared router' } });
+  });
+
+  it('refuses a focused option that is not defined with autocomplete: true', () => {
+    for (const focused of ['nope', 'Q'])
+      expect(() => kit.emulator.invokeCommand({ name: 'orphan', options: { q: 'a' }, focused })).toThrow(
+        expect.objectContaining({
+          name: 'EmulatorInvalidOptionsError',
+          message: expect.stringMatching(/focused must name an option defined with autocomplete: true .*q/),
+        }),
+      );
+    expect(() => kit.emulator.invokeCommand({ name: 'gone', focused: 'x' })).toThrow(/none of its options has autocomplete: true/);
   });
 });

@@ -42,3 +42,39 @@ describe('emulatorMatchers', () => {
     expect(() => that().not.toHaveReplied('Quiz about space')).toThrow(/expected no reply of the bot/);
   });
 });
+
+describe('emulatorMatchers compare structurally', () => {
+  const answered = (callbacks: { interaction_type: number; data: Record<string, unknown> }[]) => ({ id: 'i9', callbacks: () => callbacks as never });
+
+  it('toHaveReplied with fields: key order does not matter, values do', () => {
+    const components = [{ type: 1, components: [{ type: 2, style: 1, label: 'Yes', custom_id: 'yes' }] }];
+    const withRow = source([{ ...message('Menu', 'interaction'), components }]);
+    const reordered = [{ components: [{ custom_id: 'yes', label: 'Yes', style: 1, type: 2 }], type: 1 }];
+    expect(emulatorMatchers.toHaveReplied(withRow, { components: reordered as never }).pass).toBe(true);
+    expect(
+      emulatorMatchers.toHaveReplied(withRow, { components: [{ type: 1, components: [{ type: 2, style: 1, label: 'No', custom_id: 'yes' }] }] as never }).pass,
+    ).toBe(false);
+  });
+
+  it('toHaveShownModal and toHaveAutocompleted: key order does not matter', () => {
+    const modal = answered([
+      { interaction_type: 9, data: { custom_id: 'f', title: 'T', components: [{ type: 1, components: [{ type: 4, custom_id: 'q' }] }] } },
+    ]);
+    expect(emulatorMatchers.toHaveShownModal(modal, { components: [{ components: [{ custom_id: 'q', type: 4 }], type: 1 }] }).pass).toBe(true);
+    expect(emulatorMatchers.toHaveShownModal(modal, { components: [{ components: [{ custom_id: 'z', type: 4 }], type: 1 }] }).pass).toBe(false);
+    const suggested = answered([{ interaction_type: 8, data: { choices: [{ name: 'Tea', value: 'tea' }] } }]);
+    expect(emulatorMatchers.toHaveAutocompleted(suggested, [{ value: 'tea', name: 'Tea' }]).pass).toBe(true);
+    expect(emulatorMatchers.toHaveAutocompleted(suggested, [{ value: 'coffee', name: 'Tea' }]).pass).toBe(false);
+  });
+
+  it('toHaveAutocompleted reads the latest choices only: an earlier match does not pass', () => {
+    const twice = answered([
+      { interaction_type: 8, data: { choices: [{ name: 'Tea', value: 'tea' }] } },
+      { interaction_type: 8, data: { choices: [{ name: 'Coffee', value: 'coffee' }] } },
+    ]);
+    const earlier = emulatorMatchers.toHaveAutocompleted(twice, [{ name: 'Tea', value: 'tea' }]);
+    expect(earlier.pass).toBe(false);
+    expect(earlier.message()).toContain('Coffee');
+    expect(emulatorMatchers.toHaveAutocompleted(twice, [{ name: 'Coffee', value: 'coffee' }]).pass).toBe(true);
+  });
+});

@@ -7,6 +7,7 @@
  */
 
 import { checkCount, checkDuration, refuseUnknownOptions } from '../../core/bounds.js';
+import { ValidationError } from '../../errors/local.js';
 import type { EmulatorCoreOptions, WindowLimit } from './types.js';
 
 /** The options of `EmulatorCore` (and so of `createEmulator` and `createMswHandlers`). */
@@ -44,6 +45,7 @@ export function checkCoreOptions(operation: string, options: EmulatorCoreOptions
   checkWindow(operation, 'webhookRateLimit', options.webhookRateLimit);
   checkWindow(operation, 'routeRateLimit', options.routeRateLimit);
   checkDuration(operation, 'accessTokenLifetimeMs', options.accessTokenLifetimeMs, { min: 1 });
+  checkBaseUrl(operation, options.baseUrl);
   const { gateway, deliveries } = options;
   if (gateway !== undefined) {
     refuseUnknownOptions(`${operation} gateway`, gateway, ['shards', 'maxConcurrency', 'identifyIntervalMs', 'sessionStartLimit', 'resumeWindowMs']);
@@ -66,4 +68,50 @@ export function coreOptionsOf(options: EmulatorCoreOptions): EmulatorCoreOptions
   const picked: Record<string, unknown> = {};
   for (const key of CORE_OPTIONS) if (key in options) picked[key] = options[key];
   return picked as EmulatorCoreOptions;
+}
+
+/** A host name a `Host` header can carry: no port, path, wildcard or whitespace. */
+const HOST_NAME = /^[^\s:/*[\]]+$/;
+
+/**
+ * Checks `allowedHosts`: `undefined` gives `[]`; otherwise an array of
+ * non-empty host names (no `:`, `/`, `*` or whitespace, so no port, path or
+ * wildcard), returned lowercased. Throws `ValidationError` naming the first
+ * at fault.
+ */
+export function checkHostNames(operation: string, name: string, value: unknown): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new ValidationError(operation, [{ path: name, message: 'must be an array of host names, e.g. ["emulator"]' }]);
+  return value.map((entry: unknown, index) => {
+    if (typeof entry !== 'string' || !HOST_NAME.test(entry))
+      throw new ValidationError(operation, [
+        {
+          path: `${name}[${index}]`,
+          message: `must be a host name with no port, path, wildcard or whitespace (got ${typeof entry === 'string' ? JSON.stringify(entry.slice(0, 60)) : typeof entry})`,
+        },
+      ]);
+    return entry.toLowerCase();
+  });
+}
+
+/**
+ * Checks `baseUrl`: `undefined` passes; otherwise an absolute `http:` or
+ * `https:` URL. Returns it parsed (or `undefined`); throws `ValidationError`.
+ */
+export function checkBaseUrl(operation: string, value: unknown): URL | undefined {
+  if (value === undefined) return undefined;
+  const parsed = typeof value === 'string' && URL.canParse(value) ? new URL(value) : undefined;
+  if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
+    throw new ValidationError(operation, [{ path: 'baseUrl', message: 'must be an absolute http:// or https:// URL, e.g. "http://emulator:8080"' }]);
+  return parsed;
+}
+
+/**
+ * The `timeoutMs` of a wait (`waitForIdle`, `waitForBot`): an unknown option
+ * is refused, a given `timeoutMs` must be from 1 ms to `MAX_TIMER_MS`
+ * (`ValidationError` otherwise). Returns it, or `fallback`.
+ */
+export function checkWaitTimeout(operation: string, options: { readonly timeoutMs?: number | undefined }, known: readonly string[], fallback: number): number {
+  refuseUnknownOptions(operation, options, known);
+  return checkDuration(operation, 'timeoutMs', options.timeoutMs, { min: 1 }) ?? fallback;
 }

@@ -15,7 +15,8 @@ import type { EmulatorFaults } from './faults.js';
 import { EmulatorCore } from './core.js';
 import { gatewayUrlOf } from './gateway-info.js';
 import { checkSimulation } from './inputs.js';
-import { checkCoreOptions, coreOptionsOf, SERVER_OPTIONS } from './options.js';
+import { failed, safely } from './request-safety.js';
+import { checkBaseUrl, checkCoreOptions, checkHostNames, checkWaitTimeout, coreOptionsOf, SERVER_OPTIONS } from './options.js';
 import { checkCount, checkDuration } from '../../core/bounds.js';
 import type {
   EmulatedCallback,
@@ -39,7 +40,9 @@ export interface EmulatorOptions extends EmulatorCoreOptions {
    * names, IP literals, `host`): a container's or a proxy's name
    * (`['emulator']` in a Compose network). Any port is accepted, so a proxy or
    * a port mapping (`docker run -p 9000:8080`) works; checking the name alone
-   * defeats DNS rebinding. @default []
+   * defeats DNS rebinding. Exact names only (no wildcard, port or path;
+   * compared without case); `baseUrl`'s host name is added. `ValidationError`
+   * otherwise. @default []
    */
   allowedHosts?: readonly string[] | undefined;
   /** Heartbeat interval the Gateway announces, milliseconds. @default 41250 */
@@ -91,13 +94,15 @@ export interface Emulator<Name extends string = string> {
   readonly faults: EmulatorFaults;
   /** The in-memory state and its control API. */
   readonly core: EmulatorCore;
-  /** The playground's URL (the root URL), when the `playground` option is on. */
+  /** The playground's URL (the root of `baseUrl`, else of `url`), when the `playground` option is on. */
   readonly playgroundUrl: string | undefined;
   /**
    * Simulates a user running a slash command (or typing in it, with
    * `focused`), delivered to the application's webhooks subscribed to
    * INTERACTION_CREATE, else to the bot over the Gateway. Throws
-   * `EmulatorUnknownCommandError` for a command not registered there.
+   * `EmulatorUnknownCommandError` for a command not registered there, and
+   * `EmulatorInvalidOptionsError` for options that do not fit it (`focused`
+   * must name an option defined with `autocomplete: true`).
    */
   invokeCommand(input: InvokeCommandInput<Name>): InvokedInteraction;
   /**
@@ -105,14 +110,18 @@ export interface Emulator<Name extends string = string> {
    * bot posted: by default on the latest message in the channel carrying a
    * component with that `custom_id`, so a test never looks the message up.
    * `response` settles with what the bot answered. Throws
-   * `EmulatorNotFoundError` when no message carries it.
+   * `EmulatorNotFoundError` when no message carries it, and
+   * `ValidationError` for what no client could send (values on a button;
+   * for a select menu, a value not among its options, a duplicate, a count
+   * outside `min_values`/`max_values`).
    */
   clickComponent(input: UserClickInput): InvokedInteraction;
   /**
    * Simulates a user submitting the modal the bot opened: by default the
    * latest interaction the bot answered with a modal. `response` settles with
    * what the bot answered. Throws `EmulatorNotFoundError` when the bot opened
-   * no modal.
+   * no modal, and `ValidationError` for a field the modal does not hold, a
+   * required one missing, or a modal already submitted.
    */
   submitModal(input: UserModalSubmitInput): InvokedInteraction;
   /** Messages posted to a channel by webhooks and interaction replies. */
@@ -153,7 +162,8 @@ export interface Emulator<Name extends string = string> {
    * (succeeded or failed, retries included) and no REST request is in
    * flight. Use it instead of a sleep after driving a bot. Rejects with
    * {@link EmulatorError}, saying what is still pending, after `timeoutMs`
-   * (default 10,000).
+   * (default 10,000; from 1 ms to `MAX_TIMER_MS`, else it rejects with
+   * `ValidationError`).
    */
   waitForIdle(options?: { timeoutMs?: number }): Promise<void>;
   /** The Gateway's counters (connections, identifies, resumes, heartbeats, tooEarlyIdentifies) and every Identify it received. */
@@ -190,17 +200,22 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   checkCount('createEmulator', 'port', options.port, { max: 65_535 });
   checkDuration('createEmulator', 'heartbeatIntervalMs', options.heartbeatIntervalMs, { min: 1 });
   checkCount('createEmulator', 'maxBodyBytes', options.maxBodyBytes, { min: 1 });
+  const publicBase = checkBaseUrl('createEmulator', options.baseUrl);
+  // Lowercased once; the public URL's own name is one of them, so requests through that proxy pass the Host check.
+  const allowedHosts = checkHostNames('createEmulator', 'allowedHosts', options.allowedHosts);
+  if (publicBase !== undefined) allowedHosts.push(publicBase.hostname.replace(/^\[|\]$/g, '').toLowerCase());
   const core = new EmulatorCore(coreOptionsOf(options));
   let playground: Playground | undefined;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_EMULATOR_MAX_BODY_BYTES;
   const listenAddress = () => {
     const { address, port } = server.address() as AddressInfo;
-    return { host: options.host ?? address, port, allowedHosts: options.allowedHosts };
+    return { host: options.host ?? address, port, allowedHosts };
   };
   // REST requests in flight, and the checks of waitForIdle() to run when one ends.
   let requestsInFlight = 0;
   const idleChecks = new Set<() => void>();
-  const server = http.createServer((request, response) => {
+  const server = http.createServer((request, response) => safely(response, () => serve(request, response)));
+  const serve = (request: http.IncomingMessage, response: http.ServerResponse) => {
     requestsInFlight++;
     let counted = true;
     const ended = () => {
@@ -234,27 +249,27 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
       }
       chunks.push(chunk);
     });
-    request.on('end', () => {
-      if (tooLarge) return;
-      // The playground's own requests (its page, its event stream) are not the bot's: they never count as in flight.
-      if (playground?.serve(request, response, Buffer.concat(chunks).toString('utf8'))) return ended();
-      const headers: Record<string, string | undefined> = {};
-      for (const [name, value] of Object.entries(request.headers)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-      core
-        .handle({ method: request.method ?? 'GET', url: request.url ?? '/', headers, body: Buffer.concat(chunks).toString('utf8') })
-        .then((answer) => {
-          if (response.destroyed) return;
-          // An injected fault: the connection is reset, nothing is answered.
-          if (answer.reset === true) return void request.socket.resetAndDestroy();
-          response.writeHead(answer.status, answer.headers);
-          response.end(answer.body);
-        })
-        .catch(() => {
-          if (!response.destroyed) response.writeHead(500).end();
-        });
-    });
+    request.on('end', () =>
+      safely(response, () => {
+        if (tooLarge) return;
+        // The playground's own requests (its page, its event stream) are not the bot's: they never count as in flight.
+        if (playground?.serve(request, response, Buffer.concat(chunks).toString('utf8'))) return ended();
+        const headers: Record<string, string | undefined> = {};
+        for (const [name, value] of Object.entries(request.headers)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+        core
+          .handle({ method: request.method ?? 'GET', url: request.url ?? '/', headers, body: Buffer.concat(chunks).toString('utf8') })
+          .then((answer) => {
+            if (response.destroyed) return;
+            // An injected fault: the connection is reset, nothing is answered.
+            if (answer.reset === true) return void request.socket.resetAndDestroy();
+            response.writeHead(answer.status, answer.headers);
+            response.end(answer.body);
+          })
+          .catch(() => failed(response));
+      }),
+    );
     request.on('error', () => undefined);
-  });
+  };
   server.keepAliveTimeout = 5000;
   let gatewayUrl = '';
   const gateway = new GatewayServer({
@@ -288,7 +303,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
   // Behind a proxy or a port mapping, the URLs in answers (the Gateway's above all) are the public ones.
-  const publicUrl = options.baseUrl?.replace(/\/+$/, '') ?? url;
+  const publicUrl = publicBase === undefined ? url : `${publicBase.origin}${publicBase.pathname}`.replace(/\/+$/, '');
   gatewayUrl = gatewayUrlOf(publicUrl);
   core.attachGateway(gateway, publicUrl);
   let closed = false;
@@ -299,7 +314,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     clock: core.clock,
     faults: core.faults,
     core,
-    playgroundUrl: playground ? `${url}/` : undefined,
+    playgroundUrl: playground ? `${publicUrl}/` : undefined,
     invokeCommand: (input) => core.invokeCommand(input),
     clickComponent: (input) => {
       checkSimulation('clickComponent', input, ['customId']);
@@ -334,7 +349,8 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
       return gateway.dispatchToToken(options.botToken ?? core.seed.botToken, type, data);
     },
     isBotConnected: (botToken) => gateway.connectedSessions(botToken ?? core.seed.botToken) > 0,
-    waitForIdle({ timeoutMs = 10_000 } = {}) {
+    async waitForIdle(options = {}) {
+      const timeoutMs = checkWaitTimeout('waitForIdle', options, ['timeoutMs'], 10_000);
       const pending = () => {
         const work = core.pendingWork();
         const waiting = core.pendingInteractions();
@@ -368,7 +384,9 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
         check();
       });
     },
-    async waitForBot({ botToken, timeoutMs = 10_000 } = {}) {
+    async waitForBot(options = {}) {
+      const timeoutMs = checkWaitTimeout('waitForBot', options, ['timeoutMs', 'botToken'], 10_000);
+      const { botToken } = options;
       const started = Date.now();
       while (gateway.connectedSessions(botToken ?? core.seed.botToken) === 0) {
         if (Date.now() - started > timeoutMs)

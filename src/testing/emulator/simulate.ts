@@ -21,10 +21,12 @@ import {
 } from '../discord.js';
 import { EmulatorNotFoundError } from '../errors.js';
 import { sendInteraction } from './deliveries.js';
-import { checkOptions } from '../../interactions/options.js';
+import { checkOptions, type OptionProblem } from '../../interactions/options.js';
 import { EmulatorInvalidOptionsError, EmulatorNotDeliveredError } from '../errors.js';
 import { answerOf, unknownCommand } from './lifecycle.js';
 import { checkSimulation } from './inputs.js';
+import { checkClick, checkSubmit } from './follow-on-checks.js';
+import { ValidationError } from '../../errors/local.js';
 import type { Application, Command, EmulatorState, Interaction, User } from './state.js';
 import { ATTACHMENT_SIZE_LIMIT, BOT_CHANNEL_PERMISSIONS, EMULATED_LOCALE, messageView } from './views.js';
 import type { ComponentInput, EmulatedCallback, InvokeCommandInput, InvokedInteraction, ModalSubmitInput } from './types.js';
@@ -122,7 +124,7 @@ export function invokeCommand(state: EmulatorState, input: InvokeCommandInput): 
   if (!found) throw unknownCommand(state, name, inDm ? null : guildId, input.applicationId);
   // As the service would: a client cannot send options that do not fit the command, so such an invocation is refused.
   const given = Object.entries(input.options ?? {}).map(([option, value]) => ({ name: option, value, ...(input.focused === option ? { focused: true } : {}) }));
-  const problems = checkOptions(found.command.options, given);
+  const problems = [...checkOptions(found.command.options, given), ...focusProblems(found.command.options, input.focused)];
   if (problems.length > 0) throw new EmulatorInvalidOptionsError(name, problems);
   const place: Place = inDm
     ? { guildId: undefined, channelId: input.channelId ?? state.dmChannelOf(found.app.id, user.id) }
@@ -130,6 +132,23 @@ export function invokeCommand(state: EmulatorState, input: InvokeCommandInput): 
   const type = input.focused !== undefined ? InteractionType.ApplicationCommandAutocomplete : InteractionType.ApplicationCommand;
   const interaction = newInteraction(state, found.app, place.channelId, type, found.command.name, user.id);
   return deliver(state, found.app, interaction, interactionPayload(state, interaction, found, user, place, input));
+}
+
+/** A client sends an autocomplete only for an option defined with `autocomplete: true`: `focused` must name one (at any depth). */
+function focusProblems(options: readonly unknown[], focused: string | undefined): OptionProblem[] {
+  if (focused === undefined) return [];
+  const autocompleted: string[] = [];
+  const visit = (list: unknown) => {
+    if (!Array.isArray(list)) return;
+    for (const option of list as { name?: unknown; autocomplete?: unknown; options?: unknown }[]) {
+      if (option.autocomplete === true && typeof option.name === 'string') autocompleted.push(option.name);
+      visit(option.options);
+    }
+  };
+  visit(options);
+  if (autocompleted.includes(focused)) return [];
+  const which = autocompleted.length === 0 ? 'none of its options has autocomplete: true' : `its options with autocomplete: ${autocompleted.join(', ')}`;
+  return [{ path: 'focused', message: `must name an option defined with autocomplete: true (got ${JSON.stringify(focused)}; ${which})` }];
 }
 
 function newInteraction(state: EmulatorState, app: Application, channelId: string, type: number, label: string, userId: string): Interaction {
@@ -211,12 +230,13 @@ export function clickComponent(state: EmulatorState, input: ComponentInput): Inv
     throw new EmulatorNotFoundError(`message ${input.messageId} is ephemeral: only user ${message.visibleTo} sees it and can use its components`);
   const app = [...state.apps.values()].find((candidate) => candidate.bot.id === message.author.id);
   if (!app) throw new EmulatorNotFoundError(`the bot of message ${input.messageId} is gone`);
+  const componentType = checkClick(message.components, message.id, input.customId, input.values);
   const type = InteractionType.MessageComponent;
   const interaction = newInteraction(state, app, message.channelId, type, input.customId, user.id);
   interaction.messageId = message.id;
   const data = {
     custom_id: input.customId,
-    component_type: input.values ? ComponentType.StringSelect : ComponentType.Button,
+    component_type: componentType,
     ...(input.values ? { values: input.values } : {}),
   };
   return deliver(state, app, interaction, followOnPayload(state, interaction, app, user, type, data, { message: messageView(state, message, app) }));
@@ -230,6 +250,15 @@ export function submitModal(state: EmulatorState, input: ModalSubmitInput): Invo
   const modal = opener?.callbacks.find((callback) => callback.interaction_type === InteractionCallbackType.Modal);
   const app = opener && state.apps.get(opener.applicationId);
   if (!opener || !modal || !app) throw new EmulatorNotFoundError(`interaction ${input.interactionId} opened no modal (no answer with interaction_type 9)`);
+  if (opener.modalSubmitted === true)
+    throw new ValidationError('emulator.submitModal', [
+      {
+        path: 'interactionId',
+        message: `the modal interaction ${input.interactionId} opened was already submitted (it closed then; the bot must open it again)`,
+      },
+    ]);
+  checkSubmit(modal.data, input.fields);
+  opener.modalSubmitted = true;
   const customId = String(modal.data['custom_id'] ?? '');
   const type = InteractionType.ModalSubmit;
   const interaction = newInteraction(state, app, opener.channelId, type, customId, user.id);

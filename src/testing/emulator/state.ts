@@ -117,6 +117,8 @@ export interface Interaction {
   followedUp?: boolean;
   /** For a component interaction: the message clicked (a modal it opens carries that message when submitted). */
   messageId?: string;
+  /** For an interaction answered with a modal: whether the modal was submitted (it closes then; a second submit is refused). */
+  modalSubmitted?: boolean;
   createdAt: number;
   acknowledgedWith: number | undefined;
   callbacks: EmulatedCallback[];

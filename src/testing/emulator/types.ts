@@ -186,7 +186,10 @@ export interface EmulatorCoreOptions {
    * attachment and Gateway URLs). `createEmulator` uses its own address
    * unless this is given: give the public one when clients reach it through
    * a proxy or a port mapping (`http://localhost:9000` for
-   * `docker run -p 9000:8080`). @default "http://localhost:8080" (`createEmulator`: its own address)
+   * `docker run -p 9000:8080`). An absolute `http:` or `https:` URL
+   * (`ValidationError` otherwise); with `createEmulator` its host name is
+   * also allowed in the `Host` check, and `playgroundUrl` is built from it.
+   * @default "http://localhost:8080" (`createEmulator`: its own address)
    */
   baseUrl?: string | undefined;
   /** Sharding of the Gateway: what `GET /gateway/bot` recommends, and Identify pacing. @default undefined (1 shard, max_concurrency 1, Identify not paced) */

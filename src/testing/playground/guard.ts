@@ -30,7 +30,7 @@ export interface DoorAddress {
   readonly host: string;
   /** Its port (not checked: a proxy or a port mapping, `docker -p 9000:8080`, shows another). */
   readonly port: number;
-  /** Other host names it answers to (a container's or a proxy's name). @default [] */
+  /** Other host names it answers to (a container's or a proxy's name), lowercased (as `checkHostNames` gives them). @default [] */
   readonly allowedHosts?: readonly string[] | undefined;
 }
 
@@ -47,10 +47,7 @@ export function doorRefusal(headers: Record<string, string | string[] | undefine
   const hostname = parseHost(hostHeader);
   if (hostname === undefined) return 'unexpected Host';
   const allowed =
-    LOOPBACK_NAMES.has(hostname) ||
-    isIP(hostname) !== 0 ||
-    hostname === listen.host.toLowerCase() ||
-    (listen.allowedHosts ?? []).some((name) => name.toLowerCase() === hostname);
+    LOOPBACK_NAMES.has(hostname) || isIP(hostname) !== 0 || hostname === listen.host.toLowerCase() || (listen.allowedHosts ?? []).includes(hostname);
   if (!allowed) return "unexpected Host (the emulator answers only to this machine's addresses and to createEmulator({ allowedHosts }))";
   const origin = typeof headers['origin'] === 'string' ? headers['origin'] : undefined;
   if (origin !== undefined && origin !== `http://${hostHeader}`) return 'foreign Origin';

@@ -26,6 +26,22 @@ const menu: MessageActionRow[] = [
   { type: 1, components: [{ type: 2, style: ButtonStyle.Primary, label: 'Go', custom_id: 'go' }] },
 ];
 
+const multi: MessageActionRow[] = [
+  {
+    type: 1,
+    components: [{ type: 3, custom_id: 'many', min_values: 2, max_values: 3, options: ['a', 'b', 'c', 'd'].map((value) => ({ label: value, value })) }],
+  },
+];
+
+const form = {
+  custom_id: 'survey',
+  title: 'Survey',
+  components: [
+    { type: 1, components: [{ type: 4, custom_id: 'q', label: 'Question', style: 1, min_length: 2 }] },
+    { type: 1, components: [{ type: 4, custom_id: 'note', label: 'Note', style: 2, required: false }] },
+  ],
+} as const;
+
 /** What `call` threw: it must be a ValidationError, whose message is returned. */
 function refusal(call: () => unknown): string {
   try {
@@ -41,9 +57,15 @@ describe('simulations validate their input', () => {
   const kit = useEmulator(
     { beforeAll, afterAll, beforeEach },
     {
-      commands: [{ name: 'menu', description: 'menu' }],
+      commands: [
+        { name: 'menu', description: 'menu' },
+        { name: 'form', description: 'form' },
+        { name: 'multi', description: 'multi' },
+      ],
       bot: (client) => {
         client.gateway.onCommand('menu', (interaction) => interaction.reply({ content: 'Pick', components: menu }));
+        client.gateway.onCommand('form', (interaction) => interaction.showModal(form));
+        client.gateway.onCommand('multi', (interaction) => interaction.reply({ content: 'Many', components: multi }));
         client.gateway.onInteraction('component', (interaction) => interaction.reply(`got ${interaction.customId}`));
         client.gateway.onInteraction('modalSubmit', (interaction) => interaction.reply('thanks'));
       },
@@ -63,6 +85,41 @@ describe('simulations validate their input', () => {
     expect(kit.emulator.core.pendingWork().interactions).toBe(before);
     // A good click still settles.
     expect((await kit.emulator.clickComponent({ customId: 'pick', values: ['a'] }).response).data).toEqual({ content: 'got pick' });
+  });
+
+  it('clickComponent refuses what no client could send, checked against the stored component; nothing is created', async () => {
+    await kit.emulator.invokeCommand({ name: 'menu' }).response;
+    const before = kit.emulator.core.pendingWork().interactions;
+    expect(refusal(() => kit.emulator.clickComponent({ customId: 'go', values: ['x'] }))).toMatch(/values.*"go" is a button/);
+    expect(refusal(() => kit.emulator.clickComponent({ customId: 'pick' }))).toMatch(/values.*from 1 to 1 values \(got 0\)/);
+    expect(refusal(() => kit.emulator.clickComponent({ customId: 'pick', values: ['zzz'] }))).toMatch(
+      /"zzz" is not an option of select menu "pick" \(its values: a, b\)/,
+    );
+    expect(refusal(() => kit.emulator.clickComponent({ customId: 'pick', values: ['a', 'b'] }))).toMatch(/from 1 to 1 values \(got 2\)/);
+    const message = kit.emulator.core.findMessageWithComponent(kit.emulator.seed.channelId, 'pick')?.id ?? '';
+    expect(refusal(() => kit.emulator.core.clickComponent({ messageId: message, customId: 'other' }))).toMatch(
+      /customId.*carries no component with custom_id "other"/,
+    );
+    expect(kit.emulator.core.pendingWork().interactions).toBe(before);
+    expect((await kit.emulator.clickComponent({ customId: 'go' }).response).data).toEqual({ content: 'got go' });
+  });
+
+  it('clickComponent refuses duplicates and counts outside min_values/max_values of a multi-select', async () => {
+    await kit.emulator.invokeCommand({ name: 'multi' }).response;
+    expect(refusal(() => kit.emulator.clickComponent({ customId: 'many', values: ['a', 'a'] }))).toMatch(/each value once/);
+    expect(refusal(() => kit.emulator.clickComponent({ customId: 'many', values: ['a'] }))).toMatch(/from 2 to 3 values \(got 1\)/);
+    expect(refusal(() => kit.emulator.clickComponent({ customId: 'many', values: ['a', 'b', 'c', 'd'] }))).toMatch(/from 2 to 3 values \(got 4\)/);
+    expect((await kit.emulator.clickComponent({ customId: 'many', values: ['a', 'c'] }).response).data).toEqual({ content: 'got many' });
+  });
+
+  it('submitModal refuses a field the modal does not hold, a required one missing, a too short one and a second submit', async () => {
+    await kit.emulator.invokeCommand({ name: 'form' }).response;
+    expect(refusal(() => kit.emulator.submitModal({ fields: { q: 'ok', zzz: 'x' } }))).toMatch(/fields\.zzz.*holds no text input zzz \(its inputs: q, note\)/);
+    expect(refusal(() => kit.emulator.submitModal({ fields: { note: 'x' } }))).toMatch(/fields\.q.*required/);
+    expect(refusal(() => kit.emulator.submitModal({ fields: { q: 'x' } }))).toMatch(/fields\.q.*from 2 to 4000 characters \(got 1\)/);
+    // The optional field may be left out.
+    expect((await kit.emulator.submitModal({ fields: { q: 'why' } }).response).data).toEqual({ content: 'thanks' });
+    expect(refusal(() => kit.emulator.submitModal({ fields: { q: 'again' } }))).toMatch(/interactionId.*already submitted/);
   });
 
   it('submitModal refuses fields that are not strings; a modal never opened is an EmulatorNotFoundError', () => {

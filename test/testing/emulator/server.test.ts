@@ -176,6 +176,18 @@ describe('lifecycle: waiting for the bot, disposal with await using', () => {
 });
 
 describe('waitForIdle()', () => {
+  it('rejects a timeoutMs that is not a duration from 1 ms to MAX_TIMER_MS, or an unknown option, with ValidationError', async () => {
+    const { emulator } = await start();
+    for (const timeoutMs of [Number.POSITIVE_INFINITY, -5, 0, Number.NaN, 2 ** 40])
+      await expect(emulator.waitForIdle({ timeoutMs }), `timeoutMs ${timeoutMs}`).rejects.toMatchObject({
+        name: 'ValidationError',
+        message: expect.stringContaining('waitForIdle'),
+      });
+    await expect(emulator.waitForIdle({ timeout: 5 } as never)).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringContaining('timeout') });
+    await expect(emulator.waitForBot({ timeoutMs: -1 })).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringContaining('waitForBot') });
+    await expect(emulator.waitForIdle({ timeoutMs: 1000 })).resolves.toBeUndefined();
+  });
+
   it('resolves once every interaction was answered, every delivery finished and no request is in flight; otherwise says what is pending', async () => {
     const { emulator, admin } = await start();
     await admin.commands.create(emulator.seed.applicationId, { name: 'slow', description: 'Slow' });
