@@ -50,6 +50,9 @@ export const INTERACTION_CALLBACK_TYPES: readonly InteractionCallbackType[] = Ob
 /** How long an interaction's token stays valid (contract: 15 minutes). */
 export const INTERACTION_LIFETIME_MS = 15 * 60 * 1000;
 
+/** How long an interaction's claim is kept (Redis and in memory): its token lasts 15 minutes, a minute more for clocks apart. */
+export const INTERACTION_CLAIM_TTL_MS = INTERACTION_LIFETIME_MS + 60_000;
+
 /** How long a user access token lasts (contract: 15 minutes). */
 export const ACCESS_TOKEN_LIFETIME_MS = 15 * 60 * 1000;
 

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { currentRuntime } from '../core/runtime.js';
 import { ValidationError } from '../errors/local.js';
 
 /**
@@ -30,10 +31,12 @@ export function zstdAvailable(): boolean {
  * The compression a connection asks for: `value` checked, or the best
  * available when unset (`zstd-stream` where `node:zlib` has zstd, else
  * `zlib-stream`). Throws a `ValidationError` for an unknown value, or for
- * `zstd-stream` on a runtime without zstd (`hasZstd` is for tests).
+ * `zstd-stream` on a runtime without zstd, or `zlib-stream` on Deno, whose
+ * `node:zlib` ignores the inflate history it needs (`hasZstd` and `zlibWorks`
+ * are for tests).
  */
-export function resolveCompression(value: unknown, hasZstd: boolean = zstdAvailable()): GatewayCompression {
-  if (value === undefined) return hasZstd ? 'zstd-stream' : 'zlib-stream';
+export function resolveCompression(value: unknown, hasZstd: boolean = zstdAvailable(), zlibWorks: boolean = currentRuntime() !== 'deno'): GatewayCompression {
+  if (value === undefined) return hasZstd ? 'zstd-stream' : zlibWorks ? 'zlib-stream' : 'none';
   if (!METHODS.includes(value as GatewayCompression)) {
     const got = typeof value === 'string' ? JSON.stringify(value.slice(0, 40)) : typeof value;
     throw new ValidationError('gateway', [{ path: 'compression', message: `must be one of ${METHODS.join(', ')} (got ${got})` }]);
@@ -46,6 +49,11 @@ export function resolveCompression(value: unknown, hasZstd: boolean = zstdAvaila
         message: `'zstd-stream' needs zstd in node:zlib (Node 22.15 or later), which ${runtime} lacks; use 'zlib-stream', or leave it unset for the best available`,
       },
     ]);
+  }
+  if (value === 'zlib-stream' && !zlibWorks) {
+    const message =
+      "'zlib-stream' needs an inflate history (dictionary), which Deno's node:zlib ignores (a message after the first fails); use 'zstd-stream' or 'none', or leave it unset";
+    throw new ValidationError('gateway', [{ path: 'compression', message }]);
   }
   return value as GatewayCompression;
 }

@@ -102,6 +102,8 @@ export interface FleetHost {
   ticked?(answer: CoordinatorTick): void;
   /** This process found its membership gone (it was away, or the coordinator lost its state) and joins again. @default undefined */
   rejoining?(): void;
+  /** Whether this process follows a reshard to `target`: a target it refuses (past its `maxShards`) does not stop this set taking shards. @default every target */
+  follows?(target: number): boolean;
 }
 
 /** A shard held here, one acquisition. */
@@ -292,7 +294,7 @@ export class FleetSupervisor {
       return this.#report(answer);
     }
     this.#registered = true;
-    this.#replaced = answer.target !== undefined && answer.target !== this.#count;
+    this.#replaced = answer.target !== undefined && answer.target !== this.#count && this.#host.follows?.(answer.target) !== false;
     const validUntil = sentAt + this.#coordinator.leaseMs * (1 - MARGIN);
     this.#memberUntil = validUntil;
     const leases = new Map(answer.leases.map((lease) => [lease.shardId, lease.fence]));

@@ -48,6 +48,8 @@ export interface FleetShards {
   ready?(shardId: number): Promise<void> | void;
   /** Each coordinator step's answer. @default undefined */
   ticked?(answer: CoordinatorTick): void;
+  /** Whether this process follows a reshard to `target` (within its `maxShards`). @default every target */
+  follows?(target: number): boolean;
 }
 
 /**
@@ -154,7 +156,11 @@ export function createFleet(
 
 function fleetHost(shards: FleetShards, count: number): FleetHost {
   const failed = (error: unknown) => {
-    const message = `the shard coordinator failed: ${error instanceof Error ? error.message : String(error)}`;
+    // A ShardCoordinatorError already says the coordinator failed; anything else is named here.
+    const message =
+      error instanceof Error && error.message.startsWith('The shard coordinator failed')
+        ? error.message
+        : `the shard coordinator failed: ${error instanceof Error ? error.message : String(error)}`;
     shards.report({ event: 'error', payload: new GatewayError(message, undefined, { cause: error }) });
   };
   const find = (shardId: number) => shards.list.find((shard) => shard.id === shardId);
@@ -206,6 +212,7 @@ function fleetHost(shards: FleetShards, count: number): FleetHost {
     debug: (line) => shards.report({ event: 'debug', payload: `[fleet] ${line}` }),
     failed,
     ...(shards.ticked === undefined ? {} : { ticked: shards.ticked }),
+    ...(shards.follows === undefined ? {} : { follows: shards.follows }),
   };
 }
 

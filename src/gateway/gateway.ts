@@ -6,6 +6,7 @@
  */
 
 import { EventEmitter } from 'eventemitter3';
+import { DEFAULT_MAX_SHARDS } from '../core/bounds.js';
 import { GatewayError } from '../errors/index.js';
 import { inspectSymbol } from '../core/redact.js';
 import type { InteractionFromDispatch } from '../interactions/from-dispatch.js';
@@ -95,6 +96,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     this.#sets = new ShardSets({
       ...{ newShard: (id, plan, set) => this.#newShard(id, plan, set), record: (shard, set) => this.#recordOf(shard, set), store: sessionStore },
       ...{ storeFailed: (error) => this.#storeFailed(error), report: (report) => this.#report(report), now: () => wiring.now() },
+      maxShards: options.maxShards ?? DEFAULT_MAX_SHARDS,
     });
   }
 
@@ -176,8 +178,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
    * settled; never rejects.
    */
   deliver(interaction: Interaction, shardId = 0): Promise<void> {
-    // Without use() routers no array is built per interaction.
-    const routers = this.#routers.size === 0 ? this.#ownRouter : ([this.#router, ...this.#routers] as const);
+    const routers = this.#routers.size === 0 ? this.#ownRouter : ([this.#router, ...this.#routers] as const); // no array per interaction without use() routers
     return deliverInteraction(interaction, shardId, this, routers, this.#reportUnhandled, this.#reportHandlerError);
   }
 

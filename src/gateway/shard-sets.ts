@@ -45,6 +45,8 @@ export interface ShardSetsHost {
   report(report: ConnectionReport): void;
   /** The Gateway's clock. */
   now(): number;
+  /** The most shards a set may have (`gateway.maxShards`): a fleet's reshard target past it is refused, not planned. */
+  readonly maxShards: number;
 }
 
 /** The Gateway's current shard set and, during a reshard, the next one. */
@@ -101,6 +103,7 @@ export class ShardSets {
         holds: (id) => set.fleet?.has(id) === true,
         ready: (id) => coordinator.shardReady?.(plan.count, id),
         ticked: (answer) => this.#fleetStep(set, coordinator, fleetReshardStep(set, this.current, this.next, answer), answer.target),
+        follows: (target) => target <= host.maxShards,
       },
       member,
     );
@@ -109,7 +112,11 @@ export class ShardSets {
   }
 
   #fleetStep(set: ShardSet, coordinator: ShardCoordinator, step: 'start' | 'switch' | undefined, target: number | undefined): void {
-    if (step === 'start' && target !== undefined) {
+    if (step === 'start' && target !== undefined && target > this.#host.maxShards) {
+      // A count from Redis (another process, a planted value) is trusted only within this Gateway's maxShards.
+      const message = `the fleet asks to reshard to ${target} shards, more than gateway.maxShards (${this.#host.maxShards}): not started`;
+      this.#host.report({ event: 'error', payload: new GatewayError(message) });
+    } else if (step === 'start' && target !== undefined) {
       const next = (this.next = newShardSet(withCount(set.plan as ShardPlan, target), set.generation + 1));
       this.#recent = new RecentInteractions(() => this.#host.now()); // one member may get an interaction on both sets
       this.#debug(`reshard: identifying ${target} shards with the fleet while the current set serves`);

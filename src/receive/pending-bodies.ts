@@ -15,8 +15,6 @@
  * @module
  */
 
-import { performance } from 'node:perf_hooks';
-
 /** How long a pending body may go without a byte before it may be evicted for a newer request. */
 export const IDLE_EVICTION_MS = 100;
 

@@ -16,12 +16,12 @@
  * @module
  */
 
-import { INTERACTION_LIFETIME_MS } from '../core/constants.js';
+import { INTERACTION_CLAIM_TTL_MS } from '../core/constants.js';
 import { wait } from '../core/wait.js';
 import { RedisScript } from './connection.js';
 
 /** How long a claim key lives: an interaction's token lasts 15 minutes, a minute more for clocks apart. */
-export const CLAIM_TTL_MS = INTERACTION_LIFETIME_MS + 60_000;
+export const CLAIM_TTL_MS = INTERACTION_CLAIM_TTL_MS;
 
 /** The share of a lease this side relies on: the rest covers clocks running at slightly different rates. */
 const LEASE_SHARE = 0.8;

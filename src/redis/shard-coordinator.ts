@@ -35,7 +35,7 @@ export interface RedisShardCoordinatorOptions {
    */
   key?: string | undefined;
   /**
-   * The bot this fleet serves (its application or user id): recorded in Redis by the first process, and a process of
+   * The bot this fleet serves (its user id, the one its bot token carries: the Gateway gives it through `join()` when this is unset): recorded in Redis by the first process, and a process of
    * another bot given the same `key` (or one without `bot` once it is recorded) is refused every step with a
    * `ShardCoordinatorError`, instead of each bot serving part of the shards. Also settable once with `join(bot)`.
    * @default undefined (not checked)
@@ -143,7 +143,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
   }
 
   /**
-   * Records the bot this process serves (its application or user id), when the `bot` option did not: every step then
+   * Records the bot this process serves (its user id, as its bot token carries it), when the `bot` option did not: every step then
    * checks that the fleet serves this bot. A different bot than the one already set is refused.
    */
   join(bot: string): void {

@@ -8,8 +8,9 @@
  * @module
  */
 
-import { checkDuration } from '../core/bounds.js';
-import { INTERACTION_LIFETIME_MS } from '../core/constants.js';
+import { checkCount, checkDuration, DEFAULT_MAX_SHARDS, MAX_SHARDS_LIMIT, optionNames, refuseUnknownOptions } from '../core/bounds.js';
+import { INTERACTION_CLAIM_TTL_MS as CLAIM_TTL_MS } from '../core/constants.js';
+import { ShardCoordinatorError } from '../errors/index.js';
 import type { CoordinatorTick, ShardCoordinator, ShardLease } from '../gateway/coordinator.js';
 
 /** Options of {@link MemoryShardCoordinator}. */
@@ -17,17 +18,18 @@ export interface MemoryShardCoordinatorOptions {
   /** How long a lease (and a membership) lives without renewal, milliseconds. @default 10000 */
   leaseMs?: number | undefined;
   /** The coordinator's clock, milliseconds (a test may move it: leases expire on it). @default performance.now */
-  now?: (() => number) | undefined;
+  clock?: (() => number) | undefined;
+  /** The largest shard count the fleet runs or reshards to, as the Redis coordinator's. @default 10000 (`DEFAULT_MAX_SHARDS`) */
+  maxShards?: number | undefined;
 }
+
+const OPTIONS = optionNames<MemoryShardCoordinatorOptions>({ leaseMs: true, clock: true, maxShards: true });
 
 interface Lease {
   readonly member: string;
   readonly fence: number;
   expires: number;
 }
-
-/** How long an interaction's claim is kept: its token lasts 15 minutes, a minute more for clocks apart. */
-const CLAIM_TTL_MS = INTERACTION_LIFETIME_MS + 60_000;
 
 /**
  * The {@link ShardCoordinator} of a fleet whose members live in one process, for tests: pass one instance as
@@ -49,9 +51,14 @@ export class MemoryShardCoordinator implements ShardCoordinator {
   /** Per shard count, the shards READY somewhere. */
   readonly #ready = new Map<number, Set<number>>();
 
+  /** The largest shard count the fleet runs or reshards to. */
+  readonly maxShards: number;
+
   constructor(options: MemoryShardCoordinatorOptions = {}) {
+    refuseUnknownOptions('MemoryShardCoordinator', options, OPTIONS, { now: 'clock' });
     this.leaseMs = checkDuration('MemoryShardCoordinator', 'leaseMs', options.leaseMs ?? 10_000, { min: 1 });
-    this.#now = options.now ?? (() => performance.now());
+    this.maxShards = checkCount('MemoryShardCoordinator', 'maxShards', options.maxShards, { min: 1, max: MAX_SHARDS_LIMIT }) ?? DEFAULT_MAX_SHARDS;
+    this.#now = options.clock ?? (() => performance.now());
   }
 
   #leasesOf(count: number): Map<number, Lease> {
@@ -111,14 +118,16 @@ export class MemoryShardCoordinator implements ShardCoordinator {
   }
 
   async shardCount(proposed?: number): Promise<number | undefined> {
+    if (proposed !== undefined && this.#count === undefined && proposed > this.maxShards)
+      throw new ShardCoordinatorError(`the service's shard count ${proposed} is more than maxShards (${this.maxShards})`);
     this.#count ??= proposed;
     return this.#count;
   }
 
   async requestReshard(count: number): Promise<void> {
-    if (!Number.isInteger(count) || count < 1) throw new RangeError('a shard count is a whole number of at least 1');
+    checkCount('ShardCoordinator.requestReshard', 'count', count, { min: 1, max: this.maxShards });
     if (this.#target === count) return;
-    if (this.#target !== undefined) throw new Error(`a reshard to ${this.#target} shards is under way; ask again once it is done`);
+    if (this.#target !== undefined) throw new ShardCoordinatorError(`a reshard to ${this.#target} shards is under way; ask again once it is done`);
     this.#target = count;
     this.#ready.delete(count);
   }
@@ -130,8 +139,10 @@ export class MemoryShardCoordinator implements ShardCoordinator {
   }
 
   async commitReshard(count: number): Promise<void> {
+    // A late commit of an earlier reshard (the fleet went on to another count since) changes nothing.
+    if (this.#target !== count) return;
     this.#count = count;
-    if (this.#target === count) this.#target = undefined;
+    this.#target = undefined;
   }
 
   async claimInteraction(member: string, interactionId: string): Promise<boolean> {

@@ -210,3 +210,12 @@ describe('in shard workers', () => {
     expect(seen.sort()).toEqual([0, 1]);
   });
 });
+
+describe('zlib-stream on Deno', () => {
+  it('is refused, and never the default, where node:zlib ignores the inflate history (Deno)', () => {
+    expect(() => resolveCompression('zlib-stream', true, false)).toThrow(/Deno's node:zlib ignores/);
+    expect(resolveCompression(undefined, false, false)).toBe('none');
+    expect(resolveCompression(undefined, true, false)).toBe('zstd-stream');
+    expect(resolveCompression('zlib-stream', false, true)).toBe('zlib-stream');
+  });
+});

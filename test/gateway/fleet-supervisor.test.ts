@@ -86,7 +86,7 @@ it('a lease whose fence changed is fenced (another process took it meanwhile), n
 
 it('the fair share is ceil(count / members): 8 shards on 3 members is 3, 3 and 2, and nobody hands off at 3', async () => {
   const clock = { now: 0 };
-  const coordinator = new MemoryShardCoordinator({ leaseMs: 1000, now: () => clock.now });
+  const coordinator = new MemoryShardCoordinator({ leaseMs: 1000, clock: () => clock.now });
   const members = ['a', 'b', 'c'].map((name) => {
     const recorded = recordingHost();
     return { name, ...recorded, fleet: new FleetSupervisor(coordinator, 8, name, recorded.host, () => clock.now) };

@@ -6,7 +6,7 @@
  * process sharing the emulator's shards through it.
  */
 import { expect, it } from 'vitest';
-import { Client, MemoryGatewaySessionStore } from '../../src/index.js';
+import { Client, MemoryGatewaySessionStore, ValidationError } from '../../src/index.js';
 import { MemoryShardCoordinator } from '../../src/testing/index.js';
 import { useEmulatorWithAdmin } from '../helpers/emulators.js';
 import { until } from '../helpers/until.js';
@@ -15,7 +15,7 @@ const start = useEmulatorWithAdmin();
 
 function coordinatorOnClock(leaseMs = 1000) {
   const clock = { now: 0 };
-  return { clock, coordinator: new MemoryShardCoordinator({ leaseMs, now: () => clock.now }) };
+  return { clock, coordinator: new MemoryShardCoordinator({ leaseMs, clock: () => clock.now }) };
 }
 
 const ids = (answer: { leases: { shardId: number }[] }) => answer.leases.map((lease) => lease.shardId);
@@ -94,7 +94,7 @@ it('one reshard at a time: the same count again is accepted, another refused wha
   await coordinator.commitReshard(1);
   expect(await coordinator.shardCount()).toBe(1);
   expect((await coordinator.tick('a', 1, false)).target).toBeUndefined();
-  await expect(coordinator.requestReshard(0)).rejects.toThrow(RangeError);
+  await expect(coordinator.requestReshard(0)).rejects.toThrow(ValidationError);
 });
 
 it('two Gateways in one process share the emulator’s shards through it, and the survivor resumes the shards one hands off', async () => {
