@@ -48,6 +48,26 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }
 
+/** Waits for every interaction's answer; past `ms`, fails naming each one still unanswered and what each process said of it. */
+async function allAnswered(runs: readonly { id: string; response: Promise<unknown> }[], scripts: readonly RunningScript[], ms: number): Promise<unknown[]> {
+  const settled = new Set<string>();
+  for (const run of runs)
+    void run.response.then(
+      () => settled.add(run.id),
+      () => settled.add(run.id),
+    );
+  try {
+    return await within(Promise.all(runs.map((run) => run.response)), ms, 'every interaction answered');
+  } catch (error) {
+    const open = runs.filter((run) => !settled.has(run.id)).map((run) => run.id);
+    const detail = open
+      .slice(0, 5)
+      .map((id) => `interaction ${id}:\n${linesAbout(scripts, id)}`)
+      .join('\n');
+    throw new Error(`${(error as Error).message}: ${open.length} of ${runs.length} unanswered\n${detail}`, { cause: error });
+  }
+}
+
 describeWithRedis('a fleet of three processes sharing 8 shards through Redis leases', () => {
   const redis = useRedis();
 
@@ -136,7 +156,7 @@ describeWithRedis('a fleet of three processes sharing 8 shards through Redis lea
 
       clearInterval(traffic);
       traffic = undefined;
-      const answers = (await within(Promise.all(runs.map((run) => run.response)), 20_000, 'every interaction answered')) as { data?: { content?: unknown } }[];
+      const answers = (await allAnswered(runs, all, 20_000)) as { data?: { content?: unknown } }[];
       await emulator.waitForIdle({ timeoutMs: 10_000 });
       const stats = emulator.gatewayStats.forBot();
       console.log(
@@ -224,7 +244,7 @@ describeWithRedis('a fleet of three processes sharing 8 shards through Redis lea
         await until(() => runs.length >= afterSwitch + 20, { what: 'traffic after the switch' });
         clearInterval(traffic);
         traffic = undefined;
-        await within(Promise.all(runs.map((run) => run.response)), 20_000, 'every interaction answered');
+        await allAnswered(runs, all, 20_000);
         await until(() => new Set(all.flatMap((script) => idsBy(script, 'answered'))).size >= runs.length, { what: 'every answer printed', timeoutMs: 10_000 });
 
         const answered = all.flatMap((script) => idsBy(script, 'answered'));

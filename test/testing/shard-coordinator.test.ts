@@ -112,7 +112,10 @@ it('two Gateways in one process share the emulator’s shards through it, and th
     await b.close({ handOff: true });
     // The hand-off saved the sessions: the survivor resumes them, no Identify beyond the first 4.
     await until(() => a.gateway.shards.length === 4 && a.gateway.status === 'ready', { what: 'the survivor running all 4 shards' });
-    expect(emulator.gatewayStats.forBot()).toMatchObject({ identifies: 4, resumes: 2 });
+    // Each handed-off shard resumed (at least 2 resumes; a loaded machine may also resume a shard whose heartbeat ran late).
+    const stats = emulator.gatewayStats.forBot();
+    expect(stats.identifies, 'Identify in all: the first 4 only').toBe(4);
+    expect(stats.resumes, 'resumes: the 2 shards handed off at least').toBeGreaterThanOrEqual(2);
     expect(coordinator.holders(4).size).toBe(4);
     expect(new Set(coordinator.holders(4).values()).size).toBe(1);
   } finally {
