@@ -88,8 +88,10 @@ describe('the compression option', () => {
     expect(() => resolveCompression('zstd-stream', false)).toThrow(/'zstd-stream' needs zstd in node:zlib \(Node 22\.15 or later\).*use 'zlib-stream'/);
   });
 
-  it.runIf(!zstdAvailable())('on a runtime whose node:zlib has no zstd (Node 20), a Gateway asking for zstd-stream is a ValidationError', () => {
-    expect(() => new Client({ baseUrl: 'http://127.0.0.1:9', gateway: { compression: 'zstd-stream' } }).gateway).toThrow(ValidationError);
+  it('a Gateway asking for a compression this runtime cannot serve is a ValidationError when it is built (zstd-stream on Node 20)', () => {
+    // Node 20's node:zlib has no zstd: asking for it is refused there; on Node 22.15+ an unknown method stands in.
+    const unservable = (zstdAvailable() ? 'gzip' : 'zstd-stream') as GatewayOptions['compression'];
+    expect(() => new Client({ baseUrl: 'http://127.0.0.1:9', gateway: { compression: unservable } }).gateway).toThrow(ValidationError);
   });
 
   it('asks with compress= on the Gateway URL, replacing one the URL had, and asks nothing with none', () => {
