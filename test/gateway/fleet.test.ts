@@ -130,13 +130,14 @@ it("a lost shard's saver writes nothing more, not even a write queued behind a s
   shards.savers.get(0)?.schedule();
   await until(() => writes.length === 1, { what: 'the first write, held by the store' });
   shard.sequence = 20;
-  shards.savers.get(0)?.schedule(); // queued behind the held write
+  const saver = shards.savers.get(0);
+  saver?.schedule(); // queued behind the held write
   const fencing = fleet.tick();
   (await coordinator.next('tick')).resolve(step({}));
   await fencing;
   await until(() => shard.facts.includes('destroy handOff'), { what: 'shard 0 stopped as lost' });
   unblock();
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  await saver?.flush(); // settles once the held write is done and anything queued behind it has run (or was dropped)
   expect(writes.map((record) => record?.sequence)).toEqual([10]);
 });
 
