@@ -105,6 +105,8 @@ export class GatewayServer {
       this.#wss = new WebSocketServer({ noServer: true });
       const path = options.path ?? GATEWAY_PATH;
       const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+        // A client that resets the connection after a refusal must not crash the process hosting the emulator.
+        socket.on('error', () => undefined);
         const pathname = (request.url ?? '').split('?')[0]?.replace(/(.)\/+$/, '$1');
         if (pathname !== path) {
           socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');

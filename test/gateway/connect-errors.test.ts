@@ -25,6 +25,8 @@ async function refusingServer(status: number): Promise<{ url: string; upgrades: 
   const server = http.createServer();
   server.on('upgrade', (_request, socket) => {
     upgrades++;
+    // The client may reset the connection once it reads the refusal; that reset is not this test's subject.
+    socket.on('error', () => undefined);
     socket.end(`HTTP/1.1 ${status} Nope\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -253,3 +253,33 @@ describe('emulator.dispatchEvent', () => {
     }
   });
 });
+
+describe('the emulator’s Gateway upgrade', () => {
+  it('a client that resets right after an upgrade the emulator refuses does not crash the process, and the emulator keeps serving', async () => {
+    const { emulator } = await start();
+    const { hostname, port } = new URL(emulator.gatewayUrl);
+    const uncaught: Error[] = [];
+    const onUncaught = (error: Error) => void uncaught.push(error);
+    process.prependListener('uncaughtException', onUncaught);
+    try {
+      // Twenty attempts: each resets at a different point of the refusal (before, while or after the 400 is written).
+      for (let attempt = 0; attempt < 20; attempt++) {
+        const socket = connect(Number(port), hostname);
+        await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+        const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+        socket.on('error', () => undefined);
+        socket.write(
+          `GET /not-the-gateway HTTP/1.1\r\nHost: ${hostname}:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+        );
+        if (attempt % 2 === 0) socket.resetAndDestroy();
+        else socket.once('data', () => socket.resetAndDestroy());
+        await closed;
+      }
+      const response = await fetch(`${emulator.url}/api/v1/gateway`);
+      expect(response.status, 'the emulator answers REST after the resets').toBe(200);
+      expect(uncaught.map(String), 'uncaught errors while refused upgrades were reset').toEqual([]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+  });
+});
