@@ -64,15 +64,6 @@ export function sendCommand(client: RedisClientLike, key: string | undefined, ar
   return client.sendCommand(args);
 }
 
-/**
- * A key name inside `prefix`'s hash tag: every key of one store with that
- * prefix lands in one Redis Cluster slot, so one script may touch them
- * together. A prefix that already holds a hash tag (`{...}`) is used as it is.
- */
-export function taggedPrefix(prefix: string): string {
-  return /\{[^}]+\}/.test(prefix) ? prefix : `{${prefix}}`;
-}
-
 /** A Lua script with its SHA-1, run by `EVALSHA` with the keys it touches declared in `KEYS`. */
 export class RedisScript {
   readonly #source: string;

@@ -18,7 +18,7 @@ export class RateLimitKeys {
   /** The key names of recent steps' actions, by action, key and bucket; bounded. */
   readonly #actions = new Map<string, readonly string[]>();
 
-  /** `prefix` is the tagged prefix (see `taggedPrefix`). */
+  /** `prefix` is the tagged prefix (see `taggedKey` in `keys.ts`). */
   constructor(prefix: string) {
     this.#prefix = prefix;
   }

@@ -26,9 +26,10 @@ import {
   type WebhookWindowOptions,
 } from '../rest/rate-limit-store.js';
 import { wait } from '../core/wait.js';
-import { RedisScript, checkStoreOptions, taggedPrefix, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
+import { RedisScript, checkStoreOptions, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
 import { clampNumber, optionNames } from '../core/bounds.js';
 import { RateLimitKeys, stepArguments, type Op } from './rate-limit-keys.js';
+import { taggedKey } from './keys.js';
 import { STEP_SCRIPT } from './scripts.js';
 
 /** Options of {@link createRedisRateLimitStore}. */
@@ -37,9 +38,10 @@ export interface RedisRateLimitStoreOptions {
   client: RedisClientLike;
   /**
    * Prefix of every key; processes share limits when they share Redis and
-   * prefix. It becomes the keys' hash tag (`{ccsdk:rl:}b:...`) unless it holds
-   * one already, so that every key of the store is in one Redis Cluster slot
-   * (see the slot plan in docs/architecture.md). @default "ccsdk:rl:"
+   * prefix. It becomes the keys' hash tag (`{ccsdk:rl:}b:...`), so that every
+   * key of the store is in one Redis Cluster slot (see the slot plan in
+   * docs/architecture.md). A prefix holding `{` or `}`, empty, blank or over
+   * 200 characters is refused: `bot` and `{bot}` would share keys. @default "ccsdk:rl:"
    */
   prefix?: string | undefined;
   /**
@@ -126,7 +128,7 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
     super();
     checkStoreOptions('createRedisRateLimitStore', options, RATE_LIMIT_STORE_OPTIONS, { reservationMs: { min: 1 }, pollMs: { min: 1 }, keepMs: { min: 1 } });
     this.#client = options.client;
-    this.#keys = new RateLimitKeys(taggedPrefix(options.prefix ?? 'ccsdk:rl:'));
+    this.#keys = new RateLimitKeys(taggedKey('createRedisRateLimitStore', 'prefix', options.prefix ?? 'ccsdk:rl:'));
     this.#reservationMs = options.reservationMs ?? 30_000;
     this.#pollMs = options.pollMs ?? 50;
     this.#timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;

@@ -47,6 +47,14 @@ describe('the Redis factories refuse options they cannot honour', () => {
   });
 });
 
+describe("the rate-limit store's prefix follows the one key rule (redis/keys.ts)", () => {
+  it('a prefix holding a brace is refused, so `bot` and `{bot}` never share keys', () => {
+    for (const prefix of ['{bot}', 'a{b}c', 'x}', '', '   '])
+      expect(refusal(() => createRedisRateLimitStore({ client, prefix })).issues[0]?.path, JSON.stringify(prefix)).toBe('prefix');
+    expect(() => createRedisRateLimitStore({ client, prefix: 'bot' })).not.toThrow();
+  });
+});
+
 describe('numbers Redis answers are clamped', () => {
   it("the rate-limit store's wait: a planted 3e9 ms (a 1 ms timer past 2^31 - 1) is cut to the longest pause the client accepts", async () => {
     const planted = { isReady: true, sendCommand: async () => [0, 3e9, 'bucket', ''] };
