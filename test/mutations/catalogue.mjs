@@ -248,7 +248,7 @@ export const MUTATIONS = [
     find: "['SET', key, JSON.stringify(record), 'PX', String(this.#ttlMs)]",
     replace: "['SET', key, JSON.stringify(record), 'EX', String(this.#ttlMs)]",
     description: 'the Gateway session TTL in seconds instead of milliseconds',
-    tests: ['test/mutations/fleet.test.ts'],
+    tests: ['test/redis/gateway-session-store.test.ts'],
   },
 
   // ---- interaction claim ----
