@@ -1,0 +1,116 @@
+/**
+ * The event worker's rules that the mutation measure (`npm run mutate`, area `worker`) found unguarded: the heartbeat of
+ * `worker-leases.ts` on a clock the test moves and a stream that answers what the test says, and on a real Redis an entry
+ * this worker reclaims from itself while its handler runs, and a claim taken over from a lapsed holder.
+ */
+import { expect, it } from 'vitest';
+import { makeSnowflake } from '../../src/core/constants.js';
+import type { RedisEventStream } from '../../src/redis/event-stream.js';
+import { createEventWorker, createRedisEventStream } from '../../src/redis/index.js';
+import { type ClaimScriptRunner, markAnswered } from '../../src/redis/interaction-claim.js';
+import { WorkerLeases } from '../../src/redis/worker-leases.js';
+import { describeWithRedis, useRedis } from '../helpers/redis-server.js';
+import { until } from '../helpers/until.js';
+
+/** Worker leases of 300 ms on a clock the test moves, over a stream whose `XCLAIM … JUSTID` gives back `touched` (and records each). */
+function leasesOver(touched: (ids: string[]) => string[]) {
+  const clock = { now: 0 };
+  const touches: string[][] = [];
+  const stream = {
+    key: 's',
+    command: async (args: string[]) => {
+      const ids = args.slice(5, -1);
+      touches.push(ids);
+      return touched(ids);
+    },
+    script: async () => [1, 1],
+  } as unknown as RedisEventStream;
+  const failures: unknown[] = [];
+  const leases = new WorkerLeases(stream, 'g', 'c', 300, (error) => failures.push(error), () => clock.now);
+  return { leases, clock, touches, failures };
+}
+
+it('the heartbeat touches only entries whose hold is still known valid: one that lapsed may be another worker’s now', async () => {
+  const { leases, clock, touches, failures } = leasesOver((ids) => ids);
+  leases.hold('1-0', 0);
+  clock.now = 500; // past 80% of the 300 ms lease from the read: lapsed
+  leases.hold('2-0', 450);
+  await leases.beat();
+  expect(touches, 'the entries the heartbeat touched').toEqual([['2-0']]);
+  expect(failures).toEqual([]);
+});
+
+it('a touch renews only the entries Redis gave back: one it did not give (reclaimed elsewhere) lapses on its own time', async () => {
+  const { leases, clock } = leasesOver((ids) => ids.filter((id) => id === '2-0'));
+  leases.hold('1-0', 0);
+  leases.hold('2-0', 0);
+  clock.now = 100;
+  await leases.beat();
+  clock.now = 250; // past the reads' 240 ms, within the touch's 100 + 240
+  expect(leases.valid('2-0'), 'the entry Redis gave back').toBe(true);
+  expect(leases.valid('1-0'), 'the entry Redis did not give back, renewed anyway').toBe(false);
+});
+
+describeWithRedis('the event worker (mutation guards)', () => {
+  const redis = useRedis();
+  let n = 0;
+
+  it('an entry this worker reclaims from itself while its handler still runs is not started twice', async () => {
+    const stream = createRedisEventStream({ client: redis.connection, stream: `mut-worker-${++n}` });
+    // The heartbeat's touches come back empty, so the entry goes idle and this same worker's XAUTOCLAIM takes it again.
+    const command = stream.command.bind(stream);
+    stream.command = async (args) => (args[0] === 'XCLAIM' && args.at(-1) === 'JUSTID' ? [] : command(args));
+    const worker = createEventWorker({ stream, group: 'g', consumer: 'w', client: { interactions: { respond: async () => undefined } } as never, pollMs: 5, claimIdleMs: 100 });
+    let runs = 0;
+    let release = () => undefined as void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    worker.onDispatch('MESSAGE_CREATE', async () => {
+      runs++;
+      await released;
+    });
+    try {
+      await worker.start();
+      const [id] = await stream.publish([{ t: 'MESSAGE_CREATE', s: 1, d: {}, shardId: 0 }]);
+      await until(
+        async () => {
+          const pending = (await redis.connection.sendCommand(['XPENDING', stream.key, 'g', '-', '+', '10'])) as [string, string, number, number][];
+          return Number(pending.find((entry) => entry[0] === id)?.[3] ?? 0) >= 3;
+        },
+        { what: 'the entry reclaimed twice by its own worker while its handler runs' },
+      );
+      release();
+      await until(async () => (await stream.backlog()).groups[0]?.pending === 0, { what: 'the entry acknowledged' });
+      expect(runs, 'handler runs of the one entry').toBe(1);
+    } finally {
+      release();
+      await worker.close();
+    }
+  });
+
+  it('a claim taken from a lapsed holder runs nothing before that holder’s "answered" mark could land: once it lands, the entry is a duplicate', async () => {
+    const stream = createRedisEventStream({ client: redis.connection, stream: `mut-worker-${++n}`, commandTimeoutMs: 100 });
+    const run: ClaimScriptRunner = (script, keys, args) => stream.script(script, keys, args);
+    const interactionId = makeSnowflake(Date.now(), 1);
+    const claim = stream.claimKey(interactionId);
+    // Another worker held it and its lease ran out (cut off from Redis): it may have answered, its mark still to come.
+    await redis.connection.sendCommand(['SET', claim, 'old-holder|1|1', 'PX', '60000']);
+    // claimIdleMs past the wait for the lapsed holder's mark (2 s and the command timeout), so the entry is not reclaimed meanwhile.
+    const worker = createEventWorker({ stream, group: 'g', consumer: 'w', client: { interactions: { respond: async () => undefined } } as never, pollMs: 5, claimIdleMs: 2500 });
+    let runs = 0;
+    const duplicates: string[] = [];
+    worker.onCommand('ping', () => void runs++);
+    worker.on('duplicate', (event) => duplicates.push(event.interactionId));
+    try {
+      await worker.start();
+      const payload = { id: interactionId, application_id: '1', type: 2, token: 'interaction-token', version: 1, data: { id: '2', name: 'ping' } };
+      await stream.publish([{ t: 'INTERACTION_CREATE', s: 1, d: payload, shardId: 0 }]);
+      await until(async () => String(await redis.connection.sendCommand(['GET', claim])).includes('@'), { what: 'the worker took the lapsed claim' });
+      // The old holder's mark lands now, while the new holder waits for it.
+      await markAnswered(run, { claim });
+      await until(() => duplicates.includes(interactionId) || runs > 0, { what: 'the entry acknowledged as a duplicate', timeoutMs: 10_000 });
+      expect(runs, 'handler runs of an interaction its lapsed holder answered').toBe(0);
+    } finally {
+      await worker.close();
+    }
+  });
+});
