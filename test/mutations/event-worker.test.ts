@@ -7,7 +7,8 @@ import { expect, it } from 'vitest';
 import { makeSnowflake } from '../../src/core/constants.js';
 import type { RedisEventStream } from '../../src/redis/event-stream.js';
 import { createEventWorker, createRedisEventStream } from '../../src/redis/index.js';
-import { type ClaimScriptRunner, markAnswered } from '../../src/redis/interaction-claim.js';
+import { AnsweredMarks } from '../../src/redis/event-worker-marks.js';
+import { type ClaimScriptRunner, HeldClaim, markAnswered } from '../../src/redis/interaction-claim.js';
 import { WorkerLeases } from '../../src/redis/worker-leases.js';
 import { describeWithRedis, useRedis } from '../helpers/redis-server.js';
 import { until } from '../helpers/until.js';
@@ -49,6 +50,37 @@ it('a touch renews only the entries Redis gave back: one it did not give (reclai
   clock.now = 250; // past the reads' 240 ms, within the touch's 100 + 240
   expect(leases.valid('2-0'), 'the entry Redis gave back').toBe(true);
   expect(leases.valid('1-0'), 'the entry Redis did not give back, renewed anyway').toBe(false);
+});
+
+it("an entry whose interaction's claim lapsed is no longer this worker's, though its own hold is still valid", () => {
+  const { leases, clock } = leasesOver((ids) => ids);
+  leases.hold('1-0', 0);
+  // The claim was sent 200 ms before the read: known valid until 40 (80% of 300 ms from its send), the hold until 240.
+  leases.claimed('1-0', { claim: 'k' }, 'holder', new HeldClaim(1, 300, -200, () => clock.now));
+  clock.now = 20;
+  expect(leases.valid('1-0')).toBe(true);
+  clock.now = 100;
+  expect(leases.valid('1-0'), 'an entry whose claim lapsed counted as valid (its answer would be sent)').toBe(false);
+});
+
+it('an entry is acknowledged only once its "answered" mark is stored: one Redis never took stays pending', async () => {
+  const acks: string[] = [];
+  const failures: unknown[] = [];
+  let up = false;
+  const run: ClaimScriptRunner = async () => {
+    if (!up) throw new Error('Redis is down');
+    return [1];
+  };
+  const marks = new AnsweredMarks(run, () => up, (error) => failures.push(error));
+  // Given up at once (its deadline has passed): never stored.
+  await marks.mark('1-0', 'i-1', { claim: 'k1' }, performance.now(), () => undefined);
+  marks.afterStored('1-0', async () => void acks.push('1-0'));
+  up = true;
+  await marks.mark('2-0', 'i-2', { claim: 'k2' }, performance.now() + 60_000, () => undefined);
+  marks.afterStored('2-0', async () => void acks.push('2-0'));
+  await marks.close();
+  expect(acks, 'entries acknowledged (1-0: its mark was never stored)').toEqual(['2-0']);
+  expect(failures, 'the failed attempt reported').toHaveLength(1);
 });
 
 describeWithRedis('the event worker (mutation guards)', () => {
