@@ -12,6 +12,8 @@
  *   --timeout <ms>    the most one run may take (default 150000); a run past it is killed and counted as caught (timeout)
  *   --json <path>     where the results go (default test-results/mutations.json)
  *   --fail-under <r>  exit 1 when the overall catch rate is below r (0 to 1)
+ *   --exclude <p>     leave out the test files whose path starts with p (repeat or comma-separate), e.g. to measure the
+ *                     suite without `test/mutations/` (the tests written for the survivors): the "before" figure
  *
  * Safety: a mutation is applied to the file in place and the original text written back in `finally` (and on SIGINT or
  * SIGTERM); at the end every file touched is compared with its original text and, when it was clean in git before the run,
@@ -30,7 +32,7 @@ import { AREAS, MUTATIONS } from '../test/mutations/catalogue.mjs';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 function parseArgs(argv) {
-  const options = { areas: [], ids: [], list: false, baseline: true, timeoutMs: 150_000, json: 'test-results/mutations.json', failUnder: undefined };
+  const options = { areas: [], ids: [], list: false, baseline: true, timeoutMs: 150_000, json: 'test-results/mutations.json', failUnder: undefined, exclude: [] };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -45,6 +47,7 @@ function parseArgs(argv) {
     else if (arg === '--timeout') options.timeoutMs = Number(value());
     else if (arg === '--json') options.json = value();
     else if (arg === '--fail-under') options.failUnder = Number(value());
+    else if (arg === '--exclude') options.exclude.push(...value().split(','));
     else throw new Error(`unknown argument ${arg} (see the header of scripts/mutate.mjs)`);
   }
   for (const area of options.areas) if (!(area in AREAS)) throw new Error(`unknown area ${area}: one of ${Object.keys(AREAS).join(', ')}`);
@@ -78,8 +81,8 @@ function occurrences(text, snippet) {
 }
 
 /** The test files of a mutation (its own, or its area's) that exist: a run with none would "fail" and count as caught. */
-function testsOf(mutation) {
-  return (mutation.tests ?? AREAS[mutation.area].tests).filter((file) => existsSync(join(root, file)));
+function testsOf(mutation, exclude) {
+  return (mutation.tests ?? AREAS[mutation.area].tests).filter((file) => existsSync(join(root, file)) && !exclude.some((prefix) => file.startsWith(prefix)));
 }
 
 /** Runs vitest on `files`, stopping at the first failure; resolves `{ passed, timedOut, ms, failure }`. */
@@ -148,7 +151,7 @@ async function main() {
   const baseline = {};
   if (options.baseline) {
     for (const area of areas) {
-      const run = await runTests(testsOf({ area }), options.timeoutMs);
+      const run = await runTests(testsOf({ area }, options.exclude), options.timeoutMs);
       baseline[area] = { passed: run.passed, seconds: run.ms / 1000 };
       console.log(`baseline ${area}: ${run.passed ? 'green' : 'RED'} in ${(run.ms / 1000).toFixed(1)} s`);
       if (!run.passed) {
@@ -163,7 +166,7 @@ async function main() {
   for (const m of selected) {
     const text = readFileSync(join(root, m.file), 'utf8');
     const found = occurrences(text, m.find);
-    const tests = testsOf(m);
+    const tests = testsOf(m, options.exclude);
     if (tests.length === 0) {
       results.push({ ...m, result: 'SURVIVED', seconds: 0, failure: 'no test file of its list exists' });
       console.log(`${pad(m.id, 34)} SURVIVED (no test file of its list exists)`);

@@ -36,3 +36,11 @@ it('a field named after a cookie is a secret, and anything under a secret key is
   // Empty and absent values say nothing and stay as they are.
   expect(redactValue({ token: '', password: null })).toEqual({ token: '', password: null });
 });
+
+it('the list of secrets takes in a token remembered after it was last built', () => {
+  const book = new SecretBook(() => 0);
+  book.rememberBotToken('bot-token-one');
+  expect(book.list(undefined)).toEqual(['bot-token-one']);
+  book.remember('interaction-token-after');
+  expect(book.list(undefined), 'the list built before the token was remembered').toContain('interaction-token-after');
+});
