@@ -32,7 +32,16 @@ import { AREAS, MUTATIONS } from '../test/mutations/catalogue.mjs';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 function parseArgs(argv) {
-  const options = { areas: [], ids: [], list: false, baseline: true, timeoutMs: 150_000, json: 'test-results/mutations.json', failUnder: undefined, exclude: [] };
+  const options = {
+    areas: [],
+    ids: [],
+    list: false,
+    baseline: true,
+    timeoutMs: 150_000,
+    json: 'test-results/mutations.json',
+    failUnder: undefined,
+    exclude: [],
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -181,7 +190,10 @@ async function main() {
     let run;
     try {
       applied = m.file;
-      writeFileSync(join(root, m.file), text.replace(m.find, () => m.replace));
+      writeFileSync(
+        join(root, m.file),
+        text.replace(m.find, () => m.replace),
+      );
       run = await runTests(tests, options.timeoutMs);
     } finally {
       restore();
@@ -197,7 +209,7 @@ async function main() {
     if (readFileSync(join(root, file), 'utf8') !== text || (cleanBefore.get(file) && !gitClean(file))) dirty.push(file);
   }
 
-  console.log('\n' + [pad('mutation', 34), pad('area', 10), pad('result', 17), pad('s', 7), 'bug'].join(' '));
+  console.log(`\n${[pad('mutation', 34), pad('area', 10), pad('result', 17), pad('s', 7), 'bug'].join(' ')}`);
   for (const r of results) console.log([pad(r.id, 34), pad(r.area, 10), pad(r.result, 17), pad(r.seconds.toFixed(1), 7), r.description].join(' '));
   console.log('\ncatch rate per area (stale and ambiguous ones not counted):');
   let caughtAll = 0;

@@ -17,7 +17,7 @@ describeWithRedis('the shard coordinator scripts (mutation guards)', () => {
   const send = (...args: string[]) => redis.connection.sendCommand(args);
   /** Redis time in ms (the scripts' only clock). */
   const redisNow = async () => {
-    const [seconds, micros] = (await send('TIME')) as [string, string];
+    const [seconds, micros] = (await send('TIME')) as unknown as [string, string];
     return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
   };
 
@@ -53,8 +53,11 @@ describeWithRedis('the shard coordinator scripts (mutation guards)', () => {
       await send('ZREM', `${k}:members`, m);
       await send('ZADD', `${k}:holders:9`, past, m);
     }
-    await c.tick('z', 9, false);
+    // One step that takes at once: it frees the leases of 8 dead holders; the ninth's is offered by the sweep, its holder expired.
     const { leases } = await c.tick('z', 9, true);
-    expect(leases.map((lease) => lease.shardId), 'the shards z took from the nine dead holders').toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(
+      leases.map((lease) => lease.shardId),
+      'the shards z took from the nine dead holders',
+    ).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
   });
 });

@@ -27,7 +27,14 @@ function leasesOver(touched: (ids: string[]) => string[]) {
     script: async () => [1, 1],
   } as unknown as RedisEventStream;
   const failures: unknown[] = [];
-  const leases = new WorkerLeases(stream, 'g', 'c', 300, (error) => failures.push(error), () => clock.now);
+  const leases = new WorkerLeases(
+    stream,
+    'g',
+    'c',
+    300,
+    (error) => failures.push(error),
+    () => clock.now,
+  );
   return { leases, clock, touches, failures };
 }
 
@@ -71,7 +78,11 @@ it('an entry is acknowledged only once its "answered" mark is stored: one Redis 
     if (!up) throw new Error('Redis is down');
     return [1];
   };
-  const marks = new AnsweredMarks(run, () => up, (error) => failures.push(error));
+  const marks = new AnsweredMarks(
+    run,
+    () => up,
+    (error) => failures.push(error),
+  );
   // Given up at once (its deadline has passed): never stored.
   await marks.mark('1-0', 'i-1', { claim: 'k1' }, performance.now(), () => undefined);
   marks.afterStored('1-0', async () => void acks.push('1-0'));
@@ -92,7 +103,14 @@ describeWithRedis('the event worker (mutation guards)', () => {
     // The heartbeat's touches come back empty, so the entry goes idle and this same worker's XAUTOCLAIM takes it again.
     const command = stream.command.bind(stream);
     stream.command = async (args) => (args[0] === 'XCLAIM' && args.at(-1) === 'JUSTID' ? [] : command(args));
-    const worker = createEventWorker({ stream, group: 'g', consumer: 'w', client: { interactions: { respond: async () => undefined } } as never, pollMs: 5, claimIdleMs: 100 });
+    const worker = createEventWorker({
+      stream,
+      group: 'g',
+      consumer: 'w',
+      client: { interactions: { respond: async () => undefined } } as never,
+      pollMs: 5,
+      claimIdleMs: 100,
+    });
     let runs = 0;
     let release = () => undefined as void;
     const released = new Promise<void>((resolve) => (release = resolve));
@@ -127,7 +145,14 @@ describeWithRedis('the event worker (mutation guards)', () => {
     // Another worker held it and its lease ran out (cut off from Redis): it may have answered, its mark still to come.
     await redis.connection.sendCommand(['SET', claim, 'old-holder|1|1', 'PX', '60000']);
     // claimIdleMs past the wait for the lapsed holder's mark (2 s and the command timeout), so the entry is not reclaimed meanwhile.
-    const worker = createEventWorker({ stream, group: 'g', consumer: 'w', client: { interactions: { respond: async () => undefined } } as never, pollMs: 5, claimIdleMs: 2500 });
+    const worker = createEventWorker({
+      stream,
+      group: 'g',
+      consumer: 'w',
+      client: { interactions: { respond: async () => undefined } } as never,
+      pollMs: 5,
+      claimIdleMs: 2500,
+    });
     let runs = 0;
     const duplicates: string[] = [];
     worker.onCommand('ping', () => void runs++);
@@ -141,6 +166,49 @@ describeWithRedis('the event worker (mutation guards)', () => {
       await markAnswered(run, { claim });
       await until(() => duplicates.includes(interactionId) || runs > 0, { what: 'the entry acknowledged as a duplicate', timeoutMs: 10_000 });
       expect(runs, 'handler runs of an interaction its lapsed holder answered').toBe(0);
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('an answered interaction is acknowledged only after its "answered" mark is stored, not while Redis refuses it', async () => {
+    const stream = createRedisEventStream({ client: redis.connection, stream: `mut-worker-${++n}` });
+    const order: string[] = [];
+    const failures: unknown[] = [];
+    let up = false;
+    const script = stream.script.bind(stream);
+    stream.script = async (...args: Parameters<RedisEventStream['script']>) => {
+      if (args[2][0] !== 'answered') return script(...args);
+      if (!up) throw new Error('Redis refuses the mark');
+      const reply = await script(...args);
+      order.push('mark stored');
+      return reply;
+    };
+    const ack = stream.ack.bind(stream);
+    stream.ack = async (...args: Parameters<RedisEventStream['ack']>) => {
+      order.push('ack');
+      return ack(...args);
+    };
+    const worker = createEventWorker({ stream, group: 'g', consumer: 'w', client: { interactions: { respond: async () => undefined } } as never, pollMs: 5 });
+    worker.on('error', (error) => failures.push(error));
+    worker.onCommand('ping', (interaction) => interaction.reply('pong'));
+    try {
+      await worker.start();
+      const payload = {
+        id: makeSnowflake(Date.now(), 2),
+        application_id: '1',
+        type: 2,
+        token: 'interaction-token',
+        version: 1,
+        data: { id: '2', name: 'ping' },
+      };
+      await stream.publish([{ t: 'INTERACTION_CREATE', s: 1, d: payload, shardId: 0 }]);
+      // Two refused marks: the second comes 100 ms after the first, long after the handler settled.
+      await until(() => failures.length >= 2, { what: 'the answered mark refused twice' });
+      expect(order, 'acknowledged while its mark was refused').toEqual([]);
+      up = true;
+      await until(() => order.includes('ack'), { what: 'the entry acknowledged once the mark was stored' });
+      expect(order).toEqual(['mark stored', 'ack']);
     } finally {
       await worker.close();
     }

@@ -64,7 +64,7 @@ function shardSets(): ShardSets {
   return new ShardSets(host);
 }
 
-it("during a reshard the next set dispatches interactions only: any other event of it would be dispatched twice across the switch", () => {
+it('during a reshard the next set dispatches interactions only: any other event of it would be dispatched twice across the switch', () => {
   const sets = shardSets();
   const next = newShardSet(undefined, sets.current.generation + 1);
   const event = (t: string) => ({ shardId: 0, t, s: 1, d: {} });
