@@ -171,6 +171,39 @@ describeWithRedis('the event worker (mutation guards)', () => {
     }
   });
 
+  it('with claimIdleMs below that wait, the interaction its lapsed holder answered is acknowledged as a duplicate, not dead-lettered', async () => {
+    const stream = createRedisEventStream({ client: redis.connection, stream: `mut-worker-${++n}`, commandTimeoutMs: 100 });
+    const run: ClaimScriptRunner = (script, keys, args) => stream.script(script, keys, args);
+    const interactionId = makeSnowflake(Date.now(), 3);
+    const claim = stream.claimKey(interactionId);
+    await redis.connection.sendCommand(['SET', claim, 'old-holder|1|1', 'PX', '60000']);
+    // While it waits, its entry is reclaimed by itself every 100 ms, each a delivery: 5 allowed.
+    const worker = createEventWorker({
+      stream,
+      group: 'g',
+      consumer: 'w',
+      client: { interactions: { respond: async () => undefined } } as never,
+      pollMs: 5,
+      claimIdleMs: 200,
+    });
+    const outcomes: string[] = [];
+    worker.onCommand('ping', () => void outcomes.push('ran'));
+    worker.on('duplicate', () => outcomes.push('duplicate'));
+    worker.on('deadLetter', (event) => outcomes.push(`dead letter: ${event.reason}, ${event.deliveries} deliveries`));
+    try {
+      await worker.start();
+      const payload = { id: interactionId, application_id: '1', type: 2, token: 'interaction-token', version: 1, data: { id: '2', name: 'ping' } };
+      await stream.publish([{ t: 'INTERACTION_CREATE', s: 1, d: payload, shardId: 0 }]);
+      await until(async () => String(await redis.connection.sendCommand(['GET', claim])).includes('@'), { what: 'the worker took the lapsed claim' });
+      await markAnswered(run, { claim });
+      await until(() => outcomes.length > 0, { what: 'the entry handled', timeoutMs: 10_000 });
+      expect(outcomes).toEqual(['duplicate']);
+      expect((await stream.backlog()).groups[0]?.pending).toBe(0);
+    } finally {
+      await worker.close();
+    }
+  });
+
   it('an answered interaction is acknowledged only after its "answered" mark is stored, not while Redis refuses it', async () => {
     const stream = createRedisEventStream({ client: redis.connection, stream: `mut-worker-${++n}` });
     const order: string[] = [];
