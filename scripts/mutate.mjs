@@ -76,8 +76,18 @@ function restore() {
   applied = undefined;
 }
 
+/** The vitest run under way (its own process group), if any. */
+let running;
+
+function killRunning() {
+  try {
+    if (running !== undefined) process.kill(-running.pid, 'SIGKILL');
+  } catch {}
+}
+
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => {
+    killRunning();
     restore();
     process.exit(130);
   });
@@ -106,6 +116,7 @@ function runTests(files, timeoutMs) {
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
+    running = child;
     let output = '';
     const keep = (chunk) => {
       output = (output + chunk.toString()).slice(-200_000);
@@ -115,12 +126,11 @@ function runTests(files, timeoutMs) {
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {}
+      killRunning();
     }, timeoutMs);
     child.on('close', (code) => {
       clearTimeout(timer);
+      running = undefined;
       const failure = output
         .split('\n')
         .map((line) => line.trim())
