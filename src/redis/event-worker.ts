@@ -371,8 +371,11 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
     // as a duplicate.
     await wait(ANSWERED_RETRY_MAX_PAUSE_MS + this.#stream.timeoutMs, { signal: this.#stop.signal }).catch(() => undefined);
     const renew = () => renewClaim(run, keys, holder, held.fence, this.#options.claimIdleMs);
-    if (this.#stop.signal.aborted || !(await held.renew(renew).catch(() => false))) return undefined;
-    return held;
+    if (this.#stop.signal.aborted) return undefined;
+    if (await held.renew(renew).catch(() => false)) return held;
+    // Lost meanwhile (its old holder's mark landed, or another took it): asked again at once, so an answered one is acknowledged
+    // as a duplicate now, not after more deliveries (this worker's own reclaims of it while it waited count as deliveries).
+    return held.lost ? this.#claim(id, interactionId, keys) : undefined;
   }
 
   async #ack(id: string): Promise<void> {
