@@ -3,7 +3,8 @@
 // waits for the socket's drain). COUNT comes from `?count=N` or a `/flood/N` path (a client that adds its own query
 // string, such as @discordjs/ws, uses the path). With `compress=zlib-stream` (or `zstd-stream` where node:zlib has it)
 // every message goes through one compression context for the connection, flushed per message, as Discord sends it.
-// Prints its port.
+// A `/mix/M` path segment makes it the mixed flood: M MESSAGE_CREATE (about 1.3 KB, Discord's key order) before each
+// INTERACTION_CREATE, COUNT frames in all. Prints its port.
 import zlib from 'node:zlib';
 import { WebSocketServer } from 'ws';
 
