@@ -151,6 +151,23 @@ function readPlainString(bytes: Buffer, i: number): number | undefined {
   return undefined;
 }
 
+/** The event names read last, one per length: a flood of one event reads its name without building a string per frame. */
+const names = new Map<number, string>();
+
+/** The ASCII event name in `bytes` from `start` to `end`: the one read last of that length when the bytes match, else a new string. */
+function eventName(bytes: Buffer, start: number, end: number): string {
+  const length = end - start;
+  const known = names.get(length);
+  if (known !== undefined) {
+    let i = 0;
+    while (i < length && known.charCodeAt(i) === bytes[start + i]) i++;
+    if (i === length) return known;
+  }
+  const name = bytes.toString('latin1', start, end);
+  if (length <= 64) names.set(length, name);
+  return name;
+}
+
 /** Whether the 4 bytes at `i` spell `null`. */
 const isNull = (bytes: Buffer, i: number): boolean => bytes[i] === 0x6e && bytes[i + 1] === 0x75 && bytes[i + 2] === 0x6c && bytes[i + 3] === 0x6c;
 
@@ -191,7 +208,7 @@ function readDispatchHead(bytes: Buffer): GatewayFrame | undefined {
       else {
         const end = readPlainString(bytes, i);
         if (end === undefined) return undefined;
-        [t, i] = [bytes.toString('latin1', i + 1, end), end + 1];
+        [t, i] = [eventName(bytes, i + 1, end), end + 1];
       }
     } else return undefined;
     i = skipSpace(bytes, i);
