@@ -48,6 +48,10 @@ describe('decodeFrame', () => {
     const texts = [
       JSON.stringify({ t: 'MESSAGE_CREATE', s: 1, op: 0, d: MESSAGE }),
       JSON.stringify({ op: 0, s: 7, t: 'INTERACTION_CREATE', d: { id: '9', token: 'x' } }),
+      // Names of one length in a row: each read as itself, not as the one before.
+      JSON.stringify({ t: 'MESSAGE_DELETE', s: 2, op: 0, d: { id: '1' } }),
+      JSON.stringify({ t: 'MESSAGE_CREATE', s: 3, op: 0, d: { id: '1' } }),
+      JSON.stringify({ t: 'MESSAGE_CREATE', s: 4, op: 0, d: { id: '1' } }),
       ' { "op" : 0 , "s" : null , "t" : null , "d" : { "a" : 1 } } \n',
       JSON.stringify({ op: 0, d: { a: 1 } }),
       JSON.stringify({ op: 0, s: 3, t: 'X', d: null }),
