@@ -47,6 +47,19 @@ function perProcess(port, rounds, compress = 'none', withPeer = true, mix = 0) {
   };
 }
 
+/** Prints the uncompressed flood's table: each adapter's µs per `unit` (event or frame) and its ratio to raw ws. */
+function printFlood(of, unit) {
+  console.log(`adapter                                            µs/${unit.padEnd(17)}vs raw ws`);
+  const rows = [
+    ['raw ws + JSON.parse + emit', of.ws],
+    ['@discordjs/ws WebSocketManager (dispatch payloads)', of.discordjs],
+    ['SDK (typed, validated interactions)', of.sdk],
+  ];
+  for (const [label, s] of rows) {
+    if (s !== undefined) console.log(`${label.padEnd(51)}${range(s).padEnd(21)}${(s.median / of.ws.median).toFixed(2)}x`);
+  }
+}
+
 /**
  * The mixed flood: 3 MESSAGE_CREATE the bot does not listen to before each INTERACTION_CREATE (most of a slash-command
  * bot's traffic), client CPU per frame; the SDK parses only what something consumes. Returns its target row.
@@ -58,15 +71,7 @@ function mixedRows(port, rounds) {
       'INTERACTION_CREATE, client CPU µs per frame (every frame counted); raw ws parses every frame, the SDK reads an ignored ' +
       "one's head only\n",
   );
-  console.log('adapter                                            µs/frame             vs raw ws');
-  const rows = [
-    ['raw ws + JSON.parse + emit', of.ws],
-    ['@discordjs/ws WebSocketManager (dispatch payloads)', of.discordjs],
-    ['SDK (typed, validated interactions)', of.sdk],
-  ];
-  for (const [label, s] of rows) {
-    if (s !== undefined) console.log(`${label.padEnd(51)}${range(s).padEnd(21)}${(s.median / of.ws.median).toFixed(2)}x`);
-  }
+  printFlood(of, 'frame');
   return [[`Gateway mixed flood (${MIX} ignored per interaction) vs raw ws`, of.sdk.median / of.ws.median, 0.7]];
 }
 
@@ -177,15 +182,7 @@ export async function gatewayBenchmark(startServer, rounds, mode) {
       `\nGateway flood (${how}): ${EVENTS} INTERACTION_CREATE frames of about 800 bytes per round, sent as fast as the socket ` +
         `drains, client CPU µs per event, median (min-max) of ${rounds} rounds, server in another process${pinned ? ' pinned to its own core' : ''}\n`,
     );
-    console.log('adapter                                            µs/event             vs raw ws');
-    const rows = [
-      ['raw ws + JSON.parse + emit', of.ws],
-      ['@discordjs/ws WebSocketManager (dispatch payloads)', of.discordjs],
-      ['SDK (typed, validated interactions)', of.sdk],
-    ];
-    for (const [label, s] of rows) {
-      if (s !== undefined) console.log(`${label.padEnd(51)}${range(s).padEnd(21)}${(s.median / of.ws.median).toFixed(2)}x`);
-    }
+    printFlood(of, 'event');
     if (of.discordjs !== undefined) console.log(`SDK vs @discordjs/ws: ${(of.sdk.median / of.discordjs.median).toFixed(2)}x`);
     const targets = [[`Gateway flood vs raw ws${inproc ? ' (in-process)' : ''}`, of.sdk.median / of.ws.median, 1.05]];
     // Below @discordjs/ws: a ratio under 1.00 in the same run.
