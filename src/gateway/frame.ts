@@ -28,7 +28,6 @@ const COLON = 0x3a;
 const COMMA = 0x2c;
 const OPEN = 0x7b;
 const CLOSE = 0x7d;
-const MINUS = 0x2d;
 const ZERO = 0x30;
 const NINE = 0x39;
 /** The longest integer read from a head: 15 digits are always a safe integer. */
@@ -123,7 +122,7 @@ function skipSpace(bytes: Buffer, i: number): number {
   return i;
 }
 
-/** Reads a plain non-negative integer at `i` (an optional minus refused): `[value, next index]`, or `undefined`. */
+/** Reads a plain non-negative integer at `i` (a minus refused): `[value, next index]`, or `undefined`. */
 function readInteger(bytes: Buffer, i: number): [number, number] | undefined {
   let value = 0;
   const first = i;
@@ -133,10 +132,8 @@ function readInteger(bytes: Buffer, i: number): [number, number] | undefined {
     value = value * 10 + (c - ZERO);
   }
   const digits = i - first;
+  // A leading zero is not JSON; a fraction or an exponent stops the head's read where it expects a comma (left to JSON.parse).
   if (digits === 0 || digits > MAX_DIGITS || (digits > 1 && bytes[first] === ZERO)) return undefined;
-  const next = bytes[i];
-  // A fraction or an exponent: left to JSON.parse.
-  if (next === 0x2e || next === 0x65 || next === 0x45 || next === MINUS) return undefined;
   return [value, i];
 }
 
@@ -151,20 +148,21 @@ function readPlainString(bytes: Buffer, i: number): number | undefined {
   return undefined;
 }
 
-/** The event names read last, one per length: a flood of one event reads its name without building a string per frame. */
-const names = new Map<number, string>();
+/** The event names read last, in 64 slots by length: a flood of one event reads its name without building a string per frame. */
+const names: string[] = new Array<string>(64).fill('');
 
-/** The ASCII event name in `bytes` from `start` to `end`: the one read last of that length when the bytes match, else a new string. */
+/** The ASCII event name in `bytes` from `start` to `end`: the one read last into its slot when the bytes match, else a new string. */
 function eventName(bytes: Buffer, start: number, end: number): string {
   const length = end - start;
-  const known = names.get(length);
-  if (known !== undefined) {
+  const slot = length & 63;
+  const known = names[slot] as string;
+  if (known.length === length) {
     let i = 0;
     while (i < length && known.charCodeAt(i) === bytes[start + i]) i++;
     if (i === length) return known;
   }
   const name = bytes.toString('latin1', start, end);
-  if (length <= 64) names.set(length, name);
+  names[slot] = name;
   return name;
 }
 

@@ -52,6 +52,12 @@ describe('decodeFrame', () => {
       JSON.stringify({ t: 'MESSAGE_DELETE', s: 2, op: 0, d: { id: '1' } }),
       JSON.stringify({ t: 'MESSAGE_CREATE', s: 3, op: 0, d: { id: '1' } }),
       JSON.stringify({ t: 'MESSAGE_CREATE', s: 4, op: 0, d: { id: '1' } }),
+      // A name 64 characters longer shares the slot of the shorter one, and is not taken for it.
+      JSON.stringify({ t: `MESSAGE_CREATE${'X'.repeat(64)}`, s: 5, op: 0, d: { id: '1' } }),
+      JSON.stringify({ t: 'MESSAGE_CREATE', s: 6, op: 0, d: { id: '1' } }),
+      '{"op":0,"s":3,"t":"A\tB","d":{}}',
+      '{"ops":0,"s":3,"t":"X","d":{"a":1}}',
+      '{"op":0,"s":3,"t":"X","d":{}',
       ' { "op" : 0 , "s" : null , "t" : null , "d" : { "a" : 1 } } \n',
       JSON.stringify({ op: 0, d: { a: 1 } }),
       JSON.stringify({ op: 0, s: 3, t: 'X', d: null }),
@@ -77,6 +83,16 @@ describe('decodeFrame', () => {
       '{"op":"0","d":{}}',
     ];
     for (const text of texts) expect(decoded(text), text).toEqual(whole(text));
+  });
+
+  it('reads a message that came as several buffers, or as an ArrayBuffer, like one buffer', () => {
+    const text = JSON.stringify({ t: 'MESSAGE_CREATE', s: 9, op: 0, d: MESSAGE });
+    const bytes = Buffer.from(text);
+    for (const data of [[bytes.subarray(0, 10), bytes.subarray(10)], bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length)]) {
+      const frame = decodeFrame(data);
+      if (typeof frame === 'string') throw new Error(`not read: ${frame}`);
+      expect([frame.op, frame.s, frame.t, frame.d]).toEqual([0, 9, 'MESSAGE_CREATE', MESSAGE]);
+    }
   });
 
   it('a payload that is not JSON is found when it is read, as a GatewayError naming the dispatch, and no earlier', () => {
