@@ -148,10 +148,10 @@ function readPlainString(bytes: Buffer, i: number): number | undefined {
   return undefined;
 }
 
-/** The event names read last, in 64 slots by length: a flood of one event reads its name without building a string per frame. */
+/** The event names under 64 characters read last, one per length: a flood of one event reads its name without building a string per frame. */
 const names: string[] = new Array<string>(64).fill('');
 
-/** The ASCII event name in `bytes` from `start` to `end`: the one read last into its slot when the bytes match, else a new string. */
+/** The ASCII event name in `bytes` from `start` to `end`: the one of its length read last when the bytes match, else a new string. */
 function eventName(bytes: Buffer, start: number, end: number): string {
   const length = end - start;
   const slot = length & 63;
@@ -162,8 +162,14 @@ function eventName(bytes: Buffer, start: number, end: number): string {
     if (i === length) return known;
   }
   const name = bytes.toString('latin1', start, end);
-  names[slot] = name;
+  // Only short names are kept: a server's 16 MiB name is not held past its frame.
+  if (length === slot) names[slot] = name;
   return name;
+}
+
+/** The event names kept (for tests: none is longer than 63 characters). @internal */
+export function keptEventNames(): readonly string[] {
+  return names;
 }
 
 /** Whether the 4 bytes at `i` spell `null`. */

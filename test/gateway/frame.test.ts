@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client, GatewayError } from '../../src/index.js';
-import { DispatchEvent, decodeFrame, unparsedPayload } from '../../src/gateway/frame.js';
+import { DispatchEvent, decodeFrame, keptEventNames, unparsedPayload } from '../../src/gateway/frame.js';
 import { readFrame } from '../../src/gateway/protocol.js';
 import { receiveDispatch, sendDispatch } from '../../src/gateway/worker-messages.js';
 import { SECRETS } from '../helpers/index.js';
@@ -83,6 +83,9 @@ describe('decodeFrame', () => {
       '{"op":"0","d":{}}',
     ];
     for (const text of texts) expect(decoded(text), text).toEqual(whole(text));
+    // A long name is read, and not kept past its frame.
+    expect(decoded(JSON.stringify({ t: 'Y'.repeat(100), s: 1, op: 0, d: {} }))).toMatchObject({ t: 'Y'.repeat(100) });
+    expect(keptEventNames().filter((name) => name.length > 63)).toEqual([]);
   });
 
   it('reads a message that came as several buffers, or as an ArrayBuffer, like one buffer', () => {
