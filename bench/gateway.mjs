@@ -49,7 +49,7 @@ function perProcess(port, rounds, compress = 'none', withPeer = true, mix = 0) {
 
 /** Prints the uncompressed flood's table: each adapter's µs per `unit` (event or frame) and its ratio to raw ws. */
 function printFlood(of, unit) {
-  console.log(`adapter                                            µs/${unit.padEnd(17)}vs raw ws`);
+  console.log(`adapter                                            µs/${unit.padEnd(18)}vs raw ws`);
   const rows = [
     ['raw ws + JSON.parse + emit', of.ws],
     ['@discordjs/ws WebSocketManager (dispatch payloads)', of.discordjs],
