@@ -4,8 +4,10 @@
 // last of the COUNT events that follow, and printed as one JSON line of microseconds per event. `npm run bench` starts
 // one per adapter per round.
 //
-//   ADAPTER=sdk|ws|native|discordjs COUNT=20000 WARMUP=5000 PORT=1234 [COMPRESS=zlib-stream|zstd-stream] node bench/gateway-adapter.mjs
+//   ADAPTER=sdk|ws|native|discordjs COUNT=20000 WARMUP=5000 PORT=1234 [MIX=3] [COMPRESS=zlib-stream|zstd-stream] node bench/gateway-adapter.mjs
 //
+// MIX=3: the mixed flood, 3 MESSAGE_CREATE the bot does not listen to before each INTERACTION_CREATE; COUNT and WARMUP
+// count frames, the CPU is per frame.
 // COMPRESS: the transport compression every adapter asks for (default none); raw ws then inflates through one context
 // for the connection (a message whole at 00 00 ff ff, or per frame for zstd) before JSON.parse. Raw ws reports the bytes
 // received per event (WebSocket payloads, the frame headers not counted), compressed or not.
@@ -18,11 +20,14 @@ import { EventEmitter } from 'node:events';
 import zlib from 'node:zlib';
 
 const { ADAPTER = 'sdk', PORT, COMPRESS = 'none' } = process.env;
+/** Ignored MESSAGE_CREATE frames before each interaction (the mixed flood); 0: interactions only. */
+const MIX = Number(process.env.MIX ?? 0);
 const COUNT = Number(process.env.COUNT ?? 20000);
 const WARMUP = Number(process.env.WARMUP ?? 5000);
 const TOTAL = WARMUP + COUNT;
+if (WARMUP % (MIX + 1) !== 0 || COUNT % (MIX + 1) !== 0) throw new Error(`WARMUP and COUNT must be multiples of MIX + 1 (${MIX + 1})`);
 // The count goes in the path: @discordjs/ws appends its own query string (?v=10&encoding=json) to the URL.
-const url = `ws://127.0.0.1:${PORT}/flood/${TOTAL}`;
+const url = `ws://127.0.0.1:${PORT}${MIX > 0 ? `/mix/${MIX}` : ''}/flood/${TOTAL}`;
 
 let received = 0;
 /** Payload bytes received by raw ws. */
@@ -32,11 +37,11 @@ let finish;
 const finished = new Promise((resolve) => {
   finish = resolve;
 });
-/** Counts one event; starts the clock after the warm-up, stops it at the last one. */
+/** Counts one interaction; starts the clock after the warm-up's frames, stops it at the last frame (every frame counts, listened to or not). */
 function counted() {
   received++;
-  if (received === WARMUP) start = process.cpuUsage();
-  else if (received === TOTAL) finish(process.cpuUsage(start));
+  if (received === WARMUP / (MIX + 1)) start = process.cpuUsage();
+  else if (received === TOTAL / (MIX + 1)) finish(process.cpuUsage(start));
 }
 
 /** Connects the adapter; returns how it closes. */
@@ -138,7 +143,8 @@ async function adapter() {
 
 const close = await adapter();
 const used = await finished;
-const measured = { adapter: ADAPTER, events: COUNT, cpuUsPerEvent: (used.user + used.system) / COUNT };
+// cpuUsPerEvent: per frame; maxRssMb: the process's peak resident set size over the whole flood.
+const measured = { adapter: ADAPTER, events: COUNT, cpuUsPerEvent: (used.user + used.system) / COUNT, maxRssMb: process.resourceUsage().maxRSS / 1024 };
 process.stdout.write(`${JSON.stringify(bytes > 0 ? { ...measured, bytesPerEvent: bytes / TOTAL } : measured)}\n`);
 await Promise.race([close(), new Promise((resolve) => setTimeout(resolve, 1000))]);
 process.exit(0);

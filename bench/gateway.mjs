@@ -10,28 +10,69 @@ import { installed, summary } from './measure.mjs';
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20000);
 const WARMUP = Number(process.env.BENCH_GATEWAY_WARMUP ?? 5000);
+/** The mixed flood's ignored MESSAGE_CREATE per interaction. */
+const MIX = 3;
 
 const range = (s) => `${s.median.toFixed(2)} (${s.min.toFixed(2)}-${s.max.toFixed(2)})`;
 
-/** Each adapter alone in a fresh child per round, rotated every round; the medians of each (`bytes`: raw ws's payload bytes per event). */
-function perProcess(port, rounds, compress = 'none', withPeer = true) {
+/**
+ * Each adapter alone in a fresh child per round, rotated every round; the medians of each (`bytes`: raw ws's payload
+ * bytes per event; `rss`: each adapter's peak RSS in MB). `mix`: ignored MESSAGE_CREATE per interaction (0: interactions only).
+ */
+function perProcess(port, rounds, compress = 'none', withPeer = true, mix = 0) {
+  // The mixed flood sends (mix + 1) frames per interaction: as many interactions warm each adapter up as in the plain flood.
+  const [count, warmup] = [EVENTS * (mix + 1), WARMUP * (mix + 1)];
   const adapters = ['ws', 'sdk', ...(withPeer && installed('@discordjs/ws') ? ['discordjs'] : [])];
   const times = Object.fromEntries(adapters.map((name) => [name, []]));
+  const rss = Object.fromEntries(adapters.map((name) => [name, []]));
   let bytes;
   for (let round = 0; round < rounds; round++) {
     const order = adapters.map((_, i) => adapters[(i + round) % adapters.length]);
     for (const name of order) {
       const out = execFileSync(process.execPath, [here('./gateway-adapter.mjs')], {
-        env: { ...process.env, ADAPTER: name, COUNT: String(EVENTS), WARMUP: String(WARMUP), PORT: String(port), COMPRESS: compress },
+        env: { ...process.env, ADAPTER: name, COUNT: String(count), WARMUP: String(warmup), PORT: String(port), COMPRESS: compress, MIX: String(mix) },
         encoding: 'utf8',
         timeout: 120_000,
       });
       const measured = JSON.parse(out.trim().split('\n').at(-1));
       times[name].push(measured.cpuUsPerEvent);
+      rss[name].push(measured.maxRssMb);
       if (measured.bytesPerEvent !== undefined) bytes = measured.bytesPerEvent;
     }
   }
-  return { ...Object.fromEntries(adapters.map((name) => [name, summary(times[name])])), bytes };
+  return {
+    ...Object.fromEntries(adapters.map((name) => [name, summary(times[name])])),
+    rss: Object.fromEntries(adapters.map((name) => [name, summary(rss[name])])),
+    bytes,
+  };
+}
+
+/** Prints the uncompressed flood's table: each adapter's µs per `unit` (event or frame) and its ratio to raw ws. */
+function printFlood(of, unit) {
+  console.log(`adapter                                            µs/${unit.padEnd(18)}vs raw ws`);
+  const rows = [
+    ['raw ws + JSON.parse + emit', of.ws],
+    ['@discordjs/ws WebSocketManager (dispatch payloads)', of.discordjs],
+    ['SDK (typed, validated interactions)', of.sdk],
+  ];
+  for (const [label, s] of rows) {
+    if (s !== undefined) console.log(`${label.padEnd(51)}${range(s).padEnd(21)}${(s.median / of.ws.median).toFixed(2)}x`);
+  }
+}
+
+/**
+ * The mixed flood: 3 MESSAGE_CREATE the bot does not listen to before each INTERACTION_CREATE (most of a slash-command
+ * bot's traffic), client CPU per frame; the SDK parses only what something consumes. Returns its target row.
+ */
+function mixedRows(port, rounds) {
+  const of = perProcess(port, rounds, 'none', true, MIX);
+  console.log(
+    `\nGateway mixed flood (process-per-adapter mode, as above): ${MIX} MESSAGE_CREATE of about 1.3 KB nobody listens to per ` +
+      'INTERACTION_CREATE, client CPU µs per frame (every frame counted); raw ws parses every frame, the SDK reads an ignored ' +
+      "one's head only\n",
+  );
+  printFlood(of, 'frame');
+  return [[`Gateway mixed flood (${MIX} ignored per interaction) vs raw ws`, of.sdk.median / of.ws.median, 0.7]];
 }
 
 /**
@@ -141,19 +182,19 @@ export async function gatewayBenchmark(startServer, rounds, mode) {
       `\nGateway flood (${how}): ${EVENTS} INTERACTION_CREATE frames of about 800 bytes per round, sent as fast as the socket ` +
         `drains, client CPU µs per event, median (min-max) of ${rounds} rounds, server in another process${pinned ? ' pinned to its own core' : ''}\n`,
     );
-    console.log('adapter                                            µs/event             vs raw ws');
-    const rows = [
-      ['raw ws + JSON.parse + emit', of.ws],
-      ['@discordjs/ws WebSocketManager (dispatch payloads)', of.discordjs],
-      ['SDK (typed, validated interactions)', of.sdk],
-    ];
-    for (const [label, s] of rows) {
-      if (s !== undefined) console.log(`${label.padEnd(51)}${range(s).padEnd(21)}${(s.median / of.ws.median).toFixed(2)}x`);
-    }
+    printFlood(of, 'event');
     if (of.discordjs !== undefined) console.log(`SDK vs @discordjs/ws: ${(of.sdk.median / of.discordjs.median).toFixed(2)}x`);
     const targets = [[`Gateway flood vs raw ws${inproc ? ' (in-process)' : ''}`, of.sdk.median / of.ws.median, 1.05]];
     // Below @discordjs/ws: a ratio under 1.00 in the same run.
     if (of.discordjs !== undefined) targets.push(['Gateway flood vs @discordjs/ws', of.sdk.median / of.discordjs.median, 0.999]);
+    if (!inproc) {
+      const { rss } = of;
+      const peer = rss.discordjs === undefined ? '' : `, @discordjs/ws ${range(rss.discordjs)}`;
+      console.log(`peak RSS during the flood, MB (each adapter's process): SDK ${range(rss.sdk)}, raw ws ${range(rss.ws)}${peer}`);
+      // At most 20 MB above raw ws: the row's value is the difference, in MB.
+      targets.push(['Gateway flood peak RSS above raw ws', rss.sdk.median - rss.ws.median, 20, 'MB']);
+      targets.push(...mixedRows(port, rounds));
+    }
     // Transport compression: zlib-stream everywhere, zstd-stream where node:zlib has it (the peer's 2.x has no zstd).
     if (!inproc) {
       const zlib = await import('node:zlib');

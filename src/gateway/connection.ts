@@ -15,7 +15,6 @@ import {
   GatewayOpcode,
   closeCodeRule,
   identifyFrame,
-  decodeFrame,
   DUPLICATE_SEQUENCE,
   readHeartbeatInterval,
   readReconnectDelay,
@@ -24,6 +23,7 @@ import {
   type CloseCodeRule,
   type GatewayFrame,
 } from './protocol.js';
+import { DispatchEvent, decodeFrame } from './frame.js';
 import { Heartbeat, TimerSet } from './heartbeat.js';
 import { trustedResumeUrl, upgradeHeaders } from './transport.js';
 import { ConnectWaiters } from './waiters.js';
@@ -299,7 +299,8 @@ export class GatewayConnection {
     const next = typeof sequence === 'number' && sequence >= 0 ? sequence : null;
     if (next !== null) this.sequence = next;
     if (this.#resuming && type !== GatewayDispatch.Resumed) this.#replayed++;
-    this.#host.dispatch({ t: type, s: next, d: frame.d });
+    // The payload is not read here: it is parsed only if a consumer reads it (READY's below, a listener's, the router's).
+    this.#host.dispatch(new DispatchEvent(type, next, frame));
     switch (type) {
       case GatewayDispatch.Ready: {
         const data = typeof frame.d === 'object' && frame.d !== null && !Array.isArray(frame.d) ? (frame.d as Record<string, unknown>) : {};

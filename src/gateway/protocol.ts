@@ -144,12 +144,6 @@ export function readSessionId(d: Record<string, unknown>): string | undefined {
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Reads a `ws` message (binary frames as UTF-8 JSON too: the SDK asks for neither compression nor ETF): the frame, or a sentence saying why there is none. */
-export function decodeFrame(data: Buffer | ArrayBuffer | Buffer[]): GatewayFrame | string {
-  const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.from(data).toString('utf8');
-  return readFrame(text);
-}
-
 /** Reads a text frame: a JSON object with an integer `op`, or a sentence saying why it is not one (a string: no wrapper object per frame). */
 export function readFrame(text: string): GatewayFrame | string {
   let value: unknown;

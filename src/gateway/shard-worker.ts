@@ -11,7 +11,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { GatewayConnection } from './connection.js';
 import { connectionHost, localShard, type ShardHandle, type ShardHost } from './shards.js';
-import { receiveError, sendError, type FromWorker, type ShardState, type ShardWorkerData, type ToWorker } from './worker-messages.js';
+import { receiveError, sendDispatch, sendError, type FromWorker, type ShardState, type ShardWorkerData, type ToWorker } from './worker-messages.js';
 
 const port = parentPort;
 if (port === null) throw new Error('shard-worker.ts runs in a worker thread (started by the Gateway with shardsPerWorker)');
@@ -52,7 +52,7 @@ const host: ShardHost = {
     post({ type: 'event', shardId, report: report.event === 'error' ? { event: 'error', payload: sendError(report.payload) } : report });
     reportState(shardId);
   },
-  dispatch: (event) => post({ type: 'dispatch', event }),
+  dispatch: (event) => post({ type: 'dispatch', event: sendDispatch(event) }),
   beforeIdentify: data.throttled
     ? (shardId, signal) =>
         new Promise<void>((resolve, reject) => {

@@ -8,6 +8,7 @@
 
 import { GatewayError, GatewayFatalError, SessionBudgetError } from '../errors/index.js';
 import type { ConnectionReport } from './connection-host.js';
+import { DispatchEvent, frameOfPayload } from './frame.js';
 import type { GatewayDispatchEvent, GatewayStatus, ResolvedGatewayOptions } from './options.js';
 import type { GatewaySessionRecord } from './gateway-session-store.js';
 import type { ShardPlan } from './shard-plan.js';
@@ -64,9 +65,28 @@ export type FromWorker =
   | { type: 'turn'; requestId: number; shardId: number }
   | { type: 'cancel-turn'; requestId: number }
   | { type: 'event'; shardId: number; report: SentReport }
-  | { type: 'dispatch'; event: GatewayDispatchEvent }
+  | { type: 'dispatch'; event: SentDispatch }
   | { type: 'state'; shardId: number; state: ShardState }
   | { type: 'destroyed' };
+
+/** A dispatch as it crosses threads: its payload's JSON text when the worker did not parse it (the main thread parses it if something reads it), else the payload. */
+export type SentDispatch = Omit<GatewayDispatchEvent, 'd'> & ({ text: string; d?: undefined } | { text?: undefined; d: unknown });
+
+/** A dispatch to send to the main thread, unparsed when it was not read here. */
+export function sendDispatch(event: GatewayDispatchEvent): SentDispatch {
+  const { t, s, shardId } = event;
+  const text = event instanceof DispatchEvent ? event.text : undefined;
+  return text === undefined ? { t, s, shardId, d: event.d } : { t, s, shardId, text };
+}
+
+/** The dispatch back on this side: its payload parsed when first read. */
+export function receiveDispatch(sent: SentDispatch): GatewayDispatchEvent {
+  const { t, s, shardId, text } = sent;
+  if (text === undefined) return { t, s, shardId, d: sent.d };
+  const event = new DispatchEvent(t, s, frameOfPayload(s, t, text));
+  event.shardId = shardId;
+  return event;
+}
 
 /** An error as it crosses threads. */
 export function sendError(error: unknown): SentError {

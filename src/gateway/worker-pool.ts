@@ -20,7 +20,7 @@ import type { ResolvedGatewayOptions } from './options.js';
 import type { GatewaySessionRecord } from './gateway-session-store.js';
 import type { ShardPlan } from './shard-plan.js';
 import type { ShardHandle, ShardHost } from './shards.js';
-import { receiveError, sendError, type FromWorker, type ShardState, type ShardWorkerData, type ToWorker } from './worker-messages.js';
+import { receiveDispatch, receiveError, sendError, type FromWorker, type ShardState, type ShardWorkerData, type ToWorker } from './worker-messages.js';
 
 /**
  * Starts the worker script: `shard-worker.js` next to this module, or from
@@ -179,11 +179,17 @@ class ShardWorker {
         if (this.#destroyed) return;
         // The sequence of what reached this thread, from the dispatch itself: a worker that dies before its next state report
         // resumes from here, so what was handled is not replayed.
-        const { event } = message;
+        const event = receiveDispatch(message.event);
         const state = this.states.get(event.shardId);
         if (state && typeof event.s === 'number' && (state.sequence === null || event.s > state.sequence))
           this.states.set(event.shardId, { ...state, sequence: event.s });
-        this.#host.dispatch(event);
+        try {
+          this.#host.dispatch(event);
+        } catch (error) {
+          // A payload the worker handed on unparsed that is not JSON throws where it is read: reported, never escaping this handler.
+          const payload = error instanceof GatewayError ? error : new GatewayError(`a dispatch failed: ${String(error)}`, undefined, { cause: error });
+          this.#host.emit({ event: 'error', payload }, event.shardId);
+        }
         return;
       }
       case 'state': {

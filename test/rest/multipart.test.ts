@@ -110,3 +110,16 @@ describe('MultipartBody', () => {
     await expect(collect(body)).rejects.toThrow(/more than its declared size of 3 bytes/);
   });
 });
+
+describe('importing the SDK', () => {
+  it('reads no lazily built global (FormData would load Node’s fetch implementation); a MultipartBody built later is a FormData', async () => {
+    const { startScript } = await import('../helpers/index.js');
+    const probe = await startScript('test/helpers/import-probe.ts');
+    const code = await probe.exited;
+    expect(code, probe.stderr()).toBe(0);
+    const seen = JSON.parse(probe.stdout().trim()) as { byImport: string[]; isFormData: boolean; isMultipart: boolean; entries: unknown[]; tag: string };
+    // TextEncoder is built with node:util, not with the fetch implementation.
+    expect(seen.byImport.filter((name) => name !== 'TextEncoder')).toEqual([]);
+    expect(seen).toMatchObject({ isFormData: true, isMultipart: true, entries: [['a', 'b']], tag: '[object FormData]' });
+  }, 30_000);
+});
