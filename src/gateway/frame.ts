@@ -6,14 +6,16 @@
  * dozen bytes, not a `JSON.parse` of the whole frame.
  *
  * The fast path takes a dispatch (op 0) as Discord writes it: a compact
- * object whose members before `d` are `op`, `s` and `t` (each at most once,
- * plain integers, a string without escapes, or `null`), whose `d` is an
- * object, and that ends with `}}` (so `d` is its last member). Anything else
- * (another opcode, another member, an escape, a number with a fraction)
+ * object whose members before `d` are `op`, `s` and `t` (each once, plain
+ * integers, a string without escapes, or `null`), whose `d` is an object,
+ * and that ends with `}}`. Anything else (another opcode, another member
+ * before `d`, `s` or `t` after it, an escape, a number with a fraction)
  * goes through {@link readFrame} as a whole, as before. The payload of a
- * dispatch read by its head is parsed on first access (once, cached); a
- * payload that is not JSON then throws a `GatewayError` at the consumer,
- * whose socket handler reports it as an `error` event (docs/assumptions.md).
+ * dispatch read by its head is read on first access by parsing the whole
+ * frame (once, cached), so a member after `d` changes nothing; a frame that
+ * is not JSON, or whose `op`, `s` or `t` repeated after `d` disagree with
+ * its head, then throws a `GatewayError` at the consumer, whose socket
+ * handler reports it as an `error` event (docs/assumptions.md).
  *
  * @module
  */
@@ -35,58 +37,68 @@ const MAX_DIGITS = 15;
 
 const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
-/** A dispatch frame read by its head; `d` is parsed from the frame's bytes when first read. */
+/** A dispatch frame read by its head; `d` is read from the frame, parsed whole, when first read. */
 class LazyFrame implements GatewayFrame {
   readonly op = GatewayOpcode.Dispatch;
   /** The sequence; `null` when the head has none (the connection treats both alike). */
   readonly s: number | null;
   /** The event name; `null` when the head has none. */
   readonly t: string | null;
-  /** The frame's bytes (or a payload's text, from a worker thread) until the payload is parsed. */
-  #bytes: Buffer | string | undefined;
-  readonly #start: number;
-  readonly #end: number;
+  /** The whole frame's bytes (or its text, from a worker thread) until the payload is parsed. */
+  #frame: Buffer | string | undefined;
   #d: unknown;
   #failure: string | undefined;
 
-  constructor(bytes: Buffer | string, s: number | null | undefined, t: string | null | undefined, start: number, end: number) {
-    this.#bytes = bytes;
+  constructor(frame: Buffer | string, s: number | null | undefined, t: string | null | undefined) {
+    this.#frame = frame;
     this.s = s ?? null;
     this.t = t ?? null;
-    this.#start = start;
-    this.#end = end;
   }
 
-  /** The payload, parsed on first read (the frame's bytes are let go of then); throws a `GatewayError` if it is not JSON. */
+  /**
+   * The payload, parsed on first read (the frame is let go of then); throws a `GatewayError` if the frame is not JSON,
+   * or if a member repeated after `d` says another event or sequence than the head the frame was dispatched under.
+   * The whole frame is parsed, not the payload's bytes alone, so a member after `d` changes nothing.
+   */
   get d(): unknown {
-    const bytes = this.#bytes;
-    if (bytes !== undefined) {
-      this.#bytes = undefined;
-      try {
-        this.#d = JSON.parse(typeof bytes === 'string' ? bytes : bytes.toString('utf8', this.#start, this.#end));
-      } catch {
-        this.#failure = `received a frame whose payload is not JSON (dispatch ${this.t ?? ''}, sequence ${String(this.s ?? 'none')}); ignored`;
-      }
+    const frame = this.#frame;
+    if (frame !== undefined) {
+      this.#frame = undefined;
+      this.#failure = this.#read(typeof frame === 'string' ? frame : frame.toString('utf8'));
     }
     if (this.#failure !== undefined) throw new GatewayError(this.#failure);
     return this.#d;
   }
 
-  /** The payload's JSON text, for a worker thread to hand on unparsed; `undefined` once it was parsed. */
+  #read(text: string): string | undefined {
+    const named = `dispatch ${this.t ?? ''}, sequence ${String(this.s ?? 'none')}`;
+    let whole: { op?: unknown; s?: unknown; t?: unknown; d?: unknown };
+    try {
+      whole = JSON.parse(text) as typeof whole;
+    } catch {
+      return `received a frame whose payload is not JSON (${named}); ignored`;
+    }
+    if (whole.op !== this.op || (whole.s ?? null) !== this.s || (whole.t ?? null) !== this.t)
+      return `received a frame whose members repeated after its payload disagree with its head (${named}); ignored`;
+    this.#d = whole.d;
+    return undefined;
+  }
+
+  /** The frame's JSON text, for a worker thread to hand on unparsed; `undefined` once it was parsed. */
   get text(): string | undefined {
-    const bytes = this.#bytes;
-    return typeof bytes === 'string' || bytes === undefined ? bytes : bytes.toString('utf8', this.#start, this.#end);
+    const frame = this.#frame;
+    return typeof frame === 'string' || frame === undefined ? frame : frame.toString('utf8');
   }
 }
 
-/** The payload's JSON text of a frame read by its head and not yet parsed, else `undefined` (then read `d`). */
+/** The JSON text of a frame read by its head whose payload is not yet parsed, else `undefined` (then read `d`). */
 export function unparsedPayload(frame: GatewayFrame): string | undefined {
   return frame instanceof LazyFrame ? frame.text : undefined;
 }
 
-/** A dispatch frame whose `d` is parsed from `text` when first read (a payload a worker thread handed on unparsed). */
-export function frameOfPayload(s: number | null, t: string, text: string): GatewayFrame {
-  return new LazyFrame(text, s, t, 0, text.length);
+/** A dispatch frame whose `d` is read from the frame's `text` when first read (a frame a worker thread handed on unparsed). */
+export function frameOfText(s: number | null, t: string, text: string): GatewayFrame {
+  return new LazyFrame(text, s, t);
 }
 
 /**
@@ -110,7 +122,7 @@ export class DispatchEvent implements GatewayDispatchEvent {
     return this.#frame.d;
   }
 
-  /** The payload's JSON text while it is not parsed (see {@link unparsedPayload}). */
+  /** The frame's JSON text while its payload is not parsed (see {@link unparsedPayload}). */
   get text(): string | undefined {
     return unparsedPayload(this.#frame);
   }
@@ -219,7 +231,8 @@ function readDispatchHead(bytes: Buffer): GatewayFrame | undefined {
     if (bytes[i] !== COMMA) return undefined;
     i++;
   }
-  if (op !== GatewayOpcode.Dispatch || bytes[i] !== OPEN) return undefined;
+  // `op`, `s` and `t` all before `d`, as Discord writes them: a frame that names them later is read whole.
+  if (op !== GatewayOpcode.Dispatch || s === undefined || t === undefined || bytes[i] !== OPEN) return undefined;
   // `d` is the last member: the frame ends with the payload's closing brace, then the frame's.
   let end = bytes.length - 1;
   while (end > i && isSpace(bytes[end] as number)) end--;
@@ -227,7 +240,7 @@ function readDispatchHead(bytes: Buffer): GatewayFrame | undefined {
   end--;
   while (end > i && isSpace(bytes[end] as number)) end--;
   if (bytes[end] !== CLOSE) return undefined;
-  return new LazyFrame(bytes, s, t, i, end + 1);
+  return new LazyFrame(bytes, s, t);
 }
 
 /**

@@ -8,7 +8,7 @@
 
 import { GatewayError, GatewayFatalError, SessionBudgetError } from '../errors/index.js';
 import type { ConnectionReport } from './connection-host.js';
-import { DispatchEvent, frameOfPayload } from './frame.js';
+import { DispatchEvent, frameOfText } from './frame.js';
 import type { GatewayDispatchEvent, GatewayStatus, ResolvedGatewayOptions } from './options.js';
 import type { GatewaySessionRecord } from './gateway-session-store.js';
 import type { ShardPlan } from './shard-plan.js';
@@ -69,7 +69,7 @@ export type FromWorker =
   | { type: 'state'; shardId: number; state: ShardState }
   | { type: 'destroyed' };
 
-/** A dispatch as it crosses threads: its payload's JSON text when the worker did not parse it (the main thread parses it if something reads it), else the payload. */
+/** A dispatch as it crosses threads: its frame's JSON text when the worker did not parse its payload (the main thread parses it if something reads it), else the payload. */
 export type SentDispatch = Omit<GatewayDispatchEvent, 'd'> & ({ text: string; d?: undefined } | { text?: undefined; d: unknown });
 
 /** A dispatch to send to the main thread, unparsed when it was not read here. */
@@ -83,7 +83,7 @@ export function sendDispatch(event: GatewayDispatchEvent): SentDispatch {
 export function receiveDispatch(sent: SentDispatch): GatewayDispatchEvent {
   const { t, s, shardId, text } = sent;
   if (text === undefined) return { t, s, shardId, d: sent.d };
-  const event = new DispatchEvent(t, s, frameOfPayload(s, t, text));
+  const event = new DispatchEvent(t, s, frameOfText(s, t, text));
   event.shardId = shardId;
   return event;
 }

@@ -87,12 +87,15 @@ interface EncodedPart {
  * real `FormData` (`Reflect.construct`, so the instance has its internal state and the subclass's prototype), whose
  * prototype chain is joined to `FormData`'s on first use: a `MultipartBody` is a `FormData` in every respect.
  */
+let BaseFormData: typeof FormData | undefined;
 const LazyFormData = function LazyFormData(this: unknown): FormData {
-  if (Object.getPrototypeOf(LazyFormData.prototype) !== FormData.prototype) {
-    Object.setPrototypeOf(LazyFormData.prototype, FormData.prototype);
-    Object.setPrototypeOf(LazyFormData, FormData);
+  // The `FormData` global when the first body is built, kept: a later polyfill or `undici.install()` re-links nothing.
+  if (BaseFormData === undefined) {
+    BaseFormData = FormData;
+    Object.setPrototypeOf(LazyFormData.prototype, BaseFormData.prototype);
+    Object.setPrototypeOf(LazyFormData, BaseFormData);
   }
-  return Reflect.construct(FormData, [], new.target ?? LazyFormData) as FormData;
+  return Reflect.construct(BaseFormData, [], new.target ?? LazyFormData) as FormData;
 } as unknown as typeof FormData;
 
 /**

@@ -36,8 +36,8 @@ describe('decodeFrame', () => {
     const frame = decodeFrame(Buffer.from(text));
     if (typeof frame === 'string') throw new Error(`not read: ${frame}`);
     expect([frame.op, frame.s, frame.t]).toEqual([0, 42, 'MESSAGE_CREATE']);
-    // Unparsed: the payload's text is still what the frame carried.
-    expect(unparsedPayload(frame)).toBe(JSON.stringify(MESSAGE));
+    // Unparsed: the frame's text is still what it carried.
+    expect(unparsedPayload(frame)).toBe(text);
     expect(frame.d).toEqual(MESSAGE);
     // Parsed once: the bytes are let go of, the same object comes back.
     expect(unparsedPayload(frame)).toBeUndefined();
@@ -78,6 +78,13 @@ describe('decodeFrame', () => {
       '{"op":10,"d":{"heartbeat_interval":41250}}',
       '{"op":11}',
       '{"t":"X","s":3,"op":0,"d":{"a":1}}',
+      // A member after `d` whose value is an object: the frame still ends in `}}`, and `d` is still only `d`.
+      '{"op":0,"s":3,"t":"X","d":{"a":1},"x":{}}',
+      '{"op":0,"s":3,"t":"X","d":{"a":{"b":"}"}},"shard":{"id":1}}',
+      // `s` or `t` only after `d`: read whole, so the event is the one JSON.parse names.
+      '{"op":0,"d":{"id":"A","token":"t"},"s":2,"t":"INTERACTION_CREATE","shard":{}}',
+      '{"op":0,"t":"INTERACTION_CREATE","d":{"id":"A"},"s":2,"x":{}}',
+      '{"op":0,"s":2,"d":{"id":"A"},"t":"INTERACTION_CREATE","x":{}}',
       'not json',
       '[1]',
       '{"op":"0","d":{}}',
@@ -98,6 +105,22 @@ describe('decodeFrame', () => {
     }
   });
 
+  it('an op, s or t repeated after d that disagrees with the head is a GatewayError when the payload is read (a whole JSON.parse takes the last)', () => {
+    for (const text of [
+      '{"op":0,"s":3,"t":"MESSAGE_CREATE","d":{"id":"1"},"t":"INTERACTION_CREATE","x":{}}',
+      '{"op":0,"s":3,"t":"MESSAGE_CREATE","d":{"id":"1"},"s":4,"x":{}}',
+      '{"op":0,"s":3,"t":"MESSAGE_CREATE","d":{},"op":7,"x":{}}',
+    ]) {
+      const frame = decodeFrame(Buffer.from(text));
+      if (typeof frame === 'string') throw new Error(`not read: ${frame}`);
+      expect(() => frame.d, text).toThrow(/repeated after its payload disagree with its head \(dispatch MESSAGE_CREATE, sequence 3\)/);
+    }
+    // Repeated with the same values: nothing disagrees.
+    const same = decodeFrame(Buffer.from('{"op":0,"s":3,"t":"X","d":{"a":1},"t":"X","x":{}}'));
+    if (typeof same === 'string') throw new Error(`not read: ${same}`);
+    expect(same.d).toEqual({ a: 1 });
+  });
+
   it('a payload that is not JSON is found when it is read, as a GatewayError naming the dispatch, and no earlier', () => {
     const frame = decodeFrame(Buffer.from('{"t":"MESSAGE_CREATE","s":5,"op":0,"d":{"content":oops}}'));
     if (typeof frame === 'string') throw new Error(`not read: ${frame}`);
@@ -107,12 +130,13 @@ describe('decodeFrame', () => {
   });
 
   it('a dispatch crosses from a worker thread unparsed, and is parsed on the other side when read', () => {
-    const frame = decodeFrame(Buffer.from(JSON.stringify({ t: 'MESSAGE_CREATE', s: 8, op: 0, d: MESSAGE })));
+    const text = JSON.stringify({ t: 'MESSAGE_CREATE', s: 8, op: 0, d: MESSAGE, shard: { id: 3 } });
+    const frame = decodeFrame(Buffer.from(text));
     if (typeof frame === 'string') throw new Error(`not read: ${frame}`);
     const event = new DispatchEvent('MESSAGE_CREATE', 8, frame);
     event.shardId = 3;
     const sent = sendDispatch(event);
-    expect(sent).toEqual({ t: 'MESSAGE_CREATE', s: 8, shardId: 3, text: JSON.stringify(MESSAGE) });
+    expect(sent).toEqual({ t: 'MESSAGE_CREATE', s: 8, shardId: 3, text });
     const received = receiveDispatch(structuredClone(sent));
     expect([received.t, received.s, received.shardId]).toEqual(['MESSAGE_CREATE', 8, 3]);
     expect(received.d).toEqual(MESSAGE);

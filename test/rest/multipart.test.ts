@@ -123,3 +123,20 @@ describe('importing the SDK', () => {
     expect(seen).toMatchObject({ isFormData: true, isMultipart: true, entries: [['a', 'b']], tag: '[object FormData]' });
   }, 30_000);
 });
+
+describe('MultipartBody and a FormData global replaced later (a polyfill, undici.install())', () => {
+  it('keeps the FormData it was first built on: an earlier body still reads its fields after another global is installed', async () => {
+    const first = new MultipartBody([{ name: 'a', value: '1' }]);
+    const original = globalThis.FormData;
+    const { FormData: UndiciFormData } = await import('undici');
+    globalThis.FormData = UndiciFormData as unknown as typeof FormData;
+    try {
+      const second = new MultipartBody([{ name: 'b', value: '2' }]);
+      expect(first.get('a'), 'the first body after another FormData global was installed').toBe('1');
+      expect(second.get('b')).toBe('2');
+      expect(second).toBeInstanceOf(original);
+    } finally {
+      globalThis.FormData = original;
+    }
+  });
+});
