@@ -48,8 +48,6 @@ export interface FleetShards {
   ready?(shardId: number): Promise<void> | void;
   /** Each coordinator step's answer. @default undefined */
   ticked?(answer: CoordinatorTick): void;
-  /** Whether this process follows a reshard to `target` (within its `maxShards`). @default every target */
-  follows?(target: number): boolean;
 }
 
 /**
@@ -212,7 +210,6 @@ function fleetHost(shards: FleetShards, count: number): FleetHost {
     debug: (line) => shards.report({ event: 'debug', payload: `[fleet] ${line}` }),
     failed,
     ...(shards.ticked === undefined ? {} : { ticked: shards.ticked }),
-    ...(shards.follows === undefined ? {} : { follows: shards.follows }),
   };
 }
 
