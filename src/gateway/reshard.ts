@@ -127,6 +127,8 @@ export interface ShardSet {
   readonly shards: ShardHandle[];
   /** Its session savers, by shard id. */
   readonly savers: Map<number, SessionSaver>;
+  /** Per shard resumed from a predecessor's record, the last sequence the predecessor dispatched (its replay up to there is not emitted again). */
+  readonly replayed: Map<number, number>;
   /** With a coordinator: this process's supervisor of the set's leases. */
   fleet: FleetSupervisor | undefined;
   /** Which set it is: the one with the Gateway's current generation dispatches; the next (higher) one dispatches interactions only. */
@@ -135,7 +137,7 @@ export interface ShardSet {
 
 /** An empty shard set. */
 export function newShardSet(plan: ShardPlan | undefined, generation: number): ShardSet {
-  return { plan, shards: [], savers: new Map(), fleet: undefined, generation };
+  return { plan, shards: [], savers: new Map(), replayed: new Map(), fleet: undefined, generation };
 }
 
 /** The plan for `count` shards, every one of them. */

@@ -33,6 +33,21 @@ import type { ShardPlan } from './shard-plan.js';
 import type { GatewayDispatchEvent } from './options.js';
 import type { ShardHandle } from './shards.js';
 
+/**
+ * Whether the event is one a shard's predecessor already emitted: a resume replays from the sequence it left, which an interaction
+ * still being handled held below what it had dispatched; the events other than interactions up to there are skipped. The shard
+ * forgets that bound on a new session (READY) and once past it.
+ */
+function replayedHere(replayed: Map<number, number>, event: GatewayDispatchEvent): boolean {
+  const through = replayed.get(event.shardId);
+  if (through === undefined || event.s === null) return false;
+  if (event.t === GatewayDispatch.Ready || event.s > through) {
+    replayed.delete(event.shardId);
+    return false;
+  }
+  return SwitchEvents.covers(event);
+}
+
 /** What the sets ask of their Gateway. */
 export interface ShardSetsHost {
   /** A shard of a set, in this thread. */
@@ -92,9 +107,10 @@ export class ShardSets {
    */
   admit(set: ShardSet, event: GatewayDispatchEvent, run: () => void): void {
     const { fleet, generation } = set;
-    const recent = this.#recent;
+    if (set.replayed.size > 0 && replayedHere(set.replayed, event)) return;
+    const recent = this.#recent; // undefined outside a reshard: the usual path costs these few reads
     const live = set === this.current || set === this.next;
-    const now = this.#host.now();
+    const now = recent === undefined || fleet === undefined ? 0 : this.#host.now();
     if (fleet !== undefined && recent !== undefined && live && SwitchEvents.covers(event) && now <= recent.until) {
       // Quiet for a lease after the next set started: a member that has not seen the reshard yet emits from its old set unclaimed.
       if (set === this.next && now < this.#nextSince.at + this.#nextSince.leaseMs) return;
@@ -134,7 +150,7 @@ export class ShardSets {
       coordinator,
       plan.count,
       {
-        ...{ create: (id) => host.newShard(id, plan, set), list: set.shards, savers: set.savers, store: host.store, last: this.#last },
+        ...{ create: (id) => host.newShard(id, plan, set), list: set.shards, savers: set.savers, replayed: set.replayed, store: host.store, last: this.#last },
         ...{ record: (shard) => host.record(shard, set), storeFailed: (error) => host.storeFailed(error), report: (report) => host.report(report) },
         holds: (id) => set.fleet?.has(id) === true,
         ready: (id) => coordinator.shardReady?.(plan.count, id),
