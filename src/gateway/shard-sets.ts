@@ -77,8 +77,10 @@ export class ShardSets {
   #recent: RecentInteractions | undefined;
   /** During a fleet's switch, the events other than interactions waiting for their claim, in order per set and shard. */
   readonly #events = new SwitchEvents();
-  /** A fleet's reshard: when (on the Gateway's clock) this process started the next set, and the fleet's `leaseMs`. */
+  /** A fleet's reshard: when (on the monotonic clock) this process started the next set, and the fleet's `leaseMs`. */
   #nextSince = { at: 0, leaseMs: 0 };
+  /** The monotonic clock for the quiet lease and the switch's wait (they count the fleet's lease steps, not the Gateway's clock). */
+  readonly #monotonic = () => performance.now();
   /** Stops the automatic mode's checks. */
   #unwatch: (() => void) | undefined;
   /** Who waits for a fleet's reshard to switch here. */
@@ -113,7 +115,7 @@ export class ShardSets {
     const now = recent === undefined || fleet === undefined ? 0 : this.#host.now();
     if (fleet !== undefined && recent !== undefined && live && SwitchEvents.covers(event) && now <= recent.until) {
       // Quiet for a lease after the next set started: a member that has not seen the reshard yet emits from its old set unclaimed.
-      if (set === this.next && now < this.#nextSince.at + this.#nextSince.leaseMs) return;
+      if (set === this.next && this.#monotonic() < this.#nextSince.at + this.#nextSince.leaseMs) return;
       const key = switchEventKey(event.t, event.d);
       if (!recent.first(key)) return; // the other set's copy of it came first here
       const hold = () => fleet.inFlight.begin(event.shardId, key, event.s);
@@ -170,10 +172,10 @@ export class ShardSets {
     } else if (step === 'start' && target !== undefined) {
       const next = (this.next = newShardSet(withCount(set.plan as ShardPlan, target), set.generation + 1));
       this.#recent = new RecentInteractions(() => this.#host.now()); // one member may get an interaction on both sets
-      this.#nextSince = { at: this.#host.now(), leaseMs: coordinator.leaseMs };
+      this.#nextSince = { at: this.#monotonic(), leaseMs: coordinator.leaseMs };
       this.#debug(`reshard: identifying ${target} shards with the fleet while the current set serves`);
       void this.fleetOf(next, coordinator, set.fleet?.member).start();
-    } else if (step === 'switch' && this.#host.now() >= this.#nextSince.at + 2 * this.#nextSince.leaseMs) {
+    } else if (step === 'switch' && this.#monotonic() >= this.#nextSince.at + 2 * this.#nextSince.leaseMs) {
       // Not before two leases after this set started: every live member has seen the reshard within one (it steps at least once a
       // lease) and has passed its next set's quiet lease by the second, so from any member's switch every set claims its events.
       const old = this.current;
