@@ -40,6 +40,10 @@ async function member(): Promise<void> {
   const gateway = client.gateway;
   const shardOf = new Map<string, number>();
   gateway.on('interactionCreate', (interaction, shardId) => shardOf.set(interaction.id, shardId));
+  // Other events reach one member too, a reshard's switch included: each message is printed once across the fleet.
+  gateway.on('dispatch', (event) => {
+    if (event.t === 'MESSAGE_CREATE') console.log(`message ${name} ${(event.d as { id?: unknown }).id} shard ${event.shardId}`);
+  });
   gateway.onCommand('ping', async (interaction) => {
     console.log(`handled ${name} ${interaction.id} shard ${shardOf.get(interaction.id)}`);
     shardOf.delete(interaction.id);

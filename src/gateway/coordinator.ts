@@ -51,7 +51,12 @@ export interface ShardCoordinator {
   /**
    * One step, atomic: renews this member and the leases it holds, forgets
    * members and leases that expired, and (when `acquire`) takes free shards
-   * of `shardCount` up to a fair share (`ceil(shardCount / members)`).
+   * of `shardCount` up to a fair share (`ceil(shardCount / members)`), except
+   * for a count the fleet is leaving: once every shard of a reshard's target
+   * is READY (the switch is under way, members release their old shards with
+   * their sessions ended), or once another count was committed. Until then
+   * the old count takes free shards as always (one handed off to rebalance is
+   * resumed by its taker), so no old shard stays dark while the new set starts.
    */
   tick(member: string, shardCount: number, acquire: boolean, registered?: boolean): Promise<CoordinatorTick>;
   /**
@@ -102,8 +107,6 @@ export interface FleetHost {
   ticked?(answer: CoordinatorTick): void;
   /** This process found its membership gone (it was away, or the coordinator lost its state) and joins again. @default undefined */
   rejoining?(): void;
-  /** Whether this process follows a reshard to `target`: a target it refuses (past its `maxShards`) does not stop this set taking shards. @default every target */
-  follows?(target: number): boolean;
 }
 
 /** A shard held here, one acquisition. */
@@ -142,8 +145,6 @@ export class FleetSupervisor {
   /** Whether a step registered this member (a later step that finds it gone means it was away past its membership). */
   #registered = false;
   #incarnation = 0;
-  /** The fleet asks for another shard count (a reshard is under way): this set takes no more shards. */
-  #replaced = false;
   /** Until when (monotonic ms) this member's membership, and so its interaction claims, are known valid. */
   #memberUntil = 0;
   #closing = false;
@@ -281,8 +282,9 @@ export class FleetSupervisor {
     const sentAt = this.#now();
     let answer: CoordinatorTick;
     try {
-      // A set the fleet reshards away from takes no more shards: one released by a member that already switched would cost an Identify.
-      const acquire = ++this.#ticks > 1 && !this.#leaving && !this.#replaced;
+      // During a reshard the old count still takes free shards (one handed off to rebalance, whose session it resumes) until the
+      // coordinator says the switch is under way; deciding that here, from the target alone, left such a shard dark until the switch.
+      const acquire = ++this.#ticks > 1 && !this.#leaving;
       answer = await this.#coordinator.tick(this.member, this.#count, acquire, this.#registered);
     } catch (error) {
       this.#host.failed(error);
@@ -294,7 +296,6 @@ export class FleetSupervisor {
       return this.#report(answer);
     }
     this.#registered = true;
-    this.#replaced = answer.target !== undefined && answer.target !== this.#count && this.#host.follows?.(answer.target) !== false;
     const validUntil = sentAt + this.#coordinator.leaseMs * (1 - MARGIN);
     this.#memberUntil = validUntil;
     const leases = new Map(answer.leases.map((lease) => [lease.shardId, lease.fence]));

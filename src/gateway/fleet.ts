@@ -32,6 +32,8 @@ export interface FleetShards {
   readonly list: ShardHandle[];
   /** The Gateway's session savers (changed in place). */
   readonly savers: Map<number, SessionSaver>;
+  /** Per shard resumed from a record that says what its predecessor dispatched, that sequence (changed in place). @default undefined */
+  readonly replayed?: Map<number, number> | undefined;
   /** Where sessions are kept between processes. */
   readonly store: GatewaySessionStore | undefined;
   /** The last session of each shard this process held (for a store that lost them). */
@@ -48,8 +50,6 @@ export interface FleetShards {
   ready?(shardId: number): Promise<void> | void;
   /** Each coordinator step's answer. @default undefined */
   ticked?(answer: CoordinatorTick): void;
-  /** Whether this process follows a reshard to `target` (within its `maxShards`). @default every target */
-  follows?(target: number): boolean;
 }
 
 /**
@@ -169,10 +169,22 @@ function fleetHost(shards: FleetShards, count: number): FleetHost {
   return {
     async start(shardId) {
       const shard = shards.create(shardId);
-      const savers = store === undefined ? undefined : await restoreSessions(store, [shard], count, shards.record, shards.storeFailed);
+      let dispatched: number | undefined;
+      const restoring = {
+        id: shardId,
+        restore: (record: GatewaySessionRecord) => {
+          dispatched = record.dispatched;
+          shard.restore(record);
+        },
+      };
+      const record = () => shards.record(shard);
+      const savers = store === undefined ? undefined : await restoreSessions(store, [restoring], count, record, shards.storeFailed);
       // Lost (or closing) while the session loaded: nothing of this shard is kept, so nothing of it is ever saved.
       if (!shards.holds(shardId)) return;
       for (const [id, saver] of savers ?? []) shards.savers.set(id, saver);
+      // What the predecessor dispatched beyond the sequence it left (an interaction held it back) is not emitted here again.
+      if (dispatched === undefined) shards.replayed?.delete(shardId);
+      else shards.replayed?.set(shardId, dispatched);
       shards.list.push(shard);
       shards.list.sort((a, b) => a.id - b.id);
       // A connect that fails (its Identify turn came past the connect timeout, the service refused) is tried again while the
@@ -212,7 +224,6 @@ function fleetHost(shards: FleetShards, count: number): FleetHost {
     debug: (line) => shards.report({ event: 'debug', payload: `[fleet] ${line}` }),
     failed,
     ...(shards.ticked === undefined ? {} : { ticked: shards.ticked }),
-    ...(shards.follows === undefined ? {} : { follows: shards.follows }),
   };
 }
 

@@ -14,6 +14,12 @@ export interface GatewaySessionRecord {
   sequence: number | null;
   /** The READY's `resume_gateway_url` (checked by the transport rule again before use). @default undefined */
   resumeUrl?: string | undefined;
+  /**
+   * The last sequence this holder dispatched, when above `sequence` (an interaction still being handled holds `sequence` back so
+   * that a successor is sent it again): the successor's resume replays the events in between, and it emits those other than
+   * interactions no more (this holder did; interactions go through their claim). @default undefined
+   */
+  dispatched?: number | undefined;
 }
 
 /** Keeps the sessions of shards. A session belongs to a shard id of one shard count (shard 1 of 4 is not shard 1 of 8). */
@@ -45,7 +51,9 @@ export function isSessionRecord(value: unknown): value is GatewaySessionRecord {
   const record = value as Record<string, unknown>;
   const sequence = record['sequence'];
   const resumeUrl = record['resumeUrl'];
+  const dispatched = record['dispatched'];
   return (
+    (dispatched === undefined || (Number.isSafeInteger(dispatched) && (dispatched as number) >= 0)) &&
     typeof record['sessionId'] === 'string' &&
     record['sessionId'] !== '' &&
     record['sessionId'].length <= 256 &&

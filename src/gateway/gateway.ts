@@ -276,7 +276,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
       now: () => this.#wiring.now(),
       allowInsecure: this.#wiring.allowInsecure,
       emit: (report, shardId) => this.#report(report, shardId),
-      dispatch: (event) => this.#sets.dispatches(set, event) && this.#onDispatch(event, set),
+      dispatch: (event) => this.#sets.admit(set, event, () => this.#onDispatch(event, set)),
       beforeIdentify: identifyGate(throttled ? this.#throttle : undefined, this.#budget, plan),
       changed: (shardId) => {
         if (set.fleet === undefined || set.fleet.saves(shardId)) set.savers.get(shardId)?.schedule();

@@ -16,6 +16,8 @@ import { stopShards } from './closing.js';
 import type { CoordinatorTick, FleetSupervisor, ShardCoordinator } from './coordinator.js';
 import type { SessionSaver } from './gateway-session-store.js';
 import { connectShards, type ShardHandle } from './shards.js';
+import { GatewayDispatch } from './protocol.js';
+import type { GatewayDispatchEvent } from './options.js';
 
 /** How long after a switch interactions are still de-duplicated: the two sets' copies of one event arrive close together. */
 export const RESHARD_DEDUPE_MS = 60_000;
@@ -48,6 +50,75 @@ export class RecentInteractions {
   }
 }
 
+/** Events of a session's own life: each session has its own, so they are never the same event on two sets. */
+const SESSION_EVENTS: ReadonlySet<string> = new Set([GatewayDispatch.Ready, GatewayDispatch.Resumed]);
+
+/**
+ * The key of one event across a fleet's two sets: its type and a 53-bit digest of its payload (the service sends one event to
+ * both sessions with the same payload, so the key is the same on both; two different events of one type with byte-identical
+ * payloads within {@link RESHARD_DEDUPE_MS} count as one).
+ */
+export function switchEventKey(type: string, payload: unknown): string {
+  const text = JSON.stringify(payload) ?? '';
+  // cyrb53: two 32-bit lanes mixed into 53 bits (no node:crypto, so the Gateway's files stay free of Node-only imports).
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ code, 2654435761);
+    h2 = Math.imul(h2 ^ code, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  const digest = 4294967296 * (2097151 & h2) + (h1 >>> 0);
+  return `e:${type}:${text.length.toString(36)}:${digest.toString(36)}`;
+}
+
+/**
+ * A fleet's switch for events other than interactions (interactions have their own claim). Members switch at different steps, so
+ * while the sets overlap one event could reach a current set here and a current set elsewhere (emitted twice), or only sets that
+ * do not dispatch it (lost). So from the next set's start until {@link RESHARD_DEDUPE_MS} after this member's switch, both sets
+ * pass each such event on only where the fleet's claim on its {@link switchEventKey} is won (a copy seen here on the other set
+ * first is dropped at once). Events of one set and shard keep their order: while a claim is pending, the shard's later events
+ * queue behind it; the claim waits in the shard's in-flight list, so its saved sequence stays below it (a successor replays it).
+ */
+export class SwitchEvents {
+  /** Per set and shard, the tail of its queue and how many events wait in it. */
+  readonly #queues = new Map<string, { tail: Promise<void>; waiting: number }>();
+
+  /** Whether events of this set and shard are queued (a later one queues too, to keep their order). */
+  queued(generation: number, shardId: number): boolean {
+    return this.#queues.has(`${generation}/${shardId}`);
+  }
+
+  /** Whether the event is one the switch rule covers: not an interaction, not a session's own event. */
+  static covers(event: GatewayDispatchEvent): boolean {
+    return event.t !== GatewayDispatch.InteractionCreate && !SESSION_EVENTS.has(event.t);
+  }
+
+  /**
+   * Queues the event of a set's shard: `decide` says (once the events before it passed) whether it goes on; `run` passes it on.
+   * `hold` keeps the shard's saved sequence below the event while it waits, and returns what lets go.
+   */
+  queue(generation: number, event: GatewayDispatchEvent, decide: () => Promise<boolean> | boolean, run: () => void, hold: () => () => void): void {
+    const key = `${generation}/${event.shardId}`;
+    const queue = this.#queues.get(key) ?? { tail: Promise.resolve(), waiting: 0 };
+    queue.waiting++;
+    const release = hold();
+    queue.tail = queue.tail
+      .then(decide)
+      .then((passes) => {
+        if (passes) run();
+      })
+      .catch(() => undefined) // decide never rejects (a claim retries, then says no); run reports what its listeners throw
+      .finally(() => {
+        release();
+        if (--queue.waiting === 0) this.#queues.delete(key);
+      });
+    this.#queues.set(key, queue);
+  }
+}
+
 /** A set of shards for one count: the Gateway's current one, or the one a reshard is starting. */
 export interface ShardSet {
   /** Its plan (`undefined` until the Gateway loaded). */
@@ -56,6 +127,8 @@ export interface ShardSet {
   readonly shards: ShardHandle[];
   /** Its session savers, by shard id. */
   readonly savers: Map<number, SessionSaver>;
+  /** Per shard resumed from a predecessor's record, the last sequence the predecessor dispatched (its replay up to there is not emitted again). */
+  readonly replayed: Map<number, number>;
   /** With a coordinator: this process's supervisor of the set's leases. */
   fleet: FleetSupervisor | undefined;
   /** Which set it is: the one with the Gateway's current generation dispatches; the next (higher) one dispatches interactions only. */
@@ -64,7 +137,7 @@ export interface ShardSet {
 
 /** An empty shard set. */
 export function newShardSet(plan: ShardPlan | undefined, generation: number): ShardSet {
-  return { plan, shards: [], savers: new Map(), fleet: undefined, generation };
+  return { plan, shards: [], savers: new Map(), replayed: new Map(), fleet: undefined, generation };
 }
 
 /** The plan for `count` shards, every one of them. */

@@ -23,6 +23,8 @@ import {
   RecentInteractions,
   RESHARD_DEDUPE_MS,
   startNextSet,
+  SwitchEvents,
+  switchEventKey,
   watchRecommendation,
   withCount,
   type ShardSet,
@@ -30,6 +32,21 @@ import {
 import type { ShardPlan } from './shard-plan.js';
 import type { GatewayDispatchEvent } from './options.js';
 import type { ShardHandle } from './shards.js';
+
+/**
+ * Whether the event is one a shard's predecessor already emitted: a resume replays from the sequence it left, which an interaction
+ * still being handled held below what it had dispatched; the events other than interactions up to there are skipped. The shard
+ * forgets that bound on a new session (READY) and once past it.
+ */
+function replayedHere(replayed: Map<number, number>, event: GatewayDispatchEvent): boolean {
+  const through = replayed.get(event.shardId);
+  if (through === undefined || event.s === null) return false;
+  if (event.t === GatewayDispatch.Ready || event.s > through) {
+    replayed.delete(event.shardId);
+    return false;
+  }
+  return SwitchEvents.covers(event);
+}
 
 /** What the sets ask of their Gateway. */
 export interface ShardSetsHost {
@@ -56,8 +73,14 @@ export class ShardSets {
   /** The set a reshard is starting (it dispatches interactions only until the switch). */
   next: ShardSet | undefined;
   readonly #host: ShardSetsHost;
-  /** Interaction ids seen since a reshard began, so that one arriving on both sets runs once. */
+  /** Interaction ids (and during a fleet's switch, event keys) seen since a reshard began, so that one arriving on both sets runs once. */
   #recent: RecentInteractions | undefined;
+  /** During a fleet's switch, the events other than interactions waiting for their claim, in order per set and shard. */
+  readonly #events = new SwitchEvents();
+  /** A fleet's reshard: when (on the monotonic clock) this process started the next set, and the fleet's `leaseMs`. */
+  #nextSince = { at: 0, leaseMs: 0 };
+  /** The monotonic clock for the quiet lease and the switch's wait (they count the fleet's lease steps, not the Gateway's clock). */
+  readonly #monotonic = () => performance.now();
   /** Stops the automatic mode's checks. */
   #unwatch: (() => void) | undefined;
   /** Who waits for a fleet's reshard to switch here. */
@@ -79,6 +102,37 @@ export class ShardSets {
     return set.generation === current || (set.generation > current && event.t === GatewayDispatch.InteractionCreate);
   }
 
+  /**
+   * Passes a set's dispatch on (`run`) by {@link dispatches}; but during a fleet's switch (see {@link SwitchEvents}), an event
+   * other than an interaction on the current or the next set goes on only where the fleet's claim on it is won, once across
+   * the fleet; and while events of the shard wait for their claims, the ones after them wait too.
+   */
+  admit(set: ShardSet, event: GatewayDispatchEvent, run: () => void): void {
+    const { fleet, generation } = set;
+    if (set.replayed.size > 0 && replayedHere(set.replayed, event)) return;
+    const recent = this.#recent; // undefined outside a reshard: the usual path costs these few reads
+    const live = set === this.current || set === this.next;
+    const now = recent === undefined || fleet === undefined ? 0 : this.#host.now();
+    if (fleet !== undefined && recent !== undefined && live && SwitchEvents.covers(event) && now <= recent.until) {
+      // Quiet for a lease after the next set started: a member that has not seen the reshard yet emits from its old set unclaimed.
+      if (set === this.next && this.#monotonic() < this.#nextSince.at + this.#nextSince.leaseMs) return;
+      const key = switchEventKey(event.t, event.d);
+      if (!recent.first(key)) return; // the other set's copy of it came first here
+      const hold = () => fleet.inFlight.begin(event.shardId, key, event.s);
+      return this.#events.queue(generation, event, () => fleet.claim(key, event.shardId), run, hold);
+    }
+    if (this.#events.queued(generation, event.shardId)) {
+      return this.#events.queue(
+        generation,
+        event,
+        () => this.dispatches(set, event),
+        run,
+        () => () => undefined,
+      );
+    }
+    if (this.dispatches(set, event)) run();
+  }
+
   /** A shard of the set of this generation published further: its session is saved (unless its fleet lost it). */
   published(shardId: number, generation: number): void {
     const set = [this.current, this.next].find((candidate) => candidate?.generation === generation);
@@ -98,12 +152,11 @@ export class ShardSets {
       coordinator,
       plan.count,
       {
-        ...{ create: (id) => host.newShard(id, plan, set), list: set.shards, savers: set.savers, store: host.store, last: this.#last },
+        ...{ create: (id) => host.newShard(id, plan, set), list: set.shards, savers: set.savers, replayed: set.replayed, store: host.store, last: this.#last },
         ...{ record: (shard) => host.record(shard, set), storeFailed: (error) => host.storeFailed(error), report: (report) => host.report(report) },
         holds: (id) => set.fleet?.has(id) === true,
         ready: (id) => coordinator.shardReady?.(plan.count, id),
         ticked: (answer) => this.#fleetStep(set, coordinator, fleetReshardStep(set, this.current, this.next, answer), answer.target),
-        follows: (target) => target <= host.maxShards,
       },
       member,
     );
@@ -119,9 +172,12 @@ export class ShardSets {
     } else if (step === 'start' && target !== undefined) {
       const next = (this.next = newShardSet(withCount(set.plan as ShardPlan, target), set.generation + 1));
       this.#recent = new RecentInteractions(() => this.#host.now()); // one member may get an interaction on both sets
+      this.#nextSince = { at: this.#monotonic(), leaseMs: coordinator.leaseMs };
       this.#debug(`reshard: identifying ${target} shards with the fleet while the current set serves`);
       void this.fleetOf(next, coordinator, set.fleet?.member).start();
-    } else if (step === 'switch') {
+    } else if (step === 'switch' && this.#monotonic() >= this.#nextSince.at + 2 * this.#nextSince.leaseMs) {
+      // Not before two leases after this set started: every live member has seen the reshard within one (it steps at least once a
+      // lease) and has passed its next set's quiet lease by the second, so from any member's switch every set claims its events.
       const old = this.current;
       [this.current, this.next] = [set, undefined];
       if (this.#recent !== undefined) this.#recent.until = this.#host.now() + RESHARD_DEDUPE_MS;

@@ -115,16 +115,29 @@ export interface SequenceWatermark {
   resumableSequence(shardId: number, received: number | null): number | null;
 }
 
-/** The session record of a shard, or `undefined` when it has none to resume. */
-export function sessionRecordOf(shard: ShardHandle, ...watermarks: readonly (SequenceWatermark | undefined)[]): GatewaySessionRecord | undefined {
+/**
+ * The session record of a shard, or `undefined` when it has none to resume. A successor resumes after the last dispatch `published`
+ * and below the oldest interaction still `handled`, not after the last received; when the interaction holds it lower than what was
+ * published, the record says what was `dispatched` (the successor emits the events in between no more).
+ */
+export function sessionRecordOf(
+  shard: ShardHandle,
+  published: SequenceWatermark | undefined,
+  handled: SequenceWatermark | undefined,
+): GatewaySessionRecord | undefined {
   if (shard.sessionId === undefined) return undefined;
-  // A successor resumes after the last dispatch published and below the oldest interaction still handled, not after the last received.
-  let sequence = shard.sequence;
-  for (const watermark of watermarks) {
+  const below = (sequence: number | null, watermark: SequenceWatermark | undefined) => {
     const held = watermark?.resumableSequence(shard.id, shard.sequence);
-    if (held !== undefined && held !== null && sequence !== null && held < sequence) sequence = held;
-  }
-  return { sessionId: shard.sessionId, sequence, ...(shard.resumeUrl === undefined ? {} : { resumeUrl: shard.resumeUrl }) };
+    return held !== undefined && held !== null && sequence !== null && held < sequence ? held : sequence;
+  };
+  const dispatched = below(shard.sequence, published);
+  const sequence = below(dispatched, handled);
+  return {
+    sessionId: shard.sessionId,
+    sequence,
+    ...(shard.resumeUrl === undefined ? {} : { resumeUrl: shard.resumeUrl }),
+    ...(dispatched !== null && sequence !== null && dispatched > sequence ? { dispatched } : {}),
+  };
 }
 
 const PROGRESS: readonly GatewayStatus[] = ['reconnecting', 'connecting', 'identifying', 'resuming', 'idle'];

@@ -50,6 +50,8 @@ export class MemoryShardCoordinator implements ShardCoordinator {
   #target: number | undefined;
   /** Per shard count, the shards READY somewhere. */
   readonly #ready = new Map<number, Set<number>>();
+  /** Every shard of the target is READY: the switch is under way, and the count the fleet leaves takes no shard. */
+  #switching: number | undefined;
 
   /** The largest shard count the fleet runs or reshards to. */
   readonly maxShards: number;
@@ -92,7 +94,12 @@ export class MemoryShardCoordinator implements ShardCoordinator {
         else free.push(shardId);
       }
     }
-    if (acquire) {
+    // A count the fleet is leaving takes nothing: its switch is under way (every shard of the target READY), or another was committed.
+    const target = this.#target;
+    const leaving =
+      (target !== undefined && target !== shardCount && this.#switching === target) ||
+      (this.#count !== undefined && this.#count !== shardCount && target !== shardCount);
+    if (acquire && !leaving) {
       const fair = Math.ceil(shardCount / n);
       for (const shardId of free) {
         if (held.length >= fair) break;
@@ -130,12 +137,14 @@ export class MemoryShardCoordinator implements ShardCoordinator {
     if (this.#target !== undefined) throw new ShardCoordinatorError(`a reshard to ${this.#target} shards is under way; ask again once it is done`);
     this.#target = count;
     this.#ready.delete(count);
+    this.#switching = undefined;
   }
 
   async shardReady(shardCount: number, shardId: number): Promise<void> {
     let ready = this.#ready.get(shardCount);
     if (ready === undefined) this.#ready.set(shardCount, (ready = new Set()));
     ready.add(shardId);
+    if (this.#target === shardCount && ready.size >= shardCount) this.#switching = shardCount;
   }
 
   async commitReshard(count: number): Promise<void> {
@@ -143,6 +152,7 @@ export class MemoryShardCoordinator implements ShardCoordinator {
     if (this.#target !== count) return;
     this.#count = count;
     this.#target = undefined;
+    this.#switching = undefined;
   }
 
   async claimInteraction(member: string, interactionId: string): Promise<boolean> {

@@ -202,15 +202,14 @@ it("a claim waiting when its shard is handed off still runs here (the successor'
   expect(await lapsing, 'answered once the membership may have lapsed').toBe(false);
 });
 
-it('a set the fleet reshards away from takes no more shards (one a switched member released would cost an Identify), until the request ends', async () => {
+it("a set keeps taking shards while a reshard is pending (one handed off meanwhile is taken back): when the old count stops is the coordinator's to say", async () => {
   const { fleet, coordinator } = await holding({ 0: 1 });
   await answerStep(fleet, coordinator, { ...step({ 0: 1 }), target: 12 });
-  const during = await answerStep(fleet, coordinator, step({ 0: 1 }));
-  expect(during.args[2], 'acquire while another count is asked for').toBe(false);
+  // Refusing from the target alone left a shard another member handed off to rebalance dark until the switch (its events lost).
+  const during = await answerStep(fleet, coordinator, { ...step({ 0: 1 }), target: 12 });
+  expect(during.args[2], 'acquire while another count is asked for').toBe(true);
   const same = await answerStep(fleet, coordinator, step({ 0: 1 }));
   expect(same.args[2], 'acquire once no reshard is asked for').toBe(true);
-  await answerStep(fleet, coordinator, { ...step({ 0: 1 }), target: 2 });
-  expect((await answerStep(fleet, coordinator, step({ 0: 1 }))).args[2], 'acquire while its own count is the target').toBe(true);
 });
 
 it('a start and a stop of one shard never overlap, and the shard is not taken again until both ended', async () => {

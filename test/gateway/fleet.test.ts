@@ -11,8 +11,13 @@ import { LastSessions, MemoryGatewaySessionStore, type GatewaySessionRecord, typ
 import type { GatewayDispatchEvent } from '../../src/gateway/options.js';
 import type { ShardHandle } from '../../src/gateway/shards.js';
 import type { Interaction } from '../../src/interactions/interaction.js';
+import { Client } from '../../src/index.js';
+import { MemoryShardCoordinator } from '../../src/testing/index.js';
+import { useEmulatorWithAdmin } from '../helpers/emulators.js';
 import { ScriptedCoordinator, step } from '../helpers/scripted-coordinator.js';
 import { until } from '../helpers/until.js';
+
+const startEmulator = useEmulatorWithAdmin();
 
 /** A shard that records its connects (failing the first `failures`), restores and destroys. */
 function fakeShard(id: number, failures = 0) {
@@ -294,4 +299,40 @@ it('joining again writes back every session kept here, those of shards fenced wh
   (await coordinator.next('tick')).resolve({ members: 0, index: 0, leases: [], expired: true });
   await rejoining;
   await until(async () => (await memory.load(0, 2))?.sequence === 12, { what: 'the kept session written back on joining again' });
+});
+
+it('a successor resuming below an interaction still handled (its sequence held back) emits the events its predecessor emitted no more', async () => {
+  const { emulator, admin } = await startEmulator({ gateway: { shards: 1 } });
+  await admin.commands.sync(emulator.seed.applicationId, [{ name: 'ping', description: 'Ping' }]);
+  const coordinator = new MemoryShardCoordinator({ leaseMs: 600 });
+  const sessionStore = new MemoryGatewaySessionStore();
+  const clients = [0, 1].map(() => new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: { coordinator, sessionStore } }));
+  const emitted: string[] = [];
+  let release = () => undefined as void;
+  const handling = new Promise<void>((resolve) => (release = resolve));
+  for (const [member, client] of clients.entries()) {
+    client.gateway.on('dispatch', (event) => {
+      if (event.t === 'MESSAGE_CREATE') emitted.push(`${(event.d as { id: string }).id} by member ${member}`);
+    });
+    client.gateway.onCommand('ping', async () => handling);
+  }
+  const [first, second] = clients as [Client, Client];
+  try {
+    await first.gateway.connect();
+    await until(() => first.gateway.shards[0]?.status === 'ready', { what: 'member 0 running the shard' });
+    emulator.invokeCommand({ name: 'ping', guildId: null }).response.catch(() => undefined);
+    for (const id of ['11', '12', '13']) emulator.dispatchEvent('MESSAGE_CREATE', { id, channel_id: '1', content: id });
+    await until(() => emitted.length === 3, { what: 'the three messages emitted by member 0' });
+    // Handed off while the interaction is still handled: the saved sequence stays below it, so member 1's resume replays the messages.
+    await first.close({ handOff: true, drainTimeoutMs: 1 });
+    await second.gateway.connect();
+    await until(() => second.gateway.shards[0]?.status === 'ready', { what: 'member 1 resuming the shard' });
+    emulator.dispatchEvent('MESSAGE_CREATE', { id: '14', channel_id: '1', content: '14' });
+    await until(() => emitted.some((line) => line.startsWith('14 ')), { what: 'a message after the hand-off emitted' });
+    expect(emulator.gatewayStats.forBot().resumes, 'member 1 resumed the session').toBe(1);
+    expect(emitted).toEqual(['11 by member 0', '12 by member 0', '13 by member 0', '14 by member 1']);
+  } finally {
+    release();
+    for (const client of clients) await client.close();
+  }
 });

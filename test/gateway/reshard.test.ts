@@ -7,7 +7,17 @@
  */
 import { expect, it, vi } from 'vitest';
 import { Client, isValidationError, MemoryGatewaySessionStore, shardOfGuild } from '../../src/index.js';
-import { autoReshardInterval, fleetReshardStep, newShardSet, RecentInteractions, RESHARD_DEDUPE_MS, watchRecommendation } from '../../src/gateway/reshard.js';
+import {
+  autoReshardInterval,
+  fleetReshardStep,
+  newShardSet,
+  RecentInteractions,
+  RESHARD_DEDUPE_MS,
+  SwitchEvents,
+  switchEventKey,
+  watchRecommendation,
+} from '../../src/gateway/reshard.js';
+import type { GatewayDispatchEvent } from '../../src/gateway/options.js';
 import { checkGatewayOptions } from '../../src/gateway/options.js';
 import { useEmulatorWithAdmin } from '../helpers/emulators.js';
 import { until } from '../helpers/until.js';
@@ -104,6 +114,53 @@ it('an interaction seen twice during the overlap runs once; ids are forgotten af
   now += 1;
   expect(recent.first('b')).toBe(true);
   expect(recent.first('b')).toBe(true);
+});
+
+it("an event's key across a fleet's two sets is its type and payload: the same on both copies, another for any other event", () => {
+  const payload = { id: '5', guild_id: '7', content: 'hello' };
+  expect(switchEventKey('MESSAGE_CREATE', { ...payload })).toBe(switchEventKey('MESSAGE_CREATE', payload));
+  expect(switchEventKey('MESSAGE_UPDATE', payload)).not.toBe(switchEventKey('MESSAGE_CREATE', payload));
+  const keys = new Set(Array.from({ length: 2000 }, (_, i) => switchEventKey('MESSAGE_CREATE', { ...payload, id: String(i) })));
+  expect(keys.size, 'distinct payloads, distinct keys').toBe(2000);
+  expect(switchEventKey('TYPING_START', undefined)).toMatch(/^e:TYPING_START:/);
+});
+
+it("a fleet's switch queues a shard's events in order behind their claims, holds each one's sequence while it waits, and covers only non-interaction events", async () => {
+  const events = new SwitchEvents();
+  const event = (s: number, shardId = 0): GatewayDispatchEvent => ({ t: 'MESSAGE_CREATE', s, d: { id: String(s) }, shardId });
+  const claims = new Map<number, (claimed: boolean) => void>();
+  const passed: number[] = [];
+  const held: number[] = [];
+  const queue = (e: GatewayDispatchEvent) =>
+    events.queue(
+      1,
+      e,
+      () => new Promise<boolean>((resolve) => claims.set(e.s as number, resolve)),
+      () => passed.push(e.s as number),
+      () => {
+        held.push(e.s as number);
+        return () => held.splice(held.indexOf(e.s as number), 1);
+      },
+    );
+  queue(event(1));
+  queue(event(2));
+  queue(event(3, 1)); // another shard: its own queue
+  expect(held).toEqual([1, 2, 3]);
+  await until(() => claims.has(1) && claims.has(3), { what: 'the first claim of each shard asked' });
+  expect(claims.has(2), 'a later event of the shard waits for the one before it').toBe(false);
+  claims.get(3)?.(true);
+  await until(() => passed.includes(3), { what: 'shard 1 passing on its own' });
+  claims.get(1)?.(false); // claimed elsewhere: not passed on here, and the next goes on
+  await until(() => claims.has(2), { what: 'the second claim asked once the first settled' });
+  expect(events.queued(1, 0), 'shard 0 still has an event waiting').toBe(true);
+  claims.get(2)?.(true);
+  await until(() => !events.queued(1, 0), { what: 'shard 0 drained' });
+  expect(passed).toEqual([3, 2]);
+  expect(held, 'every sequence let go').toEqual([]);
+  expect(SwitchEvents.covers({ t: 'INTERACTION_CREATE', s: 1, d: {}, shardId: 0 })).toBe(false);
+  expect(SwitchEvents.covers({ t: 'READY', s: 1, d: {}, shardId: 0 })).toBe(false);
+  expect(SwitchEvents.covers({ t: 'RESUMED', s: 1, d: {}, shardId: 0 })).toBe(false);
+  expect(SwitchEvents.covers(event(1))).toBe(true);
 });
 
 it("a fleet's coordinator steps: a target starts the next set once, the next set all READY switches, nothing else does", () => {

@@ -40,6 +40,24 @@ it('shares shards fairly (ceil), each member its home shards first, and a member
   );
 });
 
+it("a reshard's old count takes a free shard while the new set starts, none once every new shard is READY, nor after the commit", async () => {
+  const { coordinator } = coordinatorOnClock();
+  await coordinator.shardCount(2);
+  await coordinator.tick('a', 2, false);
+  await coordinator.tick('b', 2, false);
+  expect(ids(await coordinator.tick('a', 2, true))).toEqual([0]);
+  await coordinator.requestReshard(3);
+  // b's shard is free (handed off to rebalance): the old count takes it while the new set starts, to resume it.
+  expect(ids(await coordinator.tick('b', 2, true)), 'taken during the reshard').toEqual([1]);
+  await coordinator.release('b', 2, { shardId: 1, fence: 2 });
+  for (const shardId of [0, 1, 2]) await coordinator.shardReady(3, shardId);
+  // Every new shard READY: the switch is under way (members end their old sessions), so an old shard freed now stays free.
+  expect(ids(await coordinator.tick('b', 2, true)), 'taken once the switch is under way').toEqual([]);
+  expect(ids(await coordinator.tick('b', 3, true)), 'the new count still takes its share').toEqual([0, 1]);
+  await coordinator.commitReshard(3);
+  expect(ids(await coordinator.tick('b', 2, true)), 'taken after the commit').toEqual([]);
+});
+
 it('a lease not renewed within leaseMs is taken under a new fence; a stale release or a member that left gives nothing back twice', async () => {
   const { clock, coordinator } = coordinatorOnClock(1000);
   const first = await coordinator.tick('a', 1, true);
