@@ -187,12 +187,12 @@ export const MUTATIONS = [
     description: 'a member whose membership expired joins again under the same id',
   },
   {
-    id: 'fleet-replaced-still-takes',
+    id: 'fleet-switch-not-quiet',
     area: 'fleet',
-    file: COORD,
-    find: 'const acquire = ++this.#ticks > 1 && !this.#leaving && !this.#replaced;',
-    replace: 'const acquire = ++this.#ticks > 1 && !this.#leaving;',
-    description: 'a set the fleet reshards away from still takes shards',
+    file: 'src/gateway/shard-sets.ts',
+    find: 'if (set === this.next && this.#monotonic() < this.#nextSince.at + this.#nextSince.leaseMs) return;',
+    replace: '',
+    description: "during a fleet's switch, the next set emits events other than interactions at once, not after a quiet lease",
   },
   {
     id: 'fleet-close-not-fenced',
