@@ -11,6 +11,7 @@
 
 import { wait } from '../core/wait.js';
 import { InFlightInteractions } from './in-flight.js';
+import type { PreviousHolder } from './fleet-events.js';
 
 /** A shard held by a process: its id and the fencing token of the lease (rises with each acquisition). */
 export interface ShardLease {
@@ -39,6 +40,8 @@ export interface CoordinatorTick {
    * leases are renewed and acted on), and the supervisor reports this through its host's failure path. @default undefined
    */
   report?: Error | undefined;
+  /** Who held each shard this step newly gave this member, when the coordinator knows (the Redis one does). @default undefined */
+  previous?: ReadonlyMap<number, PreviousHolder> | undefined;
 }
 
 /**

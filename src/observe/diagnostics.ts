@@ -25,6 +25,7 @@ import type { HttpMethod } from '../core/routes.js';
  * - `gatewayConnect`: `gateway.connect()` started, ended or failed, or a reconnect was scheduled.
  * - `gatewayReady`, `gatewayResume`, `gatewayClose`: a shard's session was ready, resumed, or its connection closed.
  * - `streamStep`: a step of an event's trip to a worker (publish, claim, handle, ack, dead letter, duplicate, reclaim).
+ * - `gatewayFleet`: a fleet member's event (a shard acquired, released, fenced or taken over; members changed; serving).
  */
 export const DIAGNOSTICS_CHANNELS = {
   /** A logical call starts; carries a {@link RequestStartMessage}. */
@@ -47,7 +48,21 @@ export const DIAGNOSTICS_CHANNELS = {
   gatewayClose: 'community-chat-sdk:gateway:close',
   /** A step of an event's trip through a stream to a worker; carries a {@link StreamStepMessage}. */
   streamStep: 'community-chat-sdk:stream:step',
+  /** A fleet member's event, the Gateway's event of the same `type`; carries a {@link GatewayFleetMessage}. */
+  gatewayFleet: 'community-chat-sdk:gateway:fleet',
 } as const;
+
+/** A fleet member's event (the Gateway's `shardAcquired`, `shardReleased`, `shardFenced`, `shardTakenOver`, `membersChanged` or `serving` event). */
+export interface GatewayFleetMessage {
+  /** The event's name. */
+  readonly type: string;
+  /** The member id of the process. */
+  readonly member: string;
+  /** The shard count of the set it is about. */
+  readonly shardCount: number;
+  /** The shard it is about, for a shard's event. */
+  readonly shardId?: number | undefined;
+}
 
 /** Fields of every request message. */
 export interface RequestDiagnosticsBase {
@@ -279,6 +294,7 @@ export const channels = {
   gatewayResume: channel(DIAGNOSTICS_CHANNELS.gatewayResume),
   gatewayClose: channel(DIAGNOSTICS_CHANNELS.gatewayClose),
   streamStep: channel(DIAGNOSTICS_CHANNELS.streamStep),
+  gatewayFleet: channel(DIAGNOSTICS_CHANNELS.gatewayFleet),
 } as const;
 
 /** Publishes a stream step, built only when someone subscribes. */

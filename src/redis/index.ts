@@ -33,3 +33,20 @@ export {
   type UnmarkedEvent,
 } from './event-worker.js';
 export { createRedisShardCoordinator, RedisShardCoordinator, type RedisShardCoordinatorOptions } from './shard-coordinator.js';
+export {
+  readFleetStatus,
+  type FleetStatusOptions,
+  type FleetStatus,
+  type FleetMemberStatus,
+  type FleetShardStatus,
+  type FleetSessionStatus,
+} from './fleet-status.js';
+export {
+  readStreamStatus,
+  PENDING_AGE_BOUNDS_MS,
+  type StreamStatusOptions,
+  type StreamStatus,
+  type PendingByAge,
+  type DeadLetterSummary,
+} from './stream-status.js';
+export { fleetStatusText, streamStatusText } from './status-text.js';

@@ -1,0 +1,138 @@
+/**
+ * A fleet member's typed events, in place of debug text: a shard acquired (from whom; resumed or identified), released
+ * (why), fenced, taken over from a member that died; the members changed; what this process serves. The Gateway emits
+ * each under its `type` and publishes it on the `community-chat-sdk:gateway:fleet` diagnostics channel.
+ *
+ * @module
+ */
+
+import { channels } from '../observe/diagnostics.js';
+
+/** The member a shard was held by before this process acquired it. */
+export interface PreviousHolder {
+  /** Its member id. */
+  member: string;
+  /** Its name (the Redis coordinator's `name` option), when it recorded one. @default undefined */
+  name?: string | undefined;
+  /** Whether it is still a live member (it handed the shard off) or not (it died, or left). */
+  live: boolean;
+  /** Whether it left the fleet (closed) rather than died. @default false */
+  left?: boolean | undefined;
+}
+
+/** Fields of every fleet event. */
+export interface FleetEventBase {
+  /** This process's member id. */
+  member: string;
+  /** The shard count of the set the event is about. */
+  shardCount: number;
+}
+
+/** This process acquired a shard and its session is up: `resumed` (the stored session went on) or identified afresh. */
+export interface ShardAcquiredEvent extends FleetEventBase {
+  type: 'shardAcquired';
+  shardId: number;
+  /** The lease's fencing token. */
+  fence: number;
+  /** Whether the shard resumed its stored session (no Identify spent). */
+  resumed: boolean;
+  /** Who held it before, when the coordinator knows. @default undefined */
+  from?: PreviousHolder | undefined;
+}
+
+/** This process gave a shard back. */
+export interface ShardReleasedEvent extends FleetEventBase {
+  type: 'shardReleased';
+  shardId: number;
+  /** `rebalance` (handed off beyond the fair share), `reshard` (the fleet switched to another count) or `closing`. */
+  reason: 'rebalance' | 'reshard' | 'closing';
+}
+
+/** This process stopped dispatching on a shard whose lease lapsed or was taken (nothing saved: its next holder resumes). */
+export interface ShardFencedEvent extends FleetEventBase {
+  type: 'shardFenced';
+  shardId: number;
+  /** Why, in words. */
+  reason: string;
+}
+
+/** This process took a shard over from a member that died (its lease expired). */
+export interface ShardTakenOverEvent extends FleetEventBase {
+  type: 'shardTakenOver';
+  shardId: number;
+  /** The dead member's id. */
+  fromMember: string;
+  /** The dead member's name, when it recorded one. @default undefined */
+  fromName?: string | undefined;
+}
+
+/** The fleet's live members changed. */
+export interface MembersChangedEvent extends FleetEventBase {
+  type: 'membersChanged';
+  /** Live members, this one included. */
+  members: number;
+  /** The most shards one member holds: `ceil(shardCount / members)`. */
+  fairShare: number;
+}
+
+/** What this process serves, emitted when it changes (and once after joining, so a spare says it is one). */
+export interface ServingEvent extends FleetEventBase {
+  type: 'serving';
+  /** The shard ids held here. */
+  shardIds: number[];
+  /** Whether this process holds no shard (a spare, waiting for one to free). */
+  spare: boolean;
+  /** Live members. */
+  members: number;
+  /** The most shards one member holds. */
+  fairShare: number;
+}
+
+/** Every fleet event. */
+export type FleetEvent = ShardAcquiredEvent | ShardReleasedEvent | ShardFencedEvent | ShardTakenOverEvent | MembersChangedEvent | ServingEvent;
+
+/** The Gateway's fleet events, by name (part of `GatewayEvents`). */
+export interface FleetEvents {
+  /** A shard was acquired here and its session is up (resumed or identified), with whom it came from. */
+  shardAcquired: [event: ShardAcquiredEvent];
+  /** A shard was given back (hand-off to rebalance, a reshard's switch, closing). */
+  shardReleased: [event: ShardReleasedEvent];
+  /** A shard was fenced: its lease lapsed or was taken; it dispatches nothing more here. */
+  shardFenced: [event: ShardFencedEvent];
+  /** A shard of a member that died was taken over here. */
+  shardTakenOver: [event: ShardTakenOverEvent];
+  /** The fleet's live members changed. */
+  membersChanged: [event: MembersChangedEvent];
+  /** What this process serves changed (and once after joining: a spare says it is one). */
+  serving: [event: ServingEvent];
+}
+
+/** Publishes a fleet event on its diagnostics channel, when the channel has subscribers. */
+export function publishFleetEvent(event: FleetEvent): void {
+  if (channels.gatewayFleet.hasSubscribers) channels.gatewayFleet.publish(event);
+}
+
+/**
+ * Follows one supervisor's steps and says what changed: the members (count, fair share) and what this process serves. The
+ * first step that may acquire always reports what is served, so a spare announces itself.
+ */
+export class FleetWatch {
+  #members = -1;
+  #serving: string | undefined;
+
+  /** The events a step's outcome calls for: `membersChanged` when the count changed, `serving` when the held shards did. */
+  step(base: FleetEventBase, members: number, held: readonly number[]): FleetEvent[] {
+    const fairShare = Math.ceil(base.shardCount / Math.max(1, members));
+    const events: FleetEvent[] = [];
+    if (members !== this.#members) {
+      this.#members = members;
+      events.push({ type: 'membersChanged', ...base, members, fairShare });
+    }
+    const serving = held.join(',');
+    if (serving !== this.#serving) {
+      this.#serving = serving;
+      events.push({ type: 'serving', ...base, shardIds: [...held], spare: held.length === 0, members, fairShare });
+    }
+    return events;
+  }
+}
