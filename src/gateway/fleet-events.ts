@@ -107,32 +107,62 @@ export interface FleetEvents {
   serving: [event: ServingEvent];
 }
 
-/** Publishes a fleet event on its diagnostics channel, when the channel has subscribers. */
-export function publishFleetEvent(event: FleetEvent): void {
+/** Publishes a fleet event on its diagnostics channel (when the channel has subscribers), then emits it under its `type`. */
+export function emitFleetEvent(event: FleetEvent, emit: (name: FleetEvent['type'], event: FleetEvent) => void): void {
   if (channels.gatewayFleet.hasSubscribers) channels.gatewayFleet.publish(event);
+  emit(event.type, event);
 }
 
 /**
- * Follows one supervisor's steps and says what changed: the members (count, fair share) and what this process serves. The
- * first step that may acquire always reports what is served, so a spare announces itself.
+ * The events of one supervisor (one member, one shard count), built and handed to `emit`. It follows the steps and says
+ * what changed: the members (count, fair share) and what this process serves; the first step that may acquire always
+ * says what is served, so a spare announces itself.
  */
-export class FleetWatch {
+export class FleetReporter {
+  readonly #emit: (event: FleetEvent) => void;
+  readonly #member: () => string;
+  readonly #count: number;
   #members = -1;
   #serving: string | undefined;
 
-  /** The events a step's outcome calls for: `membersChanged` when the count changed, `serving` when the held shards did. */
-  step(base: FleetEventBase, members: number, held: readonly number[]): FleetEvent[] {
-    const fairShare = Math.ceil(base.shardCount / Math.max(1, members));
-    const events: FleetEvent[] = [];
+  /** @param member - this process's member id now (it changes when it joins again) */
+  constructor(emit: (event: FleetEvent) => void, member: () => string, shardCount: number) {
+    this.#emit = emit;
+    this.#member = member;
+    this.#count = shardCount;
+  }
+
+  #base(): FleetEventBase {
+    return { member: this.#member(), shardCount: this.#count };
+  }
+
+  /** A shard newly acquired: `shardTakenOver` when its former holder died (not live, and did not leave). */
+  acquired(shardId: number, from: PreviousHolder | undefined): void {
+    if (from === undefined || from.live || from.left === true) return;
+    this.#emit({ type: 'shardTakenOver', ...this.#base(), shardId, fromMember: from.member, fromName: from.name });
+  }
+
+  /** A shard given back. */
+  released(shardId: number, reason: ShardReleasedEvent['reason']): void {
+    this.#emit({ type: 'shardReleased', ...this.#base(), shardId, reason });
+  }
+
+  /** A shard fenced. */
+  fenced(shardId: number, reason: string): void {
+    this.#emit({ type: 'shardFenced', ...this.#base(), shardId, reason });
+  }
+
+  /** A step's outcome: `membersChanged` when the count changed, `serving` when the shards held here did. */
+  step(members: number, held: readonly number[]): void {
+    const base = this.#base();
+    const fairShare = Math.ceil(this.#count / Math.max(1, members));
     if (members !== this.#members) {
       this.#members = members;
-      events.push({ type: 'membersChanged', ...base, members, fairShare });
+      this.#emit({ type: 'membersChanged', ...base, members, fairShare });
     }
     const serving = held.join(',');
-    if (serving !== this.#serving) {
-      this.#serving = serving;
-      events.push({ type: 'serving', ...base, shardIds: [...held], spare: held.length === 0, members, fairShare });
-    }
-    return events;
+    if (serving === this.#serving) return;
+    this.#serving = serving;
+    this.#emit({ type: 'serving', ...base, shardIds: [...held], spare: held.length === 0, members, fairShare });
   }
 }

@@ -21,6 +21,9 @@ import {
   type LastSessions,
   type SessionSaver,
 } from './gateway-session-store.js';
+import type { FleetEvent } from './fleet-events.js';
+
+export { emitFleetEvent } from './fleet-events.js';
 import type { GatewayDispatchEvent } from './options.js';
 import type { ShardHandle } from './shards.js';
 
@@ -50,6 +53,8 @@ export interface FleetShards {
   ticked?(answer: CoordinatorTick): void;
   /** Whether this process follows a reshard to `target` (within its `maxShards`). @default every target */
   follows?(target: number): boolean;
+  /** A fleet event of this set. @default undefined */
+  event?(event: FleetEvent): void;
 }
 
 /**
@@ -151,10 +156,16 @@ export function createFleet(
   shards: FleetShards,
   member = `${process.pid}-${globalThis.crypto.randomUUID()}`,
 ): FleetSupervisor {
-  return new FleetSupervisor(coordinator, count, member, fleetHost(shards, count));
+  const fleet: FleetSupervisor = new FleetSupervisor(
+    coordinator,
+    count,
+    member,
+    fleetHost(shards, count, () => fleet.member),
+  );
+  return fleet;
 }
 
-function fleetHost(shards: FleetShards, count: number): FleetHost {
+function fleetHost(shards: FleetShards, count: number, member: () => string): FleetHost {
   const failed = (error: unknown) => {
     // A ShardCoordinatorError already says the coordinator failed; anything else is named here.
     const message =
@@ -167,7 +178,7 @@ function fleetHost(shards: FleetShards, count: number): FleetHost {
   const { store: raw, last } = shards;
   const store = raw === undefined ? undefined : withLastSessions(raw, last);
   return {
-    async start(shardId) {
+    async start(shardId, lease) {
       const shard = shards.create(shardId);
       const savers = store === undefined ? undefined : await restoreSessions(store, [shard], count, shards.record, shards.storeFailed);
       // Lost (or closing) while the session loaded: nothing of this shard is kept, so nothing of it is ever saved.
@@ -175,12 +186,18 @@ function fleetHost(shards: FleetShards, count: number): FleetHost {
       for (const [id, saver] of savers ?? []) shards.savers.set(id, saver);
       shards.list.push(shard);
       shards.list.sort((a, b) => a.id - b.id);
+      const stored = shard.sessionId; // restored from the store: the shard resumes it if the service still accepts it
       // A connect that fails (its Identify turn came past the connect timeout, the service refused) is tried again while the
       // lease is this process's, after the shard's own backoff: a held shard never stays dark.
       const connect = (): void => {
         shard
           .connect(undefined)
-          .then(() => shards.ready?.(shardId))
+          .then(() => {
+            const resumed = stored !== undefined && shard.sessionId === stored;
+            if (lease !== undefined)
+              shards.event?.({ type: 'shardAcquired', member: member(), shardCount: count, shardId, fence: lease.fence, resumed, from: lease.from });
+            return shards.ready?.(shardId);
+          })
           .catch((error: unknown) => {
             shards.report({ event: 'error', payload: error instanceof Error ? error : new GatewayError(String(error)) });
             if (shards.holds(shardId) && shards.list.includes(shard)) setTimeout(connect, RECONNECT_AFTER_MS).unref?.();
@@ -213,6 +230,7 @@ function fleetHost(shards: FleetShards, count: number): FleetHost {
     failed,
     ...(shards.ticked === undefined ? {} : { ticked: shards.ticked }),
     ...(shards.follows === undefined ? {} : { follows: shards.follows }),
+    ...(shards.event === undefined ? {} : { event: shards.event }),
   };
 }
 

@@ -95,6 +95,22 @@ describeWithRedis('the fleet status', () => {
     expect(after.previous?.get(0)).toEqual({ member: 'x', name: 'next', live: false, left: true });
   });
 
+  it('keeps the records of members no longer live (a taker names them) up to 64, pruning the surplus when a member joins', async () => {
+    const key = `status-${++n}`;
+    const info = `{${key}}:info`;
+    const earlier = createRedisShardCoordinator({ client: redis.connection, key, name: 'earlier' });
+    await earlier.tick('first', 1, false);
+    for (let i = 0; i < 70; i++) await redis.connection.hSet(info, `gone-${i}`, JSON.stringify({ name: `g${i}`, host: 'h', pid: i }));
+    const c = createRedisShardCoordinator({ client: redis.connection, key, name: 'joiner' });
+    await c.tick('live', 1, false);
+    expect(await redis.connection.hLen(info), 'two live members and 64 records of members gone').toBe(66);
+    expect(JSON.parse((await redis.connection.hGet(info, 'live')) ?? '{}')).toMatchObject({ name: 'joiner', pid: process.pid });
+    expect(JSON.parse((await redis.connection.hGet(info, 'first')) ?? '{}'), "a live member's record is never pruned").toMatchObject({ name: 'earlier' });
+    await redis.connection.hSet(info, 'live', 'written-by-the-test');
+    await c.tick('live', 1, true, true);
+    expect(await redis.connection.hGet(info, 'live'), 'a registered step writes no record').toBe('written-by-the-test');
+  });
+
   it('refuses a name that is blank, too long or holds a control character, and unknown status options', () => {
     for (const name of ['', '  ', 'x'.repeat(101), 'a\nb']) {
       const refusal = validationRefusal(() => createRedisShardCoordinator({ client: redis.connection, name }));
