@@ -410,7 +410,7 @@ export class FleetSupervisor {
       for (const shardId of given) this.#fenced.add(shardId);
       this.#held.clear();
       this.#memberUntil = 0; // gone: a claim answered from now on is not this member's to run
-      const leave = this.#coordinator.leave(this.member, this.#count).then(() => given.forEach((id) => this.#events.released(id, 'closing')));
+      const leave = this.#coordinator.leave(this.member, this.#count).then(() => this.#events.released(given, 'closing'));
       await leave.catch((error: unknown) => this.#host.failed(error));
     }
   }

@@ -142,9 +142,9 @@ export class FleetReporter {
     this.#emit({ type: 'shardTakenOver', ...this.#base(), shardId, fromMember: from.member, fromName: from.name });
   }
 
-  /** A shard given back. */
-  released(shardId: number, reason: ShardReleasedEvent['reason']): void {
-    this.#emit({ type: 'shardReleased', ...this.#base(), shardId, reason });
+  /** Shards given back (one event each). */
+  released(shardIds: number | readonly number[], reason: ShardReleasedEvent['reason']): void {
+    for (const shardId of typeof shardIds === 'number' ? [shardIds] : shardIds) this.#emit({ type: 'shardReleased', ...this.#base(), shardId, reason });
   }
 
   /** A shard fenced. */
