@@ -8,7 +8,7 @@
  */
 
 import { wait } from '../core/wait.js';
-import { GatewayError } from '../errors/index.js';
+import { GatewayError, isShardCoordinatorError } from '../errors/index.js';
 import type { Interaction } from '../interactions/interaction.js';
 import type { InteractionResponder } from '../interactions/types.js';
 import type { ConnectionReport } from './connection-host.js';
@@ -22,6 +22,7 @@ import {
   type SessionSaver,
 } from './gateway-session-store.js';
 import type { FleetEvent } from './fleet-events.js';
+import { Outage } from './outages.js';
 
 export { emitFleetEvent } from './fleet-events.js';
 import type { GatewayDispatchEvent } from './options.js';
@@ -166,13 +167,24 @@ export function createFleet(
 }
 
 function fleetHost(shards: FleetShards, count: number, member: () => string): FleetHost {
+  const outage = new Outage();
   const failed = (error: unknown) => {
+    // Values a step repaired are reported each time (the step itself was answered); a failed call is one outage's.
+    const repaired = isShardCoordinatorError(error) && error.keys.length > 0;
+    if (!repaired && !outage.failed()) return; // one report per outage: the failures after the first are counted, reported when it ends
     // A ShardCoordinatorError already says the coordinator failed; anything else is named here.
-    const message =
-      error instanceof Error && error.message.startsWith('The shard coordinator failed')
-        ? error.message
-        : `the shard coordinator failed: ${error instanceof Error ? error.message : String(error)}`;
-    shards.report({ event: 'error', payload: new GatewayError(message, undefined, { cause: error }) });
+    const text = error instanceof Error ? error.message : String(error);
+    const message = text.startsWith('The shard coordinator failed') ? text : `the shard coordinator failed: ${text}`;
+    const more = repaired ? '' : ' (further failures are counted until it answers again)';
+    shards.report({ event: 'error', payload: new GatewayError(message + more, undefined, { cause: error }) });
+  };
+  const ticked = (answer: CoordinatorTick) => {
+    const ended = outage.recovered();
+    if (ended !== undefined) {
+      const line = `the shard coordinator answers again, after ${ended.durationMs} ms of failures (${ended.failures} failed calls)`;
+      shards.report({ event: 'debug', payload: `[fleet] ${line}` });
+    }
+    shards.ticked?.(answer);
   };
   const find = (shardId: number) => shards.list.find((shard) => shard.id === shardId);
   const { store: raw, last } = shards;
@@ -228,7 +240,7 @@ function fleetHost(shards: FleetShards, count: number, member: () => string): Fl
     ready: (shardId) => find(shardId)?.status === 'ready',
     debug: (line) => shards.report({ event: 'debug', payload: `[fleet] ${line}` }),
     failed,
-    ...(shards.ticked === undefined ? {} : { ticked: shards.ticked }),
+    ticked,
     ...(shards.follows === undefined ? {} : { follows: shards.follows }),
     ...(shards.event === undefined ? {} : { event: shards.event }),
   };
