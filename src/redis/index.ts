@@ -32,6 +32,14 @@ export {
   type RecreatedEvent,
   type UnmarkedEvent,
 } from './event-worker.js';
+export type { HandlerFailedEvent, ReclaimedEvent } from './event-worker-options.js';
+export {
+  createBacklogMonitor,
+  BacklogMonitor,
+  type BacklogMonitorOptions,
+  type BacklogMonitorEvents,
+  type ConsumersRemovedEvent,
+} from './stream-upkeep.js';
 export { createRedisShardCoordinator, RedisShardCoordinator, type RedisShardCoordinatorOptions } from './shard-coordinator.js';
 export {
   readFleetStatus,
