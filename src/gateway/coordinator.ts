@@ -329,7 +329,7 @@ export class FleetSupervisor {
       }
     }
     if (!this.#leaving) this.#rebalance(answer);
-    if (acquire) this.#events.step(answer.members, this.shardIds);
+    if (acquire) this.#events.step(answer.members, this.shardIds, this.#now() - sentAt);
     this.#report(answer);
     await Promise.all(starting);
     if (!this.#leaving) this.#host.ticked?.(answer);

@@ -6,7 +6,12 @@
  * @module
  */
 
-import { channels } from '../observe/diagnostics.js';
+import { channels, type GatewayFleetMessage } from '../observe/diagnostics.js';
+
+/** Publishes that an answer was not sent (its shard was fenced here), when the channel has subscribers. */
+export function publishAnswerRefused(): void {
+  if (channels.gatewayFleet.hasSubscribers) channels.gatewayFleet.publish({ type: 'answerRefused' } satisfies GatewayFleetMessage);
+}
 
 /** The member a shard was held by before this process acquired it. */
 export interface PreviousHolder {
@@ -38,6 +43,8 @@ export interface ShardAcquiredEvent extends FleetEventBase {
   resumed: boolean;
   /** Who held it before, when the coordinator knows. @default undefined */
   from?: PreviousHolder | undefined;
+  /** From the acquisition (the step's answer) to the session up, milliseconds. */
+  durationMs: number;
 }
 
 /** This process gave a shard back. */
@@ -152,9 +159,11 @@ export class FleetReporter {
     this.#emit({ type: 'shardFenced', ...this.#base(), shardId, reason });
   }
 
-  /** A step's outcome: `membersChanged` when the count changed, `serving` when the shards held here did. */
-  step(members: number, held: readonly number[]): void {
+  /** A step's outcome (answered `renewalMs` after it was sent): `membersChanged` when the count changed, `serving` when the shards held here did. */
+  step(members: number, held: readonly number[], renewalMs: number): void {
     const base = this.#base();
+    if (channels.gatewayFleet.hasSubscribers)
+      channels.gatewayFleet.publish({ type: 'leaseRenewed', ...base, durationMs: renewalMs } satisfies GatewayFleetMessage);
     const fairShare = Math.ceil(this.#count / Math.max(1, members));
     if (members !== this.#members) {
       this.#members = members;

@@ -21,7 +21,7 @@ import {
   type LastSessions,
   type SessionSaver,
 } from './gateway-session-store.js';
-import type { FleetEvent } from './fleet-events.js';
+import { type FleetEvent, publishAnswerRefused } from './fleet-events.js';
 import { Outage } from './outages.js';
 
 export { emitFleetEvent } from './fleet-events.js';
@@ -70,6 +70,7 @@ export function recordingAnswers(
 ): InteractionResponder {
   return async (interactionId, ...rest) => {
     if (!mayAnswer(interactionId)) {
+      publishAnswerRefused();
       throw new GatewayError(
         `not answering interaction ${interactionId}: this process lost its shard's lease while handling it; the shard's new holder answers it`,
       );
@@ -191,6 +192,7 @@ function fleetHost(shards: FleetShards, count: number, member: () => string): Fl
   const store = raw === undefined ? undefined : withLastSessions(raw, last);
   return {
     async start(shardId, lease) {
+      const acquiredAt = performance.now();
       const shard = shards.create(shardId);
       const savers = store === undefined ? undefined : await restoreSessions(store, [shard], count, shards.record, shards.storeFailed);
       // Lost (or closing) while the session loaded: nothing of this shard is kept, so nothing of it is ever saved.
@@ -206,8 +208,9 @@ function fleetHost(shards: FleetShards, count: number, member: () => string): Fl
           .connect(undefined)
           .then(() => {
             const resumed = stored !== undefined && shard.sessionId === stored;
-            if (lease !== undefined)
-              shards.event?.({ type: 'shardAcquired', member: member(), shardCount: count, shardId, fence: lease.fence, resumed, from: lease.from });
+            const durationMs = performance.now() - acquiredAt;
+            const { fence, from } = lease ?? { fence: 0 };
+            if (lease !== undefined) shards.event?.({ type: 'shardAcquired', member: member(), shardCount: count, shardId, fence, resumed, from, durationMs });
             return shards.ready?.(shardId);
           })
           .catch((error: unknown) => {

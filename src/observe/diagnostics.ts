@@ -52,16 +52,22 @@ export const DIAGNOSTICS_CHANNELS = {
   gatewayFleet: 'community-chat-sdk:gateway:fleet',
 } as const;
 
-/** A fleet member's event (the Gateway's `shardAcquired`, `shardReleased`, `shardFenced`, `shardTakenOver`, `membersChanged` or `serving` event). */
+/**
+ * A fleet member's event: the Gateway's `shardAcquired`, `shardReleased`, `shardFenced`, `shardTakenOver`, `membersChanged`
+ * or `serving` event (its fields as emitted), or one published on the channel only: `leaseRenewed` (a lease step answered,
+ * `durationMs` after it was sent) and `answerRefused` (an answer not sent: its shard was fenced here).
+ */
 export interface GatewayFleetMessage {
   /** The event's name. */
   readonly type: string;
-  /** The member id of the process. */
-  readonly member: string;
-  /** The shard count of the set it is about. */
-  readonly shardCount: number;
-  /** The shard it is about, for a shard's event. */
+  /** The member id of the process (every event but `answerRefused`). @default undefined */
+  readonly member?: string | undefined;
+  /** The shard count of the set it is about (every event but `answerRefused`). @default undefined */
+  readonly shardCount?: number | undefined;
+  /** The shard it is about, for a shard's event. @default undefined */
   readonly shardId?: number | undefined;
+  /** `leaseRenewed`: how long the step took; `shardAcquired`: from the acquisition to the session up. @default undefined */
+  readonly durationMs?: number | undefined;
 }
 
 /** Fields of every request message. */

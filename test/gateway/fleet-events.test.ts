@@ -189,8 +189,8 @@ it('shardAcquired comes once the shard is up: resumed when its stored session we
   await until(() => events.filter((event) => event.type === 'shardAcquired').length === 3, { what: 'three shardAcquired events' });
   const acquired = events.filter((event) => event.type === 'shardAcquired').sort((a, b) => a.shardId - b.shardId);
   expect(acquired).toEqual([
-    { type: 'shardAcquired', member: 'me', shardCount: 3, shardId: 0, fence: 4, resumed: true, from: dead },
-    { type: 'shardAcquired', member: 'me', shardCount: 3, shardId: 1, fence: 5, resumed: false, from: undefined },
-    { type: 'shardAcquired', member: 'me', shardCount: 3, shardId: 2, fence: 6, resumed: false, from: undefined },
+    { type: 'shardAcquired', member: 'me', shardCount: 3, shardId: 0, fence: 4, resumed: true, from: dead, durationMs: expect.any(Number) },
+    { type: 'shardAcquired', member: 'me', shardCount: 3, shardId: 1, fence: 5, resumed: false, from: undefined, durationMs: expect.any(Number) },
+    { type: 'shardAcquired', member: 'me', shardCount: 3, shardId: 2, fence: 6, resumed: false, from: undefined, durationMs: expect.any(Number) },
   ]);
 });
