@@ -329,9 +329,11 @@ export class FleetSupervisor {
       }
     }
     if (!this.#leaving) this.#rebalance(answer);
-    if (acquire) this.#events.step(answer.members, this.shardIds, this.#now() - sentAt);
+    const renewalMs = this.#now() - sentAt;
     this.#report(answer);
     await Promise.all(starting);
+    // Once the shards acquired are starting (listed by the Gateway): `serving` tells what runs here.
+    if (acquire && !this.#closing) this.#events.step(answer.members, this.shardIds, renewalMs);
     if (!this.#leaving) this.#host.ticked?.(answer);
   }
 
