@@ -35,7 +35,9 @@ export interface FleetEventBase {
 
 /** This process acquired a shard and its session is up: `resumed` (the stored session went on) or identified afresh. */
 export interface ShardAcquiredEvent extends FleetEventBase {
+  /** The event's name. */
   type: 'shardAcquired';
+  /** The shard. */
   shardId: number;
   /** The lease's fencing token. */
   fence: number;
@@ -49,7 +51,9 @@ export interface ShardAcquiredEvent extends FleetEventBase {
 
 /** This process gave a shard back. */
 export interface ShardReleasedEvent extends FleetEventBase {
+  /** The event's name. */
   type: 'shardReleased';
+  /** The shard. */
   shardId: number;
   /** `rebalance` (handed off beyond the fair share), `reshard` (the fleet switched to another count) or `closing`. */
   reason: 'rebalance' | 'reshard' | 'closing';
@@ -57,7 +61,9 @@ export interface ShardReleasedEvent extends FleetEventBase {
 
 /** This process stopped dispatching on a shard whose lease lapsed or was taken (nothing saved: its next holder resumes). */
 export interface ShardFencedEvent extends FleetEventBase {
+  /** The event's name. */
   type: 'shardFenced';
+  /** The shard. */
   shardId: number;
   /** Why, in words. */
   reason: string;
@@ -65,7 +71,9 @@ export interface ShardFencedEvent extends FleetEventBase {
 
 /** This process took a shard over from a member that died (its lease expired). */
 export interface ShardTakenOverEvent extends FleetEventBase {
+  /** The event's name. */
   type: 'shardTakenOver';
+  /** The shard. */
   shardId: number;
   /** The dead member's id. */
   fromMember: string;
@@ -75,6 +83,7 @@ export interface ShardTakenOverEvent extends FleetEventBase {
 
 /** The fleet's live members changed. */
 export interface MembersChangedEvent extends FleetEventBase {
+  /** The event's name. */
   type: 'membersChanged';
   /** Live members, this one included. */
   members: number;
@@ -84,6 +93,7 @@ export interface MembersChangedEvent extends FleetEventBase {
 
 /** What this process serves, emitted when it changes (and once after joining, so a spare says it is one). */
 export interface ServingEvent extends FleetEventBase {
+  /** The event's name. */
   type: 'serving';
   /** The shard ids held here. */
   shardIds: number[];

@@ -37,22 +37,46 @@ export interface OtelMetricsOptions {
   meterProvider?: MeterProvider | undefined;
 }
 
-/** What a Gateway shows the metrics: its shards (ids and heartbeat latency, milliseconds). */
-export interface ObservedGateway {
-  /** The shards it runs now. */
-  readonly shards: readonly { readonly id: number; readonly latency: number | undefined }[];
+/** A shard as the metrics read it. */
+export interface ObservedShard {
+  /** The shard id. */
+  readonly id: number;
+  /** Its last heartbeat round trip, milliseconds (`undefined` before the first). */
+  readonly latency: number | undefined;
 }
 
-/** What a stream shows the metrics: its backlog, read at most every `intervalMs`. */
+/** What a Gateway shows the metrics: its shards (a `Gateway` is one). */
+export interface ObservedGateway {
+  /** The shards it runs now. */
+  readonly shards: readonly ObservedShard[];
+}
+
+/** A stream's backlog as the metrics read it (`StreamBacklog` is one). */
+export interface ObservedBacklog {
+  /** Age of the oldest entry owed, milliseconds. */
+  readonly oldestAgeMs: number;
+  /** Entries in the dead letters. */
+  readonly deadLetters: number;
+  /** Each group. */
+  readonly groups: readonly ObservedGroup[];
+}
+
+/** A consumer group's backlog as the metrics read it. */
+export interface ObservedGroup {
+  /** The group's name. */
+  readonly name: string;
+  /** Entries delivered and not acknowledged. */
+  readonly pending: number;
+  /** Entries not delivered yet. */
+  readonly undelivered: number;
+}
+
+/** What a stream shows the metrics: its backlog, read every `intervalMs` (a `RedisEventStream` is one). */
 export interface ObservedStream {
   /** The stream's key. */
   readonly key: string;
   /** Reads the backlog (`RedisEventStream.backlog()`). */
-  backlog(): Promise<{
-    oldestAgeMs: number;
-    deadLetters: number;
-    groups: readonly { readonly name: string; readonly pending: number; readonly undelivered: number }[];
-  }>;
+  backlog(): Promise<ObservedBacklog>;
 }
 
 /** The running metrics. */

@@ -86,8 +86,18 @@ export interface FleetStatus {
   members: FleetMemberStatus[];
   /** Every shard of the shard count, by id. */
   shards: FleetShardStatus[];
-  /** A reshard under way: the count asked for, how many of its shards are READY, and whether the switch began. */
-  reshard: { target: number; ready: number; switching: boolean } | undefined;
+  /** A reshard under way, if any. */
+  reshard: FleetReshardStatus | undefined;
+}
+
+/** A reshard under way. */
+export interface FleetReshardStatus {
+  /** The shard count asked for. */
+  target: number;
+  /** How many of its shards are READY somewhere in the fleet. */
+  ready: number;
+  /** Whether the switch began (every shard of the target READY: the old count takes no shard any more). */
+  switching: boolean;
 }
 
 /** The most members the status lists. */

@@ -39,6 +39,7 @@ export {
   type BacklogMonitorOptions,
   type BacklogMonitorEvents,
   type ConsumersRemovedEvent,
+  type BacklogWarning,
 } from './stream-upkeep.js';
 export { createRedisShardCoordinator, RedisShardCoordinator, type RedisShardCoordinatorOptions } from './shard-coordinator.js';
 export {
@@ -48,6 +49,7 @@ export {
   type FleetMemberStatus,
   type FleetShardStatus,
   type FleetSessionStatus,
+  type FleetReshardStatus,
 } from './fleet-status.js';
 export {
   readStreamStatus,

@@ -75,10 +75,18 @@ export interface BacklogMonitorOptions {
   intervalMs?: number | undefined;
 }
 
+/** A group over the monitor's bound. */
+export interface BacklogWarning {
+  /** The group. */
+  group: string;
+  /** The stream's backlog, as read. */
+  backlog: StreamBacklog;
+}
+
 /** Events of a {@link BacklogMonitor}. */
 export interface BacklogMonitorEvents {
   /** More than `maxBacklog` entries wait in the group named (checked every `intervalMs`). */
-  backlog: [event: { group: string; backlog: StreamBacklog }];
+  backlog: [event: BacklogWarning];
   /** Reading the backlog failed (tried again at the next interval). */
   error: [error: Error];
 }
