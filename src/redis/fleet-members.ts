@@ -9,6 +9,7 @@
  */
 
 import { hostname } from 'node:os';
+import { clampNumber } from '../core/bounds.js';
 import { ValidationError } from '../errors/index.js';
 import type { PreviousHolder } from '../gateway/fleet-events.js';
 import { RedisScript } from './connection.js';
@@ -56,7 +57,7 @@ export function readMemberInfo(text: unknown): MemberInfo | undefined {
   try {
     const value = JSON.parse(text) as Partial<Record<keyof MemberInfo, unknown>> | null;
     if (value === null || typeof value !== 'object' || typeof value.name !== 'string' || typeof value.host !== 'string') return undefined;
-    const pid = typeof value.pid === 'number' && Number.isInteger(value.pid) && value.pid >= 0 && value.pid <= 2 ** 32 ? value.pid : 0;
+    const pid = Math.floor(clampNumber(value.pid, 0, 4_294_967_295, 0));
     return { name: value.name.slice(0, MAX_MEMBER_NAME_LENGTH), host: value.host.slice(0, 255), pid, ...(value.left === true ? { left: true } : {}) };
   } catch {
     return undefined;
