@@ -183,9 +183,11 @@ export async function readFleetStatus(options: FleetStatusOptions): Promise<Flee
     const held = new Map<number, { holder: string; fence: number }>();
     const values = Array.isArray(pairs) ? pairs.map(String) : [];
     for (let i = 0; i + 1 < values.length; i += 2) {
-      const shardId = clampNumber(values[i], -1, shardCount - 1, -1);
+      // A shard id past the count (or not one) is no shard of this count: not clamped onto one that is.
+      const shardId = clampNumber(values[i], -1, Number.MAX_SAFE_INTEGER, -1);
       const match = /^(.*)\|(\d{1,16})$/.exec(values[i + 1] as string);
-      if (shardId < 0 || !Number.isInteger(shardId) || match === null || !members.has(match[1] as string)) continue; // free: its holder is gone
+      const inCount = Number.isInteger(shardId) && shardId >= 0 && shardId < shardCount;
+      if (!inCount || match === null || !members.has(match[1] as string)) continue; // free: its holder is gone, or the lease is malformed
       held.set(shardId, { holder: match[1] as string, fence: clampNumber(match[2], 0, Number.MAX_SAFE_INTEGER, 0) });
     }
     const sessions = prefix === false ? undefined : await readSessions(client, prefix, shardCount, run);

@@ -111,6 +111,32 @@ describeWithRedis('the fleet status', () => {
     expect(await redis.connection.hGet(info, 'live'), 'a registered step writes no record').toBe('written-by-the-test');
   });
 
+  it('reads values the SDK did not write as missing, and prints names read from Redis with control characters escaped', async () => {
+    const key = `status-${++n}`;
+    const now = Date.now(); // the test's Redis runs on this machine: its TIME is this clock
+    await redis.connection.zAdd(`{${key}}:members`, [
+      { score: now + 60_000, value: 'm1' },
+      { score: now + 60_000, value: 'm2' },
+    ]);
+    await redis.connection.hSet(`{${key}}:info`, { m1: 'not json', m2: JSON.stringify({ name: 'evil\u001b[2Jname', host: 'h', pid: 'x' }) });
+    await redis.connection.set(`{${key}}:count`, '3');
+    await redis.connection.set(`{${key}}:lease`, '1e9');
+    await redis.connection.set(`{${key}}:target`, 'many');
+    await redis.connection.hSet(`{${key}}:leases:3`, { '0': 'm1|12', '1': 'm2|not-a-fence', '7': 'm1|5', '2': 'gone|4' });
+    const status = await readFleetStatus({ client: redis.connection, key, sessionPrefix: false });
+    expect(status.leaseMs, 'a lease that is not a plain decimal').toBeUndefined();
+    expect(status.reshard, 'a target that is not a count').toBeUndefined();
+    expect(status.members.map((m) => [m.id, m.name, m.pid])).toEqual([
+      ['m1', undefined, undefined],
+      ['m2', 'evil\u001b[2Jname', 0],
+    ]);
+    // Shard 1's lease is malformed, shard 7 is past the count, shard 2's holder is no live member: all free.
+    expect(status.shards.map((shard) => shard.holder)).toEqual(['m1', undefined, undefined]);
+    const text = fleetStatusText(status);
+    expect(text).toContain('evil\\x1b[2Jname');
+    expect(text).not.toContain('\u001b');
+  });
+
   it('refuses a name that is blank, too long or holds a control character, and unknown status options', () => {
     for (const name of ['', '  ', 'x'.repeat(101), 'a\nb']) {
       const refusal = validationRefusal(() => createRedisShardCoordinator({ client: redis.connection, name }));
