@@ -110,6 +110,9 @@ describeWithRedis('a fleet an operator can see', () => {
           .flatMap(([, script]) => facts<{ type: string; shardId: number; fromName?: string }>(script, 'event'))
           .filter((e) => e.type === 'shardTakenOver');
       await until(() => takenOver().length >= lost.length, { what: `shardTakenOver for ${victim}'s shards ${lost}\n${report()}`, timeoutMs: LEASE_MS + 5000 });
+      // Not before its lease could have lapsed: it was renewed at most a third of a lease before the kill.
+      const takeoverMs = Date.now() - killedAt;
+      expect(takeoverMs, `taken over ${takeoverMs} ms after the kill, with leases of ${LEASE_MS} ms`).toBeGreaterThanOrEqual(LEASE_MS / 2);
       expect(takenOver().map((event) => event.fromName)).toEqual(lost.map(() => victim));
       expect(
         takenOver()
