@@ -212,6 +212,7 @@ export {
   type GatewayCloseMessage,
   type StreamStepMessage,
   type GatewayFleetMessage,
+  type GatewaySessionBudgetMessage,
 } from './observe/diagnostics.js';
 export type {
   FleetEvent,

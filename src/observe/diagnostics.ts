@@ -25,6 +25,7 @@ import type { HttpMethod } from '../core/routes.js';
  * - `gatewayConnect`: `gateway.connect()` started, ended or failed, or a reconnect was scheduled.
  * - `gatewayReady`, `gatewayResume`, `gatewayClose`: a shard's session was ready, resumed, or its connection closed.
  * - `streamStep`: a step of an event's trip to a worker (publish, claim, handle, ack, dead letter, duplicate, reclaim).
+ * - `gatewaySessionBudget`: the session starts left, after each Identify the budget counted or refused.
  * - `gatewayFleet`: a fleet member's event (a shard acquired, released, fenced or taken over; members changed; serving).
  */
 export const DIAGNOSTICS_CHANNELS = {
@@ -50,7 +51,17 @@ export const DIAGNOSTICS_CHANNELS = {
   streamStep: 'community-chat-sdk:stream:step',
   /** A fleet member's event, the Gateway's event of the same `type`; carries a {@link GatewayFleetMessage}. */
   gatewayFleet: 'community-chat-sdk:gateway:fleet',
+  /** The session starts left; carries a {@link GatewaySessionBudgetMessage}. */
+  gatewaySessionBudget: 'community-chat-sdk:gateway:session-budget',
 } as const;
+
+/** The daily session start budget, as `GET /gateway/bot` last told it less the Identify sent since. */
+export interface GatewaySessionBudgetMessage {
+  /** Session starts left. */
+  readonly remaining: number;
+  /** Session starts a day. */
+  readonly total: number;
+}
 
 /**
  * A fleet member's event: the Gateway's `shardAcquired`, `shardReleased`, `shardFenced`, `shardTakenOver`, `membersChanged`
@@ -301,6 +312,7 @@ export const channels = {
   gatewayClose: channel(DIAGNOSTICS_CHANNELS.gatewayClose),
   streamStep: channel(DIAGNOSTICS_CHANNELS.streamStep),
   gatewayFleet: channel(DIAGNOSTICS_CHANNELS.gatewayFleet),
+  gatewaySessionBudget: channel(DIAGNOSTICS_CHANNELS.gatewaySessionBudget),
 } as const;
 
 /** Publishes a stream step, built only when someone subscribes. */

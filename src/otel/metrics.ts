@@ -15,6 +15,8 @@
  * - `community_chat.stream.backlog` (gauge): entries waiting in a group (pending or undelivered);
  *   `community_chat.stream.oldest_pending.age` (gauge, s); `community_chat.stream.dead_letters` (gauge).
  * - `community_chat.stream.dead_lettered` (counter): events moved to the dead letters by workers of this process.
+ * - `community_chat.gateway.session_starts.remaining` (gauge): the daily session starts left, as last counted by a Gateway
+ *   of this process (after each Identify its budget counted or refused).
  *
  * @module
  */
@@ -26,6 +28,7 @@ import { SDK_VERSION } from '../core/version.js';
 import {
   DIAGNOSTICS_CHANNELS,
   type GatewayFleetMessage,
+  type GatewaySessionBudgetMessage,
   type RequestEndMessage,
   type RequestErrorMessage,
   type StreamStepMessage,
@@ -119,6 +122,12 @@ export function createOtelMetrics(options: OtelMetricsOptions = {}): OtelMetrics
   const backlog = meter.createObservableGauge('community_chat.stream.backlog', { description: 'Entries waiting in a consumer group.' });
   const oldest = meter.createObservableGauge('community_chat.stream.oldest_pending.age', { unit: 's', description: 'Age of the oldest entry owed.' });
   const dead = meter.createObservableGauge('community_chat.stream.dead_letters', { description: 'Entries in the dead letters.' });
+  const budget = meter.createObservableGauge('community_chat.gateway.session_starts.remaining', { description: 'Daily session starts left.' });
+  let budgetLeft: GatewaySessionBudgetMessage | undefined;
+  const onBudget = (result: ObservableResult) => {
+    if (budgetLeft !== undefined) result.observe(budgetLeft.remaining, { 'community_chat.gateway.session_starts.total': budgetLeft.total });
+  };
+  budget.addCallback(onBudget);
 
   const onEnd = (message: unknown) => {
     const end = message as RequestEndMessage | RequestErrorMessage;
@@ -151,6 +160,7 @@ export function createOtelMetrics(options: OtelMetricsOptions = {}): OtelMetrics
     [DIAGNOSTICS_CHANNELS.requestError, onEnd],
     [DIAGNOSTICS_CHANNELS.gatewayFleet, onFleet],
     [DIAGNOSTICS_CHANNELS.streamStep, onStep],
+    [DIAGNOSTICS_CHANNELS.gatewaySessionBudget, (message: unknown) => void (budgetLeft = message as GatewaySessionBudgetMessage)],
   ];
   for (const [name, listener] of subscriptions) subscribe(name, listener);
 
@@ -211,6 +221,7 @@ export function createOtelMetrics(options: OtelMetricsOptions = {}): OtelMetrics
     disable() {
       for (const [name, listener] of subscriptions) unsubscribe(name, listener);
       for (const stop of [...stops]) stop();
+      budget.removeCallback(onBudget);
     },
   };
 }

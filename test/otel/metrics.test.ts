@@ -8,6 +8,8 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { Client, DIAGNOSTICS_CHANNELS } from '../../src/index.js';
 import { createOtelMetrics, METER_NAME, type OtelMetrics } from '../../src/otel/index.js';
 import { SECRETS, startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
+import { SessionBudget } from '../../src/gateway/session-budget.js';
+import { SessionBudgetError } from '../../src/errors/index.js';
 import { MemoryMeterProvider } from '../helpers/memory-meter.js';
 import { until } from '../helpers/until.js';
 
@@ -146,4 +148,23 @@ it("reports a Gateway's held shards and heartbeat latency, and a stream's backlo
   expect(after.get('community_chat.stream.backlog')).toEqual([]);
   channel(DIAGNOSTICS_CHANNELS.gatewayFleet).publish({ type: 'answerRefused' });
   expect(meters.values('community_chat.fleet.answers_refused'), 'disabled: nothing recorded').toEqual([]);
+});
+
+it('reports the session starts left as the Gateway counts them: after each Identify allowed, and at the reserve when one is refused', async () => {
+  const meters = start();
+  const remaining = async () =>
+    (await meters.collect()).get('community_chat.gateway.session_starts.remaining')?.map((entry) => [entry.value, entry.attributes]);
+  expect(await remaining(), 'nothing counted yet').toEqual([]);
+  let told = 3;
+  const budget = new SessionBudget(
+    async () => ({ session_start_limit: { total: 1000, remaining: told, reset_after: 60_000 } }),
+    1,
+    Date.now,
+    () => undefined,
+  );
+  await budget.take();
+  expect(await remaining()).toEqual([[2, { 'community_chat.gateway.session_starts.total': 1000 }]]);
+  told = 1;
+  await expect(budget.take()).rejects.toBeInstanceOf(SessionBudgetError);
+  expect(await remaining(), 'refused at the reserve: none spent').toEqual([[1, { 'community_chat.gateway.session_starts.total': 1000 }]]);
 });
