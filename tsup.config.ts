@@ -133,9 +133,9 @@ export default defineConfig([
     noExternal: ['p-queue'],
   },
   {
-    // The emulator's command-line entry (a bin): ESM only, with a shebang.
+    // The command-line entries (bins: the emulator, the fleet's status): ESM only, with a shebang.
     ...common,
-    entry: { 'testing/cli': 'src/testing/cli.ts' },
+    entry: { 'testing/cli': 'src/testing/cli.ts', 'redis/cli': 'src/redis/cli.ts' },
     format: ['esm'],
     clean: false,
     target: 'node20',

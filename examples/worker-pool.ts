@@ -81,7 +81,7 @@ async function workerProcess(): Promise<void> {
   worker.onDispatch('MESSAGE_CREATE', (event) => {
     console.log(`handled message ${(event.data as { id: string }).id}`);
   });
-  worker.on('reclaimed', (event) => console.log(`[${name}] took over ${event.ids.length} events another worker left pending`));
+  worker.on('reclaimed', (event) => console.log(`[${name}] took over ${event.ids.length} events another worker left pending (from ${event.from.join(', ')})`));
   worker.on('deadLetter', (event) => console.log(`[${name}] dead letter: ${event.type} ${event.reason}`));
   await worker.start();
   console.log(`ready: worker ${name}`);

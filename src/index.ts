@@ -211,4 +211,18 @@ export {
   type GatewayResumeMessage,
   type GatewayCloseMessage,
   type StreamStepMessage,
+  type GatewayFleetMessage,
+  type GatewaySessionBudgetMessage,
 } from './observe/diagnostics.js';
+export type {
+  FleetEvent,
+  FleetEventBase,
+  FleetEvents,
+  PreviousHolder,
+  ShardAcquiredEvent,
+  ShardReleasedEvent,
+  ShardFencedEvent,
+  ShardTakenOverEvent,
+  MembersChangedEvent,
+  ServingEvent,
+} from './gateway/fleet-events.js';

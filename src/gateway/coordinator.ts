@@ -11,6 +11,7 @@
 
 import { wait } from '../core/wait.js';
 import { InFlightInteractions } from './in-flight.js';
+import { type FleetEvent, FleetReporter, type PreviousHolder } from './fleet-events.js';
 
 /** A shard held by a process: its id and the fencing token of the lease (rises with each acquisition). */
 export interface ShardLease {
@@ -39,6 +40,8 @@ export interface CoordinatorTick {
    * leases are renewed and acted on), and the supervisor reports this through its host's failure path. @default undefined
    */
   report?: Error | undefined;
+  /** Who held each shard this step newly gave this member, when the coordinator knows (the Redis one does). @default undefined */
+  previous?: ReadonlyMap<number, PreviousHolder> | undefined;
 }
 
 /**
@@ -93,8 +96,8 @@ export interface ShardCoordinator {
 
 /** What the supervisor asks of the Gateway. */
 export interface FleetHost {
-  /** Starts a shard (restoring its stored session, so it resumes); resolves once it is connecting. */
-  start(shardId: number): Promise<void>;
+  /** Starts a shard (restoring its stored session, so it resumes); resolves once it is connecting. `lease`: its fence and former holder. */
+  start(shardId: number, lease?: { fence: number; from: PreviousHolder | undefined }): Promise<void>;
   /** Stops a shard: `handOff` saves its session for the successor first; otherwise (its lease was lost) nothing is saved. */
   stop(shardId: number, handOff: boolean): Promise<void>;
   /** Whether a shard is READY (only ready shards are handed off to rebalance). */
@@ -107,6 +110,8 @@ export interface FleetHost {
   ticked?(answer: CoordinatorTick): void;
   /** This process found its membership gone (it was away, or the coordinator lost its state) and joins again. @default undefined */
   rejoining?(): void;
+  /** A fleet event (a shard taken over, released, fenced; members changed; serving). @default undefined */
+  event?(event: FleetEvent): void;
 }
 
 /** A shard held here, one acquisition. */
@@ -153,6 +158,8 @@ export class FleetSupervisor {
 
   /** The monotonic clock, milliseconds. */
   readonly #now: () => number;
+  /** This set's fleet events (what changed in the members and in what is served here is said once). */
+  readonly #events: FleetReporter;
 
   /** @param now - the monotonic clock in milliseconds (@default performance.now) */
   constructor(coordinator: ShardCoordinator, count: number, member: string, host: FleetHost, now: () => number = () => performance.now()) {
@@ -161,6 +168,11 @@ export class FleetSupervisor {
     this.member = member;
     this.#host = host;
     this.#now = now;
+    this.#events = new FleetReporter(
+      (event) => host.event?.(event),
+      () => this.member,
+      count,
+    );
   }
 
   /** The shard ids held here. */
@@ -252,6 +264,7 @@ export class FleetSupervisor {
     if (!this.#held.delete(shardId)) return;
     this.#fenced.add(shardId);
     this.#host.debug(`shard ${shardId} fenced: ${why}; it dispatches nothing more here`);
+    this.#events.fenced(shardId, why);
     this.#run(shardId, () => this.#host.stop(shardId, false));
     void this.tick();
   }
@@ -281,10 +294,10 @@ export class FleetSupervisor {
     if (this.#closing) return;
     const sentAt = this.#now();
     let answer: CoordinatorTick;
+    let acquire = false;
     try {
-      // During a reshard the old count still takes free shards (one handed off to rebalance, whose session it resumes) until the
-      // coordinator says the switch is under way; deciding that here, from the target alone, left such a shard dark until the switch.
-      const acquire = ++this.#ticks > 1 && !this.#leaving;
+      // During a reshard the old count takes free shards until the coordinator says the switch is under way (it decides, not this).
+      acquire = ++this.#ticks > 1 && !this.#leaving;
       answer = await this.#coordinator.tick(this.member, this.#count, acquire, this.#registered);
     } catch (error) {
       this.#host.failed(error);
@@ -310,12 +323,17 @@ export class FleetSupervisor {
         this.#held.set(shardId, { fence, validUntil });
         this.#fenced.delete(shardId);
         this.#host.debug(`shard ${shardId} acquired (fence ${fence})`);
-        starting.push(this.#run(shardId, () => this.#host.start(shardId)));
+        const from = answer.previous?.get(shardId);
+        this.#events.acquired(shardId, from);
+        starting.push(this.#run(shardId, () => this.#host.start(shardId, { fence, from })));
       }
     }
     if (!this.#leaving) this.#rebalance(answer);
+    const renewalMs = this.#now() - sentAt;
     this.#report(answer);
     await Promise.all(starting);
+    // Once the shards acquired are starting (listed by the Gateway): `serving` tells what runs here.
+    if (acquire && !this.#closing) this.#events.step(answer.members, this.shardIds, renewalMs);
     if (!this.#leaving) this.#host.ticked?.(answer);
   }
 
@@ -356,6 +374,7 @@ export class FleetSupervisor {
       this.#run(shardId, async () => {
         await this.#host.stop(shardId, true);
         await this.#coordinator.release(this.member, this.#count, { shardId, fence });
+        this.#events.released(shardId, 'rebalance');
       });
     }
   }
@@ -371,7 +390,9 @@ export class FleetSupervisor {
     // interaction is skipped as seen twice, so dropping it would lose it).
     for (const held of this.#held.values()) held.handedOff = true;
     this.#held.clear();
-    await Promise.all(leases.map((lease) => this.#coordinator.release(this.member, this.#count, lease).catch((error: unknown) => this.#host.failed(error))));
+    const release = (lease: ShardLease) =>
+      this.#coordinator.release(this.member, this.#count, lease).then(() => this.#events.released(lease.shardId, 'reshard'));
+    await Promise.all(leases.map((lease) => release(lease).catch((error: unknown) => this.#host.failed(error))));
   }
 
   /**
@@ -387,10 +408,12 @@ export class FleetSupervisor {
       if (this.#timer !== undefined) clearInterval(this.#timer);
       await this.#ticking;
       // Once gone, an answer from here is refused: the claims pass to live members, which run the replays.
-      for (const shardId of this.#held.keys()) this.#fenced.add(shardId);
+      const given = [...this.#held.keys()];
+      for (const shardId of given) this.#fenced.add(shardId);
       this.#held.clear();
       this.#memberUntil = 0; // gone: a claim answered from now on is not this member's to run
-      await this.#coordinator.leave(this.member, this.#count).catch((error: unknown) => this.#host.failed(error));
+      const leave = this.#coordinator.leave(this.member, this.#count).then(() => this.#events.released(given, 'closing'));
+      await leave.catch((error: unknown) => this.#host.failed(error));
     }
   }
 }

@@ -8,7 +8,7 @@
  */
 
 import { wait } from '../core/wait.js';
-import { GatewayError } from '../errors/index.js';
+import { GatewayError, isShardCoordinatorError } from '../errors/index.js';
 import type { Interaction } from '../interactions/interaction.js';
 import type { InteractionResponder } from '../interactions/types.js';
 import type { ConnectionReport } from './connection-host.js';
@@ -21,6 +21,10 @@ import {
   type LastSessions,
   type SessionSaver,
 } from './gateway-session-store.js';
+import { type FleetEvent, publishAnswerRefused } from './fleet-events.js';
+import { Outage } from './outages.js';
+
+export { emitFleetEvent } from './fleet-events.js';
 import type { GatewayDispatchEvent } from './options.js';
 import type { ShardHandle } from './shards.js';
 
@@ -50,6 +54,8 @@ export interface FleetShards {
   ready?(shardId: number): Promise<void> | void;
   /** Each coordinator step's answer. @default undefined */
   ticked?(answer: CoordinatorTick): void;
+  /** A fleet event of this set. @default undefined */
+  event?(event: FleetEvent): void;
 }
 
 /**
@@ -64,6 +70,7 @@ export function recordingAnswers(
 ): InteractionResponder {
   return async (interactionId, ...rest) => {
     if (!mayAnswer(interactionId)) {
+      publishAnswerRefused();
       throw new GatewayError(
         `not answering interaction ${interactionId}: this process lost its shard's lease while handling it; the shard's new holder answers it`,
       );
@@ -151,23 +158,41 @@ export function createFleet(
   shards: FleetShards,
   member = `${process.pid}-${globalThis.crypto.randomUUID()}`,
 ): FleetSupervisor {
-  return new FleetSupervisor(coordinator, count, member, fleetHost(shards, count));
+  const fleet: FleetSupervisor = new FleetSupervisor(
+    coordinator,
+    count,
+    member,
+    fleetHost(shards, count, () => fleet.member),
+  );
+  return fleet;
 }
 
-function fleetHost(shards: FleetShards, count: number): FleetHost {
+function fleetHost(shards: FleetShards, count: number, member: () => string): FleetHost {
+  const outage = new Outage();
   const failed = (error: unknown) => {
+    // Values a step repaired are reported each time (the step itself was answered); a failed call is one outage's.
+    const repaired = isShardCoordinatorError(error) && error.keys.length > 0;
+    if (!repaired && !outage.failed()) return; // one report per outage: the failures after the first are counted, reported when it ends
     // A ShardCoordinatorError already says the coordinator failed; anything else is named here.
-    const message =
-      error instanceof Error && error.message.startsWith('The shard coordinator failed')
-        ? error.message
-        : `the shard coordinator failed: ${error instanceof Error ? error.message : String(error)}`;
-    shards.report({ event: 'error', payload: new GatewayError(message, undefined, { cause: error }) });
+    const text = error instanceof Error ? error.message : String(error);
+    const message = text.startsWith('The shard coordinator failed') ? text : `the shard coordinator failed: ${text}`;
+    const more = repaired ? '' : ' (further failures are counted until it answers again)';
+    shards.report({ event: 'error', payload: new GatewayError(message + more, undefined, { cause: error }) });
+  };
+  const ticked = (answer: CoordinatorTick) => {
+    const ended = outage.recovered();
+    if (ended !== undefined) {
+      const line = `the shard coordinator answers again, after ${ended.durationMs} ms of failures (${ended.failures} failed calls)`;
+      shards.report({ event: 'debug', payload: `[fleet] ${line}` });
+    }
+    shards.ticked?.(answer);
   };
   const find = (shardId: number) => shards.list.find((shard) => shard.id === shardId);
   const { store: raw, last } = shards;
   const store = raw === undefined ? undefined : withLastSessions(raw, last);
   return {
-    async start(shardId) {
+    async start(shardId, lease) {
+      const acquiredAt = performance.now();
       const shard = shards.create(shardId);
       let dispatched: number | undefined;
       const restoring = {
@@ -187,12 +212,19 @@ function fleetHost(shards: FleetShards, count: number): FleetHost {
       else shards.replayed?.set(shardId, dispatched);
       shards.list.push(shard);
       shards.list.sort((a, b) => a.id - b.id);
+      const stored = shard.sessionId; // restored from the store: the shard resumes it if the service still accepts it
       // A connect that fails (its Identify turn came past the connect timeout, the service refused) is tried again while the
       // lease is this process's, after the shard's own backoff: a held shard never stays dark.
       const connect = (): void => {
         shard
           .connect(undefined)
-          .then(() => shards.ready?.(shardId))
+          .then(() => {
+            const resumed = stored !== undefined && shard.sessionId === stored;
+            const durationMs = performance.now() - acquiredAt;
+            const { fence, from } = lease ?? { fence: 0 };
+            if (lease !== undefined) shards.event?.({ type: 'shardAcquired', member: member(), shardCount: count, shardId, fence, resumed, from, durationMs });
+            return shards.ready?.(shardId);
+          })
           .catch((error: unknown) => {
             shards.report({ event: 'error', payload: error instanceof Error ? error : new GatewayError(String(error)) });
             if (shards.holds(shardId) && shards.list.includes(shard)) setTimeout(connect, RECONNECT_AFTER_MS).unref?.();
@@ -223,7 +255,8 @@ function fleetHost(shards: FleetShards, count: number): FleetHost {
     ready: (shardId) => find(shardId)?.status === 'ready',
     debug: (line) => shards.report({ event: 'debug', payload: `[fleet] ${line}` }),
     failed,
-    ...(shards.ticked === undefined ? {} : { ticked: shards.ticked }),
+    ticked,
+    ...(shards.event === undefined ? {} : { event: shards.event }),
   };
 }
 

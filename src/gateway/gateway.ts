@@ -42,7 +42,7 @@ import { stopShards } from './closing.js';
 import { checkConnectOptions, joinFleet } from './connect-checks.js';
 import { autoReshardInterval, checkReshard, withCount, type ShardSet } from './reshard.js';
 import { ShardSets } from './shard-sets.js';
-import { answerable, deliverClaimed, recordingAnswers } from './fleet.js';
+import { answerable, deliverClaimed, emitFleetEvent, recordingAnswers } from './fleet.js';
 import { deliverInteraction, handlerErrorReporter } from './deliver.js';
 import { emitReport } from './report.js';
 
@@ -96,7 +96,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     this.#sets = new ShardSets({
       ...{ newShard: (id, plan, set) => this.#newShard(id, plan, set), record: (shard, set) => this.#recordOf(shard, set), store: sessionStore },
       ...{ storeFailed: (error) => this.#storeFailed(error), report: (report) => this.#report(report), now: () => wiring.now() },
-      maxShards: options.maxShards ?? DEFAULT_MAX_SHARDS,
+      ...{ maxShards: options.maxShards ?? DEFAULT_MAX_SHARDS, fleetEvent: (event) => emitFleetEvent(event, (name, e) => this.#emitSafely(name, e as never)) },
     });
   }
 

@@ -6,6 +6,7 @@
  */
 
 import type { ShardCoordinator } from './coordinator.js';
+import type { FleetEvents } from './fleet-events.js';
 import type { Interaction, InteractionResponder } from '../interactions/interaction.js';
 import type { InteractionErrorEvent, InteractionUnhandledEvent } from '../interactions/router.js';
 import type { IdentifyThrottle } from './identify-throttle.js';
@@ -340,8 +341,8 @@ export interface GatewayDispatchEvent extends ShardEvent {
   d: unknown;
 }
 
-/** Every event the Gateway emits. */
-export interface GatewayEvents {
+/** Every event the Gateway emits (a fleet member's events included, see {@link FleetEvents}). */
+export interface GatewayEvents extends FleetEvents {
   /** A new session is ready. */
   ready: [event: GatewayReadyEvent];
   /** A session was resumed. */

@@ -11,6 +11,7 @@
 
 import { SessionBudgetError } from '../errors/index.js';
 import { clampNumber } from '../core/bounds.js';
+import { channels, type GatewaySessionBudgetMessage } from '../observe/diagnostics.js';
 import type { IdentifyThrottle } from './identify-throttle.js';
 import type { ShardPlan } from './shard-plan.js';
 
@@ -93,9 +94,10 @@ export class SessionBudget {
       return;
     }
     const reserve = this.#reserve ?? defaultReserve(known.total);
-    if (known.remaining <= reserve) {
-      throw new SessionBudgetError({ remaining: known.remaining, total: known.total, reserve, resetAfterMs: Math.max(0, known.resetsAt - now) });
-    }
-    known.remaining--;
+    const refused = known.remaining <= reserve;
+    if (!refused) known.remaining--;
+    if (channels.gatewaySessionBudget.hasSubscribers)
+      channels.gatewaySessionBudget.publish({ remaining: known.remaining, total: known.total } satisfies GatewaySessionBudgetMessage);
+    if (refused) throw new SessionBudgetError({ remaining: known.remaining, total: known.total, reserve, resetAfterMs: Math.max(0, known.resetsAt - now) });
   }
 }

@@ -13,6 +13,7 @@ import { GatewayError } from '../errors/index.js';
 import type { ConnectionReport } from './connection-host.js';
 import type { FleetSupervisor, ShardCoordinator } from './coordinator.js';
 import { createFleet } from './fleet.js';
+import type { FleetEvent } from './fleet-events.js';
 import { LastSessions, SessionSaver, type GatewaySessionRecord, type GatewaySessionStore } from './gateway-session-store.js';
 import { GatewayDispatch } from './protocol.js';
 import {
@@ -64,6 +65,8 @@ export interface ShardSetsHost {
   now(): number;
   /** The most shards a set may have (`gateway.maxShards`): a fleet's reshard target past it is refused, not planned. */
   readonly maxShards: number;
+  /** A fleet event of a set (emitted and published by the Gateway). @default undefined */
+  fleetEvent?(event: FleetEvent): void;
 }
 
 /** The Gateway's current shard set and, during a reshard, the next one. */
@@ -157,6 +160,7 @@ export class ShardSets {
         holds: (id) => set.fleet?.has(id) === true,
         ready: (id) => coordinator.shardReady?.(plan.count, id),
         ticked: (answer) => this.#fleetStep(set, coordinator, fleetReshardStep(set, this.current, this.next, answer), answer.target),
+        event: (event) => host.fleetEvent?.(event),
       },
       member,
     );

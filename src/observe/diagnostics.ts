@@ -25,6 +25,8 @@ import type { HttpMethod } from '../core/routes.js';
  * - `gatewayConnect`: `gateway.connect()` started, ended or failed, or a reconnect was scheduled.
  * - `gatewayReady`, `gatewayResume`, `gatewayClose`: a shard's session was ready, resumed, or its connection closed.
  * - `streamStep`: a step of an event's trip to a worker (publish, claim, handle, ack, dead letter, duplicate, reclaim).
+ * - `gatewaySessionBudget`: the session starts left, after each Identify the budget counted or refused.
+ * - `gatewayFleet`: a fleet member's event (a shard acquired, released, fenced or taken over; members changed; serving).
  */
 export const DIAGNOSTICS_CHANNELS = {
   /** A logical call starts; carries a {@link RequestStartMessage}. */
@@ -47,7 +49,37 @@ export const DIAGNOSTICS_CHANNELS = {
   gatewayClose: 'community-chat-sdk:gateway:close',
   /** A step of an event's trip through a stream to a worker; carries a {@link StreamStepMessage}. */
   streamStep: 'community-chat-sdk:stream:step',
+  /** A fleet member's event, the Gateway's event of the same `type`; carries a {@link GatewayFleetMessage}. */
+  gatewayFleet: 'community-chat-sdk:gateway:fleet',
+  /** The session starts left; carries a {@link GatewaySessionBudgetMessage}. */
+  gatewaySessionBudget: 'community-chat-sdk:gateway:session-budget',
 } as const;
+
+/** The daily session start budget, as `GET /gateway/bot` last told it less the Identify sent since. */
+export interface GatewaySessionBudgetMessage {
+  /** Session starts left. */
+  readonly remaining: number;
+  /** Session starts a day. */
+  readonly total: number;
+}
+
+/**
+ * A fleet member's event: the Gateway's `shardAcquired`, `shardReleased`, `shardFenced`, `shardTakenOver`, `membersChanged`
+ * or `serving` event (its fields as emitted), or one published on the channel only: `leaseRenewed` (a lease step answered,
+ * `durationMs` after it was sent) and `answerRefused` (an answer not sent: its shard was fenced here).
+ */
+export interface GatewayFleetMessage {
+  /** The event's name. */
+  readonly type: string;
+  /** The member id of the process (every event but `answerRefused`). @default undefined */
+  readonly member?: string | undefined;
+  /** The shard count of the set it is about (every event but `answerRefused`). @default undefined */
+  readonly shardCount?: number | undefined;
+  /** The shard it is about, for a shard's event. @default undefined */
+  readonly shardId?: number | undefined;
+  /** `leaseRenewed`: how long the step took; `shardAcquired`: from the acquisition to the session up. @default undefined */
+  readonly durationMs?: number | undefined;
+}
 
 /** Fields of every request message. */
 export interface RequestDiagnosticsBase {
@@ -279,6 +311,8 @@ export const channels = {
   gatewayResume: channel(DIAGNOSTICS_CHANNELS.gatewayResume),
   gatewayClose: channel(DIAGNOSTICS_CHANNELS.gatewayClose),
   streamStep: channel(DIAGNOSTICS_CHANNELS.streamStep),
+  gatewayFleet: channel(DIAGNOSTICS_CHANNELS.gatewayFleet),
+  gatewaySessionBudget: channel(DIAGNOSTICS_CHANNELS.gatewaySessionBudget),
 } as const;
 
 /** Publishes a stream step, built only when someone subscribes. */

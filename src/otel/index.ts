@@ -170,3 +170,15 @@ export function createOtelTracing(options: OtelTracingOptions = {}): OtelTracing
 
 /** The same as {@link createOtelTracing}: instruments every client of the process. */
 export const instrument: (options?: OtelTracingOptions) => OtelTracing = createOtelTracing;
+
+export {
+  createOtelMetrics,
+  METER_NAME,
+  type OtelMetrics,
+  type OtelMetricsOptions,
+  type ObservedGateway,
+  type ObservedStream,
+  type ObservedShard,
+  type ObservedBacklog,
+  type ObservedGroup,
+} from './metrics.js';

@@ -11,6 +11,7 @@ import type { InteractionErrorEvent, InteractionUnhandledEvent } from '../intera
 import type { RedisClientLike } from './connection.js';
 import type { DeadLetter, RedisEventStream, StreamBacklog } from './event-stream.js';
 import type { UnmarkedEvent } from './event-worker-marks.js';
+import type { ConsumersRemovedEvent } from './stream-upkeep.js';
 
 /** Options of {@link createEventWorker}. */
 export interface EventWorkerOptions {
@@ -54,6 +55,12 @@ export interface EventWorkerOptions {
    * consumer or not delivered yet. @default undefined (no warning)
    */
   maxBacklog?: number | undefined;
+  /**
+   * Consumers of the group silent longer than this, with nothing pending, are removed from it (checked with each trim; a
+   * `consumersRemoved` event names them), so a stopped worker does not stay listed in `backlog()`: whole milliseconds, `0`
+   * (never) or at least 1000. A consumer with entries pending is left until they are reclaimed. @default 3600000 (an hour)
+   */
+  removeIdleConsumersMs?: number | undefined;
   /** Where a new group starts: every entry in the stream, or only those added from now on. @default 'beginning' */
   startFrom?: 'beginning' | 'new' | undefined;
   /** The clock, epoch milliseconds (interaction expiry). @default Date.now */
@@ -79,6 +86,7 @@ export interface WorkerSettings {
   clock: () => number;
   orderBy: 'guild' | 'channel' | undefined;
   maxBacklog: number | undefined;
+  removeIdleConsumersMs: number;
 }
 
 const OPERATION = 'createEventWorker';
@@ -96,6 +104,7 @@ const KNOWN: readonly (keyof EventWorkerOptions)[] = [
   'pollMs',
   'trimEveryMs',
   'maxBacklog',
+  'removeIdleConsumersMs',
   'startFrom',
   'clock',
   'orderBy',
@@ -140,6 +149,10 @@ export function workerSettings(options: EventWorkerOptions): WorkerSettings {
     clock: options.clock ?? Date.now,
     orderBy: oneOf('orderBy', options.orderBy, ['guild', 'channel']),
     maxBacklog: checkCount(OPERATION, 'maxBacklog', options.maxBacklog),
+    removeIdleConsumersMs:
+      options.removeIdleConsumersMs === 0
+        ? 0
+        : (checkDuration(OPERATION, 'removeIdleConsumersMs', options.removeIdleConsumersMs, { min: 1000, integer: true }) ?? 3_600_000),
   };
 }
 
@@ -171,6 +184,28 @@ export interface LostEvent {
   ids: string[];
 }
 
+/** Stream entries taken over from other consumers (never this worker's own). */
+export interface ReclaimedEvent extends LostEvent {
+  /** The consumers they were pending with (each once). */
+  from: string[];
+}
+
+/** A dispatch handler's attempt that threw or rejected (each one, not only the last before the dead letters). */
+export interface HandlerFailedEvent {
+  /** The stream entry. */
+  id: string;
+  /** The dispatch's type. */
+  type: string;
+  /** The shard it arrived on. */
+  shardId: number;
+  /** This attempt's delivery (1: the first). */
+  deliveries: number;
+  /** What the handler threw (the first failing handler's). */
+  error: Error;
+  /** Whether it is delivered again (after `claimIdleMs`), or goes to the dead letters now (`false`). */
+  retried: boolean;
+}
+
 /** A consumer group created again after it vanished. */
 export interface RecreatedEvent {
   /** The group. */
@@ -200,8 +235,12 @@ export interface EventWorkerEvents {
   deadLetter: [event: Pick<DeadLetter, 'originalId' | 'type' | 'reason' | 'deliveries' | 'error'>];
   /** An interaction already claimed (a replay, or a second publisher) was acknowledged without running. */
   duplicate: [event: DuplicateEvent];
-  /** Entries another consumer left pending past `claimIdleMs` (it died, or is stuck) were taken over by this worker. */
-  reclaimed: [event: LostEvent];
+  /** Entries another consumer left pending past `claimIdleMs` (it died, or is stuck) were taken over by this worker, from the consumers named. */
+  reclaimed: [event: ReclaimedEvent];
+  /** A dispatch handler threw or rejected on this attempt (its entry is delivered again, or goes to the dead letters). */
+  handlerFailed: [event: HandlerFailedEvent];
+  /** Consumers of the group idle past `removeIdleConsumersMs`, with nothing pending, were removed from it. */
+  consumersRemoved: [event: ConsumersRemovedEvent];
   /** More than `maxBacklog` entries wait in the group (checked with each trim). */
   backlog: [event: StreamBacklog];
   /**

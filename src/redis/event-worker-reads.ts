@@ -16,17 +16,22 @@ export interface Reclaimed {
   readonly gone: string[];
   /** How many times each live entry was delivered. */
   readonly counts: Map<string, number>;
+  /** The consumer each entry was pending with before (read just before taking them: an entry missing here was idle past the bound by then). */
+  readonly owners: Map<string, string>;
 }
 
 /** Takes over up to `count` entries of `group` idle longer than `idleMs` for `consumer`. */
 export async function reclaimEntries(stream: RedisEventStream, group: string, consumer: string, idleMs: number, count: number): Promise<Reclaimed> {
+  const owners = new Map<string, string>();
+  const pending = await stream.command(['XPENDING', stream.key, group, 'IDLE', String(idleMs), '-', '+', String(count)]);
+  for (const row of Array.isArray(pending) ? pending : []) if (Array.isArray(row)) owners.set(String(row[0]), String(row[1]));
   const reply = await stream.command(['XAUTOCLAIM', stream.key, group, consumer, String(idleMs), '0-0', 'COUNT', String(count)]);
   const [, entries = [], deleted = []] = Array.isArray(reply) ? (reply as [unknown, unknown[], unknown[]]) : [];
   const gone = (deleted as unknown[]).map(String);
   if (gone.length > 0) await stream.ack(group, gone);
   const live = (entries as unknown[]).filter((entry) => Array.isArray(entry) && entry[1] !== null);
   const counts = live.length === 0 ? new Map<string, number>() : await deliveries(stream, group, consumer, live.map(entryId));
-  return { live, gone, counts };
+  return { live, gone, counts, owners };
 }
 
 /** An entry's stream id (`[id, fields]`). */

@@ -34,6 +34,8 @@ import { AnsweredMarks } from './event-worker-marks.js';
 import { ANSWERED_RETRY_MAX_PAUSE_MS, acquireClaim, type ClaimKeys, HeldClaim, renewClaim } from './interaction-claim.js';
 import { entryId, MALFORMED, orderKeyOf, parsePayload, reclaimEntries, tokenOf } from './event-worker-reads.js';
 import { WorkerLeases } from './worker-leases.js';
+import type { StreamBacklog } from './stream-backlog.js';
+import { type ConsumersRemovedEvent, upkeep } from './stream-upkeep.js';
 
 export type { UnmarkedEvent } from './event-worker-marks.js';
 export type { DuplicateEvent, EventWorkerEvents, EventWorkerOptions, LostEvent, RecreatedEvent, StreamEvent } from './event-worker-options.js';
@@ -181,7 +183,7 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
         if (this.#options.trimEveryMs > 0 && now - this.#lastTrimAt >= this.#options.trimEveryMs) {
           this.#lastTrimAt = now;
           await this.#stream.trim();
-          await this.#checkBacklog();
+          await upkeep(this.#stream, { ...this.#options, group: this.#group, consumer: this.#consumer }, this.#upkeepEvents);
         }
         if (read < free) read += await this.#readNew(free - read);
         if (read === 0 && this.#readClient === undefined) await wait(this.#options.pollMs, { signal }).catch(() => undefined);
@@ -214,15 +216,11 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
     return true;
   }
 
-  /** Emits `backlog` when more than `maxBacklog` entries wait in this worker's group. */
-  async #checkBacklog(): Promise<void> {
-    const bound = this.#options.maxBacklog;
-    if (bound === undefined) return;
-    // Counts no further than the bound needs (when Redis cannot tell the lag, each entry counted is read in Redis).
-    const { backlog } = await this.#stream.measure(bound + 1);
-    const group = backlog.groups.find((candidate) => candidate.name === this.#group);
-    if (group !== undefined && group.pending + group.undelivered > bound) this.#emitSafely('backlog', backlog);
-  }
+  /** What the upkeep (with each trim) reports: the backlog warning, consumers removed. */
+  readonly #upkeepEvents = {
+    backlog: (backlog: StreamBacklog) => this.#emitSafely('backlog', backlog),
+    removed: (event: ConsumersRemovedEvent) => this.#emitSafely('consumersRemoved', event),
+  };
 
   /** Reads entries never delivered to the group, waiting on Redis for some (on the read connection) when it can block. */
   async #readNew(count: number): Promise<number> {
@@ -239,13 +237,13 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
   /** Takes over entries pending longer than `claimIdleMs` with another consumer (or this one, before a restart). */
   async #reclaim(count: number): Promise<number> {
     const sentAt = this.#leases.now();
-    const { live, gone, counts } = await reclaimEntries(this.#stream, this.#group, this.#consumer, this.#options.claimIdleMs, count);
+    const { live, gone, counts, owners } = await reclaimEntries(this.#stream, this.#group, this.#consumer, this.#options.claimIdleMs, count);
     if (gone.length > 0) this.#emitSafely('lost', { ids: gone });
-    const taken = live.map(entryId).filter((id) => !this.#leases.has(id));
-    if (taken.length > 0) {
-      this.#emitSafely('reclaimed', { ids: taken });
-      this.#step({ step: 'reclaim', count: taken.length });
-    }
+    const retaken = live.map(entryId).filter((id) => !this.#leases.has(id));
+    if (retaken.length > 0) this.#step({ step: 'reclaim', count: retaken.length });
+    // The event names other consumers' entries only: not this worker's own, taken back (after a restart, a dropped claim).
+    const taken = retaken.filter((id) => owners.get(id) !== this.#consumer);
+    if (taken.length > 0) this.#emitSafely('reclaimed', { ids: taken, from: [...new Set(taken.map((id) => owners.get(id) ?? 'unknown'))] });
     for (const entry of live) this.#start(entry, counts.get(entryId(entry)) ?? 2, sentAt);
     return live.length;
   }
@@ -291,6 +289,8 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
       return;
     }
     const summary = failed.reason instanceof Error ? failed.reason.message : String(failed.reason);
+    const error = failed.reason instanceof Error ? failed.reason : new Error(summary);
+    this.#emitSafely('handlerFailed', { id, type, shardId, deliveries, error, retried: deliveries < this.#options.maxDeliveries });
     // The last delivery allowed failed too: to the dead letters now, rather than after one more idle wait.
     if (deliveries >= this.#options.maxDeliveries) return this.#deadLetter(id, fields, 'max-deliveries', summary, deliveries);
     // Left pending: delivered again after claimIdleMs (to this worker or another).

@@ -32,4 +32,31 @@ export {
   type RecreatedEvent,
   type UnmarkedEvent,
 } from './event-worker.js';
+export type { HandlerFailedEvent, ReclaimedEvent } from './event-worker-options.js';
+export {
+  createBacklogMonitor,
+  BacklogMonitor,
+  type BacklogMonitorOptions,
+  type BacklogMonitorEvents,
+  type ConsumersRemovedEvent,
+  type BacklogWarning,
+} from './stream-upkeep.js';
 export { createRedisShardCoordinator, RedisShardCoordinator, type RedisShardCoordinatorOptions } from './shard-coordinator.js';
+export {
+  readFleetStatus,
+  type FleetStatusOptions,
+  type FleetStatus,
+  type FleetMemberStatus,
+  type FleetShardStatus,
+  type FleetSessionStatus,
+  type FleetReshardStatus,
+} from './fleet-status.js';
+export {
+  readStreamStatus,
+  PENDING_AGE_BOUNDS_MS,
+  type StreamStatusOptions,
+  type StreamStatus,
+  type PendingByAge,
+  type DeadLetterSummary,
+} from './stream-status.js';
+export { fleetStatusText, streamStatusText } from './status-text.js';

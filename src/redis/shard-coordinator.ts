@@ -17,11 +17,13 @@
  */
 
 import type { CoordinatorTick, ShardCoordinator, ShardLease } from '../gateway/coordinator.js';
+import type { PreviousHolder } from '../gateway/fleet-events.js';
 import { checkCount, checkDuration, clampNumber, DEFAULT_MAX_SHARDS, MAX_SHARDS_LIMIT, refuseUnknownOptions } from '../core/bounds.js';
 import { acquireClaim, CLAIM_TTL_MS, type ClaimKeys, type ClaimScriptRunner, markAnswered } from './interaction-claim.js';
 import { ShardCoordinatorError, ValidationError } from '../errors/index.js';
 import { DEFAULT_COMMAND_TIMEOUT_MS, type RedisScript, withinTime, type RedisClientLike, type StoreFailure } from './connection.js';
 import { taggedKey } from './keys.js';
+import { checkMemberName, FleetMembers, type MemberInfo, thisMember } from './fleet-members.js';
 import { ADOPT_COUNT, COMMIT_RESHARD, LEAVE, RELEASE, REQUEST_RESHARD, SHARD_READY, TICK } from './shard-coordinator-scripts.js';
 
 /** Options of {@link createRedisShardCoordinator}. */
@@ -57,10 +59,24 @@ export interface RedisShardCoordinatorOptions {
    * @default 10000
    */
   maxShards?: number | undefined;
+  /**
+   * This process's name in the fleet (1 to 100 characters, no control character), recorded with its host and pid when it joins:
+   * `readFleetStatus()` lists it, and a member that takes over its shards after it died names it in `shardTakenOver`.
+   * @default the process id
+   */
+  name?: string | undefined;
 }
 
 /** The options {@link createRedisShardCoordinator} knows (any other is refused). */
-const KNOWN_OPTIONS = ['client', 'key', 'bot', 'leaseMs', 'commandTimeoutMs', 'maxShards'] as const satisfies readonly (keyof RedisShardCoordinatorOptions)[];
+const KNOWN_OPTIONS = [
+  'client',
+  'key',
+  'bot',
+  'leaseMs',
+  'commandTimeoutMs',
+  'maxShards',
+  'name',
+] as const satisfies readonly (keyof RedisShardCoordinatorOptions)[];
 
 /** The most free shards one step takes (a member far below its share takes the rest on its next steps). */
 const TAKEN_PER_STEP = 1000;
@@ -131,6 +147,11 @@ export class RedisShardCoordinator implements ShardCoordinator {
   readonly leaseMs: number;
   /** The largest shard count this coordinator runs or reshards to. */
   readonly maxShards: number;
+  /** This process's record in the fleet (name, host, pid). */
+  readonly #info: MemberInfo;
+  readonly #members: FleetMembers;
+  /** The leases each member (of each count) held at its last step, to tell which a step newly gave (at most 64 members). */
+  readonly #seen = new Map<string, Set<string>>();
 
   constructor(options: RedisShardCoordinatorOptions) {
     refuseUnknownOptions(OPERATION, options, KNOWN_OPTIONS);
@@ -140,6 +161,8 @@ export class RedisShardCoordinator implements ShardCoordinator {
     this.#timeoutMs = checkDuration(OPERATION, 'commandTimeoutMs', options.commandTimeoutMs, { min: 1 }) ?? DEFAULT_COMMAND_TIMEOUT_MS;
     this.maxShards = checkCount(OPERATION, 'maxShards', options.maxShards, { min: 1, max: MAX_SHARDS_LIMIT }) ?? DEFAULT_MAX_SHARDS;
     this.#bot = options.bot === undefined ? undefined : checkId(OPERATION, 'bot', options.bot);
+    this.#info = thisMember(options.name === undefined ? undefined : checkMemberName(OPERATION, options.name));
+    this.#members = new FleetMembers(this.#key, (script, keys, args) => this.#run(script, keys, args));
   }
 
   /**
@@ -194,6 +217,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
     for (let i = 0; i + 1 < numbers.length; i += 2) leases.push({ shardId: numbers[i] as number, fence: numbers[i + 1] as number });
     if (status === -1) return { members: 0, index: 0, leases: [], expired: true, report };
     const [, members, index, target, ready] = header.map((value) => clampNumber(value, -1, Number.MAX_SAFE_INTEGER, 0));
+    if (!registered) await this.#members.register(member, this.#info);
     return {
       members: members ?? 1,
       index: index ?? 0,
@@ -201,7 +225,21 @@ export class RedisShardCoordinator implements ShardCoordinator {
       target: target !== undefined && target > 0 ? target : undefined,
       ready: ready ?? 0,
       report,
+      previous: await this.#previous(member, shardCount, leases),
     };
+  }
+
+  /** Who held each shard this step newly gave the member (recorded as the shards' last holder now); `undefined` when none is new. */
+  async #previous(member: string, shardCount: number, leases: readonly ShardLease[]): Promise<ReadonlyMap<number, PreviousHolder> | undefined> {
+    const id = `${member}/${shardCount}`;
+    const seen = this.#seen.get(id);
+    const now = new Set(leases.map((lease) => `${lease.shardId}|${lease.fence}`));
+    const fresh = leases.filter((lease) => seen?.has(`${lease.shardId}|${lease.fence}`) !== true).map((lease) => lease.shardId);
+    const previous = fresh.length === 0 ? undefined : await this.#members.acquired(member, shardCount, fresh);
+    this.#seen.delete(id); // kept in order of use: the least recently stepping member is forgotten first
+    this.#seen.set(id, now);
+    if (this.#seen.size > 64) this.#seen.delete(this.#seen.keys().next().value as string);
+    return previous;
   }
 
   /** A step refused: the fleet serves another bot (`-2`), or its members renew leases more than 10 times longer or shorter (`-3`). */
@@ -271,6 +309,8 @@ export class RedisShardCoordinator implements ShardCoordinator {
     this.#count('ShardCoordinator.leave', shardCount);
     const keys = [`${this.#key}:members`, this.#perCount('leases', shardCount), this.#perCount('owners', shardCount)];
     keys.push(this.#perCount('holders', shardCount), this.#perCount('free', shardCount));
+    this.#seen.delete(`${member}/${shardCount}`);
+    await this.#members.left(member);
     this.#reportNow(await this.#run(LEAVE, keys, [member, String(this.leaseMs)]));
   }
 

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { createClient } from 'redis';
 import { expect, it } from 'vitest';
 import { makeSnowflake } from '../../src/core/constants.js';
-import { Client } from '../../src/index.js';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { Client, DIAGNOSTICS_CHANNELS, type StreamStepMessage } from '../../src/index.js';
 import { createEventWorker, createRedisEventStream, type EventWorker, type RedisEventStream, type RedisNodeClientLike } from '../../src/redis/index.js';
 import { acquireClaim, type ClaimScriptRunner, releaseClaim } from '../../src/redis/interaction-claim.js';
 import { useEmulatorWithAdmin } from '../helpers/emulators.js';
@@ -27,6 +28,16 @@ async function publishing(stream: RedisEventStream) {
   gateway.gateway.publishTo(stream);
   await gateway.gateway.connect();
   return { emulator, gateway };
+}
+
+/** Calls `seen` each time a worker of `stream` takes entries over, its own included (the stream-step channel's `reclaim`). */
+function onReclaim(stream: RedisEventStream, seen: () => void): () => void {
+  const listener = (message: unknown) => {
+    const step = message as StreamStepMessage;
+    if (step.step === 'reclaim' && step.stream === stream.key) seen();
+  };
+  subscribe(DIAGNOSTICS_CHANNELS.streamStep, listener);
+  return () => unsubscribe(DIAGNOSTICS_CHANNELS.streamStep, listener);
 }
 
 describeWithRedis('interaction claims in the worker pool', () => {
@@ -134,7 +145,9 @@ describeWithRedis('interaction claims in the worker pool', () => {
     const bot = new Client({ baseUrl: 'http://127.0.0.1:1', auth: { botToken: 'a-bot-token' } });
     const worker = createEventWorker({ stream, group: 'g', consumer: 'w', client: bot, claimIdleMs: 500 });
     const happened: string[] = [];
-    worker.on('reclaimed', () => happened.push('reclaimed'));
+    // The worker takes back its own entry: no `reclaimed` event (another consumer's only), the reclaim step on the channel.
+    const ownReclaims = onReclaim(stream, () => happened.push('reclaimed'));
+    worker.on('reclaimed', () => happened.push('reclaimed event'));
     worker.onCommand('ping', () => void happened.push('ran'));
     const payload = { id: makeSnowflake(Date.now(), 7), application_id: '1', type: 2, token: 'interaction-token', version: 1, data: { id: '2', name: 'ping' } };
     try {
@@ -144,6 +157,7 @@ describeWithRedis('interaction claims in the worker pool', () => {
       expect(happened).toEqual(['reclaimed', 'ran']);
       await until(async () => (await stream.backlog()).groups[0]?.pending === 0, { what: 'the entry acknowledged' });
     } finally {
+      ownReclaims();
       await worker.close();
       await bot.close();
     }
@@ -155,7 +169,10 @@ describeWithRedis('interaction claims in the worker pool', () => {
     const bot = new Client({ baseUrl: 'http://127.0.0.1:1', auth: { botToken: 'a-bot-token' } });
     const worker = createEventWorker({ stream, group: 'g', consumer: 'b', client: bot, claimIdleMs: 100 });
     const happened: string[] = [];
-    worker.on('reclaimed', () => happened.push('reclaimed'));
+    // Taken from a first, then back from itself: the reclaim steps (the `reclaimed` event names a's once).
+    const reclaims = onReclaim(stream, () => happened.push('reclaimed'));
+    const from: string[][] = [];
+    worker.on('reclaimed', (event) => from.push(event.from));
     worker.on('duplicate', () => happened.push('duplicate'));
     worker.onCommand('ping', () => void happened.push('ran'));
     const id = makeSnowflake(Date.now(), 9);
@@ -178,7 +195,9 @@ describeWithRedis('interaction claims in the worker pool', () => {
       await until(() => happened.includes('ran'), { what: 'the handler run by b' });
       await until(async () => (await stream.backlog()).groups[0]?.pending === 0, { what: 'the entry acknowledged' });
       expect(happened.filter((step) => step !== 'reclaimed')).toEqual(['ran']);
+      expect(from, 'the reclaimed event: from a, once').toEqual([['a']]);
     } finally {
+      reclaims();
       await worker.close();
       await bot.close();
     }

@@ -1,0 +1,187 @@
+/**
+ * A fleet member's typed events, in place of debug text: a shard acquired (from whom; resumed or identified), released
+ * (why), fenced, taken over from a member that died; the members changed; what this process serves. The Gateway emits
+ * each under its `type` and publishes it on the `community-chat-sdk:gateway:fleet` diagnostics channel.
+ *
+ * @module
+ */
+
+import { channels, type GatewayFleetMessage } from '../observe/diagnostics.js';
+
+/** Publishes that an answer was not sent (its shard was fenced here), when the channel has subscribers. */
+export function publishAnswerRefused(): void {
+  if (channels.gatewayFleet.hasSubscribers) channels.gatewayFleet.publish({ type: 'answerRefused' } satisfies GatewayFleetMessage);
+}
+
+/** The member a shard was held by before this process acquired it. */
+export interface PreviousHolder {
+  /** Its member id. */
+  member: string;
+  /** Its name (the Redis coordinator's `name` option), when it recorded one. @default undefined */
+  name?: string | undefined;
+  /** Whether it is still a live member (it handed the shard off) or not (it died, or left). */
+  live: boolean;
+  /** Whether it left the fleet (closed) rather than died. @default false */
+  left?: boolean | undefined;
+}
+
+/** Fields of every fleet event. */
+export interface FleetEventBase {
+  /** This process's member id. */
+  member: string;
+  /** The shard count of the set the event is about. */
+  shardCount: number;
+}
+
+/** This process acquired a shard and its session is up: `resumed` (the stored session went on) or identified afresh. */
+export interface ShardAcquiredEvent extends FleetEventBase {
+  /** The event's name. */
+  type: 'shardAcquired';
+  /** The shard. */
+  shardId: number;
+  /** The lease's fencing token. */
+  fence: number;
+  /** Whether the shard resumed its stored session (no Identify spent). */
+  resumed: boolean;
+  /** Who held it before, when the coordinator knows. @default undefined */
+  from?: PreviousHolder | undefined;
+  /** From the acquisition (the step's answer) to the session up, milliseconds. */
+  durationMs: number;
+}
+
+/** This process gave a shard back. */
+export interface ShardReleasedEvent extends FleetEventBase {
+  /** The event's name. */
+  type: 'shardReleased';
+  /** The shard. */
+  shardId: number;
+  /** `rebalance` (handed off beyond the fair share), `reshard` (the fleet switched to another count) or `closing`. */
+  reason: 'rebalance' | 'reshard' | 'closing';
+}
+
+/** This process stopped dispatching on a shard whose lease lapsed or was taken (nothing saved: its next holder resumes). */
+export interface ShardFencedEvent extends FleetEventBase {
+  /** The event's name. */
+  type: 'shardFenced';
+  /** The shard. */
+  shardId: number;
+  /** Why, in words. */
+  reason: string;
+}
+
+/** This process took a shard over from a member that died (its lease expired). */
+export interface ShardTakenOverEvent extends FleetEventBase {
+  /** The event's name. */
+  type: 'shardTakenOver';
+  /** The shard. */
+  shardId: number;
+  /** The dead member's id. */
+  fromMember: string;
+  /** The dead member's name, when it recorded one. @default undefined */
+  fromName?: string | undefined;
+}
+
+/** The fleet's live members changed. */
+export interface MembersChangedEvent extends FleetEventBase {
+  /** The event's name. */
+  type: 'membersChanged';
+  /** Live members, this one included. */
+  members: number;
+  /** The most shards one member holds: `ceil(shardCount / members)`. */
+  fairShare: number;
+}
+
+/** What this process serves, emitted when it changes (and once after joining, so a spare says it is one). */
+export interface ServingEvent extends FleetEventBase {
+  /** The event's name. */
+  type: 'serving';
+  /** The shard ids held here. */
+  shardIds: number[];
+  /** Whether this process holds no shard (a spare, waiting for one to free). */
+  spare: boolean;
+  /** Live members. */
+  members: number;
+  /** The most shards one member holds. */
+  fairShare: number;
+}
+
+/** Every fleet event. */
+export type FleetEvent = ShardAcquiredEvent | ShardReleasedEvent | ShardFencedEvent | ShardTakenOverEvent | MembersChangedEvent | ServingEvent;
+
+/** The Gateway's fleet events, by name (part of `GatewayEvents`). */
+export interface FleetEvents {
+  /** A shard was acquired here and its session is up (resumed or identified), with whom it came from. */
+  shardAcquired: [event: ShardAcquiredEvent];
+  /** A shard was given back (hand-off to rebalance, a reshard's switch, closing). */
+  shardReleased: [event: ShardReleasedEvent];
+  /** A shard was fenced: its lease lapsed or was taken; it dispatches nothing more here. */
+  shardFenced: [event: ShardFencedEvent];
+  /** A shard of a member that died was taken over here. */
+  shardTakenOver: [event: ShardTakenOverEvent];
+  /** The fleet's live members changed. */
+  membersChanged: [event: MembersChangedEvent];
+  /** What this process serves changed (and once after joining: a spare says it is one). */
+  serving: [event: ServingEvent];
+}
+
+/** Publishes a fleet event on its diagnostics channel (when the channel has subscribers), then emits it under its `type`. */
+export function emitFleetEvent(event: FleetEvent, emit: (name: FleetEvent['type'], event: FleetEvent) => void): void {
+  if (channels.gatewayFleet.hasSubscribers) channels.gatewayFleet.publish(event);
+  emit(event.type, event);
+}
+
+/**
+ * The events of one supervisor (one member, one shard count), built and handed to `emit`. It follows the steps and says
+ * what changed: the members (count, fair share) and what this process serves; the first step that may acquire always
+ * says what is served, so a spare announces itself.
+ */
+export class FleetReporter {
+  readonly #emit: (event: FleetEvent) => void;
+  readonly #member: () => string;
+  readonly #count: number;
+  #members = -1;
+  #serving: string | undefined;
+
+  /** @param member - this process's member id now (it changes when it joins again) */
+  constructor(emit: (event: FleetEvent) => void, member: () => string, shardCount: number) {
+    this.#emit = emit;
+    this.#member = member;
+    this.#count = shardCount;
+  }
+
+  #base(): FleetEventBase {
+    return { member: this.#member(), shardCount: this.#count };
+  }
+
+  /** A shard newly acquired: `shardTakenOver` when its former holder died (not live, and did not leave). */
+  acquired(shardId: number, from: PreviousHolder | undefined): void {
+    if (from === undefined || from.live || from.left === true) return;
+    this.#emit({ type: 'shardTakenOver', ...this.#base(), shardId, fromMember: from.member, fromName: from.name });
+  }
+
+  /** Shards given back (one event each). */
+  released(shardIds: number | readonly number[], reason: ShardReleasedEvent['reason']): void {
+    for (const shardId of typeof shardIds === 'number' ? [shardIds] : shardIds) this.#emit({ type: 'shardReleased', ...this.#base(), shardId, reason });
+  }
+
+  /** A shard fenced. */
+  fenced(shardId: number, reason: string): void {
+    this.#emit({ type: 'shardFenced', ...this.#base(), shardId, reason });
+  }
+
+  /** A step's outcome (answered `renewalMs` after it was sent): `membersChanged` when the count changed, `serving` when the shards held here did. */
+  step(members: number, held: readonly number[], renewalMs: number): void {
+    const base = this.#base();
+    if (channels.gatewayFleet.hasSubscribers)
+      channels.gatewayFleet.publish({ type: 'leaseRenewed', ...base, durationMs: renewalMs } satisfies GatewayFleetMessage);
+    const fairShare = Math.ceil(this.#count / Math.max(1, members));
+    if (members !== this.#members) {
+      this.#members = members;
+      this.#emit({ type: 'membersChanged', ...base, members, fairShare });
+    }
+    const serving = held.join(',');
+    if (serving === this.#serving) return;
+    this.#serving = serving;
+    this.#emit({ type: 'serving', ...base, shardIds: [...held], spare: held.length === 0, members, fairShare });
+  }
+}

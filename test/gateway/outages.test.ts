@@ -1,0 +1,112 @@
+/**
+ * Coordinator failures reported once per outage, named by their source (`gateway/outages.ts`, used by `gateway/fleet.ts`):
+ * a Redis paused for seconds is one error when it starts and one line with its duration when it ends, not one per call; a
+ * session store's failure is the store's event, not the coordinator's.
+ */
+import { expect, it } from 'vitest';
+import type { ConnectionReport } from '../../src/gateway/connection-host.js';
+import { createFleet } from '../../src/gateway/fleet.js';
+import { LastSessions, type GatewaySessionStore } from '../../src/gateway/gateway-session-store.js';
+import { Outage } from '../../src/gateway/outages.js';
+import type { ShardHandle } from '../../src/gateway/shards.js';
+import { SessionStoreError, ShardCoordinatorError } from '../../src/errors/index.js';
+import { ScriptedCoordinator, step } from '../helpers/scripted-coordinator.js';
+import { until } from '../helpers/until.js';
+
+it('an outage is reported when it starts, counted while it lasts, and ends with its duration and count', () => {
+  const clock = { now: 100 };
+  const outage = new Outage(() => clock.now);
+  expect(outage.recovered(), 'no outage: nothing ends').toBeUndefined();
+  expect(outage.failed(), 'the first failure starts it').toBe(true);
+  clock.now = 2100;
+  expect(outage.failed()).toBe(false);
+  expect(outage.failed()).toBe(false);
+  clock.now = 8100;
+  expect(outage.recovered()).toEqual({ durationMs: 8000, failures: 3 });
+  expect(outage.recovered(), 'ended once').toBeUndefined();
+  expect(outage.failed(), 'a new outage').toBe(true);
+  expect(outage.recovered()).toEqual({ durationMs: 0, failures: 1 });
+});
+
+/** A fleet whose shards restore from `store`, recording what it reports and what the session store's path got. */
+function fleetWith(store?: GatewaySessionStore) {
+  const coordinator = new ScriptedCoordinator(1000);
+  const reports: ConnectionReport[] = [];
+  const storeFailures: unknown[] = [];
+  const shard = (id: number): ShardHandle => ({
+    ...{ id, status: 'idle', sessionId: undefined, sequence: null, latency: undefined, lastAckAt: undefined, resumeUrl: undefined },
+    restore: () => undefined,
+    connect: async () => undefined,
+    destroy: async () => undefined,
+  });
+  const fleet = createFleet(
+    coordinator,
+    1,
+    {
+      ...{ create: shard, list: [], savers: new Map(), store, last: new LastSessions(), holds: () => true, record: () => undefined },
+      ...{ storeFailed: (error) => storeFailures.push(error), report: (report) => reports.push(report) },
+    },
+    'me',
+  );
+  const answer = async (outcome: ReturnType<typeof step> | Error) => {
+    const ticking = fleet.tick();
+    const call = await coordinator.next('tick');
+    if (outcome instanceof Error) call.reject(outcome);
+    else call.resolve(outcome);
+    await ticking;
+  };
+  return { fleet, reports, storeFailures, answer };
+}
+
+it('ten failed steps in a row are one error naming the coordinator, and the step that answers again reports the outage once with its duration', async () => {
+  const { reports, answer } = fleetWith();
+  await answer(step({}));
+  for (let i = 0; i < 10; i++) await answer(new ShardCoordinatorError('Redis did not answer within 2000 ms'));
+  const errors = reports.filter((report) => report.event === 'error');
+  expect(errors.map((report) => (report.payload as Error).message)).toEqual([
+    'The shard coordinator failed: Redis did not answer within 2000 ms (further failures are counted until it answers again)',
+  ]);
+  await answer(step({}));
+  const ended = reports.filter((report) => report.event === 'debug' && String(report.payload).includes('answers again'));
+  expect(ended).toHaveLength(1);
+  expect(String(ended[0]?.payload)).toMatch(/^\[fleet\] the shard coordinator answers again, after \d+ ms of failures \(10 failed calls\)$/);
+  await answer(new ShardCoordinatorError('Redis failed: ECONNRESET'));
+  expect(
+    reports.filter((report) => report.event === 'error'),
+    'a new outage is reported again',
+  ).toHaveLength(2);
+});
+
+it('values a step repaired are reported each time, and do not open an outage that hides the next failure', async () => {
+  const { reports, answer } = fleetWith();
+  await answer(step({}));
+  const repair = new ShardCoordinatorError('found values the SDK did not write, and repaired them: k held x', { keys: ['k'] });
+  await answer({ ...step({}), report: repair });
+  await answer({ ...step({}), report: repair });
+  await answer(new ShardCoordinatorError('Redis did not answer within 2000 ms'));
+  const messages = reports.filter((report) => report.event === 'error').map((report) => (report.payload as Error).message);
+  expect(messages).toHaveLength(3);
+  expect(messages[2]).toContain('Redis did not answer');
+  expect(
+    reports.filter((report) => report.event === 'debug' && String(report.payload).includes('answers again')),
+    'a repair is no outage',
+  ).toEqual([]);
+});
+
+it("a session store failing while a shard starts is the session store's failure, not the coordinator's", async () => {
+  const failing: GatewaySessionStore = {
+    load: async () => {
+      throw new SessionStoreError('Redis did not answer within 2000 ms');
+    },
+    save: async () => undefined,
+  };
+  const { reports, storeFailures, answer } = fleetWith(failing);
+  await answer(step({}));
+  await answer(step({ 0: 1 }));
+  await until(() => storeFailures.length > 0, { what: "the session store's failure reported as the store's" });
+  expect(storeFailures[0]).toBeInstanceOf(SessionStoreError);
+  expect(
+    reports.filter((report) => report.event === 'error'),
+    'nothing blamed on the coordinator',
+  ).toEqual([]);
+});
