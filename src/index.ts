@@ -77,8 +77,53 @@ export { UsersManager } from './resources/users.js';
 export { WebhooksManager, type WebhookTarget } from './resources/webhooks.js';
 export { extractPageItems, PageList, type ListOptions } from './resources/pagination.js';
 export { countCharacters } from './schemas/text.js';
-export type * from './schemas/requests.js';
-export type * from './schemas/responses.js';
+export type {
+  CommandOptionChoice,
+  CommandOption,
+  CommandDefinition,
+  WebhookMessage,
+  CreateGuildWebhookRequest,
+  LoginCredentials,
+  PageQuery,
+  InteractionResponse,
+  CreateApplicationRequest,
+  UpdateApplicationRequest,
+  UpdateBotRequest,
+  CreateApplicationWebhookRequest,
+  UpdateApplicationWebhookRequest,
+  UpdateWebhookRequest,
+  UpdateChannelRequest,
+  CreateActivityRequest,
+  PlayPauseRequest,
+  SeekRequest,
+  StateUpdateRequest,
+  ForgotPasswordRequest,
+  ResetPasswordRequest,
+} from './schemas/request-types.js';
+export type {
+  ApiObject,
+  Application,
+  PublicApplication,
+  Bot,
+  BotInviteUrl,
+  BotTokenReset,
+  Command,
+  Activity,
+  ActivitySnapshot,
+  Channel,
+  Attachment,
+  DriveLink,
+  GuildWebhook,
+  ApplicationWebhook,
+  ApplicationWebhookSecret,
+  WebhookTestDelivery,
+  WebhookDeliveryLogEntry,
+  ApiLogEntry,
+  ApplicationMetrics,
+  Page,
+  User,
+  SessionTokens,
+} from './schemas/responses.js';
 export { SDK_VERSION } from './core/version.js';
 export { Gateway, type GatewayCloseOptions } from './gateway/gateway.js';
 export type { DispatchSink, PublishedDispatch, PublishOptions } from './gateway/publisher.js';

@@ -6,7 +6,7 @@
  */
 
 import { ApplicationCommandOptionType } from '../core/constants.js';
-import type { CommandDefinition } from '../schemas/requests.js';
+import type { CommandDefinition } from '../schemas/request-types.js';
 
 /** TypeScript type of each option type (Discord's numbering). */
 export interface CommandOptionTypeMap {

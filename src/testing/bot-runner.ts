@@ -8,7 +8,7 @@
  */
 
 import { Client } from '../clients/client.js';
-import type { CommandDefinition } from '../schemas/requests.js';
+import type { CommandDefinition } from '../schemas/request-types.js';
 import type { Emulator } from './emulator/server.js';
 
 /** What {@link startBot} needs. */
