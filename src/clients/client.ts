@@ -356,7 +356,7 @@ export class Client extends EventEmitter<ClientEvents> {
     return { baseUrl: this.baseUrl, credentials };
   }
 
-  /** Redacted view for `util.inspect`. */
+  /** @internal Redacted view for `util.inspect`. (Node finds it by its registered symbol). */
   [inspectSymbol](): string {
     return `Client ${JSON.stringify(this.toJSON())}`;
   }

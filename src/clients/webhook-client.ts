@@ -136,7 +136,7 @@ export class WebhookClient extends EventEmitter<WebhookClientEvents> {
     return { id: this.id, origin: this.#origin };
   }
 
-  /** Redacted view for `util.inspect`. */
+  /** @internal Redacted view for `util.inspect`. (Node finds it by its registered symbol). */
   [inspectSymbol](): string {
     return `WebhookClient { id: ${JSON.stringify(this.id)}, origin: ${JSON.stringify(this.#origin)}, token: [redacted] }`;
   }

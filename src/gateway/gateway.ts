@@ -409,7 +409,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     return this.close();
   }
 
-  /** Redacted view for `util.inspect`. */
+  /** @internal Redacted view for `util.inspect`. (Node finds it by its registered symbol). */
   [inspectSymbol](): string {
     const shards = this.#sets.current.plan?.sharded
       ? `, shards: ${this.#sets.current.shards.map((shard) => shard.id).join(',')} of ${this.#sets.current.plan.count}`

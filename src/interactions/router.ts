@@ -191,7 +191,7 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
   }
 
   /**
-   * Offers an interaction to this router's pending waits first (binding it to
+   * @internal Offers an interaction to this router's pending waits first (binding it to
    * them, as `dispatch` does); whether one took it. What delivers interactions
    * (the Gateway, the receiver) asks this before anything else runs for it.
    */
@@ -200,14 +200,14 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
     return this.#waiters.offer(interaction);
   }
 
-  /** Whether `dispatch` would run anything for the interaction: an `interactionCreate` listener, or a handler of its kind or command. */
+  /** @internal Whether `dispatch` would run anything for the interaction: an `interactionCreate` listener, or a handler of its kind or command. */
   wouldHandle(interaction: Interaction): boolean {
     if (this.listenerCount('interactionCreate') > 0 || (this.#handlers.get(interaction.kind)?.size ?? 0) > 0) return true;
     return interaction.kind === 'command' && (this.#handlers.get(`command:${interaction.commandName.toLowerCase()}`)?.size ?? 0) > 0;
   }
 
   /**
-   * After the routers ran: a component click or modal submit that no wait,
+   * @internal After the routers ran: a component click or modal submit that no wait,
    * handler or listener took (`handled` says whether anything else did) is
    * held briefly for an `awaitComponent` / `awaitModalSubmit` about to
    * register on this router (reply, then await: the click may arrive first),

@@ -303,7 +303,7 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> extends Ev
     }
   }
 
-  /** Redacted view for `util.inspect`: never a secret. */
+  /** @internal Redacted view for `util.inspect`: never a secret. (Node finds it by its registered symbol). */
   [inspectSymbol](): string {
     return `WebhookReceiver { secrets: ${this.#secrets.count} [redacted], types: [${[...this.#handlers.keys()].join(', ')}], interactionHandlers: ${this.router.handlerCount} }`;
   }

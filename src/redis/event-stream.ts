@@ -189,7 +189,7 @@ export class RedisEventStream implements DispatchSink {
     return withinTime(this.client, this.timeoutMs, () => script.run(this.client, keys, args), streamFailure);
   }
 
-  /** The key of an interaction's claim (see `createEventWorker`). */
+  /** @internal The key of an interaction's claim (see `createEventWorker`). */
   claimKey(interactionId: string): string {
     return `${this.key}:claimed:${interactionId}`;
   }
