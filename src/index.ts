@@ -270,7 +270,7 @@ export {
   isPingInteraction,
   isUnknownInteraction,
 } from './interactions/guards.js';
-export { RateLimiter as MemoryRateLimitStore } from './rest/rate-limiter.js';
+export { MemoryRateLimitStore } from './rest/rate-limiter.js';
 export type { RateLimitStore, RateLimitSettings, RateLimitHeaders, GlobalRateLimitOptions, Lane, WaitGuard } from './rest/rate-limit-store.js';
 export {
   InteractionRouter,

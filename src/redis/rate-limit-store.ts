@@ -14,7 +14,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'eventemitter3';
-import { RateLimiter } from '../rest/rate-limiter.js';
+import { MemoryRateLimitStore } from '../rest/rate-limiter.js';
 import {
   attachSettings,
   RouteHashes,
@@ -108,7 +108,7 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
   /** The settings of the clients it serves, once one attached. */
   #attached: RateLimitSettings | undefined;
   #settings: RateLimitSettings = { now: Date.now, webhookWindow: undefined, maxPauseMs: 600_000, globalRateLimit: undefined };
-  #local = new RateLimiter();
+  #local = new MemoryRateLimitStore();
   #onLocal = false;
   /** When the store last fell back (epoch ms of this host: only to pace retries of Redis). */
   #localSince = 0;
@@ -151,7 +151,7 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
     this.#attached = served;
     this.#settings = served;
     this.#head = this.#settingsArgs();
-    this.#local = new RateLimiter(served);
+    this.#local = new MemoryRateLimitStore(served);
   }
 
   /** The bucket key of a request; bucket ids learned by other processes are resolved in Redis. */

@@ -12,7 +12,7 @@ import { ValidationError } from '../errors/local.js';
 import { createLogFunction } from '../observe/events.js';
 import type { PipelineOptions } from './options.js';
 import { checkCount, checkDuration } from '../core/bounds.js';
-import { RateLimiter } from './rate-limiter.js';
+import { MemoryRateLimitStore } from './rate-limiter.js';
 import { checkWindow, type RateLimitSettings, type RateLimitStore } from './rate-limit-store.js';
 import type { RestClientConfig } from './config.js';
 import { RestClient } from './rest-client.js';
@@ -73,7 +73,7 @@ export function createRestClient(options: PipelineOptions, wiring: PipelineWirin
   const retry = resolveRetryPolicy(options);
   const settings: RateLimitSettings = { now, webhookWindow, maxPauseMs: retry.maxRateLimitPauseMs, globalRateLimit: options.globalRateLimit };
   let limiter: RateLimitStore;
-  if (options.rateLimitStore === undefined) limiter = new RateLimiter(settings);
+  if (options.rateLimitStore === undefined) limiter = new MemoryRateLimitStore(settings);
   else {
     limiter = options.rateLimitStore;
     limiter.attach(settings);

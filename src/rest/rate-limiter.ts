@@ -78,7 +78,7 @@ const DEFAULT_SETTINGS: RateLimitSettings = {
  * The in-memory rate-limit store, the default: tracks every rate limit one
  * client knows of, in its own process.
  */
-export class RateLimiter implements RateLimitStore {
+export class MemoryRateLimitStore implements RateLimitStore {
   #globalUntil = 0;
   readonly #buckets = new Map<string, Bucket>();
   readonly #routeHashes = new RouteHashes();
@@ -245,8 +245,8 @@ export class RateLimiter implements RateLimitStore {
   /**
    * Counts the request as in flight and returns `true` when the bucket may
    * send at once (a synchronous check that allocates nothing). Otherwise
-   * returns `false`: call {@link RateLimiter.acquire}. Every successful
-   * acquire must be followed by one {@link RateLimiter.release}.
+   * returns `false`: call {@link MemoryRateLimitStore.acquire}. Every successful
+   * acquire must be followed by one {@link MemoryRateLimitStore.release}.
    * @internal The pipeline's fast path; not part of {@link RateLimitStore}.
    */
   tryAcquire(key: string, lane: Lane): boolean {
@@ -393,9 +393,6 @@ export class RateLimiter implements RateLimitStore {
     this.#webhooks.done(webhookId);
   }
 }
-
-/** The in-memory store under the name of its kind. */
-export const MemoryRateLimitStore = RateLimiter;
 
 /** Whether a bucket holds nothing that still matters: no request in flight or waiting, no pause or reset ahead. */
 function isIdle(bucket: Bucket, now: number): boolean {
