@@ -118,7 +118,7 @@ export type {
   PipelineOptions,
   RetryOptions,
 } from './rest/options.js';
-export type { WebhookWindowOptions } from './rest/rate-limiter.js';
+export type { WebhookWindowOptions } from './rest/rate-limit-store.js';
 export type {
   ClientEvents,
   Logger,
@@ -224,8 +224,6 @@ export {
   type GatewayOpcodeValue,
 } from './gateway/protocol.js';
 export {
-  BaseInteraction,
-  RepliableInteraction,
   PingInteraction,
   CommandInteraction,
   AutocompleteInteraction,
@@ -234,25 +232,28 @@ export {
   UnknownInteraction,
   createInteraction,
   type Interaction,
-  type InteractionKind,
   type InteractionByKind,
-  type InteractionPayload,
-  type InteractionUser,
-  type InteractionResponder,
-  type AcknowledgementState,
-  type ReplyMessage,
-  type MessagePayload,
-  type AllowedMentions,
-  type ReceivedMessage,
-  type AutocompleteChoice,
-  type ModalForm,
   type AwaitComponentOptions,
   type AwaitModalSubmitOptions,
-  type AnswerOptions,
   type AwaitsComponents,
   type ShowsModals,
   type DefersUpdates,
 } from './interactions/interaction.js';
+export { BaseInteraction, RepliableInteraction } from './interactions/base.js';
+export type {
+  InteractionKind,
+  InteractionPayload,
+  InteractionUser,
+  InteractionResponder,
+  AcknowledgementState,
+  ReplyMessage,
+  MessagePayload,
+  AllowedMentions,
+  ReceivedMessage,
+  AutocompleteChoice,
+  ModalForm,
+  AnswerOptions,
+} from './interactions/types.js';
 export {
   defineCommand,
   type Exactly,
@@ -282,17 +283,9 @@ export {
 } from './interactions/router.js';
 export { verifyWebhookDelivery, type VerifyWebhookOptions } from './receive/verify.js';
 export { signWebhookDelivery, type SignWebhookOptions } from './receive/sign.js';
-export {
-  createWebhookReceiver,
-  WebhookReceiver,
-  MAX_BODY_BYTES_LIMIT,
-  MAX_PENDING_BODIES_LIMIT,
-  type WebhookReceiverOptions,
-  type WebhookSecretProvider,
-  type WebhookReceiverEvents,
-  type WebhookErrorEvent,
-  type InteractionCallbackClient,
-} from './receive/receiver.js';
+export { createWebhookReceiver, WebhookReceiver, type WebhookReceiverEvents, type WebhookErrorEvent } from './receive/receiver.js';
+export { MAX_BODY_BYTES_LIMIT, MAX_PENDING_BODIES_LIMIT, type WebhookReceiverOptions, type InteractionCallbackClient } from './receive/receiver-options.js';
+export type { WebhookSecretProvider } from './receive/receiver-secrets.js';
 export { MemoryReplayStore, type ReplayStore, type MemoryReplayStoreOptions } from './receive/replay-store.js';
 export type { WebhookDelivery, WebhookEventMap } from './receive/delivery.js';
 export type { WebhookScheme, WebhookSecret, DeliveryFields, SignedPayloadParts } from './receive/scheme.js';

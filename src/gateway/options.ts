@@ -6,7 +6,8 @@
  */
 
 import type { ShardCoordinator } from './coordinator.js';
-import type { Interaction, InteractionResponder } from '../interactions/interaction.js';
+import type { Interaction } from '../interactions/interaction.js';
+import type { InteractionResponder } from '../interactions/types.js';
 import type { InteractionErrorEvent, InteractionUnhandledEvent } from '../interactions/router.js';
 import type { IdentifyThrottle } from './identify-throttle.js';
 import { MIN_HEARTBEAT_INTERVAL_MS } from './protocol.js';

@@ -16,9 +16,9 @@ import {
   type ComponentInteraction,
   type Interaction,
   type InteractionByKind,
-  type InteractionKind,
   type ModalSubmitInteraction,
 } from './interaction.js';
+import type { InteractionKind } from './types.js';
 import { ValidationError } from '../errors/index.js';
 import { checkDuration, optionNames, refuseUnknownOptions } from '../core/bounds.js';
 import { answeredInteractionId, DEFAULT_MAX_WAITERS, InteractionWaiters, taken } from './waiters.js';

@@ -20,7 +20,6 @@ import { createFetchHandler, type FetchHandler } from './fetch.js';
 import { bodyBytes, type RawBody, type WebhookHeaders } from './input.js';
 import { ReceiverSecrets } from './receiver-secrets.js';
 
-export type { WebhookSecretProvider } from './receiver-secrets.js';
 import { createNodeHandler, type NodeRequestHandler } from './node.js';
 import type { ReceiveOutcome, ReceiverCore } from './outcome.js';
 import { MemoryReplayStore, type ReplayStore } from './replay-store.js';
@@ -28,9 +27,6 @@ import { resolveScheme, type ResolvedWebhookScheme, type WebhookSecret } from '.
 import { verifyWebhookDelivery } from './verify.js';
 import { PendingBodies } from './pending-bodies.js';
 import { resolveReceiverLimits, type WebhookReceiverOptions } from './receiver-options.js';
-
-export type { InteractionCallbackClient, WebhookReceiverOptions } from './receiver-options.js';
-export { MAX_BODY_BYTES_LIMIT, MAX_PENDING_BODIES_LIMIT } from './receiver-options.js';
 
 /** Emitted when a handler (or the receiver itself) fails; never a crash, never a 500 after the 2xx. */
 export interface WebhookErrorEvent {

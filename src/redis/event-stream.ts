@@ -19,8 +19,6 @@ import { DEFAULT_COMMAND_TIMEOUT_MS, type RedisClientLike, RedisScript, sendComm
 import { taggedKey } from './keys.js';
 import { BACKLOG, LUA_STREAM_IDS, readBacklog, type StreamBacklog, UNDELIVERED_COUNT_CAP } from './stream-backlog.js';
 
-export type { StreamBacklog, StreamConsumerBacklog, StreamGroupBacklog } from './stream-backlog.js';
-
 /** Options of {@link createRedisEventStream}. */
 export interface RedisEventStreamOptions {
   /** A node-redis v6 client (one node, a cluster or a Sentinel master), connected. */

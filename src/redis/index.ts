@@ -12,15 +12,8 @@ export type { RedisClientLike, RedisNodeClientLike, RedisClusterClientLike, Redi
 export { createRedisIdentifyThrottle, RedisIdentifyThrottle, type RedisIdentifyThrottleOptions } from './identify-throttle.js';
 export { createRedisGatewaySessionStore, RedisGatewaySessionStore, type RedisGatewaySessionStoreOptions } from './gateway-session-store.js';
 export { createRedisReplayStore, RedisReplayStore, type RedisReplayStoreOptions } from './replay-store.js';
-export {
-  createRedisEventStream,
-  RedisEventStream,
-  type RedisEventStreamOptions,
-  type StreamBacklog,
-  type StreamGroupBacklog,
-  type StreamConsumerBacklog,
-  type DeadLetter,
-} from './event-stream.js';
+export { createRedisEventStream, RedisEventStream, type RedisEventStreamOptions, type DeadLetter } from './event-stream.js';
+export type { StreamBacklog, StreamGroupBacklog, StreamConsumerBacklog } from './stream-backlog.js';
 export {
   createEventWorker,
   EventWorker,

@@ -25,8 +25,6 @@ import { GlobalCap } from './global-cap.js';
 import { IncrementalSweep } from './sweep.js';
 import { WebhookWindows } from './webhook-windows.js';
 
-export type { Lane, RateLimitHeaders, WaitGuard, WebhookWindowOptions } from './rate-limit-store.js';
-
 /** Whether a bucket's limits are known: not yet, one request is finding out, or learned (limits, or no headers at all). */
 const Discovery = { Unknown: 0, Discovering: 1, Known: 2 } as const;
 type Discovery = (typeof Discovery)[keyof typeof Discovery];

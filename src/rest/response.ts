@@ -17,7 +17,7 @@ import {
   type ApiErrorInit,
 } from '../errors/index.js';
 import { redactHeaders, redactValue } from '../core/redact.js';
-import type { RateLimitHeaders } from './rate-limiter.js';
+import type { RateLimitHeaders } from './rate-limit-store.js';
 import { parseRetryAfter } from './retry-after.js';
 import type { TransportResponse } from './transport.js';
 
