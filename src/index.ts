@@ -200,7 +200,8 @@ export type {
   SessionTokens,
 } from './schemas/responses.js';
 export { SDK_VERSION } from './core/version.js';
-export { Gateway, type GatewayCloseOptions } from './gateway/gateway.js';
+export { Gateway } from './gateway/gateway.js';
+export type { GatewayCloseOptions } from './gateway/options.js';
 export type { DispatchSink, PublishedDispatch, PublishOptions } from './gateway/publisher.js';
 export type {
   GatewayOptions,

@@ -47,9 +47,6 @@ import { answerable, deliverClaimed, recordingAnswers } from './fleet.js';
 import { deliverInteraction, handlerErrorReporter } from './deliver.js';
 import { emitReport } from './report.js';
 
-export type { ShardInfo } from './shards.js';
-export type { GatewayCloseOptions } from './options.js';
-
 /** The Gateway: connection state, events, and typed interaction handlers. */
 export class Gateway extends EventEmitter<GatewayEvents> {
   readonly #options: ResolvedGatewayOptions;
