@@ -167,6 +167,3 @@ export function createOtelTracing(options: OtelTracingOptions = {}): OtelTracing
     },
   };
 }
-
-/** The same as {@link createOtelTracing}: instruments every client of the process. */
-export const instrument: (options?: OtelTracingOptions) => OtelTracing = createOtelTracing;
