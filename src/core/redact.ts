@@ -14,7 +14,7 @@ const SECRET_KEY = /token|secret|password|passwd|cookie|authorization|api[-_]?ke
 const SECRET_HEADERS = new Set(['authorization', 'cookie', 'set-cookie', 'proxy-authorization']);
 
 /** Whether an object key names a secret (e.g. `token`, `access_token`, `secret`, `password`). */
-export function isSecretKey(key: string): boolean {
+function isSecretKey(key: string): boolean {
   return SECRET_KEY.test(key);
 }
 

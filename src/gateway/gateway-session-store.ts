@@ -142,7 +142,7 @@ export class SessionSaver {
 }
 
 /** The most shard sessions {@link LastSessions} keeps. */
-export const LAST_SESSIONS_LIMIT = 4096;
+const LAST_SESSIONS_LIMIT = 4096;
 
 /**
  * The last session of each shard this process held, in memory (at most {@link LAST_SESSIONS_LIMIT}, the oldest forgotten first),

@@ -195,7 +195,7 @@ export interface AutoReshardOptions {
 export interface GatewayOptions extends GatewayConnectionOptions, GatewayShardingOptions {}
 
 /** The names of every Gateway option: any other is refused. */
-export const GATEWAY_OPTIONS = optionNames<GatewayOptions>({
+const GATEWAY_OPTIONS = optionNames<GatewayOptions>({
   ...{ url: true, intents: true, connectTimeoutMs: true, openTimeoutMs: true, helloTimeoutMs: true, readyTimeoutMs: true, compression: true },
   ...{ reconnectBaseDelayMs: true, reconnectMaxDelayMs: true, maxIdentifyFailures: true, headers: true, minHeartbeatIntervalMs: true },
   ...{ trustResumeUrl: true, random: true, shards: true, shardCount: true, maxShards: true, maxConcurrency: true, shardsPerWorker: true },

@@ -32,7 +32,7 @@ import type { GatewayDispatchEvent } from './options.js';
 import type { ShardHandle } from './shards.js';
 
 /** What the sets ask of their Gateway. */
-export interface ShardSetsHost {
+interface ShardSetsHost {
   /** A shard of a set, in this thread. */
   newShard(id: number, plan: ShardPlan, set: ShardSet): ShardHandle;
   /** The session record of a shard of a set, for the store. */

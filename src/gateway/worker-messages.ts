@@ -39,7 +39,7 @@ export interface ShardState {
 }
 
 /** An error made cloneable. */
-export interface SentError {
+interface SentError {
   message: string;
   code: number | undefined;
   /** Set for a `GatewayFatalError`. */
@@ -49,7 +49,7 @@ export interface SentError {
 }
 
 /** A connection event as it crosses threads: an error travels as a {@link SentError}, every other payload is cloneable as it is. */
-export type SentReport = Exclude<ConnectionReport, { event: 'error' }> | { event: 'error'; payload: SentError };
+type SentReport = Exclude<ConnectionReport, { event: 'error' }> | { event: 'error'; payload: SentError };
 
 /** Main thread → worker. */
 export type ToWorker =

@@ -95,7 +95,7 @@ export function defineCommand<const D extends CommandDefinition>(definition: D &
 }
 
 /** One option as it arrives in an interaction. */
-export interface ReceivedOption {
+interface ReceivedOption {
   /** Option name. */
   name: string;
   /** Option type. */

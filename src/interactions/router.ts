@@ -51,7 +51,7 @@ export interface InteractionUnhandledEvent {
 }
 
 /** Describes an interaction nothing took. */
-export function unhandledInteraction(interaction: ComponentInteraction | ModalSubmitInteraction): InteractionUnhandledEvent {
+function unhandledInteraction(interaction: ComponentInteraction | ModalSubmitInteraction): InteractionUnhandledEvent {
   const answers = interaction.kind === 'component' ? answeredInteractionId(interaction.message) : undefined;
   const what = interaction.kind === 'component' ? 'component click' : 'modal submit';
   const message = `a ${what} with custom_id ${JSON.stringify(interaction.customId)} (interaction ${interaction.id}${answers === undefined ? '' : `, on the answer to interaction ${answers}`}) was taken by no awaitComponent/awaitModalSubmit, handler or listener; nothing answers it`;

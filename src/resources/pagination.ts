@@ -116,7 +116,7 @@ export class PageList<T> implements Promise<Page<T>>, AsyncIterable<T> {
 }
 
 /** Fetches one page of a paginated operation. */
-export async function fetchPage<T>(
+async function fetchPage<T>(
   rest: RestClient,
   operation: OperationId,
   params: Record<string, string>,

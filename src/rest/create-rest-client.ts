@@ -22,7 +22,7 @@ import type { Transport } from './transport.js';
 import { UndiciTransport } from './undici-transport.js';
 
 /** What the clients add to the pipeline options: the fields of the REST client's configuration that depend on the client. */
-export type PipelineWiring = Pick<
+type PipelineWiring = Pick<
   RestClientConfig,
   'origin' | 'apiPrefix' | 'authPrefix' | 'credentials' | 'preferredCredential' | 'routeOverrides' | 'onSetCookie' | 'session' | 'events'
 >;
@@ -49,7 +49,7 @@ export function createTransport(option: PipelineOptions['transport'], dispatcher
 }
 
 /** The default `maxResponseBytes`: 10 MiB. */
-export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
 /**
  * Refuses a pipeline option a timer or a counter cannot honour, with a `ValidationError` naming it: every duration must

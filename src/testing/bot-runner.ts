@@ -12,7 +12,7 @@ import type { CommandDefinition } from '../schemas/request-types.js';
 import type { Emulator } from './emulator/server.js';
 
 /** What {@link startBot} needs. */
-export interface BotSetup {
+interface BotSetup {
   /** Commands registered (globally) before the bot starts. @default [] */
   commands?: readonly CommandDefinition[] | undefined;
   /** Installs the bot's handlers on its client. @default undefined (no handlers) */

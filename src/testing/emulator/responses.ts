@@ -36,7 +36,7 @@ export function errorResponse(error: HttpError): EmulatorResponse {
 }
 
 /** Marks a body that is not JSON. */
-export const INVALID_JSON = Symbol('invalid json');
+const INVALID_JSON = Symbol('invalid json');
 
 /** Parses a request body; an empty body is `{}`. */
 export function parseJson(text: string): unknown {
