@@ -12,6 +12,7 @@
  */
 
 import type { HttpMethod } from '../core/routes.js';
+import { CommunityChatError } from '../errors/base.js';
 import { MultipartStreamError } from './multipart.js';
 
 /** One HTTP request, ready to send. */
@@ -128,7 +129,7 @@ export interface Transport {
 }
 
 /** Why a request produced no response. */
-export class TransportFailure extends Error {
+export class TransportFailure extends CommunityChatError {
   /** `network`: the connection failed; `aborted`: the signal fired; `tooLarge`: the body exceeded `maxResponseBytes`. */
   readonly kind: 'network' | 'aborted' | 'tooLarge';
   /** Whether the request may have reached the server. `false` only when that is provably not the case. */
