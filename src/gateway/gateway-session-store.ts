@@ -10,7 +10,10 @@
 export interface GatewaySessionRecord {
   /** The session id READY gave. */
   sessionId: string;
-  /** The last dispatch sequence received. */
+  /**
+   * The sequence a successor resumes from: the last dispatch received when every dispatch is published (or nothing is
+   * published), else the one before the first dispatch not yet published (in flight to the sink), so none is lost.
+   */
   sequence: number | null;
   /** The READY's `resume_gateway_url` (checked by the transport rule again before use). @default undefined */
   resumeUrl?: string | undefined;

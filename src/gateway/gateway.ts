@@ -347,7 +347,8 @@ export class Gateway extends EventEmitter<GatewayEvents> {
    * Reshards while serving: identifies `count` shards in the background (under the Identify throttle and the session start budget) while the current set
    * keeps serving; once every new shard is READY, switches (the current set stops dispatching, then closes with 1000, its stored sessions forgotten). An
    * interaction arriving on both sets during the overlap runs once. Resolves after the switch; rejects (`ValidationError`, or what a new shard's connect
-   * rejected with) with the current set still serving. For a Gateway that runs every shard in this thread, without a coordinator.
+   * rejected with) with the current set still serving. In a fleet (a `coordinator`), the members agree on the new count through it and each switches its own
+   * shards; it resolves once `count` shards run across the members.
    */
   async reshard(count: number, options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
     const { coordinator } = this.#sharding;

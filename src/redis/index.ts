@@ -1,7 +1,9 @@
 /**
- * `community-chat-sdk/redis`: rate limits and the user session shared
- * between processes through Redis (node-redis v6, an optional peer
- * dependency). The main entry never loads this module nor `redis`.
+ * `community-chat-sdk/redis`: what processes share through Redis (node-redis
+ * v6, an optional peer dependency): rate limits, the user session, the
+ * Identify throttle, Gateway sessions, the webhook receiver's replay store,
+ * the shard coordinator of a fleet, and the event stream with its workers.
+ * The main entry never loads this module nor `redis`.
  *
  * @packageDocumentation
  */
