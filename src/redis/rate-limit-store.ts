@@ -29,6 +29,7 @@ import { wait } from '../core/wait.js';
 import { RedisScript, checkStoreOptions, taggedPrefix, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
 import { clampNumber, optionNames } from '../core/bounds.js';
 import { RateLimitKeys, stepArguments, type Op } from './rate-limit-keys.js';
+import type { StoreErrorEvent } from '../observe/events.js';
 import { STEP_SCRIPT } from './scripts.js';
 
 /** Options of {@link createRedisRateLimitStore}. */
@@ -57,8 +58,8 @@ export interface RedisRateLimitStoreOptions {
   /**
    * When Redis cannot answer: `"throw"` rejects the call with
    * `RateLimitStoreError` (nothing is sent); `"local"` goes on with an
-   * in-memory store of this process and emits `warn`, until the client is
-   * ready again. @default "throw"
+   * in-memory store of this process and emits `storeError`, until the client
+   * is ready again (then `storeRecovered`). @default "throw"
    */
   onStoreError?: 'throw' | 'local' | undefined;
 }
@@ -87,8 +88,10 @@ const LOCAL_RETRY_MS = 5000;
 
 /** The events of a {@link RedisRateLimitStore}. */
 export interface RedisRateLimitStoreEvents {
-  /** The store fell back to in-memory limits (`onStoreError: "local"`), came back to Redis, or dropped finished work it could not send. */
-  warn: [error: Error];
+  /** Redis could not answer: the store fell back to in-memory limits (`onStoreError: "local"`), or dropped finished work it could not send. */
+  storeError: [event: StoreErrorEvent];
+  /** The Redis client is ready again after a fallback: rate limits are shared again. */
+  storeRecovered: [];
 }
 
 /** The Redis rate-limit store, an event emitter (`on`, `off`, `once`) of {@link RedisRateLimitStoreEvents}. Create it with {@link createRedisRateLimitStore}. */
@@ -325,14 +328,21 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
   #useLocal(): boolean {
     if (this.#onLocal && this.#client.isReady && Date.now() - this.#localSince >= LOCAL_RETRY_MS) {
       this.#onLocal = false;
-      this.#warn(new Error('the Redis client is ready again: rate limits are shared again'));
+      this.#emitSafely('storeRecovered');
     }
     return this.#onLocal;
   }
 
-  #warn(error: Error): void {
+  #storeError(error: unknown): void {
+    this.#emitSafely('storeError', { store: 'rateLimit', error: error instanceof Error ? error : new Error(String(error)) });
+  }
+
+  #emitSafely<E extends keyof RedisRateLimitStoreEvents>(
+    event: E,
+    ...args: EventEmitter.ArgumentMap<RedisRateLimitStoreEvents>[Extract<E, keyof RedisRateLimitStoreEvents>]
+  ): void {
     try {
-      this.emit('warn', error);
+      this.emit(event, ...args);
     } catch {
       // A throwing listener must not break the request that reported.
     }
@@ -358,11 +368,11 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
       if ((action === 'b' || action === 'w') && id !== '') this.#op('x', id, '', '', '', [...taken]);
       // Finished work that could not be sent is dropped: its reservations expire by themselves.
       if (action === 'n') {
-        if (!this.#onLocal) this.#warn(error as Error);
+        if (!this.#onLocal) this.#storeError(error);
         return undefined;
       }
       if (this.#onStoreError !== 'local') throw error;
-      if (!this.#onLocal) this.#warn(error as Error);
+      if (!this.#onLocal) this.#storeError(error);
       this.#onLocal = true;
       this.#localSince = Date.now();
       return undefined;
