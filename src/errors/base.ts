@@ -31,3 +31,9 @@ export class CommunityChatError extends Error {
     this.name = Object.hasOwn(prototype, KIND) ? String(prototype[KIND]) : new.target.name;
   }
 }
+
+/** What an event's `error` field carries: `value` itself when it is an `Error`, else an `Error` saying what was thrown, `value` as its `cause`. */
+export function toError(value: unknown): Error {
+  if (value instanceof Error) return value;
+  return new Error(`a non-Error value was thrown (${value === null ? 'null' : typeof value})`, { cause: value });
+}

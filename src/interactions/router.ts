@@ -20,6 +20,7 @@ import {
 } from './interaction.js';
 import type { InteractionKind } from './types.js';
 import { ValidationError } from '../errors/index.js';
+import { toError } from '../errors/base.js';
 import { checkDuration, optionNames, refuseUnknownOptions } from '../core/bounds.js';
 import { answeredInteractionId, DEFAULT_MAX_WAITERS, InteractionWaiters, taken } from './waiters.js';
 
@@ -28,8 +29,8 @@ export type InteractionHandler<I> = (interaction: I) => unknown;
 
 /** Emitted when an interaction handler throws or rejects. */
 export interface InteractionErrorEvent {
-  /** What the handler threw. */
-  error: unknown;
+  /** What the handler threw: an `Error` (a thrown non-Error value is wrapped in one, as its `cause`). */
+  error: Error;
   /** The interaction it was handling. */
   interaction: Interaction;
 }
@@ -258,7 +259,7 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
 
   /** Emits a handler's error as `interactionError` and passes it to `onError`; a throwing sink breaks neither the other nor the caller. */
   #report(error: unknown, interaction: Interaction, onError: ((event: InteractionErrorEvent) => void) | undefined): void {
-    const event: InteractionErrorEvent = { error, interaction };
+    const event: InteractionErrorEvent = { error: toError(error), interaction };
     try {
       this.emit('interactionError', event);
     } catch {

@@ -29,6 +29,7 @@ import { wait } from '../core/wait.js';
 import { RedisScript, checkStoreOptions, taggedPrefix, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
 import { clampNumber, optionNames } from '../core/bounds.js';
 import { RateLimitKeys, stepArguments, type Op } from './rate-limit-keys.js';
+import { toError } from '../errors/base.js';
 import type { StoreErrorEvent } from '../observe/events.js';
 import { STEP_SCRIPT } from './scripts.js';
 
@@ -334,7 +335,7 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
   }
 
   #storeError(error: unknown): void {
-    this.#emitSafely('storeError', { store: 'rateLimit', error: error instanceof Error ? error : new Error(String(error)) });
+    this.#emitSafely('storeError', { store: 'rateLimit', error: toError(error) });
   }
 
   #emitSafely<E extends keyof RedisRateLimitStoreEvents>(

@@ -126,6 +126,17 @@ describe('the interaction router', () => {
     expect(onGateway.map((event) => event.interaction.id)).toEqual(['c', 'c']);
   });
 
+  it('carries an Error as error when a handler throws something else, the value kept as its cause', async () => {
+    const router = createInteractionRouter();
+    const events: InteractionErrorEvent[] = [];
+    router.on('interactionError', (event) => void events.push(event));
+    router.onInteraction('command', () => {
+      throw 'a string';
+    });
+    await router.dispatch(createInteraction(payload('s'), () => Promise.resolve()));
+    expect(events.map((event) => [event.error instanceof Error, event.error.cause])).toEqual([[true, 'a string']]);
+  });
+
   it('dispatch() resolves once every handler has settled, never rejects, and survives a throwing error listener', async () => {
     const router = createInteractionRouter();
     let done = false;
