@@ -134,8 +134,6 @@ export type {
   StoreErrorEvent,
   RequestEventBase,
 } from './observe/events.js';
-export type { Transport, TransportRequest, TransportResponse, TransportSignal } from './rest/transport.js';
-export type { UndiciTransportOptions } from './rest/undici-transport.js';
 export { UserSession, type SessionSnapshot } from './auth/session.js';
 export { CookieJar, type StoredCookie } from './auth/cookie-jar.js';
 export { WebhookTokenStrategy, BotTokenStrategy, type CredentialStrategy, type AppliedCredential, type AuthorizeContext } from './auth/strategies.js';

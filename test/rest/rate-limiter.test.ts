@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Client, InteractionCallbackType, type Transport, type TransportRequest } from '../../src/index.js';
+import { Client, InteractionCallbackType } from '../../src/index.js';
+import type { Transport, TransportRequest } from '../../src/transport.js';
 import { SECRETS, startLoopbackServer } from '../helpers/index.js';
 import { MemoryRateLimitStore } from '../../src/rest/rate-limiter.js';
 import { loadSchemas } from '../../src/schemas/validate.js';
