@@ -27,7 +27,7 @@ export interface TransportRequest {
   headers: Record<string, string>;
   /**
    * Request body: JSON text, or a multipart form. A form may be a
-   * {@link MultipartBody} whose files are streams: send
+   * `MultipartBody` (main entry) whose files are streams: send
    * `MultipartBody.from(body).chunks()` (with its `contentType` and, when
    * known, `length`) rather than encoding the `FormData` itself, and check
    * `consumed` before a resend.
