@@ -9,7 +9,7 @@
 // the declaration it names; what an entry exports (directly or through a
 // re-export) counts as used; a module imported whole (`import * as`, a dynamic
 // `import()`) has all its exports used.
-import { readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -86,6 +86,13 @@ for (const source of program.getSourceFiles()) {
   if (isEntry) for (const symbol of checker.getExportsOfModule(checker.getSymbolAtLocation(source))) use(symbol);
 }
 
+/** Names the edge build's stand-in modules import: they are text in tsup.config.ts, which no compiler reads. */
+const stubImports = new Set(
+  [...readFileSync(join(root, 'tsup.config.ts'), 'utf8').matchAll(/import \{([^}]*)\} from '\.\.?\//g)].flatMap((match) =>
+    match[1].split(',').map((name) => name.trim()),
+  ),
+);
+
 const unused = [];
 for (const source of program.getSourceFiles()) {
   const name = rel(source.fileName);
@@ -93,7 +100,7 @@ for (const source of program.getSourceFiles()) {
   const moduleSymbol = checker.getSymbolAtLocation(source);
   if (!moduleSymbol) continue;
   for (const symbol of checker.getExportsOfModule(moduleSymbol)) {
-    if (chain(symbol).some((step) => used.has(step))) continue;
+    if (chain(symbol).some((step) => used.has(step)) || stubImports.has(symbol.name)) continue;
     // A re-export is judged where the name is declared; only names declared here count.
     if (symbol.flags & ts.SymbolFlags.Alias) continue;
     const line = source.getLineAndCharacterOfPosition(symbol.declarations?.[0]?.getStart() ?? 0).line + 1;

@@ -13,7 +13,7 @@ import { checkShardingOptions } from './shard-plan.js';
 import { checkGatewayUrl, upgradeHeaders } from './transport.js';
 
 /** What `gateway.connect()` says in the edge build or on workerd: the Gateway is refused before any request, pointing to HTTP interactions. */
-const NO_GATEWAY_ON_WORKERS =
+export const NO_GATEWAY_ON_WORKERS =
   "the Gateway needs a long-lived WebSocket client, which edge runtimes (workers and edge functions, the SDK's edge build) do not run: receive interactions over HTTP instead, with createWebhookReceiver({ secret, client, router }) and `export default { fetch: (request, env, ctx) => receiver.fetch(request, ctx) }` (see examples/cloudflare-worker)";
 
 /**
