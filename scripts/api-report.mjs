@@ -85,7 +85,12 @@ function report({ entry, file }) {
     const target = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
     const declarations = (target.declarations ?? []).map(print);
     const renamed = target.name !== exported.name && target.name !== 'default' ? ` (declared as ${target.name})` : '';
-    lines.push(`// ${exported.name}${renamed}`, ...declarations, '');
+    const typeOnly = (exported.declarations ?? []).some(
+      (declaration) => ts.isExportSpecifier(declaration) && (declaration.isTypeOnly || declaration.parent.parent.isTypeOnly),
+    );
+    // A class or value exported for its type alone cannot be constructed or called from the package: say so.
+    const kind = typeOnly && target.flags & ts.SymbolFlags.Value ? ' (type only)' : '';
+    lines.push(`// ${exported.name}${renamed}${kind}`, ...declarations, '');
   }
   lines.push('```', '');
   return lines.join('\n');

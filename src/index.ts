@@ -273,7 +273,7 @@ export {
 export { MemoryRateLimitStore } from './rest/rate-limiter.js';
 export type { RateLimitStore, RateLimitSettings, RateLimitHeaders, GlobalRateLimitOptions, Lane, WaitGuard } from './rest/rate-limit-store.js';
 export {
-  InteractionRouter,
+  type InteractionRouter,
   createInteractionRouter,
   DEFAULT_HOLD_UNCLAIMED_MS,
   type InteractionRouterEvents,
@@ -282,7 +282,7 @@ export {
 } from './interactions/router.js';
 export { verifyWebhookDelivery, type VerifyWebhookOptions } from './receive/verify.js';
 export { signWebhookDelivery, type SignWebhookOptions } from './receive/sign.js';
-export { createWebhookReceiver, WebhookReceiver, type WebhookReceiverEvents, type WebhookErrorEvent } from './receive/receiver.js';
+export { createWebhookReceiver, type WebhookReceiver, type WebhookReceiverEvents, type WebhookErrorEvent } from './receive/receiver.js';
 export { MAX_BODY_BYTES_LIMIT, MAX_PENDING_BODIES_LIMIT, type WebhookReceiverOptions, type InteractionCallbackClient } from './receive/receiver-options.js';
 export type { WebhookSecretProvider } from './receive/receiver-secrets.js';
 export { MemoryReplayStore, type ReplayStore, type MemoryReplayStoreOptions } from './receive/replay-store.js';
@@ -296,7 +296,7 @@ export type { ReceiveOutcome } from './receive/outcome.js';
 export { MultipartBody, MultipartStreamError, type MultipartFileSource, type MultipartFilePart, type MultipartTextPart } from './rest/multipart.js';
 export {
   createMemoryIdentifyThrottle,
-  MemoryIdentifyThrottle,
+  type MemoryIdentifyThrottle,
   identifyBucket,
   DEFAULT_IDENTIFY_INTERVAL_MS,
   type IdentifyThrottle,

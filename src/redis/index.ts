@@ -8,17 +8,17 @@
  * @packageDocumentation
  */
 
-export { createRedisRateLimitStore, RedisRateLimitStore, type RedisRateLimitStoreOptions, type RedisRateLimitStoreEvents } from './rate-limit-store.js';
-export { createRedisUserSessionStore, RedisUserSessionStore, type RedisUserSessionStoreOptions } from './user-session-store.js';
+export { createRedisRateLimitStore, type RedisRateLimitStore, type RedisRateLimitStoreOptions, type RedisRateLimitStoreEvents } from './rate-limit-store.js';
+export { createRedisUserSessionStore, type RedisUserSessionStore, type RedisUserSessionStoreOptions } from './user-session-store.js';
 export type { RedisClientLike, RedisNodeClientLike, RedisClusterClientLike, RedisSentinelClientLike, ReplicaAcknowledgement } from './connection.js';
-export { createRedisIdentifyThrottle, RedisIdentifyThrottle, type RedisIdentifyThrottleOptions } from './identify-throttle.js';
-export { createRedisGatewaySessionStore, RedisGatewaySessionStore, type RedisGatewaySessionStoreOptions } from './gateway-session-store.js';
-export { createRedisReplayStore, RedisReplayStore, type RedisReplayStoreOptions } from './replay-store.js';
-export { createRedisEventStream, RedisEventStream, type RedisEventStreamOptions, type DeadLetter } from './event-stream.js';
+export { createRedisIdentifyThrottle, type RedisIdentifyThrottle, type RedisIdentifyThrottleOptions } from './identify-throttle.js';
+export { createRedisGatewaySessionStore, type RedisGatewaySessionStore, type RedisGatewaySessionStoreOptions } from './gateway-session-store.js';
+export { createRedisReplayStore, type RedisReplayStore, type RedisReplayStoreOptions } from './replay-store.js';
+export { createRedisEventStream, type RedisEventStream, type RedisEventStreamOptions, type DeadLetter } from './event-stream.js';
 export type { StreamBacklog, StreamGroupBacklog, StreamConsumerBacklog } from './stream-backlog.js';
 export {
   createEventWorker,
-  EventWorker,
+  type EventWorker,
   type EventWorkerOptions,
   type EventWorkerEvents,
   type StreamEvent,
@@ -27,4 +27,4 @@ export {
   type RecreatedEvent,
   type UnmarkedEvent,
 } from './event-worker.js';
-export { createRedisShardCoordinator, RedisShardCoordinator, type RedisShardCoordinatorOptions } from './shard-coordinator.js';
+export { createRedisShardCoordinator, type RedisShardCoordinator, type RedisShardCoordinatorOptions } from './shard-coordinator.js';

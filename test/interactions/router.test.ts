@@ -5,8 +5,8 @@ import {
   createInteractionRouter,
   createWebhookReceiver,
   defineCommand,
-  InteractionRouter,
   type AutocompleteInteraction,
+  type InteractionRouter,
   type CommandInteraction,
   type ComponentInteraction,
   type Interaction,
@@ -90,7 +90,7 @@ describe('the interaction router', () => {
     const order: string[] = [];
     gateway.onCommand('quiz', () => void order.push('gateway:quiz'));
     const removeKind = gateway.onInteraction('command', () => void order.push('gateway:command'));
-    const router = new InteractionRouter();
+    const router = createInteractionRouter();
     router.onCommand('QUIZ', () => void order.push('router:quiz'));
     const stop = gateway.use(router);
     const noop = () => Promise.resolve();
