@@ -24,7 +24,9 @@ export default defineConfig({
   test: {
     projects: (['unit', 'integration', 'multi-process'] as const).map((name) => ({
       extends: true,
-      test: { name, include: files[name] },
+      // The unit files share no process-wide state a thread could not hold: worker threads start faster than forked
+      // processes (measured on 2 busy cores: 131 s against 180 s, 69 s against 88 s of CPU).
+      test: { name, include: files[name], ...(name === 'unit' ? { pool: 'threads' as const } : {}) },
     })),
     environment: 'node',
     testTimeout: 15_000,
