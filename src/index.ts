@@ -6,7 +6,82 @@
 
 export { Client, type ClientAuth, type ClientOptions, type ClientSummary } from './clients/client.js';
 export { WebhookClient, type WebhookClientEvents, type WebhookClientOptions } from './clients/webhook-client.js';
-export * from './errors/index.js';
+export {
+  CommunityChatError,
+  ApiError,
+  AuthenticationError,
+  PermissionError,
+  NotFoundError,
+  RateLimitError,
+  ServerError,
+  GatewayError,
+  GatewayFatalError,
+  SessionBudgetError,
+  InteractionError,
+  InteractionAlreadyAcknowledgedError,
+  InteractionExpiredError,
+  InteractionResponseError,
+  InteractionTimeoutError,
+  InteractionWaitAbortedError,
+  ValidationError,
+  MissingCredentialError,
+  InsecureTransportError,
+  RateLimitStoreError,
+  SessionStoreError,
+  EventStreamError,
+  ShardCoordinatorError,
+  WebhookVerificationError,
+  ReplayStoreFullError,
+  NetworkError,
+  TimeoutError,
+  AbortError,
+  ResponseTooLargeError,
+  UnexpectedResponseError,
+  HookError,
+  isCommunityChatError,
+  isApiError,
+  isAuthenticationError,
+  isPermissionError,
+  isNotFoundError,
+  isRateLimitError,
+  isServerError,
+  isGatewayError,
+  isGatewayFatalError,
+  isSessionBudgetError,
+  isInteractionError,
+  isInteractionAlreadyAcknowledgedError,
+  isInteractionExpiredError,
+  isInteractionResponseError,
+  isInteractionTimeoutError,
+  isInteractionWaitAbortedError,
+  isValidationError,
+  isMissingCredentialError,
+  isInsecureTransportError,
+  isRateLimitStoreError,
+  isSessionStoreError,
+  isEventStreamError,
+  isShardCoordinatorError,
+  isWebhookVerificationError,
+  isReplayStoreFullError,
+  isNetworkError,
+  isTimeoutError,
+  isAbortError,
+  isResponseTooLargeError,
+  isUnexpectedResponseError,
+  isHookError,
+  type CommunityChatErrorOptions,
+  type ErrorKind,
+  type RequestDescription,
+  type ApiErrorInit,
+  type RateLimitErrorInit,
+  type InteractionErrorInit,
+  type InteractionWaitKind,
+  type ValidationIssue,
+  type WebhookVerificationReason,
+  type RequestFailureInit,
+  type RequestHookName,
+  type HookErrorInit,
+} from './errors/index.js';
 export {
   InteractionType,
   InteractionCallbackType,
@@ -43,7 +118,7 @@ export type {
   PipelineOptions,
   RetryOptions,
 } from './rest/options.js';
-export type { WebhookWindowOptions } from './rest/rate-limiter.js';
+export type { WebhookWindowOptions } from './rest/rate-limit-store.js';
 export type {
   ClientEvents,
   Logger,
@@ -59,8 +134,6 @@ export type {
   StoreErrorEvent,
   RequestEventBase,
 } from './observe/events.js';
-export type { Transport, TransportRequest, TransportResponse, TransportSignal } from './rest/transport.js';
-export type { UndiciTransportOptions } from './rest/undici-transport.js';
 export { UserSession, type SessionSnapshot } from './auth/session.js';
 export { CookieJar, type StoredCookie } from './auth/cookie-jar.js';
 export { WebhookTokenStrategy, BotTokenStrategy, type CredentialStrategy, type AppliedCredential, type AuthorizeContext } from './auth/strategies.js';
@@ -77,10 +150,56 @@ export { UsersManager } from './resources/users.js';
 export { WebhooksManager, type WebhookTarget } from './resources/webhooks.js';
 export { extractPageItems, PageList, type ListOptions } from './resources/pagination.js';
 export { countCharacters } from './schemas/text.js';
-export type * from './schemas/requests.js';
-export type * from './schemas/responses.js';
+export type {
+  CommandOptionChoice,
+  CommandOption,
+  CommandDefinition,
+  WebhookMessage,
+  CreateGuildWebhookRequest,
+  LoginCredentials,
+  PageQuery,
+  InteractionResponse,
+  CreateApplicationRequest,
+  UpdateApplicationRequest,
+  UpdateBotRequest,
+  CreateApplicationWebhookRequest,
+  UpdateApplicationWebhookRequest,
+  UpdateWebhookRequest,
+  UpdateChannelRequest,
+  CreateActivityRequest,
+  PlayPauseRequest,
+  SeekRequest,
+  StateUpdateRequest,
+  ForgotPasswordRequest,
+  ResetPasswordRequest,
+} from './schemas/request-types.js';
+export type {
+  ApiObject,
+  Application,
+  PublicApplication,
+  Bot,
+  BotInviteUrl,
+  BotTokenReset,
+  Command,
+  Activity,
+  ActivitySnapshot,
+  Channel,
+  Attachment,
+  DriveLink,
+  GuildWebhook,
+  ApplicationWebhook,
+  ApplicationWebhookSecret,
+  WebhookTestDelivery,
+  WebhookDeliveryLogEntry,
+  ApiLogEntry,
+  ApplicationMetrics,
+  Page,
+  User,
+  SessionTokens,
+} from './schemas/responses.js';
 export { SDK_VERSION } from './core/version.js';
-export { Gateway, type GatewayCloseOptions } from './gateway/gateway.js';
+export { Gateway } from './gateway/gateway.js';
+export type { GatewayCloseOptions } from './gateway/options.js';
 export type { DispatchSink, PublishedDispatch, PublishOptions } from './gateway/publisher.js';
 export type {
   GatewayOptions,
@@ -104,8 +223,6 @@ export {
   type GatewayOpcodeValue,
 } from './gateway/protocol.js';
 export {
-  BaseInteraction,
-  RepliableInteraction,
   PingInteraction,
   CommandInteraction,
   AutocompleteInteraction,
@@ -114,25 +231,28 @@ export {
   UnknownInteraction,
   createInteraction,
   type Interaction,
-  type InteractionKind,
   type InteractionByKind,
-  type InteractionPayload,
-  type InteractionUser,
-  type InteractionResponder,
-  type AcknowledgementState,
-  type ReplyMessage,
-  type MessagePayload,
-  type AllowedMentions,
-  type ReceivedMessage,
-  type AutocompleteChoice,
-  type ModalForm,
   type AwaitComponentOptions,
   type AwaitModalSubmitOptions,
-  type AnswerOptions,
   type AwaitsComponents,
   type ShowsModals,
   type DefersUpdates,
 } from './interactions/interaction.js';
+export { BaseInteraction, RepliableInteraction } from './interactions/base.js';
+export type {
+  InteractionKind,
+  InteractionPayload,
+  InteractionUser,
+  InteractionResponder,
+  AcknowledgementState,
+  ReplyMessage,
+  MessagePayload,
+  AllowedMentions,
+  ReceivedMessage,
+  AutocompleteChoice,
+  ModalForm,
+  AnswerOptions,
+} from './interactions/types.js';
 export {
   defineCommand,
   type Exactly,
@@ -150,10 +270,10 @@ export {
   isPingInteraction,
   isUnknownInteraction,
 } from './interactions/guards.js';
-export { RateLimiter as MemoryRateLimitStore } from './rest/rate-limiter.js';
+export { MemoryRateLimitStore } from './rest/rate-limiter.js';
 export type { RateLimitStore, RateLimitSettings, RateLimitHeaders, GlobalRateLimitOptions, Lane, WaitGuard } from './rest/rate-limit-store.js';
 export {
-  InteractionRouter,
+  type InteractionRouter,
   createInteractionRouter,
   DEFAULT_HOLD_UNCLAIMED_MS,
   type InteractionRouterEvents,
@@ -162,17 +282,9 @@ export {
 } from './interactions/router.js';
 export { verifyWebhookDelivery, type VerifyWebhookOptions } from './receive/verify.js';
 export { signWebhookDelivery, type SignWebhookOptions } from './receive/sign.js';
-export {
-  createWebhookReceiver,
-  WebhookReceiver,
-  MAX_BODY_BYTES_LIMIT,
-  MAX_PENDING_BODIES_LIMIT,
-  type WebhookReceiverOptions,
-  type WebhookSecretProvider,
-  type WebhookReceiverEvents,
-  type WebhookErrorEvent,
-  type InteractionCallbackClient,
-} from './receive/receiver.js';
+export { createWebhookReceiver, type WebhookReceiver, type WebhookReceiverEvents, type WebhookErrorEvent } from './receive/receiver.js';
+export { MAX_BODY_BYTES_LIMIT, MAX_PENDING_BODIES_LIMIT, type WebhookReceiverOptions, type InteractionCallbackClient } from './receive/receiver-options.js';
+export type { WebhookSecretProvider } from './receive/receiver-secrets.js';
 export { MemoryReplayStore, type ReplayStore, type MemoryReplayStoreOptions } from './receive/replay-store.js';
 export type { WebhookDelivery, WebhookEventMap } from './receive/delivery.js';
 export type { WebhookScheme, WebhookSecret, DeliveryFields, SignedPayloadParts } from './receive/scheme.js';
@@ -184,7 +296,7 @@ export type { ReceiveOutcome } from './receive/outcome.js';
 export { MultipartBody, MultipartStreamError, type MultipartFileSource, type MultipartFilePart, type MultipartTextPart } from './rest/multipart.js';
 export {
   createMemoryIdentifyThrottle,
-  MemoryIdentifyThrottle,
+  type MemoryIdentifyThrottle,
   identifyBucket,
   DEFAULT_IDENTIFY_INTERVAL_MS,
   type IdentifyThrottle,

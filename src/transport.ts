@@ -10,7 +10,6 @@
  * @packageDocumentation
  */
 
-// The Transport types are exported once, from the main entry (ClientOptions.transport takes them).
-export { TransportFailure } from './rest/transport.js';
+export { TransportFailure, type Transport, type TransportRequest, type TransportResponse, type TransportSignal } from './rest/transport.js';
 export { FetchTransport } from './rest/fetch-transport.js';
-export { UndiciTransport } from './rest/undici-transport.js';
+export { UndiciTransport, type UndiciTransportOptions } from './rest/undici-transport.js';

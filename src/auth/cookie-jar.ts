@@ -112,7 +112,7 @@ export class CookieJar {
     return { cookies: [...this.#cookies.values()].map((cookie) => `${cookie.name}=${REDACTED}`) };
   }
 
-  /** Redacted view for `util.inspect`. */
+  /** @internal Redacted view for `util.inspect`. (Node finds it by its registered symbol). */
   [inspectSymbol](): string {
     return `CookieJar { ${[...this.#cookies.values()].map((cookie) => `${cookie.name}=${REDACTED}`).join(', ')} }`;
   }

@@ -115,10 +115,10 @@ export interface SessionGrant {
  * The per-call options of a manual refresh, as the refresher sees them: it
  * only carries them to `performRefresh` (the REST layer gives them meaning).
  */
-export type RefreshCallOptions = object;
+type RefreshCallOptions = object;
 
 /** Wiring of a {@link SessionRefresher}. */
-export interface SessionRefresherOptions {
+interface SessionRefresherOptions {
   /** The session to keep fresh. */
   session: UserSession;
   /**

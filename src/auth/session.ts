@@ -99,7 +99,7 @@ export class UserSession {
     };
   }
 
-  /** Redacted view for `util.inspect`. */
+  /** @internal Redacted view for `util.inspect`. (Node finds it by its registered symbol). */
   [inspectSymbol](): string {
     return `UserSession { accessToken: ${this.#accessToken === undefined ? 'none' : REDACTED}, expiresAt: ${this.#expiresAt ?? 'none'}, cookies: ${this.cookies.size} }`;
   }

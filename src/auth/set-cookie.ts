@@ -11,7 +11,7 @@
 import { clampNumber } from '../core/bounds.js';
 
 /** What the jar reads of a `Set-Cookie` header. */
-export interface SetCookie {
+interface SetCookie {
   /** The cookie's name (may be empty, for a header without `=`). */
   name: string;
   /** The cookie's value. */

@@ -90,7 +90,7 @@ export class BotTokenStrategy implements CredentialStrategy {
     return { kind: this.kind, token: REDACTED };
   }
 
-  /** Redacted view for `util.inspect`. */
+  /** @internal Redacted view for `util.inspect`. (Node finds it by its registered symbol). */
   [inspectSymbol](): string {
     return `BotTokenStrategy { token: ${REDACTED} }`;
   }
@@ -180,7 +180,7 @@ export class WebhookTokenStrategy implements CredentialStrategy {
     return Object.fromEntries([...this.#tokens.keys()].map((id) => [id, REDACTED]));
   }
 
-  /** Redacted view for `util.inspect`. */
+  /** @internal Redacted view for `util.inspect`. (Node finds it by its registered symbol). */
   [inspectSymbol](): string {
     return `WebhookTokenStrategy { ${[...this.#tokens.keys()].map((id) => `${id}: ${REDACTED}`).join(', ')} }`;
   }

@@ -10,7 +10,8 @@ import { UserSession, type SessionSnapshot } from '../auth/session.js';
 import { BotTokenStrategy, RefreshCookieStrategy, UserBearerStrategy, WebhookTokenStrategy, type CredentialStrategy } from '../auth/strategies.js';
 import { ValidationError } from '../errors/index.js';
 import { REDACTED, inspectSymbol } from '../core/redact.js';
-import { Gateway, type GatewayCloseOptions } from '../gateway/gateway.js';
+import { Gateway } from '../gateway/gateway.js';
+import type { GatewayCloseOptions } from '../gateway/options.js';
 import type { GatewayOptions } from '../gateway/options.js';
 import { storeErrorOf, type ClientEvents } from '../observe/events.js';
 import { checkPipelineOptions, createRestClient } from '../rest/create-rest-client.js';
@@ -356,7 +357,7 @@ export class Client extends EventEmitter<ClientEvents> {
     return { baseUrl: this.baseUrl, credentials };
   }
 
-  /** Redacted view for `util.inspect`. */
+  /** @internal Redacted view for `util.inspect`. (Node finds it by its registered symbol). */
   [inspectSymbol](): string {
     return `Client ${JSON.stringify(this.toJSON())}`;
   }

@@ -16,7 +16,7 @@ import type { ClientEvents, EventSink } from '../observe/events.js';
 import { PIPELINE_OPTIONS, type CallOptions, type PipelineOptions } from '../rest/options.js';
 import { optionNames, refuseUnknownOptions } from '../core/bounds.js';
 import type { RestClient } from '../rest/rest-client.js';
-import type { UpdateWebhookRequest, WebhookMessage } from '../schemas/requests.js';
+import type { UpdateWebhookRequest, WebhookMessage } from '../schemas/request-types.js';
 import type { ApiObject, GuildWebhook } from '../schemas/responses.js';
 
 /** Options of {@link WebhookClient}: the request pipeline's options (transport, timeouts, retries, rate limits, logger). */
@@ -136,7 +136,7 @@ export class WebhookClient extends EventEmitter<WebhookClientEvents> {
     return { id: this.id, origin: this.#origin };
   }
 
-  /** Redacted view for `util.inspect`. */
+  /** @internal Redacted view for `util.inspect`. (Node finds it by its registered symbol). */
   [inspectSymbol](): string {
     return `WebhookClient { id: ${JSON.stringify(this.id)}, origin: ${JSON.stringify(this.#origin)}, token: [redacted] }`;
   }

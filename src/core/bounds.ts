@@ -55,11 +55,7 @@ function describe(value: unknown): string {
  * The problem with a number, or `undefined` when it is within bounds. For
  * callers that gather several issues into one `ValidationError`.
  */
-export function numberIssue(
-  name: string,
-  value: unknown,
-  bounds: NumberBounds & { readonly integer: boolean; readonly max: number },
-): ValidationIssue | undefined {
+function numberIssue(name: string, value: unknown, bounds: NumberBounds & { readonly integer: boolean; readonly max: number }): ValidationIssue | undefined {
   const problem = numberProblem(value, bounds.min ?? 0, bounds.max, bounds.integer);
   return problem === undefined ? undefined : { path: name, message: problem };
 }

@@ -9,10 +9,10 @@
  */
 
 /** Registers a listener of a clock's jumps; returns a function that removes it. */
-export type ClockAdvanceSubscriber = (listener: () => void) => () => void;
+type ClockAdvanceSubscriber = (listener: () => void) => () => void;
 
 /** A clock function that may also report its jumps (`onAdvance`). */
-export type AdvancingClock = (() => number) & {
+type AdvancingClock = (() => number) & {
   /** Calls `listener` after every jump of the clock; returns a function that stops it. @default undefined (a clock that never jumps) */
   readonly onAdvance?: ClockAdvanceSubscriber | undefined;
 };

@@ -11,7 +11,7 @@
 import type { ValidationIssue } from '../errors/index.js';
 
 /** The result of {@link buildPath}. */
-export interface BuiltPath {
+interface BuiltPath {
   /** The encoded path to send. */
   path: string;
   /** The same path with secret segments replaced by `:redacted`; safe to show. */

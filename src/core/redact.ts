@@ -117,11 +117,6 @@ export function secretValuesIn(body: unknown, found: string[] = [], depth = 0): 
   return found;
 }
 
-/** Shows that a secret is present without showing it, e.g. for `util.inspect`. */
-export function describeSecret(secret: string | undefined): string {
-  return secret === undefined ? 'none' : REDACTED;
-}
-
 /** The symbol Node's `util.inspect` looks for, without importing `node:util`. */
 export const inspectSymbol: unique symbol = Symbol.for('nodejs.util.inspect.custom') as never;
 

@@ -13,7 +13,7 @@ import { EDGE_BUILD } from './edge-build.js';
 export type RuntimeName = 'node' | 'bun' | 'deno' | 'workerd' | 'other';
 
 /** The globals the detection reads; `globalThis` unless a test gives its own. */
-export interface RuntimeGlobals {
+interface RuntimeGlobals {
   Bun?: { version?: unknown } | undefined;
   Deno?: { version?: { deno?: unknown } } | undefined;
   navigator?: { userAgent?: unknown } | undefined;

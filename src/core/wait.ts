@@ -7,7 +7,7 @@
  */
 
 /** How a {@link wait} may end early. */
-export interface WaitOptions {
+interface WaitOptions {
   /** Stops waiting when it aborts. @default undefined */
   readonly signal?: AbortSignal | undefined;
   /** The rejection when `signal` aborts. @default the signal's reason */

@@ -31,3 +31,19 @@ export class CommunityChatError extends Error {
     this.name = Object.hasOwn(prototype, KIND) ? String(prototype[KIND]) : new.target.name;
   }
 }
+
+/** The Errors {@link toError} made around a thrown value. */
+const wrappers = new WeakSet<Error>();
+
+/** What an event's `error` field carries: `value` itself when it is an `Error`, else an `Error` saying what was thrown, `value` as its `cause`. */
+export function toError(value: unknown): Error {
+  if (value instanceof Error) return value;
+  const wrapper = new Error(`a non-Error value was thrown (${value === null ? 'null' : typeof value})`, { cause: value });
+  wrappers.add(wrapper);
+  return wrapper;
+}
+
+/** What was thrown: the value {@link toError} wrapped, else `error` itself. */
+export function thrownValue(error: unknown): unknown {
+  return error instanceof Error && wrappers.has(error) ? error.cause : error;
+}

@@ -12,7 +12,7 @@ import type { DispatchPublisher } from './publisher.js';
 import type { ShardHandle } from './shards.js';
 
 /** What closing stops: the Gateway's shards, the interactions its fleet is handling, its publisher and session savers. */
-export interface ClosingParts {
+interface ClosingParts {
   readonly shards: readonly ShardHandle[];
   readonly inFlight: InFlightInteractions | undefined;
   readonly publisher: DispatchPublisher | undefined;

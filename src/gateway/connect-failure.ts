@@ -23,7 +23,7 @@ const CERTIFICATE_ERRORS = new Set([
  * retrying can fix it: a 4xx answer to the upgrade (but 429) or a bad
  * certificate cannot; a refused connection, DNS, a 5xx or a 429 may.
  */
-export function describeFailure(error: Error): { text: string; fatal: boolean; name: string; status?: number } {
+function describeFailure(error: Error): { text: string; fatal: boolean; name: string; status?: number } {
   const code = (error as { code?: unknown }).code;
   const upgrade = /Unexpected server response: (\d{3})/.exec(error.message);
   if (upgrade) {

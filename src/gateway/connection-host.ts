@@ -10,10 +10,10 @@ import type { GatewayDispatchEvent, GatewayEvents, ShardEvent } from './options.
 import { identifyFailureRule, type CloseCodeRule } from './protocol.js';
 
 /** The events the connection reports through its host; dispatches go through {@link ConnectionHost.dispatch}. */
-export type ConnectionEvent = 'ready' | 'resumed' | 'reconnecting' | 'close' | 'debug' | 'error';
+type ConnectionEvent = 'ready' | 'resumed' | 'reconnecting' | 'close' | 'debug' | 'error';
 
 /** An event's arguments as the connection reports them: without the shard id, which its host adds. */
-export type Unsharded<A extends unknown[]> = { [I in keyof A]: A[I] extends ShardEvent ? Omit<A[I], 'shardId'> : A[I] };
+type Unsharded<A extends unknown[]> = { [I in keyof A]: A[I] extends ShardEvent ? Omit<A[I], 'shardId'> : A[I] };
 
 /**
  * A connection event with its payload as the connection reports it (without

@@ -31,8 +31,6 @@ import { closedWithin, openSocket } from './socket.js';
 import type { GatewaySessionRecord } from './gateway-session-store.js';
 import { IdentifyAttempts, PACED, awaitIdentifyTurn, type ConnectionHost, type PlannedReconnect, type SocketState } from './connection-host.js';
 
-export type { ConnectionEvent, ConnectionHost, Unsharded } from './connection-host.js';
-
 /** Drives one Gateway session across reconnects. */
 export class GatewayConnection {
   status: GatewayStatus = 'idle';

@@ -7,6 +7,7 @@
  */
 
 import type { EventEmitter } from 'eventemitter3';
+import { toError } from '../errors/base.js';
 import type { Interaction } from '../interactions/interaction.js';
 import type { InteractionErrorEvent, InteractionRouter, InteractionUnhandledEvent } from '../interactions/router.js';
 import type { GatewayEvents } from './options.js';
@@ -42,7 +43,7 @@ export function deliverInteraction(
   try {
     emitter.emit('interactionCreate', interaction, shardId);
   } catch (error) {
-    reportError({ error, interaction });
+    reportError({ error: toError(error), interaction });
   }
   const handled = listened || routers.some((router) => router.wouldHandle(interaction));
   const running = routers.map((router) => router.dispatch(interaction, reportError));

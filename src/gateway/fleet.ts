@@ -111,7 +111,7 @@ export function answerable(fleets: readonly (FleetSupervisor | undefined)[], int
 }
 
 /** What a claimed delivery asks of the Gateway. */
-export interface ClaimedDelivery {
+interface ClaimedDelivery {
   /** Runs the interaction's handlers; resolves once they settle, never rejects. */
   deliver(interaction: Interaction, shardId: number): Promise<void>;
   /** The interaction is claimed or answered elsewhere (a debug line). */

@@ -10,7 +10,10 @@
 export interface GatewaySessionRecord {
   /** The session id READY gave. */
   sessionId: string;
-  /** The last dispatch sequence received. */
+  /**
+   * The sequence a successor resumes from: the last dispatch received when every dispatch is published (or nothing is
+   * published), else the one before the first dispatch not yet published (in flight to the sink), so none is lost.
+   */
   sequence: number | null;
   /** The READY's `resume_gateway_url` (checked by the transport rule again before use). @default undefined */
   resumeUrl?: string | undefined;
@@ -150,7 +153,7 @@ export class SessionSaver {
 }
 
 /** The most shard sessions {@link LastSessions} keeps. */
-export const LAST_SESSIONS_LIMIT = 4096;
+const LAST_SESSIONS_LIMIT = 4096;
 
 /**
  * The last session of each shard this process held, in memory (at most {@link LAST_SESSIONS_LIMIT}, the oldest forgotten first),

@@ -12,7 +12,8 @@ import { inspectSymbol } from '../core/redact.js';
 import type { InteractionFromDispatch } from '../interactions/from-dispatch.js';
 import { InteractionRouter, type InteractionUnhandledEvent } from '../interactions/router.js';
 import type { CommandOptionValues, TypedCommandDefinition } from '../interactions/options.js';
-import type { CommandInteraction, Interaction, InteractionByKind, InteractionKind } from '../interactions/interaction.js';
+import type { CommandInteraction, Interaction, InteractionByKind } from '../interactions/interaction.js';
+import type { InteractionKind } from '../interactions/types.js';
 import type { ConnectionReport } from './connection-host.js';
 import { storeErrorOf } from '../observe/events.js';
 import { observeGatewayConnect, publishGatewayReport } from '../observe/gateway.js';
@@ -45,9 +46,6 @@ import { ShardSets } from './shard-sets.js';
 import { answerable, deliverClaimed, emitFleetEvent, recordingAnswers } from './fleet.js';
 import { deliverInteraction, handlerErrorReporter } from './deliver.js';
 import { emitReport } from './report.js';
-
-export type { ShardInfo } from './shards.js';
-export type { GatewayCloseOptions } from './options.js';
 
 /** The Gateway: connection state, events, and typed interaction handlers. */
 export class Gateway extends EventEmitter<GatewayEvents> {
@@ -349,7 +347,8 @@ export class Gateway extends EventEmitter<GatewayEvents> {
    * Reshards while serving: identifies `count` shards in the background (under the Identify throttle and the session start budget) while the current set
    * keeps serving; once every new shard is READY, switches (the current set stops dispatching, then closes with 1000, its stored sessions forgotten). An
    * interaction arriving on both sets during the overlap runs once. Resolves after the switch; rejects (`ValidationError`, or what a new shard's connect
-   * rejected with) with the current set still serving. For a Gateway that runs every shard in this thread, without a coordinator.
+   * rejected with) with the current set still serving. In a fleet (a `coordinator`), the members agree on the new count through it and each switches its own
+   * shards; it resolves once `count` shards run across the members.
    */
   async reshard(count: number, options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
     const { coordinator } = this.#sharding;
@@ -409,7 +408,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     return this.close();
   }
 
-  /** Redacted view for `util.inspect`. */
+  /** @internal Redacted view for `util.inspect`. (Node finds it by its registered symbol). */
   [inspectSymbol](): string {
     const shards = this.#sets.current.plan?.sharded
       ? `, shards: ${this.#sets.current.shards.map((shard) => shard.id).join(',')} of ${this.#sets.current.plan.count}`

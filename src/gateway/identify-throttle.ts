@@ -12,7 +12,7 @@ import { KeyedQueue, wait } from '../core/wait.js';
 import { checkDuration, optionNames, refuseUnknownOptions } from '../core/bounds.js';
 
 /** Discord's minimum time between two Identify of one concurrency bucket. */
-export const DISCORD_IDENTIFY_INTERVAL_MS = 5000;
+const DISCORD_IDENTIFY_INTERVAL_MS = 5000;
 
 /**
  * The interval the throttles keep by default: Discord's 5 s plus 500 ms, so

@@ -7,7 +7,8 @@
 
 import type { ShardCoordinator } from './coordinator.js';
 import type { FleetEvents } from './fleet-events.js';
-import type { Interaction, InteractionResponder } from '../interactions/interaction.js';
+import type { Interaction } from '../interactions/interaction.js';
+import type { InteractionResponder } from '../interactions/types.js';
 import type { InteractionErrorEvent, InteractionUnhandledEvent } from '../interactions/router.js';
 import type { IdentifyThrottle } from './identify-throttle.js';
 import { MIN_HEARTBEAT_INTERVAL_MS } from './protocol.js';
@@ -195,7 +196,7 @@ export interface AutoReshardOptions {
 export interface GatewayOptions extends GatewayConnectionOptions, GatewayShardingOptions {}
 
 /** The names of every Gateway option: any other is refused. */
-export const GATEWAY_OPTIONS = optionNames<GatewayOptions>({
+const GATEWAY_OPTIONS = optionNames<GatewayOptions>({
   ...{ url: true, intents: true, connectTimeoutMs: true, openTimeoutMs: true, helloTimeoutMs: true, readyTimeoutMs: true, compression: true },
   ...{ reconnectBaseDelayMs: true, reconnectMaxDelayMs: true, maxIdentifyFailures: true, headers: true, minHeartbeatIntervalMs: true },
   ...{ trustResumeUrl: true, random: true, shards: true, shardCount: true, maxShards: true, maxConcurrency: true, shardsPerWorker: true },

@@ -7,7 +7,7 @@
  */
 
 /** An outage that ended. */
-export interface EndedOutage {
+interface EndedOutage {
   /** From its first failure to the success that ended it, milliseconds. */
   durationMs: number;
   /** How many calls failed during it. */

@@ -53,7 +53,7 @@ interface ShardQueue {
 }
 
 /** What the publisher tells its Gateway. */
-export interface PublisherHost {
+interface PublisherHost {
   /** A shard's published sequence moved: save its session (of the shard set `set`, see {@link DispatchPublisher.push}). */
   changed(shardId: number, set: number): void;
   /** The sink failed (it is tried again, in order, after a pause). */

@@ -11,7 +11,7 @@ import type { GatewayEvents } from './options.js';
 import type { SecretBook } from './secrets.js';
 
 /** What emitting a report needs of the Gateway. */
-export interface ReportContext {
+interface ReportContext {
   /** Whether the Gateway runs shards (debug lines then name the shard). */
   sharded: boolean;
   /** The secrets to scrub. */

@@ -204,7 +204,7 @@ export async function finishSwitch(old: ShardSet, next: ShardSet, report: (line:
 }
 
 /** How often `autoReshard: true` asks `GET /gateway/bot`. */
-export const AUTO_RESHARD_INTERVAL_MS = 3_600_000;
+const AUTO_RESHARD_INTERVAL_MS = 3_600_000;
 
 /** The interval of the `autoReshard` option, or `undefined` when it is off (checked by `checkGatewayOptions`: 1000 ms to `MAX_TIMER_MS`). */
 export function autoReshardInterval(option: GatewayShardingOptions['autoReshard']): number | undefined {

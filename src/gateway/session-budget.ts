@@ -28,7 +28,7 @@ export function identifyGate(
 }
 
 /** `session_start_limit` of `GET /gateway/bot`, in milliseconds. */
-export interface SessionStartLimit {
+interface SessionStartLimit {
   total: number;
   remaining: number;
   resetAfterMs: number;

@@ -68,7 +68,7 @@ export function readGatewayBot(body: unknown): { shards: number | undefined; max
  * The service's recommended shard count, trusted only within `maxShards`: past it, a `GatewayError` (nothing is
  * planned or allocated for it) saying to set `shardCount` or raise `maxShards`.
  */
-export function trustedShardCount(recommended: number, maxShards: number): number {
+function trustedShardCount(recommended: number, maxShards: number): number {
   if (recommended <= maxShards) return recommended;
   throw new GatewayError(
     `GET /gateway/bot recommends ${recommended} shards, more than gateway.maxShards (${maxShards}); set gateway.shardCount, or raise gateway.maxShards if the bot really needs that many`,

@@ -23,7 +23,7 @@ export async function closedWithin(ws: WebSocket, timeoutMs: number): Promise<vo
 const MAX_PAYLOAD_BYTES = 16 * 1024 * 1024;
 
 /** What a socket reports; each handler runs only while `current()` says the socket is still in use, and nothing it throws escapes (it goes to `report`). */
-export interface SocketHandlers {
+interface SocketHandlers {
   /** Whether the socket is still the connection's current one. */
   current(): boolean;
   /** Reports what a handler threw. */

@@ -40,7 +40,7 @@ export interface ShardState {
 }
 
 /** An error made cloneable. */
-export interface SentError {
+interface SentError {
   message: string;
   code: number | undefined;
   /** Set for a `GatewayFatalError`. */
@@ -50,7 +50,7 @@ export interface SentError {
 }
 
 /** A connection event as it crosses threads: an error travels as a {@link SentError}, every other payload is cloneable as it is. */
-export type SentReport = Exclude<ConnectionReport, { event: 'error' }> | { event: 'error'; payload: SentError };
+type SentReport = Exclude<ConnectionReport, { event: 'error' }> | { event: 'error'; payload: SentError };
 
 /** Main thread → worker. */
 export type ToWorker =
@@ -70,7 +70,7 @@ export type FromWorker =
   | { type: 'destroyed' };
 
 /** A dispatch as it crosses threads: its frame's JSON text when the worker did not parse its payload (the main thread parses it if something reads it), else the payload. */
-export type SentDispatch = Omit<GatewayDispatchEvent, 'd'> & ({ text: string; d?: undefined } | { text?: undefined; d: unknown });
+type SentDispatch = Omit<GatewayDispatchEvent, 'd'> & ({ text: string; d?: undefined } | { text?: undefined; d: unknown });
 
 /** A dispatch to send to the main thread, unparsed when it was not read here. */
 export function sendDispatch(event: GatewayDispatchEvent): SentDispatch {

@@ -197,7 +197,7 @@ export abstract class BaseInteraction {
     };
   }
 
-  /** Redacted view for `util.inspect`. */
+  /** @internal Redacted view for `util.inspect`. (Node finds it by its registered symbol). */
   [inspectSymbol](): string {
     return `${this.constructor.name} ${JSON.stringify(this.toJSON())}`;
   }

@@ -21,23 +21,6 @@ import {
   receivedMessage,
 } from './types.js';
 
-export { INTERACTION_LIFETIME_MS } from '../core/constants.js';
-export { BaseInteraction, RepliableInteraction } from './base.js';
-export type {
-  AcknowledgementState,
-  AnswerOptions,
-  AutocompleteChoice,
-  InteractionKind,
-  InteractionPayload,
-  InteractionResponder,
-  InteractionUser,
-  ModalForm,
-  ReplyMessage,
-  MessagePayload,
-  AllowedMentions,
-  ReceivedMessage,
-} from './types.js';
-
 /** A ping (type 1): answer with {@link PingInteraction.pong}. */
 export class PingInteraction extends BaseInteraction {
   readonly kind = 'ping' as const;

@@ -6,7 +6,7 @@
  */
 
 import { ApplicationCommandOptionType } from '../core/constants.js';
-import type { CommandDefinition } from '../schemas/requests.js';
+import type { CommandDefinition } from '../schemas/request-types.js';
 
 /** TypeScript type of each option type (Discord's numbering). */
 export interface CommandOptionTypeMap {
@@ -95,7 +95,7 @@ export function defineCommand<const D extends CommandDefinition>(definition: D &
 }
 
 /** One option as it arrives in an interaction. */
-export interface ReceivedOption {
+interface ReceivedOption {
   /** Option name. */
   name: string;
   /** Option type. */

@@ -16,10 +16,11 @@ import {
   type ComponentInteraction,
   type Interaction,
   type InteractionByKind,
-  type InteractionKind,
   type ModalSubmitInteraction,
 } from './interaction.js';
+import type { InteractionKind } from './types.js';
 import { ValidationError } from '../errors/index.js';
+import { toError } from '../errors/base.js';
 import { checkDuration, optionNames, refuseUnknownOptions } from '../core/bounds.js';
 import { answeredInteractionId, DEFAULT_MAX_WAITERS, InteractionWaiters, taken } from './waiters.js';
 
@@ -28,8 +29,8 @@ export type InteractionHandler<I> = (interaction: I) => unknown;
 
 /** Emitted when an interaction handler throws or rejects. */
 export interface InteractionErrorEvent {
-  /** What the handler threw. */
-  error: unknown;
+  /** What the handler threw: an `Error` (a thrown non-Error value is wrapped in one, as its `cause`). */
+  error: Error;
   /** The interaction it was handling. */
   interaction: Interaction;
 }
@@ -51,7 +52,7 @@ export interface InteractionUnhandledEvent {
 }
 
 /** Describes an interaction nothing took. */
-export function unhandledInteraction(interaction: ComponentInteraction | ModalSubmitInteraction): InteractionUnhandledEvent {
+function unhandledInteraction(interaction: ComponentInteraction | ModalSubmitInteraction): InteractionUnhandledEvent {
   const answers = interaction.kind === 'component' ? answeredInteractionId(interaction.message) : undefined;
   const what = interaction.kind === 'component' ? 'component click' : 'modal submit';
   const message = `a ${what} with custom_id ${JSON.stringify(interaction.customId)} (interaction ${interaction.id}${answers === undefined ? '' : `, on the answer to interaction ${answers}`}) was taken by no awaitComponent/awaitModalSubmit, handler or listener; nothing answers it`;
@@ -191,7 +192,7 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
   }
 
   /**
-   * Offers an interaction to this router's pending waits first (binding it to
+   * @internal Offers an interaction to this router's pending waits first (binding it to
    * them, as `dispatch` does); whether one took it. What delivers interactions
    * (the Gateway, the receiver) asks this before anything else runs for it.
    */
@@ -200,14 +201,14 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
     return this.#waiters.offer(interaction);
   }
 
-  /** Whether `dispatch` would run anything for the interaction: an `interactionCreate` listener, or a handler of its kind or command. */
+  /** @internal Whether `dispatch` would run anything for the interaction: an `interactionCreate` listener, or a handler of its kind or command. */
   wouldHandle(interaction: Interaction): boolean {
     if (this.listenerCount('interactionCreate') > 0 || (this.#handlers.get(interaction.kind)?.size ?? 0) > 0) return true;
     return interaction.kind === 'command' && (this.#handlers.get(`command:${interaction.commandName.toLowerCase()}`)?.size ?? 0) > 0;
   }
 
   /**
-   * After the routers ran: a component click or modal submit that no wait,
+   * @internal After the routers ran: a component click or modal submit that no wait,
    * handler or listener took (`handled` says whether anything else did) is
    * held briefly for an `awaitComponent` / `awaitModalSubmit` about to
    * register on this router (reply, then await: the click may arrive first),
@@ -258,7 +259,7 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
 
   /** Emits a handler's error as `interactionError` and passes it to `onError`; a throwing sink breaks neither the other nor the caller. */
   #report(error: unknown, interaction: Interaction, onError: ((event: InteractionErrorEvent) => void) | undefined): void {
-    const event: InteractionErrorEvent = { error, interaction };
+    const event: InteractionErrorEvent = { error: toError(error), interaction };
     try {
       this.emit('interactionError', event);
     } catch {

@@ -14,12 +14,12 @@ import { wait } from '../core/wait.js';
 import type {
   AwaitComponentOptions,
   AwaitModalSubmitOptions,
-  BaseInteraction,
   ComponentInteraction,
   Interaction,
   InteractionWaitRegistry,
   ModalSubmitInteraction,
 } from './interaction.js';
+import type { BaseInteraction } from './base.js';
 
 /** How many waits a router holds at once unless told otherwise. */
 export const DEFAULT_MAX_WAITERS = 1000;

@@ -17,7 +17,7 @@ import type { ClientEvents, EventSink, LogFunction, RequestEventBase, RetryEvent
 import { hasHooks, hookError, hookResponseHeaders, runBeforeRequest, type RequestErrorView, type RequestHooks, type RequestHookView } from './hooks.js';
 
 /** What the lifecycle needs to know of the call. */
-export interface ObservedCall {
+interface ObservedCall {
   readonly operation: string;
   readonly method: HttpMethod;
   /** Redacted path of the first attempt. */
@@ -27,7 +27,7 @@ export interface ObservedCall {
 }
 
 /** Who may listen to a call's lifecycle: the client's configuration. */
-export interface CallObservers {
+interface CallObservers {
   /** The client's event emitter. */
   readonly events: EventSink | undefined;
   /** The levelled logger. */

@@ -88,13 +88,13 @@ export interface SessionExpiredEvent {
 
 /**
  * A shared store failed and the SDK went on without it: the same event on the
- * Client (the user session store) and on the Gateway (the Gateway session
- * store). The error is a `SessionStoreError` whose message names what failed
- * and never quotes a session's secrets.
+ * Client (the user session store), on the Gateway (the Gateway session store)
+ * and on the Redis rate-limit store (its fallback to limits in memory). The
+ * error names what failed and never quotes a session's secrets.
  */
 export interface StoreErrorEvent {
-  /** Which store: `auth.sessionStore` (`"session"`) or `gateway.sessionStore` (`"gatewaySession"`). */
-  store: 'session' | 'gatewaySession';
+  /** Which store: `auth.sessionStore` (`"session"`), `gateway.sessionStore` (`"gatewaySession"`), or the Redis rate-limit store (`"rateLimit"`). */
+  store: 'session' | 'gatewaySession' | 'rateLimit';
   /** What failed. */
   error: Error;
 }

@@ -10,7 +10,7 @@
 import { channels, type GatewayCloseMessage, type GatewayConnectMessage, type GatewayReadyMessage, type GatewayResumeMessage } from './diagnostics.js';
 
 /** What this module reads of a Gateway's connection events: names, ids, codes and counts (never a session id, token or reason text). */
-export type GatewayLifecycleReport =
+type GatewayLifecycleReport =
   | { event: 'ready' }
   | { event: 'resumed'; payload: { replayed: number } }
   | { event: 'reconnecting'; payload: { attempt: number; delayMs: number; resume: boolean } }

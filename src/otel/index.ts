@@ -168,9 +168,6 @@ export function createOtelTracing(options: OtelTracingOptions = {}): OtelTracing
   };
 }
 
-/** The same as {@link createOtelTracing}: instruments every client of the process. */
-export const instrument: (options?: OtelTracingOptions) => OtelTracing = createOtelTracing;
-
 export {
   createOtelMetrics,
   METER_NAME,

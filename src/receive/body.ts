@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import type { BodySlot } from './pending-bodies.js';
 
 /** The body's bytes, or the status to answer instead (413 past the limit, 408 past the time limit, 400 if the request broke off). */
-export type ReadBodyResult = { ok: true; body: Buffer } | { ok: false; status: 400 | 408 | 413 };
+type ReadBodyResult = { ok: true; body: Buffer } | { ok: false; status: 400 | 408 | 413 };
 
 /**
  * Reads the whole body of `request`, refusing (413) one whose `Content-Length`

@@ -97,7 +97,7 @@ const RECEIVER_OPTIONS = optionNames<WebhookReceiverOptions>({
 const RENAMED = { now: 'clock', toleranceSeconds: 'toleranceMs (milliseconds: seconds x 1000)' } as const;
 
 /** The receiver's limits with their defaults. */
-export interface ReceiverLimits {
+interface ReceiverLimits {
   readonly toleranceMs: number;
   readonly dedupeTtlMs: number;
   readonly maxBodyBytes: number;

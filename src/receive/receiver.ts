@@ -20,22 +20,19 @@ import { createFetchHandler, type FetchHandler } from './fetch.js';
 import { bodyBytes, type RawBody, type WebhookHeaders } from './input.js';
 import { ReceiverSecrets } from './receiver-secrets.js';
 
-export type { WebhookSecretProvider } from './receiver-secrets.js';
 import { createNodeHandler, type NodeRequestHandler } from './node.js';
 import type { ReceiveOutcome, ReceiverCore } from './outcome.js';
 import { MemoryReplayStore, type ReplayStore } from './replay-store.js';
 import { resolveScheme, type ResolvedWebhookScheme, type WebhookSecret } from './scheme.js';
 import { verifyWebhookDelivery } from './verify.js';
+import { toError } from '../errors/base.js';
 import { PendingBodies } from './pending-bodies.js';
 import { resolveReceiverLimits, type WebhookReceiverOptions } from './receiver-options.js';
 
-export type { InteractionCallbackClient, WebhookReceiverOptions } from './receiver-options.js';
-export { MAX_BODY_BYTES_LIMIT, MAX_PENDING_BODIES_LIMIT } from './receiver-options.js';
-
 /** Emitted when a handler (or the receiver itself) fails; never a crash, never a 500 after the 2xx. */
 export interface WebhookErrorEvent {
-  /** What was thrown. */
-  error: unknown;
+  /** What was thrown: an `Error` (a thrown non-Error value is wrapped in one, as its `cause`). */
+  error: Error;
   /** The delivery being handled, if any. */
   delivery: WebhookDelivery | undefined;
 }
@@ -291,7 +288,7 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> extends Ev
       error.message = scrubText(error.message, this.#secrets.texts);
       if (error.stack !== undefined) error.stack = scrubText(error.stack, this.#secrets.texts);
     }
-    this.#emit('error', { error, delivery });
+    this.#emit('error', { error: toError(error), delivery });
   }
 
   /** Emits; a listener that throws is swallowed (an `error` listener) or reported as `error`. */
@@ -303,7 +300,7 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> extends Ev
     }
   }
 
-  /** Redacted view for `util.inspect`: never a secret. */
+  /** @internal Redacted view for `util.inspect`: never a secret. (Node finds it by its registered symbol). */
   [inspectSymbol](): string {
     return `WebhookReceiver { secrets: ${this.#secrets.count} [redacted], types: [${[...this.#handlers.keys()].join(', ')}], interactionHandlers: ${this.router.handlerCount} }`;
   }

@@ -71,12 +71,12 @@ export interface WebhookScheme {
 export type ResolvedWebhookScheme = { readonly [K in keyof WebhookScheme]-?: Exclude<WebhookScheme[K], undefined> };
 
 /** The default `signedPayload`: the timestamp, a dot, then the raw body bytes. */
-export function timestampDotBody(parts: SignedPayloadParts): Uint8Array {
+function timestampDotBody(parts: SignedPayloadParts): Uint8Array {
   return Buffer.concat([Buffer.from(`${parts.timestamp}.`, 'utf8'), parts.body]);
 }
 
 /** The default `readBody`: `{ id, type, created_at, data }`. */
-export function readDefaultBody(body: unknown): DeliveryFields | string {
+function readDefaultBody(body: unknown): DeliveryFields | string {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'the body is not a JSON object';
   const record = body as Record<string, unknown>;
   const { id, type, created_at: createdAt } = record;

@@ -133,7 +133,7 @@ export async function replicated(client: RedisClientLike, key: string, acks: Rep
 export type StoreFailure = (detail: string, cause?: unknown) => Error;
 
 /** A rate-limit store's failure. */
-export const rateLimitFailure: StoreFailure = (detail, cause) => new RateLimitStoreError(detail, cause === undefined ? undefined : { cause });
+const rateLimitFailure: StoreFailure = (detail, cause) => new RateLimitStoreError(detail, cause === undefined ? undefined : { cause });
 
 /** A session store's failure (the user session's or the Gateway's). */
 export const sessionFailure: StoreFailure = (detail, cause) => new SessionStoreError(detail, cause === undefined ? undefined : { cause });

@@ -19,8 +19,6 @@ import { DEFAULT_COMMAND_TIMEOUT_MS, type RedisClientLike, RedisScript, sendComm
 import { taggedKey } from './keys.js';
 import { BACKLOG, LUA_STREAM_IDS, readBacklog, type StreamBacklog, UNDELIVERED_COUNT_CAP } from './stream-backlog.js';
 
-export type { StreamBacklog, StreamConsumerBacklog, StreamGroupBacklog } from './stream-backlog.js';
-
 /** Options of {@link createRedisEventStream}. */
 export interface RedisEventStreamOptions {
   /** A node-redis v6 client (one node, a cluster or a Sentinel master), connected. */
@@ -189,7 +187,7 @@ export class RedisEventStream implements DispatchSink {
     return withinTime(this.client, this.timeoutMs, () => script.run(this.client, keys, args), streamFailure);
   }
 
-  /** The key of an interaction's claim (see `createEventWorker`). */
+  /** @internal The key of an interaction's claim (see `createEventWorker`). */
   claimKey(interactionId: string): string {
     return `${this.key}:claimed:${interactionId}`;
   }

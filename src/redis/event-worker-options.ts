@@ -9,7 +9,8 @@ import { checkCount, checkDuration, refuseUnknownOptions } from '../core/bounds.
 import { ValidationError } from '../errors/index.js';
 import type { InteractionErrorEvent, InteractionUnhandledEvent } from '../interactions/router.js';
 import type { RedisClientLike } from './connection.js';
-import type { DeadLetter, RedisEventStream, StreamBacklog } from './event-stream.js';
+import type { DeadLetter, RedisEventStream } from './event-stream.js';
+import type { StreamBacklog } from './stream-backlog.js';
 import type { UnmarkedEvent } from './event-worker-marks.js';
 import type { ConsumersRemovedEvent } from './stream-upkeep.js';
 

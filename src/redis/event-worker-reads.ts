@@ -9,7 +9,7 @@
 import { idBefore, type RedisEventStream } from './event-stream.js';
 
 /** What a reclaim took over. */
-export interface Reclaimed {
+interface Reclaimed {
   /** The entries taken over (`[id, fields]`), still in the stream. */
   readonly live: unknown[];
   /** Entries pending but gone from the stream (trimmed by another's `XTRIM MAXLEN`, or lost with Redis): acknowledged. */

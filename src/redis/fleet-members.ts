@@ -15,7 +15,7 @@ import type { PreviousHolder } from '../gateway/fleet-events.js';
 import { RedisScript } from './connection.js';
 
 /** The longest member name, in characters. */
-export const MAX_MEMBER_NAME_LENGTH = 100;
+const MAX_MEMBER_NAME_LENGTH = 100;
 
 /** How long a fleet's member records and last holders are kept after the last write, milliseconds (a week). */
 const KEPT_MS = 7 * 24 * 3600 * 1000;
@@ -122,7 +122,7 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return answer`);
 
 /** Runs one of these scripts on the fleet's slot (within the coordinator's command timeout). */
-export type FleetScriptRunner = (script: RedisScript, keys: string[], args: string[]) => Promise<unknown>;
+type FleetScriptRunner = (script: RedisScript, keys: string[], args: string[]) => Promise<unknown>;
 
 /** The member records and last holders of the fleet whose keys start with `key` (its hash tag). */
 export class FleetMembers {

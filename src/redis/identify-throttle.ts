@@ -60,7 +60,7 @@ const IDENTIFY_THROTTLE_OPTIONS = optionNames<RedisIdentifyThrottleOptions>({
  * last turn is at least an interval old on Redis `TIME`; otherwise returns
  * the milliseconds left.
  */
-export const IDENTIFY_SCRIPT = `
+const IDENTIFY_SCRIPT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local interval = tonumber(ARGV[1])

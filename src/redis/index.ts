@@ -1,29 +1,24 @@
 /**
- * `community-chat-sdk/redis`: rate limits and the user session shared
- * between processes through Redis (node-redis v6, an optional peer
- * dependency). The main entry never loads this module nor `redis`.
+ * `community-chat-sdk/redis`: what processes share through Redis (node-redis
+ * v6, an optional peer dependency): rate limits, the user session, the
+ * Identify throttle, Gateway sessions, the webhook receiver's replay store,
+ * the shard coordinator of a fleet, and the event stream with its workers.
+ * The main entry never loads this module nor `redis`.
  *
  * @packageDocumentation
  */
 
-export { createRedisRateLimitStore, RedisRateLimitStore, type RedisRateLimitStoreOptions, type RedisRateLimitStoreEvents } from './rate-limit-store.js';
-export { createRedisUserSessionStore, RedisUserSessionStore, type RedisUserSessionStoreOptions } from './user-session-store.js';
+export { createRedisRateLimitStore, type RedisRateLimitStore, type RedisRateLimitStoreOptions, type RedisRateLimitStoreEvents } from './rate-limit-store.js';
+export { createRedisUserSessionStore, type RedisUserSessionStore, type RedisUserSessionStoreOptions } from './user-session-store.js';
 export type { RedisClientLike, RedisNodeClientLike, RedisClusterClientLike, RedisSentinelClientLike, ReplicaAcknowledgement } from './connection.js';
-export { createRedisIdentifyThrottle, RedisIdentifyThrottle, type RedisIdentifyThrottleOptions } from './identify-throttle.js';
-export { createRedisGatewaySessionStore, RedisGatewaySessionStore, type RedisGatewaySessionStoreOptions } from './gateway-session-store.js';
-export { createRedisReplayStore, RedisReplayStore, type RedisReplayStoreOptions } from './replay-store.js';
-export {
-  createRedisEventStream,
-  RedisEventStream,
-  type RedisEventStreamOptions,
-  type StreamBacklog,
-  type StreamGroupBacklog,
-  type StreamConsumerBacklog,
-  type DeadLetter,
-} from './event-stream.js';
+export { createRedisIdentifyThrottle, type RedisIdentifyThrottle, type RedisIdentifyThrottleOptions } from './identify-throttle.js';
+export { createRedisGatewaySessionStore, type RedisGatewaySessionStore, type RedisGatewaySessionStoreOptions } from './gateway-session-store.js';
+export { createRedisReplayStore, type RedisReplayStore, type RedisReplayStoreOptions } from './replay-store.js';
+export { createRedisEventStream, type RedisEventStream, type RedisEventStreamOptions, type DeadLetter } from './event-stream.js';
+export type { StreamBacklog, StreamGroupBacklog, StreamConsumerBacklog } from './stream-backlog.js';
 export {
   createEventWorker,
-  EventWorker,
+  type EventWorker,
   type EventWorkerOptions,
   type EventWorkerEvents,
   type StreamEvent,
@@ -35,13 +30,13 @@ export {
 export type { HandlerFailedEvent, ReclaimedEvent } from './event-worker-options.js';
 export {
   createBacklogMonitor,
-  BacklogMonitor,
+  type BacklogMonitor,
   type BacklogMonitorOptions,
   type BacklogMonitorEvents,
   type ConsumersRemovedEvent,
   type BacklogWarning,
 } from './stream-upkeep.js';
-export { createRedisShardCoordinator, RedisShardCoordinator, type RedisShardCoordinatorOptions } from './shard-coordinator.js';
+export { createRedisShardCoordinator, type RedisShardCoordinator, type RedisShardCoordinatorOptions } from './shard-coordinator.js';
 export {
   readFleetStatus,
   type FleetStatusOptions,

@@ -81,7 +81,7 @@ export interface ClaimKeys {
 }
 
 /** What an acquire answered (`lapsed`: taken over from another holder whose lease ran out, not free or released). */
-export type ClaimAcquired =
+type ClaimAcquired =
   | { readonly status: 'taken'; readonly fence: number; readonly lapsed: boolean }
   | { readonly status: 'answered' }
   | { readonly status: 'held'; readonly holder: string };
@@ -137,7 +137,7 @@ export const ANSWERED_RETRY_MAX_PAUSE_MS = 2000;
 const READY_POLL_MS = 20;
 
 /** What {@link markAnsweredUntilTaken} needs besides the claim. */
-export interface AnsweredRetry {
+interface AnsweredRetry {
   /** Each failed attempt (reported, never dropped). */
   readonly failed: (error: unknown) => void;
   /** The monotonic clock. @default performance.now */

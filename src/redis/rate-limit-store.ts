@@ -14,7 +14,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'eventemitter3';
-import { RateLimiter } from '../rest/rate-limiter.js';
+import { MemoryRateLimitStore } from '../rest/rate-limiter.js';
 import {
   attachSettings,
   RouteHashes,
@@ -30,6 +30,8 @@ import { RedisScript, checkStoreOptions, withinTime, type RedisClientLike, DEFAU
 import { clampNumber, optionNames } from '../core/bounds.js';
 import { RateLimitKeys, stepArguments, type Op } from './rate-limit-keys.js';
 import { taggedKey } from './keys.js';
+import { toError } from '../errors/base.js';
+import type { StoreErrorEvent } from '../observe/events.js';
 import { STEP_SCRIPT } from './scripts.js';
 
 /** Options of {@link createRedisRateLimitStore}. */
@@ -59,8 +61,8 @@ export interface RedisRateLimitStoreOptions {
   /**
    * When Redis cannot answer: `"throw"` rejects the call with
    * `RateLimitStoreError` (nothing is sent); `"local"` goes on with an
-   * in-memory store of this process and emits `warn`, until the client is
-   * ready again. @default "throw"
+   * in-memory store of this process and emits `storeError`, until the client
+   * is ready again (then `storeRecovered`). @default "throw"
    */
   onStoreError?: 'throw' | 'local' | undefined;
 }
@@ -89,8 +91,10 @@ const LOCAL_RETRY_MS = 5000;
 
 /** The events of a {@link RedisRateLimitStore}. */
 export interface RedisRateLimitStoreEvents {
-  /** The store fell back to in-memory limits (`onStoreError: "local"`), came back to Redis, or dropped finished work it could not send. */
-  warn: [error: Error];
+  /** Redis could not answer: the store fell back to in-memory limits (`onStoreError: "local"`), or dropped finished work it could not send. */
+  storeError: [event: StoreErrorEvent];
+  /** The Redis client is ready again after a fallback: rate limits are shared again. */
+  storeRecovered: [];
 }
 
 /** The Redis rate-limit store, an event emitter (`on`, `off`, `once`) of {@link RedisRateLimitStoreEvents}. Create it with {@link createRedisRateLimitStore}. */
@@ -110,7 +114,7 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
   /** The settings of the clients it serves, once one attached. */
   #attached: RateLimitSettings | undefined;
   #settings: RateLimitSettings = { now: Date.now, webhookWindow: undefined, maxPauseMs: 600_000, globalRateLimit: undefined };
-  #local = new RateLimiter();
+  #local = new MemoryRateLimitStore();
   #onLocal = false;
   /** When the store last fell back (epoch ms of this host: only to pace retries of Redis). */
   #localSince = 0;
@@ -153,7 +157,7 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
     this.#attached = served;
     this.#settings = served;
     this.#head = this.#settingsArgs();
-    this.#local = new RateLimiter(served);
+    this.#local = new MemoryRateLimitStore(served);
   }
 
   /** The bucket key of a request; bucket ids learned by other processes are resolved in Redis. */
@@ -327,14 +331,21 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
   #useLocal(): boolean {
     if (this.#onLocal && this.#client.isReady && Date.now() - this.#localSince >= LOCAL_RETRY_MS) {
       this.#onLocal = false;
-      this.#warn(new Error('the Redis client is ready again: rate limits are shared again'));
+      this.#emitSafely('storeRecovered');
     }
     return this.#onLocal;
   }
 
-  #warn(error: Error): void {
+  #storeError(error: unknown): void {
+    this.#emitSafely('storeError', { store: 'rateLimit', error: toError(error) });
+  }
+
+  #emitSafely<E extends keyof RedisRateLimitStoreEvents>(
+    event: E,
+    ...args: EventEmitter.ArgumentMap<RedisRateLimitStoreEvents>[Extract<E, keyof RedisRateLimitStoreEvents>]
+  ): void {
     try {
-      this.emit('warn', error);
+      this.emit(event, ...args);
     } catch {
       // A throwing listener must not break the request that reported.
     }
@@ -360,11 +371,11 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
       if ((action === 'b' || action === 'w') && id !== '') this.#op('x', id, '', '', '', [...taken]);
       // Finished work that could not be sent is dropped: its reservations expire by themselves.
       if (action === 'n') {
-        if (!this.#onLocal) this.#warn(error as Error);
+        if (!this.#onLocal) this.#storeError(error);
         return undefined;
       }
       if (this.#onStoreError !== 'local') throw error;
-      if (!this.#onLocal) this.#warn(error as Error);
+      if (!this.#onLocal) this.#storeError(error);
       this.#onLocal = true;
       this.#localSince = Date.now();
       return undefined;

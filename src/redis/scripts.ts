@@ -19,9 +19,6 @@
  * @module
  */
 
-/** Fields per finished operation in ARGV. */
-export const OP_FIELDS = 6;
-
 /**
  * ARGV: the settings as one comma-separated argument (keepMs, maxPauseMs,
  * reservationMs, pollMs, globalLimit, globalWindowMs, webhookLimit,

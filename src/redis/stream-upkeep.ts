@@ -13,7 +13,7 @@ import type { RedisEventStream } from './event-stream.js';
 import type { StreamBacklog } from './stream-backlog.js';
 
 /** Whether more than `bound` entries wait in `group` (pending with a consumer, or not delivered yet). */
-export function overBacklog(backlog: StreamBacklog, group: string, bound: number): boolean {
+function overBacklog(backlog: StreamBacklog, group: string, bound: number): boolean {
   const found = backlog.groups.find((candidate) => candidate.name === group);
   return found !== undefined && found.pending + found.undelivered > bound;
 }
@@ -27,7 +27,7 @@ export interface ConsumersRemovedEvent {
 }
 
 /** What a worker's upkeep reads and does, once per trim. */
-export interface UpkeepSettings {
+interface UpkeepSettings {
   readonly group: string;
   /** This worker's consumer (never removed). */
   readonly consumer: string;

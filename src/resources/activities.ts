@@ -2,7 +2,7 @@ import type { CallOptions } from '../rest/options.js';
 import type { RestClient } from '../rest/rest-client.js';
 import { validate } from '../schemas/validate.js';
 import { withId, withIds } from './response-ids.js';
-import type { CreateActivityRequest, PlayPauseRequest, SeekRequest, StateUpdateRequest } from '../schemas/requests.js';
+import type { CreateActivityRequest, PlayPauseRequest, SeekRequest, StateUpdateRequest } from '../schemas/request-types.js';
 import type { Activity, ActivitySnapshot } from '../schemas/responses.js';
 
 /** Channel activities: create, join, leave, play or pause, seek, state, snapshot, end. User or bot credentials. */

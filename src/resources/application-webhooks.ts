@@ -2,8 +2,8 @@ import type { CallOptions } from '../rest/options.js';
 import type { RestClient } from '../rest/rest-client.js';
 import { validate } from '../schemas/validate.js';
 import { withId, withIds } from './response-ids.js';
-import type { CreateApplicationWebhookRequest, UpdateApplicationWebhookRequest } from '../schemas/requests.js';
-import type { ApplicationWebhook, ApplicationWebhookSecret, WebhookDelivery, WebhookTestDelivery } from '../schemas/responses.js';
+import type { CreateApplicationWebhookRequest, UpdateApplicationWebhookRequest } from '../schemas/request-types.js';
+import type { ApplicationWebhook, ApplicationWebhookSecret, WebhookDeliveryLogEntry, WebhookTestDelivery } from '../schemas/responses.js';
 import { PageList, type ListOptions } from './pagination.js';
 
 /** Application-level webhooks: their secrets, test deliveries and delivery history. User credentials. */
@@ -56,7 +56,7 @@ export class ApplicationWebhooksManager {
   }
 
   /** `GET /applications/{app_id}/webhook-deliveries`: `await` it for one page of past deliveries (`page` @default 1, `perPage` @default 50), or walk every delivery with `for await`. */
-  listDeliveries(applicationId: string, options?: ListOptions): PageList<WebhookDelivery> {
+  listDeliveries(applicationId: string, options?: ListOptions): PageList<WebhookDeliveryLogEntry> {
     return new PageList(this.rest, 'applicationWebhooks.listDeliveries', { app_id: applicationId }, options);
   }
 }

@@ -2,7 +2,7 @@ import type { CallOptions } from '../rest/options.js';
 import type { RestClient } from '../rest/rest-client.js';
 import { validate } from '../schemas/validate.js';
 import { withId, withIds } from './response-ids.js';
-import type { CreateApplicationRequest, UpdateApplicationRequest } from '../schemas/requests.js';
+import type { CreateApplicationRequest, UpdateApplicationRequest } from '../schemas/request-types.js';
 import type { ApiLogEntry, Application, ApplicationMetrics, PublicApplication } from '../schemas/responses.js';
 import { PageList, type ListOptions } from './pagination.js';
 

@@ -4,7 +4,7 @@ import { validate } from '../schemas/validate.js';
 import { wait } from '../core/wait.js';
 import type { CallOptions } from '../rest/options.js';
 import type { RestClient } from '../rest/rest-client.js';
-import type { ForgotPasswordRequest, LoginCredentials, ResetPasswordRequest } from '../schemas/requests.js';
+import type { ForgotPasswordRequest, LoginCredentials, ResetPasswordRequest } from '../schemas/request-types.js';
 import type { ApiObject } from '../schemas/responses.js';
 
 /** Login, refresh, logout, and the password-reset and e-mail-verification flows. */

@@ -1,7 +1,7 @@
 import type { CallOptions } from '../rest/options.js';
 import type { RestClient } from '../rest/rest-client.js';
 import { validate } from '../schemas/validate.js';
-import type { UpdateBotRequest } from '../schemas/requests.js';
+import type { UpdateBotRequest } from '../schemas/request-types.js';
 import type { Bot, BotInviteUrl, BotTokenReset } from '../schemas/responses.js';
 
 /** An application's bot account, its token and its invite URL. User credentials. */

@@ -4,7 +4,7 @@ import { withId } from './response-ids.js';
 import { MultipartBody, type MultipartFileSource } from '../rest/multipart.js';
 import type { CallOptions } from '../rest/options.js';
 import type { RestClient } from '../rest/rest-client.js';
-import type { UpdateChannelRequest } from '../schemas/requests.js';
+import type { UpdateChannelRequest } from '../schemas/request-types.js';
 import type { Attachment, Channel, DriveLink } from '../schemas/responses.js';
 
 /**

@@ -2,7 +2,7 @@ import { MissingCredentialError } from '../errors/index.js';
 import { validate } from '../schemas/validate.js';
 import type { CallOptions } from '../rest/options.js';
 import type { RestClient } from '../rest/rest-client.js';
-import type { CommandDefinition } from '../schemas/requests.js';
+import type { CommandDefinition } from '../schemas/request-types.js';
 import type { Command } from '../schemas/responses.js';
 import { withId, withIds } from './response-ids.js';
 

@@ -1,7 +1,7 @@
 import type { CallOptions } from '../rest/options.js';
 import type { RestClient } from '../rest/rest-client.js';
 import { validate } from '../schemas/validate.js';
-import type { InteractionResponse } from '../schemas/requests.js';
+import type { InteractionResponse } from '../schemas/request-types.js';
 import type { ApiObject } from '../schemas/responses.js';
 
 /** The interaction callback. Bot credentials. */

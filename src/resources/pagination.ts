@@ -10,7 +10,7 @@ import type { CallOptions } from '../rest/options.js';
 import type { RestClient } from '../rest/rest-client.js';
 import type { OperationId } from '../core/routes.js';
 import { validate } from '../schemas/validate.js';
-import type { PageQuery } from '../schemas/requests.js';
+import type { PageQuery } from '../schemas/request-types.js';
 import type { Page } from '../schemas/responses.js';
 
 const ITEM_KEYS = ['items', 'data', 'results', 'entries', 'logs', 'deliveries'];
@@ -116,7 +116,7 @@ export class PageList<T> implements Promise<Page<T>>, AsyncIterable<T> {
 }
 
 /** Fetches one page of a paginated operation. */
-export async function fetchPage<T>(
+async function fetchPage<T>(
   rest: RestClient,
   operation: OperationId,
   params: Record<string, string>,

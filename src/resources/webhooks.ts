@@ -3,7 +3,7 @@ import { validate } from '../schemas/validate.js';
 import { withId, withIds } from './response-ids.js';
 import type { CallOptions } from '../rest/options.js';
 import type { RestClient } from '../rest/rest-client.js';
-import type { CreateGuildWebhookRequest, UpdateWebhookRequest, WebhookMessage } from '../schemas/requests.js';
+import type { CreateGuildWebhookRequest, UpdateWebhookRequest, WebhookMessage } from '../schemas/request-types.js';
 import type { ApiObject, GuildWebhook } from '../schemas/responses.js';
 
 /**

@@ -15,7 +15,7 @@ import type { RetryPolicy } from './retry.js';
 import type { Transport } from './transport.js';
 
 /** Hooks into the user session, called around requests that use user credentials. */
-export interface UserSessionHooks {
+interface UserSessionHooks {
   /** Before picking credentials: loads a stored session once; `undefined` when done. */
   ensureLoaded(): Promise<void> | undefined;
   /** Before sending with user credentials (loads and refreshes the session); `undefined` when there is nothing to wait for. */

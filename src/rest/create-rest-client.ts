@@ -12,7 +12,7 @@ import { ValidationError } from '../errors/local.js';
 import { createLogFunction } from '../observe/events.js';
 import type { PipelineOptions } from './options.js';
 import { checkCount, checkDuration } from '../core/bounds.js';
-import { RateLimiter } from './rate-limiter.js';
+import { MemoryRateLimitStore } from './rate-limiter.js';
 import { checkWindow, type RateLimitSettings, type RateLimitStore } from './rate-limit-store.js';
 import type { RestClientConfig } from './config.js';
 import { RestClient } from './rest-client.js';
@@ -22,7 +22,7 @@ import type { Transport } from './transport.js';
 import { UndiciTransport } from './undici-transport.js';
 
 /** What the clients add to the pipeline options: the fields of the REST client's configuration that depend on the client. */
-export type PipelineWiring = Pick<
+type PipelineWiring = Pick<
   RestClientConfig,
   'origin' | 'apiPrefix' | 'authPrefix' | 'credentials' | 'preferredCredential' | 'routeOverrides' | 'onSetCookie' | 'session' | 'events'
 >;
@@ -49,7 +49,7 @@ export function createTransport(option: PipelineOptions['transport'], dispatcher
 }
 
 /** The default `maxResponseBytes`: 10 MiB. */
-export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
 /**
  * Refuses a pipeline option a timer or a counter cannot honour, with a `ValidationError` naming it: every duration must
@@ -73,7 +73,7 @@ export function createRestClient(options: PipelineOptions, wiring: PipelineWirin
   const retry = resolveRetryPolicy(options);
   const settings: RateLimitSettings = { now, webhookWindow, maxPauseMs: retry.maxRateLimitPauseMs, globalRateLimit: options.globalRateLimit };
   let limiter: RateLimitStore;
-  if (options.rateLimitStore === undefined) limiter = new RateLimiter(settings);
+  if (options.rateLimitStore === undefined) limiter = new MemoryRateLimitStore(settings);
   else {
     limiter = options.rateLimitStore;
     limiter.attach(settings);

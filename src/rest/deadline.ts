@@ -14,7 +14,7 @@ import { AttemptSignal } from './transport.js';
  * listener to it (no `MaxListenersExceededWarning`), each removed when its
  * call ends. Returns the unsubscribe function.
  */
-export function onAbort(signal: AbortSignal, listener: () => void): () => void {
+function onAbort(signal: AbortSignal, listener: () => void): () => void {
   let subscribers = fanOut.get(signal);
   if (subscribers === undefined) {
     const set = new Set<() => void>();

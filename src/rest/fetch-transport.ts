@@ -90,6 +90,11 @@ export class FetchTransport implements Transport {
   async close(): Promise<void> {
     // fetch owns no connections of ours.
   }
+
+  /** The same as {@link FetchTransport.close}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
 }
 
 /**

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { CommunityChatError } from '../errors/base.js';
+
 /** Where a file part's bytes come from: a `Blob` (replayable), or a one-shot stream (web `ReadableStream`, Node `Readable`, any async iterable of bytes). */
 export type MultipartFileSource = Blob | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array | string>;
 
@@ -32,7 +34,7 @@ export interface MultipartTextPart {
 }
 
 /** Why an encoded body cannot be sent: a one-shot stream already read, or a stream whose length differs from its declared size. */
-export class MultipartStreamError extends Error {
+export class MultipartStreamError extends CommunityChatError {
   /** `ERR_UPLOAD_STREAM_CONSUMED` or `ERR_UPLOAD_SIZE_MISMATCH`. */
   readonly code: 'ERR_UPLOAD_STREAM_CONSUMED' | 'ERR_UPLOAD_SIZE_MISMATCH';
 

@@ -4,7 +4,7 @@
  * shared bucket ids, global and route pauses after 429s, the per-webhook
  * rolling window, and the optional proactive global cap.
  *
- * The in-memory store (`RateLimiter`, the default) keeps everything in one
+ * The in-memory store (`MemoryRateLimitStore`, the default) keeps everything in one
  * process; `community-chat-sdk/redis` shares it between processes.
  *
  * @module

@@ -25,8 +25,6 @@ import { GlobalCap } from './global-cap.js';
 import { IncrementalSweep } from './sweep.js';
 import { WebhookWindows } from './webhook-windows.js';
 
-export type { Lane, RateLimitHeaders, WaitGuard, WebhookWindowOptions } from './rate-limit-store.js';
-
 /** Whether a bucket's limits are known: not yet, one request is finding out, or learned (limits, or no headers at all). */
 const Discovery = { Unknown: 0, Discovering: 1, Known: 2 } as const;
 type Discovery = (typeof Discovery)[keyof typeof Discovery];
@@ -78,7 +76,7 @@ const DEFAULT_SETTINGS: RateLimitSettings = {
  * The in-memory rate-limit store, the default: tracks every rate limit one
  * client knows of, in its own process.
  */
-export class RateLimiter implements RateLimitStore {
+export class MemoryRateLimitStore implements RateLimitStore {
   #globalUntil = 0;
   readonly #buckets = new Map<string, Bucket>();
   readonly #routeHashes = new RouteHashes();
@@ -245,8 +243,8 @@ export class RateLimiter implements RateLimitStore {
   /**
    * Counts the request as in flight and returns `true` when the bucket may
    * send at once (a synchronous check that allocates nothing). Otherwise
-   * returns `false`: call {@link RateLimiter.acquire}. Every successful
-   * acquire must be followed by one {@link RateLimiter.release}.
+   * returns `false`: call {@link MemoryRateLimitStore.acquire}. Every successful
+   * acquire must be followed by one {@link MemoryRateLimitStore.release}.
    * @internal The pipeline's fast path; not part of {@link RateLimitStore}.
    */
   tryAcquire(key: string, lane: Lane): boolean {
@@ -393,9 +391,6 @@ export class RateLimiter implements RateLimitStore {
     this.#webhooks.done(webhookId);
   }
 }
-
-/** The in-memory store under the name of its kind. */
-export const MemoryRateLimitStore = RateLimiter;
 
 /** Whether a bucket holds nothing that still matters: no request in flight or waiting, no pause or reset ahead. */
 function isIdle(bucket: Bucket, now: number): boolean {

@@ -17,7 +17,7 @@ import {
   type ApiErrorInit,
 } from '../errors/index.js';
 import { redactHeaders, redactValue } from '../core/redact.js';
-import type { RateLimitHeaders } from './rate-limiter.js';
+import type { RateLimitHeaders } from './rate-limit-store.js';
 import { parseRetryAfter } from './retry-after.js';
 import type { TransportResponse } from './transport.js';
 
@@ -29,7 +29,7 @@ const ERROR_BY_STATUS: Readonly<Record<number, new (init: ApiErrorInit) => ApiEr
 };
 
 /** What the caller knows of the request that failed. */
-export type FailedRequest = Omit<ApiErrorInit, 'status' | 'body' | 'headers' | 'summary' | 'code'>;
+type FailedRequest = Omit<ApiErrorInit, 'status' | 'body' | 'headers' | 'summary' | 'code'>;
 
 /** Reads a failed response's body and maps it to its typed error, with every known secret scrubbed. */
 export async function toApiError(response: TransportResponse, request: FailedRequest, secrets: readonly string[]): Promise<ApiError> {
@@ -141,7 +141,7 @@ const MAX_SUMMARY = 300;
 const MAX_SUMMARY_INPUT = 16 * 1024;
 
 /** Produces a short, readable summary of an error body of any shape (JSON with messages, codes or field errors, text, HTML). */
-export function summarizeBody(body: unknown): string {
+function summarizeBody(body: unknown): string {
   if (body === undefined || body === null) return '';
   if (typeof body === 'string') {
     const head = body.length > MAX_SUMMARY_INPUT ? body.slice(0, MAX_SUMMARY_INPUT) : body;
@@ -162,7 +162,7 @@ export function summarizeBody(body: unknown): string {
 }
 
 /** The machine-readable error code of a body (`code`, or `error.code`), if it has one. */
-export function extractCode(body: unknown): string | number | undefined {
+function extractCode(body: unknown): string | number | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
   const code = (body as Record<string, unknown>)['code'];
   if (typeof code === 'string' || typeof code === 'number') return code;

@@ -24,7 +24,7 @@ import { bodySpent, callSecrets, requestParts, type Prepared } from './request-p
 import { hasRateLimitHeaders, parseSuccessBody, readRateLimitHeaders, toApiError } from './response.js';
 import { decideRetry, refuseRateLimitWait, rejectsOnRateLimit, type AttemptOutcome } from './retry.js';
 import { KeyedQueue, wait } from '../core/wait.js';
-import { RateLimiter } from './rate-limiter.js';
+import { MemoryRateLimitStore } from './rate-limiter.js';
 import { TransportFailure, type TransportResponse } from './transport.js';
 
 /** Everything one call needs, resolved once. */
@@ -57,13 +57,13 @@ export class RestClient {
   /** Bucket route keys (`METHOD template`) by route row, built once. */
   readonly #routeKeys = new WeakMap<RouteDefinition, string>();
   /** The in-memory store's synchronous fast paths, when the limiter is one (another store is only reached through its interface). */
-  readonly #fast: RateLimiter | undefined;
+  readonly #fast: MemoryRateLimitStore | undefined;
   /** Each webhook's executions in order, when the store is not the in-memory one (which keeps them beside their window). */
   readonly #webhookOrder = new KeyedQueue<string>();
 
   constructor(config: RestClientConfig) {
     this.#config = config;
-    this.#fast = config.limiter instanceof RateLimiter ? config.limiter : undefined;
+    this.#fast = config.limiter instanceof MemoryRateLimitStore ? config.limiter : undefined;
     this.#credentials = { strategies: config.credentials, preferred: config.preferredCredential };
     this.#insecureOrigin = isInsecureRemoteUrl(new URL(config.origin));
   }

@@ -20,14 +20,14 @@ export interface RetryPolicy extends BackoffPolicy {
 }
 
 /** The default cap on any pause learned from the server: 10 minutes. */
-export const DEFAULT_MAX_RATE_LIMIT_PAUSE_MS = 10 * 60 * 1000;
+const DEFAULT_MAX_RATE_LIMIT_PAUSE_MS = 10 * 60 * 1000;
 
 /**
  * The default `maxRateLimitWaitMs`: the contract's webhook window (30 messages
  * per minute) plus 5 s, so that a 429 asking for the rest of a full
  * one-minute window (rounded up, plus clock skew) is waited out, not refused.
  */
-export const DEFAULT_MAX_RATE_LIMIT_WAIT_MS = 65_000;
+const DEFAULT_MAX_RATE_LIMIT_WAIT_MS = 65_000;
 
 /** Fills in the defaults. */
 export function resolveRetryPolicy(
@@ -64,15 +64,15 @@ export type AttemptOutcome =
   | { readonly kind: 'rateLimit'; readonly retryAfterMs: number | undefined; readonly count: number };
 
 /** Why a call is retried, as the `retry` event reports it. */
-export type RetryReason = 'status' | 'network' | 'timeout' | 'rateLimit';
+type RetryReason = 'status' | 'network' | 'timeout' | 'rateLimit';
 
 /** The decision on a failed attempt. `why` explains a refusal that a caller could act on. */
-export type RetryDecision =
+type RetryDecision =
   | { readonly retry: true; readonly delayMs: number; readonly reason: RetryReason }
   | { readonly retry: false; readonly delayMs?: number; readonly why?: string };
 
 /** What the decision looks at besides the outcome. */
-export interface RetryContext {
+interface RetryContext {
   /** The attempt that failed, starting at 1. */
   readonly attempt: number;
   /** The request's method. */

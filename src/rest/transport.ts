@@ -12,6 +12,7 @@
  */
 
 import type { HttpMethod } from '../core/routes.js';
+import { CommunityChatError } from '../errors/base.js';
 import { MultipartStreamError } from './multipart.js';
 
 /** One HTTP request, ready to send. */
@@ -26,7 +27,7 @@ export interface TransportRequest {
   headers: Record<string, string>;
   /**
    * Request body: JSON text, or a multipart form. A form may be a
-   * {@link MultipartBody} whose files are streams: send
+   * `MultipartBody` (main entry) whose files are streams: send
    * `MultipartBody.from(body).chunks()` (with its `contentType` and, when
    * known, `length`) rather than encoding the `FormData` itself, and check
    * `consumed` before a resend.
@@ -128,7 +129,7 @@ export interface Transport {
 }
 
 /** Why a request produced no response. */
-export class TransportFailure extends Error {
+export class TransportFailure extends CommunityChatError {
   /** `network`: the connection failed; `aborted`: the signal fired; `tooLarge`: the body exceeded `maxResponseBytes`. */
   readonly kind: 'network' | 'aborted' | 'tooLarge';
   /** Whether the request may have reached the server. `false` only when that is provably not the case. */

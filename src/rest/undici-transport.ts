@@ -142,6 +142,11 @@ export class UndiciTransport implements Transport {
     this.#pools.clear();
     await Promise.all(pools.map((pool) => pool.close()));
   }
+
+  /** The same as {@link UndiciTransport.close}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
 }
 
 /** The most of a discarded body read to keep its socket (undici's `dump()` reads as much); a longer one ends the request. */

@@ -8,8 +8,6 @@
 
 import type { Turns } from '../core/wait.js';
 
-export { RESOLVED, runInTurn } from '../core/wait.js';
-
 /** One webhook's executions, in order, and their rolling window. */
 export interface WebhookLane extends Turns {
   /** When the latest attempts finished (the newest `limit` of them). */

@@ -10,7 +10,8 @@
 import type { WaitGuard, WebhookWindowOptions } from './rate-limit-store.js';
 import { wait } from '../core/wait.js';
 import { IncrementalSweep } from './sweep.js';
-import { RESOLVED, runInTurn, type WebhookLane } from './webhook-lane.js';
+import { RESOLVED, runInTurn } from '../core/wait.js';
+import type { WebhookLane } from './webhook-lane.js';
 
 /** Every webhook's lane and rolling window, in one process. */
 export class WebhookWindows {

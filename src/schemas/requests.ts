@@ -13,6 +13,25 @@ import * as z from 'zod';
 import { INTERACTION_CALLBACK_TYPES, InteractionCallbackType } from '../core/constants.js';
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
 import { messageComponentsSchema, modalFormSchema } from './components.js';
+import type {
+  CreateActivityRequest,
+  CreateApplicationRequest,
+  CreateApplicationWebhookRequest,
+  CreateGuildWebhookRequest,
+  ForgotPasswordRequest,
+  InteractionResponse,
+  LoginCredentials,
+  PlayPauseRequest,
+  ResetPasswordRequest,
+  SeekRequest,
+  StateUpdateRequest,
+  UpdateApplicationRequest,
+  UpdateApplicationWebhookRequest,
+  UpdateBotRequest,
+  UpdateChannelRequest,
+  UpdateWebhookRequest,
+  WebhookMessage,
+} from './request-types.js';
 import { countCharacters } from './text.js';
 
 const characters = (min: number, max: number) =>
@@ -259,98 +278,26 @@ export function toIssues(error: z.ZodError, prefix?: string): ValidationIssue[] 
   });
 }
 
-/** A choice of a command option. */
-export interface CommandOptionChoice {
-  /** What the user sees, 1 to 100 characters. */
-  name: string;
-  /** What the command receives. */
-  value: string | number;
-}
-
-/** A command option descriptor as the caller writes it (Discord's shape: a misspelled field fails to compile). */
-export interface CommandOption {
-  /** Option type: an {@link ApplicationCommandOptionType} value. */
-  type: number;
-  /** Option name, 1 to 32 characters. */
-  name: string;
-  /** Option description, 1 to 100 characters. */
-  description: string;
-  /** Whether the user must fill it in. @default false */
-  required?: boolean | undefined;
-  /** Whether the bot offers autocomplete results for it. @default false */
-  autocomplete?: boolean | undefined;
-  /** Fixed choices, at most 25. @default undefined */
-  choices?: readonly CommandOptionChoice[] | undefined;
-  /** Smallest value of an integer or number option. @default undefined */
-  min_value?: number | undefined;
-  /** Largest value of an integer or number option. @default undefined */
-  max_value?: number | undefined;
-  /** Shortest value of a string option, 0 to 6000. @default undefined */
-  min_length?: number | undefined;
-  /** Longest value of a string option, 1 to 6000. @default undefined */
-  max_length?: number | undefined;
-  /** Channel types a channel option accepts (Discord's numbering). @default undefined (every type) */
-  channel_types?: readonly number[] | undefined;
-  /** Nested options, for sub-commands and groups, at most 25. @default undefined */
-  options?: readonly CommandOption[] | undefined;
-}
-
-/** A slash command definition as the caller writes it (the contract's CreateCommandRequest: a misspelled field fails to compile). */
-export interface CommandDefinition {
-  /** Command name: 1 to 32 letters, digits, `-` or `_`, sent lowercased. */
-  name: string;
-  /** Command description, 1 to 100 characters. */
-  description: string;
-  /** Typed option descriptors, at most 25. @default undefined */
-  options?: readonly CommandOption[] | undefined;
-  /** Whether the command is usable in direct messages. @default true */
-  dm_permission?: boolean | undefined;
-  /** The permissions a member needs to see the command, as a bit set in a string (Discord's field; the contract does not show it). @default undefined */
-  default_member_permissions?: string | null | undefined;
-  /** The name in other locales (Discord's field). @default undefined */
-  name_localizations?: Readonly<Record<string, string>> | null | undefined;
-  /** The description in other locales (Discord's field). @default undefined */
-  description_localizations?: Readonly<Record<string, string>> | null | undefined;
-}
-
-/** A message for an incoming webhook. */
-export type WebhookMessage = z.input<typeof webhookMessageSchema>;
-/** Body for creating a community webhook. */
-export type CreateGuildWebhookRequest = z.input<typeof createGuildWebhookSchema>;
-/** Login credentials. */
-export type LoginCredentials = z.input<typeof loginSchema>;
-/** Page selection for paginated lists. */
-export interface PageQuery {
-  /** Page number, starting at 1. @default 1 */
-  page?: number | undefined;
-  /** Items per page. @default 50 */
-  perPage?: number | undefined;
-}
-/** An interaction callback body. */
-export type InteractionResponse = z.input<typeof interactionResponseSchema>;
-/** Body of CreateApplicationRequest (fields assumed). */
-export type CreateApplicationRequest = z.input<typeof createApplicationSchema>;
-/** Body of UpdateApplicationRequest (fields not shown). */
-export type UpdateApplicationRequest = z.input<typeof updateApplicationSchema>;
-/** Body of UpdateBotRequest (fields assumed). */
-export type UpdateBotRequest = z.input<typeof updateBotSchema>;
-/** Body of CreateWebhookRequest, application scope (fields assumed). */
-export type CreateApplicationWebhookRequest = z.input<typeof createApplicationWebhookSchema>;
-/** Body of UpdateWebhookRequest, application scope (fields not shown). */
-export type UpdateApplicationWebhookRequest = z.input<typeof updateApplicationWebhookSchema>;
-/** Body of the PATCH on the webhook-token path (fields assumed). */
-export type UpdateWebhookRequest = z.input<typeof updateWebhookSchema>;
-/** Body of UpdateChannelRequest (fields assumed). */
-export type UpdateChannelRequest = z.input<typeof updateChannelSchema>;
-/** Body of CreateActivityRequest (fields not shown). */
-export type CreateActivityRequest = z.input<typeof createActivitySchema>;
-/** Body of PlayPauseRequest (fields assumed). */
-export type PlayPauseRequest = z.input<typeof playPauseSchema>;
-/** Body of SeekRequest (fields assumed). */
-export type SeekRequest = z.input<typeof seekSchema>;
-/** Body of StateUpdateRequest (fields not shown). */
-export type StateUpdateRequest = z.input<typeof stateUpdateSchema>;
-/** Body of ForgotPasswordRequest (fields assumed). */
-export type ForgotPasswordRequest = z.input<typeof forgotPasswordSchema>;
-/** Body of ResetPasswordRequest (fields assumed). */
-export type ResetPasswordRequest = z.input<typeof resetPasswordSchema>;
+// Each public request type is what its schema accepts, both ways (request-types.ts): a field added to one and not the other fails to compile.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Expect<T extends true> = T;
+// biome-ignore lint/correctness/noUnusedVariables: a compile-time check, read by tsc only
+type RequestTypeChecks = [
+  Expect<Same<WebhookMessage, z.input<typeof webhookMessageSchema>>>,
+  Expect<Same<CreateGuildWebhookRequest, z.input<typeof createGuildWebhookSchema>>>,
+  Expect<Same<LoginCredentials, z.input<typeof loginSchema>>>,
+  Expect<Same<InteractionResponse, z.input<typeof interactionResponseSchema>>>,
+  Expect<Same<CreateApplicationRequest, z.input<typeof createApplicationSchema>>>,
+  Expect<Same<UpdateApplicationRequest, z.input<typeof updateApplicationSchema>>>,
+  Expect<Same<UpdateBotRequest, z.input<typeof updateBotSchema>>>,
+  Expect<Same<CreateApplicationWebhookRequest, z.input<typeof createApplicationWebhookSchema>>>,
+  Expect<Same<UpdateApplicationWebhookRequest, z.input<typeof updateApplicationWebhookSchema>>>,
+  Expect<Same<UpdateWebhookRequest, z.input<typeof updateWebhookSchema>>>,
+  Expect<Same<UpdateChannelRequest, z.input<typeof updateChannelSchema>>>,
+  Expect<Same<CreateActivityRequest, z.input<typeof createActivitySchema>>>,
+  Expect<Same<PlayPauseRequest, z.input<typeof playPauseSchema>>>,
+  Expect<Same<SeekRequest, z.input<typeof seekSchema>>>,
+  Expect<Same<StateUpdateRequest, z.input<typeof stateUpdateSchema>>>,
+  Expect<Same<ForgotPasswordRequest, z.input<typeof forgotPasswordSchema>>>,
+  Expect<Same<ResetPasswordRequest, z.input<typeof resetPasswordSchema>>>,
+];

@@ -134,7 +134,7 @@ export interface ApplicationWebhookSecret extends ApiObject {
 export type WebhookTestDelivery = ApiObject;
 
 /** One past delivery of an application webhook. */
-export type WebhookDelivery = ApiObject;
+export type WebhookDeliveryLogEntry = ApiObject;
 
 /** One API-log entry of an application. */
 export type ApiLogEntry = ApiObject;

@@ -11,10 +11,10 @@ import type * as Schemas from './requests.js';
 type SchemaModule = typeof Schemas;
 
 /** Names of the request schemas. */
-export type SchemaName = { [K in keyof SchemaModule]: K extends `${string}Schema` ? K : never }[keyof SchemaModule];
+type SchemaName = { [K in keyof SchemaModule]: K extends `${string}Schema` ? K : never }[keyof SchemaModule];
 
 /** The validated (output) type of a schema. */
-export type SchemaOutput<K extends SchemaName> = SchemaModule[K] extends { _zod: { output: infer O } } ? O : never;
+type SchemaOutput<K extends SchemaName> = SchemaModule[K] extends { _zod: { output: infer O } } ? O : never;
 
 let loaded: SchemaModule | undefined;
 let loading: Promise<SchemaModule> | undefined;

@@ -8,11 +8,11 @@
  */
 
 import { Client } from '../clients/client.js';
-import type { CommandDefinition } from '../schemas/requests.js';
+import type { CommandDefinition } from '../schemas/request-types.js';
 import type { Emulator } from './emulator/server.js';
 
 /** What {@link startBot} needs. */
-export interface BotSetup {
+interface BotSetup {
   /** Commands registered (globally) before the bot starts. @default [] */
   commands?: readonly CommandDefinition[] | undefined;
   /** Installs the bot's handlers on its client. @default undefined (no handlers) */

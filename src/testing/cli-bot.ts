@@ -13,7 +13,7 @@
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import type { Client } from '../clients/client.js';
-import type { CommandDefinition } from '../schemas/requests.js';
+import type { CommandDefinition } from '../schemas/request-types.js';
 import { startBot } from './bot-runner.js';
 import { BotModuleError, describeThrown } from './errors.js';
 import type { Emulator } from './emulator/server.js';

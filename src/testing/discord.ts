@@ -9,7 +9,7 @@
 export const ApplicationCommandType = { ChatInput: 1 } as const;
 
 /** The `type` of a command option. */
-export const ApplicationCommandOptionType = { String: 3, Integer: 4, Boolean: 5, Number: 10 } as const;
+const ApplicationCommandOptionType = { String: 3, Integer: 4, Boolean: 5, Number: 10 } as const;
 
 /** The option type Discord would give a value of an option the command does not declare. */
 export function optionTypeOf(value: string | number | boolean): number {

@@ -5,7 +5,7 @@
  */
 
 import { inspect } from 'node:util';
-import { CommunityChatError, hasKind, KIND } from '../errors/base.js';
+import { CommunityChatError, hasKind, KIND, thrownValue } from '../errors/base.js';
 import type { OptionProblem } from '../interactions/options.js';
 
 /** Base class of the errors the emulator's control API throws or rejects with. */
@@ -112,7 +112,7 @@ const MAX_THROWN_CHARS = 300;
 export function describeThrown(thrown: unknown): string {
   let text: string;
   try {
-    text = describeOrThrow(thrown);
+    text = describeOrThrow(thrownValue(thrown));
   } catch {
     text = 'a value that cannot be shown';
   }
@@ -137,7 +137,8 @@ function describeOrThrow(thrown: unknown): string {
 export class EmulatorHandlerError extends EmulatorError {
   /** The interaction's id. */
   readonly interactionId: string;
-  constructor(label: InteractionLabel, thrown: unknown) {
+  constructor(label: InteractionLabel, error: unknown) {
+    const thrown = thrownValue(error);
     super(`the bot's handler of ${label.what} (interaction ${label.interactionId}) threw ${describeThrown(thrown)}`, { cause: thrown });
     this.interactionId = label.interactionId;
     // The frames worth reading are the handler's, not the kit's.

@@ -13,7 +13,7 @@ import type { InteractionRouter } from '../interactions/router.js';
 import type { Interaction } from '../interactions/interaction.js';
 
 /** The census of one Gateway's handlers. */
-export interface HandlerCensus {
+interface HandlerCensus {
   /** Why nothing of the bot's would run for a command or an autocomplete of `/name`, or `undefined` when something would (or might). */
   missing(kind: 'command' | 'autocomplete', name: string): string | undefined;
 }

@@ -7,7 +7,8 @@
 import { refuseUnknownOptions } from '../core/bounds.js';
 import { InteractionType } from '../core/constants.js';
 import { Gateway } from '../gateway/gateway.js';
-import { createInteraction, type Interaction, type InteractionPayload, type InteractionResponder } from '../interactions/interaction.js';
+import { createInteraction, type Interaction } from '../interactions/interaction.js';
+import type { InteractionPayload, InteractionResponder } from '../interactions/types.js';
 import { ApplicationCommandType, ComponentType, optionTypeOf } from './discord.js';
 
 /** An answer a test interaction received. */

@@ -92,3 +92,23 @@ describe('error classes', () => {
     expect(isApiError('ApiError')).toBe(false);
   });
 });
+
+describe('the error classes every entry exports', () => {
+  it('all extend CommunityChatError, so isCommunityChatError recognises every error the SDK throws', async () => {
+    const entries = {
+      '.': await import('../../src/index.js'),
+      './transport': await import('../../src/transport.js'),
+      './testing': await import('../../src/testing/index.js'),
+      './redis': await import('../../src/redis/index.js'),
+    };
+    const errorClasses = Object.entries(entries).flatMap(([entry, exports]) =>
+      Object.entries(exports)
+        .filter(([, value]) => typeof value === 'function' && value.prototype instanceof Error)
+        .map(([name, value]) => ({ name: `${entry} ${name}`, value: value as abstract new (...args: never[]) => Error })),
+    );
+    expect(errorClasses.map(({ name }) => name)).toEqual(expect.arrayContaining(['./transport TransportFailure', '. MultipartStreamError']));
+    expect(
+      errorClasses.filter(({ value }) => !(value.prototype instanceof CommunityChatError) && value !== CommunityChatError).map(({ name }) => name),
+    ).toEqual([]);
+  });
+});

@@ -5,8 +5,8 @@ import {
   createInteractionRouter,
   createWebhookReceiver,
   defineCommand,
-  InteractionRouter,
   type AutocompleteInteraction,
+  type InteractionRouter,
   type CommandInteraction,
   type ComponentInteraction,
   type Interaction,
@@ -90,7 +90,7 @@ describe('the interaction router', () => {
     const order: string[] = [];
     gateway.onCommand('quiz', () => void order.push('gateway:quiz'));
     const removeKind = gateway.onInteraction('command', () => void order.push('gateway:command'));
-    const router = new InteractionRouter();
+    const router = createInteractionRouter();
     router.onCommand('QUIZ', () => void order.push('router:quiz'));
     const stop = gateway.use(router);
     const noop = () => Promise.resolve();
@@ -124,6 +124,17 @@ describe('the interaction router', () => {
     expect(ranAfter).toBe(true);
     expect(onRouter.map((event) => (event.error as Error).message)).toEqual(['sync failure', 'async failure']);
     expect(onGateway.map((event) => event.interaction.id)).toEqual(['c', 'c']);
+  });
+
+  it('carries an Error as error when a handler throws something else, the value kept as its cause', async () => {
+    const router = createInteractionRouter();
+    const events: InteractionErrorEvent[] = [];
+    router.on('interactionError', (event) => void events.push(event));
+    router.onInteraction('command', () => {
+      throw 'a string';
+    });
+    await router.dispatch(createInteraction(payload('s'), () => Promise.resolve()));
+    expect(events.map((event) => [event.error instanceof Error, event.error.cause])).toEqual([[true, 'a string']]);
   });
 
   it('dispatch() resolves once every handler has settled, never rejects, and survives a throwing error listener', async () => {

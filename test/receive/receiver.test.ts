@@ -139,6 +139,20 @@ describe('interactions over HTTP', () => {
   });
 });
 
+describe('the error event', () => {
+  it('carries an Error as error when a delivery handler throws something else, the value kept as its cause', async () => {
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, clock: () => NOW_MS });
+    const errors: WebhookErrorEvent[] = [];
+    receiver.on('error', (event) => void errors.push(event));
+    receiver.onDelivery('MEMBER_JOINED', () => {
+      throw 42;
+    });
+    const { body, headers } = signedDelivery({ type: 'MEMBER_JOINED', data: { user_id: 'u1' } });
+    await (await receiver.receive(body, headers)).dispatch();
+    expect(errors.map((event) => [event.error instanceof Error, event.error.cause, event.delivery?.type])).toEqual([[true, 42, 'MEMBER_JOINED']]);
+  });
+});
+
 describe('typed deliveries and the catch-all', () => {
   it('runs the handlers of a type and the catch-all; an unknown type reaches only the catch-all; a type named like an event is a type; removed handlers stop', async () => {
     const receiver = createWebhookReceiver<{ MEMBER_JOINED: { user_id: string } }>({ secret: WEBHOOK_SECRET, clock: () => NOW_MS });

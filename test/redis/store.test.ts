@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient } from 'redis';
-import { Client, isRateLimitStoreError } from '../../src/index.js';
+import { Client, isRateLimitStoreError, type StoreErrorEvent } from '../../src/index.js';
 import { createRedisRateLimitStore } from '../../src/redis/index.js';
 import { startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
 import { until } from '../helpers/ws-server.js';
@@ -215,12 +215,12 @@ describeWithRedis('the Redis rate-limit store', () => {
     const lost = await connect(doomed.url);
     const failing = new Client({ baseUrl: server.url, auth: { botToken: 't' }, rateLimitStore: createRedisRateLimitStore({ client: lost, prefix: 'gone:' }) });
     const local = createRedisRateLimitStore({ client: lost, prefix: 'gone:', onStoreError: 'local' });
-    const warnings: string[] = [];
-    local.on('warn', (error) => warnings.push(error.message));
+    const warnings: StoreErrorEvent[] = [];
+    local.on('storeError', (event) => warnings.push(event));
     // The store is an event emitter: a listener removed with off() hears nothing.
-    const removed: Error[] = [];
-    const listener = (error: Error) => removed.push(error);
-    local.on('warn', listener).off('warn', listener);
+    const removed: StoreErrorEvent[] = [];
+    const listener = (event: StoreErrorEvent) => removed.push(event);
+    local.on('storeError', listener).off('storeError', listener);
     const falling = new Client({ baseUrl: server.url, auth: { botToken: 't' }, rateLimitStore: local });
     await failing.channels.get('1');
     await doomed.stop();
@@ -236,7 +236,8 @@ describeWithRedis('the Redis rate-limit store', () => {
     await falling.channels.get('3');
     expect(server.requests.length - before).toBe(2);
     expect(local.usingLocalFallback).toBe(true);
-    expect(warnings).toHaveLength(1);
+    // One storeError, the fallback's, in the shape the Client and the Gateway use: which store, and an Error.
+    expect(warnings.map((event) => [event.store, event.error instanceof Error])).toEqual([['rateLimit', true]]);
     expect(removed).toEqual([]);
     await Promise.all([failing.close(), falling.close()]);
     await lost.destroy();

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Client, InteractionCallbackType, type Transport, type TransportRequest } from '../../src/index.js';
+import { Client, InteractionCallbackType } from '../../src/index.js';
+import type { Transport, TransportRequest } from '../../src/transport.js';
 import { SECRETS, startLoopbackServer } from '../helpers/index.js';
-import { RateLimiter } from '../../src/rest/rate-limiter.js';
+import { MemoryRateLimitStore } from '../../src/rest/rate-limiter.js';
 import { loadSchemas } from '../../src/schemas/validate.js';
 
 /** A transport with no sockets: records the (fake) time of every send and answers 204. */
@@ -62,7 +63,7 @@ describe('webhook rolling window with the contract defaults (fake timers)', () =
 describe('rate-limit state stays bounded', () => {
   it('evicts buckets learned for distinct ids once their reset has passed', () => {
     let clock = 1_000_000;
-    const limiter = new RateLimiter({ now: () => clock, webhookWindow: { limit: 30, windowMs: 60_000 } });
+    const limiter = new MemoryRateLimitStore({ now: () => clock, webhookWindow: { limit: 30, windowMs: 60_000 } });
     const route = 'GET /channels/{channel_id}';
     for (let i = 0; i < 5000; i++) {
       const key = limiter.bucketKey(route, `c${i}`);
@@ -80,7 +81,7 @@ describe('rate-limit state stays bounded', () => {
   });
 
   it('drops blank buckets (nothing learned) when their request ends', () => {
-    const limiter = new RateLimiter({ now: () => 0, webhookWindow: undefined });
+    const limiter = new MemoryRateLimitStore({ now: () => 0, webhookWindow: undefined });
     for (let i = 0; i < 10_000; i++) {
       const key = limiter.bucketKey('POST /interactions/{interaction_id}/callback', `i${i}`);
       limiter.tryAcquire(key, 'priority');
@@ -91,7 +92,7 @@ describe('rate-limit state stays bounded', () => {
 
   it('keeps a paused bucket until its pause ends', () => {
     let clock = 0;
-    const limiter = new RateLimiter({ now: () => clock, webhookWindow: undefined });
+    const limiter = new MemoryRateLimitStore({ now: () => clock, webhookWindow: undefined });
     for (let i = 0; i < 100; i++) limiter.pause(limiter.bucketKey('GET /x', `m${i}`), 5_000, false);
     limiter.sweep();
     expect(limiter.size.buckets).toBe(100);
@@ -102,7 +103,7 @@ describe('rate-limit state stays bounded', () => {
 
   it('evicts webhook windows once their executions have left the window', async () => {
     let clock = 0;
-    const limiter = new RateLimiter({ now: () => clock, webhookWindow: { limit: 30, windowMs: 60_000 } });
+    const limiter = new MemoryRateLimitStore({ now: () => clock, webhookWindow: { limit: 30, windowMs: 60_000 } });
     for (let i = 0; i < 1000; i++) {
       await limiter.serializeWebhook(`w${i}`, async () => limiter.webhookDone(`w${i}`), undefined);
     }
@@ -116,7 +117,7 @@ describe('rate-limit state stays bounded', () => {
 
 describe('webhook lanes run executions in order', () => {
   it('a waiter aborted mid-queue rejects at once, and the rest keep their order', async () => {
-    const limiter = new RateLimiter({ now: () => 0, webhookWindow: { limit: 30, windowMs: 60_000 } });
+    const limiter = new MemoryRateLimitStore({ now: () => 0, webhookWindow: { limit: 30, windowMs: 60_000 } });
     const order: string[] = [];
     let releaseFirst!: () => void;
     const first = limiter.serializeWebhook(
@@ -153,7 +154,7 @@ describe('discovery of an unknown bucket', () => {
 
   it('lets one request discover it; the others wait for its headers, then go as far as the bucket allows', async () => {
     let clock = 0;
-    const limiter = new RateLimiter({ now: () => clock, webhookWindow: undefined });
+    const limiter = new MemoryRateLimitStore({ now: () => clock, webhookWindow: undefined });
     const route = 'GET /channels/{channel_id}';
     const key = limiter.bucketKey(route, '1');
     expect(limiter.tryAcquire(key, 'normal')).toBe(true);
@@ -177,7 +178,7 @@ describe('discovery of an unknown bucket', () => {
   });
 
   it('when the discovering request fails (no response), the next one discovers', async () => {
-    const limiter = new RateLimiter({ now: () => 0, webhookWindow: undefined });
+    const limiter = new MemoryRateLimitStore({ now: () => 0, webhookWindow: undefined });
     const key = limiter.bucketKey('GET /x', '');
     expect(limiter.tryAcquire(key, 'normal')).toBe(true);
     let second = false;
@@ -194,7 +195,7 @@ describe('discovery of an unknown bucket', () => {
   });
 
   it('a waiter aborted while the bucket is discovered rejects at once', async () => {
-    const limiter = new RateLimiter({ now: () => 0, webhookWindow: undefined });
+    const limiter = new MemoryRateLimitStore({ now: () => 0, webhookWindow: undefined });
     const key = limiter.bucketKey('GET /y', '');
     limiter.tryAcquire(key, 'normal');
     const controller = new AbortController();
@@ -204,7 +205,7 @@ describe('discovery of an unknown bucket', () => {
   });
 
   it('interaction callbacks (priority lane) never wait for a discovery', () => {
-    const limiter = new RateLimiter({ now: () => 0, webhookWindow: undefined });
+    const limiter = new MemoryRateLimitStore({ now: () => 0, webhookWindow: undefined });
     const key = limiter.bucketKey('POST /interactions/{interaction_id}/callback', '');
     expect(limiter.tryAcquire(key, 'priority')).toBe(true);
     expect(limiter.tryAcquire(key, 'priority')).toBe(true);
@@ -214,14 +215,14 @@ describe('discovery of an unknown bucket', () => {
 describe('the proactive global cap', () => {
   it('is off by default, and with globalRateLimit lets at most `limit` requests through per rolling window', async () => {
     let clock = 0;
-    const off = new RateLimiter({ now: () => clock, webhookWindow: undefined });
+    const off = new MemoryRateLimitStore({ now: () => clock, webhookWindow: undefined });
     for (let i = 0; i < 100; i++) {
       const key = off.bucketKey('GET /z', String(i));
       expect(off.tryAcquire(key, 'normal')).toBe(true);
       off.release(key);
       off.learn('GET /z', String(i), undefined);
     }
-    const capped = new RateLimiter({ now: () => clock, webhookWindow: undefined, globalRateLimit: { limit: 3, windowMs: 1000 } });
+    const capped = new MemoryRateLimitStore({ now: () => clock, webhookWindow: undefined, globalRateLimit: { limit: 3, windowMs: 1000 } });
     const keys = [0, 1, 2, 3].map((i) => capped.bucketKey('GET /z', String(i)));
     for (const key of keys.slice(0, 3)) expect(capped.tryAcquire(key, 'normal')).toBe(true);
     expect(capped.tryAcquire(keys[3] as string, 'normal')).toBe(false);
@@ -241,14 +242,14 @@ describe('answers that overtake each other', () => {
   const headers = (remaining: number, resetAtMs: number) => ({ limit: 3, remaining, resetAfterMs: 1000, bucket: 'b', resetAtMs });
 
   it('within one window (same X-RateLimit-Reset), a later answer with a higher remaining does not widen it', () => {
-    const limiter = new RateLimiter({ now: () => 0, webhookWindow: undefined });
+    const limiter = new MemoryRateLimitStore({ now: () => 0, webhookWindow: undefined });
     limiter.learn(route, 'c1', headers(0, 5_000));
     limiter.learn(route, 'c1', headers(2, 5_000));
     expect(limiter.tryAcquire(limiter.bucketKey(route, 'c1'), 'normal')).toBe(false);
   });
 
   it('an answer of an earlier window is not learned; one of a later window is', () => {
-    const limiter = new RateLimiter({ now: () => 0, webhookWindow: undefined });
+    const limiter = new MemoryRateLimitStore({ now: () => 0, webhookWindow: undefined });
     limiter.learn(route, 'c1', headers(0, 6_000));
     limiter.learn(route, 'c1', headers(2, 5_000));
     expect(limiter.tryAcquire(limiter.bucketKey(route, 'c1'), 'normal')).toBe(false);
@@ -258,7 +259,7 @@ describe('answers that overtake each other', () => {
 
   it('after a reset, a whole bucket is sent, and the next request waits for the new window’s first answer instead of going over', () => {
     let clock = 0;
-    const limiter = new RateLimiter({ now: () => clock, webhookWindow: undefined });
+    const limiter = new MemoryRateLimitStore({ now: () => clock, webhookWindow: undefined });
     limiter.learn(route, 'c1', headers(0, 1_000));
     const key = limiter.bucketKey(route, 'c1');
     expect(limiter.tryAcquire(key, 'normal')).toBe(false);
@@ -275,7 +276,7 @@ describe('answers that overtake each other', () => {
 describe('the incremental sweep', () => {
   it('drops idle webhook windows as new ones are created, without a full sweep, within about an eighth of those held', async () => {
     let clock = 0;
-    const limiter = new RateLimiter({ now: () => clock, webhookWindow: { limit: 30, windowMs: 60_000 } });
+    const limiter = new MemoryRateLimitStore({ now: () => clock, webhookWindow: { limit: 30, windowMs: 60_000 } });
     for (let i = 0; i < 4000; i++) await limiter.serializeWebhook(`old${i}`, async () => limiter.webhookDone(`old${i}`), undefined);
     expect(limiter.size.webhooks).toBe(4000);
     clock = 60_001;
@@ -285,7 +286,7 @@ describe('the incremental sweep', () => {
 
   it('keeps every live webhook window (50,000 within the minute) while sweeping', async () => {
     let clock = 0;
-    const limiter = new RateLimiter({ now: () => clock, webhookWindow: { limit: 30, windowMs: 60_000 } });
+    const limiter = new MemoryRateLimitStore({ now: () => clock, webhookWindow: { limit: 30, windowMs: 60_000 } });
     for (let i = 0; i < 50_000; i++) {
       await limiter.serializeWebhook(`w${i}`, async () => limiter.webhookDone(`w${i}`), undefined);
       if (i % 1000 === 0) clock += 1000;
@@ -297,7 +298,7 @@ describe('the incremental sweep', () => {
 describe('a server that keeps every bucket alive', () => {
   it('cannot make the limiter hold more than about 10,000 buckets, however long their resets', () => {
     const clock = 1_000_000;
-    const limiter = new RateLimiter({ now: () => clock, webhookWindow: undefined, maxPauseMs: 600_000 });
+    const limiter = new MemoryRateLimitStore({ now: () => clock, webhookWindow: undefined, maxPauseMs: 600_000 });
     const route = 'GET /channels/{channel_id}';
     for (let i = 0; i < 20_000; i++) {
       const key = limiter.bucketKey(route, `c${i}`);
@@ -320,7 +321,7 @@ describe('the interaction-callback lane through a client (real loopback server)'
       });
       response.end();
     });
-    const store = new RateLimiter();
+    const store = new MemoryRateLimitStore();
     const client = new Client({ baseUrl: server.url, auth: { botToken: SECRETS.botToken }, rateLimitStore: store });
     try {
       for (let i = 0; i < 1000; i += 50) {

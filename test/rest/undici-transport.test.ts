@@ -55,3 +55,16 @@ describe('UndiciTransport loads undici on its first request', () => {
     await vi.waitFor(() => expect(dispatched, 'the request after a failed load, once undici loaded').toEqual(['/api/v1/users/@me']));
   });
 });
+
+describe('the transports of community-chat-sdk/transport', () => {
+  it('close on `await using` ([Symbol.asyncDispose] is close())', async () => {
+    const { FetchTransport, UndiciTransport } = await import('../../src/transport.js');
+    for (const transport of [new UndiciTransport(), new FetchTransport()]) {
+      const close = vi.spyOn(transport, 'close');
+      {
+        await using _disposed = transport;
+      }
+      expect(close, transport.constructor.name).toHaveBeenCalledTimes(1);
+    }
+  });
+});

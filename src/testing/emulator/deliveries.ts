@@ -19,7 +19,7 @@ import { isClosed, schedule, track } from './timers.js';
 import type { DeliveryTransport, WebhookDeliveryRecord } from './types.js';
 
 /** Attempts per delivery, the first included. */
-export const DELIVERY_ATTEMPTS = 3;
+const DELIVERY_ATTEMPTS = 3;
 
 /** The event type of `POST /applications/{app_id}/webhooks/{webhook_id}/test`. */
 export const TEST_EVENT = 'TEST';
@@ -67,7 +67,7 @@ export function sendDelivery(state: EmulatorState, app: Application, hook: Appli
 }
 
 /** The application's active webhooks subscribed to `event`. */
-export function subscribersOf(app: Application, event: string): ApplicationWebhook[] {
+function subscribersOf(app: Application, event: string): ApplicationWebhook[] {
   return [...app.webhooks.values()].filter((hook) => hook.active && hook.events.includes(event));
 }
 

@@ -84,7 +84,7 @@ export interface PendingFault {
 }
 
 /** What a call hit: the wait first, then a reset, an error to answer, or (neither) the normal answer. */
-export interface FaultHit {
+interface FaultHit {
   /** Milliseconds to wait first. */
   latencyMs: number;
   /** Reset the connection instead of answering. */
@@ -107,7 +107,7 @@ const UNKNOWN: Readonly<Record<string, readonly [string, number]>> = {
 };
 
 /** The error body the service answers for `status` on a route (Discord's wording; docs/assumptions.md records it). */
-export function faultError(status: FaultStatus, input: FaultInput, routePath: string | undefined): HttpError {
+function faultError(status: FaultStatus, input: FaultInput, routePath: string | undefined): HttpError {
   if (status === 404) {
     // The most specific resource the route names: a command of an application is an unknown command.
     const named = [...(routePath ?? '').matchAll(/\{(\w+)\}/g)].map((found) => UNKNOWN[found[1] as string]).filter((entry) => entry !== undefined);

@@ -14,7 +14,7 @@ import type { BotIdentity, EmulatorResponse } from './types.js';
 import { BOT_CHANNEL_PERMISSIONS, EMULATED_LOCALE, botUserView, channelView } from './views.js';
 
 /** Discord's daily session start limit (per bot token). */
-export const SESSION_START_LIMIT = { total: 1000, windowMs: 24 * 60 * 60 * 1000, maxConcurrency: 1 } as const;
+const SESSION_START_LIMIT = { total: 1000, windowMs: 24 * 60 * 60 * 1000, maxConcurrency: 1 } as const;
 
 /** The Gateway's ws:// URL for an emulator at `baseUrl`. */
 export function gatewayUrlOf(baseUrl: string): string {

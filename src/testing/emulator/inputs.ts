@@ -16,7 +16,7 @@ const MAX_SELECT_VALUES = 25;
 const MAX_MODAL_FIELDS = 5;
 
 /** The fields of each simulation's input, for the unknown-field check. */
-export const INPUT_FIELDS = {
+const INPUT_FIELDS = {
   invokeCommand: ['name', 'options', 'focused', 'guildId', 'channelId', 'userId', 'applicationId'],
   clickComponent: ['messageId', 'customId', 'channelId', 'values', 'userId'],
   submitModal: ['interactionId', 'fields', 'userId'],

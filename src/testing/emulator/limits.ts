@@ -12,10 +12,10 @@ import type { EmulatorState, GuildWebhook } from './state.js';
 import type { WindowLimit } from './types.js';
 
 /** The contract's webhook limit: 30 executions a minute per webhook. */
-export const DEFAULT_WEBHOOK_RATE_LIMIT: WindowLimit = { limit: 30, windowMs: 60_000 };
+const DEFAULT_WEBHOOK_RATE_LIMIT: WindowLimit = { limit: 30, windowMs: 60_000 };
 
 /** The bucket id of webhook executions (one bucket per route; the webhook id is its major parameter). */
-export const WEBHOOK_EXECUTION_BUCKET = 'webhook-execute';
+const WEBHOOK_EXECUTION_BUCKET = 'webhook-execute';
 
 /** Discord's `X-RateLimit-Scope` values. */
 export type RateLimitScope = 'user' | 'global' | 'shared';

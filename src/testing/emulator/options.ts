@@ -11,7 +11,7 @@ import { ValidationError } from '../../errors/local.js';
 import type { EmulatorCoreOptions, WindowLimit } from './types.js';
 
 /** The options of `EmulatorCore` (and so of `createEmulator` and `createMswHandlers`). */
-export const CORE_OPTIONS = [
+const CORE_OPTIONS = [
   'seed',
   'globalRateLimit',
   'webhookRateLimit',

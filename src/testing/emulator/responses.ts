@@ -5,7 +5,6 @@
  * @module
  */
 
-import type { ZodType } from 'zod';
 import type { EmulatorResponse } from './types.js';
 
 /** Thrown by handlers to answer with an error status (Discord's body: `message`, `code`, extras). */
@@ -37,7 +36,7 @@ export function errorResponse(error: HttpError): EmulatorResponse {
 }
 
 /** Marks a body that is not JSON. */
-export const INVALID_JSON = Symbol('invalid json');
+const INVALID_JSON = Symbol('invalid json');
 
 /** Parses a request body; an empty body is `{}`. */
 export function parseJson(text: string): unknown {
@@ -56,19 +55,27 @@ export function parseBody(body: string): unknown {
   return parsed;
 }
 
+/**
+ * What the emulator needs of a body schema: zod's `safeParse`, by its shape, so
+ * that the emulator's declarations name no zod type.
+ */
+interface BodySchema<T> {
+  safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
+}
+
 /** Parses and validates a JSON body, answering 400 (Discord's 50109 / 50035) when it does not fit. */
-export function validate<S extends ZodType>(schema: S, body: string): ReturnType<S['parse']> {
+export function validate<T>(schema: BodySchema<T>, body: string): T {
   return validateValue(schema, parseBody(body));
 }
 
 /** Validates a parsed body, answering 400 (Discord's 50035) when it does not fit. */
-export function validateValue<S extends ZodType>(schema: S, value: unknown): ReturnType<S['parse']> {
+export function validateValue<T>(schema: BodySchema<T>, value: unknown): T {
   const result = schema.safeParse(value);
   if (!result.success) {
     const errors = Object.fromEntries(result.error.issues.map((issue) => [issue.path.map(String).join('.') || '(body)', issue.message]));
     throw new HttpError(400, 'Invalid Form Body', 50035, { errors });
   }
-  return result.data as ReturnType<S['parse']>;
+  return result.data;
 }
 
 /** One page of `items`, from the required `page` and `per_page` query parameters. */

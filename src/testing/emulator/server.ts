@@ -54,7 +54,7 @@ export interface EmulatorOptions extends EmulatorCoreOptions {
 }
 
 /** The default largest request body the emulator reads: 25 MiB (Discord's attachment size for a bot without boosts). */
-export const DEFAULT_EMULATOR_MAX_BODY_BYTES = 25 * 1024 * 1024;
+const DEFAULT_EMULATOR_MAX_BODY_BYTES = 25 * 1024 * 1024;
 
 /** How long a disconnected Gateway session stays resumable unless `gateway.resumeWindowMs` says otherwise (assumption 80). */
 const DEFAULT_RESUME_WINDOW_MS = 180_000;

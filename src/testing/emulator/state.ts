@@ -125,7 +125,7 @@ export interface Interaction {
   /** Who waits for the first answer (`invokeCommand().response`). */
   waiters: { resolve: (callback: EmulatedCallback) => void; reject: (error: Error) => void }[];
 }
-export interface Mail {
+interface Mail {
   kind: 'reset' | 'verify';
   token: string;
 }

@@ -12,7 +12,7 @@ import type { EmulatorCore } from '../emulator/core.js';
 import { FAULT_STATUSES } from '../emulator/faults.js';
 
 /** What an action can reach. */
-export interface ActionContext {
+interface ActionContext {
   /** The emulator's core. */
   core: EmulatorCore;
   /** Drops every Gateway connection. */
@@ -22,7 +22,7 @@ export interface ActionContext {
 }
 
 /** An action's answer. */
-export interface ActionAnswer {
+interface ActionAnswer {
   /** HTTP status. */
   status: number;
   /** JSON body. */

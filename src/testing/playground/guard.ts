@@ -12,7 +12,7 @@
 import { isIP } from 'node:net';
 
 /** The header the page's API calls carry; another site cannot send it without a CORS preflight, which is refused. */
-export const PLAYGROUND_HEADER = 'x-playground';
+const PLAYGROUND_HEADER = 'x-playground';
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1']);
 

@@ -14,7 +14,7 @@ import type { GatewayTraffic } from '../gateway-server.js';
 import type { LogEntry } from './log-entry.js';
 
 /** What the hub needs from the emulator. */
-export interface HubSource {
+interface HubSource {
   /** The state picture plus status (already secret-free). */
   picture(): Record<string, unknown>;
   /** Every secret, to scrub from log lines. */

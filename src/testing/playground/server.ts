@@ -17,10 +17,10 @@ import { PlaygroundHub } from './hub.js';
 import { runAction } from './actions.js';
 
 /** Where the page's files, live channel and API live. */
-export const PLAYGROUND_PREFIX = '/_playground';
+const PLAYGROUND_PREFIX = '/_playground';
 
 /** What the playground needs of the running emulator. */
-export interface PlaygroundHost {
+interface PlaygroundHost {
   /** The emulator's core. */
   core: EmulatorCore;
   /** Where the server listens (for the `Host` check). */

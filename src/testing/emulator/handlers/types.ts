@@ -13,10 +13,10 @@ import type { EmulatorState } from '../state.js';
 import type { EmulatorRequest, EmulatorResponse } from '../types.js';
 
 /** The `{name}` placeholders of a path template. */
-export type PathParams<P extends string> = P extends `${string}{${infer Name}}${infer Rest}` ? Name | PathParams<Rest> : never;
+type PathParams<P extends string> = P extends `${string}{${infer Name}}${infer Rest}` ? Name | PathParams<Rest> : never;
 
 /** What a route must say for a context to be derived from it. */
-export interface RouteShape {
+interface RouteShape {
   readonly path: string;
   readonly auth: readonly CredentialKind[];
 }
