@@ -87,9 +87,9 @@ export interface ShardCoordinator {
    * Claims an interaction for this member: `false` when another live member
    * holds it or it was answered (a replay after a failover or a reshard).
    * A claim of a member that is gone is taken over, so an interaction its
-   * holder died on is still answered.
+   * holder died on is still answered. `ttlMs`: how long the claim lives (@default the interaction claim's life: 16 minutes).
    */
-  claimInteraction(member: string, interactionId: string): Promise<boolean>;
+  claimInteraction(member: string, interactionId: string, ttlMs?: number): Promise<boolean>;
   /** Records that the service accepted an answer to the interaction: no replay of it runs again. */
   answered(interactionId: string): Promise<void>;
 }
@@ -192,7 +192,7 @@ export class FleetSupervisor {
    * answered late (the process slept, the coordinator was cut off, the shard was fenced meanwhile) is dropped. In each of those
    * the interaction holds the shard's saved sequence below it, so the shard's next holder resumes, is sent it again and runs it.
    */
-  async claim(interactionId: string, shardId: number): Promise<boolean> {
+  async claim(interactionId: string, shardId: number, ttlMs?: number): Promise<boolean> {
     const held = this.#held.get(shardId);
     const { member } = this;
     if (held === undefined) return false;
@@ -200,7 +200,7 @@ export class FleetSupervisor {
       const left = this.#validFor(shardId, held, member);
       if (left <= 0) return false;
       try {
-        const claimed = await wait(this.#coordinator.claimInteraction(member, interactionId), {
+        const claimed = await wait(this.#coordinator.claimInteraction(member, interactionId, ttlMs), {
           timeoutMs: left,
           onTimeout: () => new Error(`the claim of interaction ${interactionId} had no answer while shard ${shardId}'s lease lasted`),
         });

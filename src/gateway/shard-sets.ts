@@ -26,6 +26,8 @@ import {
   startNextSet,
   SwitchEvents,
   switchEventKey,
+  SwitchPairs,
+  switchPairMs,
   watchRecommendation,
   withCount,
   type ShardSet,
@@ -80,6 +82,8 @@ export class ShardSets {
   #recent: RecentInteractions | undefined;
   /** During a fleet's switch, the events other than interactions waiting for their claim, in order per set and shard. */
   readonly #events = new SwitchEvents();
+  /** During a fleet's switch, the occurrences of its events paired across the two sets (made at the first such event). */
+  #pairs: SwitchPairs | undefined;
   /** A fleet's reshard: when (on the monotonic clock) this process started the next set, and the fleet's `leaseMs`. */
   #nextSince = { at: 0, leaseMs: 0 };
   /** The monotonic clock for the quiet lease and the switch's wait (they count the fleet's lease steps, not the Gateway's clock). */
@@ -119,10 +123,11 @@ export class ShardSets {
     if (fleet !== undefined && recent !== undefined && live && SwitchEvents.covers(event) && now <= recent.until) {
       // Quiet for a lease after the next set started: a member that has not seen the reshard yet emits from its old set unclaimed.
       if (set === this.next && this.#monotonic() < this.#nextSince.at + this.#nextSince.leaseMs) return;
-      const key = switchEventKey(event.t, event.d);
-      if (!recent.first(key)) return; // the other set's copy of it came first here
+      const pairs = (this.#pairs ??= new SwitchPairs(() => this.#host.now(), switchPairMs(this.#nextSince.leaseMs)));
+      const key = pairs.pair(generation, event.shardId, switchEventKey(event.t, event.d));
+      if (key === undefined) return; // the other set's copy of it came first here
       const hold = () => fleet.inFlight.begin(event.shardId, key, event.s);
-      return this.#events.queue(generation, event, () => fleet.claim(key, event.shardId), run, hold);
+      return this.#events.queue(generation, event, () => fleet.claim(key, event.shardId, pairs.pairMs), run, hold);
     }
     if (this.#events.queued(generation, event.shardId)) {
       return this.#events.queue(
@@ -176,6 +181,7 @@ export class ShardSets {
     } else if (step === 'start' && target !== undefined) {
       const next = (this.next = newShardSet(withCount(set.plan as ShardPlan, target), set.generation + 1));
       this.#recent = new RecentInteractions(() => this.#host.now()); // one member may get an interaction on both sets
+      this.#pairs = undefined;
       this.#nextSince = { at: this.#monotonic(), leaseMs: coordinator.leaseMs };
       this.#debug(`reshard: identifying ${target} shards with the fleet while the current set serves`);
       void this.fleetOf(next, coordinator, set.fleet?.member).start();
