@@ -39,16 +39,17 @@ import type { ShardHandle } from './shards.js';
 /**
  * Whether the event is one a shard's predecessor already emitted: a resume replays from the sequence it left, which an interaction
  * still being handled held below what it had dispatched; the events other than interactions up to there are skipped. The shard
- * forgets that bound on a new session (READY) and once past it.
+ * forgets that bound on a new session (READY), at the replay's end (RESUMED) and once past it.
  */
 function replayedHere(replayed: Map<number, number>, event: GatewayDispatchEvent): boolean {
   const through = replayed.get(event.shardId);
-  if (through === undefined || event.s === null) return false;
-  if (event.t === GatewayDispatch.Ready || event.s > through) {
+  if (through === undefined) return false;
+  const over = event.t === GatewayDispatch.Ready || event.t === GatewayDispatch.Resumed; // the service's replay ends at RESUMED
+  if (over || (event.s !== null && event.s > through)) {
     replayed.delete(event.shardId);
     return false;
   }
-  return SwitchEvents.covers(event);
+  return event.s !== null && SwitchEvents.covers(event);
 }
 
 /** What the sets ask of their Gateway. */
