@@ -22,6 +22,11 @@ import type { GatewayDispatchEvent } from './options.js';
 /** How long after a switch interactions are still de-duplicated: the two sets' copies of one event arrive close together. */
 export const RESHARD_DEDUPE_MS = 60_000;
 
+/** A fleet's dedupe window after a switch, given its `leaseMs`: a member may switch up to two leases after another's next set started. */
+export function reshardDedupeMs(leaseMs: number): number {
+  return Math.max(RESHARD_DEDUPE_MS, 3 * leaseMs);
+}
+
 /** Interaction ids seen while two shard sets overlap (and a while after), so that an interaction on both runs once. */
 export class RecentInteractions {
   readonly #seen = new Map<string, number>();
@@ -132,7 +137,7 @@ export class SwitchEvents {
 
   /** Whether events of this set and shard are queued (a later one queues too, to keep their order). */
   queued(generation: number, shardId: number): boolean {
-    return this.#queues.has(`${generation}/${shardId}`);
+    return this.#queues.size > 0 && this.#queues.has(`${generation}/${shardId}`);
   }
 
   /** Whether the event is one the switch rule covers: not an interaction, not a session's own event. */

@@ -23,6 +23,7 @@ import {
   newShardSet,
   RecentInteractions,
   RESHARD_DEDUPE_MS,
+  reshardDedupeMs,
   startNextSet,
   SwitchEvents,
   switchEventKey,
@@ -118,9 +119,10 @@ export class ShardSets {
   admit(set: ShardSet, event: GatewayDispatchEvent, run: () => void): void {
     const { fleet, generation } = set;
     if (set.replayed.size > 0 && replayedHere(set.replayed, event)) return;
-    const recent = this.#recent; // undefined outside a reshard: the usual path costs these few reads
+    let recent = this.#recent; // undefined outside a reshard: the usual path costs these few reads
     const live = set === this.current || set === this.next;
-    const now = recent === undefined || fleet === undefined ? 0 : this.#host.now();
+    const now = recent === undefined ? 0 : this.#host.now();
+    if (recent !== undefined && now > recent.until) [recent, this.#recent, this.#pairs] = [undefined, undefined, undefined]; // window over
     if (fleet !== undefined && recent !== undefined && live && SwitchEvents.covers(event) && now <= recent.until) {
       // Quiet for a lease after the next set started: a member that has not seen the reshard yet emits from its old set unclaimed.
       if (set === this.next && this.#monotonic() < this.#nextSince.at + this.#nextSince.leaseMs) return;
@@ -181,7 +183,8 @@ export class ShardSets {
       this.#host.report({ event: 'error', payload: new GatewayError(message) });
     } else if (step === 'start' && target !== undefined) {
       const next = (this.next = newShardSet(withCount(set.plan as ShardPlan, target), set.generation + 1));
-      this.#recent = new RecentInteractions(() => this.#host.now()); // one member may get an interaction on both sets
+      const windowMs = reshardDedupeMs(coordinator.leaseMs);
+      this.#recent = new RecentInteractions(() => this.#host.now(), windowMs); // one member may get an interaction on both sets
       this.#pairs = undefined;
       this.#nextSince = { at: this.#monotonic(), leaseMs: coordinator.leaseMs };
       this.#debug(`reshard: identifying ${target} shards with the fleet while the current set serves`);
@@ -191,7 +194,7 @@ export class ShardSets {
       // lease) and has passed its next set's quiet lease by the second, so from any member's switch every set claims its events.
       const old = this.current;
       [this.current, this.next] = [set, undefined];
-      if (this.#recent !== undefined) this.#recent.until = this.#host.now() + RESHARD_DEDUPE_MS;
+      if (this.#recent !== undefined) this.#recent.until = this.#host.now() + reshardDedupeMs(this.#nextSince.leaseMs);
       void finishSwitch(old, set, (line) => this.#debug(line))
         .then(() => coordinator.commitReshard?.(set.plan?.count ?? 0))
         .catch((error: unknown) =>

@@ -13,6 +13,7 @@ import {
   newShardSet,
   RecentInteractions,
   RESHARD_DEDUPE_MS,
+  reshardDedupeMs,
   SwitchEvents,
   switchEventKey,
   SwitchPairs,
@@ -117,6 +118,18 @@ it('an interaction seen twice during the overlap runs once; ids are forgotten af
   now += 1;
   expect(recent.first('b')).toBe(true);
   expect(recent.first('b')).toBe(true);
+});
+
+it("a fleet's dedupe window is a minute or three leases, whichever is longer (a member may switch two leases after another)", () => {
+  expect(reshardDedupeMs(10_000)).toBe(RESHARD_DEDUPE_MS);
+  expect(reshardDedupeMs(30_000)).toBe(90_000);
+  let now = 0;
+  const recent = new RecentInteractions(() => now, reshardDedupeMs(30_000));
+  expect(recent.first('a')).toBe(true);
+  now = 80_000; // past the one-minute default, within three leases
+  expect(recent.first('a'), 'still remembered at 80 s with 30 s leases').toBe(false);
+  now = 170_001;
+  expect(recent.first('a')).toBe(true);
 });
 
 it("an event's key across a fleet's two sets is its type and payload: the same on both copies, another for any other event", () => {
