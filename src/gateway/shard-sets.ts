@@ -114,9 +114,10 @@ export class ShardSets {
   /**
    * Passes a set's dispatch on (`run`) by {@link dispatches}; but during a fleet's switch (see {@link SwitchEvents}), an event
    * other than an interaction on the current or the next set goes on only where the fleet's claim on it is won, once across
-   * the fleet; and while events of the shard wait for their claims, the ones after them wait too.
+   * the fleet; and while events of the shard wait for their claims, the ones after them wait too. `run(true)`: its claim was won
+   * (after a hand-off too: this member emits it, as the successor's copy is refused).
    */
-  admit(set: ShardSet, event: GatewayDispatchEvent, run: () => void): void {
+  admit(set: ShardSet, event: GatewayDispatchEvent, run: (claimed?: boolean) => void): void {
     const { fleet, generation } = set;
     if (set.replayed.size > 0 && replayedHere(set.replayed, event)) return;
     let recent = this.#recent; // undefined outside a reshard: the usual path costs these few reads
@@ -129,8 +130,14 @@ export class ShardSets {
       const pairs = (this.#pairs ??= new SwitchPairs(() => this.#host.now(), switchPairMs(this.#nextSince.leaseMs)));
       const key = pairs.pair(generation, event.shardId, switchEventKey(event.t, event.d));
       if (key === undefined) return; // the other set's copy of it came first here
-      const hold = () => fleet.inFlight.begin(event.shardId, key, event.s);
-      return this.#events.queue(generation, event, () => fleet.claim(key, event.shardId, pairs.pairMs), run, hold);
+      const hold = () => fleet.inFlight.begin(event.shardId, key, event.s, true);
+      return this.#events.queue(
+        generation,
+        event,
+        () => fleet.claim(key, event.shardId, pairs.pairMs),
+        () => run(true),
+        hold,
+      );
     }
     if (this.#events.queued(generation, event.shardId)) {
       return this.#events.queue(
