@@ -131,15 +131,12 @@ export class ShardSets {
       const key = pairs.pair(generation, event.shardId, switchEventKey(event.t, event.d));
       if (key === undefined) return; // the other set's copy of it came first here
       const hold = () => fleet.inFlight.begin(event.shardId, key, event.s, true);
-      return this.#events.queue(
-        generation,
-        event,
-        () => fleet.claim(key, event.shardId, pairs.pairMs),
-        () => run(true),
-        hold,
-      );
+      // A claim that keeps failing: only the current set emits the event (the rule outside a switch; see assumption 96).
+      const decide = () => fleet.claim(key, event.shardId, pairs.pairMs).catch(() => this.dispatches(set, event) && fleet.holds(event.shardId));
+      return this.#events.queue(generation, event, decide, () => run(true), hold);
     }
-    if (this.#events.queued(generation, event.shardId)) {
+    // Interactions have their own claim: they pass a shard's queue of switch events.
+    if (event.t !== GatewayDispatch.InteractionCreate && this.#events.queued(generation, event.shardId)) {
       return this.#events.queue(
         generation,
         event,
