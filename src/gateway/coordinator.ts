@@ -87,9 +87,9 @@ export interface ShardCoordinator {
    * Claims an interaction for this member: `false` when another live member
    * holds it or it was answered (a replay after a failover or a reshard).
    * A claim of a member that is gone is taken over, so an interaction its
-   * holder died on is still answered.
+   * holder died on is still answered. `ttlMs`: how long the claim lives (@default the interaction claim's life: 16 minutes).
    */
-  claimInteraction(member: string, interactionId: string): Promise<boolean>;
+  claimInteraction(member: string, interactionId: string, ttlMs?: number): Promise<boolean>;
   /** Records that the service accepted an answer to the interaction: no replay of it runs again. */
   answered(interactionId: string): Promise<void>;
 }
@@ -191,8 +191,9 @@ export class FleetSupervisor {
    * clock. A claim that fails is tried again while the lease lasts; one that hangs is given up when the lease may lapse; one
    * answered late (the process slept, the coordinator was cut off, the shard was fenced meanwhile) is dropped. In each of those
    * the interaction holds the shard's saved sequence below it, so the shard's next holder resumes, is sent it again and runs it.
+   * With `ttlMs` (an event of a fleet's switch, claimed for that long): each try waits at most `ttlMs`, and the third failure rejects.
    */
-  async claim(interactionId: string, shardId: number): Promise<boolean> {
+  async claim(interactionId: string, shardId: number, ttlMs?: number): Promise<boolean> {
     const held = this.#held.get(shardId);
     const { member } = this;
     if (held === undefined) return false;
@@ -200,17 +201,16 @@ export class FleetSupervisor {
       const left = this.#validFor(shardId, held, member);
       if (left <= 0) return false;
       try {
-        const claimed = await wait(this.#coordinator.claimInteraction(member, interactionId), {
-          timeoutMs: left,
+        const claimed = await wait(this.#coordinator.claimInteraction(member, interactionId, ttlMs), {
+          timeoutMs: Math.min(left, ttlMs ?? left),
           onTimeout: () => new Error(`the claim of interaction ${interactionId} had no answer while shard ${shardId}'s lease lasted`),
         });
         if (this.#validFor(shardId, held, member) > 0) return claimed;
-        this.#host.debug(
-          `interaction ${interactionId}: its claim was answered after shard ${shardId}'s lease lapsed; dropped (the shard's next holder runs it)`,
-        );
+        this.#host.debug(`interaction ${interactionId}: its claim was answered after shard ${shardId}'s lease lapsed; dropped (its next holder runs it)`);
         return false;
       } catch (error) {
         if (attempt === 0) this.#host.failed(error); // once per claim: an outage at 25 interactions a second is not 200 errors a second
+        if (ttlMs !== undefined && attempt >= 2) throw error; // an event's claim (a fleet's switch, `ttlMs`): three tries, then its rule
         await wait(Math.min(Math.max(20, this.#coordinator.leaseMs / 10), Math.max(0, this.#validFor(shardId, held, member))));
       }
     }

@@ -14,6 +14,7 @@ import type { InteractionResponder } from '../interactions/types.js';
 import type { ConnectionReport } from './connection-host.js';
 import { FleetSupervisor, type CoordinatorTick, type FleetHost, type ShardCoordinator } from './coordinator.js';
 import {
+  dispatchedAhead,
   restoreSessions,
   withLastSessions,
   type GatewaySessionRecord,
@@ -198,7 +199,7 @@ function fleetHost(shards: FleetShards, count: number, member: () => string): Fl
       const restoring = {
         id: shardId,
         restore: (record: GatewaySessionRecord) => {
-          dispatched = record.dispatched;
+          dispatched = dispatchedAhead(record);
           shard.restore(record);
         },
       };

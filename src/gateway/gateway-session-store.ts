@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { clampNumber } from '../core/bounds.js';
 
 /** One shard's resumable session. */
 export interface GatewaySessionRecord {
@@ -63,6 +64,21 @@ export function isSessionRecord(value: unknown): value is GatewaySessionRecord {
     (sequence === null || (Number.isSafeInteger(sequence) && (sequence as number) >= 0)) &&
     (resumeUrl === undefined || (typeof resumeUrl === 'string' && isWebSocketUrl(resumeUrl)))
   );
+}
+
+/** The most dispatches a record's `dispatched` may be above its `sequence` (what an interaction handled for its 15 minutes held back). */
+export const MAX_DISPATCHED_AHEAD = 50_000;
+
+/**
+ * The last sequence a record's holder dispatched beyond the one it left, bounded: `undefined` unless above `sequence` (nothing to
+ * skip), and at most {@link MAX_DISPATCHED_AHEAD} above it (a planted value cannot silence a shard's events past that; the replay
+ * ends at RESUMED anyway).
+ */
+export function dispatchedAhead(record: GatewaySessionRecord): number | undefined {
+  const { sequence, dispatched } = record;
+  if (sequence === null || dispatched === undefined) return undefined;
+  const through = clampNumber(dispatched, 0, sequence + MAX_DISPATCHED_AHEAD, 0);
+  return through > sequence ? through : undefined;
 }
 
 /** A `ws:` or `wss:` URL without credentials: what a stored resume URL may be (anything else reads as no session). */

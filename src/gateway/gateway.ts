@@ -274,7 +274,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
       now: () => this.#wiring.now(),
       allowInsecure: this.#wiring.allowInsecure,
       emit: (report, shardId) => this.#report(report, shardId),
-      dispatch: (event) => this.#sets.admit(set, event, () => this.#onDispatch(event, set)),
+      dispatch: (event) => this.#sets.admit(set, event, (claimed) => this.#onDispatch(event, set, claimed)),
       beforeIdentify: identifyGate(throttled ? this.#throttle : undefined, this.#budget, plan),
       changed: (shardId) => {
         if (set.fleet === undefined || set.fleet.saves(shardId)) set.savers.get(shardId)?.schedule();
@@ -313,10 +313,10 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   }
 
   /** Emits the dispatch (redacted), and turns INTERACTION_CREATE into a typed interaction for the handlers. */
-  #onDispatch(event: GatewayDispatchEvent, set: ShardSet): void {
+  #onDispatch(event: GatewayDispatchEvent, set: ShardSet, claimed = false): void {
     const { fleet, savers } = set;
-    // Closing (a hand-off above all), or a shard whose lease may have lapsed: nothing more dispatched here; a successor resumes.
-    if (this.#destroyed || (fleet !== undefined && !fleet.holds(event.shardId))) return;
+    // Closing, or a shard handed off or whose lease may have lapsed: nothing more dispatched here (but a switch event it won).
+    if (this.#destroyed || (fleet !== undefined && !claimed && !fleet.holds(event.shardId))) return;
     if (event.t === GatewayDispatch.Ready) fleet?.inFlight.reset(event.shardId); // a new session: nothing holds its sequence back
     const interaction = event.t === GatewayDispatch.InteractionCreate;
     if (interaction && this.#sets.seenTwice(event.d)) return;

@@ -18,6 +18,8 @@ interface Entry {
   readonly at: number;
   /** Its handlers started (its claim was granted); until then it only waits for its claim. */
   running: boolean;
+  /** An event of a fleet's switch waiting for its claim: not emitted yet (see {@link InFlightInteractions.emittedSequence}). */
+  readonly unemitted: boolean;
 }
 
 /** Per shard, the sequences of the interactions being handled, oldest first. */
@@ -36,15 +38,16 @@ export class InFlightInteractions {
   /**
    * Records an interaction of this sequence as being handled on the shard (waiting for its claim until `started`); the function
    * returned marks it done. An interaction without a sequence is not tracked (its session could not be resumed before it anyway).
+   * `unemitted`: an event of a fleet's switch waiting for its claim, which also holds what the shard says it dispatched below it.
    */
-  begin(shardId: number, id: string, sequence: number | null): () => void {
+  begin(shardId: number, id: string, sequence: number | null, unemitted = false): () => void {
     if (sequence === null) return () => undefined;
     let entries = this.#shards.get(shardId);
     if (entries === undefined) {
       entries = [];
       this.#shards.set(shardId, entries);
     }
-    const entry: Entry = { id, shardId, sequence, at: this.#now(), running: false };
+    const entry: Entry = { id, shardId, sequence, at: this.#now(), running: false, unemitted };
     entries.push(entry);
     this.#byId.set(id, entry);
     const list = entries;
@@ -105,6 +108,13 @@ export class InFlightInteractions {
     let lowest = received;
     for (const entry of entries) if (entry.sequence - 1 < lowest) lowest = entry.sequence - 1;
     return Math.max(0, lowest);
+  }
+
+  /** The last sequence of the shard emitted here: `received`, or the one before the oldest event of a fleet's switch not emitted yet. */
+  emittedSequence(shardId: number, received: number | null): number | null {
+    let lowest = received;
+    for (const entry of this.#shards.get(shardId) ?? []) if (entry.unemitted && lowest !== null && entry.sequence - 1 < lowest) lowest = entry.sequence - 1;
+    return lowest === null ? null : Math.max(0, lowest);
   }
 
   /** How many interactions are being handled, over every shard. */

@@ -22,18 +22,26 @@ import type { GatewayDispatchEvent } from './options.js';
 /** How long after a switch interactions are still de-duplicated: the two sets' copies of one event arrive close together. */
 export const RESHARD_DEDUPE_MS = 60_000;
 
+/** A fleet's dedupe window after a switch, given its `leaseMs`: a member may switch up to two leases after another's next set started. */
+export function reshardDedupeMs(leaseMs: number): number {
+  return Math.max(RESHARD_DEDUPE_MS, 3 * leaseMs);
+}
+
 /** Interaction ids seen while two shard sets overlap (and a while after), so that an interaction on both runs once. */
 export class RecentInteractions {
   readonly #seen = new Map<string, number>();
   readonly #now: () => number;
+  readonly #windowMs: number;
   /** Until when (on `now`) ids are kept; `Infinity` while the sets overlap. */
   until = Number.POSITIVE_INFINITY;
 
-  constructor(now: () => number) {
+  /** `windowMs`: how long an id is kept. @default windowMs {@link RESHARD_DEDUPE_MS} */
+  constructor(now: () => number, windowMs = RESHARD_DEDUPE_MS) {
     this.#now = now;
+    this.#windowMs = windowMs;
   }
 
-  /** Whether this is the first time the interaction is seen (it is recorded); ids older than {@link RESHARD_DEDUPE_MS} are forgotten, and every id once past `until`. */
+  /** Whether this is the first time the interaction is seen (it is recorded); ids older than the window are forgotten, and every id once past `until`. */
   first(id: string): boolean {
     const now = this.#now();
     if (now > this.until) {
@@ -41,7 +49,7 @@ export class RecentInteractions {
       return true;
     }
     for (const [seen, at] of this.#seen) {
-      if (now - at <= RESHARD_DEDUPE_MS) break;
+      if (now - at <= this.#windowMs) break;
       this.#seen.delete(seen);
     }
     if (this.#seen.has(id)) return false;
@@ -56,7 +64,7 @@ const SESSION_EVENTS: ReadonlySet<string> = new Set([GatewayDispatch.Ready, Gate
 /**
  * The key of one event across a fleet's two sets: its type and a 53-bit digest of its payload (the service sends one event to
  * both sessions with the same payload, so the key is the same on both; two different events of one type with byte-identical
- * payloads within {@link RESHARD_DEDUPE_MS} count as one).
+ * payloads are told apart by {@link SwitchPairs}).
  */
 export function switchEventKey(type: string, payload: unknown): string {
   const text = JSON.stringify(payload) ?? '';
@@ -74,6 +82,47 @@ export function switchEventKey(type: string, payload: unknown): string {
   return `e:${type}:${text.length.toString(36)}:${digest.toString(36)}`;
 }
 
+/** How long a fleet's switch claims an event, given the fleet's `leaseMs` (at least 5 s: the two sets' copies arrive about a second apart). */
+export function switchPairMs(leaseMs: number): number {
+  return Math.max(5_000, leaseMs);
+}
+
+/**
+ * Pairs the two sets' copies of one event during a fleet's switch: the k-th occurrence of a {@link switchEventKey} on a set's
+ * shard is keyed `key#k`, so the k-th copy on the old set pairs with the k-th on the next one (both see the same events of a
+ * guild in the same order) and an identical payload sent again (a reaction added, removed, added) is another event. A key's count
+ * starts again once it was not seen for twice {@link switchPairMs} (its claims, living that long, are gone by then).
+ */
+export class SwitchPairs {
+  /** Per set, shard and key: the last count and when it was seen, in the order they were last seen. */
+  readonly #counts = new Map<string, { n: number; at: number }>();
+  readonly #seen: RecentInteractions;
+  readonly #now: () => number;
+  /** How long a claim of one of the keys lives (see {@link switchPairMs}). */
+  readonly pairMs: number;
+
+  constructor(now: () => number, pairMs: number) {
+    this.#now = now;
+    this.pairMs = pairMs;
+    this.#seen = new RecentInteractions(now, pairMs);
+  }
+
+  /** The fleet's key of this occurrence of `key` on the set's shard, or `undefined` when the other set's copy of it came first here. */
+  pair(generation: number, shardId: number, key: string): string | undefined {
+    const now = this.#now();
+    for (const [old, entry] of this.#counts) {
+      if (now - entry.at <= 2 * this.pairMs) break;
+      this.#counts.delete(old);
+    }
+    const scope = `${generation}/${shardId}/${key}`;
+    const n = (this.#counts.get(scope)?.n ?? 0) + 1;
+    this.#counts.delete(scope);
+    this.#counts.set(scope, { n, at: now });
+    const paired = `${key}#${n}`;
+    return this.#seen.first(paired) ? paired : undefined;
+  }
+}
+
 /**
  * A fleet's switch for events other than interactions (interactions have their own claim). Members switch at different steps, so
  * while the sets overlap one event could reach a current set here and a current set elsewhere (emitted twice), or only sets that
@@ -88,7 +137,7 @@ export class SwitchEvents {
 
   /** Whether events of this set and shard are queued (a later one queues too, to keep their order). */
   queued(generation: number, shardId: number): boolean {
-    return this.#queues.has(`${generation}/${shardId}`);
+    return this.#queues.size > 0 && this.#queues.has(`${generation}/${shardId}`);
   }
 
   /** Whether the event is one the switch rule covers: not an interaction, not a session's own event. */

@@ -23,9 +23,12 @@ import {
   newShardSet,
   RecentInteractions,
   RESHARD_DEDUPE_MS,
+  reshardDedupeMs,
   startNextSet,
   SwitchEvents,
   switchEventKey,
+  SwitchPairs,
+  switchPairMs,
   watchRecommendation,
   withCount,
   type ShardSet,
@@ -37,16 +40,17 @@ import type { ShardHandle } from './shards.js';
 /**
  * Whether the event is one a shard's predecessor already emitted: a resume replays from the sequence it left, which an interaction
  * still being handled held below what it had dispatched; the events other than interactions up to there are skipped. The shard
- * forgets that bound on a new session (READY) and once past it.
+ * forgets that bound on a new session (READY), at the replay's end (RESUMED) and once past it.
  */
 function replayedHere(replayed: Map<number, number>, event: GatewayDispatchEvent): boolean {
   const through = replayed.get(event.shardId);
-  if (through === undefined || event.s === null) return false;
-  if (event.t === GatewayDispatch.Ready || event.s > through) {
+  if (through === undefined) return false;
+  const over = event.t === GatewayDispatch.Ready || event.t === GatewayDispatch.Resumed; // the service's replay ends at RESUMED
+  if (over || (event.s !== null && event.s > through)) {
     replayed.delete(event.shardId);
     return false;
   }
-  return SwitchEvents.covers(event);
+  return event.s !== null && SwitchEvents.covers(event);
 }
 
 /** What the sets ask of their Gateway. */
@@ -80,6 +84,8 @@ export class ShardSets {
   #recent: RecentInteractions | undefined;
   /** During a fleet's switch, the events other than interactions waiting for their claim, in order per set and shard. */
   readonly #events = new SwitchEvents();
+  /** During a fleet's switch, the occurrences of its events paired across the two sets (made at the first such event). */
+  #pairs: SwitchPairs | undefined;
   /** A fleet's reshard: when (on the monotonic clock) this process started the next set, and the fleet's `leaseMs`. */
   #nextSince = { at: 0, leaseMs: 0 };
   /** The monotonic clock for the quiet lease and the switch's wait (they count the fleet's lease steps, not the Gateway's clock). */
@@ -108,23 +114,29 @@ export class ShardSets {
   /**
    * Passes a set's dispatch on (`run`) by {@link dispatches}; but during a fleet's switch (see {@link SwitchEvents}), an event
    * other than an interaction on the current or the next set goes on only where the fleet's claim on it is won, once across
-   * the fleet; and while events of the shard wait for their claims, the ones after them wait too.
+   * the fleet; and while events of the shard wait for their claims, the ones after them wait too. `run(true)`: its claim was won
+   * (after a hand-off too: this member emits it, as the successor's copy is refused).
    */
-  admit(set: ShardSet, event: GatewayDispatchEvent, run: () => void): void {
+  admit(set: ShardSet, event: GatewayDispatchEvent, run: (claimed?: boolean) => void): void {
     const { fleet, generation } = set;
     if (set.replayed.size > 0 && replayedHere(set.replayed, event)) return;
-    const recent = this.#recent; // undefined outside a reshard: the usual path costs these few reads
+    let recent = this.#recent; // undefined outside a reshard: the usual path costs these few reads
     const live = set === this.current || set === this.next;
-    const now = recent === undefined || fleet === undefined ? 0 : this.#host.now();
+    const now = recent === undefined ? 0 : this.#host.now();
+    if (recent !== undefined && now > recent.until) [recent, this.#recent, this.#pairs] = [undefined, undefined, undefined]; // window over
     if (fleet !== undefined && recent !== undefined && live && SwitchEvents.covers(event) && now <= recent.until) {
       // Quiet for a lease after the next set started: a member that has not seen the reshard yet emits from its old set unclaimed.
       if (set === this.next && this.#monotonic() < this.#nextSince.at + this.#nextSince.leaseMs) return;
-      const key = switchEventKey(event.t, event.d);
-      if (!recent.first(key)) return; // the other set's copy of it came first here
-      const hold = () => fleet.inFlight.begin(event.shardId, key, event.s);
-      return this.#events.queue(generation, event, () => fleet.claim(key, event.shardId), run, hold);
+      const pairs = (this.#pairs ??= new SwitchPairs(() => this.#host.now(), switchPairMs(this.#nextSince.leaseMs)));
+      const key = pairs.pair(generation, event.shardId, switchEventKey(event.t, event.d));
+      if (key === undefined) return; // the other set's copy of it came first here
+      const hold = () => fleet.inFlight.begin(event.shardId, key, event.s, true);
+      // A claim that keeps failing: only the current set emits the event (the rule outside a switch; see assumption 96).
+      const decide = () => fleet.claim(key, event.shardId, pairs.pairMs).catch(() => this.dispatches(set, event) && fleet.holds(event.shardId));
+      return this.#events.queue(generation, event, decide, () => run(true), hold);
     }
-    if (this.#events.queued(generation, event.shardId)) {
+    // Interactions have their own claim: they pass a shard's queue of switch events.
+    if (event.t !== GatewayDispatch.InteractionCreate && this.#events.queued(generation, event.shardId)) {
       return this.#events.queue(
         generation,
         event,
@@ -175,7 +187,9 @@ export class ShardSets {
       this.#host.report({ event: 'error', payload: new GatewayError(message) });
     } else if (step === 'start' && target !== undefined) {
       const next = (this.next = newShardSet(withCount(set.plan as ShardPlan, target), set.generation + 1));
-      this.#recent = new RecentInteractions(() => this.#host.now()); // one member may get an interaction on both sets
+      const windowMs = reshardDedupeMs(coordinator.leaseMs);
+      this.#recent = new RecentInteractions(() => this.#host.now(), windowMs); // one member may get an interaction on both sets
+      this.#pairs = undefined;
       this.#nextSince = { at: this.#monotonic(), leaseMs: coordinator.leaseMs };
       this.#debug(`reshard: identifying ${target} shards with the fleet while the current set serves`);
       void this.fleetOf(next, coordinator, set.fleet?.member).start();
@@ -184,7 +198,7 @@ export class ShardSets {
       // lease) and has passed its next set's quiet lease by the second, so from any member's switch every set claims its events.
       const old = this.current;
       [this.current, this.next] = [set, undefined];
-      if (this.#recent !== undefined) this.#recent.until = this.#host.now() + RESHARD_DEDUPE_MS;
+      if (this.#recent !== undefined) this.#recent.until = this.#host.now() + reshardDedupeMs(this.#nextSince.leaseMs);
       void finishSwitch(old, set, (line) => this.#debug(line))
         .then(() => coordinator.commitReshard?.(set.plan?.count ?? 0))
         .catch((error: unknown) =>

@@ -113,12 +113,14 @@ export function localShard(id: number, connection: GatewayConnection): ShardHand
 export interface SequenceWatermark {
   /** The sequence a successor of the shard may resume from, given the last one it received. */
   resumableSequence(shardId: number, received: number | null): number | null;
+  /** The last sequence emitted, given the last one received (events of a fleet's switch still waiting for their claim are not). @default received */
+  emittedSequence?(shardId: number, received: number | null): number | null;
 }
 
 /**
  * The session record of a shard, or `undefined` when it has none to resume. A successor resumes after the last dispatch `published`
  * and below the oldest interaction still `handled`, not after the last received; when the interaction holds it lower than what was
- * published, the record says what was `dispatched` (the successor emits the events in between no more).
+ * published (and emitted), the record says what was `dispatched` (the successor emits the events in between no more).
  */
 export function sessionRecordOf(
   shard: ShardHandle,
@@ -126,12 +128,12 @@ export function sessionRecordOf(
   handled: SequenceWatermark | undefined,
 ): GatewaySessionRecord | undefined {
   if (shard.sessionId === undefined) return undefined;
-  const below = (sequence: number | null, watermark: SequenceWatermark | undefined) => {
-    const held = watermark?.resumableSequence(shard.id, shard.sequence);
-    return held !== undefined && held !== null && sequence !== null && held < sequence ? held : sequence;
-  };
-  const dispatched = below(shard.sequence, published);
-  const sequence = below(dispatched, handled);
+  const below = (sequence: number | null, held: number | null | undefined) =>
+    held !== undefined && held !== null && sequence !== null && held < sequence ? held : sequence;
+  const { id, sequence: received } = shard;
+  // Never above an event not emitted yet (one waiting for its switch claim): a successor emits it.
+  const dispatched = below(below(received, published?.resumableSequence(id, received)), handled?.emittedSequence?.(id, received));
+  const sequence = below(dispatched, handled?.resumableSequence(id, received));
   return {
     sessionId: shard.sessionId,
     sequence,

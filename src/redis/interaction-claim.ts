@@ -105,10 +105,11 @@ export async function acquireClaim(
   keys: ClaimKeys,
   holder: string,
   leaseMs: number,
-  options: { readonly retake?: boolean | undefined } = {},
+  options: { readonly retake?: boolean | undefined; readonly ttlMs?: number | undefined } = {},
 ): Promise<ClaimAcquired> {
   const retake = options.retake === false ? '0' : '1';
-  const [code, detail, lapsed] = replyOf(await run(CLAIM, keysOf(keys), ['acquire', holder, '0', String(leaseMs), String(CLAIM_TTL_MS), retake]));
+  const ttl = String(options.ttlMs ?? CLAIM_TTL_MS);
+  const [code, detail, lapsed] = replyOf(await run(CLAIM, keysOf(keys), ['acquire', holder, '0', String(leaseMs), ttl, retake]));
   if (Number(code) === 1) return { status: 'taken', fence: Number(detail), lapsed: Number(lapsed) === 1 };
   if (Number(code) === 0) return { status: 'answered' };
   return { status: 'held', holder: String(detail) };

@@ -320,8 +320,8 @@ export class RedisShardCoordinator implements ShardCoordinator {
    * then took again; the Gateway skips an interaction it is still running); refused while another live member holds it or
    * once it was answered. A fleet member's claim lasts as long as the claim key (its validity is the member's liveness).
    */
-  async claimInteraction(member: string, interactionId: string): Promise<boolean> {
-    return (await acquireClaim(this.#claimRunner, this.#claimKeys(interactionId), member, CLAIM_TTL_MS)).status === 'taken';
+  async claimInteraction(member: string, interactionId: string, ttlMs = CLAIM_TTL_MS): Promise<boolean> {
+    return (await acquireClaim(this.#claimRunner, this.#claimKeys(interactionId), member, ttlMs, { ttlMs })).status === 'taken';
   }
 
   async answered(interactionId: string): Promise<void> {

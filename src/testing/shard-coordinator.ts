@@ -155,13 +155,14 @@ export class MemoryShardCoordinator implements ShardCoordinator {
     this.#switching = undefined;
   }
 
-  async claimInteraction(member: string, interactionId: string): Promise<boolean> {
+  async claimInteraction(member: string, interactionId: string, ttlMs = CLAIM_TTL_MS): Promise<boolean> {
     const now = this.#now();
     this.#forgetClaims(now);
-    const claim = this.#claims.get(interactionId);
+    const found = this.#claims.get(interactionId);
+    const claim = found !== undefined && found.expires > now ? found : undefined; // a shorter-lived claim may sit behind a longer one
     if (claim?.holder === 'answered') return false;
     if (claim !== undefined && claim.holder !== member && this.#live(claim.holder, now)) return false;
-    this.#claim(interactionId, member, now);
+    this.#claim(interactionId, member, now, ttlMs);
     return true;
   }
 
@@ -170,12 +171,12 @@ export class MemoryShardCoordinator implements ShardCoordinator {
   }
 
   /** Written last in the map, so the map stays in order of expiry. */
-  #claim(interactionId: string, holder: string, now: number): void {
+  #claim(interactionId: string, holder: string, now: number, ttlMs = CLAIM_TTL_MS): void {
     this.#claims.delete(interactionId);
-    this.#claims.set(interactionId, { holder, expires: now + CLAIM_TTL_MS });
+    this.#claims.set(interactionId, { holder, expires: now + ttlMs });
   }
 
-  /** Claims past their lifetime are forgotten (oldest first: they are kept in the order they were written). */
+  /** Claims past their lifetime are forgotten (oldest first, in the order they were written; a shorter-lived one behind a longer one waits for it, and counts as gone when read). */
   #forgetClaims(now: number): void {
     for (const [id, claim] of this.#claims) {
       if (claim.expires > now) break;

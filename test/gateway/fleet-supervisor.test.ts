@@ -153,6 +153,20 @@ it('a claim that fails is tried again while the lease lasts (never run on a fail
   expect(String(failures[1])).toMatch(/no answer while shard 0's lease lasted/);
 });
 
+it("an event's claim of a fleet's switch (with ttlMs) is tried three times, each try waiting at most ttlMs, then rejects (its fallback decides)", async () => {
+  const { fleet, coordinator, failures } = await holding({ 0: 1 });
+  const failing = fleet.claim('e:k#1', 0, 5_000);
+  for (let attempt = 0; attempt < 3; attempt++) (await coordinator.next<boolean>('claimInteraction')).reject(new Error('WRONGTYPE'));
+  await expect(failing, 'rejected after the third failure, the lease still valid').rejects.toThrow('WRONGTYPE');
+  expect(coordinator.waiting('claimInteraction'), 'no fourth try').toBe(0);
+  expect(failures).toHaveLength(1);
+  expect(coordinator.log.filter((line) => line.startsWith('claimInteraction')).at(-1)).toBe('claimInteraction "m" "e:k#1" 5000');
+
+  const hanging = fleet.claim('e:k#2', 0, 30); // never answered: given up after 30 ms three times, not at the lease's end
+  for (let attempt = 0; attempt < 3; attempt++) await coordinator.next<boolean>('claimInteraction');
+  await expect(hanging).rejects.toThrow(/no answer/);
+});
+
 it('a claim for a shard not held here is refused without asking', async () => {
   const { fleet, coordinator } = await holding({ 0: 1 });
   expect(await fleet.claim('i1', 1)).toBe(false);

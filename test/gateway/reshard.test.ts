@@ -13,10 +13,14 @@ import {
   newShardSet,
   RecentInteractions,
   RESHARD_DEDUPE_MS,
+  reshardDedupeMs,
   SwitchEvents,
   switchEventKey,
+  SwitchPairs,
+  switchPairMs,
   watchRecommendation,
 } from '../../src/gateway/reshard.js';
+import { MemoryShardCoordinator } from '../../src/testing/index.js';
 import type { GatewayDispatchEvent } from '../../src/gateway/options.js';
 import { checkGatewayOptions } from '../../src/gateway/options.js';
 import { useEmulatorWithAdmin } from '../helpers/emulators.js';
@@ -116,6 +120,18 @@ it('an interaction seen twice during the overlap runs once; ids are forgotten af
   expect(recent.first('b')).toBe(true);
 });
 
+it("a fleet's dedupe window is a minute or three leases, whichever is longer (a member may switch two leases after another)", () => {
+  expect(reshardDedupeMs(10_000)).toBe(RESHARD_DEDUPE_MS);
+  expect(reshardDedupeMs(30_000)).toBe(90_000);
+  let now = 0;
+  const recent = new RecentInteractions(() => now, reshardDedupeMs(30_000));
+  expect(recent.first('a')).toBe(true);
+  now = 80_000; // past the one-minute default, within three leases
+  expect(recent.first('a'), 'still remembered at 80 s with 30 s leases').toBe(false);
+  now = 170_001;
+  expect(recent.first('a')).toBe(true);
+});
+
 it("an event's key across a fleet's two sets is its type and payload: the same on both copies, another for any other event", () => {
   const payload = { id: '5', guild_id: '7', content: 'hello' };
   expect(switchEventKey('MESSAGE_CREATE', { ...payload })).toBe(switchEventKey('MESSAGE_CREATE', payload));
@@ -123,6 +139,55 @@ it("an event's key across a fleet's two sets is its type and payload: the same o
   const keys = new Set(Array.from({ length: 2000 }, (_, i) => switchEventKey('MESSAGE_CREATE', { ...payload, id: String(i) })));
   expect(keys.size, 'distinct payloads, distinct keys').toBe(2000);
   expect(switchEventKey('TYPING_START', undefined)).toMatch(/^e:TYPING_START:/);
+});
+
+it("a fleet's switch pairs the k-th copy on one set with the k-th on the other: identical payloads sent again are other events, once each", async () => {
+  const clock = { now: 0 };
+  const coordinator = new MemoryShardCoordinator({ leaseMs: 10_000, clock: () => clock.now });
+  await coordinator.tick('a', 2, true);
+  await coordinator.tick('b', 2, true);
+  // Member a runs the old set (generation 0, the guild on shard 0), member b the next one (generation 1, the guild on shard 1).
+  const members = [
+    { member: 'a', generation: 0, shardId: 0, pairs: new SwitchPairs(() => clock.now, switchPairMs(10_000)) },
+    { member: 'b', generation: 1, shardId: 1, pairs: new SwitchPairs(() => clock.now, switchPairMs(10_000)) },
+  ];
+  const emitted: string[] = [];
+  const deliver = async (name: string, t: string, d: unknown, first: 0 | 1) => {
+    for (const { member, generation, shardId, pairs } of first === 0 ? members : [...members].reverse()) {
+      const key = pairs.pair(generation, shardId, switchEventKey(t, d));
+      if (key !== undefined && (await coordinator.claimInteraction(member, key, pairs.pairMs))) emitted.push(`${name} by ${member}`);
+    }
+    clock.now += 1_000;
+  };
+  const reaction = { user_id: '9', channel_id: '1', message_id: '2', guild_id: '3', emoji: { id: null, name: 'x' } };
+  const member = (roles: string[]) => ({ guild_id: '3', user: { id: '9' }, roles });
+  await deliver('add', 'MESSAGE_REACTION_ADD', reaction, 0);
+  await deliver('remove', 'MESSAGE_REACTION_REMOVE', reaction, 1);
+  await deliver('add again', 'MESSAGE_REACTION_ADD', { ...reaction }, 1);
+  await deliver('roles a', 'GUILD_MEMBER_UPDATE', member(['a']), 0);
+  await deliver('roles a b', 'GUILD_MEMBER_UPDATE', member(['a', 'b']), 1);
+  await deliver('roles a again', 'GUILD_MEMBER_UPDATE', member(['a']), 0);
+  clock.now += 10 * 60_000; // ten minutes on (a user back online): its earlier claims are long gone, the counts started again
+  await coordinator.tick('a', 2, true);
+  await coordinator.tick('b', 2, true);
+  await deliver('add later', 'MESSAGE_REACTION_ADD', reaction, 1);
+  expect(emitted, 'each event once across the two members, the repeated payloads too').toEqual([
+    'add by a',
+    'remove by b',
+    'add again by b',
+    'roles a by a',
+    'roles a b by b',
+    'roles a again by a',
+    'add later by b',
+  ]);
+  // On one member, the second set's copy of the event is dropped at once (no claim asked).
+  const here = new SwitchPairs(() => clock.now, 5_000);
+  const key = switchEventKey('TYPING_START', { user_id: '9' });
+  expect(here.pair(0, 0, key)).toBe(`${key}#1`);
+  expect(here.pair(1, 3, key), 'the other set: the same occurrence, seen here already').toBeUndefined();
+  expect(here.pair(1, 3, key)).toBe(`${key}#2`);
+  expect(switchPairMs(2_000)).toBe(5_000);
+  expect(switchPairMs(30_000)).toBe(30_000);
 });
 
 it("a fleet's switch queues a shard's events in order behind their claims, holds each one's sequence while it waits, and covers only non-interaction events", async () => {

@@ -56,8 +56,8 @@ export class ScriptedCoordinator implements ShardCoordinator {
   leave(member: string, shardCount: number): Promise<void> {
     return this.#call('leave', [member, shardCount]);
   }
-  claimInteraction(member: string, interactionId: string): Promise<boolean> {
-    return this.#call('claimInteraction', [member, interactionId]);
+  claimInteraction(member: string, interactionId: string, ttlMs?: number): Promise<boolean> {
+    return this.#call('claimInteraction', ttlMs === undefined ? [member, interactionId] : [member, interactionId, ttlMs]);
   }
   answered(interactionId: string): Promise<void> {
     return this.#call('answered', [interactionId]);

@@ -52,6 +52,17 @@ describeWithRedis('the Redis shard coordinator', () => {
     expect((await c.tick('a', 2, false)).leases).toEqual([]);
   });
 
+  it('a short-lived claim (a fleet switch claims its events for seconds) is free for another live member once past its life', async () => {
+    const c = coordinator(5000);
+    await c.tick('a', 1, false);
+    await c.tick('b', 1, false);
+    const start = performance.now();
+    expect(await c.claimInteraction('a', 'e1', 300)).toBe(true);
+    expect(await c.claimInteraction('b', 'e1', 300), 'within its life: a’s').toBe(false);
+    await until(async () => await c.claimInteraction('b', 'e1', 300), { what: 'b taking the claim once its 300 ms passed' });
+    expect(performance.now() - start, 'taken by its life, not by a dying (a stays a member for 5 s)').toBeLessThan(4000);
+  });
+
   it('claims an interaction once among live members, hands a dead holder’s claim over, and never again once answered', async () => {
     const c = coordinator(400);
     await c.tick('a', 1, false);

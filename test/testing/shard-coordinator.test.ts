@@ -97,6 +97,13 @@ it("claims: the holder's own again yes, another live member's no, a dead member'
   expect(await coordinator.claimInteraction('b', 'i')).toBe(true);
   await coordinator.answered('i');
   expect(await coordinator.claimInteraction('b', 'i')).toBe(false);
+  // A short-lived claim (a fleet's switch claims its events for a few seconds) is free for another live member once past it.
+  expect(await coordinator.claimInteraction('b', 'e', 100)).toBe(true);
+  clock.now = 1250;
+  await coordinator.tick('a', 1, false);
+  expect(await coordinator.claimInteraction('a', 'e', 100), 'within its life: still b’s').toBe(false);
+  clock.now = 1301;
+  expect(await coordinator.claimInteraction('a', 'e', 100), 'past its 100 ms life (behind a 16-minute claim in the map)').toBe(true);
 });
 
 it('one reshard at a time: the same count again is accepted, another refused whatever it is; READY counted per count; commit ends it', async () => {
