@@ -31,6 +31,7 @@ const WORKER_TESTS = [
   'test/redis/event-worker-claims.test.ts',
   'test/redis/event-worker-heal.test.ts',
   'test/redis/event-worker-lifecycle.test.ts',
+  'test/redis/stream-upkeep.test.ts',
   'test/mutations/event-worker.test.ts',
 ];
 const REDACTION_TESTS = ['test/core/redact.test.ts', 'test/gateway/secrets.test.ts', 'test/gateway/secrets-memory.test.ts', 'test/mutations/redaction.test.ts'];
@@ -223,7 +224,7 @@ export const MUTATIONS = [
     id: 'fleet-close-not-fenced',
     area: 'fleet',
     file: COORD,
-    find: '      for (const shardId of this.#held.keys()) this.#fenced.add(shardId);\n',
+    find: '      for (const shardId of given) this.#fenced.add(shardId);\n',
     replace: '',
     description: "a closed member's late answers are not refused",
   },
@@ -702,9 +703,9 @@ export const MUTATIONS = [
   {
     id: 'worker-backlog-pending-only',
     area: 'worker',
-    file: WORKER,
-    find: 'group.pending + group.undelivered > bound',
-    replace: 'group.pending > bound',
+    file: 'src/redis/stream-upkeep.ts',
+    find: 'found.pending + found.undelivered > bound',
+    replace: 'found.pending > bound',
     description: 'maxBacklog counts only pending entries, not undelivered ones',
   },
   {
