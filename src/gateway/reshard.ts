@@ -91,12 +91,18 @@ export function switchPairMs(leaseMs: number): number {
  * Pairs the two sets' copies of one event during a fleet's switch: the k-th occurrence of a {@link switchEventKey} on a set's
  * shard is keyed `key#k`, so the k-th copy on the old set pairs with the k-th on the next one (both see the same events of a
  * guild in the same order) and an identical payload sent again (a reaction added, removed, added) is another event. A key's count
- * starts again once it was not seen for twice {@link switchPairMs} (its claims, living that long, are gone by then).
+ * starts again once it was not seen for twice {@link switchPairMs} (its claims, living that long, are gone by then). A copy with
+ * a sequence this set's shard already delivered it at is a resume's replay of that occurrence, not another one: it is not counted
+ * and gets no key (the first delivery was already claimed, emitted or dropped here).
  */
 export class SwitchPairs {
   /** Per set, shard and key: the last count and when it was seen, in the order they were last seen. */
   readonly #counts = new Map<string, { n: number; at: number }>();
   readonly #seen: RecentInteractions;
+  /** Per set, shard and session, the sequences each key was delivered at (a resume replays them with the same sequence). */
+  readonly #delivered: RecentInteractions;
+  /** Per set and shard, how many new sessions (READY) it started since the pairing began. */
+  readonly #sessions = new Map<string, number>();
   readonly #now: () => number;
   /** How long a claim of one of the keys lives (see {@link switchPairMs}). */
   readonly pairMs: number;
@@ -105,21 +111,33 @@ export class SwitchPairs {
     this.#now = now;
     this.pairMs = pairMs;
     this.#seen = new RecentInteractions(now, pairMs);
+    this.#delivered = new RecentInteractions(now, 2 * pairMs);
   }
 
-  /** The fleet's key of this occurrence of `key` on the set's shard, or `undefined` when the other set's copy of it came first here. */
-  pair(generation: number, shardId: number, key: string): string | undefined {
+  /**
+   * The fleet's key of this occurrence of `key` on the set's shard, or `undefined` when the other set's copy of it came first here
+   * or when the shard delivered `key` at this `sequence` already in its session (a resume's replay; without a sequence, no such check).
+   */
+  pair(generation: number, shardId: number, key: string, sequence: number | null = null): string | undefined {
+    const scope = `${generation}/${shardId}/${key}`;
+    const session = this.#sessions.get(`${generation}/${shardId}`) ?? 0;
+    if (sequence !== null && !this.#delivered.first(`${scope}@${session}:${sequence}`)) return undefined;
     const now = this.#now();
     for (const [old, entry] of this.#counts) {
       if (now - entry.at <= 2 * this.pairMs) break;
       this.#counts.delete(old);
     }
-    const scope = `${generation}/${shardId}/${key}`;
     const n = (this.#counts.get(scope)?.n ?? 0) + 1;
     this.#counts.delete(scope);
     this.#counts.set(scope, { n, at: now });
     const paired = `${key}#${n}`;
     return this.#seen.first(paired) ? paired : undefined;
+  }
+
+  /** The set's shard started a new session (READY): its sequences start again, so they no longer mark replays of the last one's. */
+  newSession(generation: number, shardId: number): void {
+    const shard = `${generation}/${shardId}`;
+    this.#sessions.set(shard, (this.#sessions.get(shard) ?? 0) + 1);
   }
 }
 

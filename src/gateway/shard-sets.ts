@@ -128,13 +128,15 @@ export class ShardSets {
       // Quiet for a lease after the next set started: a member that has not seen the reshard yet emits from its old set unclaimed.
       if (set === this.next && this.#monotonic() < this.#nextSince.at + this.#nextSince.leaseMs) return;
       const pairs = (this.#pairs ??= new SwitchPairs(() => this.#host.now(), switchPairMs(this.#nextSince.leaseMs)));
-      const key = pairs.pair(generation, event.shardId, switchEventKey(event.t, event.d));
-      if (key === undefined) return; // the other set's copy of it came first here
+      const key = pairs.pair(generation, event.shardId, switchEventKey(event.t, event.d), event.s);
+      if (key === undefined) return; // the other set's copy of it came first here, or this is a replay of a copy seen here
       const hold = () => fleet.inFlight.begin(event.shardId, key, event.s, true);
       // A claim that keeps failing: only the current set emits the event (the rule outside a switch; see assumption 96).
       const decide = () => fleet.claim(key, event.shardId, pairs.pairMs).catch(() => this.dispatches(set, event) && fleet.holds(event.shardId));
       return this.#events.queue(generation, event, decide, () => run(true), hold);
     }
+    // A new session's sequences start again: a copy at a sequence the shard's last session delivered is not a replay of it.
+    if (recent !== undefined && event.t === GatewayDispatch.Ready) this.#pairs?.newSession(generation, event.shardId);
     // Interactions have their own claim: they pass a shard's queue of switch events.
     if (event.t !== GatewayDispatch.InteractionCreate && this.#events.queued(generation, event.shardId)) {
       return this.#events.queue(

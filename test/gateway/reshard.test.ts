@@ -190,6 +190,42 @@ it("a fleet's switch pairs the k-th copy on one set with the k-th on the other: 
   expect(switchPairMs(30_000)).toBe(30_000);
 });
 
+it("a fleet's switch: a resume's replay of an event (the same sequence on the same set's shard) is not another occurrence, so it is not emitted twice", async () => {
+  const clock = { now: 0 };
+  const coordinator = new MemoryShardCoordinator({ leaseMs: 1_500, clock: () => clock.now });
+  await coordinator.tick('a', 2, true);
+  const pairs = new SwitchPairs(() => clock.now, switchPairMs(1_500));
+  const emitted: string[] = [];
+  const deliver = async (name: string, generation: number, shardId: number, s: number, d: unknown) => {
+    const key = pairs.pair(generation, shardId, switchEventKey('MESSAGE_CREATE', d), s);
+    // Claims are the fleet's: one member asking again for a key it holds wins it again, so only the pairing can drop a replay.
+    if (key !== undefined && (await coordinator.claimInteraction('a', key, pairs.pairMs))) emitted.push(`${name}: ${key.slice(-2)}`);
+    clock.now += 100;
+  };
+  const message = { id: '1000632', guild_id: '7', channel_id: '1', content: 'm632' };
+  // Member a: the old set's shard 0 emits the message; the next set's shard 2 gets its copy (dropped), then resumes from a record
+  // held below it and the service replays it at the same sequence 83.
+  await deliver('old set', 0, 0, 319, message);
+  await deliver('next set', 1, 2, 83, message);
+  await deliver('next set, replayed', 1, 2, 83, message);
+  await deliver('old set, replayed', 0, 0, 319, message);
+  // The same payload sent again is another event (another sequence), on both sets, and once.
+  await deliver('again, old set', 0, 0, 330, message);
+  await deliver('again, next set', 1, 2, 90, message);
+  await deliver('again, next set replayed', 1, 2, 90, message);
+  // A new session on the next set's shard: its sequences start again, so sequence 83 there is a new event.
+  pairs.newSession(1, 2);
+  await deliver('third, next set (new session)', 1, 2, 83, message);
+  expect(emitted, 'each occurrence once on member a, whichever set delivered or replayed it').toEqual([
+    'old set: #1',
+    'again, old set: #2',
+    'third, next set (new session): #3',
+  ]);
+  expect(pairs.pair(1, 2, switchEventKey('MESSAGE_CREATE', message)), 'without a sequence: counted, as before').toBe(
+    `${switchEventKey('MESSAGE_CREATE', message)}#4`,
+  );
+});
+
 it("a fleet's switch queues a shard's events in order behind their claims, holds each one's sequence while it waits, and covers only non-interaction events", async () => {
   const events = new SwitchEvents();
   const event = (s: number, shardId = 0): GatewayDispatchEvent => ({ t: 'MESSAGE_CREATE', s, d: { id: String(s) }, shardId });

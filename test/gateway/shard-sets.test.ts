@@ -111,3 +111,40 @@ it('events waiting for their switch claims at a hand-off: the record says none o
   );
   expect(claimedByB, "10 is a's (emitted there), 11 and 12 b's: each once").toEqual([false, true, true]);
 });
+
+it("during a fleet's switch, a set's shard drops a resume's replay of an event (same sequence) until its new session (READY) starts the sequences again", async () => {
+  const coordinator = new MemoryShardCoordinator({ leaseMs: 60_000 });
+  const shard = (id: number) =>
+    ({
+      id,
+      sessionId: undefined,
+      status: 'ready',
+      connect: async () => undefined,
+      destroy: async () => undefined,
+      restore: () => undefined,
+    }) as unknown as ShardHandle;
+  const shards = new ShardSets({ ...hostOfSets(), newShard: shard });
+  shards.current.plan = { sharded: true, ids: [0], count: 1, maxConcurrency: 1, perWorker: undefined };
+  const fleet = shards.fleetOf(shards.current, coordinator, 'a');
+  await fleet.tick();
+  await coordinator.requestReshard(2);
+  await fleet.tick(); // the step that starts the next set: the switch's claims begin
+  expect(shards.next?.plan?.count, 'the next set started').toBe(2);
+  const out: string[] = [];
+  const admit = (name: string, t: string, s: number, id = '1000632') =>
+    shards.admit(shards.current, { t, s, d: { id, content: 'm' }, shardId: 0 }, () => out.push(name));
+  admit('message', 'MESSAGE_CREATE', 5);
+  admit('message replayed', 'MESSAGE_CREATE', 5);
+  admit('new session', 'READY', 1);
+  admit('same payload, new session', 'MESSAGE_CREATE', 5);
+  admit('last', 'MESSAGE_CREATE', 6, '1000633'); // the shard's events keep their order: once it is out, every one before it was decided
+  await until(() => out.includes('last'), { what: 'the last event, behind the claims of the ones before it' });
+  expect(out, 'the replay dropped; the new session at sequence 5 again is another event').toEqual([
+    'message',
+    'new session',
+    'same payload, new session',
+    'last',
+  ]);
+  await shards.close();
+  await fleet.retire(async () => undefined);
+});

@@ -205,6 +205,22 @@ export const MUTATIONS = [
     description: "during a fleet's switch, an identical payload sent again (a reaction added, removed, added) counts as the same event",
   },
   {
+    id: 'fleet-switch-replay-counted',
+    area: 'fleet',
+    file: 'src/gateway/reshard.ts',
+    find: 'if (sequence !== null && !this.#delivered.first(',
+    replace: 'if (false && sequence !== null && !this.#delivered.first(',
+    description: "during a fleet's switch, a resume's replay of an event (the same sequence) counts as its next occurrence: emitted twice",
+  },
+  {
+    id: 'fleet-switch-session-kept',
+    area: 'fleet',
+    file: SETS,
+    find: 'if (recent !== undefined && event.t === GatewayDispatch.Ready) this.#pairs?.newSession(generation, event.shardId);',
+    replace: '',
+    description: "during a fleet's switch, a shard's new session (READY) keeps the last one's sequences: its events at them are dropped as replays",
+  },
+  {
     id: 'fleet-replay-skip-past-resumed',
     area: 'fleet',
     file: SETS,
