@@ -200,7 +200,9 @@ export const MUTATIONS = [
     id: 'fleet-switch-payload-once',
     area: 'fleet',
     file: 'src/gateway/reshard.ts',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the snippet is source code holding a template literal
     find: 'const paired = `${key}#${n}`;',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the snippet is source code holding a template literal
     replace: 'const paired = `${key}#1`;',
     description: "during a fleet's switch, an identical payload sent again (a reaction added, removed, added) counts as the same event",
   },
