@@ -32,16 +32,22 @@ export interface MemberInfo {
   left?: boolean | undefined;
 }
 
-/** Checks a member's name: 1 to 100 characters, no control character. */
+/**
+ * A character a terminal may act on rather than print: controls (C0, DEL, C1 such as the 8-bit CSI U+009B), format
+ * characters (bidirectional overrides such as U+202E, zero-width ones) and the line and paragraph separators. Refused
+ * in member names and escaped when a value read from Redis is printed.
+ */
+export const UNPRINTABLE = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
+
+/** Checks a member's name: 1 to 100 characters, none {@link UNPRINTABLE}. */
 export function checkMemberName(operation: string, value: unknown): string {
-  const ok =
-    typeof value === 'string' &&
-    value.trim().length > 0 &&
-    value.length <= MAX_MEMBER_NAME_LENGTH &&
-    ![...value].some((char) => char < ' ' || char === '\u007f');
+  const ok = typeof value === 'string' && value.trim().length > 0 && value.length <= MAX_MEMBER_NAME_LENGTH && !UNPRINTABLE.test(value);
   if (!ok)
     throw new ValidationError(operation, [
-      { path: 'name', message: `must be a string of 1 to ${MAX_MEMBER_NAME_LENGTH} characters, not blank, without control characters` },
+      {
+        path: 'name',
+        message: `must be a string of 1 to ${MAX_MEMBER_NAME_LENGTH} characters, not blank, without control, format or line-separator characters`,
+      },
     ]);
   return value;
 }

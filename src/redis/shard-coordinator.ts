@@ -60,7 +60,7 @@ export interface RedisShardCoordinatorOptions {
    */
   maxShards?: number | undefined;
   /**
-   * This process's name in the fleet (1 to 100 characters, no control character), recorded with its host and pid when it joins:
+   * This process's name in the fleet (1 to 100 characters, no control, format or line-separator character), recorded with its host and pid when it joins:
    * `readFleetStatus()` lists it, and a member that takes over its shards after it died names it in `shardTakenOver`.
    * @default the process id
    */

@@ -118,7 +118,10 @@ describeWithRedis('the fleet status', () => {
       { score: now + 60_000, value: 'm1' },
       { score: now + 60_000, value: 'm2' },
     ]);
-    await redis.connection.hSet(`{${key}}:info`, { m1: 'not json', m2: JSON.stringify({ name: 'evil\u001b[2Jname', host: 'h', pid: 'x' }) });
+    await redis.connection.hSet(`{${key}}:info`, {
+      m1: 'not json',
+      m2: JSON.stringify({ name: 'evil\u001b[2Jname\u009b2J\u202eright\u2028x\u200b', host: 'h', pid: 'x' }),
+    });
     await redis.connection.set(`{${key}}:count`, '3');
     await redis.connection.set(`{${key}}:lease`, '1e9');
     await redis.connection.set(`{${key}}:target`, 'many');
@@ -128,19 +131,23 @@ describeWithRedis('the fleet status', () => {
     expect(status.reshard, 'a target that is not a count').toBeUndefined();
     expect(status.members.map((m) => [m.id, m.name, m.pid])).toEqual([
       ['m1', undefined, undefined],
-      ['m2', 'evil\u001b[2Jname', 0],
+      ['m2', 'evil\u001b[2Jname\u009b2J\u202eright\u2028x\u200b', 0],
     ]);
     // Shard 1's lease is malformed, shard 7 is past the count, shard 2's holder is no live member: all free.
     expect(status.shards.map((shard) => shard.holder)).toEqual(['m1', undefined, undefined]);
     const text = fleetStatusText(status);
-    expect(text).toContain('evil\\x1b[2Jname');
-    expect(text).not.toContain('\u001b');
+    // C0, the 8-bit CSI (C1), a right-to-left override, a line separator and a zero-width space: each escaped.
+    expect(text).toContain('evil\\x1b[2Jname\\x9b2J\\u202eright\\u2028x\\u200b');
+    for (const char of ['\u001b', '\u009b', '\u202e', '\u2028', '\u200b']) expect(text, `U+${char.charCodeAt(0).toString(16)} printed raw`).not.toContain(char);
   });
 
   it('refuses a name that is blank, too long or holds a control character, and unknown status options', () => {
-    for (const name of ['', '  ', 'x'.repeat(101), 'a\nb']) {
+    for (const name of ['', '  ', 'x'.repeat(101), 'a\nb', 'a\u009bb', 'a\u202eb', 'a\u2029b', 'a\u200bb']) {
       const refusal = validationRefusal(() => createRedisShardCoordinator({ client: redis.connection, name }));
-      expect(refusal.issues.map((issue) => issue.path)).toEqual(['name']);
+      expect(
+        refusal.issues.map((issue) => issue.path),
+        JSON.stringify(name),
+      ).toEqual(['name']);
     }
     expect(createRedisShardCoordinator({ client: redis.connection, name: 'x'.repeat(100) })).toBeDefined();
     return expect(readFleetStatus({ client: redis.connection, keys: 'x' } as never)).rejects.toThrow(/keys/);
