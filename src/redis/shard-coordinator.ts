@@ -218,6 +218,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
     if (status === -1) return { members: 0, index: 0, leases: [], expired: true, report };
     const [, members, index, target, ready] = header.map((value) => clampNumber(value, -1, Number.MAX_SAFE_INTEGER, 0));
     if (!registered) await this.#members.register(member, this.#info);
+    await this.#members.keep(shardCount);
     return {
       members: members ?? 1,
       index: index ?? 0,

@@ -141,6 +141,20 @@ describeWithRedis('the fleet status', () => {
     for (const char of ['\u001b', '\u009b', '\u202e', '\u2028', '\u200b']) expect(text, `U+${char.charCodeAt(0).toString(16)} printed raw`).not.toContain(char);
   });
 
+  it("a member's steps keep the member records and last holders a week more, so a quiet fleet still names a dead member", async () => {
+    const key = `status-${++n}`;
+    const first = createRedisShardCoordinator({ client: redis.connection, key, leaseMs: 5000, name: 'quiet' });
+    await first.tick('q', 1, false);
+    expect((await first.tick('q', 1, true, true)).leases).toHaveLength(1);
+    // Six days and more of quiet: no join, no acquisition, only renewals.
+    for (const suffix of ['info', 'last:1']) await redis.connection.pExpire(`{${key}}:${suffix}`, 60_000);
+    const later = createRedisShardCoordinator({ client: redis.connection, key, leaseMs: 5000, name: 'quiet' });
+    expect((await later.tick('q', 1, true, true)).leases).toHaveLength(1); // a renewal, registered already
+    for (const suffix of ['info', 'last:1']) {
+      expect(await redis.connection.pTTL(`{${key}}:${suffix}`), `{${key}}:${suffix} kept a week by a step`).toBeGreaterThan(6 * 24 * 3600 * 1000);
+    }
+  });
+
   it('refuses a name that is blank, too long or holds a control character, and unknown status options', () => {
     for (const name of ['', '  ', 'x'.repeat(101), 'a\nb', 'a\u009bb', 'a\u202eb', 'a\u2029b', 'a\u200bb']) {
       const refusal = validationRefusal(() => createRedisShardCoordinator({ client: redis.connection, name }));
