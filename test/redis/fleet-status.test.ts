@@ -155,6 +155,25 @@ describeWithRedis('the fleet status', () => {
     }
   });
 
+  it('reads a count, target or lease past its bound as missing (not clamped), and skips members with impossible scores', async () => {
+    const key = `status-${++n}`;
+    const now = Date.now(); // the test's Redis runs on this machine: its TIME is this clock
+    await redis.connection.zAdd(`{${key}}:members`, [
+      { score: now + 60_000, value: 'real' },
+      { score: Number.POSITIVE_INFINITY, value: 'forever' },
+      { score: now + 10 ** 13, value: 'far' },
+    ]);
+    await redis.connection.set(`{${key}}:count`, '999999');
+    await redis.connection.set(`{${key}}:target`, '999999');
+    await redis.connection.set(`{${key}}:lease`, '99999999999');
+    const status = await readFleetStatus({ client: redis.connection, key, sessionPrefix: false });
+    expect(status.shardCount, 'a count past 65536').toBeUndefined();
+    expect(status.reshard, 'a target past 65536').toBeUndefined();
+    expect(status.leaseMs, 'a lease past 2^31 - 1').toBeUndefined();
+    expect(status.members.map((member) => member.id)).toEqual(['real']);
+    expect(fleetStatusText(status), 'an impossible time printed').not.toMatch(/\d{12,} ms/);
+  });
+
   it('refuses a name that is blank, too long or holds a control character, and unknown status options', () => {
     for (const name of ['', '  ', 'x'.repeat(101), 'a\nb', 'a\u009bb', 'a\u202eb', 'a\u2029b', 'a\u200bb']) {
       const refusal = validationRefusal(() => createRedisShardCoordinator({ client: redis.connection, name }));
