@@ -88,7 +88,8 @@ export interface OtelMetrics {
   observeGateway(gateway: ObservedGateway, attributes?: Attributes): () => void;
   /**
    * Reports a stream's backlog, oldest pending age and dead letters, read every `intervalMs` (reported at each collection,
-   * the last read; a failed read keeps the last values); returns a function that stops it.
+   * the last read; one read at a time; after a failed read, or when the last one is older than two intervals because a read
+   * hangs, nothing is reported rather than stale values); returns a function that stops it.
    */
   observeStream(stream: ObservedStream, options?: { intervalMs?: number | undefined }): () => void;
   /** Stops measuring: unsubscribes from the channels and stops every observation. */
@@ -183,23 +184,37 @@ export function createOtelMetrics(options: OtelMetricsOptions = {}): OtelMetrics
   };
   const observeStream = (stream: ObservedStream, observed: { intervalMs?: number | undefined } = {}) => {
     const intervalMs = checkDuration('observeStream', 'intervalMs', observed.intervalMs, { min: 100 }) ?? 15_000;
-    let last: Awaited<ReturnType<ObservedStream['backlog']>> | undefined;
-    const read = () =>
-      void stream.backlog().then(
-        (value) => void (last = value),
-        () => undefined,
+    let read: { value: Awaited<ReturnType<ObservedStream['backlog']>>; at: number } | undefined;
+    let reading = false;
+    const update = () => {
+      if (reading) return; // one read at a time: a slow Redis is not asked again and again
+      reading = true;
+      stream.backlog().then(
+        (value) => {
+          read = { value, at: Date.now() };
+          reading = false;
+        },
+        () => {
+          read = undefined; // a failed read: the last values are no longer reported as current
+          reading = false;
+        },
       );
-    const timer = setInterval(read, intervalMs);
+    };
+    /** The last values read, unless older than two intervals (a read that failed or hangs): then none. */
+    const current = () => (read !== undefined && Date.now() - read.at <= 2 * intervalMs ? read.value : undefined);
+    const timer = setInterval(update, intervalMs);
     timer.unref?.();
-    read();
+    update();
     const name = { 'messaging.destination.name': stream.key };
     const onBacklog = (result: ObservableResult) => {
-      for (const group of last?.groups ?? []) result.observe(group.pending + group.undelivered, { ...name, 'messaging.consumer.group.name': group.name });
+      for (const group of current()?.groups ?? []) result.observe(group.pending + group.undelivered, { ...name, 'messaging.consumer.group.name': group.name });
     };
     const onOldest = (result: ObservableResult) => {
+      const last = current();
       if (last !== undefined) result.observe(last.oldestAgeMs / 1000, name);
     };
     const onDead = (result: ObservableResult) => {
+      const last = current();
       if (last !== undefined) result.observe(last.deadLetters, name);
     };
     backlog.addCallback(onBacklog);

@@ -8,18 +8,26 @@
  */
 
 import { parseArgs } from 'node:util';
+import { checkDuration } from '../core/bounds.js';
 import { readFleetStatus } from './fleet-status.js';
 import { fleetStatusText, streamStatusText } from './status-text.js';
 import { readStreamStatus } from './stream-status.js';
 
-const HELP = `Usage: community-chat-fleet status --redis URL [--key KEY] [--session-prefix PREFIX] [--stream NAME] [--group G] [--json]
+const HELP = `Usage: community-chat-fleet status [--redis URL] [--key KEY] [--session-prefix PREFIX] [--stream NAME] [--group G] [--timeout-ms MS] [--json]
 
 Prints a fleet's status (members with name, host, pid, last renewal and lease expiry;
 each shard's holder, fence and stored session; the shard count and a reshard under way),
 read from Redis without joining the fleet. With --stream, also that event stream's
 backlog: groups (--group, repeatable, to count only those by age), consumers, pending
-entries by age, dead letters. --json prints both as JSON. Exits 1 when Redis fails.
+entries by age, dead letters. --json prints both as JSON.
+--redis URL (redis: or rediss:) may be left out for the environment variable REDIS_URL,
+so that a password need not be on the command line. --timeout-ms bounds the whole run
+(connect and reads; default 10000). Exits 2 on a bad command line or URL, 1 when Redis
+fails or does not answer in time.
 `;
+
+/** The whole run's deadline (connect and reads) unless `--timeout-ms` says otherwise. */
+const DEFAULT_TIMEOUT_MS = 10_000;
 
 let values: ReturnType<typeof parse>['values'];
 let positionals: string[];
@@ -33,30 +41,51 @@ function parse() {
       'session-prefix': { type: 'string' },
       stream: { type: 'string' },
       group: { type: 'string', multiple: true },
+      'timeout-ms': { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean' },
     },
   });
 }
+function refuse(message: string): never {
+  process.stderr.write(`community-chat-fleet: ${message}\nRun with --help for the usage.\n`);
+  process.exit(2);
+}
 try {
   ({ values, positionals } = parse());
 } catch (error) {
-  process.stderr.write(`community-chat-fleet: ${(error as Error).message}\nRun with --help for the usage.\n`);
-  process.exit(2);
+  refuse((error as Error).message);
 }
 if (values.help === true) {
   process.stdout.write(HELP);
   process.exit(0);
 }
-if (positionals[0] !== 'status' || positionals.length !== 1 || values.redis === undefined) {
-  process.stderr.write(`community-chat-fleet: give the command status and --redis URL\n${HELP}`);
+const url = values.redis ?? process.env.REDIS_URL;
+if (positionals[0] !== 'status' || positionals.length !== 1 || url === undefined || url === '') {
+  process.stderr.write(`community-chat-fleet: give the command status and --redis URL (or REDIS_URL)\n${HELP}`);
   process.exit(2);
+}
+// The URL may carry a password: checked here, never echoed (a URL Node cannot parse would print whole if thrown).
+const redisUrl: string = url;
+const protocol = URL.canParse(url) ? new URL(url).protocol : undefined;
+if (protocol !== 'redis:' && protocol !== 'rediss:') refuse('invalid --redis URL (it must be redis://… or rediss://…)');
+const timeoutText = values['timeout-ms'] ?? String(DEFAULT_TIMEOUT_MS);
+const timeoutMs = /^\d+$/.test(timeoutText) ? Number(timeoutText) : Number.NaN;
+try {
+  checkDuration('community-chat-fleet', '--timeout-ms', timeoutMs, { min: 1 });
+} catch (error) {
+  refuse((error as Error).message);
 }
 
 const { createClient } = await import('redis');
-const client = createClient({ url: values.redis, socket: { connectTimeout: 5000, reconnectStrategy: false } });
-client.on('error', () => undefined); // the failing command reports it
-try {
+let client: ReturnType<typeof createClient> | undefined;
+let timer: NodeJS.Timeout | undefined;
+const deadline = new Promise<never>((_, reject) => {
+  timer = setTimeout(() => reject(new Error(`Redis did not answer within ${timeoutMs} ms (--timeout-ms)`)), timeoutMs);
+});
+async function run(): Promise<void> {
+  client = createClient({ url: redisUrl, socket: { connectTimeout: Math.min(5000, timeoutMs), reconnectStrategy: false } });
+  client.on('error', () => undefined); // the failing command reports it
   await client.connect();
   const fleet = await readFleetStatus({
     client,
@@ -66,10 +95,15 @@ try {
   const stream = values.stream === undefined ? undefined : await readStreamStatus({ client, stream: values.stream, groups: values.group });
   if (values.json === true) process.stdout.write(`${JSON.stringify({ fleet, stream }, null, 2)}\n`);
   else process.stdout.write(fleetStatusText(fleet) + (stream === undefined ? '' : streamStatusText(stream)));
+}
+try {
+  await Promise.race([run(), deadline]);
 } catch (error) {
   // The URL may carry a password: only the error's own message, which node-redis writes without it.
   process.stderr.write(`community-chat-fleet: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;
 } finally {
-  if (client.isOpen) await client.close().catch(() => undefined);
+  clearTimeout(timer);
+  // destroy, not close: close waits for every pending reply, which a stalled Redis never sends.
+  if (client?.isOpen === true) client.destroy();
 }

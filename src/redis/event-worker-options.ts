@@ -59,7 +59,7 @@ export interface EventWorkerOptions {
   /**
    * Consumers of the group silent longer than this, with nothing pending, are removed from it (checked with each trim; a
    * `consumersRemoved` event names them), so a stopped worker does not stay listed in `backlog()`: whole milliseconds, `0`
-   * (never) or at least 1000. A consumer with entries pending is left until they are reclaimed. @default 3600000 (an hour)
+   * (never) or at least 1000 and at least twice `blockMs` (a live worker blocked in a read is never removed). A consumer with entries pending is left until they are reclaimed. @default 3600000 (an hour)
    */
   removeIdleConsumersMs?: number | undefined;
   /** Where a new group starts: every entry in the stream, or only those added from now on. @default 'beginning' */
@@ -138,13 +138,14 @@ export function workerSettings(options: EventWorkerOptions): WorkerSettings {
     throw new ValidationError(OPERATION, [{ path: 'clock', message: 'must be a function returning epoch milliseconds' }]);
   // 0 turns the trim off; otherwise at least 100 ms (a trim is one script over every group, not to run back to back).
   const trimEveryMs = options.trimEveryMs === 0 ? 0 : (checkDuration(OPERATION, 'trimEveryMs', options.trimEveryMs, { min: 100, integer: true }) ?? 5000);
+  const blockMs = checkDuration(OPERATION, 'blockMs', options.blockMs, { min: 1, max: 60_000, integer: true }) ?? 1000;
   return {
     concurrency: checkCount(OPERATION, 'concurrency', options.concurrency, { min: 1, max: 1000 }) ?? 16,
     // Whole milliseconds: Redis reads it as XAUTOCLAIM's min-idle-time and as the claim's lease (PX).
     claimIdleMs: checkDuration(OPERATION, 'claimIdleMs', options.claimIdleMs, { min: 50, integer: true }) ?? 30_000,
     maxDeliveries: checkCount(OPERATION, 'maxDeliveries', options.maxDeliveries, { min: 1, max: 1000 }) ?? 5,
     pollMs: checkDuration(OPERATION, 'pollMs', options.pollMs, { min: 1, max: 60_000 }) ?? 25,
-    blockMs: checkDuration(OPERATION, 'blockMs', options.blockMs, { min: 1, max: 60_000, integer: true }) ?? 1000,
+    blockMs,
     trimEveryMs,
     startFrom: oneOf('startFrom', options.startFrom, ['beginning', 'new']) ?? 'beginning',
     clock: options.clock ?? Date.now,
@@ -153,7 +154,8 @@ export function workerSettings(options: EventWorkerOptions): WorkerSettings {
     removeIdleConsumersMs:
       options.removeIdleConsumersMs === 0
         ? 0
-        : (checkDuration(OPERATION, 'removeIdleConsumersMs', options.removeIdleConsumersMs, { min: 1000, integer: true }) ?? 3_600_000),
+        : // A live worker blocked in a read looks idle for up to blockMs: at least twice that, so one is never removed.
+          (checkDuration(OPERATION, 'removeIdleConsumersMs', options.removeIdleConsumersMs, { min: Math.max(1000, 2 * blockMs), integer: true }) ?? 3_600_000),
   };
 }
 

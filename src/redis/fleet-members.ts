@@ -32,16 +32,22 @@ export interface MemberInfo {
   left?: boolean | undefined;
 }
 
-/** Checks a member's name: 1 to 100 characters, no control character. */
+/**
+ * A character a terminal may act on rather than print: controls (C0, DEL, C1 such as the 8-bit CSI U+009B), format
+ * characters (bidirectional overrides such as U+202E, zero-width ones) and the line and paragraph separators. Refused
+ * in member names and escaped when a value read from Redis is printed.
+ */
+export const UNPRINTABLE = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
+
+/** Checks a member's name: 1 to 100 characters, none {@link UNPRINTABLE}. */
 export function checkMemberName(operation: string, value: unknown): string {
-  const ok =
-    typeof value === 'string' &&
-    value.trim().length > 0 &&
-    value.length <= MAX_MEMBER_NAME_LENGTH &&
-    ![...value].some((char) => char < ' ' || char === '\u007f');
+  const ok = typeof value === 'string' && value.trim().length > 0 && value.length <= MAX_MEMBER_NAME_LENGTH && !UNPRINTABLE.test(value);
   if (!ok)
     throw new ValidationError(operation, [
-      { path: 'name', message: `must be a string of 1 to ${MAX_MEMBER_NAME_LENGTH} characters, not blank, without control characters` },
+      {
+        path: 'name',
+        message: `must be a string of 1 to ${MAX_MEMBER_NAME_LENGTH} characters, not blank, without control, format or line-separator characters`,
+      },
     ]);
   return value;
 }
@@ -121,6 +127,14 @@ end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return answer`);
 
+/** KEYS: info, last (of this count). ARGV: kept (ms). Keeps both a week more (a key that is missing stays missing). */
+const KEEP = new RedisScript(`
+for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, ARGV[1]) end
+return 0`);
+
+/** How often a member's steps keep the records a week more: a quiet fleet (no join, no acquisition) keeps them. */
+const KEEP_EVERY_MS = 3600 * 1000;
+
 /** Runs one of these scripts on the fleet's slot (within the coordinator's command timeout). */
 type FleetScriptRunner = (script: RedisScript, keys: string[], args: string[]) => Promise<unknown>;
 
@@ -128,6 +142,8 @@ type FleetScriptRunner = (script: RedisScript, keys: string[], args: string[]) =
 export class FleetMembers {
   readonly #key: string;
   readonly #run: FleetScriptRunner;
+  /** When {@link keep} last ran (`-Infinity`: not yet, so the first step keeps them). */
+  #keptAt = Number.NEGATIVE_INFINITY;
 
   constructor(key: string, run: FleetScriptRunner) {
     this.#key = key;
@@ -137,6 +153,16 @@ export class FleetMembers {
   /** Records a member that joins. */
   async register(member: string, info: MemberInfo): Promise<void> {
     await this.#run(REGISTER, [`${this.#key}:info`, `${this.#key}:members`], [member, JSON.stringify(info), String(KEPT_MS)]);
+  }
+
+  /**
+   * Keeps the member records and the last holders of `count` a week more, at most once an hour (from a step): they are
+   * otherwise kept only on a join and an acquisition, and a fleet quiet for a week would forget who held what.
+   */
+  async keep(count: number): Promise<void> {
+    if (Date.now() - this.#keptAt < KEEP_EVERY_MS) return;
+    await this.#run(KEEP, [`${this.#key}:info`, `${this.#key}:last:${count}`], [String(KEPT_MS)]);
+    this.#keptAt = Date.now();
   }
 
   /** Marks a member that leaves (closes) as left, so the shards it gave back are not reported as taken over. */

@@ -7,7 +7,16 @@
  * @module
  */
 
-import { checkCount, checkDuration, clampNumber, DEFAULT_MAX_SHARDS, MAX_SHARDS_LIMIT, optionNames, refuseUnknownOptions } from '../core/bounds.js';
+import {
+  checkCount,
+  checkDuration,
+  clampNumber,
+  DEFAULT_MAX_SHARDS,
+  MAX_SHARDS_LIMIT,
+  MAX_TIMER_MS,
+  optionNames,
+  refuseUnknownOptions,
+} from '../core/bounds.js';
 import { ShardCoordinatorError } from '../errors/index.js';
 import { DEFAULT_COMMAND_TIMEOUT_MS, RedisScript, sendCommand, type RedisClientLike, type StoreFailure, withinTime } from './connection.js';
 import { readMemberInfo } from './fleet-members.js';
@@ -137,10 +146,10 @@ return { leases, ready }`);
 const statusFailure: StoreFailure = (detail, cause) =>
   new ShardCoordinatorError(`reading the fleet's status failed: ${detail}`, cause === undefined ? undefined : { cause });
 
-/** A positive whole number read from Redis within `max`, or `undefined`. */
+/** A positive whole number read from Redis within `max`, or `undefined` (one past `max` is not clamped onto it: missing). */
 function positive(value: unknown, max: number): number | undefined {
-  const n = clampNumber(value, 0, max, 0);
-  return Number.isInteger(n) && n > 0 ? n : undefined;
+  const n = clampNumber(value, 0, Number.MAX_SAFE_INTEGER, 0);
+  return Number.isInteger(n) && n > 0 && n <= max ? n : undefined;
 }
 
 /**
@@ -162,13 +171,15 @@ export async function readFleetStatus(options: FleetStatusOptions): Promise<Flee
   const [now, count, target, switching, lease, flat] = Array.isArray(reply) ? reply : [];
   const readAt = clampNumber(now, 0, Number.MAX_SAFE_INTEGER, 0);
   const shardCount = positive(count, MAX_SHARDS_LIMIT) ?? given;
-  const leaseMs = positive(lease, 2_147_483_647);
+  const leaseMs = positive(lease, MAX_TIMER_MS);
   const reshardTo = positive(target, MAX_SHARDS_LIMIT);
   const members = new Map<string, FleetMemberStatus>();
   const listed = Array.isArray(flat) ? flat.map(String) : [];
   for (let i = 0; i + 2 < listed.length; i += 3) {
     const id = listed[i] as string;
-    const expiresAt = clampNumber(listed[i + 1], 0, Number.MAX_SAFE_INTEGER, 0);
+    const expiresAt = clampNumber(listed[i + 1], -1, Number.MAX_SAFE_INTEGER, -1);
+    // A membership runs at most one lease (at most MAX_TIMER_MS) past now: another score (+inf, not a number) is no member's.
+    if (!(expiresAt > readAt && expiresAt - readAt <= MAX_TIMER_MS)) continue;
     const info = readMemberInfo(listed[i + 2]);
     const renewedAt = leaseMs === undefined ? expiresAt : Math.max(0, expiresAt - leaseMs);
     members.set(id, { id, name: info?.name, host: info?.host, pid: info?.pid, renewedAt, expiresAt, shardIds: [] });

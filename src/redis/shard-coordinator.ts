@@ -60,7 +60,7 @@ export interface RedisShardCoordinatorOptions {
    */
   maxShards?: number | undefined;
   /**
-   * This process's name in the fleet (1 to 100 characters, no control character), recorded with its host and pid when it joins:
+   * This process's name in the fleet (1 to 100 characters, no control, format or line-separator character), recorded with its host and pid when it joins:
    * `readFleetStatus()` lists it, and a member that takes over its shards after it died names it in `shardTakenOver`.
    * @default the process id
    */
@@ -218,6 +218,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
     if (status === -1) return { members: 0, index: 0, leases: [], expired: true, report };
     const [, members, index, target, ready] = header.map((value) => clampNumber(value, -1, Number.MAX_SAFE_INTEGER, 0));
     if (!registered) await this.#members.register(member, this.#info);
+    await this.#members.keep(shardCount);
     return {
       members: members ?? 1,
       index: index ?? 0,

@@ -1,17 +1,24 @@
 /**
  * A fleet's and a stream's status as text, for people (`community-chat-fleet status`): one line per member, shard,
- * group and consumer. Names and ids read from Redis are printed with control characters escaped, so a value planted in
+ * group and consumer. Names and ids read from Redis are printed with control, format and line-separator characters escaped, so a value planted in
  * Redis cannot rewrite the terminal.
  *
  * @module
  */
 
+import { UNPRINTABLE } from './fleet-members.js';
 import type { FleetStatus } from './fleet-status.js';
 import type { StreamStatus } from './stream-status.js';
 
-/** A value read from Redis, safe to print: control characters escaped, at most 120 characters. */
+/** A character escaped: `\xHH` up to U+00FF, `\uHHHH` above. */
+function escapeCharacter(char: string): string {
+  const code = char.codePointAt(0) ?? 0;
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/** A value read from Redis, safe to print: characters a terminal acts on ({@link UNPRINTABLE}) escaped, at most 120 characters. */
 function printable(value: string): string {
-  const escaped = [...value].map((char) => (char < ' ' || char === '\u007f' ? `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}` : char)).join('');
+  const escaped = [...value].map((char) => (UNPRINTABLE.test(char) ? escapeCharacter(char) : char)).join('');
   return escaped.length > 120 ? `${escaped.slice(0, 117)}...` : escaped;
 }
 

@@ -9,6 +9,7 @@
 import { EventEmitter } from 'eventemitter3';
 import { checkCount, checkDuration, optionNames, refuseUnknownOptions } from '../core/bounds.js';
 import { ValidationError } from '../errors/index.js';
+import { RedisScript } from './connection.js';
 import type { RedisEventStream } from './event-stream.js';
 import type { StreamBacklog } from './stream-backlog.js';
 
@@ -17,6 +18,22 @@ function overBacklog(backlog: StreamBacklog, group: string, bound: number): bool
   const found = backlog.groups.find((candidate) => candidate.name === group);
   return found !== undefined && found.pending + found.undelivered > bound;
 }
+
+/**
+ * Removes consumer ARGV[2] of group ARGV[1] only if, now, it has nothing pending and has been idle longer than ARGV[3]
+ * ms (`XGROUP DELCONSUMER` drops a consumer's pending entries: a read since the measure must keep it). 1: removed.
+ */
+const REMOVE_IDLE_CONSUMER = new RedisScript(`
+for _, consumer in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], ARGV[1])) do
+  local fields = {}
+  for i = 1, #consumer, 2 do fields[consumer[i]] = consumer[i + 1] end
+  if fields['name'] == ARGV[2] then
+    if tonumber(fields['pending']) ~= 0 or tonumber(fields['idle']) <= tonumber(ARGV[3]) then return 0 end
+    redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[1], ARGV[2])
+    return 1
+  end
+end
+return 0`);
 
 /** Consumers removed from a group: idle past the bound, with nothing pending. */
 export interface ConsumersRemovedEvent {
@@ -38,8 +55,8 @@ interface UpkeepSettings {
 
 /**
  * A worker's upkeep: one read of the backlog (only when something needs it), `backlog` when too much waits, and the
- * group's consumers idle past the bound with nothing pending removed (`XGROUP DELCONSUMER`; one with pending entries is
- * left until they are reclaimed, so nothing pending is dropped).
+ * group's consumers idle past the bound with nothing pending removed (one script per consumer checks both again before
+ * `XGROUP DELCONSUMER`; one with pending entries is left until they are reclaimed, so nothing pending is dropped).
  */
 export async function upkeep(
   stream: RedisEventStream,
@@ -57,8 +74,9 @@ export async function upkeep(
   );
   const removed: string[] = [];
   for (const consumer of idle) {
-    // Removed only if it still has nothing pending (a read between the two commands would have given it some).
-    if (Number(await stream.command(['XGROUP', 'DELCONSUMER', stream.key, group, consumer.name])) === 0) removed.push(consumer.name);
+    // Checked again in the script: a read since the measure gave it entries (or made it active), and it stays.
+    const args = [group, consumer.name, String(removeIdleConsumersMs)];
+    if (Number(await stream.script(REMOVE_IDLE_CONSUMER, [stream.key], args)) === 1) removed.push(consumer.name);
   }
   if (removed.length > 0) emit.removed({ group, consumers: removed });
 }

@@ -4,7 +4,7 @@
  * the gateway:fleet channel, dead letters from the stream steps, and a Gateway's and a stream's gauges at collection.
  */
 import { channel } from 'node:diagnostics_channel';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { Client, DIAGNOSTICS_CHANNELS } from '../../src/index.js';
 import { createOtelMetrics, METER_NAME, type OtelMetrics } from '../../src/otel/index.js';
 import { SECRETS, startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
@@ -148,6 +148,46 @@ it("reports a Gateway's held shards and heartbeat latency, and a stream's backlo
   expect(after.get('community_chat.stream.backlog')).toEqual([]);
   channel(DIAGNOSTICS_CHANNELS.gatewayFleet).publish({ type: 'answerRefused' });
   expect(meters.values('community_chat.fleet.answers_refused'), 'disabled: nothing recorded').toEqual([]);
+});
+
+it("stops reporting a stream's values after a failed read, and while a read hangs reads no more and reports nothing past two intervals", async () => {
+  const meters = start();
+  const backlogOf = async () => (await meters.collect()).get('community_chat.stream.backlog')?.map((entry) => entry.value);
+  let reads = 0;
+  let answer: 'ok' | 'fail' | 'hang' = 'ok';
+  const stream = {
+    key: '{events}',
+    backlog: () => {
+      reads++;
+      if (answer === 'fail') return Promise.reject(new Error('redis down'));
+      if (answer === 'hang') return new Promise<never>(() => undefined);
+      return Promise.resolve({ oldestAgeMs: 1500, deadLetters: 2, groups: [{ name: 'g', pending: 3, undelivered: 4 }] });
+    },
+  };
+  const stop = measuring.observeStream(stream, { intervalMs: 100 });
+  await until(async () => (await backlogOf())?.length === 1, { what: 'the first read reported' });
+  answer = 'fail';
+  const failedFrom = reads;
+  await until(() => reads > failedFrom + 1, { what: 'a read failing' });
+  expect(await backlogOf(), 'values of before the failed read reported as current').toEqual([]);
+  expect((await meters.collect()).get('community_chat.stream.dead_letters'), 'dead letters after a failed read').toEqual([]);
+  stop();
+  vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+  try {
+    answer = 'ok';
+    reads = 0;
+    const stopHanging = measuring.observeStream(stream, { intervalMs: 100 });
+    await until(async () => (await backlogOf())?.length === 1, { what: 'the first read reported' });
+    answer = 'hang';
+    vi.advanceTimersByTime(100);
+    expect(reads, 'the second read started').toBe(2);
+    vi.advanceTimersByTime(1000);
+    expect(reads, 'reads started while one hangs').toBe(2);
+    expect(await backlogOf(), 'values older than two intervals reported').toEqual([]);
+    stopHanging();
+  } finally {
+    vi.useRealTimers();
+  }
 });
 
 it('reports the session starts left as the Gateway counts them: after each Identify allowed, and at the reserve when one is refused', async () => {

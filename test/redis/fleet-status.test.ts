@@ -118,7 +118,10 @@ describeWithRedis('the fleet status', () => {
       { score: now + 60_000, value: 'm1' },
       { score: now + 60_000, value: 'm2' },
     ]);
-    await redis.connection.hSet(`{${key}}:info`, { m1: 'not json', m2: JSON.stringify({ name: 'evil\u001b[2Jname', host: 'h', pid: 'x' }) });
+    await redis.connection.hSet(`{${key}}:info`, {
+      m1: 'not json',
+      m2: JSON.stringify({ name: 'evil\u001b[2Jname\u009b2J\u202eright\u2028x\u200b', host: 'h', pid: 'x' }),
+    });
     await redis.connection.set(`{${key}}:count`, '3');
     await redis.connection.set(`{${key}}:lease`, '1e9');
     await redis.connection.set(`{${key}}:target`, 'many');
@@ -128,19 +131,56 @@ describeWithRedis('the fleet status', () => {
     expect(status.reshard, 'a target that is not a count').toBeUndefined();
     expect(status.members.map((m) => [m.id, m.name, m.pid])).toEqual([
       ['m1', undefined, undefined],
-      ['m2', 'evil\u001b[2Jname', 0],
+      ['m2', 'evil\u001b[2Jname\u009b2J\u202eright\u2028x\u200b', 0],
     ]);
     // Shard 1's lease is malformed, shard 7 is past the count, shard 2's holder is no live member: all free.
     expect(status.shards.map((shard) => shard.holder)).toEqual(['m1', undefined, undefined]);
     const text = fleetStatusText(status);
-    expect(text).toContain('evil\\x1b[2Jname');
-    expect(text).not.toContain('\u001b');
+    // C0, the 8-bit CSI (C1), a right-to-left override, a line separator and a zero-width space: each escaped.
+    expect(text).toContain('evil\\x1b[2Jname\\x9b2J\\u202eright\\u2028x\\u200b');
+    for (const char of ['\u001b', '\u009b', '\u202e', '\u2028', '\u200b']) expect(text, `U+${char.charCodeAt(0).toString(16)} printed raw`).not.toContain(char);
+  });
+
+  it("a member's steps keep the member records and last holders a week more, so a quiet fleet still names a dead member", async () => {
+    const key = `status-${++n}`;
+    const first = createRedisShardCoordinator({ client: redis.connection, key, leaseMs: 5000, name: 'quiet' });
+    await first.tick('q', 1, false);
+    expect((await first.tick('q', 1, true, true)).leases).toHaveLength(1);
+    // Six days and more of quiet: no join, no acquisition, only renewals.
+    for (const suffix of ['info', 'last:1']) await redis.connection.pExpire(`{${key}}:${suffix}`, 60_000);
+    const later = createRedisShardCoordinator({ client: redis.connection, key, leaseMs: 5000, name: 'quiet' });
+    expect((await later.tick('q', 1, true, true)).leases).toHaveLength(1); // a renewal, registered already
+    for (const suffix of ['info', 'last:1']) {
+      expect(await redis.connection.pTTL(`{${key}}:${suffix}`), `{${key}}:${suffix} kept a week by a step`).toBeGreaterThan(6 * 24 * 3600 * 1000);
+    }
+  });
+
+  it('reads a count, target or lease past its bound as missing (not clamped), and skips members with impossible scores', async () => {
+    const key = `status-${++n}`;
+    const now = Date.now(); // the test's Redis runs on this machine: its TIME is this clock
+    await redis.connection.zAdd(`{${key}}:members`, [
+      { score: now + 60_000, value: 'real' },
+      { score: Number.POSITIVE_INFINITY, value: 'forever' },
+      { score: now + 10 ** 13, value: 'far' },
+    ]);
+    await redis.connection.set(`{${key}}:count`, '999999');
+    await redis.connection.set(`{${key}}:target`, '999999');
+    await redis.connection.set(`{${key}}:lease`, '99999999999');
+    const status = await readFleetStatus({ client: redis.connection, key, sessionPrefix: false });
+    expect(status.shardCount, 'a count past 65536').toBeUndefined();
+    expect(status.reshard, 'a target past 65536').toBeUndefined();
+    expect(status.leaseMs, 'a lease past 2^31 - 1').toBeUndefined();
+    expect(status.members.map((member) => member.id)).toEqual(['real']);
+    expect(fleetStatusText(status), 'an impossible time printed').not.toMatch(/\d{12,} ms/);
   });
 
   it('refuses a name that is blank, too long or holds a control character, and unknown status options', () => {
-    for (const name of ['', '  ', 'x'.repeat(101), 'a\nb']) {
+    for (const name of ['', '  ', 'x'.repeat(101), 'a\nb', 'a\u009bb', 'a\u202eb', 'a\u2029b', 'a\u200bb']) {
       const refusal = validationRefusal(() => createRedisShardCoordinator({ client: redis.connection, name }));
-      expect(refusal.issues.map((issue) => issue.path)).toEqual(['name']);
+      expect(
+        refusal.issues.map((issue) => issue.path),
+        JSON.stringify(name),
+      ).toEqual(['name']);
     }
     expect(createRedisShardCoordinator({ client: redis.connection, name: 'x'.repeat(100) })).toBeDefined();
     return expect(readFleetStatus({ client: redis.connection, keys: 'x' } as never)).rejects.toThrow(/keys/);

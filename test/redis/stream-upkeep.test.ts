@@ -14,6 +14,8 @@ import {
   readStreamStatus,
   streamStatusText,
 } from '../../src/redis/index.js';
+import type { RedisEventStream } from '../../src/redis/event-stream.js';
+import { upkeep } from '../../src/redis/stream-upkeep.js';
 import { describeWithRedis, useRedis } from '../helpers/redis-server.js';
 import { validationRefusal } from '../helpers/refusal.js';
 import { until } from '../helpers/until.js';
@@ -90,6 +92,7 @@ describeWithRedis('the worker pool, operated', () => {
       client: c,
       pollMs: 5,
       claimIdleMs: 600_000,
+      blockMs: 100,
       trimEveryMs: 100,
       removeIdleConsumersMs: 1000,
     });
@@ -109,6 +112,42 @@ describeWithRedis('the worker pool, operated', () => {
     expect(validationRefusal(() => createEventWorker({ stream, group: 'g', consumer: 'x', client: c, removeIdleConsumersMs: 999 })).issues[0]?.path).toBe(
       'removeIdleConsumersMs',
     );
+    // A live worker blocked in a read looks idle for up to blockMs: the bound must be at least twice that.
+    const blocking = validationRefusal(() => createEventWorker({ stream, group: 'g', consumer: 'x', client: c, blockMs: 5000, removeIdleConsumersMs: 9999 }))
+      .issues[0];
+    expect(blocking).toMatchObject({ path: 'removeIdleConsumersMs', message: expect.stringContaining('10000') });
+    expect(createEventWorker({ stream, group: 'g', consumer: 'x', client: c, blockMs: 5000, removeIdleConsumersMs: 10_000 })).toBeDefined();
+  });
+
+  it('an idle consumer that reads between the measure and the removal keeps its entry (not dropped by DELCONSUMER)', async () => {
+    const stream = createRedisEventStream({ client: redis.connection, stream: `upkeep-${++n}` });
+    await stream.createGroup('g', '0');
+    await stream.publish([{ t: 'MESSAGE_CREATE', s: 1, d: {}, shardId: 0 }]);
+    await redis.connection.sendCommand(['XGROUP', 'CREATECONSUMER', stream.key, 'g', 'late']);
+    await until(async () => ((await stream.backlog()).groups[0]?.consumers[0]?.idleMs ?? 0) > 20, { what: "'late' idle past 20 ms" });
+    // The measure sees 'late' idle with nothing pending; then 'late' reads the entry, before the removal.
+    const racing = {
+      key: stream.key,
+      measure: async (countUpTo: number) => {
+        const measured = await stream.measure(countUpTo);
+        await redis.connection.sendCommand(['XREADGROUP', 'GROUP', 'g', 'late', 'COUNT', '1', 'STREAMS', stream.key, '>']);
+        return measured;
+      },
+      script: stream.script.bind(stream),
+      command: stream.command.bind(stream),
+    } as unknown as RedisEventStream;
+    const removed: string[][] = [];
+    await upkeep(
+      racing,
+      { group: 'g', consumer: 'w', maxBacklog: undefined, removeIdleConsumersMs: 20 },
+      {
+        backlog: () => undefined,
+        removed: (event) => removed.push(event.consumers),
+      },
+    );
+    expect(removed, 'a consumer that just read was removed').toEqual([]);
+    const late = (await stream.backlog()).groups[0]?.consumers.find((consumer) => consumer.name === 'late');
+    expect(late?.pending, "'late' and its pending entry").toBe(1);
   });
 
   it('a backlog monitor warns from a process that runs no worker, per group over the bound, and reports a failed read as an error', async () => {
