@@ -100,30 +100,52 @@ async function demo(): Promise<void> {
   await admin.auth.login({ email: emulator.seed.user.email, password: emulator.seed.user.password });
   await admin.commands.sync(emulator.seed.applicationId, [{ name: 'ping', description: 'Ping' }]);
   const key = `fleet-example-${Date.now()}`;
+  /** What each member said it serves, from its latest `serving` line, and who waits for the next one. */
+  const serving = new Map<string, { shardIds: number[]; shardCount: number }>();
+  const servingChanged: (() => void)[] = [];
   const start = (name: string) => {
     const env = { ...process.env, ROLE: 'member', PROC: name, FLEET_KEY: key, CHAT_BASE_URL: emulator.url, CHAT_BOT_TOKEN: emulator.seed.botToken };
     const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     let seen = '';
+    let partial = '';
     const waiting: { text: string; resolve: () => void }[] = [];
     child.stdout?.on('data', (chunk: Buffer) => {
       process.stdout.write(chunk);
       seen += chunk.toString();
       for (const wait of waiting.filter((w) => seen.includes(w.text))) wait.resolve();
+      // Each `serving` line is what the member holds now: the fleet's balance is judged from these events, not polled.
+      const lines = (partial + chunk.toString()).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        const match = /^serving (\S+) (\[[\d,]*\]) of (\d+)/.exec(line);
+        if (match?.[1] === name) serving.set(name, { shardIds: JSON.parse(match[2] ?? '[]') as number[], shardCount: Number(match[3]) });
+      }
+      if (lines.some((line) => line.startsWith('serving '))) for (const check of servingChanged.splice(0)) check();
     });
     /** Resolves once the member has printed `text`. */
     const output = (text: string) => new Promise<void>((resolve) => (seen.includes(text) ? resolve() : waiting.push({ text, resolve })));
     return { child, ready: output(`ready ${name}`), output };
   };
   const stopped = (child: ChildProcess) => new Promise((resolve) => child.once('exit', resolve));
-  /** Waits until the fleet's status (read from Redis, as any tool can) shows `count` members sharing every shard within the fair share. */
+  /**
+   * Waits until the members' `serving` events show `count` members sharing every shard once, each within the fair share;
+   * then reads the fleet's status from Redis, as any tool can, to print it.
+   */
   const balanced = async (count: number) => {
-    for (;;) {
-      const status = await readFleetStatus({ client: redis, key, sessionPrefix: false });
-      const fair = Math.ceil((status.shardCount ?? 1) / count);
-      const held = status.shards.every((shard) => shard.holder !== undefined);
-      if (status.members.length === count && held && status.members.every((m) => m.shardIds.length <= fair)) return status;
-      await delay(50);
-    }
+    const isBalanced = () => {
+      const views = [...members.keys()].map((name) => serving.get(name));
+      if (views.length !== count || views.some((view) => view === undefined)) return false;
+      const shardCount = views[0]?.shardCount ?? 0;
+      const held = views.flatMap((view) => view?.shardIds ?? []);
+      const fair = Math.ceil(shardCount / count);
+      return (
+        views.every((view) => view?.shardCount === shardCount && (view?.shardIds.length ?? 0) <= fair) &&
+        held.length === shardCount &&
+        new Set(held).size === shardCount
+      );
+    };
+    while (!isBalanced()) await new Promise<void>((resolve) => servingChanged.push(resolve));
+    return readFleetStatus({ client: redis, key, sessionPrefix: false });
   };
   const members = new Map(['a', 'b', 'c'].map((name) => [name, start(name)]));
   await Promise.all([...members.values()].map((m) => m.ready));
@@ -137,6 +159,7 @@ async function demo(): Promise<void> {
     if (old === undefined) continue;
     old.child.kill('SIGTERM');
     await stopped(old.child);
+    serving.delete(name);
     const next = start(name);
     members.set(name, next);
     await next.ready;
