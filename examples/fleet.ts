@@ -77,6 +77,9 @@ async function member(): Promise<void> {
     report();
   });
   gateway.on('shardTakenOver', (event) => console.log(`taken-over ${name} shard ${event.shardId} from ${event.fromName ?? event.fromMember}`));
+  gateway.on('shardAcquired', (event) =>
+    console.log(`session ${name} shard ${event.shardId} ${event.resumed ? 'resumed' : 'identified'} (fence ${event.fence})`),
+  );
   gateway.on('shardReleased', () => setImmediate(report));
   gateway.on('shardFenced', () => setImmediate(report));
   await gateway.connect();

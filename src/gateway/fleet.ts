@@ -203,7 +203,11 @@ function fleetHost(shards: FleetShards, count: number, member: () => string): Fl
           shard.restore(record);
         },
       };
-      const record = () => shards.record(shard);
+      // Saved with this lease's fence: after a store lost every session, the write-backs keep the latest holder's record.
+      const record = (): GatewaySessionRecord | undefined => {
+        const current = shards.record(shard);
+        return current === undefined || lease === undefined ? current : { ...current, fence: lease.fence };
+      };
       const savers = store === undefined ? undefined : await restoreSessions(store, [restoring], count, record, shards.storeFailed);
       // Lost (or closing) while the session loaded: nothing of this shard is kept, so nothing of it is ever saved.
       if (!shards.holds(shardId)) return;
@@ -246,7 +250,8 @@ function fleetHost(shards: FleetShards, count: number, member: () => string): Fl
       if (handOff && saver !== undefined) {
         saver.schedule();
         await saver.flush();
-        last.keep(shardId, count, undefined); // the successor's now: its record is newer than this one
+        // The successor's now; kept a while in case the store loses it before the successor saves (its record, fenced later, wins).
+        last.handedOff(shardId, count, HANDED_OFF_KEPT_MS);
       } else if (!handOff && raw !== undefined) void restoreLost(raw, last, shardId, count).catch(shards.storeFailed);
     },
     // Every session kept here goes back to a store that lost it, those of shards fenced while the store was down included.
@@ -262,11 +267,21 @@ function fleetHost(shards: FleetShards, count: number, member: () => string): Fl
 }
 
 /**
- * A shard this process lost: if the store has no session for it (Redis restarted empty), its last one kept here is written back,
- * so whichever process takes the shard resumes it. A store that has one (the shard's new holder saved it) is left alone.
+ * How long a shard handed off keeps its session here: the Redis session store's default life of a session (one older cannot be
+ * resumed anyway). Past the successor's first save it is only a fallback its record (a later fence) always wins over.
+ */
+const HANDED_OFF_KEPT_MS = 600_000;
+
+/**
+ * A shard this process lost or handed off: if the store has no session for it (Redis restarted empty), its last one kept here is
+ * written back, so whichever process takes the shard resumes it. A store that has one saved under the same or a later fence (the
+ * shard's later holder saved or wrote back its own) keeps it, and so does one saved without a fence.
  */
 async function restoreLost(store: GatewaySessionStore, last: LastSessions, shardId: number, count: number): Promise<void> {
   const record = last.get(shardId, count);
-  if (record === undefined || (await store.load(shardId, count)) !== undefined) return;
-  await store.save(shardId, count, record);
+  if (record === undefined) return;
+  if (store.restore !== undefined) return store.restore(shardId, count, record);
+  const stored = await store.load(shardId, count);
+  const older = stored?.fence !== undefined && record.fence !== undefined && stored.fence < record.fence;
+  if (stored === undefined || older) await store.save(shardId, count, record);
 }

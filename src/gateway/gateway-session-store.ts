@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { clampNumber } from '../core/bounds.js';
+import { clampNumber, MAX_TIMER_MS } from '../core/bounds.js';
 
 /** One shard's resumable session. */
 export interface GatewaySessionRecord {
@@ -24,6 +24,12 @@ export interface GatewaySessionRecord {
    * interactions no more (this holder did; interactions go through their claim). @default undefined
    */
   dispatched?: number | undefined;
+  /**
+   * In a fleet, the lease fence under which its holder saved it. Fences only grow (they follow Redis's clock), so when a store
+   * that lost every session (Redis restarted empty) is written back by several members, the record of the shard's latest holder
+   * is the one kept. @default undefined
+   */
+  fence?: number | undefined;
 }
 
 /** Keeps the sessions of shards. A session belongs to a shard id of one shard count (shard 1 of 4 is not shard 1 of 8). */
@@ -32,6 +38,13 @@ export interface GatewaySessionStore {
   load(shardId: number, shardCount: number): Promise<GatewaySessionRecord | undefined>;
   /** Saves a shard's session, or forgets it (`undefined`). */
   save(shardId: number, shardCount: number, record: GatewaySessionRecord | undefined): Promise<void>;
+  /**
+   * Writes a fleet member's kept session back (the store lost it, e.g. Redis restarted empty), unless the store holds one saved
+   * under the same or a later `fence`, in one atomic step: two members writing back the same shard keep its latest holder's
+   * record whatever their order. Without it, the fleet loads, compares and saves (a store shared by processes should have it).
+   * @default undefined
+   */
+  restore?(shardId: number, shardCount: number, record: GatewaySessionRecord): Promise<void>;
 }
 
 /** An in-memory session store: shards restarted in the same process (a new Gateway) resume. */
@@ -56,8 +69,10 @@ export function isSessionRecord(value: unknown): value is GatewaySessionRecord {
   const sequence = record['sequence'];
   const resumeUrl = record['resumeUrl'];
   const dispatched = record['dispatched'];
+  const fence = record['fence'];
   return (
     (dispatched === undefined || (Number.isSafeInteger(dispatched) && (dispatched as number) >= 0)) &&
+    (fence === undefined || (Number.isSafeInteger(fence) && (fence as number) >= 0)) &&
     typeof record['sessionId'] === 'string' &&
     record['sessionId'] !== '' &&
     record['sessionId'].length <= 256 &&
@@ -174,38 +189,57 @@ const LAST_SESSIONS_LIMIT = 4096;
 /**
  * The last session of each shard this process held, in memory (at most {@link LAST_SESSIONS_LIMIT}, the oldest forgotten first),
  * so that a shard whose store lost it (Redis restarted empty) still resumes: {@link withLastSessions} remembers each record a
- * shard's saver writes (tried, even if the store failed) and falls back on it when the store has none.
+ * shard's saver writes (tried, even if the store failed) and falls back on it when the store has none. A shard handed off keeps
+ * its record for a while ({@link LastSessions.handedOff}): if the store loses it before the successor started (or saved), it is
+ * still written back; a successor's record, saved under a later fence, wins over it.
  */
 export class LastSessions {
-  readonly #records = new Map<string, GatewaySessionRecord>();
+  readonly #records = new Map<string, { record: GatewaySessionRecord; until: number }>();
   readonly #limit: number;
+  readonly #now: () => number;
 
-  /** @param limit - the most sessions kept (@default LAST_SESSIONS_LIMIT) */
-  constructor(limit = LAST_SESSIONS_LIMIT) {
+  /**
+   * @param limit - the most sessions kept (@default LAST_SESSIONS_LIMIT)
+   * @param now - the monotonic clock, milliseconds (@default performance.now)
+   */
+  constructor(limit = LAST_SESSIONS_LIMIT, now: () => number = () => performance.now()) {
     this.#limit = limit;
+    this.#now = now;
   }
 
   /** The last session of the shard, if this process keeps one. */
   get(shardId: number, shardCount: number): GatewaySessionRecord | undefined {
-    const record = this.#records.get(`${shardId}/${shardCount}`);
-    return record && { ...record };
+    const key = `${shardId}/${shardCount}`;
+    const kept = this.#records.get(key);
+    if (kept === undefined) return undefined;
+    if (this.#now() >= kept.until) {
+      this.#records.delete(key);
+      return undefined;
+    }
+    return { ...kept.record };
   }
 
-  /** Keeps the shard's session, or forgets it (`undefined`: it ended, or it was handed off and is its successor's). */
+  /** Keeps the shard's session, or forgets it (`undefined`: it ended). */
   keep(shardId: number, shardCount: number, record: GatewaySessionRecord | undefined): void {
     const key = `${shardId}/${shardCount}`;
     this.#records.delete(key);
     if (record === undefined) return;
-    this.#records.set(key, { ...record });
+    this.#records.set(key, { record: { ...record }, until: Number.POSITIVE_INFINITY });
     if (this.#records.size > this.#limit) this.#records.delete(this.#records.keys().next().value as string);
+  }
+
+  /** The shard was handed off: its session is kept `forMs` more (bounded), then forgotten (it is the successor's by then). */
+  handedOff(shardId: number, shardCount: number, forMs: number): void {
+    const kept = this.#records.get(`${shardId}/${shardCount}`);
+    if (kept !== undefined) kept.until = this.#now() + Math.min(Math.max(0, forMs), MAX_TIMER_MS);
   }
 
   /** The shard ids of `shardCount` whose session is kept. */
   shardsOf(shardCount: number): number[] {
     const ids: number[] = [];
-    for (const key of this.#records.keys()) {
+    for (const key of [...this.#records.keys()]) {
       const [id, count] = key.split('/');
-      if (Number(count) === shardCount) ids.push(Number(id));
+      if (Number(count) === shardCount && this.get(Number(id), shardCount) !== undefined) ids.push(Number(id));
     }
     return ids;
   }

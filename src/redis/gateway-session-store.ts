@@ -7,8 +7,27 @@
  */
 
 import { isSessionRecord, type GatewaySessionRecord, type GatewaySessionStore } from '../gateway/gateway-session-store.js';
-import { checkStoreOptions, sendCommand, sessionFailure, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
+import { checkStoreOptions, RedisScript, sendCommand, sessionFailure, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
 import { optionNames } from '../core/bounds.js';
+
+/**
+ * A fleet member's write-back of a kept session (see `GatewaySessionStore.restore`), one atomic step. KEYS: the shard's key.
+ * ARGV: the record's JSON, its fence, the ttl (ms). Keeps a stored record saved under the same or a later fence (or one without a
+ * fence, as before fences); anything unreadable (not JSON, not an object, a fence that is not a safe integer) is replaced.
+ */
+const RESTORE_SCRIPT = new RedisScript(`
+local current = redis.call('GET', KEYS[1])
+if current then
+  local ok, stored = pcall(cjson.decode, current)
+  if ok and type(stored) == 'table' then
+    local fence = stored['fence']
+    if fence == nil then return 0 end
+    if type(fence) == 'number' and fence >= 0 and fence <= 9007199254740991 and fence >= tonumber(ARGV[2]) then return 0 end
+  end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+return 1
+`);
 
 /** Options of {@link createRedisGatewaySessionStore}. */
 export interface RedisGatewaySessionStoreOptions {
@@ -56,6 +75,22 @@ export class RedisGatewaySessionStore implements GatewaySessionStore {
   async save(shardId: number, shardCount: number, record: GatewaySessionRecord | undefined): Promise<void> {
     const key = this.#key(shardId, shardCount);
     await this.#run(record === undefined ? ['DEL', key] : ['SET', key, JSON.stringify(record), 'PX', String(this.#ttlMs)]);
+  }
+
+  /** Writes a fleet member's kept session back unless the stored one was saved under the same or a later fence (one script). */
+  async restore(shardId: number, shardCount: number, record: GatewaySessionRecord): Promise<void> {
+    const key = this.#key(shardId, shardCount);
+    const text = JSON.stringify(record);
+    const ttl = String(this.#ttlMs);
+    await withinTime(
+      this.#client,
+      this.#timeoutMs,
+      () =>
+        record.fence === undefined
+          ? sendCommand(this.#client, key, ['SET', key, text, 'NX', 'PX', ttl])
+          : RESTORE_SCRIPT.run(this.#client, [key], [text, String(record.fence), ttl]),
+      sessionFailure,
+    );
   }
 
   #key(shardId: number, shardCount: number): string {

@@ -48,11 +48,11 @@ function fakeShard(id: number, failures = 0) {
 }
 
 /** A fleet of one shard count on a scripted coordinator, with the Gateway's parts faked. */
-function fleetOf(options: { store?: GatewaySessionStore; failures?: number; count?: number } = {}) {
+function fleetOf(options: { store?: GatewaySessionStore; failures?: number; count?: number; last?: LastSessions } = {}) {
   const coordinator = new ScriptedCoordinator(1000);
   const created: ReturnType<typeof fakeShard>[] = [];
   const errors: unknown[] = [];
-  const last = new LastSessions();
+  const last = options.last ?? new LastSessions();
   /** Shards the test says this process no longer holds. */
   const lost = new Set<number>();
   let fleet: FleetSupervisor | undefined;
@@ -151,7 +151,7 @@ it('the last session of a shard lost here is written back when the store has non
   const { coordinator, fleet, shards, created, last } = fleetOf({ store });
   await acquire(coordinator, fleet, { 0: 1 });
   await sessionSaved(created[0], shards, 12);
-  expect(last.get(0, 2)).toEqual({ sessionId: 's', sequence: 12 });
+  expect(last.get(0, 2)).toEqual({ sessionId: 's', sequence: 12, fence: 1 });
   await store.save(0, 2, undefined); // the store lost it
   const fencing = fleet.tick();
   (await coordinator.next('tick')).resolve(step({}));
@@ -166,9 +166,10 @@ it('the last session of a shard lost here is written back when the store has non
   await until(() => created[1]?.facts.includes('restore s 12'), { what: 'the kept session restored' });
 });
 
-it('a shard handed off forgets its session here: the successor owns a newer one', async () => {
-  const store = new MemoryGatewaySessionStore();
-  const { coordinator, fleet, shards, created, last } = fleetOf({ store, count: 4 });
+/** Three shards of four held and saved at sequence 5 (fences 1, 2, 3), then shard 1 handed off (the fair share is 2). */
+async function handedOffShardOne(store: GatewaySessionStore, now?: () => number) {
+  const made = fleetOf({ store, count: 4, ...(now === undefined ? {} : { last: new LastSessions(undefined, now) }) });
+  const { coordinator, fleet, shards, created } = made;
   await acquire(coordinator, fleet, { 0: 1, 1: 2, 2: 3 });
   for (const shard of created) {
     shard.sessionId = `s${shard.id}`;
@@ -180,9 +181,51 @@ it('a shard handed off forgets its session here: the successor owns a newer one'
   (await coordinator.next('tick')).resolve(step({ 0: 1, 1: 2, 2: 3 }, 2, 0));
   await handing;
   (await coordinator.next('release')).resolve(undefined);
-  await until(() => last.get(1, 4) === undefined, { what: 'shard 1 forgotten after its hand-off' });
-  expect(last.get(0, 4)).toEqual({ sessionId: 's0', sequence: 5 });
-  expect(await store.load(1, 4)).toEqual({ sessionId: 's1', sequence: 5 });
+  await until(() => created[1]?.facts.includes('destroy handOff') === true && !shards.savers.has(1), { what: 'shard 1 handed off' });
+  return made;
+}
+
+/** Answers the next step with "your membership expired" (Redis restarted empty): the member joins again and writes back what it keeps. */
+async function membershipExpired(made: Awaited<ReturnType<typeof handedOffShardOne>>) {
+  const rejoining = made.fleet.tick();
+  (await made.coordinator.next('tick')).resolve({ members: 0, index: 0, leases: [], expired: true });
+  await rejoining;
+}
+
+it('a shard handed off keeps its session here: a store that lost it before the successor saved gets it back, with its fence', async () => {
+  const store = new MemoryGatewaySessionStore();
+  const made = await handedOffShardOne(store);
+  expect(await store.load(1, 4), 'saved at the hand-off').toEqual({ sessionId: 's1', sequence: 5, fence: 2 });
+  await store.save(1, 4, undefined); // Redis restarted empty before anyone took shard 1
+  await membershipExpired(made);
+  await until(async () => (await store.load(1, 4))?.sessionId === 's1', { what: 'shard 1 (handed off, never taken) written back' });
+  expect(await store.load(1, 4)).toEqual({ sessionId: 's1', sequence: 5, fence: 2 });
+});
+
+it("a write-back never replaces a record saved under the same or a later fence (the successor's), and replaces an older one", async () => {
+  const store = new MemoryGatewaySessionStore();
+  const made = await handedOffShardOne(store);
+  await store.save(1, 4, { sessionId: 's1', sequence: 9, fence: 7 }); // the successor's
+  await store.save(2, 4, { sessionId: 's2', sequence: 2, fence: 1 }); // older than this member's (fence 3)
+  await store.save(0, 4, { sessionId: 's0', sequence: 4 }); // saved before fences: left alone
+  await membershipExpired(made);
+  await until(async () => (await store.load(2, 4))?.fence === 3, { what: "shard 2's older record replaced by this member's (fence 3)" });
+  expect(await store.load(1, 4), "the successor's record kept").toEqual({ sessionId: 's1', sequence: 9, fence: 7 });
+  expect(await store.load(0, 4), 'a record without a fence kept').toEqual({ sessionId: 's0', sequence: 4 });
+});
+
+it('a handed-off session is kept only for a while: past it, nothing of it is written back or restored', async () => {
+  let now = 0;
+  const store = new MemoryGatewaySessionStore();
+  const made = await handedOffShardOne(store, () => now);
+  expect(made.last.get(1, 4)?.sessionId, 'kept right after the hand-off').toBe('s1');
+  now += 600_000;
+  expect(made.last.get(1, 4), 'forgotten once its time is up').toBeUndefined();
+  expect(made.last.get(0, 4)?.sessionId, 'a held shard is kept').toBe('s0');
+  await store.save(1, 4, undefined);
+  await membershipExpired(made);
+  await until(async () => (await store.load(0, 4))?.sessionId === 's0', { what: 'the held shards written back' });
+  expect(await store.load(1, 4)).toBeUndefined();
 });
 
 /** An interaction as deliverClaimed needs it. */

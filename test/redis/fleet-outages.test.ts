@@ -68,7 +68,7 @@ function isAlive(pid: number): boolean {
 
 /** What each member printed about an interaction, beside its fleet lines (for a failure's report). */
 function linesAbout(scripts: readonly RunningScript[], id: string): string {
-  const about = (line: string) => line.includes(id) || /\[fleet\] (shard \d+ (acquired|fenced|handed)|joining)/.test(line);
+  const about = (line: string) => line.includes(id) || /\[fleet\] (shard \d+ (acquired|fenced|handed)|joining)|^session /.test(line);
   return scripts.map((script, i) => `${NAMES[i]}: ${script.stdout().split('\n').filter(about).join(' | ')}`).join('\n');
 }
 
@@ -102,7 +102,14 @@ async function fleetUnderTraffic(redisUrl: (name: string) => string, handleMs = 
     everyShardHeld,
     async started() {
       await Promise.all(scripts.map((script) => script.waitForOutput(/^ready /m, 30_000)));
-      await until(() => everyShardHeld(), { what: 'every shard held once', timeoutMs: 20_000 });
+      // Balanced (3, 3 and 2 shards) before the traffic: a shard handed off and not yet taken dispatches nothing, so an outage
+      // then would begin with no member able to notice it.
+      const counts = () => NAMES.map((name) => heldBy(members.get(name) as RunningScript, name).length).sort();
+      await until(() => everyShardHeld() && counts().join() === '2,3,3', { what: 'the fleet balanced (2, 3 and 3 shards)', timeoutMs: 20_000 }).catch(
+        (error: unknown) => {
+          throw new Error(`${String(error)}; shards held per member: ${counts().join(', ')}`);
+        },
+      );
       let n = 0;
       traffic = setInterval(() => {
         const run = emulator.invokeCommand({ name: 'ping', ...(n++ % 2 === 0 ? {} : { guildId: null }) });
@@ -122,6 +129,10 @@ async function fleetUnderTraffic(redisUrl: (name: string) => string, handleMs = 
       traffic = undefined;
       const unanswered = () => runs.filter((run) => !run.settled).map((run) => run.id);
       await until(() => unanswered().length === 0, { what: 'every interaction answered', timeoutMs: 30_000 }).catch((error: unknown) => {
+        const stats = emulator.gatewayStats.forBot();
+        console.log(
+          `[${label}] ${unanswered().length} of ${runs.length} unanswered; ${stats.identifies} Identify, ${stats.resumes} resumes, ${stats.resumesRefused} refused`,
+        );
         for (const id of unanswered().slice(0, 5)) console.log(`[${label}] unanswered ${id}\n${linesAbout(scripts, id)}`);
         throw error;
       });
@@ -212,6 +223,15 @@ describeWithRedis('a fleet of three processes through Redis outages', () => {
       await until(() => fleet.everyShardHeld(), { what: 'every shard held once after the restart', timeoutMs: 30_000 });
       await fleet.more(50, 'traffic after the restart');
       const stats = await fleet.finish('fleet Redis restarted empty');
+      if (stats.identifies !== SHARDS)
+        for (const [name, script] of fleet.members)
+          console.log(
+            `[fleet Redis restarted empty] ${name}:\n${script
+              .stdout()
+              .split('\n')
+              .filter((line) => /^(fleet|session|shards|serving|taken-over) /.test(line))
+              .join('\n')}`,
+          );
       expect(stats.identifies, 'Identify in all (the first 8 only: every session resumed after the restart)').toBe(SHARDS);
     } finally {
       await fleet.stop();

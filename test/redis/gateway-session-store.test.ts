@@ -1,6 +1,6 @@
 /**
  * The Gateway session store on a real Redis: a saved session lives `ttlMs` milliseconds (a session older than that
- * cannot be resumed anyway), and a save of nothing deletes it.
+ * cannot be resumed anyway), a save of nothing deletes it, and a fleet's write-back keeps the latest holder's record.
  */
 import { expect, it } from 'vitest';
 import { sendCommand } from '../../src/redis/connection.js';
@@ -19,5 +19,34 @@ describeWithRedis('the Redis Gateway session store', () => {
     expect(ttl, 'the session key lives ttlMs (5000 ms), not 5000 s').toBeLessThanOrEqual(5000);
     await store.save(1, 4, undefined);
     expect(await store.load(1, 4)).toBeUndefined();
+  });
+
+  it("a fleet's write-back keeps the record of the shard's latest holder (the later fence), in one step, and replaces what cannot be read", async () => {
+    const store = createRedisGatewaySessionStore({ client: redis.connection, prefix: 'restore-test:', ttlMs: 5000 });
+    const plant = (shardId: number, text: string) => sendCommand(redis.connection, `restore-test:${shardId}/8`, ['SET', `restore-test:${shardId}/8`, text]);
+    const mine = { sessionId: 'mine', sequence: 20, fence: 50 };
+    await store.save(0, 8, { sessionId: 'later', sequence: 30, fence: 60 });
+    await store.save(1, 8, { sessionId: 'same', sequence: 10, fence: 50 });
+    await store.save(2, 8, { sessionId: 'older', sequence: 10, fence: 40 });
+    await store.save(3, 8, { sessionId: 'unfenced', sequence: 10 });
+    await plant(4, 'not json');
+    await plant(5, JSON.stringify({ sessionId: 'absurd', sequence: 1, fence: 1e300 }));
+    for (const shardId of [0, 1, 2, 3, 4, 5, 6]) await store.restore(shardId, 8, mine);
+    const after = await Promise.all([0, 1, 2, 3, 4, 5, 6].map(async (shardId) => (await store.load(shardId, 8))?.sessionId));
+    expect(after, 'per shard: a later fence kept, the same kept, an older replaced, none without a fence replaced, unreadable replaced, none written').toEqual([
+      'later',
+      'same',
+      'mine',
+      'unfenced',
+      'mine',
+      'mine',
+      'mine',
+    ]);
+    const ttl = Number(await sendCommand(redis.connection, 'restore-test:6/8', ['PTTL', 'restore-test:6/8']));
+    expect(ttl, 'a record written back lives ttlMs').toBeGreaterThan(4000);
+    // A record without a fence (a Gateway outside a fleet) is written back only where there is none.
+    await store.restore(2, 8, { sessionId: 'no-fence', sequence: 1 });
+    await store.restore(7, 8, { sessionId: 'no-fence', sequence: 1 });
+    expect([(await store.load(2, 8))?.sessionId, (await store.load(7, 8))?.sessionId]).toEqual(['mine', 'no-fence']);
   });
 });
