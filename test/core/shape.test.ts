@@ -143,6 +143,13 @@ describe('the emitted check', () => {
     expect(source).toContain("const field0 = fields['id'];\n  if (!(typeof field0 === 'string' && field0.length > 0)) return false;");
   });
 
+  it('reads a field whose name holds quotes or a backslash by that very name', () => {
+    const check = emittedCheck(object({ "it's": string, 'a"b\\c': safeInteger }));
+    expect(check({ "it's": 'x', 'a"b\\c': 1 })).toBe(true);
+    expect(check({ "it's": 'x', 'a"b\\c': 'x' })).toBe(false);
+    expect(check({ its: 'x', 'a"b\\c': 1 })).toBe(false);
+  });
+
   it('is refused for a scalar shape, which has no function of its own', () => {
     expect(() => shapeCheckSource(string, 'check', 'core/example.ts')).toThrow(/object or an array/);
   });
