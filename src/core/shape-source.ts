@@ -51,7 +51,8 @@ export function shapeCheckSource(shape: Shape, name: string, from: string): stri
       for (const [index, [key, field]] of Object.entries(inner.fields as Fields).entries()) {
         const name = `field${index}`;
         lines.push(`  const ${name} = fields[${quote(key)}];`);
-        if (field.kind === 'optional') lines.push(`  if (${name} !== undefined && !${test(field.shape, name)}) return false;`);
+        if (field.kind === 'optional' && field.shape.kind === 'scalar' && field.shape.mask === 0) lines.push(`  if (${name} !== undefined) return false;`);
+        else if (field.kind === 'optional') lines.push(`  if (${name} !== undefined && !${test(field.shape, name)}) return false;`);
         else lines.push(`  if (!${test(field, name)}) return false;`);
       }
     } else throw new Error('a scalar is tested in place, it has no function');

@@ -128,7 +128,7 @@ function check8(value: unknown): boolean {
   const field3 = fields['focused'];
   if (field3 !== undefined && !(typeof field3 === 'boolean')) return false;
   const field4 = fields['options'];
-  if (field4 !== undefined && !false) return false;
+  if (field4 !== undefined) return false;
   return true;
 }
 
