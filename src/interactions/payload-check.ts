@@ -1,82 +1,94 @@
 /**
- * The check of an INTERACTION_CREATE payload on the per-event path: the same
- * rules as {@link interactionPayloadSchema} (`schema.ts`), written out as
- * plain code. The schema stays the reference and the source of the issues a
- * refused payload is reported with; this check only answers yes or no, with
- * no copy, closure or array per payload (zod's compiled validator builds
- * both, about 0.4 µs a payload). A test runs both on thousands of mutated
- * payloads and fails on any disagreement.
+ * The one rule of an INTERACTION_CREATE payload: what the interaction builder
+ * reads, described once as a shape (`core/shape.ts`). From it come the check
+ * every event goes through, emitted as plain code into
+ * `payload-check.generated.ts` (no copy, closure or array per payload; its
+ * test writes it again when the shape changes and fails when it is stale),
+ * and the issues of a refused payload (a path and a message per offending
+ * field, for its `ValidationError`), compiled at load. Strings are strings and arrays
+ * are arrays, so a payload that passes can always be built; every other field
+ * is allowed and kept as it is. No zod: a Gateway that never sends a request
+ * body never loads it.
  *
  * @module
  */
 
+import type { ValidationIssue } from '../errors/local.js';
+import {
+  absent,
+  arrayOf,
+  boolean,
+  compileIssues,
+  finiteNumber,
+  type Infer,
+  nonEmptyString,
+  object,
+  oneOf,
+  optional,
+  type Shape,
+  safeInteger,
+  string,
+} from '../core/shape.js';
+import { checkInteractionPayload } from './payload-check.generated.js';
 import type { InteractionPayload } from './types.js';
 
-type Fields = Record<string, unknown>;
+/** A user as carried by an interaction. */
+const user = object({ id: string, username: optional(string) });
 
-const isObject = (value: unknown): value is Fields => typeof value === 'object' && value !== null && !Array.isArray(value);
-const optionalString = (value: unknown): boolean => value === undefined || typeof value === 'string';
-const optionalInt = (value: unknown): boolean => value === undefined || Number.isSafeInteger(value);
-const optionalBoolean = (value: unknown): boolean => value === undefined || typeof value === 'boolean';
-const nonEmptyString = (value: unknown): boolean => typeof value === 'string' && value.length > 0;
+/** The fields of a received option the builder reads. */
+const optionFields = {
+  name: string,
+  type: optional(safeInteger),
+  value: optional(oneOf(string, finiteNumber, boolean)),
+  focused: optional(boolean),
+};
 
-/** `z.array(...).optional()`: absent, or an array whose every item passes. */
-function optionalArray(value: unknown, item: (value: unknown, depth: number) => boolean, depth = 0): boolean {
-  if (value === undefined) return true;
-  if (!Array.isArray(value)) return false;
-  for (let i = 0; i < value.length; i++) if (!item(value[i], depth)) return false;
-  return true;
-}
+/**
+ * Options nest at most three levels (Discord's sub-command group, sub-command,
+ * then values), so the shape spells the three levels out instead of referring
+ * to itself: the walks go no deeper than this however deep a payload nests,
+ * and a payload nested deeper than Discord ever sends is refused.
+ */
+const valueOption = object({ ...optionFields, options: absent('options nest at most three levels') });
+const subcommandOption = object({ ...optionFields, options: optional(arrayOf(valueOption)) });
+const option = object({ ...optionFields, options: optional(arrayOf(subcommandOption)) });
 
-const isStringItem = (value: unknown): boolean => typeof value === 'string';
-
-/** A user: an `id` string, an optional `username` string. */
-const isUser = (value: unknown): boolean => isObject(value) && typeof value['id'] === 'string' && optionalString(value['username']);
-
-/** The optional value of an option: a string, a finite number or a boolean. */
-function optionalOptionValue(value: unknown): boolean {
-  if (value === undefined) return true;
-  const type = typeof value;
-  return type === 'string' || type === 'boolean' || (type === 'number' && Number.isFinite(value));
-}
-
-/** An option at `depth` (0: the command's, 1: a group's or sub-command's, 2: values, which nest nothing). */
-function isOption(value: unknown, depth: number): boolean {
-  if (!isObject(value)) return false;
-  if (typeof value['name'] !== 'string' || !optionalInt(value['type']) || !optionalOptionValue(value['value']) || !optionalBoolean(value['focused']))
-    return false;
-  return depth >= 2 ? value['options'] === undefined : optionalArray(value['options'], isOption, depth + 1);
-}
-
-/** An input of a modal row: optional `custom_id` and `value` strings. */
-const isModalInput = (value: unknown): boolean => isObject(value) && optionalString(value['custom_id']) && optionalString(value['value']);
-
-/** A modal row: optional `components`, an array of inputs. */
-const isModalRow = (value: unknown): boolean => isObject(value) && optionalArray(value['components'], isModalInput);
+/** A modal row: inputs with a custom id and a text value. */
+const modalRow = object({ components: optional(arrayOf(object({ custom_id: optional(string), value: optional(string) }))) });
 
 /** The `data` of a command, autocomplete, component or modal submit. */
-function isData(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  return (
-    optionalString(value['name']) &&
-    optionalString(value['custom_id']) &&
-    optionalArray(value['values'], isStringItem) &&
-    optionalArray(value['options'], isOption) &&
-    optionalArray(value['components'], isModalRow)
-  );
-}
+const data = object({
+  name: optional(string),
+  custom_id: optional(string),
+  values: optional(arrayOf(string)),
+  options: optional(arrayOf(option)),
+  components: optional(arrayOf(modalRow)),
+});
 
-/** Whether `value` passes {@link interactionPayloadSchema}; unknown fields are allowed (and kept) at every level. */
-export function isInteractionPayload(value: unknown): value is InteractionPayload {
-  if (!isObject(value)) return false;
-  if (!nonEmptyString(value['id']) || !Number.isSafeInteger(value['type']) || !nonEmptyString(value['token'])) return false;
-  if (!optionalString(value['application_id']) || !optionalString(value['guild_id']) || !optionalString(value['channel_id'])) return false;
-  const data = value['data'];
-  if (data !== undefined && !isData(data)) return false;
-  const member = value['member'];
-  if (member !== undefined && !(isObject(member) && (member['user'] === undefined || isUser(member['user'])))) return false;
-  const user = value['user'];
-  if (user !== undefined && !isUser(user)) return false;
-  const created = value['created_at'];
-  return created === undefined || typeof created === 'string' || (typeof created === 'number' && Number.isFinite(created));
-}
+/** An interaction payload (Discord's shape). */
+const payload = object({
+  id: nonEmptyString,
+  type: safeInteger,
+  token: nonEmptyString,
+  application_id: optional(string),
+  data: optional(data),
+  guild_id: optional(string),
+  channel_id: optional(string),
+  member: optional(object({ user: optional(user) })),
+  user: optional(user),
+  created_at: optional(oneOf(string, finiteNumber)),
+});
+
+/** The rule itself, for the test that emits its check into `payload-check.generated.ts`. */
+export const payloadShape: Shape = payload;
+
+/** Whether `value` is an interaction payload the builder can read; allocates nothing. */
+export const isInteractionPayload = checkInteractionPayload as (value: unknown) => value is InteractionPayload;
+
+/** Every field of `value` that keeps it from being an interaction payload (empty exactly when {@link isInteractionPayload} says yes). */
+export const interactionPayloadIssues: (value: unknown) => ValidationIssue[] = compileIssues(payload);
+
+// What the shape accepts is an InteractionPayload, checked by the compiler: a shape that drifts from the type fails to compile.
+type Expect<T extends true> = T;
+// biome-ignore lint/correctness/noUnusedVariables: a compile-time check, read by tsc only
+type ShapeIsPayload = Expect<Infer<typeof payload> extends InteractionPayload ? true : false>;

@@ -20,7 +20,8 @@ describe('interactionFromDispatch', () => {
     const missing = interactionFromDispatch({ id: 'x', type: 2 }, respond, now);
     expect(missing.ok).toBe(false);
     expect(!missing.ok && missing.error).toBeInstanceOf(ValidationError);
-    expect(!missing.ok && missing.error.message).toMatch(/INTERACTION_CREATE.*token/);
+    expect(!missing.ok && missing.error.message).toBe('Invalid input for INTERACTION_CREATE: token: expected a non-empty string, received nothing');
+    expect(!missing.ok && (missing.error as ValidationError).issues).toEqual([{ path: 'token', message: 'expected a non-empty string, received nothing' }]);
   });
 });
 
