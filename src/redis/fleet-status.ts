@@ -16,6 +16,7 @@ import {
   MAX_TIMER_MS,
   optionNames,
   refuseUnknownOptions,
+  wholeWithin,
 } from '../core/bounds.js';
 import { ShardCoordinatorError } from '../errors/index.js';
 import { DEFAULT_COMMAND_TIMEOUT_MS, RedisScript, sendCommand, type RedisClientLike, type StoreFailure, withinTime } from './connection.js';
@@ -147,10 +148,7 @@ const statusFailure: StoreFailure = (detail, cause) =>
   new ShardCoordinatorError(`reading the fleet's status failed: ${detail}`, cause === undefined ? undefined : { cause });
 
 /** A positive whole number read from Redis within `max`, or `undefined` (one past `max` is not clamped onto it: missing). */
-function positive(value: unknown, max: number): number | undefined {
-  const n = clampNumber(value, 0, Number.MAX_SAFE_INTEGER, 0);
-  return Number.isInteger(n) && n > 0 && n <= max ? n : undefined;
-}
+const positive = (value: unknown, max: number): number | undefined => wholeWithin(value, 1, max);
 
 /**
  * Reads a fleet's status from Redis: members, shards, holders, sessions and a reshard under way. Read only, usable from

@@ -551,8 +551,8 @@ export const MUTATIONS = [
     id: 'lua-dead-holder-not-freed',
     area: 'lua',
     file: SCRIPTS,
-    find: "        redis.call('HDEL', KEYS[2], shard)\n        free(shard)\n      elseif",
-    replace: "        redis.call('HDEL', KEYS[2], shard)\n      elseif",
+    find: "        redis.call('HDEL', KEYS[2], shard)\n        free(shard)\n        redis.call('HSET', KEYS[15]",
+    replace: "        redis.call('HDEL', KEYS[2], shard)\n        redis.call('HSET', KEYS[15]",
     description: "a dead holder's leases are deleted but not offered again",
   },
   {

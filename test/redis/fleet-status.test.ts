@@ -80,7 +80,7 @@ describeWithRedis('the fleet status', () => {
       },
       { what: "the dead member's shard taken" },
     );
-    expect(taken.previous?.get(0)).toEqual({ member: 'g', name: 'gone', live: false, left: false });
+    expect(taken.previous?.get(0)).toEqual({ member: 'g', name: 'gone', live: false, left: false, sinceRenewalMs: expect.any(Number) });
     // x leaves; a third member takes the shard from a member that left, not one that died.
     await next.leave('x', 1);
     const third = createRedisShardCoordinator({ client: redis.connection, key, leaseMs: 400, name: 'third' });
