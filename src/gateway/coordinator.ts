@@ -259,8 +259,7 @@ export class FleetSupervisor {
     if (!this.#held.delete(shardId)) return;
     this.#fenced.add(shardId);
     this.#host.debug(`shard ${shardId} fenced: ${why}; it dispatches nothing more here`);
-    this.#events.fenced(shardId, why);
-    this.#events.changed(this.shardIds);
+    this.#events.fenced(shardId, why, this.shardIds);
     this.#run(shardId, () => this.#host.stop(shardId, false));
     void this.tick();
   }

@@ -189,9 +189,10 @@ export class FleetReporter {
     for (const shardId of typeof shardIds === 'number' ? [shardIds] : shardIds) this.#emit({ type: 'shardReleased', ...this.#base(), shardId, reason });
   }
 
-  /** A shard fenced. */
-  fenced(shardId: number, reason: string): void {
+  /** A shard fenced, leaving `held` held here (said as a change, see {@link changed}). */
+  fenced(shardId: number, reason: string, held: readonly number[]): void {
     this.#emit({ type: 'shardFenced', ...this.#base(), shardId, reason });
+    this.changed(held);
   }
 
   /** A step's answer arrived: what it changes in what is held here is said once, by {@link settled}. */

@@ -45,7 +45,8 @@ describe('bounds: the one home of number and option checks', () => {
     expect(wholeWithin('0', 1, 100), 'below the lower bound').toBeUndefined();
     expect(wholeWithin(-5, 0, 100)).toBeUndefined();
     expect(wholeWithin('4.5', 0, 100), 'not whole').toBeUndefined();
-    for (const value of ['1e1', '0x10', 'abc', Number.NaN, Number.POSITIVE_INFINITY, null, undefined]) expect(wholeWithin(value, 0, 100), String(value)).toBeUndefined();
+    for (const value of ['1e1', '0x10', 'abc', Number.NaN, Number.POSITIVE_INFINITY, null, undefined])
+      expect(wholeWithin(value, 0, 100), String(value)).toBeUndefined();
   });
 
   it('refuses unknown option names, with the new name of a renamed one', () => {
