@@ -104,6 +104,16 @@ export function clampNumber(value: unknown, min: number, max: number, fallback: 
 }
 
 /**
+ * A whole number that came from the network or from Redis, within `[min, max]`, or `undefined`: a value past a bound
+ * reads as missing, not clamped onto the bound (which would show it as real). Numeric strings are read only when they
+ * are plain decimals, as by {@link clampNumber}.
+ */
+export function wholeWithin(value: unknown, min: number, max: number): number | undefined {
+  const n = clampNumber(value, Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY, Number.NaN);
+  return Number.isInteger(n) && n >= min && n <= max ? n : undefined;
+}
+
+/**
  * Refuses keys of an options object that the constructor does not know: a
  * `ValidationError` naming each unknown key, with its new name where it was
  * renamed (`renamed`: old name to a hint such as `'clock'`). `undefined` or a

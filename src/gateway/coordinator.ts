@@ -1,9 +1,7 @@
 /**
- * Shards shared by live processes through a coordinator (leases with
- * fencing tokens): what a coordinator must do, and the supervisor that runs
- * a Gateway's part of the fleet: it renews its leases, starts the shards it
- * acquires (resuming their stored sessions), hands off the ones beyond its
- * fair share, and stops dispatching on a shard the moment its lease may
+ * Shards shared by live processes through a coordinator (leases with fencing tokens): what a coordinator must do, and the
+ * supervisor that runs a Gateway's part of the fleet: it renews its leases, starts the shards it acquires (resuming their
+ * stored sessions), hands off the ones beyond its fair share, and stops dispatching on a shard the moment its lease may
  * have lapsed (a process paused past its lease, then woken).
  *
  * @module
@@ -52,14 +50,12 @@ export interface ShardCoordinator {
   /** How long a lease (and a membership) lives without renewal, milliseconds. */
   readonly leaseMs: number;
   /**
-   * One step, atomic: renews this member and the leases it holds, forgets
-   * members and leases that expired, and (when `acquire`) takes free shards
-   * of `shardCount` up to a fair share (`ceil(shardCount / members)`), except
-   * for a count the fleet is leaving: once every shard of a reshard's target
-   * is READY (the switch is under way, members release their old shards with
-   * their sessions ended), or once another count was committed. Until then
-   * the old count takes free shards as always (one handed off to rebalance is
-   * resumed by its taker), so no old shard stays dark while the new set starts.
+   * One step, atomic: renews this member and the leases it holds, forgets members and leases that expired, and (when
+   * `acquire`) takes free shards of `shardCount` up to a fair share (`ceil(shardCount / members)`), except for a count
+   * the fleet is leaving: once every shard of a reshard's target is READY (the switch is under way, members release
+   * their old shards with their sessions ended), or once another count was committed. Until then the old count takes
+   * free shards as always (one handed off to rebalance is resumed by its taker), so no old shard stays dark while the
+   * new set starts.
    */
   tick(member: string, shardCount: number, acquire: boolean, registered?: boolean): Promise<CoordinatorTick>;
   /**
@@ -234,10 +230,9 @@ export class FleetSupervisor {
   }
 
   /**
-   * Whether dispatching on the shard is safe now: it holds a lease known
-   * valid. The first time it is not (the process was paused past its
-   * lease), the shard is fenced: stopped without saving, so what it
-   * received and did not dispatch is replayed to whoever holds the shard.
+   * Whether dispatching on the shard is safe now: it holds a lease known valid. The first time it is not (the process
+   * was paused past its lease), the shard is fenced: stopped without saving, so what it received and did not dispatch
+   * is replayed to whoever holds the shard.
    */
   holds(shardId: number): boolean {
     const held = this.#held.get(shardId);
@@ -264,7 +259,7 @@ export class FleetSupervisor {
     if (!this.#held.delete(shardId)) return;
     this.#fenced.add(shardId);
     this.#host.debug(`shard ${shardId} fenced: ${why}; it dispatches nothing more here`);
-    this.#events.fenced(shardId, why);
+    this.#events.fenced(shardId, why, this.shardIds);
     this.#run(shardId, () => this.#host.stop(shardId, false));
     void this.tick();
   }
@@ -303,6 +298,12 @@ export class FleetSupervisor {
       this.#host.failed(error);
       return;
     }
+    this.#events.acting(); // what this answer changes in what is held here is said once, at its end
+    await this.#act(answer, acquire, sentAt).finally(() => this.#events.settled(this.shardIds));
+  }
+
+  /** Acts on a step's answer: fences what was lost, starts what was acquired, hands off what is beyond the fair share. */
+  async #act(answer: CoordinatorTick, acquire: boolean, sentAt: number): Promise<void> {
     if (this.#closing) return this.#report(answer);
     if (answer.expired === true) {
       this.#rejoin();
@@ -390,15 +391,13 @@ export class FleetSupervisor {
     // interaction is skipped as seen twice, so dropping it would lose it).
     for (const held of this.#held.values()) held.handedOff = true;
     this.#held.clear();
+    this.#events.changed([]);
     const release = (lease: ShardLease) =>
       this.#coordinator.release(this.member, this.#count, lease).then(() => this.#events.released(lease.shardId, 'reshard'));
     await Promise.all(leases.map((lease) => release(lease).catch((error: unknown) => this.#host.failed(error))));
   }
 
-  /**
-   * Leaves the fleet: runs `stopAll` (stop the shards, let what is being handled settle, save the sessions) while the leases are
-   * still renewed (none taken, none handed off), then stops ticking and gives the leases back.
-   */
+  /** Leaves the fleet: runs `stopAll` (stop the shards, let what is handled settle, save the sessions) while the leases are still renewed (none taken, none handed off), then stops ticking and gives the leases back. */
   async close(stopAll: () => Promise<void>): Promise<void> {
     this.#leaving = true;
     try {
@@ -411,6 +410,7 @@ export class FleetSupervisor {
       const given = [...this.#held.keys()];
       for (const shardId of given) this.#fenced.add(shardId);
       this.#held.clear();
+      this.#events.changed([]);
       this.#memberUntil = 0; // gone: a claim answered from now on is not this member's to run
       const leave = this.#coordinator.leave(this.member, this.#count).then(() => this.#events.released(given, 'closing'));
       await leave.catch((error: unknown) => this.#host.failed(error));

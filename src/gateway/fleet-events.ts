@@ -23,6 +23,11 @@ export interface PreviousHolder {
   live: boolean;
   /** Whether it left the fleet (closed) rather than died. @default false */
   left?: boolean | undefined;
+  /**
+   * When it died: how long before this acquisition it last renewed its lease, milliseconds on Redis's clock (recorded when
+   * its leases were freed; a value past its bound reads as missing). @default undefined (not known)
+   */
+  sinceRenewalMs?: number | undefined;
 }
 
 /** Fields of every fleet event. */
@@ -47,6 +52,11 @@ export interface ShardAcquiredEvent extends FleetEventBase {
   from?: PreviousHolder | undefined;
   /** From the acquisition (the step's answer) to the session up, milliseconds. */
   durationMs: number;
+  /**
+   * Taken over from a member that died, when its last renewal is known: from that renewal to this session up,
+   * milliseconds (`from.sinceRenewalMs` + `durationMs`), the takeover as a client sees it. @default undefined
+   */
+  takeoverMs?: number | undefined;
 }
 
 /** This process gave a shard back. */
@@ -79,6 +89,8 @@ export interface ShardTakenOverEvent extends FleetEventBase {
   fromMember: string;
   /** The dead member's name, when it recorded one. @default undefined */
   fromName?: string | undefined;
+  /** How long before this acquisition the dead member last renewed its lease, milliseconds, when known. @default undefined */
+  sinceRenewalMs?: number | undefined;
 }
 
 /** The fleet's live members changed. */
@@ -91,7 +103,10 @@ export interface MembersChangedEvent extends FleetEventBase {
   fairShare: number;
 }
 
-/** What this process serves, emitted when it changes (and once after joining, so a spare says it is one). */
+/**
+ * What this process serves, emitted when it changes (an acquisition, a hand-off, a fence, a lost lease, a release when
+ * resharding or closing; once per change) and once after joining, so a spare says it is one.
+ */
 export interface ServingEvent extends FleetEventBase {
   /** The event's name. */
   type: 'serving';
@@ -124,6 +139,11 @@ export interface FleetEvents {
   serving: [event: ServingEvent];
 }
 
+/** Whether a shard's former holder died holding it (not live, and it did not leave): the shard is taken over. */
+export function diedHolding(from: PreviousHolder | undefined): from is PreviousHolder {
+  return from !== undefined && !from.live && from.left !== true;
+}
+
 /** Publishes a fleet event on its diagnostics channel (when the channel has subscribers), then emits it under its `type`. */
 export function emitFleetEvent(event: FleetEvent, emit: (name: FleetEvent['type'], event: FleetEvent) => void): void {
   if (channels.gatewayFleet.hasSubscribers) channels.gatewayFleet.publish(event);
@@ -132,15 +152,19 @@ export function emitFleetEvent(event: FleetEvent, emit: (name: FleetEvent['type'
 
 /**
  * The events of one supervisor (one member, one shard count), built and handed to `emit`. It follows the steps and says
- * what changed: the members (count, fair share) and what this process serves; the first step that may acquire always
- * says what is served, so a spare announces itself.
+ * what changed: the members (count, fair share) and what this process serves, once per change: the first step that may
+ * acquire always says it (so a spare announces itself), and after that every change (an acquisition, a hand-off, a fence,
+ * a lost lease, a release when resharding or closing), those made while one step's answer is acted on said once, at its end.
  */
 export class FleetReporter {
   readonly #emit: (event: FleetEvent) => void;
   readonly #member: () => string;
   readonly #count: number;
   #members = -1;
+  /** What was last said to be served (`undefined`: nothing said yet). */
   #serving: string | undefined;
+  /** Whether a step's answer is being acted on: changes wait for {@link settled}. */
+  #acting = false;
 
   /** @param member - this process's member id now (it changes when it joins again) */
   constructor(emit: (event: FleetEvent) => void, member: () => string, shardCount: number) {
@@ -155,8 +179,9 @@ export class FleetReporter {
 
   /** A shard newly acquired: `shardTakenOver` when its former holder died (not live, and did not leave). */
   acquired(shardId: number, from: PreviousHolder | undefined): void {
-    if (from === undefined || from.live || from.left === true) return;
-    this.#emit({ type: 'shardTakenOver', ...this.#base(), shardId, fromMember: from.member, fromName: from.name });
+    if (!diedHolding(from)) return;
+    const since = from.sinceRenewalMs === undefined ? {} : { sinceRenewalMs: from.sinceRenewalMs };
+    this.#emit({ type: 'shardTakenOver', ...this.#base(), shardId, fromMember: from.member, fromName: from.name, ...since });
   }
 
   /** Shards given back (one event each). */
@@ -164,24 +189,49 @@ export class FleetReporter {
     for (const shardId of typeof shardIds === 'number' ? [shardIds] : shardIds) this.#emit({ type: 'shardReleased', ...this.#base(), shardId, reason });
   }
 
-  /** A shard fenced. */
-  fenced(shardId: number, reason: string): void {
+  /** A shard fenced, leaving `held` held here (said as a change, see {@link changed}). */
+  fenced(shardId: number, reason: string, held: readonly number[]): void {
     this.#emit({ type: 'shardFenced', ...this.#base(), shardId, reason });
+    this.changed(held);
   }
 
-  /** A step's outcome (answered `renewalMs` after it was sent): `membersChanged` when the count changed, `serving` when the shards held here did. */
+  /** A step's answer arrived: what it changes in what is held here is said once, by {@link settled}. */
+  acting(): void {
+    this.#acting = true;
+  }
+
+  /** The step's answer was acted on: says what is held now, if that changed. */
+  settled(held: readonly number[]): void {
+    this.#acting = false;
+    this.#say(held, false);
+  }
+
+  /** What is held here changed outside a step (a fence, a release): said now, unless a step's answer is being acted on. */
+  changed(held: readonly number[]): void {
+    if (!this.#acting) this.#say(held, false);
+  }
+
+  /** A step's outcome (answered `renewalMs` after it was sent): `membersChanged` when the count changed, `serving` when the shards held here did (said at least once). */
   step(members: number, held: readonly number[], renewalMs: number): void {
-    const base = this.#base();
     if (channels.gatewayFleet.hasSubscribers)
-      channels.gatewayFleet.publish({ type: 'leaseRenewed', ...base, durationMs: renewalMs } satisfies GatewayFleetMessage);
-    const fairShare = Math.ceil(this.#count / Math.max(1, members));
+      channels.gatewayFleet.publish({ type: 'leaseRenewed', ...this.#base(), durationMs: renewalMs } satisfies GatewayFleetMessage);
     if (members !== this.#members) {
       this.#members = members;
-      this.#emit({ type: 'membersChanged', ...base, members, fairShare });
+      this.#emit({ type: 'membersChanged', ...this.#base(), members, fairShare: this.#fairShare() });
     }
+    this.#say(held, true);
+  }
+
+  #fairShare(): number {
+    return Math.ceil(this.#count / Math.max(1, this.#members));
+  }
+
+  /** `serving` when what is held differs from what was last said; before the first acquiring step (`first`), nothing. */
+  #say(held: readonly number[], first: boolean): void {
     const serving = held.join(',');
-    if (serving === this.#serving) return;
+    if (serving === this.#serving || (this.#serving === undefined && !first)) return;
     this.#serving = serving;
-    this.#emit({ type: 'serving', ...base, shardIds: [...held], spare: held.length === 0, members, fairShare });
+    const members = Math.max(1, this.#members);
+    this.#emit({ type: 'serving', ...this.#base(), shardIds: [...held], spare: held.length === 0, members, fairShare: this.#fairShare() });
   }
 }

@@ -22,7 +22,7 @@ import {
   type LastSessions,
   type SessionSaver,
 } from './gateway-session-store.js';
-import { type FleetEvent, publishAnswerRefused } from './fleet-events.js';
+import { diedHolding, type FleetEvent, publishAnswerRefused } from './fleet-events.js';
 import { Outage } from './outages.js';
 
 export { emitFleetEvent } from './fleet-events.js';
@@ -227,7 +227,11 @@ function fleetHost(shards: FleetShards, count: number, member: () => string): Fl
             const resumed = stored !== undefined && shard.sessionId === stored;
             const durationMs = performance.now() - acquiredAt;
             const { fence, from } = lease ?? { fence: 0 };
-            if (lease !== undefined) shards.event?.({ type: 'shardAcquired', member: member(), shardCount: count, shardId, fence, resumed, from, durationMs });
+            // Taken over from a member that died: the takeover as a client sees it runs from that member's last renewal.
+            const since = diedHolding(from) ? from.sinceRenewalMs : undefined;
+            const takeover = since === undefined ? {} : { takeoverMs: since + durationMs };
+            if (lease !== undefined)
+              shards.event?.({ type: 'shardAcquired', member: member(), shardCount: count, shardId, fence, resumed, from, durationMs, ...takeover });
             return shards.ready?.(shardId);
           })
           .catch((error: unknown) => {

@@ -79,6 +79,8 @@ export interface GatewayFleetMessage {
   readonly shardId?: number | undefined;
   /** `leaseRenewed`: how long the step took; `shardAcquired`: from the acquisition to the session up. @default undefined */
   readonly durationMs?: number | undefined;
+  /** `shardAcquired` of a shard taken over from a member that died: from its last renewal to the session up. @default undefined */
+  readonly takeoverMs?: number | undefined;
 }
 
 /** Fields of every request message. */

@@ -11,6 +11,8 @@
  * - `community_chat.fleet.shard_start.duration` (histogram, s): from a shard's acquisition to its session up, with
  *   `community_chat.fleet.taken_over` (whether its former holder died: the takeover's part after the lease expired) and
  *   `community_chat.gateway.resumed`.
+ * - `community_chat.fleet.takeover.duration` (histogram, s): a shard taken over from a member that died, from that
+ *   member's last lease renewal (as recorded in Redis) to the new holder's session up, with `community_chat.gateway.resumed`.
  * - `community_chat.fleet.answers_refused` (counter): answers not sent because their shard was fenced here.
  * - `community_chat.stream.backlog` (gauge): entries waiting in a group (pending or undelivered);
  *   `community_chat.stream.oldest_pending.age` (gauge, s); `community_chat.stream.dead_letters` (gauge).
@@ -25,6 +27,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { type Attributes, metrics, type MeterProvider, type ObservableResult } from '@opentelemetry/api';
 import { checkDuration, optionNames, refuseUnknownOptions } from '../core/bounds.js';
 import { SDK_VERSION } from '../core/version.js';
+import { diedHolding, type PreviousHolder } from '../gateway/fleet-events.js';
 import {
   DIAGNOSTICS_CHANNELS,
   type GatewayFleetMessage,
@@ -116,6 +119,10 @@ export function createOtelMetrics(options: OtelMetricsOptions = {}): OtelMetrics
     unit: 's',
     description: "From a shard's acquisition to its session up.",
   });
+  const takeovers = meter.createHistogram('community_chat.fleet.takeover.duration', {
+    unit: 's',
+    description: "From a dead member's last lease renewal to the new holder's session up.",
+  });
   const refused = meter.createCounter('community_chat.fleet.answers_refused', { description: 'Answers not sent: their shard was fenced here.' });
   const deadLettered = meter.createCounter('community_chat.stream.dead_lettered', { description: 'Events moved to the dead letters.' });
   const latency = meter.createObservableGauge('community_chat.gateway.latency', { unit: 's', description: "Each shard's last heartbeat round trip." });
@@ -143,12 +150,13 @@ export function createOtelMetrics(options: OtelMetricsOptions = {}): OtelMetrics
     requests.record(end.durationMs / 1000, attributes);
   };
   const onFleet = (message: unknown) => {
-    const fleet = message as GatewayFleetMessage & { resumed?: boolean; from?: { live: boolean; left?: boolean } };
+    const fleet = message as GatewayFleetMessage & { resumed?: boolean; from?: PreviousHolder };
     if (fleet.type === 'leaseRenewed' && fleet.durationMs !== undefined) renewals.record(fleet.durationMs / 1000);
     else if (fleet.type === 'answerRefused') refused.add(1);
     else if (fleet.type === 'shardAcquired' && fleet.durationMs !== undefined) {
-      const takenOver = fleet.from !== undefined && !fleet.from.live && fleet.from.left !== true;
-      starts.record(fleet.durationMs / 1000, { 'community_chat.fleet.taken_over': takenOver, 'community_chat.gateway.resumed': fleet.resumed === true });
+      const resumed = { 'community_chat.gateway.resumed': fleet.resumed === true };
+      starts.record(fleet.durationMs / 1000, { 'community_chat.fleet.taken_over': diedHolding(fleet.from), ...resumed });
+      if (fleet.takeoverMs !== undefined) takeovers.record(fleet.takeoverMs / 1000, resumed);
     }
   };
   const onStep = (message: unknown) => {

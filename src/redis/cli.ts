@@ -9,6 +9,7 @@
 
 import { parseArgs } from 'node:util';
 import { checkDuration } from '../core/bounds.js';
+import { isValidationError } from '../errors/index.js';
 import { readFleetStatus } from './fleet-status.js';
 import { fleetStatusText, streamStatusText } from './status-text.js';
 import { readStreamStatus } from './stream-status.js';
@@ -23,11 +24,20 @@ entries by age, dead letters. --json prints both as JSON.
 --redis URL (redis: or rediss:) may be left out for the environment variable REDIS_URL,
 so that a password need not be on the command line. --timeout-ms bounds the whole run
 (connect and reads; default 10000). Exits 2 on a bad command line or URL, 1 when Redis
-fails or does not answer in time.
+fails or does not answer in time. With --json an error is printed on stdout too, as
+{"error": {"code": "...", "message": "..."}} (code: usage, invalid-url, invalid-option,
+invalid-argument, timeout or redis-failed; never the URL nor its password), with the
+same exit code.
 `;
 
 /** The whole run's deadline (connect and reads) unless `--timeout-ms` says otherwise. */
 const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** What a failed run says with `--json`: what kind of failure it was. */
+type FailureCode = 'usage' | 'invalid-url' | 'invalid-option' | 'invalid-argument' | 'timeout' | 'redis-failed';
+
+/** Whether errors are printed as JSON: read from the raw arguments, so a command line that does not parse says it in JSON too. */
+const json = process.argv.slice(2).includes('--json');
 
 let values: ReturnType<typeof parse>['values'];
 let positionals: string[];
@@ -47,9 +57,18 @@ function parse() {
     },
   });
 }
-function refuse(message: string): never {
-  process.stderr.write(`community-chat-fleet: ${message}\nRun with --help for the usage.\n`);
-  process.exit(2);
+/** Says why the run failed: as JSON on stdout with `--json`, else as text on stderr, `hint` added. */
+function report(code: FailureCode, message: string, hint = ''): void {
+  if (json) process.stdout.write(`${JSON.stringify({ error: { code, message } })}\n`);
+  else process.stderr.write(`community-chat-fleet: ${message}${hint}\n`);
+}
+/** Reports the failure and exits with `exitCode`. */
+function fail(code: FailureCode, message: string, exitCode: number, hint = '\nRun with --help for the usage.'): never {
+  report(code, message, hint);
+  process.exit(exitCode);
+}
+function refuse(message: string, code: FailureCode = 'usage'): never {
+  fail(code, message, 2);
 }
 try {
   ({ values, positionals } = parse());
@@ -61,27 +80,27 @@ if (values.help === true) {
   process.exit(0);
 }
 const url = values.redis ?? process.env.REDIS_URL;
-if (positionals[0] !== 'status' || positionals.length !== 1 || url === undefined || url === '') {
-  process.stderr.write(`community-chat-fleet: give the command status and --redis URL (or REDIS_URL)\n${HELP}`);
-  process.exit(2);
-}
+if (positionals[0] !== 'status' || positionals.length !== 1 || url === undefined || url === '')
+  fail('usage', 'give the command status and --redis URL (or REDIS_URL)', 2, `\n${HELP}`);
 // The URL may carry a password: checked here, never echoed (a URL Node cannot parse would print whole if thrown).
 const redisUrl: string = url;
 const protocol = URL.canParse(url) ? new URL(url).protocol : undefined;
-if (protocol !== 'redis:' && protocol !== 'rediss:') refuse('invalid --redis URL (it must be redis://… or rediss://…)');
+if (protocol !== 'redis:' && protocol !== 'rediss:') refuse('invalid --redis URL (it must be redis://… or rediss://…)', 'invalid-url');
 const timeoutText = values['timeout-ms'] ?? String(DEFAULT_TIMEOUT_MS);
 const timeoutMs = /^\d+$/.test(timeoutText) ? Number(timeoutText) : Number.NaN;
 try {
   checkDuration('community-chat-fleet', '--timeout-ms', timeoutMs, { min: 1 });
 } catch (error) {
-  refuse((error as Error).message);
+  refuse((error as Error).message, 'invalid-option');
 }
 
 const { createClient } = await import('redis');
 let client: ReturnType<typeof createClient> | undefined;
 let timer: NodeJS.Timeout | undefined;
+/** The whole run's deadline passed. */
+class Deadline extends Error {}
 const deadline = new Promise<never>((_, reject) => {
-  timer = setTimeout(() => reject(new Error(`Redis did not answer within ${timeoutMs} ms (--timeout-ms)`)), timeoutMs);
+  timer = setTimeout(() => reject(new Deadline(`Redis did not answer within ${timeoutMs} ms (--timeout-ms)`)), timeoutMs);
 });
 async function run(): Promise<void> {
   client = createClient({ url: redisUrl, socket: { connectTimeout: Math.min(5000, timeoutMs), reconnectStrategy: false } });
@@ -100,7 +119,9 @@ try {
   await Promise.race([run(), deadline]);
 } catch (error) {
   // The URL may carry a password: only the error's own message, which node-redis writes without it.
-  process.stderr.write(`community-chat-fleet: ${error instanceof Error ? error.message : String(error)}\n`);
+  const message = error instanceof Error ? error.message : String(error);
+  const code: FailureCode = error instanceof Deadline ? 'timeout' : isValidationError(error) ? 'invalid-argument' : 'redis-failed';
+  report(code, message);
   process.exitCode = 1;
 } finally {
   clearTimeout(timer);

@@ -17,7 +17,7 @@ import { checkDuration, optionNames, refuseUnknownOptions } from '../core/bounds
 import type { DispatchSink, PublishedDispatch } from '../gateway/publisher.js';
 import { DEFAULT_COMMAND_TIMEOUT_MS, type RedisClientLike, RedisScript, sendCommand, streamFailure, withinTime } from './connection.js';
 import { taggedKey } from './keys.js';
-import { BACKLOG, LUA_STREAM_IDS, readBacklog, type StreamBacklog, UNDELIVERED_COUNT_CAP } from './stream-backlog.js';
+import { BACKLOG, type BacklogUnread, LUA_STREAM_IDS, readBacklog, type StreamBacklog, UNDELIVERED_COUNT_CAP } from './stream-backlog.js';
 
 /** Options of {@link createRedisEventStream}. */
 export interface RedisEventStreamOptions {
@@ -225,11 +225,13 @@ export class RedisEventStream implements DispatchSink {
 
   /**
    * @internal The backlog, counting a group's undelivered entries (when Redis cannot tell its lag) only until its pending
-   * and undelivered ones reach `countUpTo`; with how many stream entries the script read.
+   * and undelivered ones reach `countUpTo`; with how many stream entries the script read. With `listUpTo`, a stream of more
+   * groups reads none and a group of more consumers lists none (`unread` says how many).
    */
-  async measure(countUpTo: number): Promise<{ backlog: StreamBacklog; examined: number }> {
-    const { backlog, examined } = readBacklog(await this.script(BACKLOG, [this.key, this.deadKey], ['0', String(countUpTo)]));
-    return { backlog, examined };
+  async measure(countUpTo: number, listUpTo?: number): Promise<{ backlog: StreamBacklog; examined: number; unread: BacklogUnread }> {
+    const args = ['0', String(countUpTo), ...(listUpTo === undefined ? [] : [String(listUpTo)])];
+    const { backlog, examined, unread } = readBacklog(await this.script(BACKLOG, [this.key, this.deadKey], args));
+    return { backlog, examined, unread };
   }
 
   /**

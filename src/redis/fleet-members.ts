@@ -9,7 +9,7 @@
  */
 
 import { hostname } from 'node:os';
-import { clampNumber } from '../core/bounds.js';
+import { clampNumber, wholeWithin } from '../core/bounds.js';
 import { ValidationError } from '../errors/index.js';
 import type { PreviousHolder } from '../gateway/fleet-events.js';
 import { RedisScript } from './connection.js';
@@ -18,7 +18,7 @@ import { RedisScript } from './connection.js';
 const MAX_MEMBER_NAME_LENGTH = 100;
 
 /** How long a fleet's member records and last holders are kept after the last write, milliseconds (a week). */
-const KEPT_MS = 7 * 24 * 3600 * 1000;
+export const KEPT_MS = 7 * 24 * 3600 * 1000;
 
 /** What a member says of itself when it joins. */
 export interface MemberInfo {
@@ -103,24 +103,27 @@ redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(record))
 return 1`);
 
 /**
- * KEYS: last (of this count), members, info. ARGV: member, kept (ms), shard ids. For each shard, answers its last holder
- * (`''` for none), whether that holder is still a live member ('1' or '0') and its record (`''` for none), and records this
- * member as the shard's last holder.
+ * KEYS: last (of this count), members, info. ARGV: member, kept (ms), shard ids. Answers Redis's time (ms), then for each
+ * shard its last holder (`''` for none), whether that holder is still a live member ('1' or '0'), its record (`''` for
+ * none) and when it last renewed (`''` unknown: the step that freed a dead holder's lease wrote `holder|ms`); and records
+ * this member as the shard's last holder.
  */
 const TAKE_OVER = new RedisScript(`
 if redis.call('TYPE', KEYS[1])['ok'] ~= 'hash' then redis.call('DEL', KEYS[1]) end
 local info = redis.call('TYPE', KEYS[3])['ok'] == 'hash'
-local answer = {}
+local t = redis.call('TIME')
+local answer = { string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)) }
 for i = 3, #ARGV do
-  local last = redis.call('HGET', KEYS[1], ARGV[i])
+  local value = redis.call('HGET', KEYS[1], ARGV[i])
+  local last, renewed = string.match(value or '', '^(.*)|(%d+)$')
+  if not last then last, renewed = value, '' end
   if last and last ~= ARGV[1] then
     answer[#answer + 1] = last
     answer[#answer + 1] = redis.call('ZSCORE', KEYS[2], last) and '1' or '0'
     answer[#answer + 1] = (info and redis.call('HGET', KEYS[3], last)) or ''
+    answer[#answer + 1] = renewed
   else
-    answer[#answer + 1] = ''
-    answer[#answer + 1] = '0'
-    answer[#answer + 1] = ''
+    for _, none in ipairs({ '', '0', '', '' }) do answer[#answer + 1] = none end
   end
   redis.call('HSET', KEYS[1], ARGV[i], ARGV[1])
 end
@@ -170,17 +173,23 @@ export class FleetMembers {
     await this.#run(MARK_LEFT, [`${this.#key}:info`], [member]);
   }
 
-  /** Records `member` as the last holder of `shardIds` (of `count`); answers each one's previous holder, when another. */
-  async acquired(member: string, count: number, shardIds: readonly number[]): Promise<Map<number, PreviousHolder>> {
+  /**
+   * Records `member` as the last holder of `shardIds` (of `count`); answers each one's previous holder, when another, with
+   * how long ago it last renewed when it died (from 0 to `maxSinceMs`; a value past that reads as missing).
+   */
+  async acquired(member: string, count: number, shardIds: readonly number[], maxSinceMs: number): Promise<Map<number, PreviousHolder>> {
     const keys = [`${this.#key}:last:${count}`, `${this.#key}:members`, `${this.#key}:info`];
     const reply = await this.#run(TAKE_OVER, keys, [member, String(KEPT_MS), ...shardIds.map(String)]);
-    const flat = Array.isArray(reply) ? reply.map(String) : [];
+    const [now, ...flat] = Array.isArray(reply) ? reply.map(String) : [];
     const previous = new Map<number, PreviousHolder>();
     shardIds.forEach((shardId, i) => {
-      const [holder = '', live = '0', record = ''] = flat.slice(i * 3, i * 3 + 3);
+      const [holder = '', live = '0', record = '', renewed = ''] = flat.slice(i * 4, i * 4 + 4);
       if (holder === '') return;
       const info = readMemberInfo(record);
-      previous.set(shardId, { member: holder.slice(0, 200), name: info?.name, live: live === '1', left: info?.left === true });
+      const at = wholeWithin(renewed, 1, Number.MAX_SAFE_INTEGER);
+      const since = at === undefined ? undefined : wholeWithin(clampNumber(now, 0, Number.MAX_SAFE_INTEGER, 0) - at, 0, maxSinceMs);
+      const died = since === undefined ? {} : { sinceRenewalMs: since };
+      previous.set(shardId, { member: holder.slice(0, 200), name: info?.name, live: live === '1', left: info?.left === true, ...died });
     });
     return previous;
   }

@@ -64,13 +64,14 @@ const MAX_MEMBERS = 1000;
 
 /**
  * KEYS: members, leases, fence, target, ready (this count), owners, holders, free, cursor, bot, count, switching, sweep,
- * lease (the fleet's `leaseMs`). ARGV: member, shard count, lease (ms), acquire ('1' or '0'), registered ('1' once this
+ * lease (the fleet's `leaseMs`), last (this count's last holders). ARGV: member, shard count, lease (ms), acquire ('1' or '0'), registered ('1' once this
  * member joined: if its membership expired meanwhile, nothing is renewed and the answer is `{{-1}}`, so the process joins
  * again under a new id), bot ('' when unknown; another bot's fleet answers `{{-2}, problems, {bot}}`), the largest shard
- * count, the most shards taken (or freed from dead holders) in one step. A fleet whose members renew leases more than 10
- * times longer or shorter than this one answers `{{-3}, problems, {its lease}}`.
+ * count, the most shards taken (or freed from dead holders) in one step, how long the last holders are kept (ms). A fleet
+ * whose members renew leases more than 10 times longer or shorter than this one answers `{{-3}, problems, {its lease}}`.
  *
- * Renews the member and its leases, frees the leases of dead holders (at most the most taken, the rest next step), offers
+ * Renews the member and its leases, frees the leases of dead holders (at most the most taken, the rest next step; each
+ * shard's last holder recorded as `holder|when it last renewed`, Redis ms: its lease's expiry less the fleet's lease), offers
  * again the shards of a sweep of 16 (`:sweep:`, a cursor round the count) that are neither held nor free (an index lost or
  * repaired), and takes free shards up to the fair share `ceil(count / members)`, except for a count the fleet is leaving
  * (a reshard's switch is under way, or done). A fence is `max(counter, Redis time in ms) + 1`.
@@ -79,7 +80,7 @@ const MAX_MEMBERS = 1000;
 export const TICK = new RedisScript(`${PRELUDE}
 local now = now_ms()
 local member, count, lease, max, most = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[7]), tonumber(ARGV[8])
-local types = { 'zset', 'hash', 'string', 'string', 'set', 'zset', 'zset', 'zset', 'string', 'string', 'string', 'string', 'string', 'string' }
+local types = { 'zset', 'hash', 'string', 'string', 'set', 'zset', 'zset', 'zset', 'string', 'string', 'string', 'string', 'string', 'string', 'hash' }
 -- A derived key (leases, owners, holders, free) repaired: shards may be neither held nor free, so the cursor starts again.
 local derived = false
 for i, expected in ipairs(types) do
@@ -185,10 +186,13 @@ for _, ghost in ipairs(redis.call('ZRANGEBYSCORE', KEYS[7], far, '+inf', 'LIMIT'
   report(KEYS[7], 'held holder ' .. quote(ghost) .. ' live far past any lease: its leases freed')
 end
 local budget = most
+-- Its last renewal: its lease's expiry less the fleet's lease (as the status reads it); none for a planted holder.
+local fleet_lease = whole(recorded or '', 1, 2147483647) or lease
 for _, holder in ipairs(dead) do
   if budget <= 0 then break end
   local lo, hi = '[' .. holder .. '|', '(' .. holder .. '|:'
   local entries = redis.call('ZRANGEBYLEX', KEYS[6], lo, hi, 'LIMIT', 0, budget)
+  local renewed = (tonumber(redis.call('ZSCORE', KEYS[7], holder)) or 0) - fleet_lease
   for _, entry in ipairs(entries) do
     local shard = whole(string.sub(entry, #holder + 2), 0, count - 1)
     if shard then
@@ -196,6 +200,8 @@ for _, holder in ipairs(dead) do
       if holder_of(value) == holder then
         redis.call('HDEL', KEYS[2], shard)
         free(shard)
+        redis.call('HSET', KEYS[15], shard, renewed > 0 and (holder .. '|' .. string.format('%d', renewed)) or holder)
+        redis.call('PEXPIRE', KEYS[15], ARGV[9])
       elseif not holding(value, shard) then
         free(shard)
       end

@@ -18,12 +18,12 @@
 
 import type { CoordinatorTick, ShardCoordinator, ShardLease } from '../gateway/coordinator.js';
 import type { PreviousHolder } from '../gateway/fleet-events.js';
-import { checkCount, checkDuration, clampNumber, DEFAULT_MAX_SHARDS, MAX_SHARDS_LIMIT, refuseUnknownOptions } from '../core/bounds.js';
+import { checkCount, checkDuration, clampNumber, DEFAULT_MAX_SHARDS, MAX_SHARDS_LIMIT, MAX_TIMER_MS, refuseUnknownOptions } from '../core/bounds.js';
 import { acquireClaim, CLAIM_TTL_MS, type ClaimKeys, type ClaimScriptRunner, markAnswered } from './interaction-claim.js';
 import { ShardCoordinatorError, ValidationError } from '../errors/index.js';
 import { DEFAULT_COMMAND_TIMEOUT_MS, type RedisScript, withinTime, type RedisClientLike, type StoreFailure } from './connection.js';
 import { taggedKey } from './keys.js';
-import { checkMemberName, FleetMembers, type MemberInfo, thisMember } from './fleet-members.js';
+import { checkMemberName, FleetMembers, KEPT_MS, type MemberInfo, thisMember } from './fleet-members.js';
 import { ADOPT_COUNT, COMMIT_RESHARD, LEAVE, RELEASE, REQUEST_RESHARD, SHARD_READY, TICK } from './shard-coordinator-scripts.js';
 
 /** Options of {@link createRedisShardCoordinator}. */
@@ -195,6 +195,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
     const keys = [`${k}:members`, this.#perCount('leases', shardCount), `${k}:fence`, `${k}:target`, this.#perCount('ready', shardCount)];
     keys.push(this.#perCount('owners', shardCount), this.#perCount('holders', shardCount), this.#perCount('free', shardCount));
     keys.push(this.#perCount('next', shardCount), `${k}:bot`, `${k}:count`, `${k}:switching`, this.#perCount('sweep', shardCount), `${k}:lease`);
+    keys.push(this.#perCount('last', shardCount));
     const args = [
       member,
       count,
@@ -204,6 +205,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
       this.#bot ?? '',
       String(this.maxShards),
       String(TAKEN_PER_STEP),
+      String(KEPT_MS),
     ];
     const [header = [], problems, rest = []] = parts(await this.#run(TICK, keys, args), 'a step', 3);
     const status = Number(header[0]);
@@ -236,7 +238,9 @@ export class RedisShardCoordinator implements ShardCoordinator {
     const seen = this.#seen.get(id);
     const now = new Set(leases.map((lease) => `${lease.shardId}|${lease.fence}`));
     const fresh = leases.filter((lease) => seen?.has(`${lease.shardId}|${lease.fence}`) !== true).map((lease) => lease.shardId);
-    const previous = fresh.length === 0 ? undefined : await this.#members.acquired(member, shardCount, fresh);
+    // A dead member's lease is at most 10 times this one's (a step refuses more) and freed within 3 of them: 40 is past any.
+    const maxSinceMs = Math.min(MAX_TIMER_MS, 40 * this.leaseMs);
+    const previous = fresh.length === 0 ? undefined : await this.#members.acquired(member, shardCount, fresh, maxSinceMs);
     this.#seen.delete(id); // kept in order of use: the least recently stepping member is forgotten first
     this.#seen.set(id, now);
     if (this.#seen.size > 64) this.#seen.delete(this.#seen.keys().next().value as string);

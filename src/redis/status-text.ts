@@ -28,7 +28,9 @@ export function fleetStatusText(status: FleetStatus): string {
   const lines: string[] = [];
   const count = status.shardCount === undefined ? 'no shard count recorded' : `${status.shardCount} shards`;
   const lease = status.leaseMs === undefined ? '' : `, leases of ${status.leaseMs} ms`;
-  lines.push(`fleet ${printable(status.key)}: ${count}, ${status.members.length} members${lease}`);
+  const listed = status.liveMembers > status.members.length ? ` (${status.members.length} listed)` : '';
+  lines.push(`fleet ${printable(status.key)}: ${count}, ${status.liveMembers} members${listed}${lease}`);
+  for (const line of status.truncated) lines.push(`  not read whole: ${printable(line)}`);
   if (status.reshard !== undefined) {
     const { target, ready, switching } = status.reshard;
     lines.push(`  reshard to ${target} shards under way: ${ready} of ${target} READY${switching ? ', switching' : ''}`);
@@ -44,7 +46,8 @@ export function fleetStatusText(status: FleetStatus): string {
   }
   if (status.shards.length > 0) lines.push('shards:');
   for (const shard of status.shards) {
-    const holder = shard.holder === undefined ? 'free' : `${printable(shard.holderName ?? shard.holder)} (fence ${shard.fence})`;
+    const unlisted = shard.holderListed === false ? ' (a member not listed)' : '';
+    const holder = shard.holder === undefined ? 'free' : `${printable(shard.holderName ?? shard.holder)}${unlisted} (fence ${shard.fence})`;
     const session =
       shard.session === undefined
         ? ''
@@ -60,6 +63,7 @@ export function fleetStatusText(status: FleetStatus): string {
 export function streamStatusText(status: StreamStatus): string {
   const { backlog } = status;
   const lines = [`stream ${printable(status.key)}: ${backlog.length} entries, oldest owed ${backlog.oldestAgeMs} ms ago, ${backlog.deadLetters} dead letters`];
+  for (const line of status.truncated) lines.push(`  not read whole: ${printable(line)}`);
   for (const group of backlog.groups) {
     const ages = status.pendingByAge.find((entry) => entry.group === group.name);
     const byAge =

@@ -32,9 +32,11 @@ end
 /**
  * ARGV[1]: '1' to trim (XTRIM MINID to the bound every group acknowledged: nothing counted, no consumers listed),
  * ARGV[2]: how far to count a group's undelivered entries when Redis cannot tell its lag (until pending + undelivered
- * reach it). KEYS[1]: the stream, KEYS[2]: its dead letters.
- * Returns `{length, dead letters, oldest age ms, trimmed, entries examined, {name, pending, undelivered, {consumer,
- * pending, idle, ...}}, ...}`.
+ * reach it), ARGV[3] (optional, not when trimming): the most groups read, and consumers listed per group (a stream of
+ * more groups reads none, a group of more consumers lists none: `XINFO` cannot read part of them). KEYS[1]: the
+ * stream, KEYS[2]: its dead letters.
+ * Returns `{length, dead letters, oldest age ms, trimmed, entries examined, groups not read, {name, pending,
+ * undelivered, {consumer, pending, idle, ...}, consumers}, ...}`.
  */
 export const BACKLOG = new RedisScript(`${LUA_STREAM_IDS}
 local t = redis.call('TIME')
@@ -47,10 +49,14 @@ local function record(flat)
   return out
 end
 local trimming = ARGV[1] == '1'
-local answer = { redis.call('XLEN', KEYS[1]), dead, 0, 0, 0 }
+local most = (not trimming) and tonumber(ARGV[3] or '') or nil
+local answer = { redis.call('XLEN', KEYS[1]), dead, 0, 0, 0, 0 }
 local examined = 0
 local oldest, bound
-for _, raw in ipairs(redis.call('XINFO', 'GROUPS', KEYS[1])) do
+local groups = {}
+local count = most and record(redis.call('XINFO', 'STREAM', KEYS[1]))['groups']
+if count and count > most then answer[6] = count else groups = redis.call('XINFO', 'GROUPS', KEYS[1]) end
+for _, raw in ipairs(groups) do
   local info = record(raw)
   local last = info['last-delivered-id']
   local first = redis.call('XRANGE', KEYS[1], '(' .. last, '+', 'COUNT', 1)[1]
@@ -70,13 +76,14 @@ for _, raw in ipairs(redis.call('XINFO', 'GROUPS', KEYS[1])) do
   local acknowledged = owed or (ms .. '-' .. (seq + 1))
   if not bound or idbefore(acknowledged, bound) then bound = acknowledged end
   local consumers = {}
-  if not trimming then for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], info['name'])) do
+  local listing = not trimming and not (most and info['consumers'] > most)
+  if listing then for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], info['name'])) do
     local consumer = record(c)
     consumers[#consumers + 1] = consumer['name']
     consumers[#consumers + 1] = consumer['pending']
     consumers[#consumers + 1] = consumer['idle']
   end end
-  answer[#answer + 1] = { info['name'], info['pending'], undelivered, consumers }
+  answer[#answer + 1] = { info['name'], info['pending'], undelivered, consumers, info['consumers'] }
 end
 if oldest then answer[3] = math.max(0, now - idparts(oldest)) end
 if trimming and bound then answer[4] = redis.call('XTRIM', KEYS[1], 'MINID', bound) end
@@ -125,16 +132,26 @@ function count(value: unknown): number {
   return Math.floor(clampNumber(value, 0, Number.MAX_SAFE_INTEGER, 0));
 }
 
-/** The backlog, how many entries the trim removed and how many stream entries the script read, from {@link BACKLOG}'s reply. */
-export function readBacklog(reply: unknown): { backlog: StreamBacklog; trimmed: number; examined: number } {
+/** What a read bounded by {@link BACKLOG}'s ARGV[3] left out: the groups of a stream holding too many, the consumers of a group. */
+export interface BacklogUnread {
+  /** The stream's groups, when there were too many to read (none was read); 0 when they were read. */
+  readonly groups: number;
+  /** Per group whose consumers were not listed (too many), how many it has. */
+  readonly consumers: ReadonlyMap<string, number>;
+}
+
+/** The backlog, how many entries the trim removed, how many stream entries the script read and what it left unread, from {@link BACKLOG}'s reply. */
+export function readBacklog(reply: unknown): { backlog: StreamBacklog; trimmed: number; examined: number; unread: BacklogUnread } {
   const items = Array.isArray(reply) ? reply : [];
-  const groups: StreamGroupBacklog[] = items.slice(5).map((raw) => {
-    const [name, pending, undelivered, consumers] = (Array.isArray(raw) ? raw : []) as [unknown, unknown, unknown, unknown];
+  const unlisted = new Map<string, number>();
+  const groups: StreamGroupBacklog[] = items.slice(6).map((raw) => {
+    const [name, pending, undelivered, consumers, total] = (Array.isArray(raw) ? raw : []) as unknown[];
     const flat = Array.isArray(consumers) ? consumers : [];
     const list: StreamConsumerBacklog[] = [];
     for (let i = 0; i + 2 < flat.length; i += 3) list.push({ name: String(flat[i]), pending: count(flat[i + 1]), idleMs: count(flat[i + 2]) });
+    if (count(total) > list.length && flat.length === 0) unlisted.set(String(name), count(total));
     return { name: String(name), pending: count(pending), undelivered: count(undelivered), consumers: list };
   });
   const backlog: StreamBacklog = { length: count(items[0]), deadLetters: count(items[1]), oldestAgeMs: count(items[2]), groups };
-  return { backlog, trimmed: count(items[3]), examined: count(items[4]) };
+  return { backlog, trimmed: count(items[3]), examined: count(items[4]), unread: { groups: count(items[5]), consumers: unlisted } };
 }

@@ -9,7 +9,7 @@
 import { checkCount, clampNumber, optionNames, refuseUnknownOptions } from '../core/bounds.js';
 import type { RedisClientLike } from './connection.js';
 import { createRedisEventStream, fieldsOf } from './event-stream.js';
-import type { StreamBacklog } from './stream-backlog.js';
+import { type StreamBacklog, UNDELIVERED_COUNT_CAP } from './stream-backlog.js';
 
 /** Options of {@link readStreamStatus}. */
 export interface StreamStatusOptions {
@@ -23,9 +23,15 @@ export interface StreamStatusOptions {
   deadLetters?: number | undefined;
   /** How long one Redis command may take, milliseconds. @default 2000 */
   commandTimeoutMs?: number | undefined;
+  /**
+   * The most groups read, and consumers listed per group (1 to 10,000): a stream of more groups reads none, a group of
+   * more consumers lists none (Redis cannot list part of them), and `truncated` says so. `groups` may name at most this many.
+   * @default 1000
+   */
+  maxListed?: number | undefined;
 }
 
-const OPTIONS = optionNames<StreamStatusOptions>({ client: true, stream: true, groups: true, deadLetters: true, commandTimeoutMs: true });
+const OPTIONS = optionNames<StreamStatusOptions>({ client: true, stream: true, groups: true, deadLetters: true, commandTimeoutMs: true, maxListed: true });
 
 /** The ages pending entries are counted in: since each was last delivered, milliseconds, up to (not including) each bound. */
 export const PENDING_AGE_BOUNDS_MS = [10_000, 60_000, 300_000] as const;
@@ -66,6 +72,8 @@ export interface StreamStatus {
   pendingByAge: PendingByAge[];
   /** The last dead letters, newest last. */
   deadLetters: DeadLetterSummary[];
+  /** What was not read whole, in words (groups or consumers past `maxListed`); empty when all was read. */
+  truncated: string[];
 }
 
 /** How many pending entries of a group are read to count them by age. */
@@ -75,8 +83,12 @@ const PENDING_READ = 1000;
 export async function readStreamStatus(options: StreamStatusOptions): Promise<StreamStatus> {
   refuseUnknownOptions('readStreamStatus', options, OPTIONS);
   const listed = checkCount('readStreamStatus', 'deadLetters', options.deadLetters, { max: 1000 }) ?? 10;
+  const most = checkCount('readStreamStatus', 'maxListed', options.maxListed, { min: 1, max: 10_000 }) ?? 1000;
+  checkCount('readStreamStatus', 'groups', options.groups?.length, { max: most });
   const stream = createRedisEventStream({ client: options.client, stream: options.stream, commandTimeoutMs: options.commandTimeoutMs });
-  const backlog = await stream.backlog();
+  const { backlog, unread } = await stream.measure(UNDELIVERED_COUNT_CAP, most);
+  const truncated = unread.groups > 0 ? [`${unread.groups} groups, more than ${most}: none read`] : [];
+  for (const [group, count] of unread.consumers) truncated.push(`group ${group}: ${count} consumers, more than ${most}: none listed`);
   const names = options.groups ?? backlog.groups.map((group) => group.name);
   const pendingByAge = await Promise.all(
     names.map(async (group): Promise<PendingByAge> => {
@@ -97,7 +109,7 @@ export async function readStreamStatus(options: StreamStatusOptions): Promise<St
     }),
   );
   const letters = listed === 0 || backlog.deadLetters === 0 ? [] : await lastDeadLetters(stream.deadKey, listed, (args) => stream.command(args));
-  return { key: stream.key, backlog, pendingByAge, deadLetters: letters };
+  return { key: stream.key, backlog, pendingByAge, deadLetters: letters, truncated };
 }
 
 /** The last `count` dead letters, newest last, without their payloads. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_TIMER_MS, checkCount, checkDuration, clampNumber, optionNames, refuseUnknownOptions } from '../../src/core/bounds.js';
+import { MAX_TIMER_MS, checkCount, checkDuration, clampNumber, optionNames, refuseUnknownOptions, wholeWithin } from '../../src/core/bounds.js';
 import { validationRefusal as refusal } from '../helpers/refusal.js';
 
 describe('bounds: the one home of number and option checks', () => {
@@ -35,6 +35,18 @@ describe('bounds: the one home of number and option checks', () => {
     expect(clampNumber(Number.NaN, 0, 100, 5)).toBe(5);
     expect(clampNumber(Number.POSITIVE_INFINITY, 0, 100, 5)).toBe(5);
     expect(clampNumber(null, 0, 100, 5)).toBe(5);
+  });
+
+  it('reads a whole number from the network or Redis within bounds, and one past a bound as missing (not clamped onto it)', () => {
+    expect(wholeWithin('42', 1, 100)).toBe(42);
+    expect(wholeWithin(100, 1, 100)).toBe(100);
+    expect(wholeWithin(1, 1, 100)).toBe(1);
+    expect(wholeWithin('101', 1, 100), 'past the upper bound').toBeUndefined();
+    expect(wholeWithin('0', 1, 100), 'below the lower bound').toBeUndefined();
+    expect(wholeWithin(-5, 0, 100)).toBeUndefined();
+    expect(wholeWithin('4.5', 0, 100), 'not whole').toBeUndefined();
+    for (const value of ['1e1', '0x10', 'abc', Number.NaN, Number.POSITIVE_INFINITY, null, undefined])
+      expect(wholeWithin(value, 0, 100), String(value)).toBeUndefined();
   });
 
   it('refuses unknown option names, with the new name of a renamed one', () => {

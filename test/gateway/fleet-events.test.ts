@@ -12,6 +12,7 @@ import { LastSessions, MemoryGatewaySessionStore } from '../../src/gateway/gatew
 import type { ShardHandle } from '../../src/gateway/shards.js';
 import { DIAGNOSTICS_CHANNELS } from '../../src/index.js';
 import { ScriptedCoordinator, step } from '../helpers/scripted-coordinator.js';
+import { MemoryShardCoordinator } from '../../src/testing/shard-coordinator.js';
 import { until } from '../helpers/until.js';
 
 /** A supervisor of `count` shards whose host records its fleet events and starts. */
@@ -193,4 +194,84 @@ it('shardAcquired comes once the shard is up: resumed when its stored session we
     { type: 'shardAcquired', member: 'me', shardCount: 3, shardId: 1, fence: 5, resumed: false, from: undefined, durationMs: expect.any(Number) },
     { type: 'shardAcquired', member: 'me', shardCount: 3, shardId: 2, fence: 6, resumed: false, from: undefined, durationMs: expect.any(Number) },
   ]);
+});
+
+/** A supervisor of `count` shards on a shared in-memory coordinator, recording its `serving` events (each one's shard ids). */
+function memoryMember(coordinator: FlakyCoordinator, clock: { now: number }, id: string, count: number) {
+  const serving: number[][] = [];
+  const failures: unknown[] = [];
+  const host: FleetHost = {
+    start: async () => undefined,
+    stop: async () => undefined,
+    ready: () => true,
+    debug: () => undefined,
+    failed: (error) => void failures.push(error),
+    event: (event) => {
+      if (event.type === 'serving') serving.push(event.shardIds);
+    },
+  };
+  return { fleet: new FleetSupervisor(coordinator, count, id, host, () => clock.now), serving, failures };
+}
+
+/** The in-memory coordinator of `/testing`, whose steps can be made to fail (Redis down). */
+class FlakyCoordinator extends MemoryShardCoordinator {
+  failing = false;
+  override tick(...args: Parameters<MemoryShardCoordinator['tick']>): ReturnType<MemoryShardCoordinator['tick']> {
+    return this.failing ? Promise.reject(new Error('the coordinator did not answer')) : super.tick(...args);
+  }
+}
+
+it('says serving whenever what is held changes, once per change: a hand-off to a member that joined, a lease lost while the coordinator is down, closing', async () => {
+  const clock = { now: 0 };
+  const coordinator = new FlakyCoordinator({ leaseMs: 1000, clock: () => clock.now });
+  const a = memoryMember(coordinator, clock, 'a', 2);
+  await a.fleet.tick();
+  await a.fleet.tick();
+  expect(a.serving, "a's first acquiring step").toEqual([[0, 1]]);
+  const b = memoryMember(coordinator, clock, 'b', 2);
+  await b.fleet.tick();
+  await b.fleet.tick();
+  expect(b.serving, 'b joins as a spare').toEqual([[]]);
+  // a sees two members: it hands one shard off (a release), said once, at the step's end.
+  await a.fleet.tick();
+  expect(a.serving, 'the hand-off to rebalance').toEqual([[0, 1], [0]]);
+  await a.fleet.tick();
+  expect(a.serving, 'a step that changes nothing says nothing').toHaveLength(2);
+  await until(() => coordinator.holders(2).size === 1, { what: 'the hand-off released' });
+  await b.fleet.tick();
+  expect(b.serving, 'b takes the shard handed off').toEqual([[], [1]]);
+  // The coordinator stops answering; a's lease lapses on its clock: the shard is fenced, and serving says so with no step answered.
+  coordinator.failing = true;
+  clock.now += 900;
+  expect(a.fleet.holds(0)).toBe(false);
+  expect(a.serving, 'the lease lost while the coordinator is down').toEqual([[0, 1], [0], []]);
+  await a.fleet.tick(); // fails: nothing more to say
+  expect(a.failures.length, 'the failed steps reported').toBeGreaterThan(0);
+  expect(a.serving).toHaveLength(3);
+  // b closes: its shard is given back.
+  await b.fleet.close(async () => undefined);
+  expect(b.serving, 'closing').toEqual([[], [1], []]);
+});
+
+it('says once what a step changed: a shard lost and another acquired in one answer are one serving', async () => {
+  const { events, answer } = member(4);
+  await answer(step({}));
+  await answer(step({ 0: 1, 1: 2 }));
+  await answer(step({ 1: 2, 2: 5 }));
+  expect(events.filter((event) => event.type === 'shardFenced').map((event) => event.shardId)).toEqual([0]);
+  expect(events.filter((event) => event.type === 'serving').map((event) => event.shardIds)).toEqual([
+    [0, 1],
+    [1, 2],
+  ]);
+});
+
+it("says serving when a reshard's switch retires the old set (its shards released)", async () => {
+  const clock = { now: 0 };
+  const coordinator = new FlakyCoordinator({ leaseMs: 1000, clock: () => clock.now });
+  const a = memoryMember(coordinator, clock, 'a', 2);
+  await a.fleet.tick();
+  await a.fleet.tick();
+  await a.fleet.retire(async () => undefined);
+  expect(a.serving).toEqual([[0, 1], []]);
+  expect(coordinator.holders(2).size, 'the leases given back').toBe(0);
 });

@@ -2,7 +2,7 @@
  * One named member of a fleet, for the operator tests (`test/redis/fleet-operator.test.ts`): runs the shards its Redis
  * coordinator gives it (name NAME, key FLEET_KEY, lease LEASE_MS) on the emulator at BASE_URL, publishes its dispatches to
  * the stream STREAM, and prints one JSON line per fleet event (`event {...}`) and, after each `serving`, what its
- * in-memory OpenTelemetry meter holds (`metrics {...}`). Stops on SIGTERM, handing its shards off.
+ * in-memory OpenTelemetry meter holds (`metrics {...}`; also after a shard taken over is up). Stops on SIGTERM, handing its shards off.
  */
 import { createClient } from 'redis';
 import { Client } from '../../src/index.js';
@@ -40,12 +40,20 @@ const print = (kind: string, fact: object) => console.log(`${kind} ${JSON.string
 for (const type of ['shardAcquired', 'shardReleased', 'shardFenced', 'shardTakenOver', 'membersChanged'] as const) {
   gateway.on(type, (event) => print('event', event));
 }
-gateway.on('serving', (event) => {
-  print('event', event);
+/** Prints what the in-memory meter holds: lease renewals, shards held, and each takeover's duration (s). */
+const printMetrics = () =>
   void meters.collect().then((observed) => {
     const held = observed.get('community_chat.fleet.shards_held')?.[0]?.value;
-    print('metrics', { name, renewals: meters.values('community_chat.fleet.lease_renewal.duration').length, shardsHeld: held });
+    const takeovers = meters.values('community_chat.fleet.takeover.duration').map((entry) => entry.value);
+    print('metrics', { name, renewals: meters.values('community_chat.fleet.lease_renewal.duration').length, shardsHeld: held, takeovers });
   });
+gateway.on('serving', (event) => {
+  print('event', event);
+  printMetrics();
+});
+// A shard up after a takeover: its takeover time was just recorded.
+gateway.on('shardAcquired', (event) => {
+  if (event.takeoverMs !== undefined) printMetrics();
 });
 gateway.onCommand('ping', (interaction) => interaction.reply(`pong from ${name}`));
 await gateway.connect();

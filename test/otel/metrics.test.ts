@@ -73,8 +73,9 @@ it("records the fleet's lease renewals, shard starts (taken over or not, resumed
     shardId: 1,
     fence: 3,
     resumed: true,
-    from: { member: 'd', live: false },
+    from: { member: 'd', live: false, sinceRenewalMs: 3400 },
     durationMs: 250,
+    takeoverMs: 3650,
   });
   fleet.publish({
     type: 'shardAcquired',
@@ -101,6 +102,11 @@ it("records the fleet's lease renewals, shard starts (taken over or not, resumed
       value: 0.9,
       attributes: { 'community_chat.fleet.taken_over': false, 'community_chat.gateway.resumed': false },
     },
+  ]);
+  // The takeover, from the dead member's last renewal to the session up: only for the shard taken over, not the acquisition's span.
+  expect(meters.instruments.get('community_chat.fleet.takeover.duration')).toMatchObject({ unit: 's' });
+  expect(meters.values('community_chat.fleet.takeover.duration')).toEqual([
+    { name: 'community_chat.fleet.takeover.duration', value: 3.65, attributes: { 'community_chat.gateway.resumed': true } },
   ]);
   expect(meters.values('community_chat.fleet.answers_refused').map((entry) => entry.value)).toEqual([1, 1]);
   channel(DIAGNOSTICS_CHANNELS.streamStep).publish({ step: 'deadLetter', stream: '{s}', reason: 'max-deliveries' });

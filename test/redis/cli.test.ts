@@ -30,7 +30,41 @@ function cli(args: string[], env: Record<string, string | undefined> = {}): Prom
   });
 }
 
+/** The JSON error a `--json` run printed on stdout (the whole of stdout: one object), with its exit code. */
+function jsonError(out: Outcome): { code: number; error: { code: string; message: string } } {
+  expect(out.stderr, 'nothing on stderr with --json').toBe('');
+  const parsed = JSON.parse(out.stdout) as { error: { code: string; message: string } };
+  expect(Object.keys(parsed)).toEqual(['error']);
+  expect(Object.keys(parsed.error).sort()).toEqual(['code', 'message']);
+  return { code: out.code, error: parsed.error };
+}
+
 describe('community-chat-fleet command line', () => {
+  it('with --json, a bad command line, URL or option is a JSON error on stdout with exit 2, never echoing the URL', async () => {
+    const url = 'http://user:s3cretpw@localhost:1';
+    expect(jsonError(await cli(['status', '--redis', url, '--json']))).toEqual({
+      code: 2,
+      error: { code: 'invalid-url', message: 'invalid --redis URL (it must be redis://… or rediss://…)' },
+    });
+    expect(jsonError(await cli(['status', '--json'])), 'no --redis').toMatchObject({ code: 2, error: { code: 'usage' } });
+    expect(jsonError(await cli(['status', '--json', '--colour'])), 'an unknown option').toMatchObject({ code: 2, error: { code: 'usage' } });
+    const timeout = jsonError(await cli(['status', '--redis', 'redis://127.0.0.1:1', '--timeout-ms', 'soon', '--json']));
+    expect(timeout).toMatchObject({ code: 2, error: { code: 'invalid-option', message: expect.stringContaining('--timeout-ms') } });
+    const help = await cli(['--help']);
+    expect(help.stdout).toContain('{"error": {"code": "...", "message": "..."}}');
+  });
+
+  it('with --json, Redis refusing the connection is a JSON error with exit 1, without the URL or its password', async () => {
+    const url = 'redis://user:s3cretpw@127.0.0.1:1';
+    const out = await cli(['status', '--redis', url, '--timeout-ms', '20000', '--json']);
+    const { code, error } = jsonError(out);
+    expect(code).toBe(1);
+    expect(error.code).toBe('redis-failed');
+    expect(error.message).toMatch(/ECONNREFUSED|connect/);
+    expect(out.stdout).not.toContain('s3cretpw');
+    expect(out.stdout).not.toContain(url);
+  });
+
   it.each(['redis://user:s3cretpw@ho st:1', 'http://user:s3cretpw@localhost:1', 'not a url s3cretpw'])(
     'refuses the URL %s with exit 2 and without echoing it',
     async (url) => {
@@ -72,6 +106,8 @@ describe('community-chat-fleet command line', () => {
       expect(out.stderr).toContain('did not answer within 800 ms');
       expect(out.stderr).not.toContain('s3cretpw');
       expect(sockets.length, 'the CLI connected to the silent server').toBeGreaterThan(0);
+      const json = await cli(['status', '--redis', `redis://user:s3cretpw@127.0.0.1:${address.port}`, '--timeout-ms', '800', '--json']);
+      expect(jsonError(json)).toEqual({ code: 1, error: { code: 'timeout', message: 'Redis did not answer within 800 ms (--timeout-ms)' } });
     });
   });
 });
@@ -83,5 +119,11 @@ describeWithRedis('community-chat-fleet against Redis', () => {
     const out = await cli(['status', '--key', 'cli-env'], { REDIS_URL: redis.server.url });
     expect(out.code, `exit code; stderr: ${out.stderr}`).toBe(0);
     expect(out.stdout).toContain('fleet {cli-env}');
+  });
+
+  it("with --json, a key that is not one hash tag's name is a JSON error with exit 1", async () => {
+    const out = await cli(['status', '--key', 'a{b}', '--json'], { REDIS_URL: redis.server.url });
+    expect(jsonError(out)).toMatchObject({ code: 1, error: { code: 'invalid-argument', message: expect.stringContaining('key') } });
+    expect(out.stdout).not.toContain(redis.server.url);
   });
 });

@@ -127,6 +127,10 @@ describeWithRedis('a fleet an operator can see', () => {
         { what: 'the status showing the survivors holding every shard', timeoutMs: Math.max(1, killedAt + LEASE_MS + 5000 - Date.now()) },
       );
       expect(after.members.map((member) => member.name)).toEqual(NAMES.filter((name) => name !== victim));
+      // The survivors' takeover time, from the victim's last renewal to each shard's session up: at least its lease.
+      const takeovers = () => survivors.flatMap(([, script]) => facts<{ takeovers: number[] }>(script, 'metrics').at(-1)?.takeovers ?? []);
+      await until(() => takeovers().length >= lost.length, { what: `community_chat.fleet.takeover.duration for ${lost}\n${report()}` });
+      for (const seconds of takeovers()) expect(seconds, 'a takeover measured from the last renewal, in seconds').toBeGreaterThanOrEqual(LEASE_MS / 1000);
 
       // A worker on the fleet's stream whose dispatch handler throws: reported on its first failure. The service sends a
       // message; a surviving member publishes it.

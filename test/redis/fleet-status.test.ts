@@ -80,7 +80,7 @@ describeWithRedis('the fleet status', () => {
       },
       { what: "the dead member's shard taken" },
     );
-    expect(taken.previous?.get(0)).toEqual({ member: 'g', name: 'gone', live: false, left: false });
+    expect(taken.previous?.get(0)).toEqual({ member: 'g', name: 'gone', live: false, left: false, sinceRenewalMs: expect.any(Number) });
     // x leaves; a third member takes the shard from a member that left, not one that died.
     await next.leave('x', 1);
     const third = createRedisShardCoordinator({ client: redis.connection, key, leaseMs: 400, name: 'third' });
@@ -173,6 +173,53 @@ describeWithRedis('the fleet status', () => {
     expect(status.members.map((member) => member.id)).toEqual(['real']);
     expect(fleetStatusText(status), 'an impossible time printed').not.toMatch(/\d{12,} ms/);
   });
+
+  it('shows the holder of a shard held by a member past the 1,000 listed (not listed), never the shard as free', async () => {
+    const key = `status-${++n}`;
+    const now = Date.now(); // the test's Redis runs on this machine: its TIME is this clock
+    // 1,001 live members; the last by expiry is past the 1,000 listed, and holds shard 1.
+    const planted = Array.from({ length: 1000 }, (_, i) => ({ score: now + 60_000, value: `m${i}` }));
+    await redis.connection.zAdd(`{${key}}:members`, [...planted, { score: now + 90_000, value: 'late' }]);
+    await redis.connection.set(`{${key}}:count`, '3');
+    await redis.connection.hSet(`{${key}}:leases:3`, { '0': 'm5|7', '1': 'late|9' });
+    const status = await readFleetStatus({ client: redis.connection, key, sessionPrefix: false });
+    expect(status.members).toHaveLength(1000);
+    expect(status.liveMembers).toBe(1001);
+    expect(status.truncated).toEqual(['1001 live members: the first 1000 listed']);
+    expect(status.shards.map((shard) => [shard.holder, shard.holderListed, shard.fence])).toEqual([
+      ['m5', true, 7],
+      ['late', false, 9],
+      [undefined, undefined, undefined],
+    ]);
+    const text = fleetStatusText(status);
+    expect(text).toContain('3 shards, 1001 members (1000 listed)');
+    expect(text).toContain('  1: late (a member not listed) (fence 9)');
+    expect(text).toContain('  2: free');
+  });
+
+  it("never reads a planted huge leases hash whole: only the shard count's fields, the rest said not read", async () => {
+    const key = `status-${++n}`;
+    const leases = `{${key}}:leases:4`;
+    // 200,000 fields planted in one script; one real member holding shard 2.
+    await redis.connection.eval("for i = 1, 200000 do redis.call('HSET', KEYS[1], 'x' .. i, 'm|1') end", { keys: [leases] });
+    const c = createRedisShardCoordinator({ client: redis.connection, key, leaseMs: 10_000, name: 'real' });
+    await c.shardCount(4);
+    await c.tick('real-1', 4, false);
+    const held = (await c.tick('real-1', 4, true, true)).leases;
+    expect(held).toHaveLength(4);
+    await redis.connection.sendCommand(['CONFIG', 'RESETSTAT']);
+    const status = await readFleetStatus({ client: redis.connection, key, sessionPrefix: false });
+    const stats = String(await redis.connection.sendCommand(['INFO', 'commandstats']));
+    expect(stats, 'the hash read whole').not.toMatch(/cmdstat_(hgetall|hkeys|hvals|hscan):/);
+    expect(status.shards.map((shard) => shard.holderName)).toEqual(['real', 'real', 'real', 'real']);
+    expect(status.truncated).toEqual([`${leases} holds 200000 fields past the 4 shards: not read`]);
+    expect(fleetStatusText(status)).toContain(`not read whole: ${leases} holds 200000 fields`);
+    // A recorded count past maxShards is not read (a planted count never makes the status read its shards).
+    const bounded = await readFleetStatus({ client: redis.connection, key, sessionPrefix: false, maxShards: 3 });
+    expect(bounded.shardCount).toBeUndefined();
+    expect(bounded.shards).toEqual([]);
+    expect(bounded.truncated).toEqual(['the recorded shard count 4 is past maxShards 3: not read']);
+  }, 30_000);
 
   it('refuses a name that is blank, too long or holds a control character, and unknown status options', () => {
     for (const name of ['', '  ', 'x'.repeat(101), 'a\nb', 'a\u009bb', 'a\u202eb', 'a\u2029b', 'a\u200bb']) {

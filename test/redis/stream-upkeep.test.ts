@@ -203,4 +203,31 @@ describeWithRedis('the worker pool, operated', () => {
     expect(text).toContain('consumer c1: 2 pending');
     expect(text).toMatch(/dead letter \S+: GUILD_CREATE, max-deliveries after 5 deliveries: it failed/);
   });
+
+  it("the stream's status never reads a planted group of 200,000 consumers, nor more groups than maxListed: it says what it left out", async () => {
+    const stream = createRedisEventStream({ client: redis.connection, stream: `upkeep-${++n}` });
+    await stream.createGroup('g', '0');
+    await stream.publish([{ t: 'MESSAGE_CREATE', s: 1, d: {}, shardId: 0 }]);
+    await redis.connection.eval("for i = 1, 200000 do redis.call('XGROUP', 'CREATECONSUMER', KEYS[1], 'g', 'c' .. i) end", { keys: [stream.key] });
+    await redis.connection.sendCommand(['CONFIG', 'RESETSTAT']);
+    const status = await readStreamStatus({ client: redis.connection, stream: `upkeep-${n}`, maxListed: 100 });
+    const stats = String(await redis.connection.sendCommand(['INFO', 'commandstats']));
+    expect(stats, 'the consumers read').not.toMatch(/cmdstat_xinfo\|consumers:/);
+    expect(status.backlog.groups).toMatchObject([{ name: 'g', undelivered: 1, consumers: [] }]);
+    expect(status.truncated).toEqual(['group g: 200000 consumers, more than 100: none listed']);
+    expect(streamStatusText(status)).toContain('not read whole: group g: 200000 consumers, more than 100: none listed');
+    // Three groups, at most two read: none is (XINFO GROUPS cannot read part of them).
+    await stream.createGroup('h', '0');
+    await stream.createGroup('i', '0');
+    await redis.connection.sendCommand(['CONFIG', 'RESETSTAT']);
+    const few = await readStreamStatus({ client: redis.connection, stream: `upkeep-${n}`, maxListed: 2 });
+    expect(String(await redis.connection.sendCommand(['INFO', 'commandstats'])), 'the groups read').not.toMatch(/cmdstat_xinfo\|groups:/);
+    expect(few.backlog.groups).toEqual([]);
+    expect(few.truncated).toEqual(['3 groups, more than 2: none read']);
+    // Under the bound, everything is read and nothing is said left out.
+    const all = await readStreamStatus({ client: redis.connection, stream: `upkeep-${n}`, maxListed: 3, groups: ['h'] });
+    expect(all.backlog.groups.map((group) => group.name).sort()).toEqual(['g', 'h', 'i']);
+    expect(all.truncated).toEqual(['group g: 200000 consumers, more than 3: none listed']);
+    await expect(readStreamStatus({ client: redis.connection, groups: ['a', 'b', 'c'], maxListed: 2 })).rejects.toThrow(/groups/);
+  }, 60_000);
 });
