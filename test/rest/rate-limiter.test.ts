@@ -204,6 +204,44 @@ describe('discovery of an unknown bucket', () => {
     await expect(waiter).rejects.toThrow('gave up');
   });
 
+  it('waiters of a bucket go in turn; one aborted mid-queue rejects at once and the others keep their order', async () => {
+    const limiter = new MemoryRateLimitStore({ now: () => 0, webhookWindow: undefined });
+    const route = 'GET /channels/{channel_id}';
+    const key = limiter.bucketKey(route, '7');
+    expect(limiter.tryAcquire(key, 'normal')).toBe(true);
+    const started: string[] = [];
+    const controller = new AbortController();
+    const first = limiter.acquire(key, 'normal', undefined, () => undefined).then(() => started.push('first'));
+    const second = limiter.acquire(key, 'normal', controller.signal, () => undefined).then(() => started.push('second'));
+    const third = limiter.acquire(key, 'normal', new AbortController().signal, () => undefined).then(() => started.push('third'));
+    controller.abort(new Error('gave up'));
+    await expect(second).rejects.toThrow('gave up');
+    expect(started, 'nobody passes while the bucket is discovered').toEqual([]);
+    limiter.release(key);
+    limiter.learn(route, '7', { limit: 10, remaining: 9, resetAfterMs: 1000, bucket: undefined });
+    await Promise.all([first, third]);
+    expect(started).toEqual(['first', 'third']);
+  });
+
+  it('a bucket whose requests queued in turn is forgotten once idle: 2,000 such buckets leave none behind', async () => {
+    let clock = 0;
+    const limiter = new MemoryRateLimitStore({ now: () => clock, webhookWindow: undefined });
+    const route = 'GET /channels/{channel_id}';
+    for (let i = 0; i < 2000; i++) {
+      const key = limiter.bucketKey(route, `c${i}`);
+      expect(limiter.tryAcquire(key, 'normal')).toBe(true);
+      // Three requests queue behind the one discovering the bucket (its slow path: the bucket's lane).
+      const waiters = [1, 2, 3].map(() => limiter.acquire(key, 'normal', undefined, () => undefined));
+      limiter.release(key);
+      limiter.learn(route, `c${i}`, { limit: 10, remaining: 9, resetAfterMs: 1000, bucket: undefined });
+      await Promise.all(waiters);
+      for (const _ of waiters) limiter.release(key);
+    }
+    clock += 2_000;
+    limiter.sweep();
+    expect(limiter.size.buckets, 'buckets held once every queue drained and every reset passed').toBe(0);
+  });
+
   it('interaction callbacks (priority lane) never wait for a discovery', () => {
     const limiter = new MemoryRateLimitStore({ now: () => 0, webhookWindow: undefined });
     const key = limiter.bucketKey('POST /interactions/{interaction_id}/callback', '');
