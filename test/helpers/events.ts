@@ -5,14 +5,18 @@
 
 import type { EventEmitter } from 'eventemitter3';
 
+// Real timers, taken when this module loads: a test that fakes timers still fails on real time.
+const realSetTimeout = globalThis.setTimeout;
+const realClearTimeout = globalThis.clearTimeout;
+
 /** Options of {@link nextEvent}. */
 export interface NextEventOptions<A extends unknown[]> {
   /** Only an event for which this holds counts. @default every event of the name */
   match?: (...args: A) => boolean;
   /** How long to wait before failing. @default 5000 */
   timeoutMs?: number;
-  /** What is waited for, named in the failure. @default the event's name */
-  what?: string;
+  /** What is waited for, named in the failure (a function is asked at the failure, to say what was seen instead). @default the event's name */
+  what?: string | (() => string);
 }
 
 /**
@@ -29,13 +33,13 @@ export function nextEvent<E extends EventEmitter.ValidEventTypes, K extends Even
   return new Promise((resolve, reject) => {
     const listener = ((...args: EventEmitter.EventArgs<E, K>) => {
       if (match !== undefined && !match(...args)) return;
-      clearTimeout(timer);
+      realClearTimeout(timer);
       emitter.off(name, listener);
       resolve(args);
     }) as EventEmitter.EventListener<E, K>;
-    const timer = setTimeout(() => {
+    const timer = realSetTimeout(() => {
       emitter.off(name, listener);
-      reject(new Error(`${what} did not happen within ${timeoutMs} ms`));
+      reject(new Error(`${typeof what === 'function' ? what() : what} did not happen within ${timeoutMs} ms`));
     }, timeoutMs);
     emitter.on(name, listener);
   });
