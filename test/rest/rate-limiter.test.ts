@@ -167,8 +167,8 @@ describe('discovery of an unknown bucket', () => {
     // The response arrives: release, then learn in the same turn (as the pipeline does).
     limiter.release(key);
     limiter.learn(route, '1', headers);
-    await new Promise((resolve) => setTimeout(resolve, 10));
     // One place was left in the window: the first waiter goes, the second waits for the reset.
+    await waiters[0];
     expect(started).toEqual([1]);
     clock = 1100;
     await Promise.all(waiters);
