@@ -151,7 +151,14 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
  */
 export function withinTime<T>(client: RedisClientLike, timeoutMs: number, command: () => Promise<T>, failure: StoreFailure = rateLimitFailure): Promise<T> {
   if (!client.isReady) return Promise.reject(failure('the Redis client is not connected'));
-  const answered = command().catch((error: unknown) => {
+  let sent: Promise<T>;
+  try {
+    sent = command();
+  } catch (error) {
+    // A client that throws instead of rejecting (bad arguments, a closed client) fails the same way.
+    sent = Promise.reject(error);
+  }
+  const answered = sent.catch((error: unknown) => {
     throw error instanceof RateLimitStoreError || error instanceof SessionStoreError || error instanceof EventStreamError
       ? error
       : failure(`Redis failed: ${error instanceof Error ? error.message : String(error)}`, error);
