@@ -110,8 +110,6 @@ export default defineConfig([
     treeshake: true,
     // import.meta.url in the CommonJS build too: the Gateway's worker pool finds shard-worker.js beside itself.
     shims: true,
-    // ESM-only dependencies must be bundled into the CJS build, or require() breaks at run time.
-    noExternal: ['p-queue'],
     // community-chat-sdk/otel must use the application's copy of the API (one global tracer provider), never a bundled one.
     external: ['@opentelemetry/api'],
   },
@@ -130,7 +128,6 @@ export default defineConfig([
     platform: 'neutral',
     splitting: true,
     treeshake: true,
-    noExternal: ['p-queue'],
   },
   {
     // The command-line entries (bins: the emulator, the fleet's status): ESM only, with a shebang.
@@ -141,7 +138,6 @@ export default defineConfig([
     target: 'node20',
     platform: 'node',
     splitting: false,
-    noExternal: ['p-queue'],
     banner: { js: '#!/usr/bin/env node' },
   },
 ]);

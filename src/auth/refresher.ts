@@ -8,6 +8,7 @@
 
 import { UnexpectedResponseError, isAuthenticationError } from '../errors/index.js';
 import { redactValue } from '../core/redact.js';
+import { wait } from '../core/wait.js';
 import { ACCESS_TOKEN_LIFETIME_MS, type SessionSnapshot, type UserSession } from './session.js';
 
 /** What an access-token reader finds in a login or refresh response. */
@@ -88,18 +89,9 @@ const STORE_CALL_TIMEOUT_MS = 5_000;
 
 /** Settles with `pending`, or rejects once `ms` have passed. */
 function within<T>(pending: Promise<T> | T, ms: number, what: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new UnexpectedResponseError('auth.refresh', 0, `the session store did not answer ${what} within ${ms} ms`)), ms);
-    Promise.resolve(pending).then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
+  return wait(Promise.resolve(pending), {
+    timeoutMs: ms,
+    onTimeout: () => new UnexpectedResponseError('auth.refresh', 0, `the session store did not answer ${what} within ${ms} ms`),
   });
 }
 
@@ -258,7 +250,7 @@ export class SessionRefresher {
           await within(store.unlockRefresh?.(), STORE_CALL_TIMEOUT_MS, 'unlockRefresh').catch((error: unknown) => this.#options.onStoreError(error));
         }
       }
-      await new Promise((resolve) => setTimeout(resolve, SHARED_REFRESH_POLL_MS));
+      await wait(SHARED_REFRESH_POLL_MS);
       const newer = await this.#adoptNewer(store, before);
       if (newer !== undefined) return newer;
       if (now() - started > SHARED_REFRESH_WAIT_MS)

@@ -27,12 +27,17 @@ interface WaitOptions {
  */
 export function wait(ms: number, options?: WaitOptions): Promise<void>;
 export function wait<T>(pending: PromiseLike<T>, options: WaitOptions & { onTimeout: () => unknown }): Promise<T>;
+export function wait<T>(pending: PromiseLike<T>, options: WaitOptions & { timeoutMs?: undefined }): Promise<T>;
 export function wait<T>(pending: PromiseLike<T>, options?: WaitOptions): Promise<T | undefined>;
 export function wait<T>(what: number | PromiseLike<T>, options: WaitOptions = {}): Promise<T | undefined | void> {
   const { signal, onAbort, onTimeout } = options;
   const sleeping = typeof what === 'number';
   const timeoutMs = sleeping ? what : options.timeoutMs;
-  if (signal?.aborted) return Promise.reject(onAbort ? onAbort(signal.reason) : signal.reason);
+  if (signal?.aborted) {
+    // The promise it waited for is awaited by no one now: it must not end as an unhandled rejection.
+    if (!sleeping) what.then(undefined, () => undefined);
+    return Promise.reject(onAbort ? onAbort(signal.reason) : signal.reason);
+  }
   if (!sleeping && signal === undefined && timeoutMs === undefined) return Promise.resolve(what);
   return new Promise<T | undefined | void>((resolve, reject) => {
     let timer: ReturnType<typeof setTimeout> | undefined;

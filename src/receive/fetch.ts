@@ -9,6 +9,7 @@
 
 import { BUSY, NOT_POST, TOO_LARGE, TOO_SLOW, outcomeJson, type ReceiveOutcome, type ReceiverCore } from './outcome.js';
 import type { BodySlot } from './pending-bodies.js';
+import { wait } from '../core/wait.js';
 
 /** What a platform offers a fetch handler to keep work alive after the response (Cloudflare's `ctx`, Vercel's `waitUntil`). */
 export interface FetchHandlerContext {
@@ -79,7 +80,7 @@ export function createFetchHandler(core: ReceiverCore): FetchHandler {
       if (!(body instanceof Uint8Array)) return respond(body);
       const outcome = await core.receive(body, request.headers);
       // Started on the next turn, so the Response is returned first; never rejects.
-      const running = new Promise<void>((resolve) => setTimeout(resolve, 0)).then(() => outcome.dispatch());
+      const running = wait(0).then(() => outcome.dispatch());
       context?.waitUntil?.(running);
       return respond(outcome);
     } catch (error) {

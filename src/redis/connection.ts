@@ -9,6 +9,7 @@
 
 import { createHash } from 'node:crypto';
 import { EventStreamError, RateLimitStoreError, SessionStoreError } from '../errors/index.js';
+import { wait } from '../core/wait.js';
 import { checkCount, checkDuration, optionNames, refuseUnknownOptions, type NumberBounds } from '../core/bounds.js';
 
 /**
@@ -150,21 +151,17 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
  */
 export function withinTime<T>(client: RedisClientLike, timeoutMs: number, command: () => Promise<T>, failure: StoreFailure = rateLimitFailure): Promise<T> {
   if (!client.isReady) return Promise.reject(failure('the Redis client is not connected'));
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(failure(`Redis did not answer within ${timeoutMs} ms`)), timeoutMs);
-    command().then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(
-          error instanceof RateLimitStoreError || error instanceof SessionStoreError || error instanceof EventStreamError
-            ? error
-            : failure(`Redis failed: ${error instanceof Error ? error.message : String(error)}`, error),
-        );
-      },
-    );
+  let sent: Promise<T>;
+  try {
+    sent = command();
+  } catch (error) {
+    // A client that throws instead of rejecting (bad arguments, a closed client) fails the same way.
+    sent = Promise.reject(error);
+  }
+  const answered = sent.catch((error: unknown) => {
+    throw error instanceof RateLimitStoreError || error instanceof SessionStoreError || error instanceof EventStreamError
+      ? error
+      : failure(`Redis failed: ${error instanceof Error ? error.message : String(error)}`, error);
   });
+  return wait(answered, { timeoutMs, onTimeout: () => failure(`Redis did not answer within ${timeoutMs} ms`) });
 }

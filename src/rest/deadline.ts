@@ -6,6 +6,7 @@
  * @module
  */
 
+import { wait } from '../core/wait.js';
 import { AttemptSignal } from './transport.js';
 
 /**
@@ -99,26 +100,7 @@ export class CallDeadline {
 
   /** Settles with `pending`, or rejects with the signal's reason when the deadline passes or the caller aborts first. */
   race<V>(pending: Promise<V>): Promise<V> {
-    const signal = this.signal;
-    if (signal.aborted) {
-      // The wait it raced is not awaited by anyone now: it must not end as an unhandled rejection.
-      pending.catch(() => undefined);
-      return Promise.reject(signal.reason);
-    }
-    return new Promise<V>((resolve, reject) => {
-      const onAbort = (): void => reject(signal.reason);
-      signal.addEventListener('abort', onAbort, { once: true });
-      pending.then(
-        (value) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(value);
-        },
-        (error: unknown) => {
-          signal.removeEventListener('abort', onAbort);
-          reject(error);
-        },
-      );
-    });
+    return wait(pending, { signal: this.signal });
   }
 
   /** Clears the timer and the caller link. */

@@ -4,12 +4,12 @@
  *
  * Requests pass straight through while nothing is known or limited (a
  * synchronous check, no allocation). When a bucket must wait, its requests
- * queue in order on a p-queue and can be aborted while waiting.
+ * queue in order (the lane of `core/wait.ts`, as webhook windows do) and can
+ * be aborted while waiting.
  *
  * @module
  */
 
-import PQueue from 'p-queue';
 import {
   attachSettings,
   checkRateLimitSettings,
@@ -20,7 +20,7 @@ import {
   type RateLimitStore,
   type WaitGuard,
 } from './rate-limit-store.js';
-import { RESOLVED, wait } from '../core/wait.js';
+import { RESOLVED, runInTurn, type Turns, wait } from '../core/wait.js';
 import { GlobalCap } from './global-cap.js';
 import { IncrementalSweep } from './sweep.js';
 import { WebhookWindows } from './webhook-windows.js';
@@ -38,7 +38,8 @@ interface Bucket {
   pausedUntil: number;
   inFlight: number;
   waiting: number;
-  queue: PQueue | undefined;
+  /** The bucket's waiters in turn (one at a time, in order); made when the first one waits. */
+  turns: Turns | undefined;
   discovery: Discovery;
   /** Wakes the requests waiting for the discovering one; set while someone waits. */
   discovered: { promise: Promise<void>; resolve: () => void } | undefined;
@@ -144,7 +145,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
         pausedUntil: 0,
         inFlight: 0,
         waiting: 0,
-        queue: undefined,
+        turns: undefined,
         discovery: Discovery.Unknown,
         discovered: undefined,
       };
@@ -293,7 +294,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
       this.#take(bucket, lane);
     };
     if (lane === 'priority') return turn();
-    bucket.queue ??= new PQueue({ concurrency: 1 });
+    bucket.turns ??= { tail: RESOLVED, queued: 0 };
     if (bucket.waiting > 0 && bucket.discovery !== Discovery.Discovering) {
       // Queued behind earlier waiters of a bucket that holds them: announced (and refused when it cannot end in time) now, not when its turn comes.
       const { ms, reason } = this.#delay(bucket, lane);
@@ -301,7 +302,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
     }
     bucket.waiting++;
     try {
-      await bucket.queue.add(turn, signal ? { signal } : {});
+      await runInTurn(bucket.turns, turn, signal);
     } finally {
       bucket.waiting--;
     }
@@ -399,6 +400,6 @@ function isIdle(bucket: Bucket, now: number): boolean {
     bucket.waiting === 0 &&
     bucket.pausedUntil <= now &&
     bucket.resetAt <= now &&
-    (bucket.queue === undefined || (bucket.queue.size === 0 && bucket.queue.pending === 0))
+    (bucket.turns === undefined || bucket.turns.queued === 0)
   );
 }

@@ -1,6 +1,7 @@
 import { getEventListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { KeyedQueue, wait } from '../../src/core/wait.js';
+import { trackUnhandledRejections } from '../helpers/index.js';
 
 /** Everything a finished wait must have let go of: its timer and its abort listener. */
 function leftBehind(signal: AbortSignal): number {
@@ -52,6 +53,25 @@ describe('wait: the one abortable wait', () => {
     await expect(wait(Promise.resolve('value'), { signal, timeoutMs: 500, onTimeout: () => new Error('too late') })).resolves.toBe('value');
     await expect(wait(Promise.reject(new Error('failed')), { signal, timeoutMs: 500 })).rejects.toThrow('failed');
     expect(leftBehind(signal)).toBe(0);
+  });
+
+  it('a promise it no longer waits for (the signal had aborted) never ends as an unhandled rejection', async () => {
+    vi.useRealTimers();
+    const unhandled = trackUnhandledRejections();
+    try {
+      const controller = new AbortController();
+      controller.abort('gone');
+      let fail!: (error: Error) => void;
+      const pending = new Promise<never>((_, reject) => (fail = reject));
+      await expect(wait(pending, { signal: controller.signal })).rejects.toBe('gone');
+      fail(new Error('failed after the caller left'));
+      // Node reports an unhandled rejection after the microtasks of the turn it happened in.
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled.count, 'unhandled rejections of the abandoned promise').toBe(0);
+    } finally {
+      unhandled.stop();
+    }
   });
 
   it('passes a promise through when nothing can end the wait early', async () => {

@@ -1,13 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client, type GatewayReconnectingEvent } from '../../src/index.js';
 import { startLoopbackServer } from '../helpers/index.js';
-
-/** Lets real I/O (sockets, module loading) progress while timers are fake; gives up after `ms` of real time. */
-async function untilReal(predicate: () => boolean, ms = 10_000): Promise<void> {
-  const started = performance.now();
-  while (!predicate() && performance.now() - started < ms) await new Promise((resolve) => setImmediate(resolve));
-  if (!predicate()) throw new Error('condition not met');
-}
+import { until } from '../helpers/until.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -38,14 +32,14 @@ describe('Gateway reconnect backoff (fake timers)', () => {
 
     const expected = [999, 1998, 3996, 7992, 7992, 7992];
     for (const [index, delay] of expected.entries()) {
-      await untilReal(() => events.length === index + 1);
+      await until(() => events.length === index + 1, { timeoutMs: 10_000, what: `reconnecting event ${index + 1}` });
       expect(events[index]).toMatchObject({ attempt: index + 1, delayMs: delay, resume: false });
       const attemptsBefore = upgrades();
       await vi.advanceTimersByTimeAsync(delay - 1);
       for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
       expect(upgrades()).toBe(attemptsBefore);
       await vi.advanceTimersByTimeAsync(1);
-      await untilReal(() => upgrades() === attemptsBefore + 1);
+      await until(() => upgrades() === attemptsBefore + 1, { timeoutMs: 10_000, what: `upgrade attempt ${attemptsBefore + 1} at the server` });
     }
 
     await client.gateway.close();

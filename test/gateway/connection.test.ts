@@ -320,18 +320,13 @@ describe('close codes and opcodes (point 16)', () => {
     const { gateway, reconnecting } = gatewayFor(ws.url, { random: () => 0, reconnectMaxDelayMs: 30_000 });
     await gateway.connect();
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
-    const untilReal = async (predicate: () => boolean) => {
-      const started = performance.now();
-      while (!predicate() && performance.now() - started < 5000) await new Promise((resolve) => setImmediate(resolve));
-      expect(predicate()).toBe(true);
-    };
     (await ws.peer(0)).send({ op: 7, d: 2000 });
-    await untilReal(() => reconnecting.length === 1);
+    await until(() => reconnecting.length === 1, { what: 'the reconnecting event' });
     expect(reconnecting[0]).toMatchObject({ delayMs: 2000, resume: true });
     await vi.advanceTimersByTimeAsync(1999);
     for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
     expect(ws.peers).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(1);
-    await untilReal(() => ws.peers.length === 2);
+    await until(() => ws.peers.length === 2, { what: 'the second connection at the server' });
   });
 });

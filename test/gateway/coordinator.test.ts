@@ -6,9 +6,17 @@
  * dispatched, so the new holder's resume replays the rest.
  */
 import { afterEach, expect, it, vi } from 'vitest';
-import { Client, MemoryGatewaySessionStore, type CoordinatorTick, type ShardCoordinator } from '../../src/index.js';
+import {
+  Client,
+  MemoryGatewaySessionStore,
+  type CoordinatorTick,
+  type ShardAcquiredEvent,
+  type ShardCoordinator,
+  type ShardFencedEvent,
+} from '../../src/index.js';
 import { createEmulator, type Emulator } from '../../src/testing/index.js';
 import { useEmulatorWithAdmin } from '../helpers/emulators.js';
+import { nextEvent } from '../helpers/events.js';
 import { until } from '../helpers/until.js';
 
 const start = useEmulatorWithAdmin();
@@ -55,9 +63,7 @@ it('a shard whose lease may have lapsed dispatches nothing more: fenced, stopped
   const sessionStore = new MemoryGatewaySessionStore();
   const client = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: { coordinator, sessionStore } });
   const seen: string[] = [];
-  const debug: string[] = [];
   client.gateway.on('dispatch', (event) => event.t === 'MESSAGE_CREATE' && seen.push((event.d as { content: string }).content));
-  client.gateway.on('debug', (line) => debug.push(line));
   try {
     await client.gateway.connect();
     expect(client.gateway.shards.map((shard) => shard.id)).toEqual([0, 1]);
@@ -71,8 +77,10 @@ it('a shard whose lease may have lapsed dispatches nothing more: fenced, stopped
     coordinator.hold = new Promise<void>((resolve) => (wake = resolve));
     const now = performance.now();
     vi.spyOn(performance, 'now').mockReturnValue(now + 5000);
+    const fenced = nextEvent(client.gateway, 'shardFenced', { match: (event) => event.shardId === 0, what: 'shard 0 fenced' });
     emulator.dispatchEvent('MESSAGE_CREATE', { content: 'after' });
-    await until(() => debug.some((line) => line.includes('shard 0 fenced')), { what: 'shard 0 fenced' });
+    const [event] = await fenced;
+    expect(event.reason, 'why shard 0 was fenced').toMatch(/lease/);
     await until(() => !client.gateway.shards.some((shard) => shard.id === 0), { what: 'shard 0 stopped' });
     expect(seen).toEqual(['before']);
     expect(await sessionStore.load(0, 2)).toEqual(saved);
@@ -179,24 +187,32 @@ it('closing for a hand-off waits for the interactions being handled, then saves 
   const { emulator, admin } = await start({ gateway: { shards: 2, maxConcurrency: 2 } });
   const { client, sessionStore, sequences } = fleetClient(emulator);
   const slow = gate();
+  const order: string[] = [];
   client.gateway.onCommand('slow', async (interaction) => {
     slow.started();
     await slow.opened;
     await interaction.reply('finished before the hand-off');
+    order.push('handler finished');
   });
   await admin.commands.create(emulator.seed.applicationId, { name: 'slow', description: 'Slow' });
   await client.gateway.connect();
   const run = emulator.invokeCommand({ name: 'slow' });
   await slow.begun;
   const { s, shardId } = sequences.get(run.id) ?? { s: null, shardId: -1 };
-  let closed = false;
-  const debug: string[] = [];
-  client.gateway.on('debug', (line) => debug.push(line));
-  const closing = client.close({ handOff: true }).then(() => (closed = true));
-  await until(() => debug.some((line) => line.includes('waiting for 1 interaction(s) being handled')), { what: 'closing waiting for the handler' });
-  expect(closed).toBe(false);
+  client.gateway.on('shardReleased', (event) => event.reason === 'closing' && order.push(`lease ${event.shardId} given back`));
+  const closing = client.close({ handOff: true }).then(() => order.push('closed'));
+  // Closing stops the shards first (their sockets close at the emulator, which emits nothing), then waits for the handler.
+  await until(() => !emulator.isBotConnected(), { what: "the shards' sockets closed" });
+  // The shards are stopped; the handler still runs, so closing neither gives the leases back nor ends.
+  expect(order).toEqual([]);
   slow.open();
   await closing;
+  expect(order, 'the handler finishes before the leases are given back and close() ends').toEqual([
+    'handler finished',
+    'lease 0 given back',
+    'lease 1 given back',
+    'closed',
+  ]);
   expect(await run.response).toMatchObject({ data: { content: 'finished before the hand-off' } });
   expect((await sessionStore.load(shardId, 2))?.sequence).toBeGreaterThanOrEqual(s as number);
 });
@@ -204,15 +220,23 @@ it('closing for a hand-off waits for the interactions being handled, then saves 
 it('a process whose membership expired while it was away fences every shard and joins again under a new member id', async () => {
   const { emulator } = await start({ gateway: { shards: 2, maxConcurrency: 2 } });
   const { client, coordinator } = fleetClient(emulator);
-  const debug: string[] = [];
-  client.gateway.on('debug', (line) => debug.push(line));
+  const fenced: ShardFencedEvent[] = [];
+  const acquired: ShardAcquiredEvent[] = [];
+  client.gateway.on('shardFenced', (event) => fenced.push(event));
+  client.gateway.on('shardAcquired', (event) => acquired.push(event));
   try {
     await client.gateway.connect();
     const first = coordinator.members.at(-1) as string;
     coordinator.expireNext = true;
-    await until(() => debug.some((line) => line.includes('joining the fleet again as')), { what: 'the rejoin' });
-    expect(debug.filter((line) => line.includes('fenced: this process was away past its membership'))).toHaveLength(2);
-    await until(() => coordinator.members.at(-1) !== first, { what: 'a step under the new id' });
+    const again = (event: ShardAcquiredEvent) => event.member === `${first}~1`;
+    await until(() => acquired.filter(again).length === 2, { what: 'both shards acquired again under the new member id' });
+    expect(
+      fenced.map((event) => [event.shardId, event.member, event.reason.includes('away past its membership')]).sort(),
+      'shards fenced, by which member, and whether for the membership',
+    ).toEqual([
+      [0, first, true],
+      [1, first, true],
+    ]);
     expect(coordinator.members.at(-1)).toBe(`${first}~1`);
     await until(() => client.gateway.shards.length === 2 && client.gateway.status === 'ready', { what: 'the shards taken again' });
   } finally {

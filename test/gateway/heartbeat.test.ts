@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Heartbeat, TimerSet } from '../../src/gateway/heartbeat.js';
 import { Client } from '../../src/index.js';
 import { SECRETS } from '../helpers/index.js';
-import { frames, startWsServer } from '../helpers/ws-server.js';
+import { frames, startWsServer, until } from '../helpers/ws-server.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -91,23 +91,15 @@ describe('heartbeats over a real socket (fake timers)', () => {
     try {
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
       const ready = client.gateway.connect();
-      const peer = await (async () => {
-        const started = performance.now();
-        while (ws.peers.length === 0 && performance.now() - started < 5000) await new Promise((resolve) => setImmediate(resolve));
-        return ws.peers[0]!;
-      })();
-      const settle = async (predicate: () => boolean) => {
-        const started = performance.now();
-        while (!predicate() && performance.now() - started < 5000) await new Promise((resolve) => setImmediate(resolve));
-      };
-      await settle(() => peer.received.length >= 1);
+      const peer = await ws.peer(0);
+      await until(() => peer.received.length >= 1, { what: 'the Identify at the server' });
       await ready;
       const beats = () => peer.received.filter((frame) => (frame as { op?: number }).op === 1).length;
       await vi.advanceTimersByTimeAsync(199);
       for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
       expect(beats()).toBe(0);
       await vi.advanceTimersByTimeAsync(1);
-      await settle(() => beats() === 1);
+      await until(() => beats() === 1, { what: 'the first heartbeat at the server' });
       expect(beats()).toBe(1);
     } finally {
       vi.useRealTimers();

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client, GatewayFatalError, MemoryGatewaySessionStore, createMemoryIdentifyThrottle, shardOfGuild, type GatewayReadyEvent } from '../../src/index.js';
 import { startShardedEmulator } from '../helpers/sharded-emulator.js';
+import { until } from '../helpers/until.js';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
@@ -58,9 +59,7 @@ describe('shards in worker threads', () => {
     const gateway = client.gateway;
     await gateway.close();
     expect(gateway.status).toBe('destroyed');
-    const deadline = Date.now() + 5000;
-    while (emulator.isBotConnected() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(emulator.isBotConnected()).toBe(false);
+    await until(() => !emulator.isBotConnected(), { what: "the workers' sockets closed at the emulator" });
   }, 30_000);
 
   it('a fatal close in a worker rejects connect() on the main thread with GatewayFatalError', async () => {

@@ -7,6 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
+import { until } from './until.js';
 
 /** One accepted connection. */
 export interface WsPeer {
@@ -46,16 +47,6 @@ export interface WsTestServer {
   peer(index: number, timeoutMs?: number): Promise<WsPeer>;
   /** Terminates every socket and stops listening. */
   close(): Promise<void>;
-}
-
-async function poll<T>(read: () => T | undefined, timeoutMs: number, what: string): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
 }
 
 /** Starts a {@link WsTestServer}; pass `port` to listen again on a port used before. */
@@ -100,13 +91,12 @@ export async function startWsServer(handler: (peer: WsPeer) => void = () => unde
         if (socket.readyState === WebSocket.OPEN) socket.close(code, reason);
       },
       nextFrame: (predicate, timeoutMs = 5000) =>
-        poll(
+        until(
           () =>
             received.find(
               (frame): frame is Record<string, unknown> => typeof frame === 'object' && frame !== null && predicate(frame as Record<string, unknown>),
             ),
-          timeoutMs,
-          'a matching frame',
+          { timeoutMs, what: () => `a matching frame (received: ${JSON.stringify(received).slice(0, 500)})` },
         ),
     };
     peers.push(peer);
@@ -120,7 +110,7 @@ export async function startWsServer(handler: (peer: WsPeer) => void = () => unde
     onConnection(next) {
       current = next;
     },
-    peer: (index, timeoutMs = 5000) => poll(() => peers[index], timeoutMs, `connection #${index}`),
+    peer: (index, timeoutMs = 5000) => until(() => peers[index], { timeoutMs, what: `connection #${index} (${peers.length} so far)` }),
     close: () =>
       new Promise<void>((resolve) => {
         for (const client of wss.clients) client.terminate();
@@ -154,7 +144,7 @@ export function behaveWell(peer: WsPeer, options: { heartbeatInterval?: number; 
   peer.send(frames.hello(options.heartbeatInterval ?? 45_000));
 }
 
-export { until } from './until.js';
+export { until };
 
 /** The opcodes of every frame the peer received from the client, in order. */
 export const opsOf = (peer: WsPeer): unknown[] => peer.received.map((frame) => (frame as { op?: unknown }).op);

@@ -10,6 +10,7 @@ import {
   type Application,
 } from '../../src/index.js';
 import { createEmulator, type Emulator } from '../../src/testing/index.js';
+import { until } from '../helpers/until.js';
 
 let emulator: Emulator;
 let admin: Client;
@@ -142,7 +143,7 @@ describe('3. interactions over the Gateway', () => {
     } finally {
       await listener.close();
     }
-    while (emulator.isBotConnected()) await new Promise((resolve) => setTimeout(resolve, 5));
+    await until(() => !emulator.isBotConnected(), { what: "the bot's socket closed at the emulator" });
     const orphan = emulator.invokeCommand({ name: 'quiz', options: { topic: 'nobody listening' } });
     expect(orphan.delivered).toBe(0);
     emulator.advanceTime(15 * 60_000 + 1);

@@ -28,6 +28,7 @@ import {
 import type { InteractionRouter } from '../../src/interactions/router.js';
 import { activeTimers, SECRETS, startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
 import { NOW_MS, signedDelivery, WEBHOOK_SECRET } from '../receive/helpers.js';
+import { until } from '../helpers/until.js';
 
 let service: LoopbackServer;
 beforeAll(async () => {
@@ -283,8 +284,7 @@ describe('awaitComponent over the Gateway and over HTTP', () => {
       return outcome.dispatch();
     };
     const flow = deliver(command('cmd-h'));
-    const started = Date.now();
-    while (receiver.router.waiterCount === 0 && Date.now() - started < 5_000) await new Promise((resolve) => setTimeout(resolve, 5));
+    await until(() => receiver.router.waiterCount > 0, { what: "the handler's wait registered" });
     await deliver(component('c-h-bob', { member: { user: OTHER }, message: { id: 'm-h', interaction_metadata: { id: 'cmd-h' } } }));
     await deliver(component('c-h-ada', { message: { id: 'm-h', interaction_metadata: { id: 'cmd-h' } } }));
     await flow;

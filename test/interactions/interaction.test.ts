@@ -15,6 +15,7 @@ import {
 } from '../../src/index.js';
 import { GatewayServer } from '../../src/testing/gateway-server.js';
 import { SECRETS, startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
+import { until } from '../helpers/until.js';
 
 /** A real callback endpoint on loopback: records callbacks and answers as told. */
 let api: LoopbackServer;
@@ -223,8 +224,7 @@ describe('reply() through the Gateway, end to end over real sockets', () => {
       client.gateway.onCommand('quiz', (interaction) => interaction.reply(`Quiz about ${String(interaction.options['topic'])}`));
       await client.gateway.connect();
       server.dispatch('INTERACTION_CREATE', { ...payload(2), id: 'e2e-1' });
-      const started = Date.now();
-      while (callbacks('e2e-1').length === 0 && Date.now() - started < 3000) await new Promise((resolve) => setTimeout(resolve, 5));
+      await until(() => callbacks('e2e-1').length > 0, { timeoutMs: 3000, what: 'the callback of e2e-1 at the API server' });
       expect(JSON.parse(callbacks('e2e-1')[0]?.body ?? '{}')).toEqual({ interaction_type: 4, data: { content: 'Quiz about sp' } });
     } finally {
       await client.close();

@@ -76,7 +76,10 @@ describe('events and logs', () => {
       'request',
       'response',
     ]);
-    expect(seen.some((e) => e.name === 'debug' && String(e.args[0]).includes('rate limit'))).toBe(true);
+    expect(
+      seen.filter((e) => e.name === 'rateLimited').map((e) => e.args[0]),
+      'the 429 as a rateLimited event',
+    ).toEqual([expect.objectContaining({ operation: 'channels.get', attempt: 2, retryAfterMs: 10, global: false, willRetry: true })]);
     const responses = seen.filter((e) => e.name === 'response').map((e) => e.args[0] as { status: number; attempt: number; durationMs: number });
     expect(responses.map((r) => [r.status, r.attempt])).toEqual([
       [503, 1],

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { EVICTION_GRACE_MS, IDLE_EVICTION_MS, PendingBodies } from '../../src/receive/pending-bodies.js';
 
 describe('PendingBodies', () => {
@@ -81,14 +81,21 @@ describe('PendingBodies', () => {
     expect(evicted).toEqual(['attacker-1']);
   });
 
-  it('ages on performance.now() when given no clock', async () => {
-    const bodies = new PendingBodies(1);
-    let evicted = false;
-    bodies.start('a')?.onEvict(() => void (evicted = true));
-    expect(bodies.start('b'), 'a body just started is not evicted').toBeUndefined();
-    const started = performance.now();
-    while (performance.now() - started < IDLE_EVICTION_MS) await new Promise((resolve) => setImmediate(resolve));
-    expect(bodies.start('b')).toBeDefined();
-    expect(evicted).toBe(true);
+  it('ages on performance.now() when given no clock', () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    try {
+      const bodies = new PendingBodies(1);
+      let evicted = false;
+      bodies.start('a')?.onEvict(() => void (evicted = true));
+      expect(bodies.start('b'), 'a body just started is not evicted').toBeUndefined();
+      vi.advanceTimersByTime(IDLE_EVICTION_MS - 1);
+      expect(bodies.start('b'), 'idle for less than IDLE_EVICTION_MS: kept').toBeUndefined();
+      expect(evicted).toBe(false);
+      vi.advanceTimersByTime(1);
+      expect(bodies.start('b'), 'idle for IDLE_EVICTION_MS on performance.now(): evicted for the newcomer').toBeDefined();
+      expect(evicted).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -11,6 +11,7 @@ import { startScript } from '../helpers/index.js';
 import { burst, resultOf, WORKER } from './burst.js';
 import { startLimitsServer } from '../helpers/limits-server.js';
 import { describeWithRedis, startRedisServer, type RunningRedis } from '../helpers/redis-server.js';
+import { until } from '../helpers/until.js';
 
 describeWithRedis('rate limits and the session shared across processes through Redis', () => {
   let redis: RunningRedis;
@@ -92,8 +93,10 @@ describeWithRedis('rate limits and the session shared across processes through R
         },
       });
       // The victim holds all 4 places of the bucket in requests the server never answers.
-      const deadline = Date.now() + 15_000;
-      while (server.requests.length - before < 4 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      await until(() => server.requests.length - before >= 4, {
+        timeoutMs: 15_000,
+        what: () => `the victim's 4 requests (${server.requests.length - before} seen)`,
+      });
       expect(server.requests.length - before).toBe(4);
       victim.kill('SIGKILL');
       await victim.exited;

@@ -167,8 +167,8 @@ describe('discovery of an unknown bucket', () => {
     // The response arrives: release, then learn in the same turn (as the pipeline does).
     limiter.release(key);
     limiter.learn(route, '1', headers);
-    await new Promise((resolve) => setTimeout(resolve, 10));
     // One place was left in the window: the first waiter goes, the second waits for the reset.
+    await waiters[0];
     expect(started).toEqual([1]);
     clock = 1100;
     await Promise.all(waiters);
@@ -202,6 +202,44 @@ describe('discovery of an unknown bucket', () => {
     const waiter = limiter.acquire(key, 'normal', controller.signal, () => undefined);
     controller.abort(new Error('gave up'));
     await expect(waiter).rejects.toThrow('gave up');
+  });
+
+  it('waiters of a bucket go in turn; one aborted mid-queue rejects at once and the others keep their order', async () => {
+    const limiter = new MemoryRateLimitStore({ now: () => 0, webhookWindow: undefined });
+    const route = 'GET /channels/{channel_id}';
+    const key = limiter.bucketKey(route, '7');
+    expect(limiter.tryAcquire(key, 'normal')).toBe(true);
+    const started: string[] = [];
+    const controller = new AbortController();
+    const first = limiter.acquire(key, 'normal', undefined, () => undefined).then(() => started.push('first'));
+    const second = limiter.acquire(key, 'normal', controller.signal, () => undefined).then(() => started.push('second'));
+    const third = limiter.acquire(key, 'normal', new AbortController().signal, () => undefined).then(() => started.push('third'));
+    controller.abort(new Error('gave up'));
+    await expect(second).rejects.toThrow('gave up');
+    expect(started, 'nobody passes while the bucket is discovered').toEqual([]);
+    limiter.release(key);
+    limiter.learn(route, '7', { limit: 10, remaining: 9, resetAfterMs: 1000, bucket: undefined });
+    await Promise.all([first, third]);
+    expect(started).toEqual(['first', 'third']);
+  });
+
+  it('a bucket whose requests queued in turn is forgotten once idle: 2,000 such buckets leave none behind', async () => {
+    let clock = 0;
+    const limiter = new MemoryRateLimitStore({ now: () => clock, webhookWindow: undefined });
+    const route = 'GET /channels/{channel_id}';
+    for (let i = 0; i < 2000; i++) {
+      const key = limiter.bucketKey(route, `c${i}`);
+      expect(limiter.tryAcquire(key, 'normal')).toBe(true);
+      // Three requests queue behind the one discovering the bucket (its slow path: the bucket's lane).
+      const waiters = [1, 2, 3].map(() => limiter.acquire(key, 'normal', undefined, () => undefined));
+      limiter.release(key);
+      limiter.learn(route, `c${i}`, { limit: 10, remaining: 9, resetAfterMs: 1000, bucket: undefined });
+      await Promise.all(waiters);
+      for (const _ of waiters) limiter.release(key);
+    }
+    clock += 2_000;
+    limiter.sweep();
+    expect(limiter.size.buckets, 'buckets held once every queue drained and every reset passed').toBe(0);
   });
 
   it('interaction callbacks (priority lane) never wait for a discovery', () => {

@@ -54,7 +54,7 @@ for (const [label, sdk] of [
     assert.deepEqual(channel, { id: 'ch1', url: '/api/v1/channels/ch1', auth: 'Bot smoke-token' });
     await client.close();
   });
-  await check(`${label}: webhook execution through the bundled p-queue`, async () => {
+  await check(`${label}: webhook executions in turn`, async () => {
     const client = new sdk.Client({ baseUrl, auth: { webhookTokens: { w1: 'smoke-hook-token' } } });
     const results = await Promise.all([1, 2, 3].map((i) => client.webhooks.execute('w1', { content: `m${i}` })));
     assert.equal(results.length, 3);

@@ -6,6 +6,7 @@
 import { createRedisGatewaySessionStore, createRedisRateLimitStore, createRedisReplayStore, type RedisClientLike } from '../../src/redis/index.js';
 import { rateLimitStoreContract } from './rate-limit-store.conformance.js';
 import { gatewaySessionStoreContract, replayStoreContract } from './session-and-replay.conformance.js';
+import { until } from '../helpers/until.js';
 
 /** What the expiry step needs of the connection: node-redis's own commands, on any of the three clients. */
 interface Commands {
@@ -28,7 +29,7 @@ export function redisStoreContracts(where: string, connection: () => RedisClient
     // Expiry is Redis's: the key's time to live is over when Redis says so.
     async (_store, key) => {
       await connection().pExpire(`${prefix}${key}`, 1);
-      while ((await connection().exists(`${prefix}${key}`)) === 1) await new Promise((resolve) => setImmediate(resolve));
+      await until(async () => (await connection().exists(`${prefix}${key}`)) === 0, { what: `Redis expiring ${key}` });
     },
   );
   gatewaySessionStoreContract(`the Redis Gateway session store ${where}`, () =>

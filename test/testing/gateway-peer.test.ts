@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { routes } from '../../src/core/routes.js';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/testing/index.js';
+import { until } from '../helpers/until.js';
 
 interface Frame {
   op: number;
@@ -32,42 +33,27 @@ async function open(url: string) {
   const socket = new WebSocket(url);
   sockets.push(socket);
   const frames: Frame[] = [];
-  const waiters: (() => void)[] = [];
   let closed: { code: number } | undefined;
-  const wake = () => {
-    for (const waiter of waiters.splice(0)) waiter();
-  };
   socket.on('message', (raw) => {
     frames.push(JSON.parse(raw.toString()) as Frame);
-    wake();
   });
   socket.on('close', (code) => {
     closed = { code };
-    wake();
   });
   await new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve());
     socket.once('error', reject);
   });
-  async function until<T>(check: () => T | undefined, what: string, timeoutMs = 2000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = check();
-      if (found !== undefined) return found;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; got ${JSON.stringify(frames.map((f) => f.t ?? f.op))}`);
-      await new Promise<void>((resolve) => {
-        waiters.push(resolve);
-        setTimeout(resolve, 50);
-      });
-    }
-  }
+  /** Waits for `check` to find something in what was received, naming `what` and the frames seen when it fails. */
+  const received = <T>(check: () => T | undefined, what: string) =>
+    until(check, { timeoutMs: 2000, what: () => `${what} (frames received: ${JSON.stringify(frames.map((f) => f.t ?? f.op))})` });
   return {
     frames,
     send: (frame: { op: number; d: unknown }) => socket.send(JSON.stringify(frame)),
     /** The next frame matching, counting from frame `from`. */
-    frame: (match: (frame: Frame) => boolean, what: string) => until(() => frames.find(match), what),
-    dispatch: (t: string) => until(() => frames.find((f) => f.op === 0 && f.t === t)?.d as Record<string, unknown> | undefined, t),
-    closed: () => until(() => closed, 'close'),
+    frame: (match: (frame: Frame) => boolean, what: string) => received(() => frames.find(match), what),
+    dispatch: (t: string) => received(() => frames.find((f) => f.op === 0 && f.t === t)?.d as Record<string, unknown> | undefined, t),
+    closed: () => received(() => closed, 'close'),
     isOpen: () => socket.readyState === WebSocket.OPEN,
   };
 }

@@ -7,6 +7,7 @@
  */
 
 import { API_PREFIX, operationIds, routes, type CredentialKind, type HttpMethod, type OperationId, type RouteDefinition } from '../../core/routes.js';
+import { wait } from '../../core/wait.js';
 import type { Caller } from './access.js';
 import { getGateway, getGatewayBot } from './gateway-info.js';
 import { createDriveLink, followUp, handlers, respondWithToken, type Context, type Handler, type RouteContext } from './handlers/index.js';
@@ -192,7 +193,7 @@ export function routeOf(state: EmulatorState, method: string, url: string): stri
 
 /** Handles one REST request against `state`. */
 export async function handleRequest(state: EmulatorState, faults: EmulatorFaults, request: EmulatorRequest): Promise<EmulatorResponse> {
-  if (faults.latencyMs > 0) await delay(faults.latencyMs);
+  if (faults.latencyMs > 0) await wait(faults.latencyMs);
   let routeHeaders: Record<string, string> = {};
   try {
     const url = new URL(request.url, 'http://emulator');
@@ -208,7 +209,7 @@ export async function handleRequest(state: EmulatorState, faults: EmulatorFaults
     // A fault injected for this operation (or any) answers before anything is counted or changed.
     const hit = faults.take(found?.id.contract === true ? found.id.id : undefined, found?.route.path);
     if (hit !== undefined) {
-      if (hit.latencyMs > 0) await delay(hit.latencyMs);
+      if (hit.latencyMs > 0) await wait(hit.latencyMs);
       if (hit.reset) return { status: 0, headers: {}, body: '', reset: true };
       if (hit.error !== undefined) throw hit.error;
     }
@@ -229,8 +230,4 @@ export async function handleRequest(state: EmulatorState, faults: EmulatorFaults
     }
     return json(500, { message: `emulator error: ${error instanceof Error ? error.message : String(error)}`, code: 0 });
   }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

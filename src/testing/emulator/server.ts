@@ -18,6 +18,7 @@ import { checkSimulation } from './inputs.js';
 import { failed, safely } from './request-safety.js';
 import { checkBaseUrl, checkCoreOptions, checkHostNames, checkWaitTimeout, coreOptionsOf, SERVER_OPTIONS } from './options.js';
 import { checkCount, checkDuration } from '../../core/bounds.js';
+import { wait } from '../../core/wait.js';
 import type {
   EmulatedCallback,
   EmulatedMessage,
@@ -393,7 +394,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
           throw new EmulatorError(
             `no bot connected to the emulator's Gateway within ${timeoutMs} ms (is it connected with client.gateway.connect() to this emulator's URL?)`,
           );
-        await new Promise((resolve) => setTimeout(resolve, 10));
+        await wait(10);
       }
     },
     async close() {

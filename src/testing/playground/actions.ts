@@ -7,6 +7,7 @@
  */
 
 import { redactValue, scrubText } from '../../core/redact.js';
+import { wait } from '../../core/wait.js';
 import { operationIds, type OperationId } from '../../core/routes.js';
 import type { EmulatorCore } from '../emulator/core.js';
 import { FAULT_STATUSES } from '../emulator/faults.js';
@@ -65,10 +66,8 @@ const actions: Record<string, (body: Body, ctx: ActionContext) => Promise<Action
       ...place(body),
     });
     if (run.delivered === 0) return { status: 200, body: { choices: [], note: 'no bot is connected' } };
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), AUTOCOMPLETE_TIMEOUT_MS)));
-    const answer = await Promise.race([run.response, timeout]);
-    clearTimeout(timer);
+    // Without an answer in time, the wait resolves undefined (its timer cleared either way).
+    const answer = await wait(run.response, { timeoutMs: AUTOCOMPLETE_TIMEOUT_MS });
     const choices = answer?.data['choices'];
     return { status: 200, body: { choices: Array.isArray(choices) ? choices : [], ...(answer ? {} : { note: 'the bot did not answer in time' }) } };
   },
