@@ -240,8 +240,7 @@ export class RestClient {
         const bucketKey = config.limiter.bucketKey(call.routeKey, call.major);
         const base: RequestEventBase = { operation, method: route.method, path: displayPath, attempt, bucket: bucketKey };
 
-        // One synchronous try first, when the store has one (the in-memory store answers when nothing waits: no promise, no
-        // deadline timer, no guard); otherwise, and for a store without it (Redis), the call waits.
+        // The store's synchronous try first, when it has one (no promise, no timer, no guard); otherwise, or without it (Redis), a wait.
         const limiter = config.limiter;
         if (webhookId !== undefined && limiter.tryWebhookTurn?.(webhookId) !== true) {
           await this.#waitFor(call, limiter.webhookTurn(webhookId, call.deadline.signal, this.#guard(call, base, obs)));
