@@ -71,17 +71,21 @@ class LazyFrame implements GatewayFrame {
   }
 
   #read(text: string): string | undefined {
-    const named = `dispatch ${this.t ?? ''}, sequence ${String(this.s ?? 'none')}`;
     let whole: { op?: unknown; s?: unknown; t?: unknown; d?: unknown };
     try {
       whole = JSON.parse(text) as typeof whole;
     } catch {
-      return `received a frame whose payload is not JSON (${named}); ignored`;
+      return `received a frame whose payload is not JSON (${this.#named()}); ignored`;
     }
     if (whole.op !== this.op || (whole.s ?? null) !== this.s || (whole.t ?? null) !== this.t)
-      return `received a frame whose members repeated after its payload disagree with its head (${named}); ignored`;
+      return `received a frame whose members repeated after its payload disagree with its head (${this.#named()}); ignored`;
     this.#d = whole.d;
     return undefined;
+  }
+
+  /** The frame named in a failure (built only for one: every frame would pay for it). */
+  #named(): string {
+    return `dispatch ${this.t ?? ''}, sequence ${String(this.s ?? 'none')}`;
   }
 
   /** The frame's JSON text, for a worker thread to hand on unparsed; `undefined` once it was parsed. */

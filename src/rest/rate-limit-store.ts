@@ -115,6 +115,12 @@ export interface RateLimitStore {
   attach(settings: RateLimitSettings): void;
   /** The bucket key of a request: the server's bucket id when learned, else method and route, plus the major parameter. Synchronous. */
   bucketKey(routeKey: string, major: string): string;
+  /**
+   * Optional: the synchronous try made before {@link RateLimitStore.acquire}. Returns `true` when the bucket may send at once,
+   * and then counts the request as in flight (as a resolved `acquire` would); `false` when it may not or the store cannot say
+   * without waiting (the request then calls `acquire`). A store that always needs a round trip (Redis) leaves it out.
+   */
+  tryAcquire?(key: string, lane: Lane): boolean;
   /** Waits until the bucket may send (calling `guard` before each wait), then counts the request as in flight. Rejects when the store cannot answer. */
   acquire(key: string, lane: Lane, signal: AbortSignal | undefined, guard: WaitGuard): Promise<void>;
   /** Marks a request of the bucket as finished (sent or failed). */
@@ -123,6 +129,12 @@ export interface RateLimitStore {
   learn(routeKey: string, major: string, headers: RateLimitHeaders | undefined): void;
   /** Pauses a bucket, or every bucket when `global`, for `ms` milliseconds. */
   pause(key: string, ms: number, global: boolean): void;
+  /**
+   * Optional: the synchronous try made before {@link RateLimitStore.webhookTurn}. Returns `true` when one more execution fits in
+   * the webhook's window now, and then holds that place (as a resolved `webhookTurn` would); `false` otherwise (the request
+   * then calls `webhookTurn`).
+   */
+  tryWebhookTurn?(webhookId: string): boolean;
   /** Waits until one more execution fits in the webhook's rolling window (calling `guard` before each wait), and holds that place. */
   webhookTurn(webhookId: string, signal: AbortSignal | undefined, guard: WaitGuard): Promise<void>;
   /** Records that an execution attempt of the webhook has finished (or failed): it counts in the window from now on. */

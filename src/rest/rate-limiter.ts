@@ -246,7 +246,6 @@ export class MemoryRateLimitStore implements RateLimitStore {
    * send at once (a synchronous check that allocates nothing). Otherwise
    * returns `false`: call {@link MemoryRateLimitStore.acquire}. Every successful
    * acquire must be followed by one {@link MemoryRateLimitStore.release}.
-   * @internal The pipeline's fast path; not part of {@link RateLimitStore}.
    */
   tryAcquire(key: string, lane: Lane): boolean {
     const bucket = this.#bucket(key);
@@ -372,7 +371,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return this.#webhooks.serialize(webhookId, task, signal);
   }
 
-  /** @internal The pipeline's fast path: `true` when one more execution fits in the window now (else it calls `webhookTurn`). */
+  /** `true` when one more execution fits in the webhook's window now, its place then held (else call `webhookTurn`). */
   tryWebhookTurn(webhookId: string): boolean {
     return this.#webhooks.tryTurn(webhookId);
   }

@@ -56,7 +56,7 @@ export class RestClient {
   readonly #resolved = new Map<string, RouteDefinition>();
   /** Bucket route keys (`METHOD template`) by route row, built once. */
   readonly #routeKeys = new WeakMap<RouteDefinition, string>();
-  /** The in-memory store's synchronous fast paths, when the limiter is one (another store is only reached through its interface). */
+  /** The in-memory store, which keeps each webhook's executions in order beside their window (another store is only reached through its interface). */
   readonly #fast: MemoryRateLimitStore | undefined;
   /** Each webhook's executions in order, when the store is not the in-memory one (which keeps them beside their window). */
   readonly #webhookOrder = new KeyedQueue<string>();
@@ -240,12 +240,13 @@ export class RestClient {
         const bucketKey = config.limiter.bucketKey(call.routeKey, call.major);
         const base: RequestEventBase = { operation, method: route.method, path: displayPath, attempt, bucket: bucketKey };
 
-        // The in-memory store answers synchronously when nothing waits (no promise, no deadline timer, no guard); otherwise, and for any other store, the call waits.
-        if (webhookId !== undefined && this.#fast?.tryWebhookTurn(webhookId) !== true) {
-          await this.#waitFor(call, config.limiter.webhookTurn(webhookId, call.deadline.signal, this.#guard(call, base, obs)));
+        // The store's synchronous try first, when it has one (no promise, no timer, no guard); otherwise, or without it (Redis), a wait.
+        const limiter = config.limiter;
+        if (webhookId !== undefined && limiter.tryWebhookTurn?.(webhookId) !== true) {
+          await this.#waitFor(call, limiter.webhookTurn(webhookId, call.deadline.signal, this.#guard(call, base, obs)));
         }
-        if (this.#fast?.tryAcquire(bucketKey, call.lane) !== true) {
-          await this.#waitFor(call, config.limiter.acquire(bucketKey, call.lane, call.deadline.signal, this.#guard(call, base, obs)));
+        if (limiter.tryAcquire?.(bucketKey, call.lane) !== true) {
+          await this.#waitFor(call, limiter.acquire(bucketKey, call.lane, call.deadline.signal, this.#guard(call, base, obs)));
         }
 
         // Send the attempt under its own timeout. The timer keeps running while the body is read.

@@ -90,3 +90,71 @@ describe('RateLimitStore', () => {
     }
   });
 });
+
+describe("RateLimitStore's optional synchronous tries", () => {
+  let server: LimitsServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  /** A store over the in-memory one counting each member the pipeline calls; with `tries`, its synchronous tries too. */
+  function counted(tries: boolean) {
+    const inner = new MemoryRateLimitStore();
+    const calls = { tryAcquire: 0, acquire: 0, tryWebhookTurn: 0, webhookTurn: 0 };
+    const store: RateLimitStore = {
+      ...interfaceOnly(inner),
+      acquire: (key, lane, signal, guard) => (calls.acquire++, inner.acquire(key, lane, signal, guard)),
+      webhookTurn: (webhookId, signal, guard) => (calls.webhookTurn++, inner.webhookTurn(webhookId, signal, guard)),
+      ...(tries
+        ? {
+            tryAcquire: (key, lane) => (calls.tryAcquire++, inner.tryAcquire(key, lane)),
+            tryWebhookTurn: (webhookId) => (calls.tryWebhookTurn++, inner.tryWebhookTurn(webhookId)),
+          }
+        : {}),
+    };
+    return { store, calls };
+  }
+
+  /** Executes the messages in order on webhook `wh1` through a client over `store` (a window of 3 a minute), then closes it. */
+  async function executeThrough(store: RateLimitStore, contents: string[]): Promise<void> {
+    const client = new Client({
+      baseUrl: (server as LimitsServer).url,
+      auth: { botToken: 'a-bot-token', webhookTokens: { wh1: 'a-webhook-token' } },
+      rateLimitStore: store,
+      webhookRateLimit: { limit: 3, windowMs: 60_000 },
+    });
+    try {
+      for (const content of contents) await client.webhooks.execute('wh1', { content });
+    } finally {
+      await client.close();
+    }
+  }
+
+  it('a store with them is tried first and not waited on when the try says yes; one without them is waited on for every request', async () => {
+    // Room on the server for both clients' executions: each client's own window (3) is what the store keeps.
+    server = await startLimitsServer({ webhookLimit: 6, webhookWindowMs: 60_000 });
+    for (const tries of [true, false]) {
+      const { store, calls } = counted(tries);
+      await executeThrough(store, ['one', 'two', 'three']);
+      const expected = tries
+        ? { tryAcquire: 3, acquire: 0, tryWebhookTurn: 3, webhookTurn: 0 }
+        : { tryAcquire: 0, acquire: 3, tryWebhookTurn: 0, webhookTurn: 3 };
+      expect(calls, `the store's members the pipeline called for 3 executions with room (${tries ? 'with' : 'without'} the tries)`).toEqual(expected);
+    }
+  });
+
+  it('a try that says no is followed by the asynchronous wait, once per request', async () => {
+    server = await startLimitsServer({ webhookLimit: 3, webhookWindowMs: 60_000 });
+    const { store, calls } = counted(false);
+    const refusing: RateLimitStore = { ...store, tryAcquire: () => (calls.tryAcquire++, false), tryWebhookTurn: () => (calls.tryWebhookTurn++, false) };
+    await executeThrough(refusing, ['one', 'two']);
+    expect(calls, "the store's members the pipeline called for 2 executions whose tries said no").toEqual({
+      tryAcquire: 2,
+      acquire: 2,
+      tryWebhookTurn: 2,
+      webhookTurn: 2,
+    });
+    expect(server.webhookAccepted.map((accepted) => accepted.content)).toEqual(['one', 'two']);
+  });
+});

@@ -13,8 +13,11 @@ async function request(signal?: TransportRequest['signal']): Promise<TransportRe
   return { method: 'GET', origin: 'http://127.0.0.1:9', path: '/api/v1/users/@me', headers: {}, body: undefined, signal: signal ?? new AttemptSignal() };
 }
 
+/** What the transport loads of undici: its Pool and util by their own modules, the package's index when they fail. */
+const UNDICI_MODULES = ['undici', 'undici/lib/dispatcher/pool.js', 'undici/lib/core/util.js'];
+
 afterEach(() => {
-  vi.doUnmock('undici');
+  for (const name of UNDICI_MODULES) vi.doUnmock(name);
   vi.resetModules();
 });
 
@@ -38,9 +41,10 @@ describe('UndiciTransport loads undici on its first request', () => {
   });
 
   it('a failed load is a network failure that reached nothing, and the next request tries the load again', async () => {
-    vi.doMock('undici', () => {
-      throw new Error('undici is not installed');
-    });
+    for (const name of UNDICI_MODULES)
+      vi.doMock(name, () => {
+        throw new Error('undici is not installed');
+      });
     const { UndiciTransport } = await freshTransport();
     const transport = new UndiciTransport();
     const failure = (await transport.send(await request()).catch((error: unknown) => error)) as TransportFailure;
@@ -48,7 +52,7 @@ describe('UndiciTransport loads undici on its first request', () => {
     expect(failure.mayHaveReachedServer, 'a request sent without undici loaded cannot have reached the server').toBe(false);
     expect(failure.detail).toMatch(/^undici could not be loaded: /);
 
-    vi.doUnmock('undici');
+    for (const name of UNDICI_MODULES) vi.doUnmock(name);
     const dispatched: string[] = [];
     const dispatcher = { dispatch: (options: Dispatcher.DispatchOptions) => dispatched.push(options.path) } as unknown as Dispatcher;
     void new UndiciTransport({ dispatcher }).send(await request());
