@@ -7,7 +7,7 @@
 import type { Client } from '../clients/client.js';
 import { checkCount, checkDuration, refuseUnknownOptions } from '../core/bounds.js';
 import { ValidationError } from '../errors/index.js';
-import type { InteractionErrorEvent, InteractionUnhandledEvent } from '../interactions/router.js';
+import type { InteractionRouterEvents } from '../interactions/router.js';
 import type { RedisClientLike } from './connection.js';
 import type { DeadLetter, RedisEventStream } from './event-stream.js';
 import type { StreamBacklog } from './stream-backlog.js';
@@ -221,8 +221,8 @@ export interface RecreatedEvent {
   from: string;
 }
 
-/** Events of an {@link EventWorker}. */
-export interface EventWorkerEvents {
+/** Events of an {@link EventWorker}: its own, and those of its router (`interactionCreate`, `interactionError`, `interactionUnhandled`). */
+export interface EventWorkerEvents extends InteractionRouterEvents {
   /** Redis failed (the worker tries again on its next turn), an answered mark could not be stored yet (tried again), or an entry was unreadable. */
   error: [error: Error];
   /**
@@ -230,10 +230,6 @@ export interface EventWorkerEvents {
    * created it again, from the id given.
    */
   recreated: [event: RecreatedEvent];
-  /** An interaction handler threw. */
-  interactionError: [event: InteractionErrorEvent];
-  /** A click or submit nothing handled. */
-  interactionUnhandled: [event: InteractionUnhandledEvent];
   /** An event went to the dead letters (no payload: it may hold a token). */
   deadLetter: [event: Pick<DeadLetter, 'originalId' | 'type' | 'reason' | 'deliveries' | 'error'>];
   /** An interaction already claimed (a replay, or a second publisher) was acknowledged without running. */

@@ -16,7 +16,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { EventEmitter } from 'eventemitter3';
+import type { EventEmitter } from 'eventemitter3';
 import type { Client } from '../clients/client.js';
 import { INTERACTION_LIFETIME_MS } from '../core/constants.js';
 import { scrubText } from '../core/redact.js';
@@ -24,10 +24,8 @@ import { KeyedQueue, wait } from '../core/wait.js';
 import { publishStreamStep, type StreamStepMessage } from '../observe/diagnostics.js';
 import { EventStreamError } from '../errors/index.js';
 import { interactionFromDispatch } from '../interactions/from-dispatch.js';
-import type { CommandInteraction, InteractionByKind } from '../interactions/interaction.js';
-import type { InteractionKind, InteractionResponder } from '../interactions/types.js';
-import type { CommandOptionValues, TypedCommandDefinition } from '../interactions/options.js';
-import { type InteractionHandler, InteractionRouter } from '../interactions/router.js';
+import type { InteractionResponder } from '../interactions/types.js';
+import { InteractionHost } from '../interactions/host.js';
 import type { RedisClientLike } from './connection.js';
 import { type DeadLetter, entriesOf, failureText, fieldsOf, type RedisEventStream, shardIdOf } from './event-stream.js';
 import { type EventWorkerEvents, type EventWorkerOptions, type StreamEvent, type WorkerSettings, workerSettings } from './event-worker-options.js';
@@ -42,9 +40,7 @@ export type { UnmarkedEvent } from './event-worker-marks.js';
 export type { DuplicateEvent, EventWorkerEvents, EventWorkerOptions, LostEvent, RecreatedEvent, StreamEvent } from './event-worker-options.js';
 
 /** A worker consuming the stream of Gateway dispatches. */
-export class EventWorker extends EventEmitter<EventWorkerEvents> {
-  /** The router its interactions run through (the same as the Gateway's and the receiver's). */
-  readonly router: InteractionRouter;
+export class EventWorker extends InteractionHost<EventWorkerEvents> {
   readonly #options: WorkerSettings;
   readonly #stream: RedisEventStream;
   readonly #group: string;
@@ -86,21 +82,6 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
       () => this.#stream.client.isReady,
       (error) => this.#report(error),
     );
-    this.router = new InteractionRouter();
-    this.router.on('interactionError', (event) => this.#emitSafely('interactionError', event));
-  }
-
-  /** Handles interactions of one kind. Returns a function that removes the handler. */
-  onInteraction<K extends InteractionKind>(kind: K, handler: InteractionHandler<InteractionByKind[K]>): () => void {
-    return this.router.onInteraction(kind, handler);
-  }
-
-  /** Handles one slash command by name. Returns a function that removes the handler. */
-  onCommand(name: string, handler: InteractionHandler<CommandInteraction>): () => void;
-  /** Handles one slash command by its definition (from `defineCommand`), which types `interaction.options`. */
-  onCommand<D extends TypedCommandDefinition>(command: D, handler: InteractionHandler<CommandInteraction<CommandOptionValues<D>>>): () => void;
-  onCommand(command: TypedCommandDefinition | string, handler: InteractionHandler<CommandInteraction<never>>): () => void {
-    return this.router.onCommand(command as string, handler as InteractionHandler<CommandInteraction>);
   }
 
   /**
@@ -278,7 +259,7 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
     if (deliveries > this.#options.maxDeliveries) {
       return this.#deadLetter(id, fields, 'max-deliveries', `delivered ${deliveries} times without being handled`, deliveries);
     }
-    if (type === 'INTERACTION_CREATE') return this.#interaction(id, fields, data, deliveries);
+    if (type === 'INTERACTION_CREATE') return this.#interaction(id, fields, data, deliveries, shardId);
     const handlers = [...(this.#dispatchHandlers.get(type) ?? [])];
     const event: StreamEvent = { type, data, shardId, id, deliveries };
     const started = performance.now();
@@ -297,7 +278,7 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
     // Left pending: delivered again after claimIdleMs (to this worker or another).
   }
 
-  async #interaction(id: string, fields: Record<string, string>, data: unknown, deliveries: number): Promise<void> {
+  async #interaction(id: string, fields: Record<string, string>, data: unknown, deliveries: number, shardId: number): Promise<void> {
     const payload = typeof data === 'object' && data !== null ? (data as { id?: unknown; token?: unknown }) : {};
     const interactionId = typeof payload.id === 'string' ? payload.id : '';
     const token = typeof payload.token === 'string' ? [payload.token] : [];
@@ -331,11 +312,7 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
     claim = held;
     this.#step({ step: 'claim', id, type: 'INTERACTION_CREATE', deliveries });
     const started = performance.now();
-    const interaction = built.interaction;
-    const handled = this.router.offerToWaits(interaction) || this.router.wouldHandle(interaction);
-    const running = this.router.dispatch(interaction);
-    this.router.holdUnclaimed(interaction, handled, (event) => this.#emitSafely('interactionUnhandled', event));
-    await running;
+    await this.router.handle(built.interaction, shardId);
     this.#step({ step: 'handle', id, type: 'INTERACTION_CREATE', deliveries, durationMs: performance.now() - started });
     // Answered: acknowledged once the mark is stored, which goes on apart from the tasks under way (close() stops it).
     if (marking !== undefined) return this.#marks.afterStored(id, () => this.#ack(id));

@@ -65,8 +65,9 @@ describe('the interaction router', () => {
     const client = new Client({ baseUrl: service.url, auth: { botToken: SECRETS.botToken } });
     client.gateway.use(router);
     const respond = (id: string, body: { interaction_type: 1 | 4 | 5 | 6 | 8 | 9; data: Record<string, unknown> }) => client.interactions.respond(id, body);
-    const overGateway = client.gateway.deliver(createInteraction(payload('over-gateway'), respond, () => NOW_MS));
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, client, router, clock: () => NOW_MS });
+    const overGateway = client.gateway.router.handle(createInteraction(payload('over-gateway'), respond, () => NOW_MS));
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, client, clock: () => NOW_MS });
+    receiver.use(router);
     const { body, headers } = signedDelivery({ type: 'INTERACTION_CREATE', data: payload('over-http') });
     const outcome = await receiver.receive(body, headers);
     expect(outcome.status).toBe(200);
@@ -94,12 +95,12 @@ describe('the interaction router', () => {
     router.onCommand('QUIZ', () => void order.push('router:quiz'));
     const stop = gateway.use(router);
     const noop = () => Promise.resolve();
-    gateway.deliver(createInteraction(payload('a'), noop));
+    gateway.router.handle(createInteraction(payload('a'), noop));
     expect(order).toEqual(['gateway:command', 'gateway:quiz', 'router:quiz']);
     order.length = 0;
     stop();
     removeKind();
-    gateway.deliver(createInteraction(payload('b'), noop));
+    gateway.router.handle(createInteraction(payload('b'), noop));
     expect(order).toEqual(['gateway:quiz']);
   });
 
@@ -120,7 +121,7 @@ describe('the interaction router', () => {
       throw new Error('async failure');
     });
     router.onInteraction('command', () => void (ranAfter = true));
-    await client.gateway.deliver(createInteraction(payload('c'), () => Promise.resolve()));
+    await client.gateway.router.handle(createInteraction(payload('c'), () => Promise.resolve()));
     expect(ranAfter).toBe(true);
     expect(onRouter.map((event) => (event.error as Error).message)).toEqual(['sync failure', 'async failure']);
     expect(onGateway.map((event) => event.interaction.id)).toEqual(['c', 'c']);
@@ -133,11 +134,11 @@ describe('the interaction router', () => {
     router.onInteraction('command', () => {
       throw 'a string';
     });
-    await router.dispatch(createInteraction(payload('s'), () => Promise.resolve()));
+    await router.handle(createInteraction(payload('s'), () => Promise.resolve()));
     expect(events.map((event) => [event.error instanceof Error, event.error.cause])).toEqual([[true, 'a string']]);
   });
 
-  it('dispatch() resolves once every handler has settled, never rejects, and survives a throwing error listener', async () => {
+  it('handle() resolves once every handler has settled, never rejects, and survives a throwing error listener', async () => {
     const router = createInteractionRouter();
     let done = false;
     router.onInteraction('command', async () => {
@@ -148,7 +149,7 @@ describe('the interaction router', () => {
     router.on('interactionError', () => {
       throw new Error('listener broke');
     });
-    await expect(router.dispatch(createInteraction(payload('d'), () => Promise.resolve()))).resolves.toBeUndefined();
+    await expect(router.handle(createInteraction(payload('d'), () => Promise.resolve()))).resolves.toBeUndefined();
     expect(done).toBe(true);
     expect(router.handlerCount).toBe(2);
     await router.close();

@@ -93,7 +93,8 @@ describe('the receiver against a hostile sender', () => {
     const router = createInteractionRouter();
     const responses: string[] = [];
     const client = { interactions: { respond: (id: string) => Promise.resolve(void responses.push(id)) } };
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, client, router, clock: () => NOW_MS });
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, client, clock: () => NOW_MS });
+    receiver.use(router);
     const ran: string[] = [];
     router.onCommand('ping', async (interaction) => {
       ran.push(interaction.id);
