@@ -14,6 +14,20 @@ import { type InteractionHandler, InteractionRouter, type InteractionRouterEvent
 import type { InteractionKind } from './types.js';
 
 /**
+ * Something a host received again and did not handle again: the webhook receiver's `duplicate` (a retry of a handled
+ * delivery, or an interaction another delivery carried) and the event worker's (an interaction another entry claimed
+ * first). One shape on both; no payload (it may hold a token).
+ */
+export interface DuplicateEvent {
+  /** What came again: the delivery's id (the webhook receiver) or the stream entry's (the event worker). */
+  id: string;
+  /** Its type: the delivery's event type, or the dispatch's (`INTERACTION_CREATE`). */
+  type: string;
+  /** The interaction it carried, when it carried one. */
+  interactionId: string | undefined;
+}
+
+/**
  * The part every host of interactions shares (the Gateway, the webhook receiver, the event worker): its router and the
  * three ways to register on it. The host emits the router's events too, with the same arguments.
  */

@@ -14,7 +14,7 @@ import { inspectSymbol, scrubText } from '../core/redact.js';
 import { INTERACTION_LIFETIME_MS } from '../core/constants.js';
 import type { InteractionResponder } from '../interactions/types.js';
 import type { InteractionRouterEvents } from '../interactions/router.js';
-import { InteractionHost } from '../interactions/host.js';
+import { type DuplicateEvent, InteractionHost } from '../interactions/host.js';
 import type { WebhookDelivery, WebhookEventMap } from './delivery.js';
 import { createExpressMiddleware, type ExpressMiddleware } from './express.js';
 import { createFetchHandler, type FetchHandler } from './fetch.js';
@@ -45,8 +45,11 @@ export interface WebhookErrorEvent {
 export interface WebhookReceiverEvents extends InteractionRouterEvents {
   /** Every new verified delivery, whatever its type: the catch-all. */
   delivery: [delivery: WebhookDelivery];
-  /** A retry of a delivery already handled (same id, new signature): answered 200, not handled again. */
-  duplicate: [delivery: WebhookDelivery];
+  /**
+   * A retry of a delivery already handled (same id, new signature), or an interaction another delivery carried: answered
+   * 200, not handled again.
+   */
+  duplicate: [event: DuplicateEvent];
   /** A request that failed verification (answered 401). */
   rejected: [error: WebhookVerificationError];
   /** A handler threw or rejected, or the receiver could not do its job (the replay store failed, a body parser ran first). */
@@ -191,7 +194,7 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> extends In
           ? await this.#claimOr(true, delivery, `interaction:${interactionId}`, INTERACTION_LIFETIME_MS + acceptedForMs)
           : fresh;
       if (!interactionFresh) {
-        this.#emit('duplicate', delivery);
+        this.#emit('duplicate', { id: delivery.id, type: delivery.type, interactionId: typeof interactionId === 'string' ? interactionId : undefined });
         return { status: 200, body: { ok: true, duplicate: true }, dispatch: () => Promise.resolve() };
       }
     } catch (error) {

@@ -8,6 +8,7 @@ import type { Client } from '../clients/client.js';
 import { checkCount, checkDuration, refuseUnknownOptions } from '../core/bounds.js';
 import { ValidationError } from '../errors/index.js';
 import type { InteractionRouterEvents } from '../interactions/router.js';
+import type { DuplicateEvent } from '../interactions/host.js';
 import type { RedisClientLike } from './connection.js';
 import type { DeadLetter, RedisEventStream } from './event-stream.js';
 import type { StreamBacklog } from './stream-backlog.js';
@@ -171,14 +172,6 @@ export interface StreamEvent {
   id: string;
   /** How many times it was delivered (1: the first). */
   deliveries: number;
-}
-
-/** An interaction acknowledged without running: another entry claimed it first. */
-export interface DuplicateEvent {
-  /** The stream entry acknowledged. */
-  id: string;
-  /** The interaction. */
-  interactionId: string;
 }
 
 /** Stream entries a worker lost or took over. */

@@ -37,7 +37,7 @@ import type { StreamBacklog } from './stream-backlog.js';
 import { type ConsumersRemovedEvent, upkeep } from './stream-upkeep.js';
 
 export type { UnmarkedEvent } from './event-worker-marks.js';
-export type { DuplicateEvent, EventWorkerEvents, EventWorkerOptions, LostEvent, RecreatedEvent, StreamEvent } from './event-worker-options.js';
+export type { EventWorkerEvents, EventWorkerOptions, LostEvent, RecreatedEvent, StreamEvent } from './event-worker-options.js';
 
 /** A worker consuming the stream of Gateway dispatches. */
 export class EventWorker extends InteractionHost<EventWorkerEvents> {
@@ -334,7 +334,7 @@ export class EventWorker extends InteractionHost<EventWorkerEvents> {
     if (acquired.status === 'held' && acquired.holder.startsWith(`${id}@${this.#group.length}:${this.#group}/`)) return undefined;
     if (acquired.status !== 'taken') {
       await this.#ack(id);
-      this.#emitSafely('duplicate', { id, interactionId });
+      this.#emitSafely('duplicate', { id, type: 'INTERACTION_CREATE', interactionId });
       this.#step({ step: 'duplicate', id, type: 'INTERACTION_CREATE' });
       return undefined;
     }

@@ -22,7 +22,6 @@ export {
   type EventWorkerOptions,
   type EventWorkerEvents,
   type StreamEvent,
-  type DuplicateEvent,
   type LostEvent,
   type RecreatedEvent,
   type UnmarkedEvent,
