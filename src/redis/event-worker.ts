@@ -22,22 +22,22 @@ import { INTERACTION_LIFETIME_MS } from '../core/constants.js';
 import { scrubText } from '../core/redact.js';
 import { KeyedQueue, wait } from '../core/wait.js';
 import { publishStreamStep, type StreamStepMessage } from '../observe/diagnostics.js';
-import { EventStreamError } from '../errors/index.js';
+import { EventStreamError, ValidationError } from '../errors/index.js';
 import { interactionFromDispatch } from '../interactions/from-dispatch.js';
 import type { InteractionResponder } from '../interactions/types.js';
 import { InteractionHost } from '../interactions/host.js';
 import type { RedisClientLike } from './connection.js';
 import { type DeadLetter, entriesOf, failureText, fieldsOf, type RedisEventStream, shardIdOf } from './event-stream.js';
-import { type EventWorkerEvents, type EventWorkerOptions, type StreamEvent, type WorkerSettings, workerSettings } from './event-worker-options.js';
+import { type EventWorkerEvents, type EventWorkerOptions, orderKeyOf, type StreamEvent, type WorkerSettings, workerSettings } from './event-worker-options.js';
 import { AnsweredMarks } from './event-worker-marks.js';
 import { ANSWERED_RETRY_MAX_PAUSE_MS, acquireClaim, type ClaimKeys, HeldClaim, renewClaim } from './interaction-claim.js';
-import { entryId, MALFORMED, orderKeyOf, parsePayload, reclaimEntries, tokenOf } from './event-worker-reads.js';
+import { entryId, MALFORMED, parsePayload, reclaimEntries, tokenOf } from './event-worker-reads.js';
 import { WorkerLeases } from './worker-leases.js';
 import type { StreamBacklog } from './stream-backlog.js';
 import { type ConsumersRemovedEvent, upkeep } from './stream-upkeep.js';
 
 export type { UnmarkedEvent } from './event-worker-marks.js';
-export type { EventWorkerEvents, EventWorkerOptions, LostEvent, RecreatedEvent, StreamEvent } from './event-worker-options.js';
+export type { EventWorkerEvents, EventWorkerOptions, LostEvent, OrderKeyFunction, RecreatedEvent, StreamEvent } from './event-worker-options.js';
 
 /** A worker consuming the stream of Gateway dispatches. */
 export class EventWorker extends InteractionHost<EventWorkerEvents> {
@@ -52,7 +52,7 @@ export class EventWorker extends InteractionHost<EventWorkerEvents> {
   readonly #running = new Set<Promise<void>>();
   /** The entries handled here and their claims: a slow handler's entry reclaimed by this same worker is not started twice. */
   readonly #leases: WorkerLeases;
-  /** Events of one community or channel, in order (with `orderBy`). */
+  /** Events of one order key (a community, a channel, what `orderBy` says), in order. */
   readonly #ordered = new KeyedQueue<string>();
   readonly #stop = new AbortController();
   readonly #givenReadClient: RedisClientLike | undefined;
@@ -237,13 +237,26 @@ export class EventWorker extends InteractionHost<EventWorkerEvents> {
     if (!this.#leases.hold(id, sentAt)) return;
     const record = fieldsOf(fields);
     const data = parsePayload(record['d']);
-    const key = orderKeyOf(this.#options.orderBy, data);
+    const key = this.#orderKey(id, record, data, deliveries);
     const run = () => this.#handle(id, record, data, deliveries);
     const task = (key === undefined ? run() : this.#ordered.run(key, run)).catch((error: unknown) => this.#report(error));
     this.#running.add(task);
     void task.finally(() => {
       this.#running.delete(task);
       this.#leases.release(id);
+    });
+  }
+
+  /** The order key of an entry (`orderBy`): a key function that throws or gives an unusable key is reported, and the entry runs unordered. */
+  #orderKey(id: string, fields: Record<string, string>, data: unknown, deliveries: number): string | undefined {
+    const orderBy = this.#options.orderBy;
+    const shardId = shardIdOf(fields);
+    // Unreadable entries go to the dead letters, unordered.
+    if (orderBy === undefined || data === MALFORMED || shardId === undefined) return undefined;
+    const type = fields['t'] ?? '';
+    return orderKeyOf(orderBy, { type, data, shardId, id, deliveries }, (why) => {
+      const text = scrubText(why, tokenOf(fields)).slice(0, 300);
+      this.#report(new ValidationError('orderBy', [{ path: `stream entry ${id} (${type.slice(0, 64)})`, message: `${text}; it runs unordered` }]));
     });
   }
 

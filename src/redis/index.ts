@@ -22,6 +22,7 @@ export {
   type EventWorkerOptions,
   type EventWorkerEvents,
   type StreamEvent,
+  type OrderKeyFunction,
   type LostEvent,
   type RecreatedEvent,
   type UnmarkedEvent,
