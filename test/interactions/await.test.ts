@@ -235,7 +235,7 @@ describe('the end of a wait leaves nothing behind', () => {
       expect.stringContaining('timeoutMs: required'),
       expect.stringContaining('timeoutMs: required'),
       expect.stringContaining('customId: required'),
-      expect.stringContaining('not dispatched by an InteractionRouter'),
+      expect.stringContaining('not handled by an InteractionRouter (router.handle()'),
     ]);
     const first = original.awaitComponent({ timeoutMs: 60_000 });
     const second = await original.awaitComponent({ timeoutMs: 60_000 }).catch((e: unknown) => e);
