@@ -302,7 +302,8 @@ function waitFor(original: BaseInteraction, kind: 'component' | 'modalSubmit', o
   const registry = original.waitRegistry as InteractionWaitRegistry | undefined;
   if (!registry) {
     const operation = kind === 'component' ? 'interaction.awaitComponent' : 'interaction.awaitModalSubmit';
-    const message = 'this interaction was not handled by an InteractionRouter (router.handle(): the Gateway, a webhook receiver or an event worker), so no later interaction can reach it';
+    const message =
+      'this interaction was not handled by an InteractionRouter (router.handle(): the Gateway, a webhook receiver or an event worker), so no later interaction can reach it';
     return Promise.reject(new ValidationError(operation, [{ path: '', message }]));
   }
   return kind === 'component'
