@@ -201,6 +201,9 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
    * (directly or further down): one interaction runs each handler once. Returns a function that stops using it.
    */
   use(router: InteractionRouter): () => void {
+    // By shape, not instanceof: a router of the other build (ESM and CommonJS) is as good.
+    if (typeof (router as Partial<InteractionRouter> | null)?.runHandlers !== 'function')
+      throw new ValidationError('router.use', [{ path: 'router', message: 'must be a router from createInteractionRouter()' }]);
     if (router === this || router.uses(this))
       throw new ValidationError('router.use', [{ path: 'router', message: 'must not be this router, nor one that uses it: its handlers would run twice' }]);
     this.#used.add(router);

@@ -335,7 +335,7 @@ describe('interactions over the Gateway', () => {
   });
 });
 
-describe('gateway.deliver', () => {
+describe('gateway.router.handle', () => {
   it('resolves once every handler has settled, with its own router alone and with use() routers, and never rejects', async () => {
     const { createInteraction, createInteractionRouter } = await import('../../src/index.js');
     const client = new Client({ baseUrl: 'http://127.0.0.1:9', auth: { botToken: SECRETS.botToken } });

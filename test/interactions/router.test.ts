@@ -201,6 +201,8 @@ describe('router.handle(), the one delivery path', () => {
     expect(() => b.use(a)).toThrow(/router: must not be this router, nor one that uses it/);
     expect(a.uses(c)).toBe(true);
     expect(c.uses(a)).toBe(false);
+    for (const notARouter of [undefined, null, {}, 'router'])
+      expect(() => a.use(notARouter as never)).toThrow(/Invalid input for router.use: router: must be a router from createInteractionRouter\(\)/);
   });
 
   it('offers a click to the waits of the routers it uses too, before any handler runs', async () => {
