@@ -81,7 +81,8 @@ if (selfRegister) {
 }
 
 // Refuses to start with an empty secret (a ValidationError), rather than accepting anything.
-const receiver = createWebhookReceiver({ secret: secrets, client, router });
+const receiver = createWebhookReceiver({ secret: secrets, client });
+receiver.use(router);
 receiver.on('rejected', (error) => console.warn(`refused a delivery: ${error.reason}`));
 receiver.on('error', ({ error }) => console.error('receiver error:', error));
 receiver.onDelivery('TEST', (delivery) => console.log(`test delivery ${delivery.id} received`));

@@ -280,6 +280,7 @@ export {
   type InteractionRouterOptions,
   type InteractionUnhandledEvent,
 } from './interactions/router.js';
+export type { DuplicateEvent, InteractionHost } from './interactions/host.js';
 export { verifyWebhookDelivery, type VerifyWebhookOptions } from './receive/verify.js';
 export { signWebhookDelivery, type SignWebhookOptions } from './receive/sign.js';
 export { createWebhookReceiver, type WebhookReceiver, type WebhookReceiverEvents, type WebhookErrorEvent } from './receive/receiver.js';

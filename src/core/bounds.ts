@@ -114,6 +114,17 @@ export function wholeWithin(value: unknown, min: number, max: number): number | 
 }
 
 /**
+ * Why a string a caller's function returned at run time (a key, a name) is out of its bounds, or `undefined` when it is a
+ * string of 1 to `maxLength` characters. For the caller to report; nothing is thrown, so what the function was asked
+ * about is not lost.
+ */
+export function textProblem(value: unknown, maxLength: number): string | undefined {
+  if (typeof value !== 'string') return `must be a string (got ${value === null ? 'null' : typeof value})`;
+  if (value.length === 0 || value.length > maxLength) return `must be 1 to ${maxLength} characters (got ${value.length})`;
+  return undefined;
+}
+
+/**
  * Refuses keys of an options object that the constructor does not know: a
  * `ValidationError` naming each unknown key, with its new name where it was
  * renamed (`renamed`: old name to a hint such as `'clock'`). `undefined` or a

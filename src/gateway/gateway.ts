@@ -5,15 +5,12 @@
  * @module
  */
 
-import { EventEmitter } from 'eventemitter3';
+import type { EventEmitter } from 'eventemitter3';
 import { DEFAULT_MAX_SHARDS } from '../core/bounds.js';
 import { GatewayError } from '../errors/index.js';
 import { inspectSymbol } from '../core/redact.js';
 import type { InteractionFromDispatch } from '../interactions/from-dispatch.js';
-import { InteractionRouter, type InteractionUnhandledEvent } from '../interactions/router.js';
-import type { CommandOptionValues, TypedCommandDefinition } from '../interactions/options.js';
-import type { CommandInteraction, Interaction, InteractionByKind } from '../interactions/interaction.js';
-import type { InteractionKind } from '../interactions/types.js';
+import { InteractionHost } from '../interactions/host.js';
 import type { ConnectionReport } from './connection-host.js';
 import { storeErrorOf } from '../observe/events.js';
 import { observeGatewayConnect, publishGatewayReport } from '../observe/gateway.js';
@@ -29,7 +26,6 @@ import {
   type GatewayShardingOptions,
   type GatewayStatus,
   type GatewayWiring,
-  type InteractionHandler,
   type ResolvedGatewayOptions,
 } from './options.js';
 import { GatewayDispatch } from './protocol.js';
@@ -44,23 +40,12 @@ import { checkConnectOptions, joinFleet } from './connect-checks.js';
 import { autoReshardInterval, checkReshard, withCount, type ShardSet } from './reshard.js';
 import { ShardSets } from './shard-sets.js';
 import { answerable, deliverClaimed, emitFleetEvent, recordingAnswers } from './fleet.js';
-import { deliverInteraction, handlerErrorReporter } from './deliver.js';
 import { emitReport } from './report.js';
 
 /** The Gateway: connection state, events, and typed interaction handlers. */
-export class Gateway extends EventEmitter<GatewayEvents> {
+export class Gateway extends InteractionHost<GatewayEvents> {
   readonly #options: ResolvedGatewayOptions;
   readonly #wiring: GatewayWiring;
-  /** The handlers registered with `gateway.onCommand` / `gateway.onInteraction`. */
-  readonly #router = new InteractionRouter();
-  /** Routers added with `use()`, run after the Gateway's own. */
-  readonly #routers = new Set<InteractionRouter>();
-  readonly #ownRouter = [this.#router] as const;
-  readonly #reportHandlerError = handlerErrorReporter(this);
-  readonly #reportUnhandled = (event: InteractionUnhandledEvent, shardId: number) => {
-    this.#report({ event: 'debug', payload: event.message }, shardId);
-    this.#emitSafely('interactionUnhandled', event);
-  };
   /** The bot token and recent interaction tokens, scrubbed from everything this Gateway emits. */
   readonly #secrets: SecretBook;
   readonly #sharding: GatewayShardingOptions;
@@ -91,6 +76,8 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     this.#throttle = identifyThrottle ?? new MemoryIdentifyThrottle({ clock: wiring.now });
     this.#wiring = wiring;
     this.#secrets = new SecretBook(wiring.now, MAX_REMEMBERED_INTERACTION_TOKENS, (line) => this.#report({ event: 'debug', payload: line }));
+    // A click or submit nothing took is also a debug line (the router emits `interactionUnhandled` on this Gateway).
+    this.router.on('interactionUnhandled', (event) => this.#report({ event: 'debug', payload: event.message }, event.shardId));
     this.#sets = new ShardSets({
       ...{ newShard: (id, plan, set) => this.#newShard(id, plan, set), record: (shard, set) => this.#recordOf(shard, set), store: sessionStore },
       ...{ storeFailed: (error) => this.#storeFailed(error), report: (report) => this.#report(report), now: () => wiring.now() },
@@ -139,45 +126,6 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   /** The total number of shards across every process (1 without sharding); `undefined` until `connect()` has resolved it. */
   get shardCount(): number | undefined {
     return this.#sets.current.plan?.count;
-  }
-
-  /**
-   * Handles interactions of one kind; the handler's parameter is narrowed to that kind. Exceptions and rejections become `interactionError` events. Returns a
-   * function that removes the handler.
-   */
-  onInteraction<K extends InteractionKind>(kind: K, handler: InteractionHandler<InteractionByKind[K]>): () => void {
-    return this.#router.onInteraction(kind, handler);
-  }
-
-  /** Handles one slash command by name. Returns a function that removes the handler. */
-  onCommand(name: string, handler: InteractionHandler<CommandInteraction>): () => void;
-  /** Handles one slash command by its definition (from `defineCommand`), which types `interaction.options`. */
-  onCommand<D extends TypedCommandDefinition>(command: D, handler: InteractionHandler<CommandInteraction<CommandOptionValues<D>>>): () => void;
-  onCommand(command: TypedCommandDefinition | string, handler: InteractionHandler<CommandInteraction<never>>): () => void {
-    return this.#router.onCommand(command as string, handler as InteractionHandler<CommandInteraction>);
-  }
-
-  /**
-   * Runs the handlers of a shared {@link InteractionRouter} (from `createInteractionRouter()`) for every interaction this Gateway receives, after its own.
-   * Their errors are emitted as `interactionError` on the router and on this Gateway. Returns a function that stops using it.
-   */
-  use(router: InteractionRouter): () => void {
-    this.#routers.add(router);
-    return () => {
-      this.#routers.delete(router);
-    };
-  }
-
-  /**
-   * Runs the handlers of an interaction: first it is offered to the pending `awaitComponent` / `awaitModalSubmit` waits (one that takes it is the only one to
-   * see it: no `interactionCreate` listener or handler runs); then `interactionCreate` listeners, the handlers of its kind, and for commands those of its
-   * name, then those of every router added with `use()`. A click or submit nothing took is held briefly for a wait about to register, then reported
-   * (`interactionUnhandled` and a `debug` line). Nothing a handler throws escapes: it is emitted as `interactionError`. Resolves once every handler has
-   * settled; never rejects.
-   */
-  deliver(interaction: Interaction, shardId = 0): Promise<void> {
-    const routers = this.#routers.size === 0 ? this.#ownRouter : ([this.#router, ...this.#routers] as const); // no array per interaction without use() routers
-    return deliverInteraction(interaction, shardId, this, routers, this.#reportUnhandled, this.#reportHandlerError);
   }
 
   /**
@@ -335,9 +283,9 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     if (!interaction || !this.#fromDispatch) return;
     const built = this.#fromDispatch(event.d);
     if (!built.ok) return this.#report({ event: 'error', payload: built.error }, event.shardId);
-    if (fleet === undefined) return void this.deliver(built.interaction, event.shardId);
+    if (fleet === undefined) return void this.router.handle(built.interaction, event.shardId);
     deliverClaimed(fleet, event, built.interaction, {
-      deliver: (interaction, shardId) => this.deliver(interaction, shardId),
+      deliver: (interaction, shardId) => this.router.handle(interaction, shardId),
       skipped: (line, shardId) => this.#report({ event: 'debug', payload: line }, shardId),
       savers,
     });
@@ -398,8 +346,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
     };
     const stopAll = () => stopShards(parts, handOff, options.drainTimeoutMs ?? 10_000);
     await (this.#sets.current.fleet === undefined ? stopAll() : this.#sets.current.fleet.close(stopAll));
-    await this.#router.close();
-    this.#routers.clear();
+    await this.router.close();
     this.removeAllListeners();
   }
 

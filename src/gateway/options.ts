@@ -9,7 +9,7 @@ import type { ShardCoordinator } from './coordinator.js';
 import type { FleetEvents } from './fleet-events.js';
 import type { Interaction } from '../interactions/interaction.js';
 import type { InteractionResponder } from '../interactions/types.js';
-import type { InteractionErrorEvent, InteractionUnhandledEvent } from '../interactions/router.js';
+import type { InteractionRouterEvents } from '../interactions/router.js';
 import type { IdentifyThrottle } from './identify-throttle.js';
 import { MIN_HEARTBEAT_INTERVAL_MS } from './protocol.js';
 import type { GatewaySessionStore } from './gateway-session-store.js';
@@ -343,7 +343,7 @@ export interface GatewayDispatchEvent extends ShardEvent {
 }
 
 /** Every event the Gateway emits (a fleet member's events included, see {@link FleetEvents}). */
-export interface GatewayEvents extends FleetEvents {
+export interface GatewayEvents extends FleetEvents, InteractionRouterEvents {
   /** A new session is ready. */
   ready: [event: GatewayReadyEvent];
   /** A session was resumed. */
@@ -358,12 +358,11 @@ export interface GatewayEvents extends FleetEvents {
   error: [error: Error];
   /** Every dispatch, raw. */
   dispatch: [event: GatewayDispatchEvent];
-  /** A typed interaction arrived, on shard `shardId` (0 without sharding). */
+  /**
+   * A typed interaction arrived, on shard `shardId` (0 without sharding): the router's event, whose `shardId` the Gateway
+   * always knows (a listener written for the router's `number | undefined` works here too).
+   */
   interactionCreate: [interaction: Interaction, shardId: number];
-  /** An interaction handler threw or rejected. */
-  interactionError: [event: InteractionErrorEvent];
-  /** A component click or modal submit no wait, handler or listener took (after being held briefly for a wait about to register): nothing answers it. Also a `debug` line. */
-  interactionUnhandled: [event: InteractionUnhandledEvent];
   /** The Gateway session store failed (the shards go on; a successor may have to identify instead of resuming); also a `debug` line. The Client emits the same event for its user session store. */
   storeError: [event: StoreErrorEvent];
 }

@@ -72,7 +72,7 @@ export abstract class BaseInteraction {
   #state: AcknowledgementState = 'pending';
   #acknowledgedWith: InteractionCallbackType | undefined;
   /**
-   * The waits of the first router that dispatched it, which `awaitComponent`
+   * The waits of the first router that handled it, which `awaitComponent`
    * and `awaitModalSubmit` register with (a field, not a WeakMap entry: set
    * for every interaction). Typed in `interaction.ts`, which knows the kinds.
    * @internal

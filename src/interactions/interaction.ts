@@ -288,7 +288,7 @@ export interface InteractionWaitRegistry {
 }
 
 /**
- * Ties an interaction to the waiters of the router dispatching it, unless a
+ * Ties an interaction to the waiters of the router handling it, unless a
  * router did so before (the Gateway runs its own router first, then those of
  * `use()`). Called by the router; not part of the public API.
  */
@@ -302,7 +302,8 @@ function waitFor(original: BaseInteraction, kind: 'component' | 'modalSubmit', o
   const registry = original.waitRegistry as InteractionWaitRegistry | undefined;
   if (!registry) {
     const operation = kind === 'component' ? 'interaction.awaitComponent' : 'interaction.awaitModalSubmit';
-    const message = 'this interaction was not dispatched by an InteractionRouter (the Gateway or a webhook receiver), so no later interaction can reach it';
+    const message =
+      'this interaction was not handled by an InteractionRouter (router.handle(): the Gateway, a webhook receiver or an event worker), so no later interaction can reach it';
     return Promise.reject(new ValidationError(operation, [{ path: '', message }]));
   }
   return kind === 'component'

@@ -1,8 +1,10 @@
 /**
  * The one place interaction handlers are registered and run, whatever brought
- * the interaction: the Gateway (`client.gateway.use(router)`) or an HTTP
- * delivery (`createWebhookReceiver({ router })`). A bot's handlers are written
- * once and run over either.
+ * the interaction: the Gateway, an HTTP delivery (the webhook receiver) or a
+ * stream worker each own a router (`host.router`) and hand every interaction
+ * to its `handle()`, the one delivery path: waits first, then the handlers of
+ * the router and of the routers it `use()`s, then a click or submit nothing
+ * took held and reported. A bot's handlers are written once and run over any.
  *
  * @module
  */
@@ -49,22 +51,32 @@ export interface InteractionUnhandledEvent {
   answers: string | undefined;
   /** A sentence saying so, for a log (no token). */
   message: string;
+  /** The shard it arrived on (as the `interactionCreate` listeners were told); `undefined` over HTTP. */
+  shardId: number | undefined;
 }
 
 /** Describes an interaction nothing took. */
-function unhandledInteraction(interaction: ComponentInteraction | ModalSubmitInteraction): InteractionUnhandledEvent {
+function unhandledInteraction(interaction: ComponentInteraction | ModalSubmitInteraction, shardId: number | undefined): InteractionUnhandledEvent {
   const answers = interaction.kind === 'component' ? answeredInteractionId(interaction.message) : undefined;
   const what = interaction.kind === 'component' ? 'component click' : 'modal submit';
   const message = `a ${what} with custom_id ${JSON.stringify(interaction.customId)} (interaction ${interaction.id}${answers === undefined ? '' : `, on the answer to interaction ${answers}`}) was taken by no awaitComponent/awaitModalSubmit, handler or listener; nothing answers it`;
-  return { interaction, customId: interaction.customId, answers, message };
+  return { interaction, customId: interaction.customId, answers, message, shardId };
 }
 
-/** Every event an {@link InteractionRouter} emits. */
+/**
+ * Every event an {@link InteractionRouter} emits; the hosts that own one (the Gateway, the webhook receiver, the event
+ * worker) emit the same three with the same arguments, so a listener written for one works on any.
+ */
 export interface InteractionRouterEvents {
-  /** A typed interaction arrived (before its handlers run). */
-  interactionCreate: [interaction: Interaction];
+  /**
+   * A typed interaction arrived (before its handlers run), on shard `shardId`: the shard the Gateway received it on, or
+   * the stream entry's shard; `undefined` over HTTP and when `handle()` was given none.
+   */
+  interactionCreate: [interaction: Interaction, shardId: number | undefined];
   /** An interaction handler (or an `interactionCreate` listener) threw or rejected. */
   interactionError: [event: InteractionErrorEvent];
+  /** A component click or modal submit no wait, handler or listener took, even after being held briefly for a wait about to register: nothing answers it. */
+  interactionUnhandled: [event: InteractionUnhandledEvent];
 }
 
 /** Options of {@link createInteractionRouter}. */
@@ -94,21 +106,43 @@ const nothing = (): void => undefined;
 /** How long an unclaimed click or modal submit is held for a wait about to register, unless told otherwise. */
 export const DEFAULT_HOLD_UNCLAIMED_MS = 1500;
 
+/** What a router tells the host that owns it (the Gateway, the webhook receiver, the event worker): the same events, emitted there too. */
+type RouterHost = Pick<EventEmitter<InteractionRouterEvents>, 'emit' | 'listenerCount'>;
+
+/** Emits on `emitter`; a listener that throws is ignored (it must not break the handlers, nor whatever delivered the interaction). */
+function emitQuietly<K extends 'interactionError' | 'interactionUnhandled'>(
+  emitter: RouterHost | undefined,
+  event: K,
+  ...args: EventEmitter.EventArgs<InteractionRouterEvents, K>
+): void {
+  try {
+    emitter?.emit(event, ...args);
+  } catch {
+    // Nowhere safer to report it.
+  }
+}
+
 /**
  * Typed interaction handlers: by kind (`onInteraction`) and by command name
- * (`onCommand`). Nothing a handler throws escapes: it becomes an
- * `interactionError` event, on the router and on whatever delivered it.
+ * (`onCommand`), and other routers run after them (`use`). `handle()` is the
+ * one delivery path: the Gateway, the webhook receiver and the event worker
+ * each own a router (their `router`) and hand it every interaction. Nothing a
+ * handler throws escapes: it becomes an `interactionError` event, on the
+ * router and on whatever delivered it.
  *
  * The router also holds the waits of `interaction.awaitComponent()` and
- * `awaitModalSubmit()`: an interaction waits on the first router that
- * dispatched it (for the Gateway, its own router, which runs before those of
- * `use()`), and every dispatch offers the new interaction to those waits
- * before anything else. An interaction a wait takes goes to that wait only.
+ * `awaitModalSubmit()`: an interaction waits on the router that handled it,
+ * and every `handle()` offers the new interaction to those waits before
+ * anything else. An interaction a wait takes goes to that wait only.
  */
 export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
   readonly #handlers = new Map<string, Set<InteractionHandler<Interaction>>>();
+  /** Routers added with `use()`, run after this one's handlers, in the order added. */
+  readonly #used = new Set<InteractionRouter>();
   readonly #waiters: InteractionWaiters;
   readonly #holdMs: number;
+  /** The host that owns this router, which hears its events too; `undefined` for a router of `createInteractionRouter()`. */
+  #host: RouterHost | undefined;
 
   /** @param options Router options. @default {} */
   constructor(options: InteractionRouterOptions = {}) {
@@ -160,12 +194,36 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
     };
   }
 
+  /**
+   * Runs the handlers of `router` (a shared one, from `createInteractionRouter()`) for every interaction this router
+   * handles, after its own and those of the routers used before it. Their errors are emitted as `interactionError` on
+   * `router` and on this router's host. Refuses (`ValidationError`) this router itself and a router that uses this one
+   * (directly or further down): one interaction runs each handler once. Returns a function that stops using it.
+   */
+  use(router: InteractionRouter): () => void {
+    // By shape, not instanceof: a router of the other build (ESM and CommonJS) is as good.
+    if (typeof (router as Partial<InteractionRouter> | null)?.runHandlers !== 'function')
+      throw new ValidationError('router.use', [{ path: 'router', message: 'must be a router from createInteractionRouter()' }]);
+    if (router === this || router.uses(this))
+      throw new ValidationError('router.use', [{ path: 'router', message: 'must not be this router, nor one that uses it: its handlers would run twice' }]);
+    this.#used.add(router);
+    return () => {
+      this.#used.delete(router);
+    };
+  }
+
+  /** @internal Whether this router runs `router`'s handlers (it uses it, directly or further down). */
+  uses(router: InteractionRouter): boolean {
+    for (const used of this.#used) if (used === router || used.uses(router)) return true;
+    return false;
+  }
+
   /** How many `awaitComponent` / `awaitModalSubmit` calls are waiting on this router. */
   get waiterCount(): number {
     return this.#waiters.size;
   }
 
-  /** How many handlers are registered (kind and command handlers together). */
+  /** How many handlers are registered on this router (kind and command handlers together; not those of the routers it uses). */
   get handlerCount(): number {
     let count = 0;
     for (const set of this.#handlers.values()) count += set.size;
@@ -173,72 +231,113 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
   }
 
   /**
-   * Runs the handlers of an interaction: `interactionCreate` listeners, the
-   * handlers of its kind, and for commands those of its name. Nothing a
-   * handler throws escapes: it is emitted as `interactionError` on this
-   * router and passed to `onError` (the Gateway or receiver re-emits it).
-   * The promise resolves once every handler has settled; it never rejects.
+   * Delivers an interaction: the one path of every host. First it is offered to the pending `awaitComponent` /
+   * `awaitModalSubmit` waits (of this router, then of the routers it uses): one that takes it is the only one to see it,
+   * no listener or handler runs. Then the host's `interactionCreate` listeners (when a host owns this router), and for
+   * this router and then each router it uses, its `interactionCreate` listeners, the handlers of the interaction's kind
+   * and, for a command, those of its name. A component click or modal submit nothing took is held `holdUnclaimedMs`
+   * for a wait about to register, then reported as `interactionUnhandled` (on this router and its host). Nothing a
+   * handler or listener throws escapes: it is emitted as `interactionError` on the router whose handler threw (this
+   * router for a listener of the host) and on the host. Resolves once every handler has settled; never rejects.
    *
-   * First, the interaction is offered to the pending `awaitComponent` /
-   * `awaitModalSubmit` waits: one that matches takes it, and then no
-   * listener or handler (of this router or any other) runs for it.
+   * @param interaction The interaction (the hosts build it from what they receive; `createInteraction()` in tests).
+   * @param shardId The shard it arrived on, passed to the `interactionCreate` listeners. @default undefined
    */
-  dispatch(interaction: Interaction, onError?: (event: InteractionErrorEvent) => void): Promise<void> {
+  handle(interaction: Interaction, shardId?: number): Promise<void> {
     // With a tracer installed (community-chat-sdk/otel), the handlers run inside its span, so their calls become its children.
     const tracer = sdkTracer();
-    if (tracer === undefined) return this.#dispatch(interaction, onError);
+    if (tracer === undefined) return this.#handle(interaction, shardId, undefined);
     const info = { id: interaction.id, kind: interaction.kind, ...(interaction.kind === 'command' ? { commandName: interaction.commandName } : {}) };
-    return tracer.runInteraction(info, (failed) => this.#dispatch(interaction, (event) => (failed(event.error), onError?.(event))));
+    return tracer.runInteraction(info, (failed) => this.#handle(interaction, shardId, failed));
+  }
+
+  #handle(interaction: Interaction, shardId: number | undefined, failed: ((error: unknown) => void) | undefined): Promise<void> {
+    // A click or submit a pending wait takes goes to that wait only: no interactionCreate listener or handler sees it.
+    if (this.offerToWaits(interaction)) return SETTLED;
+    const host = this.#host;
+    let handled = false;
+    if (host !== undefined && host.listenerCount('interactionCreate') > 0) {
+      handled = true;
+      try {
+        host.emit('interactionCreate', interaction, shardId);
+      } catch (error) {
+        this.#report(error, interaction, host, failed);
+      }
+    }
+    handled ||= this.wouldHandle(interaction);
+    const pending = this.runHandlers(interaction, shardId, host, failed, undefined);
+    // Nothing took a click or submit: held briefly for a wait about to register (reply, then await: the click may come first), then reported.
+    if (!handled) this.#holdUnclaimed(interaction, shardId);
+    // No array, closure or Promise.all per interaction unless a handler returned a promise.
+    return pending === undefined ? SETTLED : Promise.all(pending).then(nothing);
   }
 
   /**
-   * @internal Offers an interaction to this router's pending waits first (binding it to
-   * them, as `dispatch` does); whether one took it. What delivers interactions
-   * (the Gateway, the receiver) asks this before anything else runs for it.
+   * @internal The waits step of `handle()`: binds the interaction to this router's waits (its own `awaitComponent`
+   * waits here), offers it to them, then to those of the routers it uses; whether one took it.
    */
   offerToWaits(interaction: Interaction): boolean {
     bindWaitRegistry(interaction, this.#waiters);
-    return this.#waiters.offer(interaction);
+    if (this.#waiters.offer(interaction)) return true;
+    if (this.#used.size > 0) for (const router of this.#used) if (router.offerToWaits(interaction)) return true;
+    return false;
   }
 
-  /** @internal Whether `dispatch` would run anything for the interaction: an `interactionCreate` listener, or a handler of its kind or command. */
-  wouldHandle(interaction: Interaction): boolean {
+  /** @internal Whether `handle()` would run anything for the interaction here: an `interactionCreate` listener, or a handler of its kind or command, of this router or one it uses. */
+  wouldHandle(interaction: Pick<Interaction, 'kind'> & { readonly commandName?: string }): boolean {
     if (this.listenerCount('interactionCreate') > 0 || (this.#handlers.get(interaction.kind)?.size ?? 0) > 0) return true;
-    return interaction.kind === 'command' && (this.#handlers.get(`command:${interaction.commandName.toLowerCase()}`)?.size ?? 0) > 0;
+    if (interaction.kind === 'command' && (this.#handlers.get(`command:${(interaction.commandName ?? '').toLowerCase()}`)?.size ?? 0) > 0) return true;
+    if (this.#used.size > 0) for (const router of this.#used) if (router.wouldHandle(interaction)) return true;
+    return false;
   }
 
   /**
-   * @internal After the routers ran: a component click or modal submit that no wait,
-   * handler or listener took (`handled` says whether anything else did) is
-   * held briefly for an `awaitComponent` / `awaitModalSubmit` about to
-   * register on this router (reply, then await: the click may arrive first),
-   * and `unhandled` runs if none takes it within `holdUnclaimedMs`.
+   * @internal The handlers step of `handle()`: this router's `interactionCreate` listeners and handlers, then those of
+   * the routers it uses; what each handler returned that is a promise is added to `pending`.
    */
-  holdUnclaimed(interaction: Interaction, handled: boolean, unhandled: (event: InteractionUnhandledEvent) => void): void {
-    if (handled || taken(interaction) || (interaction.kind !== 'component' && interaction.kind !== 'modalSubmit')) return;
-    this.#waiters.hold(interaction, this.#holdMs, () => unhandled(unhandledInteraction(interaction)));
+  runHandlers(
+    interaction: Interaction,
+    shardId: number | undefined,
+    host: RouterHost | undefined,
+    failed: ((error: unknown) => void) | undefined,
+    pending: Promise<void>[] | undefined,
+  ): Promise<void>[] | undefined {
+    try {
+      this.emit('interactionCreate', interaction, shardId);
+    } catch (error) {
+      this.#report(error, interaction, host, failed);
+    }
+    let list = pending;
+    if (this.#handlers.size > 0) {
+      list = this.#run(this.#handlers.get(interaction.kind), interaction, host, failed, list);
+      if (interaction.kind === 'command')
+        list = this.#run(this.#handlers.get(`command:${interaction.commandName.toLowerCase()}`), interaction, host, failed, list);
+    }
+    if (this.#used.size > 0) for (const router of this.#used) list = router.runHandlers(interaction, shardId, host, failed, list);
+    return list;
   }
 
-  #dispatch(interaction: Interaction, onError?: (event: InteractionErrorEvent) => void): Promise<void> {
-    if (this.offerToWaits(interaction)) return SETTLED;
-    try {
-      this.emit('interactionCreate', interaction);
-    } catch (error) {
-      this.#report(error, interaction, onError);
-    }
-    // No closure, array or promise per interaction unless a handler is registered for it, or returns a promise.
-    if (this.#handlers.size === 0) return SETTLED;
-    let pending = this.#run(this.#handlers.get(interaction.kind), interaction, onError, undefined);
-    if (interaction.kind === 'command')
-      pending = this.#run(this.#handlers.get(`command:${interaction.commandName.toLowerCase()}`), interaction, onError, pending);
-    return pending === undefined ? SETTLED : Promise.all(pending).then(nothing);
+  /** @internal Called once by the host that owns this router (`InteractionHost`): its listeners hear this router's events too. */
+  bindHost(host: RouterHost): void {
+    this.#host ??= host;
+  }
+
+  /** Holds a click or submit nothing took for a wait about to register on this router; reported if none takes it within `holdUnclaimedMs`. */
+  #holdUnclaimed(interaction: Interaction, shardId: number | undefined): void {
+    if (taken(interaction) || (interaction.kind !== 'component' && interaction.kind !== 'modalSubmit')) return;
+    this.#waiters.hold(interaction, this.#holdMs, () => {
+      const event = unhandledInteraction(interaction, shardId);
+      emitQuietly(this, 'interactionUnhandled', event);
+      emitQuietly(this.#host, 'interactionUnhandled', event);
+    });
   }
 
   /** Runs a set of handlers (a copy: one removed or added meanwhile does not change this run); adds what each returns that is a promise to `pending`. */
   #run(
     set: Set<InteractionHandler<Interaction>> | undefined,
     interaction: Interaction,
-    onError: ((event: InteractionErrorEvent) => void) | undefined,
+    host: RouterHost | undefined,
+    failed: ((error: unknown) => void) | undefined,
     pending: Promise<void>[] | undefined,
   ): Promise<void>[] | undefined {
     if (set === undefined || set.size === 0) return pending;
@@ -248,39 +347,37 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
         const result = handler(interaction);
         if (result && typeof (result as Promise<unknown>).then === 'function') {
           list ??= [];
-          list.push(Promise.resolve(result).then(nothing, (error: unknown) => this.#report(error, interaction, onError)));
+          list.push(Promise.resolve(result).then(nothing, (error: unknown) => this.#report(error, interaction, host, failed)));
         }
       } catch (error) {
-        this.#report(error, interaction, onError);
+        this.#report(error, interaction, host, failed);
       }
     }
     return list;
   }
 
-  /** Emits a handler's error as `interactionError` and passes it to `onError`; a throwing sink breaks neither the other nor the caller. */
-  #report(error: unknown, interaction: Interaction, onError: ((event: InteractionErrorEvent) => void) | undefined): void {
+  /** Emits a handler's error as `interactionError` on this router and on the host, and tells the tracer's span; a throwing sink breaks neither the others nor the caller. */
+  #report(error: unknown, interaction: Interaction, host: RouterHost | undefined, failed: ((error: unknown) => void) | undefined): void {
     const event: InteractionErrorEvent = { error: toError(error), interaction };
+    emitQuietly(this, 'interactionError', event);
     try {
-      this.emit('interactionError', event);
+      failed?.(event.error);
     } catch {
-      // A throwing error listener must not break the others, nor whatever delivered the interaction.
+      // Nor a throwing tracer.
     }
-    try {
-      onError?.(event);
-    } catch {
-      // Nor a throwing onError.
-    }
+    emitQuietly(host, 'interactionError', event);
   }
 
   /**
-   * Removes every handler and listener, and ends every wait with
-   * `InteractionWaitAbortedError`. Safe to call more than once. The Gateway
-   * closes its own router on `close()`; a router shared with `use()` or a
-   * receiver is closed by whoever created it.
+   * Removes every handler, listener and used router, and ends every wait with
+   * `InteractionWaitAbortedError`. Safe to call more than once. A host closes
+   * its own router when it closes; a router shared with `use()` is closed by
+   * whoever created it.
    */
   close(): Promise<void> {
     this.#waiters.abortAll('the router was closed');
     this.#handlers.clear();
+    this.#used.clear();
     this.removeAllListeners();
     return Promise.resolve();
   }
@@ -292,9 +389,9 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
 }
 
 /**
- * Creates a router for interaction handlers, to be used by the Gateway
- * (`client.gateway.use(router)`), by an HTTP receiver
- * (`createWebhookReceiver({ router })`), or both.
+ * Creates a router for interaction handlers, shared by any of the hosts
+ * (`client.gateway.use(router)`, `receiver.use(router)`, `worker.use(router)`)
+ * or used by another router.
  *
  * @example
  * const router = createInteractionRouter();

@@ -24,7 +24,7 @@ import type { BaseInteraction } from './base.js';
 /** How many waits a router holds at once unless told otherwise. */
 export const DEFAULT_MAX_WAITERS = 1000;
 
-/** Interactions a waiter took: no router runs handlers for them (the Gateway dispatches one interaction to several routers). */
+/** Interactions a waiter took: no router runs handlers for them (`handle()` offers one interaction to the waits of several routers). */
 const takenByWait = new WeakSet<object>();
 
 /** Whether a wait took the interaction. */

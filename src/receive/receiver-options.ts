@@ -9,7 +9,6 @@ import { ValidationError } from '../errors/index.js';
 import { MAX_TIMER_MS, checkCount, checkDuration, optionNames, refuseUnknownOptions } from '../core/bounds.js';
 import type { InteractionCallbackType } from '../core/constants.js';
 import type { AnswerOptions } from '../interactions/types.js';
-import type { InteractionRouter } from '../interactions/router.js';
 import type { ReplayStore } from './replay-store.js';
 import type { WebhookSecretProvider } from './receiver-secrets.js';
 import {
@@ -47,8 +46,6 @@ export interface WebhookReceiverOptions {
   secret: WebhookSecret | readonly WebhookSecret[] | WebhookSecretProvider;
   /** Answers interactions delivered over HTTP (`client.interactions.respond`). @default none: interactions cannot be answered */
   client?: InteractionCallbackClient | undefined;
-  /** The interaction handlers; share one with `client.gateway.use(router)`. @default a new router, as `receiver.router` */
-  router?: InteractionRouter | undefined;
   /** Where accepted signatures and delivery ids are remembered. @default a `MemoryReplayStore` (100000 live keys, this process only) */
   replayStore?: ReplayStore | undefined;
   /** How far the signing time may be from now, either way, in milliseconds. @default 300000 (5 minutes) */
@@ -89,12 +86,12 @@ export const MAX_PENDING_BODIES_LIMIT = 16_384;
 
 /** The names of every receiver option: any other is refused. */
 const RECEIVER_OPTIONS = optionNames<WebhookReceiverOptions>({
-  ...{ secret: true, client: true, router: true, replayStore: true, toleranceMs: true, dedupeTtlMs: true, maxBodyBytes: true },
+  ...{ secret: true, client: true, replayStore: true, toleranceMs: true, dedupeTtlMs: true, maxBodyBytes: true },
   ...{ bodyTimeoutMs: true, maxPendingBodies: true, scheme: true, interactionEventType: true, clock: true },
 });
 
 /** Options of earlier shapes, with what replaced them. */
-const RENAMED = { now: 'clock', toleranceSeconds: 'toleranceMs (milliseconds: seconds x 1000)' } as const;
+const RENAMED = { now: 'clock', toleranceSeconds: 'toleranceMs (milliseconds: seconds x 1000)', router: 'receiver.use(router)' } as const;
 
 /** The receiver's limits with their defaults. */
 interface ReceiverLimits {

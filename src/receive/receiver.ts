@@ -8,12 +8,13 @@
  * @module
  */
 
-import { EventEmitter } from 'eventemitter3';
+import type { EventEmitter } from 'eventemitter3';
 import { ValidationError, WebhookVerificationError, isCommunityChatError, isValidationError, isWebhookVerificationError } from '../errors/index.js';
 import { inspectSymbol, scrubText } from '../core/redact.js';
 import { INTERACTION_LIFETIME_MS } from '../core/constants.js';
 import type { InteractionResponder } from '../interactions/types.js';
-import { InteractionRouter, type InteractionErrorEvent, type InteractionUnhandledEvent } from '../interactions/router.js';
+import type { InteractionRouterEvents } from '../interactions/router.js';
+import { type DuplicateEvent, InteractionHost } from '../interactions/host.js';
 import type { WebhookDelivery, WebhookEventMap } from './delivery.js';
 import { createExpressMiddleware, type ExpressMiddleware } from './express.js';
 import { createFetchHandler, type FetchHandler } from './fetch.js';
@@ -37,20 +38,22 @@ export interface WebhookErrorEvent {
   delivery: WebhookDelivery | undefined;
 }
 
-/** The receiver's own events, listened to with `on`, `off` and `once` (deliveries of one type are handled with `onDelivery`). */
-export interface WebhookReceiverEvents {
+/**
+ * The receiver's own events, listened to with `on`, `off` and `once` (deliveries of one type are handled with
+ * `onDelivery`), and those of its router (`interactionCreate`, `interactionError`, `interactionUnhandled`).
+ */
+export interface WebhookReceiverEvents extends InteractionRouterEvents {
   /** Every new verified delivery, whatever its type: the catch-all. */
   delivery: [delivery: WebhookDelivery];
-  /** A retry of a delivery already handled (same id, new signature): answered 200, not handled again. */
-  duplicate: [delivery: WebhookDelivery];
+  /**
+   * A retry of a delivery already handled (same id, new signature), or an interaction another delivery carried: answered
+   * 200, not handled again.
+   */
+  duplicate: [event: DuplicateEvent];
   /** A request that failed verification (answered 401). */
   rejected: [error: WebhookVerificationError];
   /** A handler threw or rejected, or the receiver could not do its job (the replay store failed, a body parser ran first). */
   error: [event: WebhookErrorEvent];
-  /** An interaction handler threw or rejected (also emitted on the router). */
-  interactionError: [event: InteractionErrorEvent];
-  /** A component click or modal submit no wait or handler took, even after being held briefly for a wait about to register: nothing answers it. */
-  interactionUnhandled: [event: InteractionUnhandledEvent];
 }
 
 type DeliveryHandler = (delivery: WebhookDelivery) => unknown;
@@ -60,9 +63,7 @@ type DeliveryHandler = (delivery: WebhookDelivery) => unknown;
  * `receiver.node` (`node:http`), `receiver.fetch` (edge and serverless),
  * `receiver.express` (Express-compatible middleware).
  */
-export class WebhookReceiver<Events extends object = WebhookEventMap> extends EventEmitter<WebhookReceiverEvents> {
-  /** The interaction handlers (the one given, or a new one). */
-  readonly router: InteractionRouter;
+export class WebhookReceiver<Events extends object = WebhookEventMap> extends InteractionHost<WebhookReceiverEvents> {
   /** `http.createServer(receiver.node)`. */
   readonly node: NodeRequestHandler;
   /** `export default { fetch: (request, env, ctx) => receiver.fetch(request, ctx) }`. */
@@ -82,8 +83,6 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> extends Ev
   #closed = false;
   /** Deliveries whose handlers are running, for `close()` to wait for. */
   readonly #running = new Set<Promise<void>>();
-  /** Whether the router was created here (closed with the receiver). */
-  readonly #ownsRouter: boolean;
   /** Bodies the adapters are reading now. */
   readonly #bodies: PendingBodies;
   /** Builds interactions; loaded on the first INTERACTION_CREATE (it pulls in zod). */
@@ -104,8 +103,6 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> extends Ev
     this.#now = options.clock ?? Date.now;
     // Eviction ages on a steady clock, not on `clock`: a frozen or shifted signature clock must not disable it.
     this.#bodies = new PendingBodies(maxPendingBodies);
-    this.router = options.router ?? new InteractionRouter();
-    this.#ownsRouter = options.router === undefined;
     const core: ReceiverCore = {
       receive: (rawBody, headers) => this.#receive(rawBody, headers),
       fail: (error) => this.#emitError(error, undefined),
@@ -142,16 +139,15 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> extends Ev
   /**
    * Stops receiving: from now on the adapters answer 503 (the sender retries
    * later, elsewhere), the handlers still running settle, then every handler
-   * and listener is removed, and the router too when the receiver created it
-   * (a router passed in `options.router` is left to its owner). Safe to call
-   * more than once.
+   * and listener is removed, and its router is closed (a router it `use()`s
+   * is left to its owner). Safe to call more than once.
    */
   async close(): Promise<void> {
     this.#closed = true;
     await Promise.all([...this.#running]);
     this.#handlers.clear();
     this.removeAllListeners();
-    if (this.#ownsRouter) await this.router.close();
+    await this.router.close();
   }
 
   /** `await using receiver = createWebhookReceiver(...)` closes it at the end of the scope. */
@@ -198,7 +194,7 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> extends Ev
           ? await this.#claimOr(true, delivery, `interaction:${interactionId}`, INTERACTION_LIFETIME_MS + acceptedForMs)
           : fresh;
       if (!interactionFresh) {
-        this.#emit('duplicate', delivery);
+        this.#emit('duplicate', { id: delivery.id, type: delivery.type, interactionId: typeof interactionId === 'string' ? interactionId : undefined });
         return { status: 200, body: { ok: true, duplicate: true }, dispatch: () => Promise.resolve() };
       }
     } catch (error) {
@@ -271,12 +267,7 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> extends Ev
       // The interaction keeps the payload it is built from: a copy, so `delivery` listeners cannot change it under the handler.
       const built = interactionFromDispatch(structuredClone(delivery.data), respond, this.#now);
       if (!built.ok) throw built.error;
-      const interaction = built.interaction;
-      const handled = this.router.offerToWaits(interaction) || this.router.wouldHandle(interaction);
-      const running = this.router.dispatch(interaction, (event) => this.#emit('interactionError', event));
-      // A click or submit nothing took is held briefly for a wait about to register, then reported.
-      this.router.holdUnclaimed(interaction, handled, (event) => this.#emit('interactionUnhandled', event));
-      await running;
+      await this.router.handle(built.interaction);
     } catch (error) {
       this.#emitError(error, delivery);
     }
@@ -322,7 +313,7 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> extends Ev
  *
  * @example
  * const receiver = createWebhookReceiver({ secret: process.env.WEBHOOK_SECRET, client });
- * receiver.router.onCommand('ping', (interaction) => interaction.reply('pong'));
+ * receiver.onCommand('ping', (interaction) => interaction.reply('pong'));
  * http.createServer(receiver.node).listen(3000);
  */
 export function createWebhookReceiver<Events extends object = WebhookEventMap>(options: WebhookReceiverOptions): WebhookReceiver<Events> {

@@ -5,9 +5,10 @@
  */
 
 import type { Client } from '../clients/client.js';
-import { checkCount, checkDuration, refuseUnknownOptions } from '../core/bounds.js';
+import { checkCount, checkDuration, refuseUnknownOptions, textProblem } from '../core/bounds.js';
 import { ValidationError } from '../errors/index.js';
-import type { InteractionErrorEvent, InteractionUnhandledEvent } from '../interactions/router.js';
+import type { InteractionRouterEvents } from '../interactions/router.js';
+import type { DuplicateEvent } from '../interactions/host.js';
 import type { RedisClientLike } from './connection.js';
 import type { DeadLetter, RedisEventStream } from './event-stream.js';
 import type { StreamBacklog } from './stream-backlog.js';
@@ -67,12 +68,14 @@ export interface EventWorkerOptions {
   /** The clock, epoch milliseconds (interaction expiry). @default Date.now */
   clock?: (() => number) | undefined;
   /**
-   * Handles the events of one community (`'guild'`: by `guild_id`) or one channel (`'channel'`: by `channel_id`) one at a
-   * time, in stream order, in this worker; others run concurrently. Across the workers of a group there is no order: for
-   * one per community, give each stream one worker. An event delivered again (after a failure or a crash) comes after
-   * later ones. @default undefined (no order: up to `concurrency` at once)
+   * Handles the events that share an order key one at a time, in stream order, in this worker; others run concurrently.
+   * The key is the event's community (`'guild'`: its `guild_id`), its channel (`'channel'`: its `channel_id`), or what a
+   * function of the event says (`undefined`: no order for it). A key function that throws, or gives anything but a string
+   * of 1 to 256 characters, is reported (`error` event) and its event runs unordered: it is never lost. Across the
+   * workers of a group there is no order: for one per key, give each stream one worker. An event delivered again (after a
+   * failure or a crash) comes after later ones. @default undefined (no order: up to `concurrency` at once)
    */
-  orderBy?: 'guild' | 'channel' | undefined;
+  orderBy?: 'guild' | 'channel' | OrderKeyFunction | undefined;
 }
 
 /** The checked settings of a worker. */
@@ -85,7 +88,7 @@ export interface WorkerSettings {
   trimEveryMs: number;
   startFrom: 'beginning' | 'new';
   clock: () => number;
-  orderBy: 'guild' | 'channel' | undefined;
+  orderBy: OrderKeyFunction | undefined;
   maxBacklog: number | undefined;
   removeIdleConsumersMs: number;
 }
@@ -124,6 +127,51 @@ function consumerName(name: string, value: unknown): string {
   return value;
 }
 
+/** The order key of a stream event (`orderBy`): events with the same key run one at a time, in stream order; `undefined`: unordered. */
+export type OrderKeyFunction = (event: StreamEvent) => string | undefined;
+
+/** The longest order key a worker keeps (`orderBy`): a longer one is reported and its event runs unordered. */
+const MAX_ORDER_KEY_LENGTH = 256;
+
+/** The ready-made order keys: an event's `guild_id` or `channel_id`, when it is a string. */
+const ORDER_BY: Readonly<Record<'guild' | 'channel', OrderKeyFunction>> = {
+  guild: (event) => idField(event.data, 'guild_id'),
+  channel: (event) => idField(event.data, 'channel_id'),
+};
+
+function idField(data: unknown, field: 'guild_id' | 'channel_id'): string | undefined {
+  const value = typeof data === 'object' && data !== null ? (data as Record<string, unknown>)[field] : undefined;
+  return typeof value === 'string' ? value : undefined;
+}
+
+function orderKeyFunction(value: EventWorkerOptions['orderBy']): OrderKeyFunction | undefined {
+  if (value === undefined || typeof value === 'function') return value;
+  if (value === 'guild' || value === 'channel') return ORDER_BY[value];
+  throw new ValidationError(OPERATION, [
+    { path: 'orderBy', message: `must be 'guild', 'channel' or a function (event) => string | undefined (got ${JSON.stringify(value)})` },
+  ]);
+}
+
+/**
+ * The order key of `event`, or `undefined` (unordered). A key function that throws or gives an unusable key (not a
+ * string, empty, longer than {@link MAX_ORDER_KEY_LENGTH}) is told to `problem` (what went wrong, never the key) and the
+ * event runs unordered.
+ */
+export function orderKeyOf(orderBy: OrderKeyFunction, event: StreamEvent, problem: (why: string) => void): string | undefined {
+  let key: unknown;
+  try {
+    key = orderBy(event);
+  } catch (error) {
+    problem(`the key function threw: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  }
+  if (key === undefined) return undefined;
+  const why = textProblem(key, MAX_ORDER_KEY_LENGTH);
+  if (why === undefined) return key as string;
+  problem(`the key ${why}`);
+  return undefined;
+}
+
 /** Checks a worker's options (every number bounded, unknown names refused) and fills in the defaults. */
 export function workerSettings(options: EventWorkerOptions): WorkerSettings {
   refuseUnknownOptions(OPERATION, options, KNOWN);
@@ -149,7 +197,7 @@ export function workerSettings(options: EventWorkerOptions): WorkerSettings {
     trimEveryMs,
     startFrom: oneOf('startFrom', options.startFrom, ['beginning', 'new']) ?? 'beginning',
     clock: options.clock ?? Date.now,
-    orderBy: oneOf('orderBy', options.orderBy, ['guild', 'channel']),
+    orderBy: orderKeyFunction(options.orderBy),
     maxBacklog: checkCount(OPERATION, 'maxBacklog', options.maxBacklog),
     removeIdleConsumersMs:
       options.removeIdleConsumersMs === 0
@@ -171,14 +219,6 @@ export interface StreamEvent {
   id: string;
   /** How many times it was delivered (1: the first). */
   deliveries: number;
-}
-
-/** An interaction acknowledged without running: another entry claimed it first. */
-export interface DuplicateEvent {
-  /** The stream entry acknowledged. */
-  id: string;
-  /** The interaction. */
-  interactionId: string;
 }
 
 /** Stream entries a worker lost or took over. */
@@ -221,8 +261,8 @@ export interface RecreatedEvent {
   from: string;
 }
 
-/** Events of an {@link EventWorker}. */
-export interface EventWorkerEvents {
+/** Events of an {@link EventWorker}: its own, and those of its router (`interactionCreate`, `interactionError`, `interactionUnhandled`). */
+export interface EventWorkerEvents extends InteractionRouterEvents {
   /** Redis failed (the worker tries again on its next turn), an answered mark could not be stored yet (tried again), or an entry was unreadable. */
   error: [error: Error];
   /**
@@ -230,10 +270,6 @@ export interface EventWorkerEvents {
    * created it again, from the id given.
    */
   recreated: [event: RecreatedEvent];
-  /** An interaction handler threw. */
-  interactionError: [event: InteractionErrorEvent];
-  /** A click or submit nothing handled. */
-  interactionUnhandled: [event: InteractionUnhandledEvent];
   /** An event went to the dead letters (no payload: it may hold a token). */
   deadLetter: [event: Pick<DeadLetter, 'originalId' | 'type' | 'reason' | 'deliveries' | 'error'>];
   /** An interaction already claimed (a replay, or a second publisher) was acknowledged without running. */

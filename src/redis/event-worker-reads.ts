@@ -1,7 +1,7 @@
 /**
  * The Redis side of a worker taking over entries (`event-worker.ts`): `XAUTOCLAIM` of the entries pending longer than
  * `claimIdleMs` with a silent consumer, those gone from the stream acknowledged, and each live one's delivery count; and
- * what a worker reads from an entry (its payload, its order key, its token to scrub).
+ * what a worker reads from an entry (its payload, its token to scrub).
  *
  * @module
  */
@@ -62,13 +62,6 @@ export function parsePayload(text: string | undefined): unknown {
   } catch {
     return MALFORMED;
   }
-}
-
-/** The community or channel whose events run in order (`orderBy`), or `undefined`. */
-export function orderKeyOf(by: 'guild' | 'channel' | undefined, data: unknown): string | undefined {
-  if (by === undefined || typeof data !== 'object' || data === null) return undefined;
-  const value = (data as Record<string, unknown>)[`${by}_id`];
-  return typeof value === 'string' ? value : undefined;
 }
 
 /** The interaction token an entry's payload holds (to scrub from what is reported), if any. */

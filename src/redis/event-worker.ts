@@ -16,35 +16,31 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { EventEmitter } from 'eventemitter3';
+import type { EventEmitter } from 'eventemitter3';
 import type { Client } from '../clients/client.js';
 import { INTERACTION_LIFETIME_MS } from '../core/constants.js';
 import { scrubText } from '../core/redact.js';
 import { KeyedQueue, wait } from '../core/wait.js';
 import { publishStreamStep, type StreamStepMessage } from '../observe/diagnostics.js';
-import { EventStreamError } from '../errors/index.js';
+import { EventStreamError, ValidationError } from '../errors/index.js';
 import { interactionFromDispatch } from '../interactions/from-dispatch.js';
-import type { CommandInteraction, InteractionByKind } from '../interactions/interaction.js';
-import type { InteractionKind, InteractionResponder } from '../interactions/types.js';
-import type { CommandOptionValues, TypedCommandDefinition } from '../interactions/options.js';
-import { type InteractionHandler, InteractionRouter } from '../interactions/router.js';
+import type { InteractionResponder } from '../interactions/types.js';
+import { InteractionHost } from '../interactions/host.js';
 import type { RedisClientLike } from './connection.js';
 import { type DeadLetter, entriesOf, failureText, fieldsOf, type RedisEventStream, shardIdOf } from './event-stream.js';
-import { type EventWorkerEvents, type EventWorkerOptions, type StreamEvent, type WorkerSettings, workerSettings } from './event-worker-options.js';
+import { type EventWorkerEvents, type EventWorkerOptions, orderKeyOf, type StreamEvent, type WorkerSettings, workerSettings } from './event-worker-options.js';
 import { AnsweredMarks } from './event-worker-marks.js';
 import { ANSWERED_RETRY_MAX_PAUSE_MS, acquireClaim, type ClaimKeys, HeldClaim, renewClaim } from './interaction-claim.js';
-import { entryId, MALFORMED, orderKeyOf, parsePayload, reclaimEntries, tokenOf } from './event-worker-reads.js';
+import { entryId, MALFORMED, parsePayload, reclaimEntries, tokenOf } from './event-worker-reads.js';
 import { WorkerLeases } from './worker-leases.js';
 import type { StreamBacklog } from './stream-backlog.js';
 import { type ConsumersRemovedEvent, upkeep } from './stream-upkeep.js';
 
 export type { UnmarkedEvent } from './event-worker-marks.js';
-export type { DuplicateEvent, EventWorkerEvents, EventWorkerOptions, LostEvent, RecreatedEvent, StreamEvent } from './event-worker-options.js';
+export type { EventWorkerEvents, EventWorkerOptions, LostEvent, OrderKeyFunction, RecreatedEvent, StreamEvent } from './event-worker-options.js';
 
 /** A worker consuming the stream of Gateway dispatches. */
-export class EventWorker extends EventEmitter<EventWorkerEvents> {
-  /** The router its interactions run through (the same as the Gateway's and the receiver's). */
-  readonly router: InteractionRouter;
+export class EventWorker extends InteractionHost<EventWorkerEvents> {
   readonly #options: WorkerSettings;
   readonly #stream: RedisEventStream;
   readonly #group: string;
@@ -56,7 +52,7 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
   readonly #running = new Set<Promise<void>>();
   /** The entries handled here and their claims: a slow handler's entry reclaimed by this same worker is not started twice. */
   readonly #leases: WorkerLeases;
-  /** Events of one community or channel, in order (with `orderBy`). */
+  /** Events of one order key (a community, a channel, what `orderBy` says), in order. */
   readonly #ordered = new KeyedQueue<string>();
   readonly #stop = new AbortController();
   readonly #givenReadClient: RedisClientLike | undefined;
@@ -86,21 +82,6 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
       () => this.#stream.client.isReady,
       (error) => this.#report(error),
     );
-    this.router = new InteractionRouter();
-    this.router.on('interactionError', (event) => this.#emitSafely('interactionError', event));
-  }
-
-  /** Handles interactions of one kind. Returns a function that removes the handler. */
-  onInteraction<K extends InteractionKind>(kind: K, handler: InteractionHandler<InteractionByKind[K]>): () => void {
-    return this.router.onInteraction(kind, handler);
-  }
-
-  /** Handles one slash command by name. Returns a function that removes the handler. */
-  onCommand(name: string, handler: InteractionHandler<CommandInteraction>): () => void;
-  /** Handles one slash command by its definition (from `defineCommand`), which types `interaction.options`. */
-  onCommand<D extends TypedCommandDefinition>(command: D, handler: InteractionHandler<CommandInteraction<CommandOptionValues<D>>>): () => void;
-  onCommand(command: TypedCommandDefinition | string, handler: InteractionHandler<CommandInteraction<never>>): () => void {
-    return this.router.onCommand(command as string, handler as InteractionHandler<CommandInteraction>);
   }
 
   /**
@@ -256,13 +237,26 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
     if (!this.#leases.hold(id, sentAt)) return;
     const record = fieldsOf(fields);
     const data = parsePayload(record['d']);
-    const key = orderKeyOf(this.#options.orderBy, data);
+    const key = this.#orderKey(id, record, data, deliveries);
     const run = () => this.#handle(id, record, data, deliveries);
     const task = (key === undefined ? run() : this.#ordered.run(key, run)).catch((error: unknown) => this.#report(error));
     this.#running.add(task);
     void task.finally(() => {
       this.#running.delete(task);
       this.#leases.release(id);
+    });
+  }
+
+  /** The order key of an entry (`orderBy`): a key function that throws or gives an unusable key is reported, and the entry runs unordered. */
+  #orderKey(id: string, fields: Record<string, string>, data: unknown, deliveries: number): string | undefined {
+    const orderBy = this.#options.orderBy;
+    const shardId = shardIdOf(fields);
+    // Unreadable entries go to the dead letters, unordered.
+    if (orderBy === undefined || data === MALFORMED || shardId === undefined) return undefined;
+    const type = fields['t'] ?? '';
+    return orderKeyOf(orderBy, { type, data, shardId, id, deliveries }, (why) => {
+      const text = scrubText(why, tokenOf(fields)).slice(0, 300);
+      this.#report(new ValidationError('orderBy', [{ path: `stream entry ${id} (${type.slice(0, 64)})`, message: `${text}; it runs unordered` }]));
     });
   }
 
@@ -278,7 +272,7 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
     if (deliveries > this.#options.maxDeliveries) {
       return this.#deadLetter(id, fields, 'max-deliveries', `delivered ${deliveries} times without being handled`, deliveries);
     }
-    if (type === 'INTERACTION_CREATE') return this.#interaction(id, fields, data, deliveries);
+    if (type === 'INTERACTION_CREATE') return this.#interaction(id, fields, data, deliveries, shardId);
     const handlers = [...(this.#dispatchHandlers.get(type) ?? [])];
     const event: StreamEvent = { type, data, shardId, id, deliveries };
     const started = performance.now();
@@ -297,7 +291,7 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
     // Left pending: delivered again after claimIdleMs (to this worker or another).
   }
 
-  async #interaction(id: string, fields: Record<string, string>, data: unknown, deliveries: number): Promise<void> {
+  async #interaction(id: string, fields: Record<string, string>, data: unknown, deliveries: number, shardId: number): Promise<void> {
     const payload = typeof data === 'object' && data !== null ? (data as { id?: unknown; token?: unknown }) : {};
     const interactionId = typeof payload.id === 'string' ? payload.id : '';
     const token = typeof payload.token === 'string' ? [payload.token] : [];
@@ -331,11 +325,7 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
     claim = held;
     this.#step({ step: 'claim', id, type: 'INTERACTION_CREATE', deliveries });
     const started = performance.now();
-    const interaction = built.interaction;
-    const handled = this.router.offerToWaits(interaction) || this.router.wouldHandle(interaction);
-    const running = this.router.dispatch(interaction);
-    this.router.holdUnclaimed(interaction, handled, (event) => this.#emitSafely('interactionUnhandled', event));
-    await running;
+    await this.router.handle(built.interaction, shardId);
     this.#step({ step: 'handle', id, type: 'INTERACTION_CREATE', deliveries, durationMs: performance.now() - started });
     // Answered: acknowledged once the mark is stored, which goes on apart from the tasks under way (close() stops it).
     if (marking !== undefined) return this.#marks.afterStored(id, () => this.#ack(id));
@@ -357,7 +347,7 @@ export class EventWorker extends EventEmitter<EventWorkerEvents> {
     if (acquired.status === 'held' && acquired.holder.startsWith(`${id}@${this.#group.length}:${this.#group}/`)) return undefined;
     if (acquired.status !== 'taken') {
       await this.#ack(id);
-      this.#emitSafely('duplicate', { id, interactionId });
+      this.#emitSafely('duplicate', { id, type: 'INTERACTION_CREATE', interactionId });
       this.#step({ step: 'duplicate', id, type: 'INTERACTION_CREATE' });
       return undefined;
     }

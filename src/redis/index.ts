@@ -22,7 +22,7 @@ export {
   type EventWorkerOptions,
   type EventWorkerEvents,
   type StreamEvent,
-  type DuplicateEvent,
+  type OrderKeyFunction,
   type LostEvent,
   type RecreatedEvent,
   type UnmarkedEvent,

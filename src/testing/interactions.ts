@@ -179,7 +179,7 @@ export function createTestGateway(options: TestGatewayOptions = {}): TestGateway
       gateway.on('interactionError', onError);
       try {
         // Resolves when every handler has settled.
-        await gateway.deliver(interaction);
+        await gateway.router.handle(interaction);
       } finally {
         gateway.off('interactionError', onError);
       }

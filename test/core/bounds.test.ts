@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_TIMER_MS, checkCount, checkDuration, clampNumber, optionNames, refuseUnknownOptions, wholeWithin } from '../../src/core/bounds.js';
+import { MAX_TIMER_MS, checkCount, checkDuration, clampNumber, optionNames, refuseUnknownOptions, textProblem, wholeWithin } from '../../src/core/bounds.js';
 import { validationRefusal as refusal } from '../helpers/refusal.js';
 
 describe('bounds: the one home of number and option checks', () => {
@@ -71,5 +71,16 @@ describe('bounds: the one home of number and option checks', () => {
     optionNames<Options>({ clock: true });
     // @ts-expect-error a name the type does not have does not compile
     optionNames<Options>({ clock: true, timeoutMs: true, now: true });
+  });
+
+  it('textProblem: a string of 1 to maxLength characters passes; anything else is described, nothing thrown', () => {
+    expect([textProblem('g1', 3), textProblem('abc', 3)]).toEqual([undefined, undefined]);
+    expect(textProblem('abcd', 3)).toBe('must be 1 to 3 characters (got 4)');
+    expect(textProblem('', 3)).toBe('must be 1 to 3 characters (got 0)');
+    expect([textProblem(42, 3), textProblem(null, 3), textProblem({}, 3)]).toEqual([
+      'must be a string (got number)',
+      'must be a string (got null)',
+      'must be a string (got object)',
+    ]);
   });
 });

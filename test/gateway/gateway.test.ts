@@ -335,7 +335,7 @@ describe('interactions over the Gateway', () => {
   });
 });
 
-describe('gateway.deliver', () => {
+describe('gateway.router.handle', () => {
   it('resolves once every handler has settled, with its own router alone and with use() routers, and never rejects', async () => {
     const { createInteraction, createInteractionRouter } = await import('../../src/index.js');
     const client = new Client({ baseUrl: 'http://127.0.0.1:9', auth: { botToken: SECRETS.botToken } });
@@ -350,13 +350,13 @@ describe('gateway.deliver', () => {
     const payload = (id: string, name: string) => ({ id, type: 2, token: `tok-${id}`, data: { name } });
 
     let done = false;
-    const alone = gateway.deliver(createInteraction(payload('d1', 'slow'), async () => undefined)).then(() => (done = true));
+    const alone = gateway.router.handle(createInteraction(payload('d1', 'slow'), async () => undefined)).then(() => (done = true));
     await new Promise((resolve) => setImmediate(resolve));
     expect(done).toBe(false);
     release();
     await alone;
     expect(settled).toEqual(['own']);
-    await expect(gateway.deliver(createInteraction(payload('d2', 'fails'), async () => undefined))).resolves.toBeUndefined();
+    await expect(gateway.router.handle(createInteraction(payload('d2', 'fails'), async () => undefined))).resolves.toBeUndefined();
     expect(errors.map((error) => (error as Error).message)).toEqual(['handler failed']);
 
     const router = createInteractionRouter();
@@ -364,7 +364,7 @@ describe('gateway.deliver', () => {
     router.onCommand('slow', () => new Promise<void>((resolve) => (releaseShared = resolve)).then(() => void settled.push('shared')));
     gateway.use(router);
     done = false;
-    const both = gateway.deliver(createInteraction(payload('d3', 'slow'), async () => undefined)).then(() => (done = true));
+    const both = gateway.router.handle(createInteraction(payload('d3', 'slow'), async () => undefined)).then(() => (done = true));
     await new Promise((resolve) => setImmediate(resolve));
     release();
     await new Promise((resolve) => setImmediate(resolve));

@@ -77,7 +77,7 @@ function modalSubmit(id: string, customId: string, extra: Partial<InteractionPay
 /** Dispatches a command on the router and returns it once its handler-less dispatch bound it to the router. */
 async function dispatched<T extends Interaction>(router: InteractionRouter, payload: InteractionPayload): Promise<T> {
   const interaction = createInteraction(payload, noop, () => NOW_MS) as T;
-  await router.dispatch(interaction);
+  await router.handle(interaction);
   return interaction;
 }
 
@@ -102,7 +102,7 @@ describe('awaitComponent on the router', () => {
       const byOther = createInteraction(component('c-other-user', { member: { user: OTHER }, message: { id: 'm-1', [key]: { id: 'cmd-1' } } }), noop);
       const onOtherReply = createInteraction(component('c-other-reply', { message: { id: 'm-0', [key]: { id: 'cmd-0' } } }), noop);
       const mine = createInteraction(component('c-mine', { message: { id: 'm-1', [key]: { id: 'cmd-1' } } }), noop);
-      for (const interaction of [byOther, onOtherReply, mine]) await router.dispatch(interaction);
+      for (const interaction of [byOther, onOtherReply, mine]) await router.handle(interaction);
       await expect(waiting).resolves.toBe(mine);
       expect(handled).toEqual(['c-other-user', 'c-other-reply']);
       expect(created).toEqual(['cmd-1', 'c-other-user', 'c-other-reply']);
@@ -117,9 +117,9 @@ describe('awaitComponent on the router', () => {
       timeoutMs: 5_000,
       filter: (interaction): interaction is ComponentInteraction & { customId: 'no' } => interaction.customId === 'no',
     });
-    await router.dispatch(createInteraction(component('c-elsewhere', { channel_id: 'ch-2', data: { custom_id: 'no' } }), noop));
-    await router.dispatch(createInteraction(component('c-yes'), noop));
-    await router.dispatch(createInteraction(component('c-no', { data: { custom_id: 'no' } }), noop));
+    await router.handle(createInteraction(component('c-elsewhere', { channel_id: 'ch-2', data: { custom_id: 'no' } }), noop));
+    await router.handle(createInteraction(component('c-yes'), noop));
+    await router.handle(createInteraction(component('c-no', { data: { custom_id: 'no' } }), noop));
     const click = await waiting;
     expect(click.id).toBe('c-no');
     expectTypeOf(click.customId).toEqualTypeOf<'no'>();
@@ -130,7 +130,7 @@ describe('awaitComponent on the router', () => {
     const { router, handled } = recordingRouter();
     const first = await dispatched<ComponentInteraction>(router, component('c-first', { message: { id: 'm-7', interaction_metadata: { id: 'cmd-7' } } }));
     const waiting = first.awaitComponent({ timeoutMs: 5_000 });
-    await router.dispatch(createInteraction(component('c-same-message', { message: { id: 'm-7', interaction_metadata: { id: 'cmd-7' } } }), noop));
+    await router.handle(createInteraction(component('c-same-message', { message: { id: 'm-7', interaction_metadata: { id: 'cmd-7' } } }), noop));
     expect((await waiting).id).toBe('c-same-message');
     expect(handled).toEqual(['c-first']);
   });
@@ -145,7 +145,7 @@ describe('awaitComponent on the router', () => {
         throw broken;
       },
     });
-    await router.dispatch(createInteraction(component('c-3'), noop));
+    await router.handle(createInteraction(component('c-3'), noop));
     await expect(waiting).rejects.toBe(broken);
     expect(handled).toEqual(['c-3']);
     expect(router.waiterCount).toBe(0);
@@ -157,9 +157,9 @@ describe('awaitModalSubmit on the router', () => {
     const { router, handled } = recordingRouter();
     const original = await dispatched<CommandInteraction>(router, command('cmd-4'));
     const waiting = original.awaitModalSubmit({ customId: 'survey', timeoutMs: 5_000 });
-    await router.dispatch(createInteraction(modalSubmit('s-other-form', 'feedback'), noop));
-    await router.dispatch(createInteraction(modalSubmit('s-other-user', 'survey', { member: { user: OTHER } }), noop));
-    await router.dispatch(createInteraction(modalSubmit('s-mine', 'survey'), noop));
+    await router.handle(createInteraction(modalSubmit('s-other-form', 'feedback'), noop));
+    await router.handle(createInteraction(modalSubmit('s-other-user', 'survey', { member: { user: OTHER } }), noop));
+    await router.handle(createInteraction(modalSubmit('s-mine', 'survey'), noop));
     const submitted = await waiting;
     expect(submitted).toMatchObject({ id: 's-mine', customId: 'survey', fields: { name: 'Ada' } });
     expect(handled).toEqual(['s-other-form', 's-other-user']);
@@ -182,7 +182,7 @@ describe('the end of a wait leaves nothing behind', () => {
     expect(router.waiterCount).toBe(0);
     expect(activeTimers()).toBe(timersBefore);
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
-    await router.dispatch(createInteraction(component('c-late'), noop));
+    await router.handle(createInteraction(component('c-late'), noop));
     expect(handled).toEqual(['c-late']);
   });
 
@@ -236,7 +236,7 @@ describe('the end of a wait leaves nothing behind', () => {
       expect.stringContaining('timeoutMs: required'),
       expect.stringContaining('timeoutMs: required'),
       expect.stringContaining('customId: required'),
-      expect.stringContaining('not dispatched by an InteractionRouter'),
+      expect.stringContaining('not handled by an InteractionRouter (router.handle()'),
     ]);
     const first = original.awaitComponent({ timeoutMs: 60_000 });
     const second = await original.awaitComponent({ timeoutMs: 60_000 }).catch((e: unknown) => e);
@@ -259,9 +259,9 @@ describe('awaitComponent over the Gateway and over HTTP', () => {
     router.onCommand('confirm', (interaction) => {
       waiting = interaction.awaitComponent({ timeoutMs: 5_000 });
     });
-    client.gateway.deliver(createInteraction(command('cmd-g'), noop));
+    client.gateway.router.handle(createInteraction(command('cmd-g'), noop));
     expect(router.waiterCount).toBe(0);
-    client.gateway.deliver(createInteraction(component('c-g', { message: { id: 'm-g', interaction_metadata: { id: 'cmd-g' } } }), noop));
+    client.gateway.router.handle(createInteraction(component('c-g', { message: { id: 'm-g', interaction_metadata: { id: 'cmd-g' } } }), noop));
     expect((await waiting)?.id).toBe('c-g');
     expect([...handled, ...gatewaySaw]).toEqual([]);
     await client.close();

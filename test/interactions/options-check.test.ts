@@ -89,7 +89,9 @@ describe('a typed handler', () => {
     const errors: InteractionErrorEvent[] = [];
     gateway.on('interactionError', (event) => void errors.push(event));
     const deliver = (options: Record<string, unknown>[]) =>
-      gateway.deliver(createInteraction(createTestPayload({ name: 'roll', payload: { data: { name: 'roll', type: 1, options } } }), async () => undefined));
+      gateway.router.handle(
+        createInteraction(createTestPayload({ name: 'roll', payload: { data: { name: 'roll', type: 1, options } } }), async () => undefined),
+      );
     await deliver([{ name: 'sides', type: 4, value: 'abc' }]);
     await deliver([{ name: 'mode', type: 3, value: 'fair' }]);
     await deliver([{ name: 'sides', type: 4, value: 20 }]);

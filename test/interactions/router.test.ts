@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import {
   Client,
   createInteraction,
@@ -12,6 +12,7 @@ import {
   type Interaction,
   type InteractionErrorEvent,
   type InteractionPayload,
+  type InteractionUnhandledEvent,
   type ModalSubmitInteraction,
   type PingInteraction,
 } from '../../src/index.js';
@@ -65,8 +66,9 @@ describe('the interaction router', () => {
     const client = new Client({ baseUrl: service.url, auth: { botToken: SECRETS.botToken } });
     client.gateway.use(router);
     const respond = (id: string, body: { interaction_type: 1 | 4 | 5 | 6 | 8 | 9; data: Record<string, unknown> }) => client.interactions.respond(id, body);
-    const overGateway = client.gateway.deliver(createInteraction(payload('over-gateway'), respond, () => NOW_MS));
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, client, router, clock: () => NOW_MS });
+    const overGateway = client.gateway.router.handle(createInteraction(payload('over-gateway'), respond, () => NOW_MS));
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, client, clock: () => NOW_MS });
+    receiver.use(router);
     const { body, headers } = signedDelivery({ type: 'INTERACTION_CREATE', data: payload('over-http') });
     const outcome = await receiver.receive(body, headers);
     expect(outcome.status).toBe(200);
@@ -94,12 +96,12 @@ describe('the interaction router', () => {
     router.onCommand('QUIZ', () => void order.push('router:quiz'));
     const stop = gateway.use(router);
     const noop = () => Promise.resolve();
-    gateway.deliver(createInteraction(payload('a'), noop));
+    gateway.router.handle(createInteraction(payload('a'), noop));
     expect(order).toEqual(['gateway:command', 'gateway:quiz', 'router:quiz']);
     order.length = 0;
     stop();
     removeKind();
-    gateway.deliver(createInteraction(payload('b'), noop));
+    gateway.router.handle(createInteraction(payload('b'), noop));
     expect(order).toEqual(['gateway:quiz']);
   });
 
@@ -120,7 +122,7 @@ describe('the interaction router', () => {
       throw new Error('async failure');
     });
     router.onInteraction('command', () => void (ranAfter = true));
-    await client.gateway.deliver(createInteraction(payload('c'), () => Promise.resolve()));
+    await client.gateway.router.handle(createInteraction(payload('c'), () => Promise.resolve()));
     expect(ranAfter).toBe(true);
     expect(onRouter.map((event) => (event.error as Error).message)).toEqual(['sync failure', 'async failure']);
     expect(onGateway.map((event) => event.interaction.id)).toEqual(['c', 'c']);
@@ -133,11 +135,11 @@ describe('the interaction router', () => {
     router.onInteraction('command', () => {
       throw 'a string';
     });
-    await router.dispatch(createInteraction(payload('s'), () => Promise.resolve()));
+    await router.handle(createInteraction(payload('s'), () => Promise.resolve()));
     expect(events.map((event) => [event.error instanceof Error, event.error.cause])).toEqual([[true, 'a string']]);
   });
 
-  it('dispatch() resolves once every handler has settled, never rejects, and survives a throwing error listener', async () => {
+  it('handle() resolves once every handler has settled, never rejects, and survives a throwing error listener', async () => {
     const router = createInteractionRouter();
     let done = false;
     router.onInteraction('command', async () => {
@@ -148,11 +150,113 @@ describe('the interaction router', () => {
     router.on('interactionError', () => {
       throw new Error('listener broke');
     });
-    await expect(router.dispatch(createInteraction(payload('d'), () => Promise.resolve()))).resolves.toBeUndefined();
+    await expect(router.handle(createInteraction(payload('d'), () => Promise.resolve()))).resolves.toBeUndefined();
     expect(done).toBe(true);
     expect(router.handlerCount).toBe(2);
     await router.close();
     expect(router.handlerCount).toBe(0);
+  });
+});
+
+describe('router.handle(), the one delivery path', () => {
+  const noop = () => Promise.resolve();
+  const click = (id: string, answers: string) =>
+    createInteraction(
+      payload(id, {
+        type: 3,
+        data: { custom_id: 'yes', component_type: 2 },
+        message: { id: `m-${answers}`, interaction_metadata: { id: answers } },
+      } as Partial<InteractionPayload>),
+      noop,
+    );
+
+  it('runs its handlers, then those of the routers it uses, nested, in the order used; listeners are told the shard', async () => {
+    const top = createInteractionRouter();
+    const middle = createInteractionRouter();
+    const leaf = createInteractionRouter();
+    const order: string[] = [];
+    top.on('interactionCreate', (interaction, shardId) => void order.push(`top:create:${interaction.id}:${shardId}`));
+    top.onCommand('quiz', () => void order.push('top'));
+    middle.onCommand('quiz', () => void order.push('middle'));
+    leaf.on('interactionCreate', (_interaction, shardId) => void order.push(`leaf:create:${shardId}`));
+    leaf.onInteraction('command', () => void order.push('leaf'));
+    middle.use(leaf);
+    const stop = top.use(middle);
+    await top.handle(createInteraction(payload('h1'), noop), 7);
+    expect(order).toEqual(['top:create:h1:7', 'top', 'middle', 'leaf:create:7', 'leaf']);
+    order.length = 0;
+    stop();
+    await top.handle(createInteraction(payload('h2'), noop));
+    expect(order).toEqual(['top:create:h2:undefined', 'top']);
+  });
+
+  it('refuses to use itself or a router that uses it (its handlers would run twice for one interaction)', () => {
+    const a = createInteractionRouter();
+    const b = createInteractionRouter();
+    const c = createInteractionRouter();
+    a.use(b);
+    b.use(c);
+    expect(() => a.use(a)).toThrow(/router: must not be this router, nor one that uses it/);
+    expect(() => c.use(a)).toThrow(/router: must not be this router, nor one that uses it/);
+    expect(() => b.use(a)).toThrow(/router: must not be this router, nor one that uses it/);
+    expect(a.uses(c)).toBe(true);
+    expect(c.uses(a)).toBe(false);
+    for (const notARouter of [undefined, null, {}, 'router'])
+      expect(() => a.use(notARouter as never)).toThrow(/Invalid input for router.use: router: must be a router from createInteractionRouter\(\)/);
+  });
+
+  it('offers a click to the waits of the routers it uses too, before any handler runs', async () => {
+    const top = createInteractionRouter();
+    const shared = createInteractionRouter();
+    const ran: string[] = [];
+    top.onInteraction('component', () => void ran.push('top'));
+    shared.onInteraction('component', () => void ran.push('shared'));
+    shared.onCommand('quiz', (interaction) => interaction.awaitComponent({ timeoutMs: 5000 }).then((taken) => void ran.push(`waited:${taken.id}`)));
+    // The command is handled by the shared router alone: its wait is filed there.
+    const command = createInteraction(payload('cmd-1'), noop);
+    const handling = shared.handle(command);
+    top.use(shared);
+    await top.handle(click('click-1', 'cmd-1'));
+    await handling;
+    expect(ran).toEqual(['waited:click-1']);
+  });
+
+  it('reports a click nothing took as interactionUnhandled on the router, with the shard, after holdUnclaimedMs', async () => {
+    vi.useFakeTimers();
+    try {
+      const router = createInteractionRouter({ holdUnclaimedMs: 200 });
+      const unhandled: InteractionUnhandledEvent[] = [];
+      router.on('interactionUnhandled', (event) => void unhandled.push(event));
+      await router.handle(click('lost-1', 'cmd-9'), 4);
+      await vi.advanceTimersByTimeAsync(199);
+      expect(unhandled).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(unhandled.map((event) => [event.interaction.id, event.answers, event.shardId])).toEqual([['lost-1', 'cmd-9', 4]]);
+      // A used router's handler takes it: nothing reported.
+      const used = createInteractionRouter();
+      used.onInteraction('component', () => undefined);
+      router.use(used);
+      await router.handle(click('taken-1', 'cmd-9'));
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(unhandled).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('emits a used router’s handler error on that router, not on the router handling it', async () => {
+    const top = createInteractionRouter();
+    const used = createInteractionRouter();
+    const onTop: string[] = [];
+    const onUsed: string[] = [];
+    top.on('interactionError', (event) => void onTop.push(event.error.message));
+    used.on('interactionError', (event) => void onUsed.push(event.error.message));
+    used.onCommand('quiz', async () => {
+      throw new Error('used broke');
+    });
+    top.use(used);
+    await expect(top.handle(createInteraction(payload('e1'), noop))).resolves.toBeUndefined();
+    expect([onTop, onUsed]).toEqual([[], ['used broke']]);
   });
 });
 

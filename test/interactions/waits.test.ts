@@ -52,8 +52,8 @@ describe('a click nobody takes', () => {
     const unhandled: InteractionUnhandledEvent[] = [];
     gateway.on('interactionUnhandled', (event) => void unhandled.push(event));
     const command = createInteraction(createTestPayload({ name: 'vote' }), async () => undefined);
-    const handling = gateway.deliver(command);
-    await gateway.deliver(click(command.id, 'yes'));
+    const handling = gateway.router.handle(command);
+    await gateway.router.handle(click(command.id, 'yes'));
     releaseReply();
     await handling;
     expect(taken).toEqual(['yes']);
@@ -65,7 +65,7 @@ describe('a click nobody takes', () => {
     const { gateway } = createTestGateway();
     const unhandled: InteractionUnhandledEvent[] = [];
     gateway.on('interactionUnhandled', (event) => void unhandled.push(event));
-    await gateway.deliver(click('cmd-42', 'second-click'));
+    await gateway.router.handle(click('cmd-42', 'second-click'));
     expect(unhandled).toEqual([]);
     await vi.advanceTimersByTimeAsync(1_500);
     expect(unhandled.map((event) => [event.customId, event.answers])).toEqual([['second-click', 'cmd-42']]);
@@ -77,10 +77,10 @@ describe('a click nobody takes', () => {
     const unhandled: InteractionUnhandledEvent[] = [];
     gateway.on('interactionUnhandled', (event) => void unhandled.push(event));
     const off = gateway.onInteraction('component', () => undefined);
-    await gateway.deliver(click('cmd-1'));
+    await gateway.router.handle(click('cmd-1'));
     off();
     gateway.on('interactionCreate', () => undefined);
-    await gateway.deliver(click('cmd-2'));
+    await gateway.router.handle(click('cmd-2'));
     await vi.advanceTimersByTimeAsync(1_500);
     expect(unhandled).toEqual([]);
   });
@@ -99,10 +99,10 @@ describe('a click a wait takes', () => {
       waiting = interaction.awaitComponent({ timeoutMs: 5_000 });
     });
     const command = createInteraction(createTestPayload({ name: 'wipe' }), async () => undefined);
-    await gateway.deliver(command);
+    await gateway.router.handle(command);
     seen.length = 0;
     const confirm = click(command.id, 'confirm');
-    await gateway.deliver(confirm);
+    await gateway.router.handle(confirm);
     expect(await waiting).toBe(confirm);
     expect(seen).toEqual([]);
   });
@@ -128,15 +128,15 @@ describe('matching waits', () => {
     const originals: Interaction[] = [];
     for (let i = 0; i < 10_000; i++) {
       const original = createInteraction(createTestPayload({ name: 'poll' }), async () => undefined);
-      await router.dispatch(original);
+      await router.handle(original);
       originals.push(original);
       if (original.kind === 'command') void original.awaitComponent({ timeoutMs: 60_000, filter }).catch(() => undefined);
     }
     expect(router.waiterCount).toBe(10_000);
-    await router.dispatch(watched(click('some-other-interaction')));
+    await router.handle(watched(click('some-other-interaction')));
     expect(consulted).toBe(0);
     expect(reads).toBeLessThan(50);
-    await router.dispatch(click(originals[1234]?.id ?? ''));
+    await router.handle(click(originals[1234]?.id ?? ''));
     expect(consulted).toBe(1);
     expect(router.waiterCount).toBe(9_999);
     await router.close();

@@ -151,8 +151,8 @@ describe('community-chat-sdk/otel', () => {
     });
     const payload = (id: string, name: string): InteractionPayload =>
       ({ id, type: 2, token: `interaction-token-${id}-secret`, data: { name } }) as InteractionPayload;
-    await router.dispatch(createInteraction(payload('i-1', 'ping'), () => Promise.resolve()));
-    await router.dispatch(createInteraction(payload('i-2', 'boom'), () => Promise.resolve()));
+    await router.handle(createInteraction(payload('i-1', 'ping'), () => Promise.resolve()));
+    await router.handle(createInteraction(payload('i-2', 'boom'), () => Promise.resolve()));
     const finished = exporter.getFinishedSpans();
     const ping = finished.find((s) => s.name === 'interaction ping');
     const boom = finished.find((s) => s.name === 'interaction boom');

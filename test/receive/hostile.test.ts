@@ -12,6 +12,7 @@ import {
   isReplayStoreFullError,
   isValidationError,
   MemoryReplayStore,
+  type DuplicateEvent,
   type WebhookErrorEvent,
 } from '../../src/index.js';
 import { hmacHex, NOW_MS, NOW_S, post, signedDelivery, waitFor, useReceiverServer, WEBHOOK_SECRET } from './helpers.js';
@@ -93,14 +94,15 @@ describe('the receiver against a hostile sender', () => {
     const router = createInteractionRouter();
     const responses: string[] = [];
     const client = { interactions: { respond: (id: string) => Promise.resolve(void responses.push(id)) } };
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, client, router, clock: () => NOW_MS });
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, client, clock: () => NOW_MS });
+    receiver.use(router);
     const ran: string[] = [];
     router.onCommand('ping', async (interaction) => {
       ran.push(interaction.id);
       await interaction.reply('pong');
     });
-    const duplicates: string[] = [];
-    receiver.on('duplicate', (delivery) => void duplicates.push(delivery.id));
+    const duplicates: DuplicateEvent[] = [];
+    receiver.on('duplicate', (event) => void duplicates.push(event));
     const url = await serve(receiver);
     const payload = {
       id: 'int-twice',
@@ -118,7 +120,8 @@ describe('the receiver against a hostile sender', () => {
     expect((await post(url, viaB.body, viaB.headers)).json).toEqual({ ok: true, duplicate: true });
     await waitFor(() => responses.length === 1);
     expect(ran).toEqual(['int-twice']);
-    expect(duplicates).toEqual(['dlv-hook-b']);
+    // The event worker's shape: what came again, its type, the interaction; no payload (it holds the token).
+    expect(duplicates).toEqual([{ id: 'dlv-hook-b', type: 'INTERACTION_CREATE', interactionId: 'int-twice' }]);
   });
 
   it('hands every listener and handler the data as signed: a delivery listener cannot change it for the typed handler', async () => {

@@ -55,7 +55,8 @@ function botClient(): Client {
 describe('interactions over HTTP', () => {
   it('builds the typed interaction from INTERACTION_CREATE; reply() sends exactly one callback to the service', async () => {
     const router = createInteractionRouter();
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, client: botClient(), router, clock: () => NOW_MS });
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, client: botClient(), clock: () => NOW_MS });
+    receiver.use(router);
     const seen: CommandInteraction[] = [];
     const second: unknown[] = [];
     router.onCommand('PING', async (interaction) => {
@@ -102,7 +103,8 @@ describe('interactions over HTTP', () => {
 
   it('routes handler errors to interactionError on the receiver and the router; the delivery was still acknowledged', async () => {
     const router = createInteractionRouter();
-    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, client: botClient(), router, clock: () => NOW_MS });
+    const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, client: botClient(), clock: () => NOW_MS });
+    receiver.use(router);
     const onRouter: InteractionErrorEvent[] = [];
     const onReceiver: InteractionErrorEvent[] = [];
     router.on('interactionError', (event) => void onRouter.push(event));
@@ -202,10 +204,11 @@ describe('typed deliveries and the catch-all', () => {
     expect(receiver.toJSON()).toMatchObject({ types: [] });
   });
 
-  it('close() leaves a router passed in options to its owner', async () => {
+  it('close() leaves a router it uses to its owner', async () => {
     const router = createInteractionRouter();
     router.onCommand('ping', () => undefined);
-    await using receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, clock: () => NOW_MS, router });
+    await using receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, clock: () => NOW_MS });
+    receiver.use(router);
     await receiver.close();
     expect(router.handlerCount).toBe(1);
   });
@@ -315,7 +318,8 @@ describe('secrets and signatures', () => {
       vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void logged.push(args.map((arg) => inspect(arg)).join(' ')));
     }
     const router = createInteractionRouter();
-    const receiver = createWebhookReceiver({ secret: [WEBHOOK_SECRET, OLD_WEBHOOK_SECRET], client: botClient(), router, clock: () => NOW_MS });
+    const receiver = createWebhookReceiver({ secret: [WEBHOOK_SECRET, OLD_WEBHOOK_SECRET], client: botClient(), clock: () => NOW_MS });
+    receiver.use(router);
     const captured: unknown[] = [];
     for (const event of ['delivery', 'duplicate', 'rejected', 'error', 'interactionError'] as const)
       receiver.on(event, (...args: unknown[]) => void captured.push(...args));

@@ -64,7 +64,7 @@ describe('createEventWorker options', () => {
     [{ trimEveryMs: 250.5 }, 'trimEveryMs', /whole number/],
     [{ maxBacklog: Number.NaN }, 'maxBacklog', /must be a number/],
     [{ startFrom: 'end' }, 'startFrom', /one of 'beginning', 'new'/],
-    [{ orderBy: 'user' }, 'orderBy', /one of 'guild', 'channel'/],
+    [{ orderBy: 'user' }, 'orderBy', /must be 'guild', 'channel' or a function \(event\) => string \| undefined \(got "user"\)/],
     [{ group: ' ' }, 'group', /not blank/],
     [{ consumer: '' }, 'consumer', /not blank/],
     [{ clock: 5 }, 'clock', /function/],

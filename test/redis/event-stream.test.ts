@@ -5,7 +5,7 @@
  * dead letters and the trim.
  */
 import { describe, expect, it } from 'vitest';
-import { Client } from '../../src/index.js';
+import { Client, type DuplicateEvent } from '../../src/index.js';
 import { idBefore } from '../../src/redis/event-stream.js';
 import { createEventWorker, createRedisEventStream, type EventWorker, type RedisEventStream } from '../../src/redis/index.js';
 import type { Emulator } from '../../src/testing/index.js';
@@ -76,8 +76,8 @@ describeWithRedis('Gateway events to workers on a Redis stream', () => {
     try {
       await admin.commands.sync(emulator.seed.applicationId, [{ name: 'ping', description: 'Ping' }]);
       const { stream, workers } = await pool(emulator, 2);
-      const duplicates: string[] = [];
-      for (const worker of workers) worker.on('duplicate', (event) => duplicates.push(event.interactionId));
+      const duplicates: DuplicateEvent[] = [];
+      for (const worker of workers) worker.on('duplicate', (event) => duplicates.push(event));
       // Delivered by the emulator to a Gateway that only publishes, then published again by hand.
       const gateway = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken } });
       closers.push(gateway);
@@ -87,9 +87,10 @@ describeWithRedis('Gateway events to workers on a Redis stream', () => {
       await gateway.gateway.connect();
       const run = emulator.invokeCommand({ name: 'ping' });
       await run.response;
-      await stream.publish([{ t: 'INTERACTION_CREATE', s: 99, d: run.payload, shardId: 0 }]);
+      const [again] = await stream.publish([{ t: 'INTERACTION_CREATE', s: 99, d: run.payload, shardId: 0 }]);
       await until(() => duplicates.length === 1, { what: 'the duplicate acknowledged' });
-      expect(duplicates).toEqual([run.id]);
+      // The webhook receiver's shape: what came again (the entry), its type, the interaction.
+      expect(duplicates).toEqual([{ id: again, type: 'INTERACTION_CREATE', interactionId: run.id }]);
       await emulator.waitForIdle();
       expect(emulator.messages()).toHaveLength(1);
       expect(await pendingOf(stream)).toBe(0);

@@ -7,7 +7,7 @@ import { expect, it } from 'vitest';
 import { makeSnowflake } from '../../src/core/constants.js';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { Client, DIAGNOSTICS_CHANNELS, type StreamStepMessage } from '../../src/index.js';
-import { createEventWorker, createRedisEventStream, type EventWorker, type EventWorkerEvents } from '../../src/redis/index.js';
+import { createEventWorker, createRedisEventStream, type EventWorker, type EventWorkerEvents, type OrderKeyFunction } from '../../src/redis/index.js';
 import { describeWithRedis, useRedis } from '../helpers/redis-server.js';
 import { until } from '../helpers/until.js';
 
@@ -141,10 +141,14 @@ describeWithRedis('the event worker’s dead letters', () => {
     }
   });
 
-  it("orderBy 'guild': one community's events run one at a time in stream order, other communities meanwhile", async () => {
+  const byCommunity: OrderKeyFunction = (event) => `community:${(event.data as { guild_id: string }).guild_id}`;
+  it.each([
+    ["orderBy 'guild'", 'guild' as const],
+    ['an orderBy key function', byCommunity],
+  ])("%s: one community's events run one at a time in stream order, other communities meanwhile", async (_, orderBy) => {
     const stream = createRedisEventStream({ client: redis.connection, stream: `worker-${++n}` });
     const client = new Client({ baseUrl: 'http://127.0.0.1:1', auth: { botToken: 'a-bot-token' } });
-    const worker = createEventWorker({ stream, group: 'g', consumer: 'w', client, pollMs: 5, orderBy: 'guild', concurrency: 16 });
+    const worker = createEventWorker({ stream, group: 'g', consumer: 'w', client, pollMs: 5, orderBy, concurrency: 16 });
     const seen = new Map<string, number[]>();
     let running = 0;
     let peak = 0;
@@ -180,6 +184,39 @@ describeWithRedis('the event worker’s dead letters', () => {
       expect(overlapped).toBe(false);
       // Four communities ran side by side.
       expect(peak).toBeGreaterThan(1);
+    } finally {
+      await stop(worker, client);
+    }
+  });
+
+  it('an orderBy key function that throws or gives an unusable key loses no event: each is reported and runs unordered', async () => {
+    const stream = createRedisEventStream({ client: redis.connection, stream: `worker-${++n}` });
+    const client = new Client({ baseUrl: 'http://127.0.0.1:1', auth: { botToken: 'a-bot-token' } });
+    const orderBy: OrderKeyFunction = (event) => {
+      const { key } = event.data as { key: string };
+      if (key === 'throw') throw new Error(`no key for this one (token interaction-token-in-data)`);
+      if (key === 'long') return 'k'.repeat(257);
+      if (key === 'number') return 42 as unknown as string;
+      return key;
+    };
+    const worker = createEventWorker({ stream, group: 'g', consumer: 'w', client, pollMs: 5, orderBy });
+    const handled: string[] = [];
+    const errors: Error[] = [];
+    worker.on('error', (error) => void errors.push(error));
+    worker.onDispatch('MESSAGE_CREATE', (event) => void handled.push((event.data as { key: string }).key));
+    try {
+      await worker.start();
+      const ids = await stream.publish(
+        ['throw', 'long', 'number', 'fine'].map((key, i) => ({ t: 'MESSAGE_CREATE', s: i + 1, d: { key, token: 'interaction-token-in-data' }, shardId: 0 })),
+      );
+      await until(() => handled.length === 4 && errors.length === 3, { what: 'four events handled and three key failures reported' });
+      expect(handled.sort()).toEqual(['fine', 'long', 'number', 'throw']);
+      expect(errors.map((error) => error.message)).toEqual([
+        `Invalid input for orderBy: stream entry ${ids[0]} (MESSAGE_CREATE): the key function threw: no key for this one (token [redacted]); it runs unordered`,
+        `Invalid input for orderBy: stream entry ${ids[1]} (MESSAGE_CREATE): the key must be 1 to 256 characters (got 257); it runs unordered`,
+        `Invalid input for orderBy: stream entry ${ids[2]} (MESSAGE_CREATE): the key must be a string (got number); it runs unordered`,
+      ]);
+      expect((await stream.backlog()).groups[0]?.pending).toBe(0);
     } finally {
       await stop(worker, client);
     }

@@ -199,7 +199,8 @@ describe('application-webhook deliveries', () => {
     let receiver: ReturnType<typeof createWebhookReceiver> | undefined;
     const url = await serve((request, response) => receiver?.node(request, response));
     const hook = await admin.applicationWebhooks.create(appId, { url, events: ['INTERACTION_CREATE'] });
-    receiver = createWebhookReceiver({ secret: String(hook['secret']), client: bot, router });
+    receiver = createWebhookReceiver({ secret: String(hook['secret']), client: bot });
+    receiver.use(router);
     const invoked = emulator.invokeCommand({ name: 'ping' });
     expect(invoked).toMatchObject({ via: 'webhook', delivered: 1 });
     expect(invoked.deliveryIds).toHaveLength(1);

@@ -23,7 +23,8 @@ describe('signed test deliveries', () => {
     const answers: unknown[] = [];
     router.onCommand('quiz', (interaction) => interaction.reply(`Quiz about ${String(interaction.options['topic'])}`));
     const client = { interactions: { respond: async (_id: string, answer: unknown) => void answers.push(answer) } };
-    const receiver = createWebhookReceiver({ secret, router, client });
+    const receiver = createWebhookReceiver({ secret, client });
+    receiver.use(router);
     const delivery = createTestDelivery({ secret, interaction: { name: 'quiz', options: { topic: 'space' } } });
     expect(JSON.parse(delivery.body)).toMatchObject({ id: delivery.id, type: 'INTERACTION_CREATE', data: { data: { name: 'quiz' } } });
     const handling: Promise<unknown>[] = [];
@@ -57,7 +58,8 @@ describe('signed test deliveries', () => {
     const bot = new Client({ baseUrl: 'https://chat.test', transport: 'fetch', auth: { botToken: core.seed.botToken } });
     const router = createInteractionRouter();
     router.onCommand('ping', (interaction) => interaction.reply('pong via MSW'));
-    receiver = createWebhookReceiver({ secret: String(hook['secret']), client: bot, router });
+    receiver = createWebhookReceiver({ secret: String(hook['secret']), client: bot });
+    receiver.use(router);
     const invoked = core.invokeCommand({ name: 'ping' });
     expect(invoked.via).toBe('webhook');
     expect(await invoked.response).toMatchObject({ interaction_type: 4, data: { content: 'pong via MSW' } });

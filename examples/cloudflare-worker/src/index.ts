@@ -43,7 +43,8 @@ function receiverFor(env: Env): WebhookReceiver {
     await interaction.reply(`Pong from ${await botName} on Workers`);
   });
   const secret = env.CHAT_WEBHOOK_SECRET.split(',').map((value) => value.trim());
-  receiver = createWebhookReceiver({ secret, client, router });
+  receiver = createWebhookReceiver({ secret, client });
+  receiver.use(router);
   receiver.on('error', ({ error }) => console.error('receiver error:', error));
   receiver.on('interactionError', ({ error }) => console.error('handler failed:', error));
   return receiver;
