@@ -31,6 +31,8 @@ export interface CoordinatorTick {
   target?: number | undefined;
   /** How many shards of this step's count are READY somewhere in the fleet (during a reshard, for the new count). @default 0 */
   ready?: number | undefined;
+  /** The fleet's shard count (the last one committed), when the coordinator keeps one: a member away for a whole reshard follows it. @default undefined */
+  fleetCount?: number | undefined;
   /** This member's membership expired before the step (the process was away past `leaseMs`): it must join again under a new id. @default false */
   expired?: boolean | undefined;
   /**
@@ -118,7 +120,6 @@ interface Held {
   /** Handed off to rebalance: the claims made under it stay this member's (a successor's replay is refused them). */
   handedOff?: boolean;
 }
-
 /** Part of a lease's life kept as a safety margin: a shard stops dispatching this long before the lease could expire. */
 const MARGIN = 0.2;
 
@@ -151,7 +152,6 @@ export class FleetSupervisor {
   #closing = false;
   /** Closing: shards stopping and draining; leases renewed, none taken, none handed off. */
   #leaving = false;
-
   /** The monotonic clock, milliseconds. */
   readonly #now: () => number;
   /** This set's fleet events (what changed in the members and in what is served here is said once). */

@@ -232,9 +232,18 @@ export function checkReshard(count: number, plan: ShardPlan | undefined, coordin
 /** What a coordinator step means for a fleet's reshard: start the next set (a reshard was asked for), switch to it (all READY), or nothing. */
 export function fleetReshardStep(set: ShardSet, current: ShardSet, next: ShardSet | undefined, answer: CoordinatorTick): 'start' | 'switch' | undefined {
   const count = set.plan?.count;
-  if (set === current && next === undefined && answer.target !== undefined && answer.target !== count) return 'start';
-  if (set === next && count !== undefined && (answer.ready ?? 0) >= count) return 'switch';
+  const asked = fleetTarget(answer);
+  if (set === current && next === undefined && asked !== undefined && asked !== count) return 'start';
+  // Every shard of the new count READY in the fleet; or the fleet already runs this count (a member that was away for the whole
+  // reshard follows it: its old set takes nothing any more, whatever is left of the READY record).
+  const committed = answer.target === undefined && answer.fleetCount === count;
+  if (set === next && count !== undefined && ((answer.ready ?? 0) >= count || committed)) return 'switch';
   return undefined;
+}
+
+/** The count a step says the fleet is going to: a reshard's target while one is under way, else the fleet's committed count. */
+export function fleetTarget(answer: CoordinatorTick): number | undefined {
+  return answer.target ?? answer.fleetCount;
 }
 
 /** Stops a set for good: its shards closed with 1000 (their sessions end) and its stored sessions forgotten; in a fleet, its leases given back. */

@@ -75,7 +75,7 @@ const MAX_MEMBERS = 1000;
  * again the shards of a sweep of 16 (`:sweep:`, a cursor round the count) that are neither held nor free (an index lost or
  * repaired), and takes free shards up to the fair share `ceil(count / members)`, except for a count the fleet is leaving
  * (a reshard's switch is under way, or done). A fence is `max(counter, Redis time in ms) + 1`.
- * Answers `{{0, members, index, target or -1, ready, share}, problems (key, what), {shard, fence, ...}}`.
+ * Answers `{{0, members, index, target or -1, ready, share, the fleet's count or -1}, problems (key, what), {shard, fence, ...}}`.
  */
 export const TICK = new RedisScript(`${PRELUDE}
 local now = now_ms()
@@ -281,7 +281,7 @@ redis.call('SET', KEYS[9], string.format('%d', cursor), 'PX', lease * 3)
 redis.call('SET', KEYS[13], string.format('%d', sweep), 'PX', lease * 3)
 for _, key in ipairs({ KEYS[1], KEYS[2], KEYS[6], KEYS[7], KEYS[8] }) do redis.call('PEXPIRE', key, lease * 3) end
 if fleet then redis.call('PEXPIRE', KEYS[11], 86400000) end
-return { { 0, n, index, target or -1, ready, share }, problems, held }`);
+return { { 0, n, index, target or -1, ready, share, fleet or -1 }, problems, held }`);
 
 /**
  * KEYS: leases, owners, free. ARGV: member, shard, fence, lease (ms). Gives a lease back if it is still this member's with

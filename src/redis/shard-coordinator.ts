@@ -218,7 +218,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
     const leases: ShardLease[] = [];
     for (let i = 0; i + 1 < numbers.length; i += 2) leases.push({ shardId: numbers[i] as number, fence: numbers[i + 1] as number });
     if (status === -1) return { members: 0, index: 0, leases: [], expired: true, report };
-    const [, members, index, target, ready] = header.map((value) => clampNumber(value, -1, Number.MAX_SAFE_INTEGER, 0));
+    const [, members, index, target, ready, , fleetCount] = header.map((value) => clampNumber(value, -1, Number.MAX_SAFE_INTEGER, 0));
     if (!registered) await this.#members.register(member, this.#info);
     await this.#members.keep(shardCount);
     return {
@@ -227,6 +227,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
       leases: leases.sort((a, b) => a.shardId - b.shardId),
       target: target !== undefined && target > 0 ? target : undefined,
       ready: ready ?? 0,
+      fleetCount: fleetCount !== undefined && fleetCount > 0 ? fleetCount : undefined,
       report,
       previous: await this.#previous(member, shardCount, leases),
     };

@@ -109,7 +109,7 @@ export class MemoryShardCoordinator implements ShardCoordinator {
       }
     }
     held.sort((a, b) => a.shardId - b.shardId);
-    return { members: n, index, leases: held, target: this.#target, ready: this.#ready.get(shardCount)?.size ?? 0 };
+    return { members: n, index, leases: held, target: this.#target, ready: this.#ready.get(shardCount)?.size ?? 0, fleetCount: this.#count };
   }
 
   async release(member: string, shardCount: number, lease: ShardLease): Promise<void> {

@@ -198,3 +198,45 @@ it("events other than interactions are emitted once across a fleet's switch, tho
     for (const client of clients) await client.close();
   }
 });
+
+/** `coordinator` for one member whose steps fail while `cut.off` (a process cut off from Redis): its lease and membership lapse. */
+function cutOff(coordinator: MemoryShardCoordinator, cut: { off: boolean }): ShardCoordinator {
+  const c = coordinator;
+  return {
+    leaseMs: c.leaseMs,
+    tick: async (member, shardCount, acquire, registered) => {
+      if (cut.off) throw new Error('cut off from the coordinator');
+      return c.tick(member, shardCount, acquire, registered);
+    },
+    ...{ release: c.release.bind(c), leave: c.leave.bind(c), shardCount: c.shardCount.bind(c), requestReshard: c.requestReshard.bind(c) },
+    ...{ shardReady: c.shardReady.bind(c), commitReshard: c.commitReshard.bind(c), claimInteraction: c.claimInteraction.bind(c), answered: c.answered.bind(c) },
+  };
+}
+
+it('a member away for a whole reshard (request to commit) follows the fleet to its new count when it comes back, and takes its share', async () => {
+  const coordinator = new MemoryShardCoordinator({ leaseMs: 600 });
+  const { emulator } = await start({ gateway: { shards: 2, maxConcurrency: 16 } });
+  const sessionStore = new MemoryGatewaySessionStore();
+  const cut = { off: false };
+  const a = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: { coordinator, sessionStore } });
+  const b = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: { coordinator: cutOff(coordinator, cut), sessionStore } });
+  const counts = () =>
+    `member a: ${a.gateway.shardCount} shards, holding [${a.gateway.shards.map((s) => s.id)}]; member b: ${b.gateway.shardCount}, holding [${b.gateway.shards.map((s) => s.id)}]`;
+  try {
+    await Promise.all([a.gateway.connect(), b.gateway.connect()]);
+    await until(() => a.gateway.shards.length === 1 && b.gateway.shards.length === 1, { what: 'the 2 shards shared' });
+    cut.off = true;
+    await until(() => b.gateway.shards.length === 0 && a.gateway.shards.length === 2, { what: `member b fenced, member a holding both (${counts()})` });
+    await a.gateway.reshard(4); // member b is away from the request to the commit
+    expect(a.gateway.shardCount).toBe(4);
+    cut.off = false;
+    await until(() => b.gateway.shardCount === 4 && b.gateway.shards.length === 2 && a.gateway.shards.length === 2, {
+      what: "member b back on the fleet's 4 shards, holding its share",
+      timeoutMs: 10_000,
+    }).catch((error: unknown) => {
+      throw new Error(`${String(error)}: ${counts()}`);
+    });
+  } finally {
+    await Promise.all([a.close(), b.close()]);
+  }
+});
