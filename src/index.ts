@@ -132,6 +132,7 @@ export type {
   SessionRefreshedEvent,
   SessionExpiredEvent,
   StoreErrorEvent,
+  StoreRecoveredEvent,
   RequestEventBase,
 } from './observe/events.js';
 export { UserSession, type SessionSnapshot } from './auth/session.js';

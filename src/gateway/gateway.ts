@@ -40,6 +40,7 @@ import { checkConnectOptions, joinFleet } from './connect-checks.js';
 import { autoReshardInterval, checkReshard, withCount, type ShardSet } from './reshard.js';
 import { ShardSets } from './shard-sets.js';
 import { answerable, deliverClaimed, emitFleetEvent, recordingAnswers } from './fleet.js';
+import { answeringStore, OutageReporter } from './outages.js';
 import { emitReport } from './report.js';
 
 /** The Gateway: connection state, events, and typed interaction handlers. */
@@ -68,7 +69,9 @@ export class Gateway extends InteractionHost<GatewayEvents> {
     super();
     this.#options = resolveGatewayOptions(options, wiring.defaultUrl);
     this.#sharding = shardingOptions(options);
-    const { sessionStartReserve, identifyThrottle, sessionStore } = options;
+    const { sessionStartReserve, identifyThrottle } = options;
+    const stored = this.#sharding.sessionStore; // its failures are reported once per outage, ended by its next answer
+    const sessionStore = (this.#sharding.sessionStore = stored && answeringStore(stored, () => this.#storeReports.answered()));
     this.#budget =
       wiring.sessionStartLimit === undefined || sessionStartReserve === false
         ? undefined
@@ -80,7 +83,7 @@ export class Gateway extends InteractionHost<GatewayEvents> {
     this.router.on('interactionUnhandled', (event) => this.#report({ event: 'debug', payload: event.message }, event.shardId));
     this.#sets = new ShardSets({
       ...{ newShard: (id, plan, set) => this.#newShard(id, plan, set), record: (shard, set) => this.#recordOf(shard, set), store: sessionStore },
-      ...{ storeFailed: (error) => this.#storeFailed(error), report: (report) => this.#report(report), now: () => wiring.now() },
+      ...{ storeFailed: (error) => this.#storeReports.failed(error), report: (report) => this.#report(report), now: () => wiring.now() },
       ...{ maxShards: options.maxShards ?? DEFAULT_MAX_SHARDS, fleetEvent: (event) => emitFleetEvent(event, (name, e) => this.#emitSafely(name, e as never)) },
     });
   }
@@ -189,7 +192,7 @@ export class Gateway extends InteractionHost<GatewayEvents> {
         shards,
         plan.count,
         (shard) => this.#recordOf(shard, this.#sets.current),
-        (error) => this.#storeFailed(error),
+        (error) => this.#storeReports.failed(error),
       );
       for (const [id, saver] of savers) this.#sets.current.savers.set(id, saver);
     }
@@ -198,13 +201,18 @@ export class Gateway extends InteractionHost<GatewayEvents> {
     return shards;
   }
 
-  #storeFailed(error: unknown): undefined {
-    const texts = error instanceof Error ? [error.message] : [];
-    const event = { store: 'gatewaySession' as const, error: storeErrorOf(error, this.#secrets.secretsIn(texts, this.#wiring.token())) };
-    this.#report({ event: 'debug', payload: `the Gateway session store failed: ${event.error.message}` });
-    this.#emitSafely('storeError', event);
-    return undefined;
-  }
+  readonly #storeReports = new OutageReporter(
+    (error) => {
+      const texts = error instanceof Error ? [error.message] : [];
+      const event = { store: 'gatewaySession' as const, error: storeErrorOf(error, this.#secrets.secretsIn(texts, this.#wiring.token())) };
+      this.#report({ event: 'debug', payload: `the Gateway session store failed: ${event.error.message} (further failures are counted until it answers)` });
+      this.#emitSafely('storeError', event);
+    },
+    ({ durationMs, failures }) => {
+      this.#report({ event: 'debug', payload: `the Gateway session store answers again, after ${durationMs} ms of failures (${failures} failed calls)` });
+      this.#emitSafely('storeRecovered', { store: 'gatewaySession', durationMs, failures });
+    },
+  );
 
   #recordOf(shard: ShardHandle, set: ShardSet): GatewaySessionRecord | undefined {
     return sessionRecordOf(shard, this.#publisher?.of(set.generation), set.fleet?.inFlight);

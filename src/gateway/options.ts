@@ -14,7 +14,7 @@ import type { IdentifyThrottle } from './identify-throttle.js';
 import { MIN_HEARTBEAT_INTERVAL_MS } from './protocol.js';
 import type { GatewaySessionStore } from './gateway-session-store.js';
 import { resolveCompression, type GatewayCompression } from './compression.js';
-import type { StoreErrorEvent } from '../observe/events.js';
+import type { StoreErrorEvent, StoreRecoveredEvent } from '../observe/events.js';
 import { checkCount, checkDuration, optionNames, refuseUnknownOptions, DEFAULT_MAX_SHARDS, MAX_SHARDS_LIMIT } from '../core/bounds.js';
 import { ValidationError } from '../errors/index.js';
 
@@ -363,6 +363,12 @@ export interface GatewayEvents extends FleetEvents, InteractionRouterEvents {
    * always knows (a listener written for the router's `number | undefined` works here too).
    */
   interactionCreate: [interaction: Interaction, shardId: number];
-  /** The Gateway session store failed (the shards go on; a successor may have to identify instead of resuming); also a `debug` line. The Client emits the same event for its user session store. */
+  /**
+   * The Gateway session store failed (the shards go on; a successor may have to identify instead of resuming); also a `debug`
+   * line. Once per outage: the failures after the first are counted until the store answers again (`storeRecovered`). The
+   * Client emits the same event for its user session store.
+   */
   storeError: [event: StoreErrorEvent];
+  /** The Gateway session store answers again after an outage: how long it lasted and how many calls failed; also a `debug` line. */
+  storeRecovered: [event: StoreRecoveredEvent];
 }

@@ -1,5 +1,7 @@
+import type { GatewaySessionStore } from './gateway-session-store.js';
+
 /**
- * Failures of one component (the shard coordinator) reported once per outage, not once per failed call: the first failure
+ * Failures of one component (the shard coordinator, the Gateway session store) reported once per outage, not once per failed call: the first failure
  * is reported at once; the ones after it are counted; the first success after them ends the outage, reported with its
  * duration and count. A Redis paused for 8 s is two reports, not eighty.
  *
@@ -41,4 +43,43 @@ export class Outage {
     this.#failures = 0;
     return ended;
   }
+}
+
+/** Reports a component's failures once per outage: its first failure, then the answer that ended it (duration, failures). */
+export class OutageReporter {
+  readonly #outage: Outage;
+  readonly #onFailure: (error: unknown) => void;
+  readonly #onRecovery: (ended: EndedOutage) => void;
+
+  /** @param now - a monotonic clock in milliseconds (@default performance.now) */
+  constructor(onFailure: (error: unknown) => void, onRecovery: (ended: EndedOutage) => void, now?: () => number) {
+    this.#outage = new Outage(now);
+    this.#onFailure = onFailure;
+    this.#onRecovery = onRecovery;
+  }
+
+  /** A call failed: reported when it starts an outage, counted when one is under way. */
+  failed(error: unknown): void {
+    if (this.#outage.failed()) this.#onFailure(error);
+  }
+
+  /** A call was answered: ends the outage under way, if any (reported once). */
+  answered(): void {
+    const ended = this.#outage.recovered();
+    if (ended !== undefined) this.#onRecovery(ended);
+  }
+}
+
+/** `store`, telling `answered` of each call it answered (a failure is its caller's to report). */
+export function answeringStore(store: GatewaySessionStore, answered: () => void): GatewaySessionStore {
+  const seen = <T>(value: T): T => {
+    answered();
+    return value;
+  };
+  const { restore } = store;
+  return {
+    load: (shardId, shardCount) => store.load(shardId, shardCount).then(seen),
+    save: (shardId, shardCount, record) => store.save(shardId, shardCount, record).then(seen),
+    ...(restore === undefined ? {} : { restore: (shardId, shardCount, record) => restore.call(store, shardId, shardCount, record).then(seen) }),
+  };
 }

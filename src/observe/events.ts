@@ -99,6 +99,16 @@ export interface StoreErrorEvent {
   error: Error;
 }
 
+/** A shared store answers again after an outage, which was reported once (`storeError`, its first failure). */
+export interface StoreRecoveredEvent {
+  /** Which store (see {@link StoreErrorEvent}). */
+  store: 'gatewaySession';
+  /** From the outage's first failure to the answer that ended it, milliseconds. */
+  durationMs: number;
+  /** How many calls failed during it. */
+  failures: number;
+}
+
 /** Every event the client emits, with its argument list. */
 export interface ClientEvents {
   /** An attempt is about to be sent. */

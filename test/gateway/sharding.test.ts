@@ -17,6 +17,7 @@ import {
   type GatewayReadyEvent,
   SessionStoreError,
   type StoreErrorEvent,
+  type StoreRecoveredEvent,
 } from '../../src/index.js';
 import { GatewayServer, type GatewayServerOptions } from '../../src/testing/gateway-server.js';
 import { SECRETS } from '../helpers/index.js';
@@ -205,6 +206,44 @@ describe('sharding in one process', () => {
     expect(events).toEqual([{ store: 'gatewaySession', error: expect.any(SessionStoreError) }]);
     expect(events[0]?.error.message).toBe('The session store failed: Error: store down (token [redacted])');
     expect(errors).toEqual([]);
+  });
+
+  it('a Gateway session store that keeps failing is one storeError per outage, and one storeRecovered (duration, failures) when it answers', async () => {
+    const store = new MemoryGatewaySessionStore();
+    let down = false;
+    let failed = 0;
+    const flaky = {
+      load: (shardId: number, shardCount: number) => store.load(shardId, shardCount),
+      save: async (...args: Parameters<MemoryGatewaySessionStore['save']>) => {
+        if (down) {
+          failed++;
+          throw new Error(`store down (token ${SECRETS.botToken})`);
+        }
+        await store.save(...args);
+      },
+    };
+    const { server, gateway } = await setup({ shards: [0], shardCount: 1, maxConcurrency: 1, sessionStore: flaky });
+    const errors: StoreErrorEvent[] = [];
+    const recovered: StoreRecoveredEvent[] = [];
+    gateway.on('storeError', (event) => errors.push(event));
+    gateway.on('storeRecovered', (event) => recovered.push(event));
+    await gateway.connect();
+    await until(async () => (await store.load(0, 1)) !== undefined, { what: 'the session saved' });
+    down = true;
+    for (let n = 1; n <= 5; n++) {
+      server.dispatch('MESSAGE_CREATE', { id: `m${n}`, channel_id: 'c' });
+      await until(() => failed >= n, { what: `save ${n} failing` });
+    }
+    expect(errors.length, `storeError events for ${failed} failed saves in one outage`).toBe(1);
+    expect(recovered).toEqual([]);
+    down = false;
+    server.dispatch('MESSAGE_CREATE', { id: 'm6', channel_id: 'c' });
+    await until(() => recovered.length === 1, { what: 'storeRecovered once the store answers' });
+    expect(recovered[0]).toEqual({ store: 'gatewaySession', durationMs: expect.any(Number), failures: failed });
+    // A second outage is reported again.
+    down = true;
+    server.dispatch('MESSAGE_CREATE', { id: 'm7', channel_id: 'c' });
+    await until(() => errors.length === 2, { what: 'the second outage reported' });
   });
 
   it('a plain close() ends the session (1000): the store forgets it and a successor identifies without trying to resume', async () => {
