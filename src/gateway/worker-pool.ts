@@ -148,7 +148,8 @@ class ShardWorker {
     this.#restartTimer = undefined;
     if (this.#closing !== undefined) return;
     [this.#worker, this.#gone] = this.#start({ ...this.#data, token: this.#host.token() });
-    for (const { id, state } of this.#entries.values()) {
+    for (const entry of this.#entries.values()) {
+      const { id, state } = entry;
       this.#post({ type: 'add', shardId: id });
       if (state.sessionId !== undefined)
         this.#post({
@@ -156,7 +157,7 @@ class ShardWorker {
           shardId: id,
           record: { sessionId: state.sessionId, sequence: state.sequence, ...(state.resumeUrl === undefined ? {} : { resumeUrl: state.resumeUrl }) },
         });
-      this.connect(id, undefined).then(
+      this.connect(entry, undefined).then(
         () => {
           this.#crashes = 0;
         },
@@ -258,9 +259,11 @@ class ShardWorker {
     );
   }
 
-  connect(shardId: number, signal: AbortSignal | undefined): Promise<void> {
+  /** Connects the shard's run `entry` (not another run of its id placed here after it stopped). */
+  connect(entry: WorkerEntry, signal: AbortSignal | undefined): Promise<void> {
+    const shardId = entry.id;
     if (this.#exited) return Promise.reject(new GatewayError('the shard worker exited'));
-    if (this.#running(shardId) === undefined) return Promise.reject(new GatewayError(`shard ${shardId} was stopped`));
+    if (this.#running(shardId) !== entry) return Promise.reject(new GatewayError(`shard ${shardId} was stopped`));
     if (signal?.aborted) return Promise.reject(new GatewayError('connect() was aborted', undefined, { cause: signal.reason }));
     const requestId = this.#nextRequest++;
     return new Promise<void>((resolve, reject) => {
@@ -352,7 +355,7 @@ function workerShard(entry: WorkerEntry, worker: ShardWorker): ShardHandle {
       return entry.state.resumeUrl;
     },
     restore: (record) => worker.restore(entry, record),
-    connect: (signal) => worker.connect(id, signal),
+    connect: (signal) => worker.connect(entry, signal),
     destroy: (options) => worker.remove(entry, options?.handOff === true),
   };
 }

@@ -70,6 +70,7 @@ it('places shards where there is room, stops one shard alone, resumes one starte
   await again.connect(undefined);
   expect(again.sessionId).toBe(session);
   expect(emulator.gatewayStats.forBot(), 'shard 0 resumed, not identified').toMatchObject({ identifies, resumes: 1 });
+  await expect(stopped.connect(undefined), "the stopped run's handle does not reach the new run of its id").rejects.toThrow(/shard 0 was stopped/);
 
   // The worker holding shards 1 and 0 dies: a new one runs both again, each resuming its session.
   const resumedBefore = reports.filter((report) => report.event === 'resumed').length;
