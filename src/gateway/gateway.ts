@@ -75,7 +75,7 @@ export class Gateway extends EventEmitter<GatewayEvents> {
   /** Builds interactions from INTERACTION_CREATE; loaded with the connection (it pulls in zod). */
   #fromDispatch: ((payload: unknown) => InteractionFromDispatch) | undefined;
   #destroyed = false;
-  /** Builds a shard of a set in this thread (loaded with the connection). */
+  /** Builds a shard of a set, in this thread or in a worker (loaded with the connection). */
   #newShard!: (id: number, plan: ShardPlan, set?: ShardSet) => ShardHandle;
 
   /** @internal Built by the client: use `client.gateway` (or `createTestGateway()` from the testing kit). */
