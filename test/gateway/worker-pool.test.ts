@@ -12,7 +12,7 @@ import type { ShardPlan } from '../../src/gateway/shard-plan.js';
 import type { ShardHandle, ShardHost } from '../../src/gateway/shards.js';
 import { workerShards } from '../../src/gateway/worker-pool.js';
 import { runningShardWorkers } from '../../src/gateway/worker-thread.js';
-import { startShardedEmulator } from '../helpers/sharded-emulator.js';
+import { guildIdOnShard, startShardedEmulator } from '../helpers/sharded-emulator.js';
 import { until } from '../helpers/until.js';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
@@ -55,8 +55,15 @@ it('places shards where there is room, stops one shard alone, resumes one starte
   // Shard 0 handed off: only its socket closes; its worker stays for shard 1, which still dispatches.
   const stopped = running.get(0) as ShardHandle;
   const session = stopped.sessionId;
-  await stopped.destroy({ handOff: true });
+  const stopping = stopped.destroy({ handOff: true });
+  // Sent once the stop began: not handled by this run, so not counted in its saved sequence; the run that resumes gets it.
+  emulator.dispatchEvent('MESSAGE_CREATE', { id: '88', channel_id: '1', guild_id: guildIdOnShard(0, 4), content: 'during the stop' });
+  await stopping;
   running.delete(0);
+  expect(
+    dispatches.filter((event) => (event.d as { id?: string }).id === '88'),
+    'handled by the run being stopped',
+  ).toEqual([]);
   expect(stopped.sessionId, 'the stopped shard keeps its last state, for its saved session').toBe(session);
   expect(runningShardWorkers.size, 'the worker of shard 1 runs on').toBe(2);
   expect(running.get(1)?.status).toBe('ready');
@@ -70,6 +77,13 @@ it('places shards where there is room, stops one shard alone, resumes one starte
   await again.connect(undefined);
   expect(again.sessionId).toBe(session);
   expect(emulator.gatewayStats.forBot(), 'shard 0 resumed, not identified').toMatchObject({ identifies, resumes: 1 });
+  await until(() => dispatches.some((event) => (event.d as { id?: string }).id === '88'), {
+    what: 'the message sent during the stop, replayed to the resumed run',
+  });
+  expect(
+    dispatches.filter((event) => (event.d as { id?: string }).id === '88').map((event) => event.shardId),
+    'the message sent during the stop: handled once, by the resumed run',
+  ).toEqual([0]);
   await expect(stopped.connect(undefined), "the stopped run's handle does not reach the new run of its id").rejects.toThrow(/shard 0 was stopped/);
 
   // The worker holding shards 1 and 0 dies: a new one runs both again, each resuming its session.
@@ -96,4 +110,42 @@ it('places shards where there is room, stops one shard alone, resumes one starte
   running.clear();
   expect(runningShardWorkers.size, 'every worker ended').toBe(0);
   await until(() => !emulator.isBotConnected(), { what: 'every socket closed' });
+}, 30_000);
+
+it('a stopped shard handles nothing its worker sent after the stop began (the saved sequence stays at what was handled); its successor gets it, once', async () => {
+  const emulator = await startShardedEmulator({ gateway: { shards: 2, maxConcurrency: 2 } });
+  cleanups.push(() => emulator.close());
+  const options = resolveGatewayOptions({}, emulator.gatewayUrl);
+  const handled: string[] = [];
+  let stopping: Promise<void> | undefined;
+  let shard: ShardHandle | undefined;
+  let run = 'the first run';
+  const host: ShardHost = {
+    token: () => emulator.seed.botToken,
+    now: () => Date.now(),
+    allowInsecure: false,
+    emit: () => undefined,
+    // The first message stops the shard from inside its handler: the second, already on its way from the worker, is not handled.
+    dispatch: (event) => {
+      if (event.t !== 'MESSAGE_CREATE') return;
+      handled.push(`${(event.d as { id: string }).id} by ${run}`);
+      if (handled.length === 1) stopping = shard?.destroy({ handOff: true });
+    },
+    changed: () => undefined,
+  };
+  const plan: ShardPlan = { sharded: true, ids: [0, 1], count: 2, maxConcurrency: 2, perWorker: 2 };
+  const start = workerShards(options, () => host);
+  shard = start(1, plan, {});
+  await shard.connect(undefined);
+  for (const id of ['a', 'b']) emulator.dispatchEvent('MESSAGE_CREATE', { id, channel_id: '1', guild_id: guildIdOnShard(1, 2), content: id });
+  await until(() => stopping !== undefined, { what: 'the shard stopped by its first message' });
+  await stopping;
+  expect(handled, 'handled by the run being stopped').toEqual(['a by the first run']);
+  run = 'the successor';
+  const successor = start(1, plan, {});
+  cleanups.push(() => successor.destroy());
+  successor.restore({ sessionId: shard.sessionId as string, sequence: shard.sequence });
+  await successor.connect(undefined);
+  await until(() => handled.length === 2, { what: 'the second message, replayed to the successor' });
+  expect(handled).toEqual(['a by the first run', 'b by the successor']);
 }, 30_000);
