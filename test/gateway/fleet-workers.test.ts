@@ -72,8 +72,15 @@ it('every shard held once, the joining member resumes the shards handed to it, i
   expect(emulator.gatewayStats.forBot().identifies).toBe(4);
   await answerOnce('member a alone');
 
+  const acquiredByB: { shardId: number; resumed: boolean }[] = [];
+  b.gateway.on('shardAcquired', ({ shardId, resumed }) => void acquiredByB.push({ shardId, resumed }));
   await b.gateway.connect();
   await until(() => held(a).length === 2 && held(b).length === 2, { what: 'the 4 shards shared 2 and 2' });
+  await until(() => acquiredByB.length === 2, { what: "b's shardAcquired events for its 2 shards" });
+  expect(
+    acquiredByB.filter((event) => !event.resumed),
+    "b's shards acquired without resuming",
+  ).toEqual([]);
   expect([...held(a), ...held(b)].sort(), 'every shard held once').toEqual([0, 1, 2, 3]);
   expect(new Set(shared.holders(4).values()).size, 'held by both members').toBe(2);
   expect(emulator.gatewayStats.forBot(), 'the shards handed to b resumed, not identified').toMatchObject({ identifies: 4 });
@@ -83,6 +90,12 @@ it('every shard held once, the joining member resumes the shards handed to it, i
   await a.close({ handOff: true });
   await until(() => held(b).length === 4, { what: 'member b running all 4 shards after a handed off' });
   expect(emulator.gatewayStats.forBot().identifies, 'a closing: its shards resumed by b').toBe(4);
+  await until(() => acquiredByB.length === 4, { what: "b's shardAcquired events for a's 2 shards" });
+  expect(acquiredByB.map((event) => event.shardId).sort(), 'shardAcquired once per shard').toEqual([0, 1, 2, 3]);
+  expect(
+    acquiredByB.filter((event) => !event.resumed),
+    "a's shards acquired by b without resuming",
+  ).toEqual([]);
   expect(runningShardWorkers.size, "a's workers ended; b runs 4 shards in 2").toBe(2);
   await answerOnce('member b alone');
 }, 60_000);
@@ -100,8 +113,15 @@ it('a member cut off from the coordinator fences its worker-run shards: nothing 
   const fenced: number[] = [];
   a.gateway.on('shardFenced', (event) => void fenced.push(event.shardId));
   await a.gateway.connect();
+  const acquiredByB: { shardId: number; resumed: boolean }[] = [];
+  b.gateway.on('shardAcquired', ({ shardId, resumed }) => void acquiredByB.push({ shardId, resumed }));
   await b.gateway.connect();
   await until(() => held(a).length === 2 && held(b).length === 2, { what: 'the 4 shards shared 2 and 2' });
+  await until(() => acquiredByB.length === 2, { what: "b's shardAcquired events for its 2 shards" });
+  expect(
+    acquiredByB.filter((event) => !event.resumed),
+    "b's shards acquired without resuming",
+  ).toEqual([]);
   const ofA = held(a);
 
   cut.on = true;
