@@ -51,7 +51,7 @@ export class GatewayConnection {
 }`,
   'gateway/worker-pool.js': `import { GatewayError } from '../errors/gateway.js';
 import { NO_GATEWAY_ON_WORKERS } from './connect-checks.js';
-export async function startShardWorkers() {
+export function workerShards() {
   throw new GatewayError(NO_GATEWAY_ON_WORKERS);
 }`,
 };

@@ -19,7 +19,12 @@ const MULTI_PROCESS = /\bstartScript\(|node:child_process|\bchromium\b|playwrigh
 const INTEGRATION = /helpers\/redis-(?:server|cluster|sentinel)\.js|\/redis-contracts\.js/;
 
 /** Suites of Gateways whose shards run in worker threads, started and killed: with the processes. */
-const THREADS = new Set(['test/gateway/workers.test.ts', 'test/gateway/worker-crash.test.ts']);
+const THREADS = new Set([
+  'test/gateway/workers.test.ts',
+  'test/gateway/worker-crash.test.ts',
+  'test/gateway/worker-pool.test.ts',
+  'test/gateway/fleet-workers.test.ts',
+]);
 
 /**
  * In-process scenarios that run for seconds of real time by design (a fleet of

@@ -31,7 +31,7 @@ import type { ShardHandle } from './shards.js';
 
 /** What the fleet host works on: the Gateway's own shard list and savers. */
 export interface FleetShards {
-  /** A new shard of this id, in this thread. */
+  /** A new shard of this id, in this thread or in a worker (`shardsPerWorker`). */
   create(shardId: number): ShardHandle;
   /** The Gateway's shards (changed in place). */
   readonly list: ShardHandle[];

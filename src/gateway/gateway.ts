@@ -61,7 +61,7 @@ export class Gateway extends InteractionHost<GatewayEvents> {
   /** Builds interactions from INTERACTION_CREATE; loaded with the connection (it pulls in zod). */
   #fromDispatch: ((payload: unknown) => InteractionFromDispatch) | undefined;
   #destroyed = false;
-  /** Builds a shard of a set in this thread (loaded with the connection). */
+  /** Builds a shard of a set, in this thread or in a worker (loaded with the connection). */
   #newShard!: (id: number, plan: ShardPlan, set?: ShardSet) => ShardHandle;
 
   /** @internal Built by the client: use `client.gateway` (or `createTestGateway()` from the testing kit). */
@@ -172,20 +172,17 @@ export class Gateway extends InteractionHost<GatewayEvents> {
     const fleetCount = await coordinator?.shardCount?.(resolved.count); // the fleet's count wins: every process runs the same set
     const plan = fleetCount === undefined ? resolved : withCount(resolved, fleetCount);
     this.#sets.current.plan = plan;
+    // With shardsPerWorker, every shard of every set (a fixed list, a fleet's leases, a reshard's next set) starts in a worker.
+    const inWorkers =
+      plan.perWorker === undefined ? undefined : (await import('./worker-pool.js')).workerShards(this.#options, (p, s: ShardSet) => this.#host(p, s));
     this.#newShard = (id, shardPlan, set = this.#sets.current) =>
-      localShard(id, new GatewayConnection(this.#options, connectionHost(this.#host(shardPlan, set), id, shardPlan)));
+      inWorkers?.(id, shardPlan, set) ?? localShard(id, new GatewayConnection(this.#options, connectionHost(this.#host(shardPlan, set), id, shardPlan)));
     if (coordinator !== undefined) {
       joinFleet(coordinator, this.#wiring.token());
       await this.#sets.fleetOf(this.#sets.current, coordinator).start();
       return this.#sets.current.shards;
     }
-    let shards: ShardHandle[];
-    if (plan.perWorker === undefined) {
-      shards = plan.ids.map((id) => this.#newShard(id, plan));
-    } else {
-      const { startShardWorkers } = await import('./worker-pool.js');
-      shards = await startShardWorkers(plan, this.#options, this.#host(plan, this.#sets.current));
-    }
+    const shards = plan.ids.map((id) => this.#newShard(id, plan));
     if (store) {
       const savers = await restoreSessions(
         store,

@@ -120,6 +120,9 @@ export interface GatewayShardingOptions {
    * Runs the shards in `worker_threads`, this many per worker (the sockets,
    * heartbeats and frame parsing move off the main thread; interactions are
    * still built, handled and answered on the main thread, through this client).
+   * With a `coordinator`, each shard this process takes is placed in a worker
+   * with room (a new worker when all are full) and a worker ends once its last
+   * shard is handed off or lost.
    * @default undefined: every shard in the current thread
    */
   shardsPerWorker?: number | undefined;

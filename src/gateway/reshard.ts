@@ -223,7 +223,6 @@ export function checkReshard(count: number, plan: ShardPlan | undefined, coordin
   if (count > maxShards) throw fail(`must be at most gateway.maxShards (${maxShards}; got ${count})`);
   if (plan === undefined) throw fail('connect() first: a reshard replaces a running shard set');
   if (coordinator !== undefined && coordinator.requestReshard === undefined) throw fail('this coordinator cannot reshard (no requestReshard)');
-  if (plan.perWorker !== undefined) throw fail('not with shardsPerWorker yet');
   if (coordinator === undefined && plan.sharded && plan.ids.length !== plan.count)
     throw fail('this process runs only some shards (gateway.shards): use a coordinator to reshard processes together');
   return withCount(plan, count);

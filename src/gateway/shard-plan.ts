@@ -50,10 +50,8 @@ export function checkShardingOptions(options: GatewayShardingOptions): void {
   if (shardsPerWorker !== undefined && !positive(shardsPerWorker)) throw invalid('shardsPerWorker', 'must be a whole number of at least 1');
   if (options.coordinator !== undefined && Array.isArray(shards))
     throw invalid('shards', "is 'auto' (or unset) with a coordinator: the coordinator decides which shards run here");
-  if (options.coordinator !== undefined && shardsPerWorker !== undefined)
-    throw invalid('shardsPerWorker', 'is not supported with a coordinator (shards run in this thread)');
-  if (shardsPerWorker !== undefined && shards === undefined && shardCount === undefined)
-    throw invalid('shardsPerWorker', "runs shards in workers: set shards ('auto' or ids) or shardCount too");
+  if (shardsPerWorker !== undefined && shards === undefined && shardCount === undefined && options.coordinator === undefined)
+    throw invalid('shardsPerWorker', "runs shards in workers: set shards ('auto' or ids), shardCount or a coordinator too");
 }
 
 /** Reads `GET /gateway/bot`: the recommended shard count and the Identify concurrency (1 when it does not say). */

@@ -56,7 +56,7 @@ function replayedHere(replayed: Map<number, number>, event: GatewayDispatchEvent
 
 /** What the sets ask of their Gateway. */
 export interface ShardSetsHost {
-  /** A shard of a set, in this thread. */
+  /** A shard of a set, in this thread or in one of the set's workers (`shardsPerWorker`). */
   newShard(id: number, plan: ShardPlan, set: ShardSet): ShardHandle;
   /** The session record of a shard of a set, for the store. */
   record(shard: ShardHandle, set: ShardSet): GatewaySessionRecord | undefined;

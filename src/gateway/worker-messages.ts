@@ -13,10 +13,8 @@ import type { GatewayDispatchEvent, GatewayStatus, ResolvedGatewayOptions } from
 import type { GatewaySessionRecord } from './gateway-session-store.js';
 import type { ShardPlan } from './shard-plan.js';
 
-/** What a worker starts with. */
+/** What a worker starts with (no shard: the main thread adds and removes them). */
 export interface ShardWorkerData {
-  /** The shards it runs. */
-  ids: number[];
   /** The plan of every shard. */
   plan: ShardPlan;
   /** The connection options, without `random` (a function: the worker uses `Math.random`). */
@@ -39,6 +37,11 @@ export interface ShardState {
   resumeUrl: string | undefined;
 }
 
+/** The state of a shard that has not connected yet. */
+export function idleState(): ShardState {
+  return { status: 'idle', sessionId: undefined, sequence: null, latency: undefined, lastAckAt: undefined, resumeUrl: undefined };
+}
+
 /** An error made cloneable. */
 interface SentError {
   message: string;
@@ -52,12 +55,14 @@ interface SentError {
 /** A connection event as it crosses threads: an error travels as a {@link SentError}, every other payload is cloneable as it is. */
 type SentReport = Exclude<ConnectionReport, { event: 'error' }> | { event: 'error'; payload: SentError };
 
-/** Main thread → worker. */
+/** Main thread → worker. `destroy` ends a worker left with no shard. */
 export type ToWorker =
+  | { type: 'add'; shardId: number }
+  | { type: 'remove'; shardId: number; handOff: boolean }
   | { type: 'connect'; shardId: number; requestId: number }
   | { type: 'restore'; shardId: number; record: GatewaySessionRecord }
   | { type: 'turn'; requestId: number; token: string | undefined; error?: SentError | undefined }
-  | { type: 'destroy'; handOff: boolean };
+  | { type: 'destroy' };
 
 /** Worker → main thread. */
 export type FromWorker =
@@ -67,6 +72,7 @@ export type FromWorker =
   | { type: 'event'; shardId: number; report: SentReport }
   | { type: 'dispatch'; event: SentDispatch }
   | { type: 'state'; shardId: number; state: ShardState }
+  | { type: 'removed'; shardId: number }
   | { type: 'destroyed' };
 
 /** A dispatch as it crosses threads: its frame's JSON text when the worker did not parse its payload (the main thread parses it if something reads it), else the payload. */

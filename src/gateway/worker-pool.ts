@@ -1,88 +1,88 @@
 /**
  * Shards in `worker_threads` (`gateway.shardsPerWorker`), seen from the main
- * thread: one handle per shard mirroring its state, events and dispatches
- * passed on to the `Gateway`, and Identify turns taken from the main
- * thread's throttle for the workers.
- *
- * The worker script is `shard-worker.js` next to this module (the package
- * build must emit it there); run from the TypeScript sources it is
- * `shard-worker.ts`, loaded through `tsx`.
- *
+ * thread: a pool per shard set that places each shard it is asked to start
+ * in a worker with room (at most `shardsPerWorker` each; a new worker when
+ * all are full) and ends a worker once its last shard stops; one handle per
+ * shard mirroring its state, events and dispatches passed on to the
+ * `Gateway`, and Identify turns taken from the main thread's throttle for
+ * the workers. A fixed shard list and a fleet's leases start shards the
+ * same way: {@link workerShards}.
+ * *
  * @module
  */
 
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { backoffDelay } from '../core/backoff.js';
 import { GatewayError } from '../errors/index.js';
 import type { ResolvedGatewayOptions } from './options.js';
 import type { GatewaySessionRecord } from './gateway-session-store.js';
 import type { ShardPlan } from './shard-plan.js';
 import type { ShardHandle, ShardHost } from './shards.js';
-import { receiveDispatch, receiveError, sendError, type FromWorker, type ShardState, type ShardWorkerData, type ToWorker } from './worker-messages.js';
+import { runningShardWorkers, startWorker } from './worker-thread.js';
+import {
+  idleState,
+  receiveDispatch,
+  receiveError,
+  sendError,
+  type FromWorker,
+  type ShardState,
+  type ShardWorkerData,
+  type ToWorker,
+} from './worker-messages.js';
 
-/**
- * Starts the worker script: `shard-worker.js` next to this module, or from
- * the TypeScript sources `shard-worker.ts` through tsx's loader (registered
- * in the worker before the script loads).
- */
-function startWorker(data: ShardWorkerData): Worker {
-  const here: unknown = import.meta.url;
-  if (typeof here !== 'string') throw new GatewayError('shardsPerWorker needs the ES module build of the SDK (import, not require)');
-  if (!here.endsWith('.ts')) return new Worker(new URL('./shard-worker.js', here), { workerData: data });
-  let tsx: string;
-  try {
-    // tsx's ES module build of its register API (its CommonJS one cannot register from an eval worker).
-    tsx = pathToFileURL(
-      createRequire(here)
-        .resolve('tsx/esm/api')
-        .replace(/\.cjs$/, '.mjs'),
-    ).href;
-  } catch (error) {
-    throw new GatewayError('shardsPerWorker from the TypeScript sources needs tsx installed', undefined, { cause: error });
-  }
-  const script = new URL('./shard-worker.ts', here).href;
-  return new Worker(`import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(script)}); });`, {
-    eval: true,
-    workerData: data,
-    execArgv: [],
-  });
+/** A shard placed in a worker: its state as the main thread mirrors it (kept after it stopped, for its last saved session). */
+interface WorkerEntry {
+  readonly id: number;
+  state: ShardState;
+  /** Its stop, once asked for: nothing it dispatches from then on is handled. */
+  removing: Promise<void> | undefined;
+  /** Settles the stop (the worker said `removed`, or it exited). */
+  removed: () => void;
 }
 
-/** The workers running now, for tests that make one die as a crash would (`terminate()`). @internal */
-export const runningShardWorkers = new Set<Worker>();
-
 /**
- * One worker and the shards it runs. A worker that dies (it exits, throws
- * uncaught, runs out of heap) is reported (`error` and `reconnecting` for
- * each of its shards, which are no longer `ready`) and replaced after the
- * reconnect backoff by a new one that resumes each shard's session from the
- * last state the main thread saw (its sequence taken from the dispatches
- * themselves, so nothing is handled twice).
+ * One worker and the shards it runs now. A worker that dies (it exits, throws uncaught, runs out of heap) is reported (`error`
+ * and `reconnecting` for each of its shards, which are no longer `ready`) and replaced after the reconnect backoff by a new one
+ * that runs the same shards and resumes each one's session from the last state the main thread saw (its sequence taken from the
+ * dispatches themselves, so nothing is handled twice). Once its last shard stopped it is ended (`closing`), and takes no other.
  */
 class ShardWorker {
   #worker: Worker;
   readonly #data: ShardWorkerData;
   readonly #host: ShardHost;
   readonly #options: ResolvedGatewayOptions;
+  readonly #perWorker: number;
+  readonly #emptied: (worker: ShardWorker) => void;
   readonly #connects = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
   readonly #turns = new Map<number, AbortController>();
-  readonly states = new Map<number, ShardState>();
+  readonly #entries = new Map<number, WorkerEntry>();
   #nextRequest = 0;
   #exited = false;
-  #destroyed = false;
+  #closing: Promise<void> | undefined;
   #crashes = 0;
   #restartTimer: ReturnType<typeof setTimeout> | undefined;
   #gone: Promise<void>;
 
-  constructor(data: ShardWorkerData, host: ShardHost, options: ResolvedGatewayOptions) {
+  constructor(data: ShardWorkerData, host: ShardHost, options: ResolvedGatewayOptions, perWorker: number, emptied: (worker: ShardWorker) => void) {
     this.#data = data;
     this.#host = host;
     this.#options = options;
-    for (const id of data.ids)
-      this.states.set(id, { status: 'idle', sessionId: undefined, sequence: null, latency: undefined, lastAckAt: undefined, resumeUrl: undefined });
+    this.#perWorker = perWorker;
+    this.#emptied = emptied;
     [this.#worker, this.#gone] = this.#start(data);
+  }
+
+  /** Whether shard `id` may be placed here: room, not ending, and no run of that id still stopping here. */
+  hasRoom(id: number): boolean {
+    return this.#closing === undefined && this.#entries.size < this.#perWorker && !this.#entries.has(id);
+  }
+
+  /** Starts running shard `id` here (idle until connected). */
+  add(id: number): WorkerEntry {
+    const entry: WorkerEntry = { id, state: idleState(), removing: undefined, removed: () => undefined };
+    this.#entries.set(id, entry);
+    this.#post({ type: 'add', shardId: id });
+    return entry;
   }
 
   #start(data: ShardWorkerData): [Worker, Promise<void>] {
@@ -91,7 +91,10 @@ class ShardWorker {
     this.#exited = false;
     worker.on('message', (message: FromWorker) => this.#onMessage(message));
     worker.on('error', (error: Error) =>
-      this.#host.emit({ event: 'error', payload: new GatewayError(`a shard worker failed: ${error.message}`, undefined, { cause: error }) }, data.ids[0] ?? 0),
+      this.#host.emit(
+        { event: 'error', payload: new GatewayError(`a shard worker failed: ${error.message}`, undefined, { cause: error }) },
+        this.#entries.keys().next().value ?? 0,
+      ),
     );
     const gone = new Promise<void>((resolve) =>
       worker.once('exit', (code: number) => {
@@ -101,7 +104,9 @@ class ShardWorker {
         this.#connects.clear();
         for (const controller of this.#turns.values()) controller.abort();
         this.#turns.clear();
-        if (!this.#destroyed) this.#crashed(code);
+        // The shards being stopped are stopped: their sockets went with the worker.
+        for (const entry of [...this.#entries.values()]) if (entry.removing !== undefined) this.#finishRemoval(entry);
+        if (this.#closing === undefined) this.#crashed(code);
         resolve();
       }),
     );
@@ -116,9 +121,9 @@ class ShardWorker {
       this.#crashes,
       Math.random,
     );
-    for (const id of this.#data.ids) {
-      const state = this.states.get(id);
-      if (state) this.states.set(id, { ...state, status: 'reconnecting' });
+    for (const entry of this.#entries.values()) {
+      const { id, state } = entry;
+      entry.state = { ...state, status: 'reconnecting' };
       this.#host.emit(
         {
           event: 'error',
@@ -129,7 +134,7 @@ class ShardWorker {
       this.#host.emit(
         {
           event: 'reconnecting',
-          payload: { attempt: this.#crashes, delayMs, resume: state?.sessionId !== undefined, reason: `the shard worker exited (code ${code})` },
+          payload: { attempt: this.#crashes, delayMs, resume: state.sessionId !== undefined, reason: `the shard worker exited (code ${code})` },
         },
         id,
       );
@@ -138,19 +143,21 @@ class ShardWorker {
     this.#restartTimer = setTimeout(() => this.#restart(), delayMs);
   }
 
+  /** A new worker, running the shards the dead one held (those stopped meanwhile not). */
   #restart(): void {
     this.#restartTimer = undefined;
-    if (this.#destroyed) return;
+    if (this.#closing !== undefined) return;
     [this.#worker, this.#gone] = this.#start({ ...this.#data, token: this.#host.token() });
-    for (const id of this.#data.ids) {
-      const state = this.states.get(id);
-      if (state?.sessionId !== undefined)
+    for (const entry of this.#entries.values()) {
+      const { id, state } = entry;
+      this.#post({ type: 'add', shardId: id });
+      if (state.sessionId !== undefined)
         this.#post({
           type: 'restore',
           shardId: id,
           record: { sessionId: state.sessionId, sequence: state.sequence, ...(state.resumeUrl === undefined ? {} : { resumeUrl: state.resumeUrl }) },
         });
-      this.connect(id, undefined).then(
+      this.connect(entry, undefined).then(
         () => {
           this.#crashes = 0;
         },
@@ -163,26 +170,34 @@ class ShardWorker {
     if (!this.#exited) this.#worker.postMessage(message);
   }
 
+  /** The entry a message of the worker is about, while it runs (not once its stop began). */
+  #running(shardId: number): WorkerEntry | undefined {
+    const entry = this.#entries.get(shardId);
+    return entry?.removing === undefined ? entry : undefined;
+  }
+
   #onMessage(message: FromWorker): void {
     switch (message.type) {
       case 'event': {
+        // A shard being stopped still reports (its close); one that stopped does not.
+        const entry = this.#entries.get(message.shardId);
+        if (entry === undefined) return;
         // READY and RESUMED mean the shard is ready now: its state says so before the listeners run (the worker's state report follows).
-        const state = this.states.get(message.shardId);
         const { report } = message;
-        if (state && (report.event === 'ready' || report.event === 'resumed')) this.states.set(message.shardId, { ...state, status: 'ready' });
+        if (entry.removing === undefined && (report.event === 'ready' || report.event === 'resumed')) entry.state = { ...entry.state, status: 'ready' };
         this.#host.emit(report.event === 'error' ? { event: 'error', payload: receiveError(report.payload) } : report, message.shardId);
         return;
       }
       case 'dispatch': {
-        // Closing: what the worker still sends is not handled, so its sequence must not reach the saved session either
+        // Stopping: what the worker still sends is not handled, so its sequence must not reach the saved session either
         // (a successor resumes from the last sequence handled here, and the service replays the rest).
-        if (this.#destroyed) return;
+        const event = receiveDispatch(message.event);
+        const entry = this.#running(event.shardId);
+        if (entry === undefined) return;
         // The sequence of what reached this thread, from the dispatch itself: a worker that dies before its next state report
         // resumes from here, so what was handled is not replayed.
-        const event = receiveDispatch(message.event);
-        const state = this.states.get(event.shardId);
-        if (state && typeof event.s === 'number' && (state.sequence === null || event.s > state.sequence))
-          this.states.set(event.shardId, { ...state, sequence: event.s });
+        const { state } = entry;
+        if (typeof event.s === 'number' && (state.sequence === null || event.s > state.sequence)) entry.state = { ...state, sequence: event.s };
         try {
           this.#host.dispatch(event);
         } catch (error) {
@@ -193,24 +208,29 @@ class ShardWorker {
         return;
       }
       case 'state': {
-        if (this.#destroyed) return;
-        const seen = this.states.get(message.shardId)?.sequence ?? null;
+        const entry = this.#running(message.shardId);
+        if (entry === undefined) return;
+        const seen = entry.state.sequence;
         const reported = message.state.sequence;
-        this.states.set(
-          message.shardId,
-          seen !== null && reported !== null && seen > reported && message.state.sessionId === this.states.get(message.shardId)?.sessionId
+        entry.state =
+          seen !== null && reported !== null && seen > reported && message.state.sessionId === entry.state.sessionId
             ? { ...message.state, sequence: seen }
-            : message.state,
-        );
+            : message.state;
         this.#host.changed(message.shardId);
         return;
       }
       case 'connected': {
-        this.states.set(message.shardId, message.state);
+        const entry = this.#running(message.shardId);
+        if (entry !== undefined) entry.state = message.state;
         const waiter = this.#connects.get(message.requestId);
         this.#connects.delete(message.requestId);
         if (message.error) waiter?.reject(receiveError(message.error));
         else waiter?.resolve();
+        return;
+      }
+      case 'removed': {
+        const entry = this.#entries.get(message.shardId);
+        if (entry?.removing !== undefined) this.#finishRemoval(entry);
         return;
       }
       case 'turn':
@@ -239,8 +259,11 @@ class ShardWorker {
     );
   }
 
-  connect(shardId: number, signal: AbortSignal | undefined): Promise<void> {
+  /** Connects the shard's run `entry` (not another run of its id placed here after it stopped). */
+  connect(entry: WorkerEntry, signal: AbortSignal | undefined): Promise<void> {
+    const shardId = entry.id;
     if (this.#exited) return Promise.reject(new GatewayError('the shard worker exited'));
+    if (this.#running(shardId) !== entry) return Promise.reject(new GatewayError(`shard ${shardId} was stopped`));
     if (signal?.aborted) return Promise.reject(new GatewayError('connect() was aborted', undefined, { cause: signal.reason }));
     const requestId = this.#nextRequest++;
     return new Promise<void>((resolve, reject) => {
@@ -264,21 +287,44 @@ class ShardWorker {
     });
   }
 
-  restore(shardId: number, record: GatewaySessionRecord): void {
-    const state = this.states.get(shardId);
-    if (state) this.states.set(shardId, { ...state, sessionId: record.sessionId, sequence: record.sequence, resumeUrl: record.resumeUrl });
-    this.#post({ type: 'restore', shardId, record });
+  restore(entry: WorkerEntry, record: GatewaySessionRecord): void {
+    if (entry.removing !== undefined) return;
+    entry.state = { ...entry.state, sessionId: record.sessionId, sequence: record.sequence, resumeUrl: record.resumeUrl };
+    this.#post({ type: 'restore', shardId: entry.id, record });
   }
 
-  /** Closes its shards (resumable on hand-off), then the worker; terminates it if it does not finish within 5 s. */
-  async destroy(handOff = false): Promise<void> {
-    this.#destroyed = true;
+  /**
+   * Stops one shard (closed with 4000 on a hand-off, else 1000); the others here run on. The worker left with no shard is
+   * ended (the stop resolves once it exited), so a pool holds at most one worker per `shardsPerWorker` shards it runs, rounded up.
+   */
+  remove(entry: WorkerEntry, handOff: boolean): Promise<void> {
+    if (entry.removing !== undefined) return entry.removing;
+    const stopped = new Promise<void>((resolve) => {
+      entry.removed = resolve;
+    });
+    entry.removing = stopped.then(() => (this.#entries.size === 0 ? this.#closing : undefined));
+    if (this.#exited) this.#finishRemoval(entry);
+    else this.#post({ type: 'remove', shardId: entry.id, handOff });
+    return entry.removing;
+  }
+
+  #finishRemoval(entry: WorkerEntry): void {
+    if (this.#entries.get(entry.id) === entry) this.#entries.delete(entry.id);
+    if (this.#entries.size === 0 && this.#closing === undefined) {
+      this.#closing = this.#close();
+      this.#emptied(this);
+    }
+    entry.removed();
+  }
+
+  /** Ends the worker (it holds no shard); terminates it if it does not finish within 5 s. */
+  async #close(): Promise<void> {
     if (this.#restartTimer !== undefined) clearTimeout(this.#restartTimer);
     this.#restartTimer = undefined;
     for (const controller of this.#turns.values()) controller.abort();
     this.#turns.clear();
     if (this.#exited) return;
-    this.#post({ type: 'destroy', handOff });
+    this.#post({ type: 'destroy' });
     const timer = setTimeout(() => void this.#worker.terminate(), 5000);
     await this.#gone;
     clearTimeout(timer);
@@ -286,47 +332,81 @@ class ShardWorker {
 }
 
 /** The handle of a shard run by a worker. */
-function workerShard(id: number, worker: ShardWorker): ShardHandle {
-  const state = () => worker.states.get(id) as ShardState;
+function workerShard(entry: WorkerEntry, worker: ShardWorker): ShardHandle {
+  const { id } = entry;
   return {
     id,
     get status() {
-      return state().status;
+      return entry.state.status;
     },
     get sessionId() {
-      return state().sessionId;
+      return entry.state.sessionId;
     },
     get sequence() {
-      return state().sequence;
+      return entry.state.sequence;
     },
     get latency() {
-      return state().latency;
+      return entry.state.latency;
     },
     get lastAckAt() {
-      return state().lastAckAt;
+      return entry.state.lastAckAt;
     },
     get resumeUrl() {
-      return state().resumeUrl;
+      return entry.state.resumeUrl;
     },
-    restore: (record) => worker.restore(id, record),
-    connect: (signal) => worker.connect(id, signal),
-    destroy: (options) => worker.destroy(options?.handOff === true),
+    restore: (record) => worker.restore(entry, record),
+    connect: (signal) => worker.connect(entry, signal),
+    destroy: (options) => worker.remove(entry, options?.handOff === true),
   };
 }
 
-/** Starts `ceil(shards / shardsPerWorker)` workers, each with its run of consecutive shard ids. */
-export async function startShardWorkers(plan: ShardPlan, options: ResolvedGatewayOptions, host: ShardHost): Promise<ShardHandle[]> {
-  const perWorker = plan.perWorker ?? plan.ids.length;
-  const { random: _random, ...cloneable } = options;
-  const handles: ShardHandle[] = [];
-  for (let start = 0; start < plan.ids.length; start += perWorker) {
-    const ids = plan.ids.slice(start, start + perWorker);
-    const worker = new ShardWorker(
-      { ids, plan, options: cloneable, token: host.token(), throttled: host.beforeIdentify !== undefined, allowInsecure: host.allowInsecure },
-      host,
-      options,
-    );
-    for (const id of ids) handles.push(workerShard(id, worker));
+/** The workers of one shard set: each shard placed where there is room, a worker ended once its last shard stopped. */
+class ShardWorkerPool {
+  readonly #workers: ShardWorker[] = [];
+  readonly #plan: ShardPlan;
+  readonly #options: ResolvedGatewayOptions;
+  readonly #host: ShardHost;
+
+  constructor(plan: ShardPlan, options: ResolvedGatewayOptions, host: ShardHost) {
+    this.#plan = plan;
+    this.#options = options;
+    this.#host = host;
   }
-  return handles;
+
+  create(id: number): ShardHandle {
+    let worker = this.#workers.find((candidate) => candidate.hasRoom(id));
+    if (worker === undefined) {
+      const { random: _random, ...cloneable } = this.#options;
+      const host = this.#host;
+      const data = {
+        plan: this.#plan,
+        options: cloneable,
+        token: host.token(),
+        throttled: host.beforeIdentify !== undefined,
+        allowInsecure: host.allowInsecure,
+      };
+      worker = new ShardWorker(data, host, this.#options, this.#plan.perWorker ?? 1, (emptied) => {
+        this.#workers.splice(this.#workers.indexOf(emptied), 1);
+      });
+      this.#workers.push(worker);
+    }
+    return workerShard(worker.add(id), worker);
+  }
+}
+
+/**
+ * How shards start in worker threads: `(id, plan, set)` places shard `id` of `set` (its plan says `shardsPerWorker`) in one of
+ * that set's workers, started with the set's host. A fixed shard list creates each of its ids in turn (consecutive ids share a
+ * worker); a fleet creates and stops shards as its leases come and go.
+ */
+export function workerShards<K extends object>(
+  options: ResolvedGatewayOptions,
+  hostOf: (plan: ShardPlan, set: K) => ShardHost,
+): (id: number, plan: ShardPlan, set: K) => ShardHandle {
+  const pools = new WeakMap<K, ShardWorkerPool>();
+  return (id, plan, set) => {
+    let pool = pools.get(set);
+    if (pool === undefined) pools.set(set, (pool = new ShardWorkerPool(plan, options, hostOf(plan, set))));
+    return pool.create(id);
+  };
 }

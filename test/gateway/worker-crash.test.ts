@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client, type GatewayReconnectingEvent } from '../../src/index.js';
-import { runningShardWorkers } from '../../src/gateway/worker-pool.js';
+import { runningShardWorkers } from '../../src/gateway/worker-thread.js';
 import { startShardedEmulator } from '../helpers/sharded-emulator.js';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];

@@ -1,0 +1,151 @@
+/**
+ * A pool of shard workers hosting a changing set of shards, as a fleet's
+ * leases start and stop them: each shard placed in a worker with room (at
+ * most `shardsPerWorker`), a stop that ends only that shard, a worker ended
+ * once its last shard stopped, and a worker that dies restarted with the
+ * shards it held then.
+ */
+import { afterEach, expect, it } from 'vitest';
+import type { ConnectionReport } from '../../src/gateway/connection-host.js';
+import { resolveGatewayOptions, type GatewayDispatchEvent } from '../../src/gateway/options.js';
+import type { ShardPlan } from '../../src/gateway/shard-plan.js';
+import type { ShardHandle, ShardHost } from '../../src/gateway/shards.js';
+import { workerShards } from '../../src/gateway/worker-pool.js';
+import { runningShardWorkers } from '../../src/gateway/worker-thread.js';
+import { guildIdOnShard, startShardedEmulator } from '../helpers/sharded-emulator.js';
+import { until } from '../helpers/until.js';
+
+const cleanups: (() => Promise<unknown> | unknown)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+it('places shards where there is room, stops one shard alone, resumes one started again, restarts a dead worker with what it held, ends an empty worker', async () => {
+  const emulator = await startShardedEmulator({ gateway: { shards: 4, maxConcurrency: 4 }, guildOnShard: 1 });
+  cleanups.push(() => emulator.close());
+  const options = resolveGatewayOptions({ reconnectBaseDelayMs: 200, reconnectMaxDelayMs: 200 }, emulator.gatewayUrl);
+  const reports: { shardId: number; event: string }[] = [];
+  const dispatches: GatewayDispatchEvent[] = [];
+  const host: ShardHost = {
+    token: () => emulator.seed.botToken,
+    now: () => Date.now(),
+    allowInsecure: false,
+    emit: (report: ConnectionReport, shardId) => void reports.push({ shardId, event: report.event }),
+    dispatch: (event) => void dispatches.push(event),
+    changed: () => undefined,
+  };
+  const plan: ShardPlan = { sharded: true, ids: [0, 1, 2, 3], count: 4, maxConcurrency: 4, perWorker: 2 };
+  const set = {};
+  const start = workerShards(options, () => host);
+  const running = new Map<number, ShardHandle>();
+  cleanups.push(() => Promise.all([...running.values()].map((shard) => shard.destroy())));
+  const create = (id: number) => {
+    const shard = start(id, plan, set);
+    running.set(id, shard);
+    return shard;
+  };
+
+  for (const id of [0, 1, 2]) create(id);
+  expect(runningShardWorkers.size, 'workers for 3 shards, 2 a worker').toBe(2);
+  await Promise.all([...running.values()].map((shard) => shard.connect(undefined)));
+  expect([...running.values()].map((shard) => shard.status)).toEqual(['ready', 'ready', 'ready']);
+  const identifies = emulator.gatewayStats.forBot().identifies;
+  expect(identifies).toBe(3);
+
+  // Shard 0 handed off: only its socket closes; its worker stays for shard 1, which still dispatches.
+  const stopped = running.get(0) as ShardHandle;
+  const session = stopped.sessionId;
+  const stopping = stopped.destroy({ handOff: true });
+  // Sent once the stop began: not handled by this run, so not counted in its saved sequence; the run that resumes gets it.
+  emulator.dispatchEvent('MESSAGE_CREATE', { id: '88', channel_id: '1', guild_id: guildIdOnShard(0, 4), content: 'during the stop' });
+  await stopping;
+  running.delete(0);
+  expect(
+    dispatches.filter((event) => (event.d as { id?: string }).id === '88'),
+    'handled by the run being stopped',
+  ).toEqual([]);
+  expect(stopped.sessionId, 'the stopped shard keeps its last state, for its saved session').toBe(session);
+  expect(runningShardWorkers.size, 'the worker of shard 1 runs on').toBe(2);
+  expect(running.get(1)?.status).toBe('ready');
+  emulator.dispatchEvent('MESSAGE_CREATE', { id: '77', channel_id: '1', guild_id: emulator.seed.guildId, content: 'after the stop' });
+  await until(() => dispatches.some((event) => event.t === 'MESSAGE_CREATE' && event.shardId === 1), { what: 'shard 1 dispatching after shard 0 stopped' });
+
+  // Started again (a lease regained): placed in the worker with room, no new worker, and it resumes the handed-off session.
+  const again = create(0);
+  expect(runningShardWorkers.size, 'shard 0 placed in the worker with room').toBe(2);
+  again.restore({ sessionId: session as string, sequence: stopped.sequence });
+  await again.connect(undefined);
+  expect(again.sessionId).toBe(session);
+  expect(emulator.gatewayStats.forBot(), 'shard 0 resumed, not identified').toMatchObject({ identifies, resumes: 1 });
+  await until(() => dispatches.some((event) => (event.d as { id?: string }).id === '88'), {
+    what: 'the message sent during the stop, replayed to the resumed run',
+  });
+  expect(
+    dispatches.filter((event) => (event.d as { id?: string }).id === '88').map((event) => event.shardId),
+    'the message sent during the stop: handled once, by the resumed run',
+  ).toEqual([0]);
+  await expect(stopped.connect(undefined), "the stopped run's handle does not reach the new run of its id").rejects.toThrow(/shard 0 was stopped/);
+
+  // The worker holding shards 1 and 0 dies: a new one runs both again, each resuming its session.
+  const resumedBefore = reports.filter((report) => report.event === 'resumed').length;
+  await [...runningShardWorkers][0]?.terminate();
+  await until(() => reports.filter((report) => report.event === 'resumed').length === resumedBefore + 2, { what: 'shards 0 and 1 resumed by a new worker' });
+  expect(
+    reports
+      .filter((report) => report.event === 'resumed')
+      .slice(resumedBefore)
+      .map((report) => report.shardId)
+      .sort(),
+  ).toEqual([0, 1]);
+  await until(() => running.get(0)?.status === 'ready' && running.get(1)?.status === 'ready', { what: 'shards 0 and 1 ready again' });
+  expect(emulator.gatewayStats.forBot().identifies, 'no Identify for a restarted worker').toBe(identifies);
+  expect(runningShardWorkers.size).toBe(2);
+
+  // The last shard of a worker stopped: the worker ends; the other runs on.
+  await running.get(2)?.destroy();
+  running.delete(2);
+  expect(runningShardWorkers.size, 'the emptied worker ended').toBe(1);
+  expect(running.get(0)?.status).toBe('ready');
+  await Promise.all([0, 1].map((id) => running.get(id)?.destroy()));
+  running.clear();
+  expect(runningShardWorkers.size, 'every worker ended').toBe(0);
+  await until(() => !emulator.isBotConnected(), { what: 'every socket closed' });
+}, 30_000);
+
+it('a stopped shard handles nothing its worker sent after the stop began (the saved sequence stays at what was handled); its successor gets it, once', async () => {
+  const emulator = await startShardedEmulator({ gateway: { shards: 2, maxConcurrency: 2 } });
+  cleanups.push(() => emulator.close());
+  const options = resolveGatewayOptions({}, emulator.gatewayUrl);
+  const handled: string[] = [];
+  let stopping: Promise<void> | undefined;
+  let shard: ShardHandle | undefined;
+  let run = 'the first run';
+  const host: ShardHost = {
+    token: () => emulator.seed.botToken,
+    now: () => Date.now(),
+    allowInsecure: false,
+    emit: () => undefined,
+    // The first message stops the shard from inside its handler: the second, already on its way from the worker, is not handled.
+    dispatch: (event) => {
+      if (event.t !== 'MESSAGE_CREATE') return;
+      handled.push(`${(event.d as { id: string }).id} by ${run}`);
+      if (handled.length === 1) stopping = shard?.destroy({ handOff: true });
+    },
+    changed: () => undefined,
+  };
+  const plan: ShardPlan = { sharded: true, ids: [0, 1], count: 2, maxConcurrency: 2, perWorker: 2 };
+  const start = workerShards(options, () => host);
+  shard = start(1, plan, {});
+  await shard.connect(undefined);
+  for (const id of ['a', 'b']) emulator.dispatchEvent('MESSAGE_CREATE', { id, channel_id: '1', guild_id: guildIdOnShard(1, 2), content: id });
+  await until(() => stopping !== undefined, { what: 'the shard stopped by its first message' });
+  await stopping;
+  expect(handled, 'handled by the run being stopped').toEqual(['a by the first run']);
+  run = 'the successor';
+  const successor = start(1, plan, {});
+  cleanups.push(() => successor.destroy());
+  successor.restore({ sessionId: shard.sessionId as string, sequence: shard.sequence });
+  await successor.connect(undefined);
+  await until(() => handled.length === 2, { what: 'the second message, replayed to the successor' });
+  expect(handled).toEqual(['a by the first run', 'b by the successor']);
+}, 30_000);
