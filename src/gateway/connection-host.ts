@@ -102,15 +102,22 @@ export interface PlannedReconnect {
 }
 
 /**
+ * A failure of the Identify wait counted in an outage of the throttle already reported (the Gateway reports one per outage):
+ * the shard reconnects as after any failed wait, with no `error` event of its own. @internal
+ */
+export class CountedFailure extends GatewayError {}
+
+/**
  * Waits for an Identify turn through the host's throttle (at once without
- * one); calls `go` when it comes, `fail` when the wait failed, neither when
- * `controller` aborted first (the socket went away).
+ * one); calls `go` when it comes, `fail` when the wait failed (with no error
+ * to report for a {@link CountedFailure}), neither when `controller` aborted
+ * first (the socket went away).
  */
 export function awaitIdentifyTurn(
   host: ConnectionHost,
   controller: AbortController,
   go: () => void,
-  fail: (error: GatewayError, retry: PlannedReconnect) => void,
+  fail: (error: GatewayError | undefined, retry: PlannedReconnect) => void,
 ): void {
   if (!host.beforeIdentify) return go();
   host.emit('debug', 'waiting for an Identify turn');
@@ -124,6 +131,7 @@ export function awaitIdentifyTurn(
       if (error instanceof SessionBudgetError) {
         return fail(error, { reason: 'the session start budget is down to its reserve', delayMs: Math.max(1000, error.resetAfterMs) });
       }
+      if (error instanceof CountedFailure) return fail(undefined, { reason: 'the Identify throttle failed (an outage already reported)' });
       const message = `no Identify turn: ${error instanceof Error ? error.message : String(error)}; reconnecting`;
       fail(new GatewayError(message, undefined, { cause: error }), { reason: 'the Identify throttle failed' });
     },

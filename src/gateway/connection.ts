@@ -263,7 +263,7 @@ export class GatewayConnection {
       controller,
       () => this.#identify(ws),
       (error, retry) => {
-        this.#host.emit('error', error);
+        if (error !== undefined) this.#host.emit('error', error);
         // Not identifying below the session start reserve: connect() says why at once (the retry waits for the budget to reset).
         if (error instanceof SessionBudgetError) this.#waiters.rejectAll(error);
         this.#plannedReconnect(ws, retry);

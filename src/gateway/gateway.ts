@@ -7,11 +7,11 @@
 
 import type { EventEmitter } from 'eventemitter3';
 import { DEFAULT_MAX_SHARDS } from '../core/bounds.js';
-import { GatewayError } from '../errors/index.js';
+import { GatewayError, SessionBudgetError } from '../errors/index.js';
 import { inspectSymbol } from '../core/redact.js';
 import type { InteractionFromDispatch } from '../interactions/from-dispatch.js';
 import { InteractionHost } from '../interactions/host.js';
-import type { ConnectionReport } from './connection-host.js';
+import { CountedFailure, type ConnectionReport } from './connection-host.js';
 import { storeErrorOf } from '../observe/events.js';
 import { observeGatewayConnect, publishGatewayReport } from '../observe/gateway.js';
 import { MemoryIdentifyThrottle, type IdentifyThrottle } from './identify-throttle.js';
@@ -198,6 +198,11 @@ export class Gateway extends InteractionHost<GatewayEvents> {
     return shards;
   }
 
+  readonly #turnReports = new OutageReporter(
+    () => undefined, // the shard whose wait failed first reports it (an `error` event)
+    ({ durationMs, failures }) =>
+      this.#report({ event: 'debug', payload: `the Identify throttle answers again, after ${durationMs} ms of failures (${failures} failed turns)` }),
+  );
   readonly #storeReports = new OutageReporter(
     (error) => {
       const texts = error instanceof Error ? [error.message] : [];
@@ -228,11 +233,27 @@ export class Gateway extends InteractionHost<GatewayEvents> {
       allowInsecure: this.#wiring.allowInsecure,
       emit: (report, shardId) => this.#report(report, shardId),
       dispatch: (event) => this.#sets.admit(set, event, (claimed) => this.#onDispatch(event, set, claimed)),
-      beforeIdentify: identifyGate(throttled ? this.#throttle : undefined, this.#budget, plan),
+      beforeIdentify: this.#reportedTurns(identifyGate(throttled ? this.#throttle : undefined, this.#budget, plan)),
       changed: (shardId) => {
         if (set.fleet === undefined || set.fleet.saves(shardId)) set.savers.get(shardId)?.schedule();
       },
     };
+  }
+
+  /** The Identify gate, its throttle's failures reported once per outage: the ones after the first are counted, not emitted. */
+  #reportedTurns(gate: ShardHost['beforeIdentify']): ShardHost['beforeIdentify'] {
+    const reports = this.#turnReports;
+    return (
+      gate &&
+      ((shardId, signal) =>
+        gate(shardId, signal).then(
+          () => reports.answered(),
+          (error: unknown) => {
+            if (signal.aborted || error instanceof SessionBudgetError || reports.failed(error)) throw error;
+            throw new CountedFailure(error instanceof Error ? error.message : String(error));
+          },
+        ))
+    );
   }
 
   /** An error scrubbed (in place) of every known secret it may hold. */

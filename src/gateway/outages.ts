@@ -58,9 +58,11 @@ export class OutageReporter {
     this.#onRecovery = onRecovery;
   }
 
-  /** A call failed: reported when it starts an outage, counted when one is under way. */
-  failed(error: unknown): void {
-    if (this.#outage.failed()) this.#onFailure(error);
+  /** A call failed: reported when it starts an outage (`true`), counted when one is under way (`false`). */
+  failed(error: unknown): boolean {
+    if (!this.#outage.failed()) return false;
+    this.#onFailure(error);
+    return true;
   }
 
   /** A call was answered: ends the outage under way, if any (reported once). */

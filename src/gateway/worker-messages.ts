@@ -7,7 +7,7 @@
  */
 
 import { GatewayError, GatewayFatalError, SessionBudgetError } from '../errors/index.js';
-import type { ConnectionReport } from './connection-host.js';
+import { CountedFailure, type ConnectionReport } from './connection-host.js';
 import { DispatchEvent, frameOfText } from './frame.js';
 import type { GatewayDispatchEvent, GatewayStatus, ResolvedGatewayOptions } from './options.js';
 import type { GatewaySessionRecord } from './gateway-session-store.js';
@@ -50,6 +50,8 @@ interface SentError {
   hint: string | undefined;
   /** Set for a `SessionBudgetError`. */
   budget?: { remaining: number; total: number; reserve: number; resetAfterMs: number } | undefined;
+  /** Set for a failed Identify wait counted in an outage already reported (a `CountedFailure`). */
+  counted?: true | undefined;
 }
 
 /** A connection event as it crosses threads: an error travels as a {@link SentError}, every other payload is cloneable as it is. */
@@ -100,6 +102,7 @@ export function sendError(error: unknown): SentError {
     const { remaining, total, reserve, resetAfterMs } = error;
     return { message: error.message, code: undefined, hint: undefined, budget: { remaining, total, reserve, resetAfterMs } };
   }
+  if (error instanceof CountedFailure) return { message: error.message, code: undefined, hint: undefined, counted: true };
   if (error instanceof GatewayFatalError) return { message: error.message, code: error.code, hint: error.hint };
   if (error instanceof GatewayError) return { message: error.message, code: error.code, hint: undefined };
   return { message: error instanceof Error ? error.message : String(error), code: undefined, hint: undefined };
@@ -108,6 +111,7 @@ export function sendError(error: unknown): SentError {
 /** The error back on this side: a `GatewayFatalError` when it was one, else a `GatewayError`. */
 export function receiveError(sent: SentError): GatewayError {
   if (sent.budget !== undefined) return new SessionBudgetError(sent.budget);
+  if (sent.counted === true) return new CountedFailure(sent.message);
   if (sent.hint === undefined || sent.code === undefined) return new GatewayError(sent.message, sent.code);
   const error = new GatewayFatalError(sent.code, '', sent.hint);
   error.message = sent.message;

@@ -8,6 +8,7 @@ import http from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { Client, isGatewayError, isGatewayFatalError, isShardCoordinatorError, type GatewayReconnectingEvent } from '../../src/index.js';
+import { until } from '../helpers/until.js';
 
 const TOKEN = 'bot-token-never-shown.Xy77';
 
@@ -130,5 +131,41 @@ describe('connect() with Redis down names the component that failed', () => {
     await ws.close();
     expect(errors.length).toBeGreaterThan(0);
     expect(errors[0]?.message).toBe('no Identify turn: The Identify throttle (Redis) failed: the Redis client is not connected; reconnecting');
+  });
+
+  it('a throttle that keeps failing is one error per outage, whatever the shards and attempts, and a debug line when it answers again', async () => {
+    const { startWsServer, behaveWell } = await import('../helpers/ws-server.js');
+    const ws = await startWsServer(behaveWell);
+    let down = true;
+    let failed = 0;
+    const identifyThrottle = {
+      wait: async () => {
+        if (!down) return;
+        failed++;
+        throw new Error('throttle down');
+      },
+    };
+    const client = new Client({
+      baseUrl: 'http://127.0.0.1:9',
+      auth: { botToken: TOKEN },
+      gateway: { url: ws.url, shards: 'auto', shardCount: 2, maxConcurrency: 2, reconnectBaseDelayMs: 5, reconnectMaxDelayMs: 20, identifyThrottle },
+    });
+    const errors: Error[] = [];
+    const debug: string[] = [];
+    client.gateway.on('error', (error) => errors.push(error));
+    client.gateway.on('debug', (line) => debug.push(line));
+    try {
+      const connecting = client.gateway.connect().catch(() => undefined);
+      await until(() => failed >= 6, { what: `six failed Identify waits over both shards (${failed} so far)` });
+      expect(errors.map((error) => error.message), `errors for ${failed} failed waits in one outage`).toEqual(['no Identify turn: throttle down; reconnecting']);
+      down = false;
+      await until(() => client.gateway.status === 'ready', { what: 'both shards ready once the throttle answers', timeoutMs: 10_000 });
+      await connecting;
+      expect(errors).toHaveLength(1);
+      expect(debug.filter((line) => line.includes('the Identify throttle answers again'))).toHaveLength(1);
+    } finally {
+      await client.close();
+      await ws.close();
+    }
   });
 });
