@@ -15,6 +15,7 @@ import type { ConnectionReport } from './connection-host.js';
 import { FleetSupervisor, type CoordinatorTick, type FleetHost, type ShardCoordinator } from './coordinator.js';
 import {
   dispatchedAhead,
+  restores,
   restoreSessions,
   withLastSessions,
   type GatewaySessionRecord,
@@ -285,7 +286,5 @@ async function restoreLost(store: GatewaySessionStore, last: LastSessions, shard
   const record = last.get(shardId, count);
   if (record === undefined) return;
   if (store.restore !== undefined) return store.restore(shardId, count, record);
-  const stored = await store.load(shardId, count);
-  const older = stored?.fence !== undefined && record.fence !== undefined && stored.fence < record.fence;
-  if (stored === undefined || older) await store.save(shardId, count, record);
+  if (restores(await store.load(shardId, count), record)) await store.save(shardId, count, record);
 }

@@ -39,10 +39,9 @@ export interface GatewaySessionStore {
   /** Saves a shard's session, or forgets it (`undefined`). */
   save(shardId: number, shardCount: number, record: GatewaySessionRecord | undefined): Promise<void>;
   /**
-   * Writes a fleet member's kept session back (the store lost it, e.g. Redis restarted empty), unless the store holds one saved
-   * under the same or a later `fence`, in one atomic step: two members writing back the same shard keep its latest holder's
-   * record whatever their order. Without it, the fleet loads, compares and saves (a store shared by processes should have it).
-   * @default undefined
+   * Writes a fleet member's kept session back (the store lost it, e.g. Redis restarted empty) where {@link restores} says so,
+   * atomically: two members writing back the same shard keep its latest holder's record whatever their order. Without it, the
+   * fleet loads, compares and saves (a store shared by processes should have it). @default undefined
    */
   restore?(shardId: number, shardCount: number, record: GatewaySessionRecord): Promise<void>;
 }
@@ -79,6 +78,16 @@ export function isSessionRecord(value: unknown): value is GatewaySessionRecord {
     (sequence === null || (Number.isSafeInteger(sequence) && (sequence as number) >= 0)) &&
     (resumeUrl === undefined || (typeof resumeUrl === 'string' && isWebSocketUrl(resumeUrl)))
   );
+}
+
+/**
+ * Whether a fleet member's kept `record` is written back over what the store holds (`stored`, as `load` reads it: `undefined`
+ * for none or for anything that is not a session): yes where there is none, or one saved under an earlier fence; a record
+ * without a fence (saved before fences, or outside a fleet) is left alone. The one rule of every write-back.
+ */
+export function restores(stored: GatewaySessionRecord | undefined, record: GatewaySessionRecord): boolean {
+  if (stored === undefined) return true;
+  return stored.fence !== undefined && record.fence !== undefined && stored.fence < record.fence;
 }
 
 /** The most dispatches a record's `dispatched` may be above its `sequence` (what an interaction handled for its 15 minutes held back). */
@@ -219,6 +228,16 @@ export class LastSessions {
     return { ...kept.record };
   }
 
+  /**
+   * The last session of a shard this process still held (not one it handed off): what a start here may resume when the store
+   * has none or fails. A handed-off one is only written back (its successor's record, fenced later, wins there); resumed from
+   * memory it could replay what the successor already dispatched.
+   */
+  held(shardId: number, shardCount: number): GatewaySessionRecord | undefined {
+    const kept = this.#records.get(`${shardId}/${shardCount}`);
+    return kept === undefined || kept.until !== Number.POSITIVE_INFINITY ? undefined : { ...kept.record };
+  }
+
   /** Keeps the shard's session, or forgets it (`undefined`: it ended). */
   keep(shardId: number, shardCount: number, record: GatewaySessionRecord | undefined): void {
     const key = `${shardId}/${shardCount}`;
@@ -250,7 +269,7 @@ export class LastSessions {
   }
 }
 
-/** `store`, remembering in `last` each record written, and answering from `last` when the store has none or fails. */
+/** `store`, remembering in `last` each record written, and answering from `last` (a shard still held here) when the store has none or fails. */
 export function withLastSessions(store: GatewaySessionStore, last: LastSessions): GatewaySessionStore {
   return {
     async load(shardId, shardCount) {
@@ -258,10 +277,10 @@ export function withLastSessions(store: GatewaySessionStore, last: LastSessions)
       try {
         saved = await store.load(shardId, shardCount);
       } catch (error) {
-        saved = last.get(shardId, shardCount);
+        saved = last.held(shardId, shardCount);
         if (saved === undefined) throw error;
       }
-      return saved ?? last.get(shardId, shardCount);
+      return saved ?? last.held(shardId, shardCount);
     },
     save(shardId, shardCount, record) {
       last.keep(shardId, shardCount, record);

@@ -40,7 +40,7 @@ import { checkConnectOptions, joinFleet } from './connect-checks.js';
 import { autoReshardInterval, checkReshard, withCount, type ShardSet } from './reshard.js';
 import { ShardSets } from './shard-sets.js';
 import { answerable, deliverClaimed, emitFleetEvent, recordingAnswers } from './fleet.js';
-import { answeringStore, OutageReporter } from './outages.js';
+import { answeringStore, OutageReporter, SETTLE_MS } from './outages.js';
 import { emitReport } from './report.js';
 
 /** The Gateway: connection state, events, and typed interaction handlers. */
@@ -202,6 +202,8 @@ export class Gateway extends InteractionHost<GatewayEvents> {
     () => undefined, // the shard whose wait failed first reports it (an `error` event)
     ({ durationMs, failures }) =>
       this.#report({ event: 'debug', payload: `the Identify throttle answers again, after ${durationMs} ms of failures (${failures} failed turns)` }),
+    () => this.#wiring.now(),
+    SETTLE_MS,
   );
   readonly #storeReports = new OutageReporter(
     (error) => {
@@ -214,6 +216,8 @@ export class Gateway extends InteractionHost<GatewayEvents> {
       this.#report({ event: 'debug', payload: `the Gateway session store answers again, after ${durationMs} ms of failures (${failures} failed calls)` });
       this.#emitSafely('storeRecovered', { store: 'gatewaySession', durationMs, failures });
     },
+    () => this.#wiring.now(),
+    SETTLE_MS,
   );
 
   #recordOf(shard: ShardHandle, set: ShardSet): GatewaySessionRecord | undefined {

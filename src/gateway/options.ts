@@ -372,6 +372,9 @@ export interface GatewayEvents extends FleetEvents, InteractionRouterEvents {
    * Client emits the same event for its user session store.
    */
   storeError: [event: StoreErrorEvent];
-  /** The Gateway session store answers again after an outage: how long it lasted and how many calls failed; also a `debug` line. */
+  /**
+   * The Gateway session store answers again after an outage: how long it lasted and how many calls failed; also a `debug`
+   * line. An outage ends at an answer 5 s after its last failure (a store that fails some calls and answers others is one outage).
+   */
   storeRecovered: [event: StoreRecoveredEvent];
 }

@@ -16,28 +16,39 @@ interface EndedOutage {
   failures: number;
 }
 
-/** Whether a component is failing, since when, and how often. */
+/**
+ * Whether a component is failing, since when, and how often. With `settleMs`, an outage ends only at an answer that came
+ * `settleMs` after its last failure: a component that fails one call in two (a cluster node down among several, a latency
+ * around the timeout) is one outage while it flaps, not a report per flip.
+ */
 export class Outage {
   readonly #now: () => number;
+  readonly #settleMs: number;
   #since: number | undefined;
+  #lastFailure = 0;
   #failures = 0;
 
-  /** @param now - a monotonic clock in milliseconds (@default performance.now) */
-  constructor(now: () => number = () => performance.now()) {
+  /**
+   * @param now - a clock in milliseconds (@default performance.now)
+   * @param settleMs - how long after its last failure an answer ends the outage (@default 0: the first answer)
+   */
+  constructor(now: () => number = () => performance.now(), settleMs = 0) {
     this.#now = now;
+    this.#settleMs = settleMs;
   }
 
   /** A call failed: `true` when this failure starts an outage (report it), `false` when one is under way (it is counted). */
   failed(): boolean {
     this.#failures++;
+    this.#lastFailure = this.#now();
     if (this.#since !== undefined) return false;
-    this.#since = this.#now();
+    this.#since = this.#lastFailure;
     return true;
   }
 
-  /** A call succeeded: the outage it ends, if one was under way. */
+  /** A call succeeded: the outage it ends, if one was under way and its last failure is `settleMs` old. */
   recovered(): EndedOutage | undefined {
-    if (this.#since === undefined) return undefined;
+    if (this.#since === undefined || this.#now() - this.#lastFailure < this.#settleMs) return undefined;
     const ended = { durationMs: Math.round(this.#now() - this.#since), failures: this.#failures };
     this.#since = undefined;
     this.#failures = 0;
@@ -45,15 +56,21 @@ export class Outage {
   }
 }
 
+/**
+ * How long after its last failure a flapping component must answer before its outage ends: a Gateway session store or Identify
+ * throttle on a Redis that fails some calls and answers others is one outage, not a report per flip.
+ */
+export const SETTLE_MS = 5000;
+
 /** Reports a component's failures once per outage: its first failure, then the answer that ended it (duration, failures). */
 export class OutageReporter {
   readonly #outage: Outage;
   readonly #onFailure: (error: unknown) => void;
   readonly #onRecovery: (ended: EndedOutage) => void;
 
-  /** @param now - a monotonic clock in milliseconds (@default performance.now) */
-  constructor(onFailure: (error: unknown) => void, onRecovery: (ended: EndedOutage) => void, now?: () => number) {
-    this.#outage = new Outage(now);
+  /** `now` and `settleMs`: see {@link Outage}. */
+  constructor(onFailure: (error: unknown) => void, onRecovery: (ended: EndedOutage) => void, now?: () => number, settleMs?: number) {
+    this.#outage = new Outage(now, settleMs);
     this.#onFailure = onFailure;
     this.#onRecovery = onRecovery;
   }

@@ -95,6 +95,8 @@ export class ShardSets {
   #unwatch: (() => void) | undefined;
   /** Who waits for a fleet's reshard to switch here. */
   readonly #switched: (() => void)[] = [];
+  /** The fleet's count this Gateway last refused (past `maxShards`): said once, not at every step. */
+  #refused: number | undefined;
   /** The last session of each shard this process held in a fleet, for a store that lost them. */
   readonly #last = new LastSessions();
 
@@ -185,7 +187,9 @@ export class ShardSets {
 
   #fleetStep(set: ShardSet, coordinator: ShardCoordinator, step: 'start' | 'switch' | undefined, target: number | undefined): void {
     if (step === 'start' && target !== undefined && target > this.#host.maxShards) {
-      // A count from Redis (another process, a planted value) is trusted only within this Gateway's maxShards.
+      // A count from Redis (another process, a planted value) is trusted only within this Gateway's maxShards; refused once per count.
+      if (this.#refused === target) return;
+      this.#refused = target;
       const message = `the fleet asks to reshard to ${target} shards, more than gateway.maxShards (${this.#host.maxShards}): not started`;
       this.#host.report({ event: 'error', payload: new GatewayError(message) });
     } else if (step === 'start' && target !== undefined) {

@@ -6,28 +6,23 @@
  * @module
  */
 
-import { isSessionRecord, type GatewaySessionRecord, type GatewaySessionStore } from '../gateway/gateway-session-store.js';
+import { isSessionRecord, restores, type GatewaySessionRecord, type GatewaySessionStore } from '../gateway/gateway-session-store.js';
 import { checkStoreOptions, RedisScript, sendCommand, sessionFailure, withinTime, type RedisClientLike, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
 import { optionNames } from '../core/bounds.js';
 
 /**
- * A fleet member's write-back of a kept session (see `GatewaySessionStore.restore`), one atomic step. KEYS: the shard's key.
- * ARGV: the record's JSON, its fence, the ttl (ms). Keeps a stored record saved under the same or a later fence (or one without a
- * fence, as before fences); anything unreadable (not JSON, not an object, a fence that is not a safe integer) is replaced.
+ * A fleet member's write-back of a kept session (see `GatewaySessionStore.restore`): the record is written only if the key
+ * still holds what the decision was made on (compare and set). KEYS: the shard's key. ARGV: the value read ('' for none), the
+ * record's JSON, the ttl (ms). Answers 1 when written, 0 when the key changed meanwhile.
  */
 const RESTORE_SCRIPT = new RedisScript(`
-local current = redis.call('GET', KEYS[1])
-if current then
-  local ok, stored = pcall(cjson.decode, current)
-  if ok and type(stored) == 'table' then
-    local fence = stored['fence']
-    if fence == nil then return 0 end
-    if type(fence) == 'number' and fence >= 0 and fence <= 9007199254740991 and fence >= tonumber(ARGV[2]) then return 0 end
-  end
-end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+if (redis.call('GET', KEYS[1]) or '') ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return 1
 `);
+
+/** How many times a write-back reads and decides again when another process changed the key in between. */
+const RESTORE_TRIES = 3;
 
 /** Options of {@link createRedisGatewaySessionStore}. */
 export interface RedisGatewaySessionStoreOptions {
@@ -61,14 +56,7 @@ export class RedisGatewaySessionStore implements GatewaySessionStore {
 
   /** The saved session of a shard; a value that is not a session record reads as none. */
   async load(shardId: number, shardCount: number): Promise<GatewaySessionRecord | undefined> {
-    const text = await this.#run(['GET', this.#key(shardId, shardCount)]);
-    if (typeof text !== 'string') return undefined;
-    try {
-      const value: unknown = JSON.parse(text);
-      return isSessionRecord(value) ? value : undefined;
-    } catch {
-      return undefined;
-    }
+    return recordOf(await this.#run(['GET', this.#key(shardId, shardCount)]));
   }
 
   /** Saves a shard's session (for `ttlMs`), or deletes it. */
@@ -77,20 +65,20 @@ export class RedisGatewaySessionStore implements GatewaySessionStore {
     await this.#run(record === undefined ? ['DEL', key] : ['SET', key, JSON.stringify(record), 'PX', String(this.#ttlMs)]);
   }
 
-  /** Writes a fleet member's kept session back unless the stored one was saved under the same or a later fence (one script). */
+  /**
+   * Writes a fleet member's kept session back where `restores` says so (none stored, anything `load` does not read as a
+   * session, or one saved under an earlier fence), on the value it read: a key changed meanwhile is read and decided again.
+   */
   async restore(shardId: number, shardCount: number, record: GatewaySessionRecord): Promise<void> {
     const key = this.#key(shardId, shardCount);
-    const text = JSON.stringify(record);
-    const ttl = String(this.#ttlMs);
-    await withinTime(
-      this.#client,
-      this.#timeoutMs,
-      () =>
-        record.fence === undefined
-          ? sendCommand(this.#client, key, ['SET', key, text, 'NX', 'PX', ttl])
-          : RESTORE_SCRIPT.run(this.#client, [key], [text, String(record.fence), ttl]),
-      sessionFailure,
-    );
+    for (let attempt = 0; attempt < RESTORE_TRIES; attempt++) {
+      const text = await this.#run(['GET', key]);
+      if (!restores(recordOf(text), record)) return;
+      const read = typeof text === 'string' ? text : '';
+      const args = [read, JSON.stringify(record), String(this.#ttlMs)];
+      const written = await withinTime(this.#client, this.#timeoutMs, () => RESTORE_SCRIPT.run(this.#client, [key], args), sessionFailure);
+      if (Number(written) === 1) return;
+    }
   }
 
   #key(shardId: number, shardCount: number): string {
@@ -99,6 +87,17 @@ export class RedisGatewaySessionStore implements GatewaySessionStore {
 
   #run(command: string[]): Promise<unknown> {
     return withinTime(this.#client, this.#timeoutMs, () => sendCommand(this.#client, command[1], command), sessionFailure);
+  }
+}
+
+/** A stored value as `load` reads it: a session record, or `undefined` (none, or anything else). */
+function recordOf(text: unknown): GatewaySessionRecord | undefined {
+  if (typeof text !== 'string') return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return isSessionRecord(value) ? value : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -145,9 +145,11 @@ describe('connect() with Redis down names the component that failed', () => {
         throw new Error('throttle down');
       },
     };
+    let now = 1_000_000;
     const client = new Client({
       baseUrl: 'http://127.0.0.1:9',
       auth: { botToken: TOKEN },
+      clock: () => now,
       gateway: { url: ws.url, shards: 'auto', shardCount: 2, maxConcurrency: 2, reconnectBaseDelayMs: 5, reconnectMaxDelayMs: 20, identifyThrottle },
     });
     const errors: Error[] = [];
@@ -157,8 +159,12 @@ describe('connect() with Redis down names the component that failed', () => {
     try {
       const connecting = client.gateway.connect().catch(() => undefined);
       await until(() => failed >= 6, { what: `six failed Identify waits over both shards (${failed} so far)` });
-      expect(errors.map((error) => error.message), `errors for ${failed} failed waits in one outage`).toEqual(['no Identify turn: throttle down; reconnecting']);
+      expect(
+        errors.map((error) => error.message),
+        `errors for ${failed} failed waits in one outage`,
+      ).toEqual(['no Identify turn: throttle down; reconnecting']);
       down = false;
+      now += 5000; // its outage ends at an answer 5 s after its last failure
       await until(() => client.gateway.status === 'ready', { what: 'both shards ready once the throttle answers', timeoutMs: 10_000 });
       await connecting;
       expect(errors).toHaveLength(1);

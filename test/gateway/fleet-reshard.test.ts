@@ -58,8 +58,17 @@ it('reshard(n) rejects when the fleet switched to another count (a request anoth
   }
 });
 
-it("a fleet's reshard target past gateway.maxShards is reported and not planned (a count from Redis is trusted only within it)", async () => {
-  const coordinator = new MemoryShardCoordinator({ leaseMs: 600 });
+/** The in-memory coordinator, counting the steps it answered. */
+class CountingCoordinator extends MemoryShardCoordinator {
+  steps = 0;
+  override async tick(...args: Parameters<MemoryShardCoordinator['tick']>) {
+    this.steps++;
+    return super.tick(...args);
+  }
+}
+
+it("a fleet's reshard target past gateway.maxShards is reported once and not planned (a count from Redis is trusted only within it)", async () => {
+  const coordinator = new CountingCoordinator({ leaseMs: 600 });
   const { clients, running } = await twoMembers(coordinator, 2, 3);
   const refused: string[] = [];
   for (const client of clients) client.gateway.on('error', (error) => refused.push(error.message));
@@ -70,6 +79,11 @@ it("a fleet's reshard target past gateway.maxShards is reported and not planned 
     expect(clients.map((client) => client.gateway.shardCount)).toEqual([2, 2]);
     // The refused target stops no set from taking shards: both stay served (a hand-off to rebalance included).
     await until(() => running() === 2 && coordinator.holders(2).size === 2, { what: 'both shards served while the target is pending' });
+    // Committed by a peer that can run it: still refused here, and still said once per member, not at every step.
+    await coordinator.commitReshard(4);
+    const from = coordinator.steps;
+    await until(() => coordinator.steps >= from + 8, { what: 'eight more steps of the two members' });
+    expect(refused, 'refusals after eight more steps, the count committed').toHaveLength(2);
   } finally {
     for (const client of clients) await client.close();
   }

@@ -228,6 +228,18 @@ it('a handed-off session is kept only for a while: past it, nothing of it is wri
   expect(await store.load(1, 4)).toBeUndefined();
 });
 
+it('a handed-off session is never resumed from memory (the store failing or empty): only a shard still held here falls back on its own', async () => {
+  const { withLastSessions } = await import('../../src/gateway/gateway-session-store.js');
+  const store = new MemoryGatewaySessionStore();
+  const made = await handedOffShardOne(store);
+  const failing: GatewaySessionStore = { load: () => Promise.reject(new Error('Redis did not answer')), save: async () => undefined };
+  const reading = withLastSessions(failing, made.last);
+  await expect(reading.load(1, 4), 'shard 1 (handed off): the store failed, nothing older is resumed').rejects.toThrow('Redis did not answer');
+  expect(await reading.load(0, 4), 'shard 0 (held): its own last session').toEqual({ sessionId: 's0', sequence: 5, fence: 1 });
+  const empty = withLastSessions(new MemoryGatewaySessionStore(), made.last);
+  expect([await empty.load(1, 4), (await empty.load(2, 4))?.sessionId]).toEqual([undefined, 's2']);
+});
+
 /** An interaction as deliverClaimed needs it. */
 const interaction = (id: string) => ({ id }) as Interaction;
 const dispatch = (s: number, shardId = 0): GatewayDispatchEvent => ({ t: 'INTERACTION_CREATE', s, d: {}, shardId });

@@ -28,6 +28,22 @@ it('an outage is reported when it starts, counted while it lasts, and ends with 
   expect(outage.recovered()).toEqual({ durationMs: 0, failures: 1 });
 });
 
+it('with settleMs, a component that flaps (fails, answers, fails ...) is one outage, ended by an answer settleMs after its last failure', () => {
+  const clock = { now: 0 };
+  const outage = new Outage(() => clock.now, 5000);
+  expect(outage.failed()).toBe(true);
+  for (let flip = 0; flip < 10; flip++) {
+    clock.now += 400;
+    expect(outage.recovered(), `answer ${flip}, ${clock.now} ms in, 400 ms after a failure`).toBeUndefined();
+    clock.now += 400;
+    expect(outage.failed(), `failure ${flip}: the same outage`).toBe(false);
+  }
+  clock.now += 4999;
+  expect(outage.recovered(), '4999 ms after the last failure').toBeUndefined();
+  clock.now += 1;
+  expect(outage.recovered()).toEqual({ durationMs: 13_000, failures: 11 });
+});
+
 /** A fleet whose shards restore from `store`, recording what it reports and what the session store's path got. */
 function fleetWith(store?: GatewaySessionStore) {
   const coordinator = new ScriptedCoordinator(1000);

@@ -29,12 +29,13 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function setup(gateway: GatewayOptions, serverOptions: GatewayServerOptions = {}) {
+async function setup(gateway: GatewayOptions, serverOptions: GatewayServerOptions = {}, clock?: () => number) {
   const server = new GatewayServer({ heartbeatIntervalMs: 60_000, ...serverOptions });
   await server.listening();
   const client = new Client({
     baseUrl: 'http://127.0.0.1:9',
     auth: { botToken: SECRETS.botToken },
+    ...(clock === undefined ? {} : { clock }),
     gateway: { url: server.url, reconnectBaseDelayMs: 5, reconnectMaxDelayMs: 20, ...gateway },
   });
   cleanups.push(
@@ -222,7 +223,8 @@ describe('sharding in one process', () => {
         await store.save(...args);
       },
     };
-    const { server, gateway } = await setup({ shards: [0], shardCount: 1, maxConcurrency: 1, sessionStore: flaky });
+    let now = 1_000_000;
+    const { server, gateway } = await setup({ shards: [0], shardCount: 1, maxConcurrency: 1, sessionStore: flaky }, {}, () => now);
     const errors: StoreErrorEvent[] = [];
     const recovered: StoreRecoveredEvent[] = [];
     gateway.on('storeError', (event) => errors.push(event));
@@ -236,13 +238,22 @@ describe('sharding in one process', () => {
     }
     expect(errors.length, `storeError events for ${failed} failed saves in one outage`).toBe(1);
     expect(recovered).toEqual([]);
+    // Flapping: answers and failures one after another, within 5 s of a failure, are the same outage.
+    for (let n = 6; n <= 9; n++) {
+      down = n % 2 === 0;
+      server.dispatch('MESSAGE_CREATE', { id: `m${n}`, channel_id: 'c' });
+      await until(async () => !down || failed >= 5 + (n - 4) / 2, { what: `save ${n}` });
+      if (!down) await until(async () => (await store.load(0, 1))?.sequence === gateway.shards[0]?.sequence, { what: `save ${n} answered` });
+    }
+    expect([errors.length, recovered.length], 'storeError and storeRecovered while the store flaps').toEqual([1, 0]);
     down = false;
-    server.dispatch('MESSAGE_CREATE', { id: 'm6', channel_id: 'c' });
-    await until(() => recovered.length === 1, { what: 'storeRecovered once the store answers' });
+    now += 5000;
+    server.dispatch('MESSAGE_CREATE', { id: 'm10', channel_id: 'c' });
+    await until(() => recovered.length === 1, { what: 'storeRecovered once the store answers, 5 s after its last failure' });
     expect(recovered[0]).toEqual({ store: 'gatewaySession', durationMs: expect.any(Number), failures: failed });
     // A second outage is reported again.
     down = true;
-    server.dispatch('MESSAGE_CREATE', { id: 'm7', channel_id: 'c' });
+    server.dispatch('MESSAGE_CREATE', { id: 'm11', channel_id: 'c' });
     await until(() => errors.length === 2, { what: 'the second outage reported' });
   });
 

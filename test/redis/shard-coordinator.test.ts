@@ -170,4 +170,16 @@ describeWithRedis('the Redis shard coordinator', () => {
     await c.commitReshard(6);
     expect((await c.tick('c', 4, true)).leases).toEqual([]);
   });
+
+  it("every step answers the fleet's count, so a member that was away for a whole reshard sees what the fleet runs now", async () => {
+    const c = coordinator();
+    expect((await c.tick('a', 4, false)).fleetCount, 'no count recorded yet').toBeUndefined();
+    expect(await c.shardCount(4)).toBe(4);
+    expect((await c.tick('a', 4, true)).fleetCount).toBe(4);
+    await c.requestReshard(6);
+    expect((await c.tick('a', 4, true)).fleetCount, 'while the reshard is pending: still 4 (the target says 6)').toBe(4);
+    await c.commitReshard(6);
+    const away = await c.tick('b', 4, true); // a member that missed the whole reshard, still on 4
+    expect([away.fleetCount, away.target, away.leases]).toEqual([6, undefined, []]);
+  });
 });
