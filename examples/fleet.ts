@@ -35,6 +35,8 @@ async function member(): Promise<void> {
       coordinator: createRedisShardCoordinator({ client: redis, key, leaseMs: Number(process.env['LEASE_MS'] ?? 3000), name }),
       sessionStore: createRedisGatewaySessionStore({ client: redis, prefix: `${key}:session:` }),
       identifyThrottle: createRedisIdentifyThrottle({ client: redis, prefix: `${key}:identify:` }),
+      // SHARDS_PER_WORKER=2 runs this member's shards in worker threads, two per worker (the fleet rules hold the same).
+      ...(process.env['SHARDS_PER_WORKER'] === undefined ? {} : { shardsPerWorker: Number(process.env['SHARDS_PER_WORKER']) }),
     },
   });
   const gateway = client.gateway;

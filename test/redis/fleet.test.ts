@@ -199,8 +199,13 @@ describeWithRedis('a fleet of three processes sharing 8 shards through Redis lea
   // The issue asks for ten runs: one takes about 20 s on a loaded 2-core machine, so CI runs RESHARD_RUNS (FLEET_RESHARD_RUNS=10 for all ten).
   // The third member joins once the reshard was asked for: the two others hand old shards off to it while the new set starts, which
   // it must take and resume (a set that refused every shard from the target on left them dark: their interactions were lost).
-  for (const run of Array.from({ length: RESHARD_RUNS }, (_, i) => i + 1))
-    it(`reshards 8 → 12 while traffic flows and a member joins (run ${run}): every interaction answered once, every message emitted once, exactly 12 new Identify`, {
+  // Then once more with every member running its shards in worker threads, two per worker (FLEET_RESHARD_RUNS times too).
+  const reshardRuns = Array.from({ length: RESHARD_RUNS }, (_, i) => i + 1).flatMap((run) => [
+    { run, workers: undefined },
+    { run, workers: 2 },
+  ]);
+  for (const { run, workers } of reshardRuns)
+    it(`reshards 8 → 12 while traffic flows and a member joins (run ${run}${workers === undefined ? '' : `, shards in worker threads, ${workers} per worker`}): every interaction answered once, every message emitted once, exactly 12 new Identify`, {
       timeout: 180_000,
     }, async () => {
       const { emulator, admin } = await start({ gateway: { shards: SHARDS, maxConcurrency: SHARDS } });
@@ -215,7 +220,10 @@ describeWithRedis('a fleet of three processes sharing 8 shards through Redis lea
       await control.connect();
       const launch = async (name: string) => {
         const env = { ROLE: 'member', PROC: name, FLEET_KEY: key, LEASE_MS: String(LEASE_MS), HANDLE_MS: '50', REDIS_URL: redis.server.url };
-        const script = await startScript('examples/fleet.ts', { env: { ...env, CHAT_BASE_URL: emulator.url, CHAT_BOT_TOKEN: emulator.seed.botToken } });
+        const threads = workers === undefined ? {} : { SHARDS_PER_WORKER: String(workers) };
+        const script = await startScript('examples/fleet.ts', {
+          env: { ...env, ...threads, CHAT_BASE_URL: emulator.url, CHAT_BOT_TOKEN: emulator.seed.botToken },
+        });
         all.push(script);
         members.set(name, script);
         return script;
@@ -268,7 +276,7 @@ describeWithRedis('a fleet of three processes sharing 8 shards through Redis lea
         const stats = emulator.gatewayStats.forBot();
         const twice = emitted().filter((id, i, list) => list.indexOf(id) !== i);
         console.log(
-          `[fleet reshard] ${runs.length} interactions, ${messages.length} messages (${twice.length} emitted twice); ${stats.identifies} Identify (8 + 12 expected), ${stats.resumes} resumes, ${stats.resumesRefused} refused`,
+          `[fleet reshard${workers === undefined ? '' : ', worker threads'}] ${runs.length} interactions, ${messages.length} messages (${twice.length} emitted twice); ${stats.identifies} Identify (8 + 12 expected), ${stats.resumes} resumes, ${stats.resumesRefused} refused`,
         );
         expect(answered.sort()).toEqual(runs.map((run) => run.id).sort());
         expect(all.flatMap((script) => idsBy(script, 'answered-twice'))).toEqual([]);
