@@ -36,7 +36,12 @@ export {
   type ConsumersRemovedEvent,
   type BacklogWarning,
 } from './stream-upkeep.js';
-export { createRedisShardCoordinator, type RedisShardCoordinator, type RedisShardCoordinatorOptions } from './shard-coordinator.js';
+export {
+  createRedisShardCoordinator,
+  type CoordinatorStatusOptions,
+  type RedisShardCoordinator,
+  type RedisShardCoordinatorOptions,
+} from './shard-coordinator.js';
 export {
   readFleetStatus,
   type FleetStatusOptions,

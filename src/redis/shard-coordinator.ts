@@ -23,6 +23,7 @@ import { acquireClaim, CLAIM_TTL_MS, type ClaimKeys, type ClaimScriptRunner, mar
 import { ShardCoordinatorError, ValidationError } from '../errors/index.js';
 import { DEFAULT_COMMAND_TIMEOUT_MS, type RedisScript, withinTime, type RedisClientLike, type StoreFailure } from './connection.js';
 import { taggedKey } from './keys.js';
+import { type FleetStatus, type FleetStatusOptions, readFleetStatus } from './fleet-status.js';
 import { checkMemberName, FleetMembers, KEPT_MS, type MemberInfo, thisMember } from './fleet-members.js';
 import { ADOPT_COUNT, COMMIT_RESHARD, LEAVE, RELEASE, REQUEST_RESHARD, SHARD_READY, TICK } from './shard-coordinator-scripts.js';
 
@@ -66,6 +67,9 @@ export interface RedisShardCoordinatorOptions {
    */
   name?: string | undefined;
 }
+
+/** Options of `RedisShardCoordinator.status()`: those of {@link readFleetStatus} but the client, key and `maxShards` (the coordinator's). */
+export type CoordinatorStatusOptions = Omit<FleetStatusOptions, 'client' | 'key' | 'maxShards'>;
 
 /** The options {@link createRedisShardCoordinator} knows (any other is refused). */
 const KNOWN_OPTIONS = [
@@ -150,13 +154,16 @@ export class RedisShardCoordinator implements ShardCoordinator {
   /** This process's record in the fleet (name, host, pid). */
   readonly #info: MemberInfo;
   readonly #members: FleetMembers;
+  /** The `key` option as given (the status reader tags it itself). */
+  readonly #keyName: string;
   /** The leases each member (of each count) held at its last step, to tell which a step newly gave (at most 64 members). */
   readonly #seen = new Map<string, Set<string>>();
 
   constructor(options: RedisShardCoordinatorOptions) {
     refuseUnknownOptions(OPERATION, options, KNOWN_OPTIONS);
     this.#client = options.client;
-    this.#key = taggedKey(OPERATION, 'key', options.key ?? 'ccsdk:fleet');
+    this.#keyName = options.key ?? 'ccsdk:fleet';
+    this.#key = taggedKey(OPERATION, 'key', this.#keyName);
     this.leaseMs = checkDuration(OPERATION, 'leaseMs', options.leaseMs, { min: 300, integer: true }) ?? 10_000;
     this.#timeoutMs = checkDuration(OPERATION, 'commandTimeoutMs', options.commandTimeoutMs, { min: 1 }) ?? DEFAULT_COMMAND_TIMEOUT_MS;
     this.maxShards = checkCount(OPERATION, 'maxShards', options.maxShards, { min: 1, max: MAX_SHARDS_LIMIT }) ?? DEFAULT_MAX_SHARDS;
@@ -298,6 +305,15 @@ export class RedisShardCoordinator implements ShardCoordinator {
   }
 
   /** Gives a lease back (only if it is still this member's, with this fence); rejects with what it repaired, once done. */
+  /**
+   * The fleet's status, read only: what {@link readFleetStatus} reads, with this coordinator's client, key, `maxShards` and
+   * command timeout. Building a coordinator joins nothing, so a tool that is not a member may build one just to read this.
+   */
+  status(options: CoordinatorStatusOptions = {}): Promise<FleetStatus> {
+    const { commandTimeoutMs = this.#timeoutMs, ...rest } = options;
+    return readFleetStatus({ ...rest, commandTimeoutMs, client: this.#client, key: this.#keyName, maxShards: this.maxShards });
+  }
+
   async release(member: string, shardCount: number, lease: ShardLease): Promise<void> {
     this.#count('ShardCoordinator.release', shardCount);
     const keys = [this.#perCount('leases', shardCount), this.#perCount('owners', shardCount), this.#perCount('free', shardCount)];

@@ -45,6 +45,14 @@ describeWithRedis('the fleet status', () => {
     const text = fleetStatusText(status);
     expect(text).toContain('alpha on');
     expect(text).toMatch(/1: (alpha|beta) \(fence \d+\); session resumable at sequence 42/);
+    // The same from the coordinator (its client, key and maxShards), e.g. one a tool builds to read it: building one joins nothing.
+    const tool = createRedisShardCoordinator({ client: redis.connection, key, name: 'tool' });
+    const viaCoordinator = await tool.status({ sessionPrefix: `${key}:s:` });
+    expect(viaCoordinator.shards).toEqual(status.shards);
+    expect(
+      viaCoordinator.members.map((m) => m.name),
+      'the tool is not a member',
+    ).toEqual(['alpha', 'beta']);
   });
 
   it('lists a reshard under way, and no shard of a member that died (its lease is free)', async () => {
