@@ -39,9 +39,10 @@ export interface GatewaySessionStore {
   /** Saves a shard's session, or forgets it (`undefined`). */
   save(shardId: number, shardCount: number, record: GatewaySessionRecord | undefined): Promise<void>;
   /**
-   * Writes a fleet member's kept session back (the store lost it, e.g. Redis restarted empty) where {@link restores} says so,
-   * atomically: two members writing back the same shard keep its latest holder's record whatever their order. Without it, the
-   * fleet loads, compares and saves (a store shared by processes should have it). @default undefined
+   * Writes a fleet member's kept session back (the store lost it, e.g. Redis restarted empty) where the store holds none, or
+   * nothing `load` reads as a session, or one saved under an earlier `fence` (one without a fence is kept), atomically: two
+   * members writing back the same shard keep its latest holder's record whatever their order. Without it, the fleet loads,
+   * compares and saves (a store shared by processes should have it). @default undefined
    */
   restore?(shardId: number, shardCount: number, record: GatewaySessionRecord): Promise<void>;
 }
