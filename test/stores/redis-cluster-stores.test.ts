@@ -81,7 +81,9 @@ describeWithRedis('the Redis stores on a 3-master Redis Cluster', () => {
           let poisoned = 0;
           for (let i = 0; i < 2; i++) {
             const client = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, clock: emulator.clock });
-            const worker = createEventWorker({ stream, group: 'bots', consumer: `w${i}`, client, pollMs: 5, claimIdleMs: 100, maxDeliveries: 2 });
+            // claimIdleMs 1000: a live handler's claim is renewed every third of it, so a loaded machine (an event loop held
+            // 100 ms) does not lapse it and redeliver the interaction; the poison event is still dead-lettered within 2 s.
+            const worker = createEventWorker({ stream, group: 'bots', consumer: `w${i}`, client, pollMs: 5, claimIdleMs: 1000, maxDeliveries: 2 });
             worker.onCommand('ping', async (interaction) => {
               await interaction.reply('pong');
               answered.push(interaction.id);
@@ -100,8 +102,14 @@ describeWithRedis('the Redis stores on a 3-master Redis Cluster', () => {
           gateway.gateway.publishTo(stream);
           await gateway.gateway.connect();
           const runs = Array.from({ length: 40 }, () => emulator.invokeCommand({ name: 'ping' }));
-          await Promise.all(runs.map((run) => run.response));
-          await until(() => answered.length === 40, { what: `40 answers on ${name}` });
+          const settled = new Set<string>();
+          for (const run of runs) run.response.then(() => settled.add(run.id)).catch(() => undefined);
+          await until(() => settled.size === 40 && answered.length === 40, { what: `40 answers on ${name}`, timeoutMs: 20_000 }).catch((error: unknown) => {
+            const missing = runs.filter((run) => !settled.has(run.id)).map((run) => run.id);
+            throw new Error(
+              `${String(error)}: ${missing.length} of 40 interactions unanswered on ${name} (${missing.slice(0, 5).join(', ')}); dead letters: ${dead.join(', ')}`,
+            );
+          });
           expect(new Set(answered)).toEqual(new Set(runs.map((run) => run.id)));
 
           await stream.publish([{ t: 'MESSAGE_CREATE', s: 1, d: { content: 'poison' }, shardId: 0 }]);
