@@ -199,10 +199,88 @@ describe('router.handle(), the one delivery path', () => {
     expect(() => a.use(a)).toThrow(/router: must not be this router, nor one that uses it/);
     expect(() => c.use(a)).toThrow(/router: must not be this router, nor one that uses it/);
     expect(() => b.use(a)).toThrow(/router: must not be this router, nor one that uses it/);
-    expect(a.uses(c)).toBe(true);
-    expect(c.uses(a)).toBe(false);
     for (const notARouter of [undefined, null, {}, 'router'])
       expect(() => a.use(notARouter as never)).toThrow(/Invalid input for router.use: router: must be a router from createInteractionRouter\(\)/);
+  });
+
+  it('refuses a router that would be reached twice (a diamond), in either order of the use() calls, naming it; each handler runs once', async () => {
+    const diamond =
+      /Invalid input for router\.use: router: (the router given|a router it uses) \(with handlers for "command:ping"\) is already used by this router/;
+    for (const order of ['shared first', 'feature first', 'feature uses shared last'] as const) {
+      const client = new Client({ baseUrl: service.url, auth: { botToken: SECRETS.botToken } });
+      const { gateway } = client;
+      const shared = createInteractionRouter();
+      const feature = createInteractionRouter();
+      const ran: string[] = [];
+      shared.onCommand('ping', (interaction) => void ran.push(interaction.id));
+      if (order === 'shared first') {
+        feature.use(shared);
+        gateway.use(shared);
+        expect(() => gateway.use(feature), order).toThrow(diamond);
+      } else if (order === 'feature first') {
+        feature.use(shared);
+        gateway.use(feature);
+        expect(() => gateway.use(shared), order).toThrow(diamond);
+      } else {
+        gateway.use(shared);
+        gateway.use(feature);
+        expect(() => feature.use(shared), order).toThrow(diamond);
+      }
+      await gateway.router.handle(createInteraction(payload(`ping-${order}`, { data: { name: 'ping' } }), noop));
+      expect(ran, `${order}: handler runs for one interaction`).toEqual([`ping-${order}`]);
+      await client.close();
+    }
+  });
+
+  it('refuses a diamond further up and further down, and forgets a link once stopped or closed', async () => {
+    const [top, left, right, bottom] = [0, 1, 2, 3].map(() => createInteractionRouter());
+    if (!top || !left || !right || !bottom) throw new Error('four routers');
+    bottom.onInteraction('component', noop);
+    top.use(left);
+    const stopRight = top.use(right);
+    left.use(bottom);
+    // right reaches bottom through a router it uses: refused, the used router named by its handlers.
+    const middle = createInteractionRouter();
+    middle.use(bottom);
+    expect(() => right.use(middle)).toThrow(
+      /router: a router it uses \(with handlers for "component"\) is already used by this router, by a router it uses or by one that uses it/,
+    );
+    expect(() => right.use(bottom)).toThrow(/router: the router given \(with handlers for "component"\)/);
+    // Once top stops using right, right is free to use bottom; then top cannot use right again.
+    stopRight();
+    right.use(bottom);
+    expect(() => top.use(right)).toThrow(/is already used by this router/);
+    // Using the same router again changes nothing; a closed user lets go of what it used.
+    expect(() => left.use(bottom)).not.toThrow();
+    await top.close();
+    const other = createInteractionRouter();
+    other.use(left);
+    expect(() => other.use(right)).toThrow(/the router given|a router it uses/);
+    await left.close();
+    expect(() => other.use(right)).not.toThrow();
+  });
+
+  it('refuses the second half of a ladder of diamonds at once, so handle() walks each router once (linear)', async () => {
+    const bottom = createInteractionRouter();
+    let runs = 0;
+    bottom.onCommand('quiz', () => void runs++);
+    let top = bottom;
+    let refused = 0;
+    for (let level = 0; level < 22; level++) {
+      const [left, right, joined] = [createInteractionRouter(), createInteractionRouter(), createInteractionRouter()];
+      left.use(top);
+      right.use(top);
+      joined.use(left);
+      try {
+        joined.use(right);
+      } catch {
+        refused++;
+      }
+      top = joined;
+    }
+    expect(refused).toBe(22);
+    await top.handle(createInteraction(payload('ladder-1'), noop));
+    expect(runs, 'the bottom handler ran once for one interaction').toBe(1);
   });
 
   it('offers a click to the waits of the routers it uses too, before any handler runs', async () => {
