@@ -60,7 +60,7 @@ export interface InteractionRouterEvents {
 }
 
 /** What a router tells the host that owns it (the Gateway, the webhook receiver, the event worker): the same events, emitted there too. */
-export type RouterHost = Pick<EventEmitter<InteractionRouterEvents>, 'emit' | 'listenerCount'>;
+export type RouterHost = Pick<EventEmitter<InteractionRouterEvents>, 'emit' | 'listenerCount' | 'listeners' | 'removeListener'>;
 
 /** Emits on `emitter`; a listener that throws is ignored (it must not break the handlers, nor whatever delivered the interaction). */
 export function emitQuietly<K extends 'interactionError' | 'interactionUnhandled'>(

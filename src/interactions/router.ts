@@ -72,6 +72,7 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
   readonly #used = new Set<InteractionRouter>();
   /** Routers that use this one, so that `use()` anywhere sees every router above it (see `router-links.ts`). */
   readonly #users = new Set<InteractionRouter>();
+  #closed = false;
   readonly #waiters: InteractionWaiters;
   readonly #holdMs: number;
   /** The host that owns this router, which hears its events too; `undefined` for a router of `createInteractionRouter()`. */
@@ -91,7 +92,7 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
    * Returns a function that removes the handler.
    */
   onInteraction<K extends InteractionKind>(kind: K, handler: InteractionHandler<InteractionByKind[K]>): () => void {
-    return this.#addHandler(kind, handler as InteractionHandler<Interaction>);
+    return this.#addHandler('router.onInteraction', kind, handler as InteractionHandler<Interaction>);
   }
 
   /** Handles one slash command by name. Returns a function that removes the handler. */
@@ -100,7 +101,7 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
   onCommand<D extends TypedCommandDefinition>(command: D, handler: InteractionHandler<CommandInteraction<CommandOptionValues<D>>>): () => void;
   onCommand(command: TypedCommandDefinition | string, handler: InteractionHandler<CommandInteraction<never>>): () => void {
     const name = (typeof command === 'string' ? command : command.name).toLowerCase();
-    if (typeof command === 'string') return this.#addHandler(`command:${name}`, handler as InteractionHandler<Interaction>);
+    if (typeof command === 'string') return this.#addHandler('router.onCommand', `command:${name}`, handler as InteractionHandler<Interaction>);
     // A typed handler runs only with options that fit the definition its types come from; otherwise a ValidationError naming the option goes to interactionError.
     const defined = command.options;
     const checked: InteractionHandler<Interaction> = (interaction) => {
@@ -112,10 +113,11 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
         );
       return (handler as InteractionHandler<Interaction>)(interaction);
     };
-    return this.#addHandler(`command:${name}`, checked);
+    return this.#addHandler('router.onCommand', `command:${name}`, checked);
   }
 
-  #addHandler(key: string, handler: InteractionHandler<Interaction>): () => void {
+  #addHandler(operation: string, key: string, handler: InteractionHandler<Interaction>): () => void {
+    this.#refuseClosed(operation);
     let set = this.#handlers.get(key);
     if (!set) {
       set = new Set();
@@ -133,12 +135,14 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
    * `router` and on this router's host. One interaction runs each handler once, so it refuses (`ValidationError`) a
    * router that would be reached twice: this router itself, one that uses it (directly or further down), and one
    * already reached (it, or a router it uses) from this router or from a router that uses this one, whatever the order
-   * of the `use()` calls; using the same router again changes nothing. Returns a function that stops using it.
+   * of the `use()` calls; using the same router again changes nothing. A closed router refuses it too. Returns a
+   * function that stops using it.
    */
   use(router: InteractionRouter): () => void {
     // By shape, not instanceof: a router of the other build (ESM and CommonJS) is as good.
     if (typeof (router as Partial<InteractionRouter> | null)?.runHandlers !== 'function')
       throw new ValidationError('router.use', [{ path: 'router', message: 'must be a router from createInteractionRouter()' }]);
+    this.#refuseClosed('router.use');
     if (!this.#used.has(router)) {
       refuseSecondPath(this, router);
       this.#used.add(router);
@@ -147,6 +151,11 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
     return () => {
       if (this.#used.delete(router)) router.linkUser(this, false);
     };
+  }
+
+  /** A closed router takes no handler nor router: they would never run as the caller expects. */
+  #refuseClosed(operation: string): void {
+    if (this.#closed) throw new ValidationError(operation, [{ path: 'router', message: 'was closed: a closed router takes no handler nor router' }]);
   }
 
   /** @internal The routers this one uses (for `router-links.ts`). */
@@ -210,11 +219,7 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
     let handled = false;
     if (host !== undefined && host.listenerCount('interactionCreate') > 0) {
       handled = true;
-      try {
-        host.emit('interactionCreate', interaction, shardId);
-      } catch (error) {
-        this.#report(error, interaction, host, failed);
-      }
+      this.#emitCreate(host, interaction, shardId, host, failed);
     }
     handled ||= this.wouldHandle(interaction);
     const pending = this.runHandlers(interaction, shardId, host, failed, undefined);
@@ -254,11 +259,7 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
     failed: ((error: unknown) => void) | undefined,
     pending: Promise<void>[] | undefined,
   ): Promise<void>[] | undefined {
-    try {
-      this.emit('interactionCreate', interaction, shardId);
-    } catch (error) {
-      this.#report(error, interaction, host, failed);
-    }
+    this.#emitCreate(this, interaction, shardId, host, failed);
     let list = pending;
     if (this.#handlers.size > 0) {
       list = this.#run(this.#handlers.get(interaction.kind), interaction, host, failed, list);
@@ -282,6 +283,38 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
       emitQuietly(this, 'interactionUnhandled', event);
       emitQuietly(this.#host, 'interactionUnhandled', event);
     });
+  }
+
+  /**
+   * Tells `emitter`'s `interactionCreate` listeners, each one even when another throws (eventemitter3's `emit()` stops at
+   * the first that throws); what one throws is reported as a handler's error. One listener or none: `emit()` itself, no
+   * array. Several: a copy of the list, each called with the emitter as `this` (a `once` one removed first, as `emit()` does).
+   */
+  #emitCreate(
+    emitter: RouterHost,
+    interaction: Interaction,
+    shardId: number | undefined,
+    host: RouterHost | undefined,
+    failed: ((error: unknown) => void) | undefined,
+  ): void {
+    const count = emitter.listenerCount('interactionCreate');
+    if (count === 0) return;
+    if (count === 1) {
+      try {
+        emitter.emit('interactionCreate', interaction, shardId);
+      } catch (error) {
+        this.#report(error, interaction, host, failed);
+      }
+      return;
+    }
+    for (const listener of emitter.listeners('interactionCreate')) {
+      emitter.removeListener('interactionCreate', listener, undefined, true);
+      try {
+        listener.call(emitter, interaction, shardId);
+      } catch (error) {
+        this.#report(error, interaction, host, failed);
+      }
+    }
   }
 
   /** Runs a set of handlers (a copy: one removed or added meanwhile does not change this run); adds what each returns that is a promise to `pending`. */
@@ -322,10 +355,13 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
 
   /**
    * Removes every handler, listener and used router, and ends every wait with
-   * `InteractionWaitAbortedError`. Safe to call more than once. A host closes its own router when it closes; a router shared with
+   * `InteractionWaitAbortedError`; from then on `use()`, `onCommand` and
+   * `onInteraction` are refused (`ValidationError`). Safe to call more than
+   * once. A host closes its own router when it closes; a router shared with
    * `use()` is closed by whoever created it.
    */
   close(): Promise<void> {
+    this.#closed = true;
     this.#waiters.abortAll('the router was closed');
     this.#handlers.clear();
     for (const used of this.#used) used.linkUser(this, false);

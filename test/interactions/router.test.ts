@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'eventemitter3';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import {
   Client,
@@ -12,10 +13,12 @@ import {
   type Interaction,
   type InteractionErrorEvent,
   type InteractionPayload,
+  type InteractionRouterEvents,
   type InteractionUnhandledEvent,
   type ModalSubmitInteraction,
   type PingInteraction,
 } from '../../src/index.js';
+import { createTestGateway } from '../../src/testing/index.js';
 import { SECRETS, startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
 import { NOW_MS, signedDelivery, WEBHOOK_SECRET } from '../receive/helpers.js';
 
@@ -281,6 +284,56 @@ describe('router.handle(), the one delivery path', () => {
     expect(refused).toBe(22);
     await top.handle(createInteraction(payload('ladder-1'), noop));
     expect(runs, 'the bottom handler ran once for one interaction').toBe(1);
+  });
+
+  it('a closed router refuses use(), onCommand and onInteraction, naming the call; so does a closed host', async () => {
+    const router = createInteractionRouter();
+    const shared = createInteractionRouter();
+    await router.close();
+    expect(() => router.use(shared)).toThrow(/Invalid input for router\.use: router: was closed: a closed router takes no handler nor router/);
+    expect(() => router.onCommand('quiz', noop)).toThrow(/Invalid input for router\.onCommand: router: was closed/);
+    expect(() => router.onCommand(quiz, noop)).toThrow(/Invalid input for router\.onCommand: router: was closed/);
+    expect(() => router.onInteraction('component', noop)).toThrow(/Invalid input for router\.onInteraction: router: was closed/);
+    expect(router.handlerCount).toBe(0);
+    expect(shared.userRouters().size, 'the shared router is used by nobody').toBe(0);
+    const client = new Client({ baseUrl: service.url, auth: { botToken: SECRETS.botToken } });
+    const { gateway } = client;
+    await client.close();
+    expect(() => gateway.use(shared)).toThrow(/router\.use: router: was closed/);
+    expect(() => gateway.onCommand('quiz', noop)).toThrow(/router\.onCommand: router: was closed/);
+  });
+
+  it('one throwing interactionCreate listener silences none of the others (of the router or of its host); a once listener hears one interaction', async () => {
+    const { gateway } = createTestGateway();
+    const router = createInteractionRouter();
+    gateway.use(router);
+    const heard: string[] = [];
+    const errors: string[] = [];
+    gateway.on('interactionError', (event) => void errors.push(`${event.interaction.id}: ${event.error.message}`));
+    const emitters: [string, EventEmitter<InteractionRouterEvents>][] = [
+      ['gateway', gateway as never],
+      ['router', router],
+    ];
+    for (const [name, emitter] of emitters) {
+      emitter.on('interactionCreate', () => {
+        throw new Error(`${name} listener broke`);
+      });
+      emitter.on('interactionCreate', (interaction) => void heard.push(`${name} ${interaction.id}`));
+      emitter.once('interactionCreate', (interaction) => void heard.push(`${name} once ${interaction.id}`));
+    }
+    await gateway.router.handle(createInteraction(payload('l1'), noop));
+    await gateway.router.handle(createInteraction(payload('l2'), noop));
+    expect(heard).toEqual(['gateway l1', 'gateway once l1', 'router l1', 'router once l1', 'gateway l2', 'router l2']);
+    expect(errors).toEqual(['l1: gateway listener broke', 'l1: router listener broke', 'l2: gateway listener broke', 'l2: router listener broke']);
+    // One listener: emit() itself, its throw reported the same way.
+    const alone = createInteractionRouter();
+    const aloneErrors: string[] = [];
+    alone.on('interactionError', (event) => void aloneErrors.push(event.error.message));
+    alone.on('interactionCreate', () => {
+      throw new Error('the only listener broke');
+    });
+    await alone.handle(createInteraction(payload('l3'), noop));
+    expect(aloneErrors).toEqual(['the only listener broke']);
   });
 
   it('offers a click to the waits of the routers it uses too, before any handler runs', async () => {
