@@ -10,7 +10,7 @@
 import { ValidationError } from '../errors/index.js';
 
 /** What a router tells of its links (its `@internal` members, so a router of the other build, ESM or CommonJS, works too). */
-export interface LinkedRouter {
+interface LinkedRouter {
   /** The routers it uses. */
   usedRouters(): ReadonlySet<LinkedRouter>;
   /** The routers that use it. */
