@@ -69,15 +69,34 @@ export interface Turns {
   tail: Promise<void>;
   /** Tasks queued or running. */
   queued: number;
+  /** Told each time the lane becomes idle (its last task settled, or its last waiter aborted and handed its turn on). */
+  idle?: (() => void) | undefined;
 }
 
 /** An already settled promise: the tail of an idle lane. */
 export const RESOLVED: Promise<void> = Promise.resolve();
 
+/** One task left the lane; the last one out leaves the shared settled promise, so an idle lane holds nothing of its run. */
+function leave(lane: Turns): void {
+  if (--lane.queued > 0) return;
+  lane.tail = RESOLVED;
+  lane.idle?.();
+}
+
+/** Starts `task`: a task that throws instead of returning a promise rejects like one, so its turn still ends. */
+function start<T>(task: () => Promise<T>): Promise<T> {
+  try {
+    return task();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
 /**
  * Runs `task` once every earlier task of the lane has finished. A task whose
  * signal aborts while it waits rejects at once, and hands its turn on when
- * the task before it finishes, so the order of the others holds.
+ * the task before it finishes, so the order of the others holds. Never
+ * throws: a task that throws synchronously rejects, and its turn ends.
  */
 export function runInTurn<T>(lane: Turns, task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (lane.queued === 0) {
@@ -85,11 +104,8 @@ export function runInTurn<T>(lane: Turns, task: () => Promise<T>, signal: AbortS
     // is its settling (no promise or closure of the lane's own: this is every webhook's usual case).
     if (signal?.aborted) return Promise.reject(signal.reason);
     lane.queued = 1;
-    const result = task();
-    const settled = (): void => {
-      // The last one out leaves the shared settled promise, so an idle lane holds nothing of its run.
-      if (--lane.queued === 0) lane.tail = RESOLVED;
-    };
+    const result = start(task);
+    const settled = (): void => leave(lane);
     lane.tail = result.then(settled, settled);
     return result;
   }
@@ -100,7 +116,7 @@ export function runInTurn<T>(lane: Turns, task: () => Promise<T>, signal: AbortS
   });
   lane.queued++;
   const done = (): void => {
-    if (--lane.queued === 0) lane.tail = RESOLVED;
+    leave(lane);
     finish();
   };
   const run = (): Promise<T> => {
@@ -123,7 +139,7 @@ export function runInTurn<T>(lane: Turns, task: () => Promise<T>, signal: AbortS
     void previous.then(() => {
       if (signal.aborted) return;
       signal.removeEventListener('abort', onAbort);
-      const result = task();
+      const result = start(task);
       result.then(done, done);
       result.then(resolve, reject);
     });
@@ -134,8 +150,9 @@ export function runInTurn<T>(lane: Turns, task: () => Promise<T>, signal: AbortS
  * Runs tasks one after another per key (with {@link runInTurn}): a task
  * starts once every earlier task of its key has settled, whatever its
  * outcome; one whose signal aborts while it waits rejects at once and keeps
- * the order of the others. A key is forgotten once its queue is empty, so
- * idle keys hold no memory.
+ * the order of the others. A key is forgotten as soon as its lane is idle
+ * (its tasks settled, its aborted waiters' turns handed on), so idle keys
+ * hold no memory.
  */
 export class KeyedQueue<K> {
   readonly #lanes = new Map<K, Turns>();
@@ -144,15 +161,16 @@ export class KeyedQueue<K> {
   run<T>(key: K, task: () => Promise<T>, signal?: AbortSignal | undefined): Promise<T> {
     let lane = this.#lanes.get(key);
     if (lane === undefined) {
-      lane = { tail: RESOLVED, queued: 0 };
-      this.#lanes.set(key, lane);
+      const created: Turns = { tail: RESOLVED, queued: 0 };
+      created.idle = () => {
+        if (this.#lanes.get(key) === created) this.#lanes.delete(key);
+      };
+      this.#lanes.set(key, created);
+      lane = created;
     }
-    const entry = lane;
-    const result = runInTurn(entry, task, signal);
-    const forget = () => {
-      if (entry.queued === 0 && this.#lanes.get(key) === entry) this.#lanes.delete(key);
-    };
-    result.then(forget, forget);
+    const result = runInTurn(lane, task, signal);
+    // Refused at once (its signal already aborted) on a lane with nothing else: it never held a turn.
+    if (lane.queued === 0) lane.idle?.();
     return result;
   }
 

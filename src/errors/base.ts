@@ -35,9 +35,31 @@ export class CommunityChatError extends Error {
 /** The Errors {@link toError} made around a thrown value. */
 const wrappers = new WeakSet<Error>();
 
+/** Whether `value` is an `Error`; `false` for a proxy whose prototype cannot be read (never throws). */
+function isError(value: unknown): value is Error {
+  try {
+    return value instanceof Error;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What a thrown value says, as text for a message: an `Error`'s `message`, anything else as `String()` writes it. Never
+ * throws: a value `String()` cannot convert (`Object.create(null)`, a `toString` that throws) or an `Error` whose
+ * `message` cannot be read is described by its type.
+ */
+export function describeThrown(value: unknown): string {
+  try {
+    return isError(value) ? String(value.message) : String(value);
+  } catch {
+    return `a thrown ${typeof value} that cannot be read as text`;
+  }
+}
+
 /** What an event's `error` field carries: `value` itself when it is an `Error`, else an `Error` saying what was thrown, `value` as its `cause`. */
 export function toError(value: unknown): Error {
-  if (value instanceof Error) return value;
+  if (isError(value)) return value;
   const wrapper = new Error(`a non-Error value was thrown (${value === null ? 'null' : typeof value})`, { cause: value });
   wrappers.add(wrapper);
   return wrapper;
@@ -45,5 +67,5 @@ export function toError(value: unknown): Error {
 
 /** What was thrown: the value {@link toError} wrapped, else `error` itself. */
 export function thrownValue(error: unknown): unknown {
-  return error instanceof Error && wrappers.has(error) ? error.cause : error;
+  return isError(error) && wrappers.has(error) ? error.cause : error;
 }

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { CommunityChatError, type CommunityChatErrorOptions } from './base.js';
+import { CommunityChatError, type CommunityChatErrorOptions, describeThrown } from './base.js';
 
 /** Facts every interaction error carries. */
 export interface InteractionErrorInit {
@@ -68,7 +68,7 @@ export class InteractionResponseError extends InteractionError {
         : mayHaveBeenDelivered
           ? 'the answer may have been delivered: the connection failed after it was sent, so it was not retried'
           : 'the answer was not delivered; the interaction is pending again';
-    super(init, `${what} (${cause instanceof Error ? cause.message : String(cause)})`, { cause });
+    super(init, `${what} (${describeThrown(cause)})`, { cause });
     this.status = status;
     this.mayHaveBeenDelivered = mayHaveBeenDelivered;
   }

@@ -7,6 +7,7 @@
  */
 
 import { ValidationError } from '../errors/index.js';
+import { describeThrown } from '../errors/base.js';
 import { createInteraction, type Interaction } from './interaction.js';
 import { interactionPayloadIssues, isInteractionPayload } from './payload-check.js';
 import type { InteractionResponder } from './types.js';
@@ -23,7 +24,7 @@ export function interactionFromDispatch(payload: unknown, respond: InteractionRe
     return { ok: true, interaction: createInteraction(payload, respond, now) };
   } catch (error) {
     // The last line of defence, never a crash: the rule describes what the builder reads, so only a builder bug gets here.
-    const message = error instanceof Error ? error.message : String(error);
+    const message = describeThrown(error);
     return { ok: false, error: new ValidationError('INTERACTION_CREATE', [{ path: '', message: `the interaction could not be built: ${message}` }]) };
   }
 }

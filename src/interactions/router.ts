@@ -12,72 +12,19 @@
 import { EventEmitter } from 'eventemitter3';
 import { sdkTracer } from '../observe/diagnostics.js';
 import { checkOptions, type CommandOptionValues, type TypedCommandDefinition } from './options.js';
-import {
-  bindWaitRegistry,
-  type CommandInteraction,
-  type ComponentInteraction,
-  type Interaction,
-  type InteractionByKind,
-  type ModalSubmitInteraction,
-} from './interaction.js';
+import { bindWaitRegistry, type CommandInteraction, type Interaction, type InteractionByKind } from './interaction.js';
 import type { InteractionKind } from './types.js';
 import { ValidationError } from '../errors/index.js';
 import { toError } from '../errors/base.js';
 import { checkDuration, optionNames, refuseUnknownOptions } from '../core/bounds.js';
-import { answeredInteractionId, DEFAULT_MAX_WAITERS, InteractionWaiters, taken } from './waiters.js';
+import { DEFAULT_MAX_WAITERS, InteractionWaiters, taken } from './waiters.js';
+import { emitQuietly, type InteractionErrorEvent, type InteractionRouterEvents, type RouterHost, unhandledInteraction } from './router-events.js';
+import { refuseSecondPath } from './router-links.js';
+
+export type { InteractionErrorEvent, InteractionRouterEvents, InteractionUnhandledEvent } from './router-events.js';
 
 /** A handler of interactions of one kind. */
 export type InteractionHandler<I> = (interaction: I) => unknown;
-
-/** Emitted when an interaction handler throws or rejects. */
-export interface InteractionErrorEvent {
-  /** What the handler threw: an `Error` (a thrown non-Error value is wrapped in one, as its `cause`). */
-  error: Error;
-  /** The interaction it was handling. */
-  interaction: Interaction;
-}
-
-/**
- * A component click or modal submit that no wait, handler or listener took,
- * even after being held briefly for a wait about to register: nothing
- * answers it, so the user sees "This interaction failed".
- */
-export interface InteractionUnhandledEvent {
-  /** The click or submit. */
-  interaction: ComponentInteraction | ModalSubmitInteraction;
-  /** Its `custom_id`. */
-  customId: string;
-  /** The interaction whose answer carried the component (`message.interaction_metadata.id`), when the message says. */
-  answers: string | undefined;
-  /** A sentence saying so, for a log (no token). */
-  message: string;
-  /** The shard it arrived on (as the `interactionCreate` listeners were told); `undefined` over HTTP. */
-  shardId: number | undefined;
-}
-
-/** Describes an interaction nothing took. */
-function unhandledInteraction(interaction: ComponentInteraction | ModalSubmitInteraction, shardId: number | undefined): InteractionUnhandledEvent {
-  const answers = interaction.kind === 'component' ? answeredInteractionId(interaction.message) : undefined;
-  const what = interaction.kind === 'component' ? 'component click' : 'modal submit';
-  const message = `a ${what} with custom_id ${JSON.stringify(interaction.customId)} (interaction ${interaction.id}${answers === undefined ? '' : `, on the answer to interaction ${answers}`}) was taken by no awaitComponent/awaitModalSubmit, handler or listener; nothing answers it`;
-  return { interaction, customId: interaction.customId, answers, message, shardId };
-}
-
-/**
- * Every event an {@link InteractionRouter} emits; the hosts that own one (the Gateway, the webhook receiver, the event
- * worker) emit the same three with the same arguments, so a listener written for one works on any.
- */
-export interface InteractionRouterEvents {
-  /**
-   * A typed interaction arrived (before its handlers run), on shard `shardId`: the shard the Gateway received it on, or
-   * the stream entry's shard; `undefined` over HTTP and when `handle()` was given none.
-   */
-  interactionCreate: [interaction: Interaction, shardId: number | undefined];
-  /** An interaction handler (or an `interactionCreate` listener) threw or rejected. */
-  interactionError: [event: InteractionErrorEvent];
-  /** A component click or modal submit no wait, handler or listener took, even after being held briefly for a wait about to register: nothing answers it. */
-  interactionUnhandled: [event: InteractionUnhandledEvent];
-}
 
 /** Options of {@link createInteractionRouter}. */
 export interface InteractionRouterOptions {
@@ -106,22 +53,6 @@ const nothing = (): void => undefined;
 /** How long an unclaimed click or modal submit is held for a wait about to register, unless told otherwise. */
 export const DEFAULT_HOLD_UNCLAIMED_MS = 1500;
 
-/** What a router tells the host that owns it (the Gateway, the webhook receiver, the event worker): the same events, emitted there too. */
-type RouterHost = Pick<EventEmitter<InteractionRouterEvents>, 'emit' | 'listenerCount'>;
-
-/** Emits on `emitter`; a listener that throws is ignored (it must not break the handlers, nor whatever delivered the interaction). */
-function emitQuietly<K extends 'interactionError' | 'interactionUnhandled'>(
-  emitter: RouterHost | undefined,
-  event: K,
-  ...args: EventEmitter.EventArgs<InteractionRouterEvents, K>
-): void {
-  try {
-    emitter?.emit(event, ...args);
-  } catch {
-    // Nowhere safer to report it.
-  }
-}
-
 /**
  * Typed interaction handlers: by kind (`onInteraction`) and by command name
  * (`onCommand`), and other routers run after them (`use`). `handle()` is the
@@ -139,6 +70,9 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
   readonly #handlers = new Map<string, Set<InteractionHandler<Interaction>>>();
   /** Routers added with `use()`, run after this one's handlers, in the order added. */
   readonly #used = new Set<InteractionRouter>();
+  /** Routers that use this one, so that `use()` anywhere sees every router above it (see `router-links.ts`). */
+  readonly #users = new Set<InteractionRouter>();
+  #closed = false;
   readonly #waiters: InteractionWaiters;
   readonly #holdMs: number;
   /** The host that owns this router, which hears its events too; `undefined` for a router of `createInteractionRouter()`. */
@@ -158,7 +92,7 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
    * Returns a function that removes the handler.
    */
   onInteraction<K extends InteractionKind>(kind: K, handler: InteractionHandler<InteractionByKind[K]>): () => void {
-    return this.#addHandler(kind, handler as InteractionHandler<Interaction>);
+    return this.#addHandler('router.onInteraction', kind, handler as InteractionHandler<Interaction>);
   }
 
   /** Handles one slash command by name. Returns a function that removes the handler. */
@@ -167,7 +101,7 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
   onCommand<D extends TypedCommandDefinition>(command: D, handler: InteractionHandler<CommandInteraction<CommandOptionValues<D>>>): () => void;
   onCommand(command: TypedCommandDefinition | string, handler: InteractionHandler<CommandInteraction<never>>): () => void {
     const name = (typeof command === 'string' ? command : command.name).toLowerCase();
-    if (typeof command === 'string') return this.#addHandler(`command:${name}`, handler as InteractionHandler<Interaction>);
+    if (typeof command === 'string') return this.#addHandler('router.onCommand', `command:${name}`, handler as InteractionHandler<Interaction>);
     // A typed handler runs only with options that fit the definition its types come from; otherwise a ValidationError naming the option goes to interactionError.
     const defined = command.options;
     const checked: InteractionHandler<Interaction> = (interaction) => {
@@ -179,10 +113,11 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
         );
       return (handler as InteractionHandler<Interaction>)(interaction);
     };
-    return this.#addHandler(`command:${name}`, checked);
+    return this.#addHandler('router.onCommand', `command:${name}`, checked);
   }
 
-  #addHandler(key: string, handler: InteractionHandler<Interaction>): () => void {
+  #addHandler(operation: string, key: string, handler: InteractionHandler<Interaction>): () => void {
+    this.#refuseClosed(operation);
     let set = this.#handlers.get(key);
     if (!set) {
       set = new Set();
@@ -197,25 +132,51 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
   /**
    * Runs the handlers of `router` (a shared one, from `createInteractionRouter()`) for every interaction this router
    * handles, after its own and those of the routers used before it. Their errors are emitted as `interactionError` on
-   * `router` and on this router's host. Refuses (`ValidationError`) this router itself and a router that uses this one
-   * (directly or further down): one interaction runs each handler once. Returns a function that stops using it.
+   * `router` and on this router's host. One interaction runs each handler once, so it refuses (`ValidationError`) a
+   * router that would be reached twice: this router itself, one that uses it (directly or further down), and one
+   * already reached (it, or a router it uses) from this router or from a router that uses this one, whatever the order
+   * of the `use()` calls; using the same router again changes nothing. A closed router refuses it too. Returns a
+   * function that stops using it.
    */
   use(router: InteractionRouter): () => void {
     // By shape, not instanceof: a router of the other build (ESM and CommonJS) is as good.
     if (typeof (router as Partial<InteractionRouter> | null)?.runHandlers !== 'function')
       throw new ValidationError('router.use', [{ path: 'router', message: 'must be a router from createInteractionRouter()' }]);
-    if (router === this || router.uses(this))
-      throw new ValidationError('router.use', [{ path: 'router', message: 'must not be this router, nor one that uses it: its handlers would run twice' }]);
-    this.#used.add(router);
+    this.#refuseClosed('router.use');
+    if (!this.#used.has(router)) {
+      refuseSecondPath(this, router);
+      this.#used.add(router);
+      router.linkUser(this, true);
+    }
     return () => {
-      this.#used.delete(router);
+      if (this.#used.delete(router)) router.linkUser(this, false);
     };
   }
 
-  /** @internal Whether this router runs `router`'s handlers (it uses it, directly or further down). */
-  uses(router: InteractionRouter): boolean {
-    for (const used of this.#used) if (used === router || used.uses(router)) return true;
-    return false;
+  /** A closed router takes no handler nor router: they would never run as the caller expects. */
+  #refuseClosed(operation: string): void {
+    if (this.#closed) throw new ValidationError(operation, [{ path: 'router', message: 'was closed: a closed router takes no handler nor router' }]);
+  }
+
+  /** @internal The routers this one uses (for `router-links.ts`). */
+  usedRouters(): ReadonlySet<InteractionRouter> {
+    return this.#used;
+  }
+
+  /** @internal The routers that use this one (for `router-links.ts`). */
+  userRouters(): ReadonlySet<InteractionRouter> {
+    return this.#users;
+  }
+
+  /** @internal The keys of this router's handlers, naming it in an error of `use()`. */
+  handlerKeys(): Iterable<string> {
+    return this.#handlers.keys();
+  }
+
+  /** @internal Told by `user.use(this)` (`linked`) and when it stops using this router. */
+  linkUser(user: InteractionRouter, linked: boolean): void {
+    if (linked) this.#users.add(user);
+    else this.#users.delete(user);
   }
 
   /** How many `awaitComponent` / `awaitModalSubmit` calls are waiting on this router. */
@@ -258,11 +219,7 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
     let handled = false;
     if (host !== undefined && host.listenerCount('interactionCreate') > 0) {
       handled = true;
-      try {
-        host.emit('interactionCreate', interaction, shardId);
-      } catch (error) {
-        this.#report(error, interaction, host, failed);
-      }
+      this.#emitCreate(host, interaction, shardId, host, failed);
     }
     handled ||= this.wouldHandle(interaction);
     const pending = this.runHandlers(interaction, shardId, host, failed, undefined);
@@ -302,11 +259,7 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
     failed: ((error: unknown) => void) | undefined,
     pending: Promise<void>[] | undefined,
   ): Promise<void>[] | undefined {
-    try {
-      this.emit('interactionCreate', interaction, shardId);
-    } catch (error) {
-      this.#report(error, interaction, host, failed);
-    }
+    this.#emitCreate(this, interaction, shardId, host, failed);
     let list = pending;
     if (this.#handlers.size > 0) {
       list = this.#run(this.#handlers.get(interaction.kind), interaction, host, failed, list);
@@ -330,6 +283,38 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
       emitQuietly(this, 'interactionUnhandled', event);
       emitQuietly(this.#host, 'interactionUnhandled', event);
     });
+  }
+
+  /**
+   * Tells `emitter`'s `interactionCreate` listeners, each one even when another throws (eventemitter3's `emit()` stops at
+   * the first that throws); what one throws is reported as a handler's error. One listener or none: `emit()` itself, no
+   * array. Several: a copy of the list, each called with the emitter as `this` (a `once` one removed first, as `emit()` does).
+   */
+  #emitCreate(
+    emitter: RouterHost,
+    interaction: Interaction,
+    shardId: number | undefined,
+    host: RouterHost | undefined,
+    failed: ((error: unknown) => void) | undefined,
+  ): void {
+    const count = emitter.listenerCount('interactionCreate');
+    if (count === 0) return;
+    if (count === 1) {
+      try {
+        emitter.emit('interactionCreate', interaction, shardId);
+      } catch (error) {
+        this.#report(error, interaction, host, failed);
+      }
+      return;
+    }
+    for (const listener of emitter.listeners('interactionCreate')) {
+      emitter.removeListener('interactionCreate', listener, undefined, true);
+      try {
+        listener.call(emitter, interaction, shardId);
+      } catch (error) {
+        this.#report(error, interaction, host, failed);
+      }
+    }
   }
 
   /** Runs a set of handlers (a copy: one removed or added meanwhile does not change this run); adds what each returns that is a promise to `pending`. */
@@ -370,13 +355,16 @@ export class InteractionRouter extends EventEmitter<InteractionRouterEvents> {
 
   /**
    * Removes every handler, listener and used router, and ends every wait with
-   * `InteractionWaitAbortedError`. Safe to call more than once. A host closes
-   * its own router when it closes; a router shared with `use()` is closed by
-   * whoever created it.
+   * `InteractionWaitAbortedError`; from then on `use()`, `onCommand` and
+   * `onInteraction` are refused (`ValidationError`). Safe to call more than
+   * once. A host closes its own router when it closes; a router shared with
+   * `use()` is closed by whoever created it.
    */
   close(): Promise<void> {
+    this.#closed = true;
     this.#waiters.abortAll('the router was closed');
     this.#handlers.clear();
+    for (const used of this.#used) used.linkUser(this, false);
     this.#used.clear();
     this.removeAllListeners();
     return Promise.resolve();

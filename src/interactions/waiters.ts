@@ -291,7 +291,9 @@ export class InteractionWaiters implements InteractionWaitRegistry {
       set.add(waiter);
     }
     // A click that arrived before this wait (and that nothing took) is still held: the oldest that matches is this wait's.
+    // A filter that throws on one rejects the wait: it takes no later one (which would be marked taken and lost).
     for (const interaction of this.#held.keys()) {
+      if (!filed) break;
       if (candidateKeys(interaction).some((key) => keys.includes(key)) && this.#try(waiter, interaction)) {
         this.#release(interaction, false);
         break;

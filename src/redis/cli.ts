@@ -10,6 +10,7 @@
 import { parseArgs } from 'node:util';
 import { checkDuration } from '../core/bounds.js';
 import { isValidationError } from '../errors/index.js';
+import { describeThrown } from '../errors/base.js';
 import { readFleetStatus } from './fleet-status.js';
 import { fleetStatusText, streamStatusText } from './status-text.js';
 import { readStreamStatus } from './stream-status.js';
@@ -119,7 +120,7 @@ try {
   await Promise.race([run(), deadline]);
 } catch (error) {
   // The URL may carry a password: only the error's own message, which node-redis writes without it.
-  const message = error instanceof Error ? error.message : String(error);
+  const message = describeThrown(error);
   const code: FailureCode = error instanceof Deadline ? 'timeout' : isValidationError(error) ? 'invalid-argument' : 'redis-failed';
   report(code, message);
   process.exitCode = 1;

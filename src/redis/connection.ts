@@ -9,6 +9,7 @@
 
 import { createHash } from 'node:crypto';
 import { EventStreamError, RateLimitStoreError, SessionStoreError } from '../errors/index.js';
+import { describeThrown } from '../errors/base.js';
 import { wait } from '../core/wait.js';
 import { checkCount, checkDuration, optionNames, refuseUnknownOptions, type NumberBounds } from '../core/bounds.js';
 
@@ -161,7 +162,7 @@ export function withinTime<T>(client: RedisClientLike, timeoutMs: number, comman
   const answered = sent.catch((error: unknown) => {
     throw error instanceof RateLimitStoreError || error instanceof SessionStoreError || error instanceof EventStreamError
       ? error
-      : failure(`Redis failed: ${error instanceof Error ? error.message : String(error)}`, error);
+      : failure(`Redis failed: ${describeThrown(error)}`, error);
   });
   return wait(answered, { timeoutMs, onTimeout: () => failure(`Redis did not answer within ${timeoutMs} ms`) });
 }

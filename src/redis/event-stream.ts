@@ -13,6 +13,7 @@
  * @module
  */
 
+import { describeThrown } from '../errors/base.js';
 import { checkDuration, optionNames, refuseUnknownOptions } from '../core/bounds.js';
 import type { DispatchSink, PublishedDispatch } from '../gateway/publisher.js';
 import { DEFAULT_COMMAND_TIMEOUT_MS, type RedisClientLike, RedisScript, sendCommand, streamFailure, withinTime } from './connection.js';
@@ -363,9 +364,9 @@ export class RedisEventStream implements DispatchSink {
 
 /** The text of a failed command's error and of its cause (where Redis's own reply, e.g. `NOGROUP ...`, is). */
 export function failureText(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
+  if (!(error instanceof Error)) return describeThrown(error);
   const cause = (error as { cause?: unknown }).cause;
-  return cause instanceof Error ? `${error.message} ${cause.message}` : error.message;
+  return cause instanceof Error ? `${describeThrown(error)} ${describeThrown(cause)}` : describeThrown(error);
 }
 
 /** The Redis stream of a Gateway's dispatches: give it to `gateway.publishTo()` and to `createEventWorker()`. */

@@ -7,6 +7,7 @@
 import type { Client } from '../clients/client.js';
 import { checkCount, checkDuration, refuseUnknownOptions, textProblem } from '../core/bounds.js';
 import { ValidationError } from '../errors/index.js';
+import { describeThrown } from '../errors/base.js';
 import type { InteractionRouterEvents } from '../interactions/router.js';
 import type { DuplicateEvent } from '../interactions/host.js';
 import type { RedisClientLike } from './connection.js';
@@ -153,23 +154,32 @@ function orderKeyFunction(value: EventWorkerOptions['orderBy']): OrderKeyFunctio
 }
 
 /**
- * The order key of `event`, or `undefined` (unordered). A key function that throws or gives an unusable key (not a
- * string, empty, longer than {@link MAX_ORDER_KEY_LENGTH}) is told to `problem` (what went wrong, never the key) and the
- * event runs unordered.
+ * The order key of `event`, or `undefined` (unordered). A key function that throws (whatever it throws) or gives an
+ * unusable key (not a string, empty, longer than {@link MAX_ORDER_KEY_LENGTH}) is told to `problem` (what went wrong,
+ * never the key) and the event runs unordered. Never throws.
  */
 export function orderKeyOf(orderBy: OrderKeyFunction, event: StreamEvent, problem: (why: string) => void): string | undefined {
   let key: unknown;
   try {
     key = orderBy(event);
   } catch (error) {
-    problem(`the key function threw: ${error instanceof Error ? error.message : String(error)}`);
+    tell(problem, `the key function threw: ${describeThrown(error)}`);
     return undefined;
   }
   if (key === undefined) return undefined;
   const why = textProblem(key, MAX_ORDER_KEY_LENGTH);
   if (why === undefined) return key as string;
-  problem(`the key ${why}`);
+  tell(problem, `the key ${why}`);
   return undefined;
+}
+
+/** Tells `problem` what went wrong; a `problem` that throws is ignored, so a key's failure never escapes (the entry, already held, must run). */
+function tell(problem: (why: string) => void, why: string): void {
+  try {
+    problem(why);
+  } catch {
+    // The event runs unordered all the same.
+  }
 }
 
 /** Checks a worker's options (every number bounded, unknown names refused) and fills in the defaults. */

@@ -23,6 +23,7 @@ import { scrubText } from '../core/redact.js';
 import { KeyedQueue, wait } from '../core/wait.js';
 import { publishStreamStep, type StreamStepMessage } from '../observe/diagnostics.js';
 import { EventStreamError, ValidationError } from '../errors/index.js';
+import { describeThrown } from '../errors/base.js';
 import { interactionFromDispatch } from '../interactions/from-dispatch.js';
 import type { InteractionResponder } from '../interactions/types.js';
 import { InteractionHost } from '../interactions/host.js';
@@ -283,7 +284,7 @@ export class EventWorker extends InteractionHost<EventWorkerEvents> {
       await this.#ack(id);
       return;
     }
-    const summary = failed.reason instanceof Error ? failed.reason.message : String(failed.reason);
+    const summary = describeThrown(failed.reason);
     const error = failed.reason instanceof Error ? failed.reason : new Error(summary);
     this.#emitSafely('handlerFailed', { id, type, shardId, deliveries, error, retried: deliveries < this.#options.maxDeliveries });
     // The last delivery allowed failed too: to the dead letters now, rather than after one more idle wait.
@@ -388,7 +389,7 @@ export class EventWorker extends InteractionHost<EventWorkerEvents> {
 
   /** Reports a failure as an `error` event. */
   #report(error: unknown): void {
-    this.#emitSafely('error', error instanceof Error ? error : new Error(String(error)));
+    this.#emitSafely('error', error instanceof Error ? error : new Error(describeThrown(error)));
   }
 
   #emitSafely<K extends keyof EventWorkerEvents>(event: K, ...args: EventEmitter.EventArgs<EventWorkerEvents, K>): void {

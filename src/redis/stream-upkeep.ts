@@ -9,6 +9,7 @@
 import { EventEmitter } from 'eventemitter3';
 import { checkCount, checkDuration, optionNames, refuseUnknownOptions } from '../core/bounds.js';
 import { ValidationError } from '../errors/index.js';
+import { describeThrown } from '../errors/base.js';
 import { RedisScript } from './connection.js';
 import type { RedisEventStream } from './event-stream.js';
 import type { StreamBacklog } from './stream-backlog.js';
@@ -149,7 +150,7 @@ export class BacklogMonitor extends EventEmitter<BacklogMonitorEvents> {
           this.emit('backlog', { group: name, backlog });
       }
     } catch (error) {
-      this.emit('error', error instanceof Error ? error : new Error(String(error)));
+      this.emit('error', error instanceof Error ? error : new Error(describeThrown(error)));
     }
   }
 

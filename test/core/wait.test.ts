@@ -125,3 +125,54 @@ describe('KeyedQueue with a signal', () => {
     expect(log).toEqual(['first', 'last']);
   });
 });
+
+describe('KeyedQueue and runInTurn: nothing left behind', () => {
+  const turnOfTheLoop = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('forgets a key whose queued task was aborted once its lane is idle: 1000 such keys leave no lane', async () => {
+    const queue = new KeyedQueue<string>();
+    for (let i = 0; i < 1000; i++) {
+      let release: () => void = () => undefined;
+      const first = queue.run(`k${i}`, () => new Promise<void>((resolve) => (release = resolve)));
+      const controller = new AbortController();
+      const aborted = queue.run(`k${i}`, async () => undefined, controller.signal);
+      controller.abort(new Error('gave up'));
+      await expect(aborted).rejects.toThrow('gave up');
+      release();
+      await first;
+    }
+    await turnOfTheLoop();
+    expect(queue.size, 'lanes left for 1000 idle keys').toBe(0);
+    // A signal already aborted on a new key never takes a turn, and leaves no lane either.
+    const controller = new AbortController();
+    controller.abort(new Error('before'));
+    await expect(queue.run('never', async () => undefined, controller.signal)).rejects.toThrow('before');
+    expect(queue.size, 'lanes left by a task refused at once').toBe(0);
+  });
+
+  it('a task that throws synchronously rejects, ends its turn and frees its lane, with or without a signal', async () => {
+    const unhandled = trackUnhandledRejections();
+    try {
+      const queue = new KeyedQueue<string>();
+      const throwing = (() => {
+        throw new Error('threw at once');
+      }) as () => Promise<void>;
+      // First in its lane (the fast path).
+      await expect(queue.run('alone', throwing)).rejects.toThrow('threw at once');
+      // Queued behind another, with a signal.
+      let release: () => void = () => undefined;
+      const first = queue.run('k', () => new Promise<void>((resolve) => (release = resolve)));
+      const second = queue.run('k', throwing, new AbortController().signal);
+      const third = queue.run('k', async () => 'third ran');
+      release();
+      await first;
+      await expect(second).rejects.toThrow('threw at once');
+      await expect(third, 'the task after the one that threw').resolves.toBe('third ran');
+      await turnOfTheLoop();
+      expect(queue.size, 'lanes left after tasks that threw').toBe(0);
+      expect(unhandled.count, 'unhandled rejections').toBe(0);
+    } finally {
+      unhandled.stop();
+    }
+  });
+});

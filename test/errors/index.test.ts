@@ -1,5 +1,6 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { describeThrown, thrownValue, toError } from '../../src/errors/base.js';
 import {
   AbortError,
   ApiError,
@@ -110,5 +111,42 @@ describe('the error classes every entry exports', () => {
     expect(
       errorClasses.filter(({ value }) => !(value.prototype instanceof CommunityChatError) && value !== CommunityChatError).map(({ name }) => name),
     ).toEqual([]);
+  });
+});
+
+describe('describeThrown and toError: whatever was thrown, never a throw of their own', () => {
+  const unconvertible = Object.create(null) as object;
+  const unreadable = new Error('hidden');
+  Object.defineProperty(unreadable, 'message', {
+    get() {
+      throw new Error('message getter broke');
+    },
+  });
+  const noPrototype = new Proxy(
+    {},
+    {
+      getPrototypeOf() {
+        throw new Error('prototype trap broke');
+      },
+    },
+  );
+
+  it.each([
+    ['an Error', new Error('it broke'), 'it broke'],
+    ['a string', 'plain words', 'plain words'],
+    ['a number', 42, '42'],
+    ['undefined', undefined, 'undefined'],
+    ['an object String() cannot convert', unconvertible, 'a thrown object that cannot be read as text'],
+    ['an Error whose message getter throws', unreadable, 'a thrown object that cannot be read as text'],
+    ['a proxy whose prototype cannot be read', noPrototype, '[object Object]'],
+  ])('describes %s', (_, value, text) => {
+    expect(describeThrown(value)).toBe(text);
+  });
+
+  it('wraps a value instanceof cannot test in an Error, the value as its cause', () => {
+    const wrapped = toError(noPrototype);
+    expect(wrapped.message).toBe('a non-Error value was thrown (object)');
+    expect(thrownValue(wrapped)).toBe(noPrototype);
+    expect(toError(unreadable)).toBe(unreadable);
   });
 });

@@ -70,13 +70,13 @@ describe('one way to register, on every host', () => {
       const offKind = host.onInteraction('autocomplete', () => undefined);
       const stop = host.use(shared);
       expect(host.router.handlerCount).toBe(2);
-      expect(host.router.uses(shared)).toBe(true);
+      expect(host.router.usedRouters().has(shared)).toBe(true);
       expect(host.router.wouldHandle({ kind: 'command', commandName: 'SHARED' })).toBe(true);
       offCommand();
       offKind();
       stop();
       expect(host.router.handlerCount).toBe(0);
-      expect(host.router.uses(shared)).toBe(false);
+      expect(host.router.usedRouters().has(shared)).toBe(false);
     }
   });
 

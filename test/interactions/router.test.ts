@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'eventemitter3';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import {
   Client,
@@ -12,10 +13,12 @@ import {
   type Interaction,
   type InteractionErrorEvent,
   type InteractionPayload,
+  type InteractionRouterEvents,
   type InteractionUnhandledEvent,
   type ModalSubmitInteraction,
   type PingInteraction,
 } from '../../src/index.js';
+import { createTestGateway } from '../../src/testing/index.js';
 import { SECRETS, startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
 import { NOW_MS, signedDelivery, WEBHOOK_SECRET } from '../receive/helpers.js';
 
@@ -199,10 +202,138 @@ describe('router.handle(), the one delivery path', () => {
     expect(() => a.use(a)).toThrow(/router: must not be this router, nor one that uses it/);
     expect(() => c.use(a)).toThrow(/router: must not be this router, nor one that uses it/);
     expect(() => b.use(a)).toThrow(/router: must not be this router, nor one that uses it/);
-    expect(a.uses(c)).toBe(true);
-    expect(c.uses(a)).toBe(false);
     for (const notARouter of [undefined, null, {}, 'router'])
       expect(() => a.use(notARouter as never)).toThrow(/Invalid input for router.use: router: must be a router from createInteractionRouter\(\)/);
+  });
+
+  it('refuses a router that would be reached twice (a diamond), in either order of the use() calls, naming it; each handler runs once', async () => {
+    const diamond =
+      /Invalid input for router\.use: router: (the router given|a router it uses) \(with handlers for "command:ping"\) is already used by this router/;
+    for (const order of ['shared first', 'feature first', 'feature uses shared last'] as const) {
+      const client = new Client({ baseUrl: service.url, auth: { botToken: SECRETS.botToken } });
+      const { gateway } = client;
+      const shared = createInteractionRouter();
+      const feature = createInteractionRouter();
+      const ran: string[] = [];
+      shared.onCommand('ping', (interaction) => void ran.push(interaction.id));
+      if (order === 'shared first') {
+        feature.use(shared);
+        gateway.use(shared);
+        expect(() => gateway.use(feature), order).toThrow(diamond);
+      } else if (order === 'feature first') {
+        feature.use(shared);
+        gateway.use(feature);
+        expect(() => gateway.use(shared), order).toThrow(diamond);
+      } else {
+        gateway.use(shared);
+        gateway.use(feature);
+        expect(() => feature.use(shared), order).toThrow(diamond);
+      }
+      await gateway.router.handle(createInteraction(payload(`ping-${order}`, { data: { name: 'ping' } }), noop));
+      expect(ran, `${order}: handler runs for one interaction`).toEqual([`ping-${order}`]);
+      await client.close();
+    }
+  });
+
+  it('refuses a diamond further up and further down, and forgets a link once stopped or closed', async () => {
+    const [top, left, right, bottom] = [0, 1, 2, 3].map(() => createInteractionRouter());
+    if (!top || !left || !right || !bottom) throw new Error('four routers');
+    bottom.onInteraction('component', noop);
+    top.use(left);
+    const stopRight = top.use(right);
+    left.use(bottom);
+    // right reaches bottom through a router it uses: refused, the used router named by its handlers.
+    const middle = createInteractionRouter();
+    middle.use(bottom);
+    expect(() => right.use(middle)).toThrow(
+      /router: a router it uses \(with handlers for "component"\) is already used by this router, by a router it uses or by one that uses it/,
+    );
+    expect(() => right.use(bottom)).toThrow(/router: the router given \(with handlers for "component"\)/);
+    // Once top stops using right, right is free to use bottom; then top cannot use right again.
+    stopRight();
+    right.use(bottom);
+    expect(() => top.use(right)).toThrow(/is already used by this router/);
+    // Using the same router again changes nothing; a closed user lets go of what it used.
+    expect(() => left.use(bottom)).not.toThrow();
+    await top.close();
+    const other = createInteractionRouter();
+    other.use(left);
+    expect(() => other.use(right)).toThrow(/the router given|a router it uses/);
+    await left.close();
+    expect(() => other.use(right)).not.toThrow();
+  });
+
+  it('refuses the second half of a ladder of diamonds at once, so handle() walks each router once (linear)', async () => {
+    const bottom = createInteractionRouter();
+    let runs = 0;
+    bottom.onCommand('quiz', () => void runs++);
+    let top = bottom;
+    let refused = 0;
+    for (let level = 0; level < 22; level++) {
+      const [left, right, joined] = [createInteractionRouter(), createInteractionRouter(), createInteractionRouter()];
+      left.use(top);
+      right.use(top);
+      joined.use(left);
+      try {
+        joined.use(right);
+      } catch {
+        refused++;
+      }
+      top = joined;
+    }
+    expect(refused).toBe(22);
+    await top.handle(createInteraction(payload('ladder-1'), noop));
+    expect(runs, 'the bottom handler ran once for one interaction').toBe(1);
+  });
+
+  it('a closed router refuses use(), onCommand and onInteraction, naming the call; so does a closed host', async () => {
+    const router = createInteractionRouter();
+    const shared = createInteractionRouter();
+    await router.close();
+    expect(() => router.use(shared)).toThrow(/Invalid input for router\.use: router: was closed: a closed router takes no handler nor router/);
+    expect(() => router.onCommand('quiz', noop)).toThrow(/Invalid input for router\.onCommand: router: was closed/);
+    expect(() => router.onCommand(quiz, noop)).toThrow(/Invalid input for router\.onCommand: router: was closed/);
+    expect(() => router.onInteraction('component', noop)).toThrow(/Invalid input for router\.onInteraction: router: was closed/);
+    expect(router.handlerCount).toBe(0);
+    expect(shared.userRouters().size, 'the shared router is used by nobody').toBe(0);
+    const client = new Client({ baseUrl: service.url, auth: { botToken: SECRETS.botToken } });
+    const { gateway } = client;
+    await client.close();
+    expect(() => gateway.use(shared)).toThrow(/router\.use: router: was closed/);
+    expect(() => gateway.onCommand('quiz', noop)).toThrow(/router\.onCommand: router: was closed/);
+  });
+
+  it('one throwing interactionCreate listener silences none of the others (of the router or of its host); a once listener hears one interaction', async () => {
+    const { gateway } = createTestGateway();
+    const router = createInteractionRouter();
+    gateway.use(router);
+    const heard: string[] = [];
+    const errors: string[] = [];
+    gateway.on('interactionError', (event) => void errors.push(`${event.interaction.id}: ${event.error.message}`));
+    const emitters: [string, EventEmitter<InteractionRouterEvents>][] = [
+      ['gateway', gateway as never],
+      ['router', router],
+    ];
+    for (const [name, emitter] of emitters) {
+      emitter.on('interactionCreate', () => {
+        throw new Error(`${name} listener broke`);
+      });
+      emitter.on('interactionCreate', (interaction) => void heard.push(`${name} ${interaction.id}`));
+      emitter.once('interactionCreate', (interaction) => void heard.push(`${name} once ${interaction.id}`));
+    }
+    await gateway.router.handle(createInteraction(payload('l1'), noop));
+    await gateway.router.handle(createInteraction(payload('l2'), noop));
+    expect(heard).toEqual(['gateway l1', 'gateway once l1', 'router l1', 'router once l1', 'gateway l2', 'router l2']);
+    expect(errors).toEqual(['l1: gateway listener broke', 'l1: router listener broke', 'l2: gateway listener broke', 'l2: router listener broke']);
+    // One listener: emit() itself, its throw reported the same way.
+    const alone = createInteractionRouter();
+    const aloneErrors: string[] = [];
+    alone.on('interactionError', (event) => void aloneErrors.push(event.error.message));
+    alone.on('interactionCreate', () => {
+      throw new Error('the only listener broke');
+    });
+    await alone.handle(createInteraction(payload('l3'), noop));
+    expect(aloneErrors).toEqual(['the only listener broke']);
   });
 
   it('offers a click to the waits of the routers it uses too, before any handler runs', async () => {

@@ -60,6 +60,40 @@ describe('a click nobody takes', () => {
     expect(unhandled).toEqual([]);
   });
 
+  it('is neither taken nor lost when a wait whose filter threw on an earlier held click registers: it is reported', async () => {
+    vi.useFakeTimers();
+    const { gateway } = createTestGateway();
+    const unhandled: InteractionUnhandledEvent[] = [];
+    gateway.on('interactionUnhandled', (event) => void unhandled.push(event));
+    let releaseReply!: () => void;
+    const replied = new Promise<void>((resolve) => (releaseReply = resolve));
+    let outcome: string | undefined;
+    gateway.onCommand('vote', async (interaction) => {
+      await replied;
+      // Reads a select menu's values: throws on a button click.
+      const filter = (candidate: ComponentInteraction) => (candidate.data['values'] as string[])[0] !== undefined;
+      outcome = await interaction.awaitComponent({ timeoutMs: 5_000, filter }).then(
+        (taken) => `took ${taken.customId}`,
+        (error: Error) => `rejected: ${error.name}`,
+      );
+    });
+    const command = createInteraction(createTestPayload({ name: 'vote' }), async () => undefined);
+    const handling = gateway.router.handle(command);
+    // Two clicks overtake the reply: a button (the filter throws on it), then a select (the filter matches it).
+    await gateway.router.handle(click(command.id, 'button'));
+    const select = click(command.id, 'select');
+    (select.data as Record<string, unknown>)['values'] = ['a'];
+    await gateway.router.handle(select);
+    releaseReply();
+    await handling;
+    expect(outcome, 'the wait ends with what its filter threw on the button').toBe('rejected: TypeError');
+    await vi.advanceTimersByTimeAsync(1_500);
+    expect(unhandled.map((event) => event.customId).sort(), 'both held clicks are reported, the select not marked taken by the rejected wait').toEqual([
+      'button',
+      'select',
+    ]);
+  });
+
   it('is reported when no wait takes it in time: an interactionUnhandled event naming the custom id and the interaction it belongs to', async () => {
     vi.useFakeTimers();
     const { gateway } = createTestGateway();

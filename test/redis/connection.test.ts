@@ -52,3 +52,23 @@ it('a failure (rejected or thrown) becomes the store’s error with the cause; a
   await expect(withinTime(ready, 2000, () => Promise.reject(own))).rejects.toBe(own);
   expect(vi.getTimerCount(), 'timers left after the failures').toBe(0);
 });
+
+it('a rejection String() cannot convert, or an Error whose message cannot be read, still becomes the store’s error, the value as its cause', async () => {
+  vi.useFakeTimers();
+  const unreadable = new Error('hidden');
+  Object.defineProperty(unreadable, 'message', {
+    get() {
+      throw new Error('message getter broke');
+    },
+  });
+  for (const [what, cause] of [
+    ['Object.create(null)', Object.create(null) as object],
+    ['an Error whose message getter throws', unreadable],
+  ] as const) {
+    const rejected = await withinTime(ready, 2000, () => Promise.reject(cause)).catch((caught: unknown) => caught);
+    expect(rejected, what).toBeInstanceOf(RateLimitStoreError);
+    expect((rejected as Error).message, what).toContain('Redis failed: a thrown object that cannot be read as text');
+    expect((rejected as Error).cause, what).toBe(cause);
+  }
+  expect(vi.getTimerCount(), 'timers left after the failures').toBe(0);
+});

@@ -3,6 +3,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createEventWorker, createRedisEventStream } from '../../src/redis/index.js';
+import { orderKeyOf } from '../../src/redis/event-worker-options.js';
 import { validationRefusal } from '../helpers/refusal.js';
 
 /** A client the stream never reaches: options are checked before any command. */
@@ -76,5 +77,24 @@ describe('createEventWorker options', () => {
     expect(error.operation).toBe('createEventWorker');
     expect(error.issues[0]?.path).toBe(path);
     expect(error.issues[0]?.message).toMatch(message);
+  });
+});
+
+describe('orderKeyOf', () => {
+  const event = { type: 'MESSAGE_CREATE', data: {}, shardId: 0, id: '1-0', deliveries: 1 };
+
+  it('never throws: a key function throwing what String() cannot read is told as such, and a problem callback that throws is ignored', () => {
+    const told: string[] = [];
+    const throwing = () => {
+      throw Object.create(null);
+    };
+    expect(orderKeyOf(throwing, event, (why) => void told.push(why))).toBeUndefined();
+    expect(told).toEqual(['the key function threw: a thrown object that cannot be read as text']);
+    const broken = () => {
+      throw new Error('the reporter broke');
+    };
+    expect(orderKeyOf(throwing, event, broken)).toBeUndefined();
+    expect(orderKeyOf(() => 42 as unknown as string, event, broken)).toBeUndefined();
+    expect(orderKeyOf(() => 'guild-1', event, broken)).toBe('guild-1');
   });
 });

@@ -75,6 +75,25 @@ describeWithRedis('the event worker’s dead letters', () => {
     }
   });
 
+  it('a handler throwing what String() cannot read is reported (handlerFailed) and dead-lettered at maxDeliveries like any failure', async () => {
+    const { stream, worker, client, dead } = setup({ maxDeliveries: 1 });
+    const failed: EventWorkerEvents['handlerFailed'][0][] = [];
+    worker.on('handlerFailed', (event) => void failed.push(event));
+    worker.onDispatch('MESSAGE_CREATE', () => {
+      throw Object.create(null);
+    });
+    try {
+      await worker.start();
+      await stream.publish([{ t: 'MESSAGE_CREATE', s: 1, d: { content: 'odd' }, shardId: 0 }]);
+      await until(() => dead.length === 1, { what: () => `the entry dead-lettered (${failed.length} handlerFailed events)` });
+      expect(failed.map((event) => [event.error.message, event.retried])).toEqual([['a thrown object that cannot be read as text', false]]);
+      expect(dead[0]).toMatchObject({ reason: 'max-deliveries', deliveries: 1, error: 'a thrown object that cannot be read as text' });
+      expect((await stream.backlog()).groups[0]?.pending).toBe(0);
+    } finally {
+      await stop(worker, client);
+    }
+  });
+
   it('an interaction past its 15 minutes goes to the dead letters as expired, without running; no token in the event or the error', async () => {
     const { stream, worker, client, dead } = setup();
     let ran = false;
@@ -195,6 +214,17 @@ describeWithRedis('the event worker’s dead letters', () => {
     const orderBy: OrderKeyFunction = (event) => {
       const { key } = event.data as { key: string };
       if (key === 'throw') throw new Error(`no key for this one (token interaction-token-in-data)`);
+      // Values String() cannot read: the entry is held already, so a throw here would leave it stuck forever.
+      if (key === 'null-object') throw Object.create(null);
+      if (key === 'unreadable') {
+        const error = new Error('hidden');
+        Object.defineProperty(error, 'message', {
+          get() {
+            throw new Error('message getter broke');
+          },
+        });
+        throw error;
+      }
       if (key === 'long') return 'k'.repeat(257);
       if (key === 'number') return 42 as unknown as string;
       return key;
@@ -207,14 +237,23 @@ describeWithRedis('the event worker’s dead letters', () => {
     try {
       await worker.start();
       const ids = await stream.publish(
-        ['throw', 'long', 'number', 'fine'].map((key, i) => ({ t: 'MESSAGE_CREATE', s: i + 1, d: { key, token: 'interaction-token-in-data' }, shardId: 0 })),
+        ['throw', 'long', 'number', 'null-object', 'unreadable', 'fine'].map((key, i) => ({
+          t: 'MESSAGE_CREATE',
+          s: i + 1,
+          d: { key, token: 'interaction-token-in-data' },
+          shardId: 0,
+        })),
       );
-      await until(() => handled.length === 4 && errors.length === 3, { what: 'four events handled and three key failures reported' });
-      expect(handled.sort()).toEqual(['fine', 'long', 'number', 'throw']);
+      await until(() => handled.length === 6 && errors.length === 5, {
+        what: () => `six events handled and five key failures reported (handled ${handled.join(', ')}; ${errors.length} reported)`,
+      });
+      expect(handled.sort()).toEqual(['fine', 'long', 'null-object', 'number', 'throw', 'unreadable']);
       expect(errors.map((error) => error.message)).toEqual([
         `Invalid input for orderBy: stream entry ${ids[0]} (MESSAGE_CREATE): the key function threw: no key for this one (token [redacted]); it runs unordered`,
         `Invalid input for orderBy: stream entry ${ids[1]} (MESSAGE_CREATE): the key must be 1 to 256 characters (got 257); it runs unordered`,
         `Invalid input for orderBy: stream entry ${ids[2]} (MESSAGE_CREATE): the key must be a string (got number); it runs unordered`,
+        `Invalid input for orderBy: stream entry ${ids[3]} (MESSAGE_CREATE): the key function threw: a thrown object that cannot be read as text; it runs unordered`,
+        `Invalid input for orderBy: stream entry ${ids[4]} (MESSAGE_CREATE): the key function threw: a thrown object that cannot be read as text; it runs unordered`,
       ]);
       expect((await stream.backlog()).groups[0]?.pending).toBe(0);
     } finally {
