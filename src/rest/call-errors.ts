@@ -67,7 +67,7 @@ export function waitError(request: RequestDescription, error: unknown, state: Ca
 }
 
 /** The `RateLimitError` of a wait the SDK refused to start; nothing was sent. */
-export function refusedWaitError(base: RequestEventBase, delayMs: number, reason: 'global' | 'bucket' | 'webhook', why: string): RateLimitError {
+function refusedWaitError(base: RequestEventBase, delayMs: number, reason: 'global' | 'bucket' | 'webhook', why: string): RateLimitError {
   return new RateLimitError(
     {
       method: base.method,

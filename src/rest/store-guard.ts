@@ -21,7 +21,7 @@ const PLAIN_NAME = /^[A-Za-z_$][\w$]{0,63}$/;
  * password in a URL) and which the SDK cannot scrub, not knowing it. The thrown value is kept as `cause`, for the
  * caller's own debugging, but `util.inspect` (and so `console.log`) does not print it.
  */
-export function storeFailure(method: string, thrown: unknown): RateLimitStoreError {
+function storeFailure(method: string, thrown: unknown): RateLimitStoreError {
   const name = thrown instanceof Error ? thrown.name : undefined;
   const kind = name === undefined ? (thrown === null ? 'null' : typeof thrown) : PLAIN_NAME.test(name) ? name : 'Error';
   const what = `${/^[aeiou]/i.test(kind) ? 'an' : 'a'} ${kind}`;
