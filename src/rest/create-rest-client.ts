@@ -77,8 +77,16 @@ export function createRestClient(options: PipelineOptions, wiring: PipelineWirin
   if (options.rateLimitStore === undefined) limiter = new MemoryRateLimitStore(settings);
   else {
     options.rateLimitStore.attach(settings);
-    // A store of the caller's (or the Redis one) fails with the SDK's errors; the in-memory one is the SDK's own, and its fast paths stay direct.
-    limiter = options.rateLimitStore instanceof MemoryRateLimitStore ? options.rateLimitStore : guardStore(options.rateLimitStore);
+    // A store of the caller's (or the Redis one) fails with the SDK's errors, and what fails once a request was sent is a
+    // `storeError` event; the in-memory one is the SDK's own, and its fast paths stay direct.
+    const report = (error: Error) => {
+      try {
+        wiring.events?.emit('storeError', { store: 'rateLimit', error });
+      } catch {
+        // A throwing listener must not break the request that reported.
+      }
+    };
+    limiter = options.rateLimitStore instanceof MemoryRateLimitStore ? options.rateLimitStore : guardStore(options.rateLimitStore, report);
   }
   return new RestClient({
     ...wiring,

@@ -1,9 +1,12 @@
 /**
- * The one place where a rate-limit store's failure on the way to a send
- * becomes the SDK's error: a store given by the caller is wrapped once, when
- * the client is created, so that whatever its `bucketKey`, `tryAcquire`,
- * `acquire`, `tryWebhookTurn` or `webhookTurn` throws reaches the caller as a
- * {@link RateLimitStoreError}, never as the store's raw error.
+ * The one place where a rate-limit store's failure becomes the SDK's: a store
+ * given by the caller is wrapped once, when the client is created, so that
+ * whatever its `bucketKey`, `tryAcquire`, `acquire`, `tryWebhookTurn` or
+ * `webhookTurn` throws on the way to a send reaches the caller as a
+ * {@link RateLimitStoreError}, never as the store's raw error; and what its
+ * `release`, `learn`, `pause` or `webhookDone` throws once the request was
+ * sent is reported, never put in place of the call's outcome (nor in the way
+ * of the places given back after it).
  *
  * @module
  */
@@ -16,18 +19,25 @@ import type { RateLimitStore } from './rate-limit-store.js';
 const PLAIN_NAME = /^[A-Za-z_$][\w$]{0,63}$/;
 
 /**
- * The `RateLimitStoreError` of a store method that threw `thrown`: its message names the method and what was thrown
- * (`Error`, `TypeError`, `a string`), never the thrown message, which may hold what the store connects with (a
- * password in a URL) and which the SDK cannot scrub, not knowing it. The thrown value is kept as `cause`, for the
- * caller's own debugging, but `util.inspect` (and so `console.log`) does not print it.
+ * What a store member threw, in words: the member and what was thrown (`an Error`, `a TypeError`, `a string`), never
+ * the thrown message, which may hold what the store connects with (a password in a URL) and which the SDK cannot scrub,
+ * not knowing it.
  */
-function storeFailure(method: string, thrown: unknown): RateLimitStoreError {
+function threw(method: string, thrown: unknown): string {
   const name = thrown instanceof Error ? thrown.name : undefined;
   const kind = name === undefined ? (thrown === null ? 'null' : typeof thrown) : PLAIN_NAME.test(name) ? name : 'Error';
-  const what = `${/^[aeiou]/i.test(kind) ? 'an' : 'a'} ${kind}`;
-  const error = new RateLimitStoreError(`its ${method} threw ${what}, not quoted: it may hold the store's connection secrets`, { cause: thrown });
+  return `its ${method} threw ${/^[aeiou]/i.test(kind) ? 'an' : 'a'} ${kind}, not quoted: it may hold the store's connection secrets`;
+}
+
+/** `error`, whose `cause` (what the store threw, kept for the caller's own debugging) `util.inspect`, and so `console.log`, does not print. */
+function causeNotPrinted<E extends Error>(error: E): E {
   Object.defineProperty(error, inspectSymbol, { value: () => error.stack ?? `${error.name}: ${error.message}`, enumerable: false });
   return error;
+}
+
+/** The `RateLimitStoreError` of a member that threw `thrown` before the send (see {@link threw}). */
+function storeFailure(method: string, thrown: unknown): RateLimitStoreError {
+  return causeNotPrinted(new RateLimitStoreError(threw(method, thrown), { cause: thrown }));
 }
 
 /**
@@ -40,13 +50,16 @@ function mapped(method: string, error: unknown): unknown {
 }
 
 /**
- * `store`, with every method the pipeline calls before a send made to fail with the SDK's errors (see
- * {@link storeFailure}); the others are passed through. The in-memory store, the SDK's own, is not wrapped. One
- * wrapper per client: no allocation per request where the store answers at once.
+ * `store`, with every member the pipeline calls before a send made to fail with the SDK's errors (see
+ * {@link storeFailure}), and every member it calls after one made to hand what it throws to `report` (as an `Error`
+ * that names it, its cause not printed) and return. The in-memory store, the SDK's own, is not wrapped. One wrapper per
+ * client: no allocation per request where the store answers at once.
  */
-export function guardStore(store: RateLimitStore): RateLimitStore {
+export function guardStore(store: RateLimitStore, report: (error: Error) => void): RateLimitStore {
   const acquireFailed = (error: unknown) => Promise.reject(mapped('acquire', error));
   const turnFailed = (error: unknown) => Promise.reject(mapped('webhookTurn', error));
+  const finished = (method: string, thrown: unknown) =>
+    report(causeNotPrinted(new Error(`The rate-limit store failed after the request was sent (${threw(method, thrown)})`, { cause: thrown })));
   const guarded: RateLimitStore = {
     attach: (settings) => store.attach(settings),
     bucketKey(routeKey, major) {
@@ -63,9 +76,27 @@ export function guardStore(store: RateLimitStore): RateLimitStore {
         return acquireFailed(error);
       }
     },
-    release: (key) => store.release(key),
-    learn: (routeKey, major, headers) => store.learn(routeKey, major, headers),
-    pause: (key, ms, global) => store.pause(key, ms, global),
+    release(key) {
+      try {
+        store.release(key);
+      } catch (error) {
+        finished('release', error);
+      }
+    },
+    learn(routeKey, major, headers) {
+      try {
+        store.learn(routeKey, major, headers);
+      } catch (error) {
+        finished('learn', error);
+      }
+    },
+    pause(key, ms, global) {
+      try {
+        store.pause(key, ms, global);
+      } catch (error) {
+        finished('pause', error);
+      }
+    },
     webhookTurn(webhookId, signal, guard) {
       try {
         return store.webhookTurn(webhookId, signal, guard).then(undefined, turnFailed);
@@ -73,7 +104,13 @@ export function guardStore(store: RateLimitStore): RateLimitStore {
         return turnFailed(error);
       }
     },
-    webhookDone: (webhookId, signal) => store.webhookDone(webhookId, signal),
+    webhookDone(webhookId, signal) {
+      try {
+        store.webhookDone(webhookId, signal);
+      } catch (error) {
+        finished('webhookDone', error);
+      }
+    },
   };
   // The synchronous tries stay absent when the store has none: the pipeline then goes straight to the wait.
   if (store.tryAcquire !== undefined)

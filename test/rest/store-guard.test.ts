@@ -6,7 +6,7 @@
  */
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client, isRateLimitError, isRateLimitStoreError, MemoryRateLimitStore, type RateLimitStore } from '../../src/index.js';
+import { Client, isRateLimitError, isRateLimitStoreError, MemoryRateLimitStore, type RateLimitStore, type StoreErrorEvent } from '../../src/index.js';
 import { startLimitsServer, type LimitsServer } from '../helpers/limits-server.js';
 
 const SECRET = 'redis://ops:secret-password-in-url@cache.internal:6379';
@@ -137,4 +137,57 @@ describe('a rate-limit store that fails on the way to a send', () => {
       await client.close();
     }
   });
+
+  it.each(['release', 'learn', 'webhookDone'] as const)(
+    '%s that throws once the request was sent: the call keeps its outcome, the places are still given back, and a storeError names it without its text',
+    async (member) => {
+      server = await startLimitsServer({ webhookLimit: 6, webhookWindowMs: 60_000 });
+      const inner = new MemoryRateLimitStore();
+      const thrown = new Error(`store lost its connection to ${SECRET}`);
+      const given = { releases: 0, turnsBack: 0 };
+      const store: RateLimitStore = {
+        attach: (settings) => inner.attach(settings),
+        bucketKey: (routeKey, major) => inner.bucketKey(routeKey, major),
+        acquire: (key, lane, signal, guard) => inner.acquire(key, lane, signal, guard),
+        release: (key) => {
+          given.releases++;
+          inner.release(key);
+          if (member === 'release') throw thrown;
+        },
+        learn: (routeKey, major, headers) => {
+          inner.learn(routeKey, major, headers);
+          if (member === 'learn') throw thrown;
+        },
+        pause: (key, ms, global) => inner.pause(key, ms, global),
+        webhookTurn: (webhookId, signal, guard) => inner.webhookTurn(webhookId, signal, guard),
+        webhookDone: (webhookId) => {
+          given.turnsBack++;
+          inner.webhookDone(webhookId);
+          if (member === 'webhookDone') throw thrown;
+        },
+      };
+      const client = new Client({
+        baseUrl: (server as LimitsServer).url,
+        auth: { botToken: 'a-bot-token', webhookTokens: { wh1: 'a-webhook-token' } },
+        rateLimitStore: store,
+        webhookRateLimit: { limit: 3, windowMs: 60_000 },
+      });
+      const reported: StoreErrorEvent[] = [];
+      client.on('storeError', (event) => reported.push(event));
+      try {
+        await client.webhooks.execute('wh1', { content: 'sent' });
+        expect(server.webhookAccepted.map((accepted) => accepted.content)).toEqual(['sent']);
+        expect(given, 'bucket places and webhook turns given back for one execution').toEqual({ releases: 1, turnsBack: 1 });
+        expect(reported.map((event) => event.store)).toEqual(['rateLimit']);
+        const error = reported[0]?.error as Error;
+        expect(error.message).toContain(`its ${member} threw an Error`);
+        expect(error.cause).toBe(thrown);
+        expect(`${error.message} ${error.stack} ${inspect(error, { depth: 10 })}`, "the store's secret in the reported error").not.toContain(
+          'secret-password-in-url',
+        );
+      } finally {
+        await client.close();
+      }
+    },
+  );
 });
