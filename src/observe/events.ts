@@ -127,7 +127,7 @@ export interface ClientEvents {
   sessionRefreshed: [event: SessionRefreshedEvent];
   /** The session ended. */
   sessionExpired: [event: SessionExpiredEvent];
-  /** The user session store failed (the session itself goes on in memory); also a `debug` line. */
+  /** A store failed: the user session store (the session itself goes on in memory; also a `debug` line), or a rate-limit store of the caller's, or the Redis one, after a request was sent (`store: 'rateLimit'`; the call keeps its outcome). */
   storeError: [event: StoreErrorEvent];
 }
 

@@ -79,6 +79,8 @@ interface Held {
   resolved: string | undefined;
   discovering: boolean;
   countsGlobally: boolean;
+  /** For a webhook turn: the signal it was taken with, which names it when it is given back. */
+  turn?: AbortSignal | undefined;
 }
 
 type StepReply = [number, number, string, string];
@@ -246,14 +248,14 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
     for (;;) {
       if (this.#useLocal()) {
         await this.#local.webhookTurn(webhookId, signal, guard);
-        this.#hold(this.#webhookHeld, webhookId, { id: '', resolved: undefined, discovering: false, countsGlobally: false });
+        this.#hold(this.#webhookHeld, webhookId, { id: '', resolved: undefined, discovering: false, countsGlobally: false, turn: signal });
         return;
       }
       const id = this.#nextId();
       const reply = await this.#step('w', webhookId, id, 'normal');
       if (reply === undefined) continue;
       if (reply[0] === 1) {
-        this.#hold(this.#webhookHeld, webhookId, { id, resolved: webhookId, discovering: false, countsGlobally: false });
+        this.#hold(this.#webhookHeld, webhookId, { id, resolved: webhookId, discovering: false, countsGlobally: false, turn: signal });
         return;
       }
       const ms = clampNumber(reply[1], 1, this.#settings.maxPauseMs, 1);
@@ -262,9 +264,9 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
     }
   }
 
-  /** Records that an execution attempt finished: it counts in the window from now on. */
-  webhookDone(webhookId: string): void {
-    const held = this.#unhold(this.#webhookHeld, webhookId);
+  /** Gives back a turn (the one taken with `signal`, else the oldest): it counts in the window from now on. */
+  webhookDone(webhookId: string, signal?: AbortSignal): void {
+    const held = this.#unhold(this.#webhookHeld, webhookId, signal);
     if (held === undefined) return;
     if (held.resolved === undefined) return this.#local.webhookDone(webhookId);
     this.#op('w', held.id, '', '', '', [this.#keys.name('w:', webhookId)]);
@@ -296,10 +298,13 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
     else list.push(held);
   }
 
-  #unhold(map: Map<string, Held[]>, key: string): Held | undefined {
+  /** The place held under `key` taken with `turn` (none when no place was), or the oldest without one. */
+  #unhold(map: Map<string, Held[]>, key: string, turn?: AbortSignal): Held | undefined {
     const list = map.get(key);
     if (list === undefined) return undefined;
-    const held = list.shift();
+    const at = turn === undefined ? 0 : list.findIndex((held) => held.turn === turn);
+    if (at < 0) return undefined;
+    const held = at === 0 ? list.shift() : list.splice(at, 1)[0];
     if (list.length === 0) map.delete(key);
     return held;
   }

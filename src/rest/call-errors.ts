@@ -15,8 +15,13 @@ import {
   isCommunityChatError,
   type RequestDescription,
 } from '../errors/index.js';
+import type { CallLifecycle } from '../observe/call.js';
 import type { RequestEventBase } from '../observe/events.js';
-import { DeadlineReached } from './deadline.js';
+import type { RestClientConfig } from './config.js';
+import { DeadlineReached, type CallDeadline } from './deadline.js';
+import type { RateLimitInfo } from './options.js';
+import type { WaitGuard } from './rate-limit-store.js';
+import { refuseRateLimitWait, rejectsOnRateLimit } from './retry.js';
 import type { TransportFailure } from './transport.js';
 
 /** What the call knew when it failed. */
@@ -62,7 +67,7 @@ export function waitError(request: RequestDescription, error: unknown, state: Ca
 }
 
 /** The `RateLimitError` of a wait the SDK refused to start; nothing was sent. */
-export function refusedWaitError(base: RequestEventBase, delayMs: number, reason: 'global' | 'bucket' | 'webhook', why: string): RateLimitError {
+function refusedWaitError(base: RequestEventBase, delayMs: number, reason: 'global' | 'bucket' | 'webhook', why: string): RateLimitError {
   return new RateLimitError(
     {
       method: base.method,
@@ -80,4 +85,27 @@ export function refusedWaitError(base: RequestEventBase, delayMs: number, reason
     },
     why,
   );
+}
+
+/**
+ * The limiter's check before each wait of a call: refuses one that cannot end in time.
+ * Waits the service asked for (a bucket or global pause) are also capped by
+ * `maxRateLimitWaitMs` and `rejectOnRateLimit`; the SDK's own webhook
+ * pacing only by the deadline.
+ */
+export function waitGuard(
+  config: Pick<RestClientConfig, 'retry' | 'rejectOnRateLimit'>,
+  call: { readonly operation: string; readonly deadline: CallDeadline },
+  base: RequestEventBase,
+  obs: CallLifecycle | undefined,
+): WaitGuard {
+  return (delayMs, reason) => {
+    const ownPacing = reason === 'webhook';
+    const info: RateLimitInfo = { operation: call.operation, method: base.method, path: base.path, retryAfterMs: delayMs, global: reason === 'global' };
+    const why =
+      refuseRateLimitWait(config.retry, delayMs, call.deadline.remaining(), ownPacing) ??
+      (!ownPacing && rejectsOnRateLimit(config.rejectOnRateLimit, info) ? 'rejected without waiting' : undefined);
+    if (why !== undefined) throw refusedWaitError(base, delayMs, reason, why);
+    obs?.wait(base, delayMs, reason);
+  };
 }

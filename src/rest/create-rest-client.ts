@@ -13,6 +13,7 @@ import { createLogFunction } from '../observe/events.js';
 import type { PipelineOptions } from './options.js';
 import { checkCount, checkDuration } from '../core/bounds.js';
 import { MemoryRateLimitStore } from './rate-limiter.js';
+import { guardStore } from './store-guard.js';
 import { checkWindow, type RateLimitSettings, type RateLimitStore } from './rate-limit-store.js';
 import type { RestClientConfig } from './config.js';
 import { RestClient } from './rest-client.js';
@@ -75,8 +76,17 @@ export function createRestClient(options: PipelineOptions, wiring: PipelineWirin
   let limiter: RateLimitStore;
   if (options.rateLimitStore === undefined) limiter = new MemoryRateLimitStore(settings);
   else {
-    limiter = options.rateLimitStore;
-    limiter.attach(settings);
+    options.rateLimitStore.attach(settings);
+    // A store of the caller's (or the Redis one) fails with the SDK's errors, and what fails once a request was sent is a
+    // `storeError` event; the in-memory one is the SDK's own, and its fast paths stay direct.
+    const report = (error: Error) => {
+      try {
+        wiring.events?.emit('storeError', { store: 'rateLimit', error });
+      } catch {
+        // A throwing listener must not break the request that reported.
+      }
+    };
+    limiter = options.rateLimitStore instanceof MemoryRateLimitStore ? options.rateLimitStore : guardStore(options.rateLimitStore, report);
   }
   return new RestClient({
     ...wiring,

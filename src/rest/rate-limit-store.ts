@@ -137,8 +137,14 @@ export interface RateLimitStore {
   tryWebhookTurn?(webhookId: string): boolean;
   /** Waits until one more execution fits in the webhook's rolling window (calling `guard` before each wait), and holds that place. */
   webhookTurn(webhookId: string, signal: AbortSignal | undefined, guard: WaitGuard): Promise<void>;
-  /** Records that an execution attempt of the webhook has finished (or failed): it counts in the window from now on. */
-  webhookDone(webhookId: string): void;
+  /**
+   * Gives back a turn of the webhook: its execution attempt has finished, failed, or never reached its send (given up
+   * on while waiting, or refused); it counts in the window from now on. The pipeline gives back each turn it took
+   * exactly once. `signal` is the one the turn was taken with in {@link RateLimitStore.webhookTurn} (`undefined` for a
+   * turn of {@link RateLimitStore.tryWebhookTurn}): a store holding several turns of one webhook gives back the one
+   * taken with it, not the oldest.
+   */
+  webhookDone(webhookId: string, signal?: AbortSignal): void;
 }
 
 /**

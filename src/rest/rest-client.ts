@@ -13,16 +13,16 @@ import { checkCount, checkDuration, refuseUnknownOptions } from '../core/bounds.
 import { buildPath, buildQuery, checkHeaders, checkRouteTemplate } from '../core/path.js';
 import { routes, type OperationId, type RouteDefinition } from '../core/routes.js';
 import { SDK_VERSION } from '../core/version.js';
-import { attemptFailureError, refusedWaitError, waitError, type CallState } from './call-errors.js';
+import { attemptFailureError, waitError, waitGuard, type CallState } from './call-errors.js';
 import { AttemptTimer, CallDeadline } from './deadline.js';
 import { startCall, type CallLifecycle } from '../observe/call.js';
 import type { RestClientConfig } from './config.js';
 import type { RequestEventBase } from '../observe/events.js';
 import { REQUEST_INPUT_OPTIONS, type CustomRoute, type RateLimitInfo, type RequestInput } from './options.js';
-import type { Lane, WaitGuard } from './rate-limit-store.js';
+import type { Lane } from './rate-limit-store.js';
 import { bodySpent, callSecrets, requestParts, type Prepared } from './request-parts.js';
 import { hasRateLimitHeaders, parseSuccessBody, readRateLimitHeaders, toApiError } from './response.js';
-import { decideRetry, refuseRateLimitWait, rejectsOnRateLimit, type AttemptOutcome } from './retry.js';
+import { decideRetry, rejectsOnRateLimit, type AttemptOutcome } from './retry.js';
 import { KeyedQueue, wait } from '../core/wait.js';
 import { MemoryRateLimitStore } from './rate-limiter.js';
 import { TransportFailure, type TransportResponse } from './transport.js';
@@ -240,17 +240,28 @@ export class RestClient {
         const bucketKey = config.limiter.bucketKey(call.routeKey, call.major);
         const base: RequestEventBase = { operation, method: route.method, path: displayPath, attempt, bucket: bucketKey };
 
+        const { headers, body } = requestParts(this.#userAgent, input);
         // The store's synchronous try first, when it has one (no promise, no timer, no guard); otherwise, or without it (Redis), a wait.
+        // A webhook turn taken is given back once: after the send, or here when the request does not reach it (the turn a wait
+        // given up on is granted later is given back then); `turn` names it to the store.
         const limiter = config.limiter;
+        let turn: AbortSignal | undefined;
         if (webhookId !== undefined && limiter.tryWebhookTurn?.(webhookId) !== true) {
-          await this.#waitFor(call, limiter.webhookTurn(webhookId, call.deadline.signal, this.#guard(call, base, obs)));
+          turn = call.deadline.signal;
+          const pending = limiter.webhookTurn(webhookId, turn, waitGuard(config, call, base, obs));
+          await this.#waitFor(call, pending, () => limiter.webhookDone(webhookId, turn));
         }
-        if (limiter.tryAcquire?.(bucketKey, call.lane) !== true) {
-          await this.#waitFor(call, limiter.acquire(bucketKey, call.lane, call.deadline.signal, this.#guard(call, base, obs)));
+        try {
+          if (limiter.tryAcquire?.(bucketKey, call.lane) !== true) {
+            const pending = limiter.acquire(bucketKey, call.lane, call.deadline.signal, waitGuard(config, call, base, obs));
+            await this.#waitFor(call, pending, () => limiter.release(bucketKey));
+          }
+        } catch (error) {
+          if (webhookId !== undefined) limiter.webhookDone(webhookId, turn);
+          throw error;
         }
 
         // Send the attempt under its own timeout. The timer keeps running while the body is read.
-        const { headers, body } = requestParts(this.#userAgent, input);
         obs?.attempt(base, credential.kind);
         const started = config.now();
         const timer = new AttemptTimer(call.deadline, call.timeoutMs, input.signal, config.now);
@@ -278,7 +289,7 @@ export class RestClient {
           continue;
         } finally {
           config.limiter.release(bucketKey);
-          if (webhookId !== undefined) config.limiter.webhookDone(webhookId);
+          if (webhookId !== undefined) config.limiter.webhookDone(webhookId, turn);
         }
         const status = response.status;
         const cookies = response.headers['set-cookie'];
@@ -381,11 +392,16 @@ export class RestClient {
     return { attempt: base.attempt, method: base.method, retries: call.retries, remainingMs: call.deadline.remaining() };
   }
 
-  /** Awaits a wait (queue, rate limit, session load or refresh) under the call's deadline and signal, mapping both to typed errors. */
-  async #waitFor<V>(call: Call, pending: Promise<V>): Promise<V> {
+  /**
+   * Awaits a wait (queue, rate limit, session load or refresh) under the call's deadline and signal, mapping both to typed
+   * errors. `giveBack`, for a wait for a place (a bucket's, a webhook turn): run when the store grants it after the call
+   * gave up on it (a rejection of the store's own holds nothing).
+   */
+  async #waitFor<V>(call: Call, pending: Promise<V>, giveBack?: () => void): Promise<V> {
     try {
       return await call.deadline.race(pending);
     } catch (error) {
+      if (giveBack !== undefined) pending.then(giveBack, () => undefined);
       throw this.#waitError(call, error);
     }
   }
@@ -396,24 +412,5 @@ export class RestClient {
 
   #state(call: Call): CallState {
     return { deadlineHit: call.deadline.hit, deadlineMs: call.deadline.budgetMs, callerAborted: call.input.signal?.aborted === true };
-  }
-
-  /**
-   * The limiter's check before each wait: refuses one that cannot end in time.
-   * Waits the service asked for (a bucket or global pause) are also capped by
-   * `maxRateLimitWaitMs` and `rejectOnRateLimit`; the SDK's own webhook
-   * pacing only by the deadline.
-   */
-  #guard(call: Call, base: RequestEventBase, obs: CallLifecycle | undefined): WaitGuard {
-    return (delayMs, reason) => {
-      const config = this.#config;
-      const ownPacing = reason === 'webhook';
-      const info: RateLimitInfo = { operation: call.operation, method: base.method, path: base.path, retryAfterMs: delayMs, global: reason === 'global' };
-      const why =
-        refuseRateLimitWait(config.retry, delayMs, call.deadline.remaining(), ownPacing) ??
-        (!ownPacing && rejectsOnRateLimit(config.rejectOnRateLimit, info) ? 'rejected without waiting' : undefined);
-      if (why !== undefined) throw refusedWaitError(base, delayMs, reason, why);
-      obs?.wait(base, delayMs, reason);
-    };
   }
 }

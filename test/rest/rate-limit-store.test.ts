@@ -4,7 +4,8 @@
  * (no fast paths) is driven correctly by the pipeline, webhook order included.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client, isValidationError, MemoryRateLimitStore, type RateLimitStore, ValidationError } from '../../src/index.js';
+import { Client, isAbortError, isTimeoutError, isValidationError, MemoryRateLimitStore, type RateLimitStore, ValidationError } from '../../src/index.js';
+import { until } from '../helpers/until.js';
 import { startLimitsServer, type LimitsServer } from '../helpers/limits-server.js';
 
 /** A store that only forwards the interface's eight members, as a user's own store would implement them. */
@@ -17,7 +18,7 @@ function interfaceOnly(inner: RateLimitStore): RateLimitStore {
     learn: (routeKey, major, headers) => inner.learn(routeKey, major, headers),
     pause: (key, ms, global) => inner.pause(key, ms, global),
     webhookTurn: (webhookId, signal, guard) => inner.webhookTurn(webhookId, signal, guard),
-    webhookDone: (webhookId) => inner.webhookDone(webhookId),
+    webhookDone: (webhookId, signal) => inner.webhookDone(webhookId, signal),
   };
 }
 
@@ -156,5 +157,115 @@ describe("RateLimitStore's optional synchronous tries", () => {
       webhookTurn: 2,
     });
     expect(server.webhookAccepted.map((accepted) => accepted.content)).toEqual(['one', 'two']);
+  });
+});
+
+describe('the places a request takes from its store are given back once, whether or not it reaches its send', () => {
+  let server: LimitsServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  /**
+   * A store over the in-memory one recording each place the pipeline takes (a webhook turn, a bucket's place) and gives
+   * back, with the signal of each turn; the wait of the member named by `holding` answers only when the test calls `grant()`.
+   */
+  function recording(holding: 'acquire' | 'webhookTurn') {
+    const inner = new MemoryRateLimitStore();
+    const log = { turns: [] as (AbortSignal | undefined)[], turnsBack: [] as (AbortSignal | undefined)[], places: 0, placesBack: 0, acquireCalls: 0 };
+    let grant: () => void = () => undefined;
+    const granted = new Promise<void>((resolve) => {
+      grant = resolve;
+    });
+    const store: RateLimitStore = {
+      ...interfaceOnly(inner),
+      acquire: async (key, lane, signal, guard) => {
+        log.acquireCalls++;
+        if (holding === 'acquire') await granted;
+        else await inner.acquire(key, lane, signal, guard);
+        log.places++;
+      },
+      release: (key) => {
+        log.placesBack++;
+        inner.release(key);
+      },
+      webhookTurn: async (webhookId, signal, guard) => {
+        if (holding === 'webhookTurn') await granted;
+        else await inner.webhookTurn(webhookId, signal, guard);
+        log.turns.push(signal);
+      },
+      webhookDone: (webhookId, signal) => {
+        log.turnsBack.push(signal);
+        inner.webhookDone(webhookId);
+      },
+    };
+    return { store, log, grant: () => grant() };
+  }
+
+  function webhookClient(store: RateLimitStore, deadlineMs = 60_000) {
+    return new Client({
+      baseUrl: (server as LimitsServer).url,
+      auth: { botToken: 'a-bot-token', webhookTokens: { wh1: 'a-webhook-token' } },
+      rateLimitStore: store,
+      webhookRateLimit: { limit: 3, windowMs: 60_000 },
+      deadlineMs,
+    });
+  }
+
+  it('the caller aborts while the bucket wait is pending: the webhook turn is given back at once, the bucket place when the store grants it later', async () => {
+    server = await startLimitsServer({ webhookLimit: 6, webhookWindowMs: 60_000 });
+    const { store, log, grant } = recording('acquire');
+    const client = webhookClient(store);
+    try {
+      const controller = new AbortController();
+      const call = client.webhooks.execute('wh1', { content: 'x' }, { signal: controller.signal }).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      await until(() => log.acquireCalls === 1, { what: 'the bucket wait to start' });
+      controller.abort(new Error('the caller gave up'));
+      expect(isAbortError(await call), 'what the aborted caller got').toBe(true);
+      expect(log.turnsBack, 'the webhook turn given back, with the signal it was taken with').toEqual(log.turns);
+      expect(log.turns).toHaveLength(1);
+      expect(log.placesBack, 'bucket places given back before the store granted one').toBe(0);
+      grant();
+      await until(() => log.places === 1 && log.placesBack === 1, {
+        what: () => `the late grant given back (granted ${log.places}, given back ${log.placesBack})`,
+      });
+      expect(server.webhookAccepted, 'executions that reached the server').toEqual([]);
+      // Nothing more is given back: a second release would free another request's place.
+      await client.webhooks.execute('wh1', { content: 'after' });
+      expect({ turns: log.turns.length, turnsBack: log.turnsBack.length, places: log.places, placesBack: log.placesBack }).toEqual({
+        turns: 2,
+        turnsBack: 2,
+        places: 2,
+        placesBack: 2,
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('the deadline passes while the webhook turn is pending: the turn the store grants later is given back once, with its signal, and no bucket place is taken', async () => {
+    server = await startLimitsServer({ webhookLimit: 6, webhookWindowMs: 60_000 });
+    const { store, log, grant } = recording('webhookTurn');
+    const client = webhookClient(store, 50);
+    try {
+      const error = await client.webhooks.execute('wh1', { content: 'x' }).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(isTimeoutError(error), `what the caller got at its deadline: ${String(error)}`).toBe(true);
+      expect(log.turnsBack, 'turns given back before the store granted one').toEqual([]);
+      grant();
+      await until(() => log.turnsBack.length === 1, { what: 'the late turn given back' });
+      expect(log.turnsBack[0], 'the signal the turn was given back with').toBe(log.turns[0]);
+      expect(log.turns[0]).toBeInstanceOf(AbortSignal);
+      expect(log.acquireCalls, 'bucket waits started').toBe(0);
+      expect(server.webhookAccepted).toEqual([]);
+    } finally {
+      await client.close();
+    }
   });
 });
