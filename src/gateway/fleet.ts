@@ -8,6 +8,7 @@
  */
 
 import { wait } from '../core/wait.js';
+import { describeThrown } from '../errors/base.js';
 import { GatewayError, isShardCoordinatorError } from '../errors/index.js';
 import type { Interaction } from '../interactions/interaction.js';
 import type { InteractionResponder } from '../interactions/types.js';
@@ -236,7 +237,7 @@ function fleetHost(shards: FleetShards, count: number, member: () => string): Fl
             return shards.ready?.(shardId);
           })
           .catch((error: unknown) => {
-            shards.report({ event: 'error', payload: error instanceof Error ? error : new GatewayError(String(error)) });
+            shards.report({ event: 'error', payload: error instanceof Error ? error : new GatewayError(describeThrown(error)) });
             if (shards.holds(shardId) && shards.list.includes(shard)) setTimeout(connect, RECONNECT_AFTER_MS).unref?.();
           });
       };

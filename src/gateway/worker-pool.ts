@@ -13,6 +13,7 @@
 
 import type { Worker } from 'node:worker_threads';
 import { backoffDelay } from '../core/backoff.js';
+import { describeThrown } from '../errors/base.js';
 import { GatewayError } from '../errors/index.js';
 import type { ResolvedGatewayOptions } from './options.js';
 import type { GatewaySessionRecord } from './gateway-session-store.js';
@@ -202,7 +203,7 @@ class ShardWorker {
           this.#host.dispatch(event);
         } catch (error) {
           // A payload the worker handed on unparsed that is not JSON throws where it is read: reported, never escaping this handler.
-          const payload = error instanceof GatewayError ? error : new GatewayError(`a dispatch failed: ${String(error)}`, undefined, { cause: error });
+          const payload = error instanceof GatewayError ? error : new GatewayError(`a dispatch failed: ${describeThrown(error)}`, undefined, { cause: error });
           this.#host.emit({ event: 'error', payload }, event.shardId);
         }
         return;

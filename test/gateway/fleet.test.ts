@@ -48,7 +48,7 @@ function fakeShard(id: number, failures = 0) {
 }
 
 /** A fleet of one shard count on a scripted coordinator, with the Gateway's parts faked. */
-function fleetOf(options: { store?: GatewaySessionStore; failures?: number; count?: number; last?: LastSessions } = {}) {
+function fleetOf(options: { store?: GatewaySessionStore; failures?: number; count?: number; last?: LastSessions; ready?: () => Promise<void> } = {}) {
   const coordinator = new ScriptedCoordinator(1000);
   const created: ReturnType<typeof fakeShard>[] = [];
   const errors: unknown[] = [];
@@ -70,6 +70,7 @@ function fleetOf(options: { store?: GatewaySessionStore; failures?: number; coun
     storeFailed: (error) => errors.push(error),
     holds: (id) => !lost.has(id) && fleet?.has(id) === true,
     report: (report) => report.event === 'error' && errors.push(report.payload),
+    ...(options.ready === undefined ? {} : { ready: options.ready }),
   };
   fleet = createFleet(coordinator, options.count ?? 2, shards, 'm');
   return { coordinator, fleet, shards, created, errors, last, lost };
@@ -97,6 +98,14 @@ it('a held shard whose connect failed connects again while it is held', async ()
   const { coordinator, fleet, created } = fleetOf({ failures: 1 });
   await acquire(coordinator, fleet, { 0: 1 });
   await until(() => created[0]?.facts.filter((fact) => fact === 'connect').length === 2, { what: 'a second connect after the failed one', timeoutMs: 4000 });
+  expect(created[0]?.status).toBe('ready');
+});
+
+it('a shard whose READY record fails with a value that cannot be read as text is reported, and nothing escapes', async () => {
+  const { coordinator, fleet, created, errors } = fleetOf({ ready: () => Promise.reject(Object.create(null)) });
+  await acquire(coordinator, fleet, { 0: 1 });
+  await until(() => errors.length > 0, { what: 'the failed READY record reported' });
+  expect(String(errors[0])).toMatch(/a thrown object that cannot be read as text/);
   expect(created[0]?.status).toBe('ready');
 });
 
