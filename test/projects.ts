@@ -24,6 +24,7 @@ const THREADS = new Set([
   'test/gateway/worker-crash.test.ts',
   'test/gateway/worker-pool.test.ts',
   'test/gateway/fleet-workers.test.ts',
+  'test/gateway/reshard-workers.test.ts',
 ]);
 
 /**

@@ -17,6 +17,26 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+/** Waits for every run's answer (at most 20 s), naming the ones never answered and how often each was handled. */
+async function allAnswered(runs: { id: string; response: Promise<{ data?: unknown }> }[], handledBy: (id: string) => string) {
+  const answered = new Map<string, { data?: unknown }>();
+  for (const run of runs)
+    void run.response.then(
+      (response) => answered.set(run.id, response),
+      () => undefined,
+    );
+  await until(() => answered.size === runs.length, { what: `every interaction answered (${runs.length})`, timeoutMs: 20_000 }).catch((error: unknown) => {
+    const missing = runs.filter((run) => !answered.has(run.id));
+    throw new Error(
+      `${String(error)}: ${missing.length} unanswered: ${missing
+        .slice(0, 6)
+        .map((run) => `${run.id} (${handledBy(run.id)})`)
+        .join(', ')}`,
+    );
+  });
+  return runs.map((run) => answered.get(run.id) as { data?: unknown });
+}
+
 it('reshards 4 → 6 shards in workers under traffic: every interaction answered once, one Identify per new shard, the old workers ended', async () => {
   const emulator = await startShardedEmulator({ gateway: { shards: 4, maxConcurrency: 16, identifyIntervalMs: 0 } });
   cleanups.push(() => emulator.close());
@@ -40,11 +60,11 @@ it('reshards 4 → 6 shards in workers under traffic: every interaction answered
   expect(runningShardWorkers.size, '4 shards, 2 a worker').toBe(2);
   traffic = setInterval(send, 25);
   await until(() => runs.length >= 10, { what: 'traffic before the reshard' });
-  await client.gateway.reshard(6);
+  await client.gateway.reshard(6, { signal: AbortSignal.timeout(30_000) });
   const afterSwitch = runs.length;
   await until(() => runs.length >= afterSwitch + 10, { what: 'traffic after the switch' });
   clearInterval(traffic);
-  const responses = await Promise.all(runs.map((run) => run.response));
+  const responses = await allAnswered(runs, (id) => `handled ${handled.get(id) ?? 0} times`);
 
   expect(responses.filter((response) => (response.data as { content?: string } | undefined)?.content !== 'pong')).toEqual([]);
   expect([...handled.keys()].sort(), 'every interaction handled').toEqual(runs.map((run) => run.id).sort());
@@ -83,12 +103,12 @@ it('a fleet of two members with shards in workers reshards 4 → 6: one Identify
     runs.push({ id: run.id, response: run.response });
   }, 50);
   cleanups.push(() => clearInterval(traffic));
-  await clients[0].gateway.reshard(6);
+  await clients[0].gateway.reshard(6, { signal: AbortSignal.timeout(30_000) });
   await until(() => running() === 6 && clients.every((client) => client.gateway.shardCount === 6), { what: 'both members on 6 shards, all ready' });
   const afterSwitch = runs.length;
   await until(() => runs.length >= afterSwitch + 5, { what: 'traffic after the switch' });
   clearInterval(traffic);
-  const responses = await Promise.all(runs.map((run) => run.response));
+  const responses = await allAnswered(runs, (id) => `handled by ${handled.get(id)?.join(' and ') ?? 'nobody'}`);
 
   expect(responses.filter((response) => (response.data as { content?: string } | undefined)?.content !== 'pong')).toEqual([]);
   expect(
