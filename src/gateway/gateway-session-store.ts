@@ -60,6 +60,11 @@ export class MemoryGatewaySessionStore implements GatewaySessionStore {
     if (record === undefined) this.#records.delete(`${shardId}/${shardCount}`);
     else this.#records.set(`${shardId}/${shardCount}`, { ...record });
   }
+
+  /** Writes a fleet member's kept session back (see `GatewaySessionStore.restore`): where none is kept, or one saved under an earlier fence. */
+  async restore(shardId: number, shardCount: number, record: GatewaySessionRecord): Promise<void> {
+    if (restores(this.#records.get(`${shardId}/${shardCount}`), record)) this.#records.set(`${shardId}/${shardCount}`, { ...record });
+  }
 }
 
 /** Reads whether a stored value is a usable session record. */

@@ -48,7 +48,9 @@ export class Outage {
 
   /** A call succeeded: the outage it ends, if one was under way and its last failure is `settleMs` old. */
   recovered(): EndedOutage | undefined {
-    if (this.#since === undefined || this.#now() - this.#lastFailure < this.#settleMs) return undefined;
+    // A clock set back (a wall clock) reads as settled: the outage must not outlast the jump.
+    const quiet = this.#now() - this.#lastFailure;
+    if (this.#since === undefined || (quiet >= 0 && quiet < this.#settleMs)) return undefined;
     const ended = { durationMs: Math.round(this.#now() - this.#since), failures: this.#failures };
     this.#since = undefined;
     this.#failures = 0;

@@ -42,6 +42,10 @@ it('with settleMs, a component that flaps (fails, answers, fails ...) is one out
   expect(outage.recovered(), '4999 ms after the last failure').toBeUndefined();
   clock.now += 1;
   expect(outage.recovered()).toEqual({ durationMs: 13_000, failures: 11 });
+  // A wall clock set back an hour does not hold the next outage open for that hour.
+  expect(outage.failed()).toBe(true);
+  clock.now -= 3_600_000;
+  expect(outage.recovered(), 'an answer after the clock was set back').toMatchObject({ failures: 1 });
 });
 
 /** A fleet whose shards restore from `store`, recording what it reports and what the session store's path got. */

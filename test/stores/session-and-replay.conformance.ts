@@ -39,5 +39,18 @@ export function gatewaySessionStoreContract(name: string, make: () => Promise<Ga
       expect(await store.load(0, 2)).toBeUndefined();
       expect(await store.load(1, 2)).toEqual({ sessionId: 'session-b', sequence: null });
     });
+
+    it("a fleet's write-back keeps the latest holder's record: it fills a gap and replaces an earlier fence, never the same or a later one, nor one without a fence", async () => {
+      const store = await make();
+      if (store.restore === undefined) throw new Error(`${name} has no restore(): a store shared by processes must write back in one step`);
+      const mine = { sessionId: 'mine', sequence: 20, fence: 50 };
+      await store.save(0, 8, { sessionId: 'later', sequence: 30, fence: 60 });
+      await store.save(1, 8, { sessionId: 'same', sequence: 10, fence: 50 });
+      await store.save(2, 8, { sessionId: 'earlier', sequence: 10, fence: 40 });
+      await store.save(3, 8, { sessionId: 'unfenced', sequence: 10 });
+      for (const shardId of [0, 1, 2, 3, 4]) await store.restore(shardId, 8, mine);
+      const kept = await Promise.all([0, 1, 2, 3, 4].map(async (shardId) => (await store.load(shardId, 8))?.sessionId));
+      expect(kept, 'per shard: later, same, earlier, unfenced, none').toEqual(['later', 'same', 'mine', 'unfenced', 'mine']);
+    });
   });
 }
