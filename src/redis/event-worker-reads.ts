@@ -6,6 +6,7 @@
  * @module
  */
 
+import { RedisScript } from './connection.js';
 import { idBefore, type RedisEventStream } from './event-stream.js';
 
 /** What a reclaim took over. */
@@ -16,16 +17,27 @@ interface Reclaimed {
   readonly gone: string[];
   /** How many times each live entry was delivered. */
   readonly counts: Map<string, number>;
-  /** The consumer each entry was pending with before (read just before taking them: an entry missing here was idle past the bound by then). */
+  /** The consumer each entry was pending with before (read in the same atomic step that takes them). */
   readonly owners: Map<string, string>;
 }
+
+/**
+ * Who held the entries idle past the bound, then those entries taken over, in one atomic step: read apart, an entry that
+ * crossed the bound between the two commands (or while the client was held between them) was taken with no known owner,
+ * and a worker taking back its own entry reported it reclaimed from `unknown`.
+ * KEYS: stream. ARGV: group, consumer, idle ms, count.
+ */
+const RECLAIM = new RedisScript(`
+local pending = redis.call('XPENDING', KEYS[1], ARGV[1], 'IDLE', ARGV[3], '-', '+', ARGV[4])
+local claimed = redis.call('XAUTOCLAIM', KEYS[1], ARGV[1], ARGV[2], ARGV[3], '0-0', 'COUNT', ARGV[4])
+return { pending, claimed }`);
 
 /** Takes over up to `count` entries of `group` idle longer than `idleMs` for `consumer`. */
 export async function reclaimEntries(stream: RedisEventStream, group: string, consumer: string, idleMs: number, count: number): Promise<Reclaimed> {
   const owners = new Map<string, string>();
-  const pending = await stream.command(['XPENDING', stream.key, group, 'IDLE', String(idleMs), '-', '+', String(count)]);
+  const both = await stream.script(RECLAIM, [stream.key], [group, consumer, String(idleMs), String(count)]);
+  const [pending, reply] = Array.isArray(both) ? (both as [unknown, unknown]) : [];
   for (const row of Array.isArray(pending) ? pending : []) if (Array.isArray(row)) owners.set(String(row[0]), String(row[1]));
-  const reply = await stream.command(['XAUTOCLAIM', stream.key, group, consumer, String(idleMs), '0-0', 'COUNT', String(count)]);
   const [, entries = [], deleted = []] = Array.isArray(reply) ? (reply as [unknown, unknown[], unknown[]]) : [];
   const gone = (deleted as unknown[]).map(String);
   if (gone.length > 0) await stream.ack(group, gone);

@@ -203,6 +203,47 @@ describeWithRedis('interaction claims in the worker pool', () => {
     }
   });
 
+  it('a worker taking back its own entry never reports it reclaimed from an unknown consumer, however late its read of the owners', async () => {
+    const stream = createRedisEventStream({ client: redis.connection, stream: `claims-${++n}` });
+    const run: ClaimScriptRunner = (script, keys, args) => stream.script(script, keys, args);
+    const bot = new Client({ baseUrl: 'http://127.0.0.1:1', auth: { botToken: 'a-bot-token' } });
+    const worker = createEventWorker({ stream, group: 'g', consumer: 'b', client: bot, claimIdleMs: 100 });
+    const from: string[][] = [];
+    worker.on('reclaimed', (event) => from.push(event.from));
+    let reclaims = 0;
+    const stopCounting = onReclaim(stream, () => reclaims++);
+    const id = makeSnowflake(Date.now(), 11);
+    const payload = { id, application_id: '1', type: 2, token: 'interaction-token', version: 1, data: { id: '2', name: 'ping' } };
+    // Each time the worker reads who holds the idle entries, the entry then goes idle past the bound before the worker's next
+    // command: the widest window a held event loop or a slow network opens between reading the owners and taking the entries.
+    const idleOf = async (entry: string) => {
+      const rows = (await redis.connection.sendCommand(['XPENDING', stream.key, 'g', entry, entry, '1'])) as [string, string, number][];
+      return rows[0]?.[2] ?? 0;
+    };
+    let entry = '';
+    const command = stream.command.bind(stream);
+    stream.command = async (args: string[]) => {
+      const reply = await command(args);
+      if (args[0] === 'XPENDING' && args.includes('IDLE') && entry !== '')
+        await until(async () => (await idleOf(entry)) > 150, { what: `entry ${entry} idle past claimIdleMs` });
+      return reply;
+    };
+    try {
+      await stream.createGroup('g', '0');
+      [entry = ''] = await stream.publish([{ t: 'INTERACTION_CREATE', s: 1, d: payload, shardId: 0 }]);
+      await redis.connection.sendCommand(['XREADGROUP', 'GROUP', 'g', 'a', 'COUNT', '1', 'STREAMS', stream.key, '>']);
+      // a holds the interaction's claim for a minute: b takes the entry over and leaves it pending, again and again.
+      await acquireClaim(run, { claim: stream.claimKey(id) }, `${entry}@1:g/a/an-instance`, 60_000, { retake: false });
+      await worker.start();
+      await until(() => reclaims >= 4, { what: 'b taking the entry over four times' });
+      expect(from, 'each reclaimed event names the consumer the entry was taken from: a once, never b itself as unknown').toEqual([['a']]);
+    } finally {
+      stopCounting();
+      await worker.close();
+      await bot.close();
+    }
+  });
+
   it('Redis paused past claimIdleMs while a handler runs: its answer is refused, the entry is not acknowledged, and it runs again and is answered once', async () => {
     const stream = createRedisEventStream({ client: redis.connection, stream: `claims-${++n}` });
     const { emulator, gateway } = await publishing(stream);
