@@ -12,6 +12,7 @@ import { checkCount, checkDuration, DEFAULT_MAX_SHARDS, MAX_SHARDS_LIMIT, option
 import { INTERACTION_CLAIM_TTL_MS as CLAIM_TTL_MS } from '../core/constants.js';
 import { ShardCoordinatorError } from '../errors/index.js';
 import type { CoordinatorTick, ShardCoordinator, ShardLease } from '../gateway/coordinator.js';
+import type { PreviousHolder } from '../gateway/fleet-events.js';
 
 /** Options of {@link MemoryShardCoordinator}. */
 export interface MemoryShardCoordinatorOptions {
@@ -31,6 +32,13 @@ interface Lease {
   expires: number;
 }
 
+/** A shard's last holder: who, when it last renewed (on the coordinator's clock), and whether it left the fleet. */
+interface LastHolder {
+  readonly member: string;
+  renewed: number;
+  left: boolean;
+}
+
 /**
  * The {@link ShardCoordinator} of a fleet whose members live in one process, for tests: pass one instance as
  * `gateway: { coordinator }` to several clients.
@@ -41,6 +49,8 @@ export class MemoryShardCoordinator implements ShardCoordinator {
   readonly #now: () => number;
   /** Member id to the expiry of its membership. */
   readonly #members = new Map<string, number>();
+  /** Per shard count, shard id to its last holder (as the Redis coordinator's `:last:` record: who a new holder takes it from). */
+  readonly #last = new Map<number, Map<number, LastHolder>>();
   /** Per shard count, shard id to its lease. */
   readonly #leases = new Map<number, Map<number, Lease>>();
   #fence = 0;
@@ -84,10 +94,13 @@ export class MemoryShardCoordinator implements ShardCoordinator {
     const leases = this.#leasesOf(shardCount);
     const held: ShardLease[] = [];
     const free: number[] = [];
+    const last = this.#lastOf(shardCount);
     for (let shardId = 0; shardId < shardCount; shardId++) {
       const lease = leases.get(shardId);
       if (lease !== undefined && lease.member === member && lease.expires > now) {
         lease.expires = now + this.leaseMs;
+        const holder = last.get(shardId);
+        if (holder?.member === member) holder.renewed = now;
         held.push({ shardId, fence: lease.fence });
       } else if (lease === undefined || lease.expires <= now) {
         if (shardId % n === index) free.unshift(shardId);
@@ -99,6 +112,7 @@ export class MemoryShardCoordinator implements ShardCoordinator {
     const leaving =
       (target !== undefined && target !== shardCount && this.#switching === target) ||
       (this.#count !== undefined && this.#count !== shardCount && target !== shardCount);
+    const previous = new Map<number, PreviousHolder>();
     if (acquire && !leaving) {
       const fair = Math.ceil(shardCount / n);
       for (const shardId of free) {
@@ -106,10 +120,36 @@ export class MemoryShardCoordinator implements ShardCoordinator {
         const fence = ++this.#fence;
         leases.set(shardId, { member, fence, expires: now + this.leaseMs });
         held.push({ shardId, fence });
+        const from = this.#handOver(last, shardId, member, now);
+        if (from !== undefined) previous.set(shardId, from);
       }
     }
     held.sort((a, b) => a.shardId - b.shardId);
-    return { members: n, index, leases: held, target: this.#target, ready: this.#ready.get(shardCount)?.size ?? 0, fleetCount: this.#count };
+    const answer: CoordinatorTick = {
+      members: n,
+      index,
+      leases: held,
+      target: this.#target,
+      ready: this.#ready.get(shardCount)?.size ?? 0,
+      fleetCount: this.#count,
+    };
+    return previous.size === 0 ? answer : { ...answer, previous };
+  }
+
+  #lastOf(count: number): Map<number, LastHolder> {
+    let last = this.#last.get(count);
+    if (last === undefined) this.#last.set(count, (last = new Map()));
+    return last;
+  }
+
+  /** Records `member` as the shard's holder and says who held it before (live, left, or dead and how long since it renewed). */
+  #handOver(last: Map<number, LastHolder>, shardId: number, member: string, now: number): PreviousHolder | undefined {
+    const before = last.get(shardId);
+    last.set(shardId, { member, renewed: now, left: false });
+    if (before === undefined || before.member === member) return undefined;
+    const live = this.#live(before.member, now);
+    const died = live || before.left ? {} : { sinceRenewalMs: Math.max(0, now - before.renewed) };
+    return { member: before.member, live, left: before.left, ...died };
   }
 
   async release(member: string, shardCount: number, lease: ShardLease): Promise<void> {
@@ -122,6 +162,7 @@ export class MemoryShardCoordinator implements ShardCoordinator {
     this.#members.delete(member);
     const leases = this.#leasesOf(shardCount);
     for (const [shardId, lease] of leases) if (lease.member === member) leases.delete(shardId);
+    for (const holder of this.#lastOf(shardCount).values()) if (holder.member === member) holder.left = true;
   }
 
   async shardCount(proposed?: number): Promise<number | undefined> {

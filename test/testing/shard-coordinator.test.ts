@@ -147,3 +147,30 @@ it('two Gateways in one process share the emulator’s shards through it, and th
     for (const client of clients) await client.close();
   }
 });
+
+it('says who held each shard it gives: a live member that handed it off, one that left, and a dead one with how long since it renewed', async () => {
+  const { clock, coordinator } = coordinatorOnClock(1000);
+  expect((await coordinator.tick('a', 3, true)).previous, 'the first holder takes its shards from nobody').toBeUndefined();
+  clock.now = 400;
+  await coordinator.tick('a', 3, true); // a renews its three leases at 400
+  // a hands shard 1 off (it stays a live member): b takes it from a live holder.
+  await coordinator.release('a', 3, { shardId: 1, fence: 2 });
+  clock.now = 500;
+  expect((await coordinator.tick('b', 3, true)).previous?.get(1)).toEqual({ member: 'a', live: true, left: false });
+  // a dies: it last renewed at 400; its leases lapse at 1400. c takes shards 0 and 2 at 2000, 1600 ms after that renewal.
+  clock.now = 1300;
+  await coordinator.tick('b', 3, false);
+  clock.now = 2000;
+  await coordinator.tick('b', 3, false);
+  const taken = await coordinator.tick('c', 3, true);
+  expect(taken.previous, 'what c took from the dead member a').toEqual(
+    new Map([
+      [0, { member: 'a', live: false, left: false, sinceRenewalMs: 1600 }],
+      [2, { member: 'a', live: false, left: false, sinceRenewalMs: 1600 }],
+    ]),
+  );
+  // c leaves the fleet: b takes its shards from a member that left (no takeover time).
+  await coordinator.leave('c', 3);
+  const after = await coordinator.tick('b', 3, true);
+  expect(after.previous?.get(0), 'a shard of a member that left').toEqual({ member: 'c', live: false, left: true });
+});
