@@ -21,6 +21,12 @@ interface HeldEntry {
   claim?: { readonly keys: ClaimKeys; readonly holder: string; readonly held: HeldClaim } | undefined;
 }
 
+/**
+ * How many entries let go of are remembered: a reclaim in flight brings back at most its `COUNT` of them, and many more
+ * are let go of only at thousands of entries a second while a command waits (about 100 bytes each).
+ */
+const MAX_LET_GO = 10_000;
+
 /** The entries a worker holds, and their heartbeat. */
 export class WorkerLeases {
   readonly #stream: RedisEventStream;
@@ -30,6 +36,11 @@ export class WorkerLeases {
   readonly #now: () => number;
   readonly #failed: (error: unknown) => void;
   readonly #held = new Map<string, HeldEntry>();
+  /**
+   * The entries let go of lately and when (monotonic), the oldest first: a reclaim sent before an entry was let go of may
+   * bring it back after (taken while it was still pending here, answered after its acknowledgement), and is not handled again.
+   */
+  readonly #letGo = new Map<string, number>();
   #timer: ReturnType<typeof setInterval> | undefined;
   #beating = false;
 
@@ -57,16 +68,25 @@ export class WorkerLeases {
     return this.#held.size;
   }
 
-  /** Holds an entry read (or reclaimed) by a command sent at `sentAt`. Returns `false` when it is already held here. */
+  /**
+   * Holds an entry read (or reclaimed) by a command sent at `sentAt`. Returns `false` when it is already held here, or was
+   * let go of since that command was sent (its answer is older than the entry's acknowledgement, or than its release for a
+   * later delivery: a later read brings it again).
+   */
   hold(id: string, sentAt: number): boolean {
     if (this.#held.has(id)) return false;
+    const letGo = this.#letGo.get(id);
+    if (letGo !== undefined && letGo >= sentAt) return false;
     this.#held.set(id, { hold: new HeldClaim(0, this.#leaseMs, sentAt, this.#now) });
     return true;
   }
 
   /** Lets go of an entry (handled, acknowledged or dropped). */
   release(id: string): void {
-    this.#held.delete(id);
+    if (!this.#held.delete(id)) return;
+    this.#letGo.delete(id);
+    this.#letGo.set(id, this.#now());
+    if (this.#letGo.size > MAX_LET_GO) this.#letGo.delete(this.#letGo.keys().next().value as string);
   }
 
   /** Records the claim taken for an entry's interaction, renewed with the entry from now on. */

@@ -599,6 +599,22 @@ export const MUTATIONS = [
     description: 'a reclaimed worker entry treated as a duplicate',
   },
   {
+    id: 'worker-stale-reclaim-held',
+    area: 'worker',
+    file: LEASES,
+    find: '    if (letGo !== undefined && letGo >= sentAt) return false;\n',
+    replace: '',
+    description: 'an entry brought back by a reclaim sent before it was acknowledged here is handled again',
+  },
+  {
+    id: 'worker-reclaim-owners-apart',
+    area: 'worker',
+    file: 'src/redis/event-worker-reads.ts',
+    find: "local pending = redis.call('XPENDING', KEYS[1], ARGV[1], 'IDLE', ARGV[3], '-', '+', ARGV[4])\n",
+    replace: "local pending = redis.call('XPENDING', KEYS[1], ARGV[1], 'IDLE', tostring(tonumber(ARGV[3]) * 100), '-', '+', ARGV[4])\n",
+    description: "the owners of the entries taken over read with another bound than the take-over (a worker's own entry reported from 'unknown')",
+  },
+  {
     id: 'worker-never-marks',
     area: 'worker',
     file: WORKER,

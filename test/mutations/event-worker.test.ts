@@ -224,3 +224,13 @@ describeWithRedis('the event worker (mutation guards)', () => {
     }
   });
 });
+
+it('an entry let go of after a read was sent is not held again from that read (a reclaim older than its acknowledgement), only from a later one', () => {
+  const { leases, clock } = leasesOver((ids) => ids);
+  expect(leases.hold('1-0', 0)).toBe(true);
+  clock.now = 100;
+  leases.release('1-0'); // handled and acknowledged at 100
+  expect(leases.hold('1-0', 50), 'a reclaim sent at 50, before the acknowledgement, answering after it').toBe(false);
+  expect(leases.hold('1-0', 100), 'a read sent at the very time it was let go of').toBe(false);
+  expect(leases.hold('1-0', 150), 'a read sent after it was let go of (left pending for a later delivery)').toBe(true);
+});
