@@ -167,30 +167,47 @@ describeWithRedis('a worker at its edges', () => {
   });
 
   it('a deferred handler working on past claimIdleMs after its answer keeps its entry: no other worker reclaims it as a duplicate', async () => {
-    const stream = createRedisEventStream({ client: redis.connection, stream: `edges-${++n}` });
+    const key = `edges-${++n}`;
     const happened: string[] = [];
+    // Each worker's take-over passes, counted from when the handler's answer is stored plus 500 ms (a heartbeat, then
+    // claimIdleMs and more: an entry no longer touched is idle past the bound by then, and the next pass takes it).
+    let answeredAt: number | undefined;
+    const passes = new Map<string, number>();
     const workers = ['a', 'b'].map((consumer) => {
+      const stream = createRedisEventStream({ client: redis.connection, stream: key });
+      const script = stream.script.bind(stream);
+      stream.script = async (...args: Parameters<typeof stream.script>) => {
+        const sentAt = performance.now();
+        const reply = await script(...args);
+        const [, , values] = args;
+        const takeOver = values.length === 4 && values[1] === consumer;
+        if (takeOver && answeredAt !== undefined && sentAt - answeredAt > 500) passes.set(consumer, (passes.get(consumer) ?? 0) + 1);
+        return reply;
+      };
       const worker = createEventWorker({ stream, group: 'g', consumer, client: answering([], consumer), claimIdleMs: 300 });
       worker.onCommand('ping', async (interaction) => {
         happened.push(`ran on ${consumer}`);
         await interaction.defer();
-        // Its follow-up work: three times claimIdleMs after the answered mark.
-        await new Promise((resolve) => setTimeout(resolve, 900));
+        answeredAt = performance.now();
+        // Its follow-up work: until the other worker made three take-over passes after the entry would have gone idle.
+        const other = consumer === 'a' ? 'b' : 'a';
+        await until(() => (passes.get(other) ?? 0) >= 3, { what: `three take-over passes by ${other} while ${consumer} works on` });
         happened.push('done');
       });
       worker.on('duplicate', () => happened.push(`duplicate on ${consumer}`));
       worker.on('reclaimed', () => happened.push(`reclaimed by ${consumer}`));
-      return worker;
+      return { worker, stream };
     });
+    const stream = createRedisEventStream({ client: redis.connection, stream: key });
     try {
-      await Promise.all(workers.map((worker) => worker.start()));
+      await Promise.all(workers.map(({ worker }) => worker.start()));
       await stream.publish([ping(4)]);
       await until(async () => happened.includes('done') && (await stream.backlog()).groups[0]?.pending === 0, {
         what: 'the handler done, its entry acknowledged',
       });
       expect(happened.filter((step) => !step.startsWith('ran on'))).toEqual(['done']);
     } finally {
-      await Promise.all(workers.map((worker) => worker.close()));
+      await Promise.all(workers.map(({ worker }) => worker.close()));
     }
   });
 });
