@@ -198,7 +198,7 @@ export class ShardSets {
       plan.count,
       {
         ...this.#target(set),
-        ...{ store: host.store, last: this.#last, holds: (id) => set.fleet?.has(id) === true },
+        ...{ last: this.#last, holds: (id) => set.fleet?.has(id) === true },
         ready: (id) => coordinator.shardReady?.(plan.count, id),
         ticked: (answer) => this.#fleetStep(set, coordinator, fleetReshardStep(set, this.current, this.next, answer), fleetTarget(answer)),
         event: (event) => host.fleetEvent?.(event),
