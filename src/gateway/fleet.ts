@@ -8,51 +8,26 @@
  */
 
 import { wait } from '../core/wait.js';
-import { describeThrown } from '../errors/base.js';
 import { GatewayError, isShardCoordinatorError } from '../errors/index.js';
 import type { Interaction } from '../interactions/interaction.js';
 import type { InteractionResponder } from '../interactions/types.js';
-import type { ConnectionReport } from './connection-host.js';
 import { FleetSupervisor, type CoordinatorTick, type FleetHost, type ShardCoordinator } from './coordinator.js';
-import {
-  dispatchedAhead,
-  restores,
-  restoreSessions,
-  withLastSessions,
-  type GatewaySessionRecord,
-  type GatewaySessionStore,
-  type LastSessions,
-  type SessionSaver,
-} from './gateway-session-store.js';
+import { restores, withLastSessions, type GatewaySessionStore, type LastSessions, type SessionSaver } from './gateway-session-store.js';
 import { diedHolding, type FleetEvent, publishAnswerRefused } from './fleet-events.js';
 import { Outage } from './outages.js';
 
 export { emitFleetEvent } from './fleet-events.js';
 import type { GatewayDispatchEvent } from './options.js';
-import type { ShardHandle } from './shards.js';
+import { startShard, type ShardStartTarget } from './shard-start.js';
 
-/** What the fleet host works on: the Gateway's own shard list and savers. */
-export interface FleetShards {
-  /** A new shard of this id, in this thread or in a worker (`shardsPerWorker`). */
-  create(shardId: number): ShardHandle;
-  /** The Gateway's shards (changed in place). */
-  readonly list: ShardHandle[];
-  /** The Gateway's session savers (changed in place). */
-  readonly savers: Map<number, SessionSaver>;
-  /** Per shard resumed from a record that says what its predecessor dispatched, that sequence (changed in place). @default undefined */
-  readonly replayed?: Map<number, number> | undefined;
-  /** Where sessions are kept between processes. */
+/** What the fleet host works on: the set's shards and savers, started through {@link startShard}, and its own parts. */
+export interface FleetShards extends Omit<ShardStartTarget, 'count'> {
+  /** Where sessions are kept between processes (a shard's start falls back on {@link FleetShards.last}). */
   readonly store: GatewaySessionStore | undefined;
   /** The last session of each shard this process held (for a store that lost them). */
   readonly last: LastSessions;
-  /** The session record of a shard, for the store. */
-  record(shard: ShardHandle): GatewaySessionRecord | undefined;
-  /** The session store failed. */
-  storeFailed(error: unknown): void;
   /** Whether this process still holds the shard (it may have lost it while starting). */
   holds(shardId: number): boolean;
-  /** Reports a debug line or an error as the Gateway's event. */
-  report(report: ConnectionReport): void;
   /** A shard this process started is READY (or RESUMED). @default undefined */
   ready?(shardId: number): Promise<void> | void;
   /** Each coordinator step's answer. @default undefined */
@@ -148,9 +123,6 @@ export function deliverClaimed(fleet: FleetSupervisor, event: GatewayDispatchEve
     });
 }
 
-/** How long a fleet's shard waits before connecting again after a connect that failed. */
-const RECONNECT_AFTER_MS = 1000;
-
 /**
  * The supervisor of a Gateway's part of the fleet for one shard count: this process's member id is its pid and a random id (a
  * reshard's second supervisor, for the new count, shares the first one's).
@@ -193,55 +165,29 @@ function fleetHost(shards: FleetShards, count: number, member: () => string): Fl
   const find = (shardId: number) => shards.list.find((shard) => shard.id === shardId);
   const { store: raw, last } = shards;
   const store = raw === undefined ? undefined : withLastSessions(raw, last);
+  // A shard the coordinator gave starts where every shard starts, its session restored from the store or this process's last one.
+  const target: ShardStartTarget = {
+    ...{ create: (id) => shards.create(id), list: shards.list, savers: shards.savers, replayed: shards.replayed, count, store },
+    ...{ record: (shard) => shards.record(shard), storeFailed: (error) => shards.storeFailed(error), report: (report) => shards.report(report) },
+  };
   return {
     async start(shardId, lease) {
       const acquiredAt = performance.now();
-      const shard = shards.create(shardId);
-      let dispatched: number | undefined;
-      const restoring = {
-        id: shardId,
-        restore: (record: GatewaySessionRecord) => {
-          dispatched = dispatchedAhead(record);
-          shard.restore(record);
+      await startShard(target, shardId, {
+        kind: 'lease',
+        fence: lease?.fence,
+        holds: () => shards.holds(shardId),
+        connected: (resumed) => {
+          const durationMs = performance.now() - acquiredAt;
+          const { fence, from } = lease ?? { fence: 0 };
+          // Taken over from a member that died: the takeover as a client sees it runs from that member's last renewal.
+          const since = diedHolding(from) ? from.sinceRenewalMs : undefined;
+          const takeover = since === undefined ? {} : { takeoverMs: since + durationMs };
+          if (lease !== undefined)
+            shards.event?.({ type: 'shardAcquired', member: member(), shardCount: count, shardId, fence, resumed, from, durationMs, ...takeover });
+          return shards.ready?.(shardId);
         },
-      };
-      // Saved with this lease's fence: after a store lost every session, the write-backs keep the latest holder's record.
-      const record = (): GatewaySessionRecord | undefined => {
-        const current = shards.record(shard);
-        return current === undefined || lease === undefined ? current : { ...current, fence: lease.fence };
-      };
-      const savers = store === undefined ? undefined : await restoreSessions(store, [restoring], count, record, shards.storeFailed);
-      // Lost (or closing) while the session loaded: nothing of this shard is kept, so nothing of it is ever saved.
-      if (!shards.holds(shardId)) return;
-      for (const [id, saver] of savers ?? []) shards.savers.set(id, saver);
-      // What the predecessor dispatched beyond the sequence it left (an interaction held it back) is not emitted here again.
-      if (dispatched === undefined) shards.replayed?.delete(shardId);
-      else shards.replayed?.set(shardId, dispatched);
-      shards.list.push(shard);
-      shards.list.sort((a, b) => a.id - b.id);
-      const stored = shard.sessionId; // restored from the store: the shard resumes it if the service still accepts it
-      // A connect that fails (its Identify turn came past the connect timeout, the service refused) is tried again while the
-      // lease is this process's, after the shard's own backoff: a held shard never stays dark.
-      const connect = (): void => {
-        shard
-          .connect(undefined)
-          .then(() => {
-            const resumed = stored !== undefined && shard.sessionId === stored;
-            const durationMs = performance.now() - acquiredAt;
-            const { fence, from } = lease ?? { fence: 0 };
-            // Taken over from a member that died: the takeover as a client sees it runs from that member's last renewal.
-            const since = diedHolding(from) ? from.sinceRenewalMs : undefined;
-            const takeover = since === undefined ? {} : { takeoverMs: since + durationMs };
-            if (lease !== undefined)
-              shards.event?.({ type: 'shardAcquired', member: member(), shardCount: count, shardId, fence, resumed, from, durationMs, ...takeover });
-            return shards.ready?.(shardId);
-          })
-          .catch((error: unknown) => {
-            shards.report({ event: 'error', payload: error instanceof Error ? error : new GatewayError(describeThrown(error)) });
-            if (shards.holds(shardId) && shards.list.includes(shard)) setTimeout(connect, RECONNECT_AFTER_MS).unref?.();
-          });
-      };
-      connect();
+      });
     },
     async stop(shardId, handOff) {
       const shard = find(shardId);

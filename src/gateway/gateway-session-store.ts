@@ -294,26 +294,3 @@ export function withLastSessions(store: GatewaySessionStore, last: LastSessions)
     },
   };
 }
-
-/**
- * Restores each shard's saved session from `store` (a failed load is reported
- * and the shard identifies), and returns the saver of each shard, which
- * writes `record(shard)` whenever the session changes.
- */
-export async function restoreSessions<S extends { readonly id: number; restore(record: GatewaySessionRecord): void }>(
-  store: GatewaySessionStore,
-  shards: readonly S[],
-  shardCount: number,
-  record: (shard: S) => GatewaySessionRecord | undefined,
-  onError: (error: unknown) => void,
-): Promise<Map<number, SessionSaver>> {
-  const savers = new Map<number, SessionSaver>();
-  await Promise.all(
-    shards.map(async (shard) => {
-      const saved = await store.load(shard.id, shardCount).catch((error: unknown) => void onError(error));
-      if (saved) shard.restore(saved);
-      savers.set(shard.id, new SessionSaver(store, shard.id, shardCount, () => record(shard), onError));
-    }),
-  );
-  return savers;
-}

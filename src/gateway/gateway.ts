@@ -31,10 +31,10 @@ import {
 import { GatewayDispatch } from './protocol.js';
 import { MAX_REMEMBERED_INTERACTION_TOKENS, SecretBook, errorTexts, scrubError } from './secrets.js';
 import { identifyGate, SessionBudget } from './session-budget.js';
-import { restoreSessions, type GatewaySessionRecord } from './gateway-session-store.js';
+import type { GatewaySessionRecord } from './gateway-session-store.js';
 import { DispatchPublisher, publishFailure, type DispatchSink, type PublishOptions } from './publisher.js';
 import { resolveShardPlan, type ShardPlan } from './shard-plan.js';
-import { connectShards, connectionHost, localShard, overallStatus, sessionRecordOf, type ShardHandle, type ShardHost, type ShardInfo } from './shards.js';
+import { connectionHost, localShard, overallStatus, sessionRecordOf, type ShardHandle, type ShardHost, type ShardInfo } from './shards.js';
 import { stopShards } from './closing.js';
 import { checkConnectOptions, joinFleet } from './connect-checks.js';
 import { autoReshardInterval, checkReshard, withCount, type ShardSet } from './reshard.js';
@@ -150,10 +150,9 @@ export class Gateway extends InteractionHost<GatewayEvents> {
       if (this.#loading === loading) this.#loading = undefined;
     });
     try {
-      const shards = await loading;
+      await loading;
       if (this.#destroyed) throw new GatewayError('the Gateway was destroyed while connecting');
-      if (this.#sets.current.fleet !== undefined) await Promise.all(this.#sets.current.shards.map((shard) => shard.connect(options.signal)));
-      else await connectShards(shards, this.#sets.current.plan?.maxConcurrency ?? 1, options.signal);
+      await this.#sets.connect(options.signal);
       if (autoMs !== undefined && this.#wiring.gatewayBot) this.#sets.watch(autoMs, this.#wiring.gatewayBot, (count) => this.reshard(count));
     } catch (error) {
       throw error instanceof Error ? this.#scrubError(error) : error;
@@ -162,7 +161,7 @@ export class Gateway extends InteractionHost<GatewayEvents> {
 
   async #load(): Promise<ShardHandle[]> {
     const [{ GatewayConnection }, { interactionFromDispatch }] = await Promise.all([import('./connection.js'), import('../interactions/from-dispatch.js')]);
-    const { coordinator, sessionStore: store } = this.#sharding;
+    const { coordinator } = this.#sharding;
     const respond =
       coordinator === undefined
         ? this.#wiring.respond
@@ -182,18 +181,7 @@ export class Gateway extends InteractionHost<GatewayEvents> {
       await this.#sets.fleetOf(this.#sets.current, coordinator).start();
       return this.#sets.current.shards;
     }
-    const shards = plan.ids.map((id) => this.#newShard(id, plan));
-    if (store) {
-      const savers = await restoreSessions(
-        store,
-        shards,
-        plan.count,
-        (shard) => this.#recordOf(shard, this.#sets.current),
-        (error) => this.#storeReports.failed(error),
-      );
-      for (const [id, saver] of savers) this.#sets.current.savers.set(id, saver);
-    }
-    this.#sets.current.shards.push(...shards);
+    const shards = await this.#sets.startFixed();
     if (this.#destroyed) await Promise.all(shards.map((shard) => shard.destroy()));
     return shards;
   }

@@ -15,7 +15,7 @@ import { readGatewayBot, type ShardPlan } from './shard-plan.js';
 import { stopShards } from './closing.js';
 import type { CoordinatorTick, FleetSupervisor, ShardCoordinator } from './coordinator.js';
 import type { SessionSaver } from './gateway-session-store.js';
-import { connectShards, type ShardHandle } from './shards.js';
+import type { ShardHandle } from './shards.js';
 import { GatewayDispatch } from './protocol.js';
 import type { GatewayDispatchEvent } from './options.js';
 
@@ -249,26 +249,6 @@ export function fleetTarget(answer: CoordinatorTick): number | undefined {
 export async function dropSet(set: ShardSet, report: (line: string) => void): Promise<void> {
   const stop = () => stopShards({ shards: set.shards, inFlight: undefined, publisher: undefined, savers: set.savers, report }, false, 0);
   await (set.fleet === undefined ? stop() : set.fleet.retire(stop));
-}
-
-/**
- * Starts the new set and resolves once every shard is READY. A failure closes the new set and rejects; the old one never stopped.
- */
-export async function startNextSet(
-  next: ShardSet,
-  create: (id: number) => ShardHandle,
-  report: (line: string) => void,
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  const plan = next.plan as ShardPlan;
-  next.shards.push(...plan.ids.map(create));
-  report(`reshard: identifying ${plan.count} shards in the background while the current set serves`);
-  try {
-    await connectShards(next.shards, plan.maxConcurrency, signal);
-  } catch (error) {
-    await Promise.all(next.shards.map((shard) => shard.destroy()));
-    throw error;
-  }
 }
 
 /** After the switch to `next`: its sessions saved, the old set dropped (see {@link dropSet}). */

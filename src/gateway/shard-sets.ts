@@ -14,7 +14,7 @@ import type { ConnectionReport } from './connection-host.js';
 import type { FleetSupervisor, ShardCoordinator } from './coordinator.js';
 import { createFleet } from './fleet.js';
 import type { FleetEvent } from './fleet-events.js';
-import { LastSessions, SessionSaver, type GatewaySessionRecord, type GatewaySessionStore } from './gateway-session-store.js';
+import { LastSessions, type GatewaySessionRecord, type GatewaySessionStore } from './gateway-session-store.js';
 import { GatewayDispatch } from './protocol.js';
 import {
   dropSet,
@@ -25,7 +25,6 @@ import {
   RecentInteractions,
   RESHARD_DEDUPE_MS,
   reshardDedupeMs,
-  startNextSet,
   SwitchEvents,
   switchEventKey,
   SwitchPairs,
@@ -37,6 +36,7 @@ import {
 import type { ShardPlan } from './shard-plan.js';
 import type { GatewayDispatchEvent } from './options.js';
 import type { ShardHandle } from './shards.js';
+import { connectFixed, startShard, type ShardStartTarget } from './shard-start.js';
 
 /**
  * Whether the event is one a shard's predecessor already emitted: a resume replays from the sequence it left, which an interaction
@@ -164,6 +164,31 @@ export class ShardSets {
     return this.#recent?.first(String((payload as { id?: unknown } | null)?.id)) === false;
   }
 
+  /** What a shard of `set` starts with (see {@link startShard}): the set's factory, shards, savers and replay marks, and the store. */
+  #target(set: ShardSet): ShardStartTarget {
+    const host = this.#host;
+    const plan = set.plan as ShardPlan;
+    return {
+      ...{ create: (id) => host.newShard(id, plan, set), list: set.shards, savers: set.savers, replayed: set.replayed, count: plan.count, store: host.store },
+      ...{ record: (shard) => host.record(shard, set), storeFailed: (error) => host.storeFailed(error), report: (report) => host.report(report) },
+    };
+  }
+
+  /** A fixed shard list: every shard of the current set's plan started, its stored session restored; {@link connect} connects them. */
+  async startFixed(): Promise<ShardHandle[]> {
+    const set = this.current;
+    const target = this.#target(set);
+    await Promise.all((set.plan as ShardPlan).ids.map((id) => startShard(target, id, { kind: 'fixed', restore: true })));
+    return set.shards;
+  }
+
+  /** Connects the current set: a fixed list in `maxConcurrency` buckets (a failure rejects); a fleet's shards, which their leases connect, awaited. */
+  async connect(signal: AbortSignal | undefined): Promise<void> {
+    const { fleet, shards, plan } = this.current;
+    if (fleet !== undefined) await Promise.all(shards.map((shard) => shard.connect(signal)));
+    else await connectFixed(shards, plan?.maxConcurrency ?? 1, signal);
+  }
+
   /** The supervisor of a set's part of the fleet (a reshard's next set shares this process's member id). */
   fleetOf(set: ShardSet, coordinator: ShardCoordinator, member?: string): FleetSupervisor {
     const plan = set.plan as ShardPlan;
@@ -172,9 +197,8 @@ export class ShardSets {
       coordinator,
       plan.count,
       {
-        ...{ create: (id) => host.newShard(id, plan, set), list: set.shards, savers: set.savers, replayed: set.replayed, store: host.store, last: this.#last },
-        ...{ record: (shard) => host.record(shard, set), storeFailed: (error) => host.storeFailed(error), report: (report) => host.report(report) },
-        holds: (id) => set.fleet?.has(id) === true,
+        ...this.#target(set),
+        ...{ last: this.#last, holds: (id) => set.fleet?.has(id) === true },
         ready: (id) => coordinator.shardReady?.(plan.count, id),
         ticked: (answer) => this.#fleetStep(set, coordinator, fleetReshardStep(set, this.current, this.next, answer), fleetTarget(answer)),
         event: (event) => host.fleetEvent?.(event),
@@ -242,31 +266,15 @@ export class ShardSets {
     const recent = (this.#recent = new RecentInteractions(() => host.now()));
     const next = (this.next = newShardSet(plan, this.current.generation + 1));
     try {
-      await startNextSet(
-        next,
-        (id) => host.newShard(id, plan, next),
-        (line) => this.#debug(line),
-        signal,
-      );
-      // Savers only: the new set identified, so a record a store may hold for its count is stale and is overwritten, never loaded.
-      const { store } = host;
-      const savers =
-        store === undefined
-          ? []
-          : next.shards.map(
-              (shard) =>
-                [
-                  shard.id,
-                  new SessionSaver(
-                    store,
-                    shard.id,
-                    plan.count,
-                    () => host.record(shard, next),
-                    (error) => host.storeFailed(error),
-                  ),
-                ] as const,
-            );
-      for (const [id, saver] of savers) next.savers.set(id, saver);
+      // Started without loading: the new set identifies, so a record a store may hold for its count is stale (overwritten, never loaded).
+      const target = this.#target(next);
+      await Promise.all(plan.ids.map((id) => startShard(target, id, { kind: 'fixed', restore: false })));
+      this.#debug(`reshard: identifying ${plan.count} shards in the background while the current set serves`);
+      // A failure drops the new set (its sessions end, their records forgotten); the old one never stopped.
+      await connectFixed(next.shards, plan.maxConcurrency, signal).catch(async (error: unknown) => {
+        await dropSet(next, (line) => this.#debug(line));
+        throw error;
+      });
       const old = this.current;
       this.current = next; // the switch: from here only the new set dispatches
       await finishSwitch(old, next, (line) => this.#debug(line));

@@ -152,21 +152,3 @@ export function overallStatus(shards: readonly ShardInfo[]): GatewayStatus {
   statuses.delete('ready');
   return PROGRESS.find((status) => statuses.has(status)) ?? 'idle';
 }
-
-/**
- * Connects shards: those of one concurrency bucket one after another (each
- * starts when the previous one is ready, so that its `connectTimeoutMs` is
- * not spent waiting for its Identify turn), the buckets side by side.
- */
-export async function connectShards(shards: readonly ShardHandle[], maxConcurrency: number, signal: AbortSignal | undefined): Promise<void> {
-  const buckets = new Map<number, ShardHandle[]>();
-  for (const shard of shards) {
-    const bucket = shard.id % maxConcurrency;
-    buckets.set(bucket, [...(buckets.get(bucket) ?? []), shard]);
-  }
-  await Promise.all(
-    [...buckets.values()].map(async (list) => {
-      for (const shard of list) await shard.connect(signal);
-    }),
-  );
-}

@@ -19,6 +19,7 @@ import type { ResolvedGatewayOptions } from './options.js';
 import type { GatewaySessionRecord } from './gateway-session-store.js';
 import type { ShardPlan } from './shard-plan.js';
 import type { ShardHandle, ShardHost } from './shards.js';
+import { connectWhileHeld } from './shard-start.js';
 import { runningShardWorkers, startWorker } from './worker-thread.js';
 import {
   idleState,
@@ -158,11 +159,16 @@ class ShardWorker {
           shardId: id,
           record: { sessionId: state.sessionId, sequence: state.sequence, ...(state.resumeUrl === undefined ? {} : { resumeUrl: state.resumeUrl }) },
         });
-      this.connect(entry, undefined).then(
-        () => {
-          this.#crashes = 0;
-        },
-        () => undefined,
+      // Connected like a held shard (before its first READY a connection does not retry on its own): a failed connect is
+      // reported and tried again while this worker runs the shard, so a restarted shard never stays dark unreported.
+      const worker = this.#worker;
+      const held = () => this.#worker === worker && !this.#exited && this.#closing === undefined && this.#running(id) === entry;
+      const failed = (error: Error) => held() && this.#host.emit({ event: 'error', payload: error }, id);
+      connectWhileHeld(
+        () => this.connect(entry, undefined),
+        held,
+        failed,
+        () => void (this.#crashes = 0),
       );
     }
   }

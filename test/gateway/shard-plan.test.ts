@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError, ValidationError } from '../../src/index.js';
 import { readGatewayBot, resolveShardPlan } from '../../src/gateway/shard-plan.js';
-import { connectShards, overallStatus, type ShardHandle } from '../../src/gateway/shards.js';
+import { overallStatus, type ShardHandle } from '../../src/gateway/shards.js';
+import { connectFixed } from '../../src/gateway/shard-start.js';
 import type { GatewayStatus } from '../../src/gateway/options.js';
 
 const bot = (body: unknown) => {
@@ -83,7 +84,7 @@ describe('many shards', () => {
 
   it('connect one after another within a bucket, buckets side by side', async () => {
     const log: string[] = [];
-    await connectShards(
+    await connectFixed(
       [0, 1, 2, 3].map((id) => handle(id, 'idle', log)),
       2,
       undefined,

@@ -13,6 +13,7 @@ import type { ShardHandle, ShardHost } from '../../src/gateway/shards.js';
 import { workerShards } from '../../src/gateway/worker-pool.js';
 import { runningShardWorkers } from '../../src/gateway/worker-thread.js';
 import { guildIdOnShard, startShardedEmulator } from '../helpers/sharded-emulator.js';
+import { behaveWell, startWsServer } from '../helpers/ws-server.js';
 import { until } from '../helpers/until.js';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
@@ -148,4 +149,34 @@ it('a stopped shard handles nothing its worker sent after the stop began (the sa
   await successor.connect(undefined);
   await until(() => handled.length === 2, { what: 'the second message, replayed to the successor' });
   expect(handled).toEqual(['a by the first run', 'b by the successor']);
+}, 30_000);
+
+it('outside a fleet, a shard whose worker died before its first READY and whose restarted connect fails is reported and connected again', async () => {
+  // A scripted Gateway that never says Hello until the test says so: the first run is killed, the restarted one's connect times out.
+  const server = await startWsServer();
+  cleanups.push(() => server.close());
+  const options = resolveGatewayOptions({ connectTimeoutMs: 1000, reconnectBaseDelayMs: 100, reconnectMaxDelayMs: 100 }, server.url);
+  const errors: string[] = [];
+  const host: ShardHost = {
+    token: () => 'Bot token',
+    now: () => Date.now(),
+    allowInsecure: false,
+    emit: (report, shardId) => void (report.event === 'error' && errors.push(`shard ${shardId}: ${report.payload.message}`)),
+    dispatch: () => undefined,
+    changed: () => undefined,
+  };
+  const plan: ShardPlan = { sharded: false, ids: [0], count: 1, maxConcurrency: 1, perWorker: 1 };
+  const shard = workerShards(options, () => host)(0, plan, {});
+  cleanups.push(() => shard.destroy());
+  const first = shard.connect(undefined).catch((error: unknown) => error);
+  await server.peer(0);
+  expect(runningShardWorkers.size, 'one worker for the one shard').toBe(1);
+  await [...runningShardWorkers][0]?.terminate();
+  expect(String(await first), "the first run's connect").toMatch(/exited/);
+  const timedOut = () => errors.filter((line) => line.includes('connectTimeoutMs'));
+  // Without the retry, the restarted shard's failed connect is dropped: nobody hears of it, and the shard stays idle.
+  await until(() => timedOut().length > 0, { what: `the restarted shard's failed connect reported (errors: ${errors.join(' | ')})`, timeoutMs: 6000 });
+  expect(timedOut()).toEqual([expect.stringMatching(/^shard 0: no Gateway session was ready within 1000 ms/)]);
+  server.onConnection((peer) => behaveWell(peer));
+  await until(() => shard.status === 'ready', { what: `shard 0 ready, connected again after its failed connect (status ${shard.status})`, timeoutMs: 6000 });
 }, 30_000);

@@ -15,6 +15,7 @@ const FLEET_TESTS = [
   'test/gateway/reshard.test.ts',
   'test/gateway/fleet-reshard.test.ts',
   'test/gateway/shard-sets.test.ts',
+  'test/gateway/shard-start.test.ts',
   'test/testing/shard-coordinator.test.ts',
   'test/mutations/fleet.test.ts',
 ];
@@ -48,6 +49,7 @@ export const AREAS = {
 const COORD = 'src/gateway/coordinator.ts';
 const FLEET = 'src/gateway/fleet.ts';
 const SETS = 'src/gateway/shard-sets.ts';
+const START = 'src/gateway/shard-start.ts';
 const CLAIM = 'src/redis/interaction-claim.ts';
 const SCRIPTS = 'src/redis/shard-coordinator-scripts.ts';
 const WORKER = 'src/redis/event-worker.ts';
@@ -126,16 +128,32 @@ export const MUTATIONS = [
   {
     id: 'fleet-no-reconnect',
     area: 'fleet',
-    file: FLEET,
-    find: 'if (shards.holds(shardId) && shards.list.includes(shard)) setTimeout(connect, RECONNECT_AFTER_MS).unref?.();',
+    file: START,
+    find: 'if (held()) setTimeout(attempt, RECONNECT_AFTER_MS).unref?.();',
     replace: '',
     description: 'never retry a failed connect',
   },
   {
+    id: 'fleet-next-set-loads-stale',
+    area: 'fleet',
+    file: START,
+    find: "if (store !== undefined && (admission.kind === 'lease' || admission.restore)) {",
+    replace: 'if (store !== undefined) {',
+    description: "a reshard's next set loads a record stored for its count (stale: a session that ended) instead of identifying",
+  },
+  {
+    id: 'fleet-save-without-fence',
+    area: 'fleet',
+    file: START,
+    find: 'return current === undefined || fence === undefined ? current : { ...current, fence };',
+    replace: 'return current;',
+    description: "a leased shard's saves carry no fence (after a store lost every session, an older holder's write-back can win)",
+  },
+  {
     id: 'fleet-keep-lost-while-loading',
     area: 'fleet',
-    file: FLEET,
-    find: '      if (!shards.holds(shardId)) return;\n',
+    file: START,
+    find: "  if (admission.kind === 'lease' && !admission.holds()) return undefined;\n",
     replace: '',
     description: 'keep a shard lost while its session loaded',
   },

@@ -1,0 +1,144 @@
+/**
+ * Where every shard starts: a fixed shard list, a fleet's lease and a
+ * reshard's next set all start a shard through {@link startShard} (created by
+ * the set's factory, in this thread or in a worker; its stored session
+ * restored; its saver registered; added to the set), and connect it by who
+ * may run it: a fixed list connects in `maxConcurrency` buckets and a failure
+ * rejects ({@link connectFixed}); a lease connects again after a failure
+ * while it is held, each failure reported ({@link connectWhileHeld}, also
+ * how a restarted shard worker connects its shards). Changing how a shard
+ * starts changes this file.
+ *
+ * @module
+ */
+
+import { describeThrown } from '../errors/base.js';
+import { GatewayError } from '../errors/index.js';
+import type { ConnectionReport } from './connection-host.js';
+import { dispatchedAhead, SessionSaver, type GatewaySessionRecord, type GatewaySessionStore } from './gateway-session-store.js';
+import type { ShardHandle } from './shards.js';
+
+/** What a start works on: the set's shards, savers and replay marks, and its two seams (the factory and the session store). */
+export interface ShardStartTarget {
+  /** A new shard of this id: in this thread or in a worker (`shardsPerWorker`): how a shard runs. */
+  create(shardId: number): ShardHandle;
+  /** The set's shards, in id order (changed in place). */
+  readonly list: ShardHandle[];
+  /** The set's session savers (changed in place). */
+  readonly savers: Map<number, SessionSaver>;
+  /** Per shard resumed from a record that says what its predecessor dispatched, that sequence (changed in place). @default undefined */
+  readonly replayed?: Map<number, number> | undefined;
+  /** The set's shard count (a session is stored per shard id and count). */
+  readonly count: number;
+  /** Where the sessions are restored from and saved to (in a fleet, falling back on the last sessions this process held). */
+  readonly store: GatewaySessionStore | undefined;
+  /** The session record of a shard, for the store. */
+  record(shard: ShardHandle): GatewaySessionRecord | undefined;
+  /** The session store failed. */
+  storeFailed(error: unknown): void;
+  /** Reports a debug line or an error as the Gateway's event. */
+  report(report: ConnectionReport): void;
+}
+
+/** Who may run a shard: a fixed list (every id, connected by {@link connectFixed}) or a lease (connected while held). */
+export type ShardAdmission =
+  | {
+      readonly kind: 'fixed';
+      /** Whether the stored session is loaded: a reshard's next set identifies, so a record stored for its count is stale (overwritten, never loaded). */
+      readonly restore: boolean;
+    }
+  | {
+      readonly kind: 'lease';
+      /** The lease's fence, written with each save: after a store lost every session, the write-backs keep the latest holder's record. @default undefined */
+      readonly fence?: number | undefined;
+      /** Whether the lease is still this process's (it may be lost while the session loads). */
+      holds(): boolean;
+      /** The shard is READY (or RESUMED); `resumed`: with the session restored from the store. */
+      connected(resumed: boolean): Promise<void> | void;
+    };
+
+/**
+ * Starts shard `shardId` of a set: created by the set's factory, its stored session restored (unless a fixed list says not to),
+ * its saver registered, added to the set in id order; under a lease, then connected while the lease is held. Resolves with the
+ * shard once it is added (and connecting, under a lease), or `undefined` when the lease was lost while the session loaded
+ * (nothing of the shard is kept, so nothing of it is ever saved).
+ */
+export async function startShard(target: ShardStartTarget, shardId: number, admission: ShardAdmission): Promise<ShardHandle | undefined> {
+  const shard = target.create(shardId);
+  const { store, count } = target;
+  const fence = admission.kind === 'lease' ? admission.fence : undefined;
+  let dispatched: number | undefined;
+  if (store !== undefined && (admission.kind === 'lease' || admission.restore)) {
+    // A failed load is reported, and the shard identifies.
+    const saved = await store.load(shardId, count).catch((error: unknown) => void target.storeFailed(error));
+    if (saved) {
+      dispatched = dispatchedAhead(saved);
+      shard.restore(saved);
+    }
+  }
+  if (admission.kind === 'lease' && !admission.holds()) return undefined;
+  if (store !== undefined) {
+    const record = (): GatewaySessionRecord | undefined => {
+      const current = target.record(shard);
+      return current === undefined || fence === undefined ? current : { ...current, fence };
+    };
+    target.savers.set(shardId, new SessionSaver(store, shardId, count, record, target.storeFailed));
+  }
+  // What the predecessor dispatched beyond the sequence it left (an interaction held it back) is not emitted here again.
+  if (dispatched === undefined) target.replayed?.delete(shardId);
+  else target.replayed?.set(shardId, dispatched);
+  target.list.push(shard);
+  target.list.sort((a, b) => a.id - b.id);
+  if (admission.kind === 'lease') {
+    const stored = shard.sessionId; // restored from the store: the shard resumes it if the service still accepts it
+    connectWhileHeld(
+      () => shard.connect(undefined),
+      () => admission.holds() && target.list.includes(shard),
+      (error) => target.report({ event: 'error', payload: error }),
+      () => admission.connected(stored !== undefined && shard.sessionId === stored),
+    );
+  }
+  return shard;
+}
+
+/** How long a held shard waits before connecting again after a connect that failed. */
+export const RECONNECT_AFTER_MS = 1000;
+
+/**
+ * Connects a shard that must not stay dark while `held()`: a connect that fails (its Identify turn came past the connect timeout,
+ * the service refused) is reported through `failed` and tried again after {@link RECONNECT_AFTER_MS}, for as long as it is held;
+ * `connected` runs once it is READY (or RESUMED), and what it throws or rejects with is reported too.
+ */
+export function connectWhileHeld(
+  connect: () => Promise<void>,
+  held: () => boolean,
+  failed: (error: Error) => void,
+  connected: () => Promise<void> | void = () => undefined,
+): void {
+  const attempt = (): void => {
+    connect()
+      .then(connected)
+      .catch((error: unknown) => {
+        failed(error instanceof Error ? error : new GatewayError(describeThrown(error)));
+        if (held()) setTimeout(attempt, RECONNECT_AFTER_MS).unref?.();
+      });
+  };
+  attempt();
+}
+
+/**
+ * Connects a fixed list's shards: those of one concurrency bucket one after another (each starts when the previous one is ready,
+ * so that its `connectTimeoutMs` is not spent waiting for its Identify turn), the buckets side by side; the first failure rejects.
+ */
+export async function connectFixed(shards: readonly ShardHandle[], maxConcurrency: number, signal: AbortSignal | undefined): Promise<void> {
+  const buckets = new Map<number, ShardHandle[]>();
+  for (const shard of shards) {
+    const bucket = shard.id % maxConcurrency;
+    buckets.set(bucket, [...(buckets.get(bucket) ?? []), shard]);
+  }
+  await Promise.all(
+    [...buckets.values()].map(async (list) => {
+      for (const shard of list) await shard.connect(signal);
+    }),
+  );
+}
