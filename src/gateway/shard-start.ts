@@ -13,9 +13,10 @@
  */
 
 import { describeThrown } from '../errors/base.js';
-import { GatewayError } from '../errors/index.js';
+import { GatewayError, GatewayFatalError } from '../errors/index.js';
 import type { ConnectionReport } from './connection-host.js';
 import { dispatchedAhead, SessionSaver, type GatewaySessionRecord, type GatewaySessionStore } from './gateway-session-store.js';
+import { Outage } from './outages.js';
 import type { ShardHandle } from './shards.js';
 
 /** What a start works on: the set's shards, savers and replay marks, and its two seams (the factory and the session store). */
@@ -94,7 +95,7 @@ export async function startShard(target: ShardStartTarget, shardId: number, admi
     connectWhileHeld(
       () => shard.connect(undefined),
       () => admission.holds() && target.list.includes(shard),
-      (error) => target.report({ event: 'error', payload: error }),
+      (report) => target.report(report),
       () => admission.connected(stored !== undefined && shard.sessionId === stored),
     );
   }
@@ -106,21 +107,29 @@ export const RECONNECT_AFTER_MS = 1000;
 
 /**
  * Connects a shard that must not stay dark while `held()`: a connect that fails (its Identify turn came past the connect timeout,
- * the service refused) is reported through `failed` and tried again after {@link RECONNECT_AFTER_MS}, for as long as it is held;
- * `connected` runs once it is READY (or RESUMED), and what it throws or rejects with is reported too.
+ * the service refused) is tried again after {@link RECONNECT_AFTER_MS}, for as long as it is held; `connected` runs once it is
+ * READY (or RESUMED), and what it throws or rejects with is reported too. A run of failures is one `error` (the first) and a
+ * debug line when it ends; a fatal close (an invalid token, intents refused: {@link GatewayFatalError}) is reported and not
+ * tried again, since every attempt would fail alike.
  */
 export function connectWhileHeld(
   connect: () => Promise<void>,
   held: () => boolean,
-  failed: (error: Error) => void,
+  report: (report: ConnectionReport) => void,
   connected: () => Promise<void> | void = () => undefined,
 ): void {
+  const failures = new Outage();
   const attempt = (): void => {
     connect()
-      .then(connected)
+      .then(() => {
+        const ended = failures.recovered();
+        if (ended !== undefined) report({ event: 'debug', payload: `the shard connected after ${ended.failures} failed attempts over ${ended.durationMs} ms` });
+        return connected();
+      })
       .catch((error: unknown) => {
-        failed(error instanceof Error ? error : new GatewayError(describeThrown(error)));
-        if (held()) setTimeout(attempt, RECONNECT_AFTER_MS).unref?.();
+        const fatal = error instanceof GatewayFatalError;
+        if (failures.failed() || fatal) report({ event: 'error', payload: error instanceof Error ? error : new GatewayError(describeThrown(error)) });
+        if (held() && !fatal) setTimeout(attempt, RECONNECT_AFTER_MS).unref?.();
       });
   };
   attempt();

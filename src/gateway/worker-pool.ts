@@ -163,11 +163,10 @@ class ShardWorker {
       // reported and tried again while this worker runs the shard, so a restarted shard never stays dark unreported.
       const worker = this.#worker;
       const held = () => this.#worker === worker && !this.#exited && this.#closing === undefined && this.#running(id) === entry;
-      const failed = (error: Error) => held() && this.#host.emit({ event: 'error', payload: error }, id);
       connectWhileHeld(
         () => this.connect(entry, undefined),
         held,
-        failed,
+        (report) => held() && this.#host.emit(report, id),
         () => void (this.#crashes = 0),
       );
     }

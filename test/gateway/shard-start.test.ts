@@ -8,7 +8,8 @@ import { LastSessions, MemoryGatewaySessionStore } from '../../src/gateway/gatew
 import { withCount } from '../../src/gateway/reshard.js';
 import type { ShardPlan } from '../../src/gateway/shard-plan.js';
 import { ShardSets } from '../../src/gateway/shard-sets.js';
-import { type ShardAdmission, startShard } from '../../src/gateway/shard-start.js';
+import { connectWhileHeld, RECONNECT_AFTER_MS, type ShardAdmission, startShard } from '../../src/gateway/shard-start.js';
+import { GatewayFatalError } from '../../src/index.js';
 import type { ShardHandle } from '../../src/gateway/shards.js';
 import { createFleet } from '../../src/gateway/fleet.js';
 import { Client } from '../../src/index.js';
@@ -157,6 +158,46 @@ it('a lease lost while the session loaded keeps nothing of the shard, and a held
   await until(() => ready, { what: `connected again after the failed connect (${connects} connects)`, timeoutMs: 4000 });
   expect(String(errors[0]), 'the failure reported').toMatch(/the first connect failed/);
   expect(connects).toBe(2);
+});
+
+it('a held shard failing to connect again and again is one error and a debug line once it connects; a fatal close is not tried again', async () => {
+  vi.useFakeTimers();
+  try {
+    const reports: string[] = [];
+    const report = (r: { event: string; payload: unknown }) =>
+      void reports.push(`${r.event}: ${r.payload instanceof Error ? r.payload.message : String(r.payload)}`);
+    let connects = 0;
+    let ready = false;
+    connectWhileHeld(
+      async () => {
+        if (++connects <= 3) throw new Error(`connect ${connects} failed`);
+      },
+      () => true,
+      report,
+      () => void (ready = true),
+    );
+    for (let i = 0; i < 3; i++) await vi.advanceTimersByTimeAsync(RECONNECT_AFTER_MS);
+    expect(ready, `connected on the fourth attempt (${connects} attempts)`).toBe(true);
+    expect(reports, 'three failures, then connected').toEqual([
+      'error: connect 1 failed',
+      expect.stringMatching(/^debug: the shard connected after 3 failed attempts over \d+ ms$/),
+    ]);
+
+    const fatal: string[] = [];
+    let tries = 0;
+    connectWhileHeld(
+      async () => {
+        tries++;
+        throw new GatewayFatalError(4004, 'Authentication failed', 'check the bot token');
+      },
+      () => true,
+      (r) => void fatal.push(String(r.event)),
+    );
+    await vi.advanceTimersByTimeAsync(RECONNECT_AFTER_MS * 5);
+    expect([tries, fatal], 'a fatal close: one attempt, one error').toEqual([1, ['error']]);
+  } finally {
+    vi.useRealTimers();
+  }
 });
 
 it("createFleet's shards start through startShard too (a supervisor built without ShardSets)", async () => {
