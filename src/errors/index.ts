@@ -47,41 +47,75 @@ export * from './request.js';
  * in its `extends` clause.
  */
 const ERROR_CLASSES = {
+  /** The root of the hierarchy: any error thrown by this SDK. */
   CommunityChatError,
+  /** A non-2xx response: `ApiError`. */
   ApiError,
+  /** 401: `AuthenticationError`. */
   AuthenticationError,
+  /** 403: `PermissionError`. */
   PermissionError,
+  /** 404: `NotFoundError`. */
   NotFoundError,
+  /** 429: `RateLimitError`. */
   RateLimitError,
+  /** 5xx: `ServerError`. */
   ServerError,
+  /** `ValidationError`. */
   ValidationError,
+  /** `MissingCredentialError`. */
   MissingCredentialError,
+  /** `InsecureTransportError`. */
   InsecureTransportError,
+  /** `NetworkError`. */
   NetworkError,
+  /** `TimeoutError`. */
   TimeoutError,
+  /** `AbortError`. */
   AbortError,
+  /** `ResponseTooLargeError`. */
   ResponseTooLargeError,
+  /** `UnexpectedResponseError`. */
   UnexpectedResponseError,
+  /** A request hook threw, or set a credential header: `HookError`. */
   HookError,
+  /** `RateLimitStoreError`. */
   RateLimitStoreError,
+  /** A user or Gateway session store failed, or holds something that is not a session: `SessionStoreError`. */
   SessionStoreError,
+  /** The Redis stream of Gateway events failed: `EventStreamError`. */
   EventStreamError,
+  /** The fleet's coordinator failed, refused a member of another bot, or found a planted value: `ShardCoordinatorError`. */
   ShardCoordinatorError,
+  /** `GatewayError`. */
   GatewayError,
+  /** `GatewayFatalError`. */
   GatewayFatalError,
+  /** An Identify held back to keep the session start budget's reserve: `SessionBudgetError`. */
   SessionBudgetError,
+  /** `InteractionError`. */
   InteractionError,
+  /** `InteractionAlreadyAcknowledgedError`. */
   InteractionAlreadyAcknowledgedError,
+  /** `InteractionExpiredError`. */
   InteractionExpiredError,
+  /** `InteractionResponseError`. */
   InteractionResponseError,
+  /** An `awaitComponent` / `awaitModalSubmit` that timed out: `InteractionTimeoutError`. */
   InteractionTimeoutError,
+  /** A wait ended by its signal or by clearing the router: `InteractionWaitAbortedError`. */
   InteractionWaitAbortedError,
+  /** `WebhookVerificationError`. */
   WebhookVerificationError,
+  /** The in-memory replay store is full of live keys: `ReplayStoreFullError`. */
   ReplayStoreFullError,
 } as const;
 
 /** The name of each SDK error class: the `kind` {@link isCommunityChatError} asks about. */
 export type ErrorKind = keyof typeof ERROR_CLASSES;
+
+/** The error of a kind: `ErrorOfKind<'RateLimitError'>` is {@link RateLimitError}; what `isCommunityChatError(value, kind)` narrows to. */
+export type ErrorOfKind<K extends ErrorKind> = InstanceType<(typeof ERROR_CLASSES)[K]>;
 
 for (const [kind, errorClass] of Object.entries(ERROR_CLASSES)) {
   Object.defineProperty(errorClass.prototype, KIND, { value: kind, enumerable: false });
@@ -97,9 +131,8 @@ for (const [kind, errorClass] of Object.entries(ERROR_CLASSES)) {
  * @param kind - The class asked about, by name (an {@link ErrorKind}). @default 'CommunityChatError'
  * @throws {@link ValidationError} when `kind` names no error class of the SDK (a typo would otherwise answer `false` forever).
  */
-export function isCommunityChatError(value: unknown): value is CommunityChatError;
-export function isCommunityChatError<K extends ErrorKind>(value: unknown, kind: K): value is InstanceType<(typeof ERROR_CLASSES)[K]>;
-export function isCommunityChatError(value: unknown, kind: ErrorKind = 'CommunityChatError'): boolean {
+export function isCommunityChatError<K extends ErrorKind = 'CommunityChatError'>(value: unknown, kind?: K): value is ErrorOfKind<K> {
+  if (kind === undefined) return hasKind(value, 'CommunityChatError');
   if (!Object.hasOwn(ERROR_CLASSES, kind)) {
     throw new ValidationError('isCommunityChatError', [
       { path: 'kind', message: `names no error class of the SDK (one of ${Object.keys(ERROR_CLASSES).join(', ')})` },

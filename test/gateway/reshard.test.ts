@@ -6,7 +6,8 @@
  * the overlap included), with exactly `count` new Identify and none refused.
  */
 import { expect, it, vi } from 'vitest';
-import { Client, createMemoryIdentifyThrottle, MemoryGatewaySessionStore, shardOfGuild, isCommunityChatError } from '../../src/index.js';
+import { Client, shardOfGuild, isCommunityChatError } from '../../src/index.js';
+import { createMemoryIdentifyThrottle, MemoryGatewaySessionStore } from '../../src/stores.js';
 import {
   autoReshardInterval,
   fleetReshardStep,

@@ -10,15 +10,13 @@ import {
   GatewayOpcode,
   ValidationError,
   createInteractionRouter,
-  createMemoryIdentifyThrottle,
   shardOfGuild,
-  MemoryGatewaySessionStore,
   type GatewayOptions,
   type GatewayReadyEvent,
   SessionStoreError,
-  type StoreErrorEvent,
-  type StoreRecoveredEvent,
 } from '../../src/index.js';
+import { createMemoryIdentifyThrottle, MemoryGatewaySessionStore } from '../../src/stores.js';
+import type { StoreErrorEvent, StoreRecoveredEvent } from '../../src/diagnostics.js';
 import { GatewayServer, type GatewayServerOptions } from '../../src/testing/gateway-server.js';
 import { SECRETS } from '../helpers/index.js';
 import { until } from '../helpers/ws-server.js';

@@ -3,7 +3,8 @@
  * may add, what a throwing hook does to its call and to the others.
  */
 import { describe, expect, it } from 'vitest';
-import { HookError, NotFoundError, type AfterResponseView, type BeforeRequestView, type RequestErrorView, isCommunityChatError } from '../../src/index.js';
+import { HookError, NotFoundError, isCommunityChatError } from '../../src/index.js';
+import type { AfterResponseView, BeforeRequestView, RequestErrorView } from '../../src/diagnostics.js';
 import { observing } from '../../src/observe/call.js';
 import { SECRETS, createMswClient, findLeakedSecrets, useMswRecorder } from '../helpers/index.js';
 

@@ -6,14 +6,8 @@
  */
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import {
-  createInteractionRouter,
-  createWebhookReceiver,
-  MemoryReplayStore,
-  type DuplicateEvent,
-  type WebhookErrorEvent,
-  isCommunityChatError,
-} from '../../src/index.js';
+import { createInteractionRouter, createWebhookReceiver, type DuplicateEvent, type WebhookErrorEvent, isCommunityChatError } from '../../src/index.js';
+import { MemoryReplayStore } from '../../src/stores.js';
 import { hmacHex, NOW_MS, NOW_S, post, signedDelivery, waitFor, useReceiverServer, WEBHOOK_SECRET } from './helpers.js';
 
 const serve = useReceiverServer();

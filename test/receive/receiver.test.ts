@@ -4,9 +4,6 @@ import {
   Client,
   createInteractionRouter,
   createWebhookReceiver,
-  MAX_BODY_BYTES_LIMIT,
-  MAX_PENDING_BODIES_LIMIT,
-  MemoryReplayStore,
   type CommandInteraction,
   type InteractionErrorEvent,
   type InteractionPayload,
@@ -14,6 +11,8 @@ import {
   type WebhookErrorEvent,
   isCommunityChatError,
 } from '../../src/index.js';
+import { MAX_BODY_BYTES_LIMIT, MAX_PENDING_BODIES_LIMIT } from '../../src/receive/receiver-options.js';
+import { MemoryReplayStore } from '../../src/stores.js';
 import { SECRETS, startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
 import { NOW_MS, OLD_WEBHOOK_SECRET, settle, signedDelivery, waitFor, WEBHOOK_SECRET } from './helpers.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryReplayStore, isCommunityChatError } from '../../src/index.js';
+import { MemoryReplayStore } from '../../src/stores.js';
+import { isCommunityChatError } from '../../src/index.js';
 
 describe('MemoryReplayStore', () => {
   it('claims a key once until its time to live passes', () => {

@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient } from 'redis';
-import { Client, type RateLimitSettings, isCommunityChatError } from '../../src/index.js';
+import { Client, isCommunityChatError } from '../../src/index.js';
+import type { RateLimitSettings } from '../../src/stores.js';
 import { createRedisRateLimitStore } from '../../src/redis/index.js';
 import { startLimitsServer, type LimitsServer } from '../helpers/limits-server.js';
 import { describeWithRedis, startRedisServer, type RunningRedis } from '../helpers/redis-server.js';

@@ -5,7 +5,7 @@
  */
 import { expect, it } from 'vitest';
 import { ShardCoordinatorError, isCommunityChatError } from '../../src/errors/index.js';
-import type { CoordinatorTick, ShardLease } from '../../src/index.js';
+import type { CoordinatorTick, ShardLease } from '../../src/stores.js';
 import { createRedisShardCoordinator, type RedisShardCoordinator } from '../../src/redis/index.js';
 import { describeWithRedis, useRedis } from '../helpers/redis-server.js';
 

@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient } from 'redis';
-import { Client, type StoreErrorEvent, isCommunityChatError } from '../../src/index.js';
+import { Client, isCommunityChatError } from '../../src/index.js';
+import type { StoreErrorEvent } from '../../src/diagnostics.js';
 import { createRedisRateLimitStore } from '../../src/redis/index.js';
 import { startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
 import { until } from '../helpers/ws-server.js';

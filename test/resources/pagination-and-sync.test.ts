@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Client, MissingCredentialError, extractPageItems, isCommunityChatError } from '../../src/index.js';
+import { Client, MissingCredentialError, isCommunityChatError } from '../../src/index.js';
+import { extractPageItems } from '../../src/resources/pagination.js';
 import { createMswClient, startLoopbackServer, useMswRecorder } from '../helpers/index.js';
 
 const recorder = useMswRecorder();

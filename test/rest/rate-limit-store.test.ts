@@ -4,7 +4,8 @@
  * (no fast paths) is driven correctly by the pipeline, webhook order included.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client, MemoryRateLimitStore, type RateLimitStore, ValidationError, isCommunityChatError } from '../../src/index.js';
+import { Client, ValidationError, isCommunityChatError } from '../../src/index.js';
+import { MemoryRateLimitStore, type RateLimitStore } from '../../src/stores.js';
 import { until } from '../helpers/until.js';
 import { startLimitsServer, type LimitsServer } from '../helpers/limits-server.js';
 

@@ -6,7 +6,9 @@
  */
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client, MemoryRateLimitStore, type RateLimitStore, type StoreErrorEvent, isCommunityChatError } from '../../src/index.js';
+import { Client, isCommunityChatError } from '../../src/index.js';
+import { MemoryRateLimitStore, type RateLimitStore } from '../../src/stores.js';
+import type { StoreErrorEvent } from '../../src/diagnostics.js';
 import { startLimitsServer, type LimitsServer } from '../helpers/limits-server.js';
 
 const SECRET = 'redis://ops:secret-password-in-url@cache.internal:6379';
