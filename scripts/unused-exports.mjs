@@ -20,6 +20,7 @@ const ENTRIES = [
   'src/transport.ts',
   'src/diagnostics.ts',
   'src/stores.ts',
+  'src/receiver.ts',
   'src/testing/index.ts',
   'src/testing/msw.ts',
   'src/redis/index.ts',

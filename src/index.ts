@@ -223,18 +223,6 @@ export {
   type InteractionUnhandledEvent,
 } from './interactions/router.js';
 export type { DuplicateEvent, InteractionHost } from './interactions/host.js';
-export { verifyWebhookDelivery, type VerifyWebhookOptions } from './receive/verify.js';
-export { signWebhookDelivery, type SignWebhookOptions } from './receive/sign.js';
-export { createWebhookReceiver, type WebhookReceiver, type WebhookReceiverEvents, type WebhookErrorEvent } from './receive/receiver.js';
-export type { WebhookReceiverOptions, InteractionCallbackClient } from './receive/receiver-options.js';
-export type { WebhookSecretProvider } from './receive/receiver-secrets.js';
-export type { WebhookDelivery, WebhookEventMap } from './receive/delivery.js';
-export type { WebhookScheme, WebhookSecret, DeliveryFields, SignedPayloadParts } from './receive/scheme.js';
-export type { WebhookHeaders, RawBody } from './receive/input.js';
-export type { NodeRequestHandler } from './receive/node.js';
-export type { FetchHandler, FetchHandlerContext } from './receive/fetch.js';
-export type { ExpressMiddleware } from './receive/express.js';
-export type { ReceiveOutcome } from './receive/outcome.js';
 export { MultipartBody, MultipartStreamError, type MultipartFileSource, type MultipartFilePart, type MultipartTextPart } from './rest/multipart.js';
 export type { AutoReshardOptions, GatewayConnectionOptions, GatewayShardingOptions, ShardEvent } from './gateway/options.js';
 export type { ShardInfo } from './gateway/shards.js';

@@ -10,7 +10,6 @@ import {
   Client,
   createInteraction,
   createInteractionRouter,
-  createWebhookReceiver,
   InteractionTimeoutError,
   InteractionType,
   InteractionWaitAbortedError,
@@ -23,6 +22,7 @@ import {
   type PingInteraction,
   isCommunityChatError,
 } from '../../src/index.js';
+import { createWebhookReceiver } from '../../src/receiver.js';
 import type { InteractionRouter } from '../../src/interactions/router.js';
 import { activeTimers, SECRETS, startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
 import { NOW_MS, signedDelivery, WEBHOOK_SECRET } from '../receive/helpers.js';

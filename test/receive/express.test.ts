@@ -1,6 +1,7 @@
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWebhookReceiver, type WebhookErrorEvent, type WebhookReceiver, isCommunityChatError } from '../../src/index.js';
+import { createWebhookReceiver, type WebhookErrorEvent, type WebhookReceiver } from '../../src/receiver.js';
+import { isCommunityChatError } from '../../src/index.js';
 import { startRawLoopbackServer } from '../helpers/index.js';
 import { NOW_MS, NOW_S, post, settle, signedDelivery, waitFor, WEBHOOK_SECRET } from './helpers.js';
 

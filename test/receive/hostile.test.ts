@@ -6,7 +6,8 @@
  */
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { createInteractionRouter, createWebhookReceiver, type DuplicateEvent, type WebhookErrorEvent, isCommunityChatError } from '../../src/index.js';
+import { createInteractionRouter, type DuplicateEvent, isCommunityChatError } from '../../src/index.js';
+import { createWebhookReceiver, type WebhookErrorEvent } from '../../src/receiver.js';
 import { MemoryReplayStore } from '../../src/stores.js';
 import { hmacHex, NOW_MS, NOW_S, post, signedDelivery, waitFor, useReceiverServer, WEBHOOK_SECRET } from './helpers.js';
 

@@ -3,14 +3,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, it, vi 
 import {
   Client,
   createInteractionRouter,
-  createWebhookReceiver,
   type CommandInteraction,
   type InteractionErrorEvent,
   type InteractionPayload,
-  type WebhookDelivery,
-  type WebhookErrorEvent,
   isCommunityChatError,
 } from '../../src/index.js';
+import { createWebhookReceiver, type WebhookDelivery, type WebhookErrorEvent } from '../../src/receiver.js';
 import { MAX_BODY_BYTES_LIMIT, MAX_PENDING_BODIES_LIMIT } from '../../src/receive/receiver-options.js';
 import { MemoryReplayStore } from '../../src/stores.js';
 import { SECRETS, startLoopbackServer, type LoopbackServer } from '../helpers/index.js';

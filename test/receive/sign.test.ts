@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { signWebhookDelivery, verifyWebhookDelivery, isCommunityChatError } from '../../src/index.js';
+import { signWebhookDelivery, verifyWebhookDelivery } from '../../src/receiver.js';
+import { isCommunityChatError } from '../../src/index.js';
 import { hmacHex, NOW_MS, NOW_S, WEBHOOK_SECRET } from './helpers.js';
 
 describe('signWebhookDelivery', () => {

@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { verifyWebhookDelivery, type WebhookVerificationError, type VerifyWebhookOptions, isCommunityChatError } from '../../src/index.js';
+import { verifyWebhookDelivery, type VerifyWebhookOptions } from '../../src/receiver.js';
+import { type WebhookVerificationError, isCommunityChatError } from '../../src/index.js';
 import { hmacHex, NOW_MS, NOW_S, OLD_WEBHOOK_SECRET, signedDelivery, WEBHOOK_SECRET } from './helpers.js';
 
 const now = () => NOW_MS;

@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient } from 'redis';
-import { createWebhookReceiver, type WebhookReceiver, isCommunityChatError } from '../../src/index.js';
+import { createWebhookReceiver, type WebhookReceiver } from '../../src/receiver.js';
+import { isCommunityChatError } from '../../src/index.js';
 import { createRedisReplayStore, type RedisClientLike } from '../../src/redis/index.js';
 import { startRawLoopbackServer, type RawLoopbackServer } from '../helpers/index.js';
 import { until } from '../helpers/until.js';
