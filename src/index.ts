@@ -153,7 +153,6 @@ export type {
 export { SDK_VERSION } from './core/version.js';
 export { Gateway } from './gateway/gateway.js';
 export type { GatewayCloseOptions } from './gateway/options.js';
-export type { DispatchSink, PublishedDispatch, PublishOptions } from './gateway/publisher.js';
 export type {
   GatewayOptions,
   GatewayStatus,
@@ -166,15 +165,7 @@ export type {
   InteractionErrorEvent,
   InteractionHandler,
 } from './gateway/options.js';
-export {
-  GatewayOpcode,
-  closeCodes,
-  closeCodeRule,
-  GatewayDispatch,
-  type GatewayFrame,
-  type CloseCodeRule,
-  type GatewayOpcodeValue,
-} from './gateway/protocol.js';
+export { GatewayDispatch, shardOfGuild } from './gateway/protocol.js';
 export {
   PingInteraction,
   CommandInteraction,
@@ -223,9 +214,8 @@ export {
   type InteractionUnhandledEvent,
 } from './interactions/router.js';
 export type { DuplicateEvent, InteractionHost } from './interactions/host.js';
-export { MultipartBody, MultipartStreamError, type MultipartFileSource, type MultipartFilePart, type MultipartTextPart } from './rest/multipart.js';
+export { MultipartStreamError } from './rest/multipart.js';
 export type { AutoReshardOptions, GatewayConnectionOptions, GatewayShardingOptions, ShardEvent } from './gateway/options.js';
 export type { ShardInfo } from './gateway/shards.js';
 export type { GatewayCompression } from './gateway/compression.js';
-export { shardOfGuild } from './gateway/protocol.js';
 export type { RequestHooks } from './observe/hooks.js';

@@ -5,7 +5,8 @@
  * ({@link UserSessionStore}), a webhook receiver's replays
  * ({@link ReplayStore}), the Gateway's sessions ({@link GatewaySessionStore}),
  * Identify turns ({@link IdentifyThrottle}) and a fleet's shard leases
- * ({@link ShardCoordinator}).
+ * ({@link ShardCoordinator}); and the sink a Gateway publishes its dispatches
+ * to ({@link DispatchSink}, `gateway.publishTo(sink)`).
  *
  * For writing a store of your own, or passing one instance to several
  * clients; `community-chat-sdk/redis` has the Redis implementations, for
@@ -36,3 +37,4 @@ export {
   type MemoryIdentifyThrottleOptions,
 } from './gateway/identify-throttle.js';
 export type { ShardCoordinator, ShardLease, CoordinatorTick } from './gateway/coordinator.js';
+export type { DispatchSink, PublishedDispatch, PublishOptions } from './gateway/publisher.js';

@@ -3,13 +3,13 @@ import {
   Client,
   GatewayError,
   GatewayFatalError,
-  GatewayOpcode,
   type CommandInteraction,
   type GatewayOptions,
   type GatewayReconnectingEvent,
   type Interaction,
   isCommunityChatError,
 } from '../../src/index.js';
+import { GatewayOpcode } from '../../src/testing/index.js';
 import { GatewayServer, type GatewayServerOptions } from '../../src/testing/gateway-server.js';
 import { SECRETS, activeTimers } from '../helpers/index.js';
 import { until } from '../helpers/ws-server.js';

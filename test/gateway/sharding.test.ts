@@ -7,7 +7,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   Client,
-  GatewayOpcode,
   ValidationError,
   createInteractionRouter,
   shardOfGuild,
@@ -15,6 +14,7 @@ import {
   type GatewayReadyEvent,
   SessionStoreError,
 } from '../../src/index.js';
+import { GatewayOpcode } from '../../src/testing/index.js';
 import { createMemoryIdentifyThrottle, MemoryGatewaySessionStore } from '../../src/stores.js';
 import type { StoreErrorEvent, StoreRecoveredEvent } from '../../src/diagnostics.js';
 import { GatewayServer, type GatewayServerOptions } from '../../src/testing/gateway-server.js';
