@@ -13,6 +13,21 @@ import {
   type ErrorKind,
 } from '../../src/index.js';
 
+/** A 429 of GET /x, as the response decoding builds it. */
+function rateLimitError(retryAfterMs: number, global: boolean): RateLimitError {
+  return new RateLimitError({
+    method: 'GET',
+    path: '/x',
+    operation: 'op',
+    status: 429,
+    body: undefined,
+    headers: {},
+    credential: 'bot',
+    retryAfterMs,
+    global,
+  });
+}
+
 describe('error classes', () => {
   it('name each error after its class, and a user subclass after its own', () => {
     expect(new ValidationError('op', [{ path: 'a', message: 'b' }]).name).toBe('ValidationError');
@@ -24,17 +39,7 @@ describe('error classes', () => {
   });
 
   it('derive every guard from the prototype chain: a class is its ancestors too, never its siblings', () => {
-    const rateLimit = new RateLimitError({
-      method: 'GET',
-      path: '/x',
-      operation: 'op',
-      status: 429,
-      body: undefined,
-      headers: {},
-      credential: 'bot',
-      retryAfterMs: 5,
-      global: false,
-    });
+    const rateLimit = rateLimitError(5, false);
     const kindsOf = (error: unknown, kinds: ErrorKind[]) => kinds.map((kind) => isCommunityChatError(error, kind));
     expect(isCommunityChatError(rateLimit)).toBe(true);
     expect(kindsOf(rateLimit, ['CommunityChatError', 'ApiError', 'RateLimitError'])).toEqual([true, true, true]);
@@ -98,17 +103,7 @@ describe('error classes', () => {
 
 describe('isCommunityChatError(value, kind)', () => {
   it('narrows to the class of the kind asked about', () => {
-    const caught: unknown = new RateLimitError({
-      method: 'GET',
-      path: '/x',
-      operation: 'op',
-      status: 429,
-      body: undefined,
-      headers: {},
-      credential: 'bot',
-      retryAfterMs: 250,
-      global: true,
-    });
+    const caught: unknown = rateLimitError(250, true);
     if (!isCommunityChatError(caught, 'RateLimitError')) throw new Error('a RateLimitError was not recognised as one');
     // Typed as RateLimitError here: its own fields read without a cast.
     expect([caught.retryAfterMs, caught.global, caught.status]).toEqual([250, true, 429]);
