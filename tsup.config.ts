@@ -95,6 +95,9 @@ export default defineConfig([
     entry: {
       index: 'src/index.ts',
       transport: 'src/transport.ts',
+      diagnostics: 'src/diagnostics.ts',
+      stores: 'src/stores.ts',
+      receiver: 'src/receiver.ts',
       'testing/index': 'src/testing/index.ts',
       'testing/msw': 'src/testing/msw.ts',
       'redis/index': 'src/redis/index.ts',
@@ -120,7 +123,7 @@ export default defineConfig([
     esbuildPlugins: [edgeStubs],
     removeNodeProtocol: false,
     external: [/^node:/],
-    entry: { index: 'src/index.ts', transport: 'src/transport.ts' },
+    entry: { index: 'src/index.ts', transport: 'src/transport.ts', diagnostics: 'src/diagnostics.ts', stores: 'src/stores.ts', receiver: 'src/receiver.ts' },
     outDir: 'dist/edge',
     format: ['esm'],
     clean: false,

@@ -19,6 +19,9 @@ export default defineConfig({
       { find: /^community-chat-sdk\/testing$/, replacement: source('./src/testing/index.ts') },
       { find: /^community-chat-sdk\/testing\/msw$/, replacement: source('./src/testing/msw.ts') },
       { find: /^community-chat-sdk\/redis$/, replacement: source('./src/redis/index.ts') },
+      { find: /^community-chat-sdk\/diagnostics$/, replacement: source('./src/diagnostics.ts') },
+      { find: /^community-chat-sdk\/stores$/, replacement: source('./src/stores.ts') },
+      { find: /^community-chat-sdk\/receiver$/, replacement: source('./src/receiver.ts') },
     ],
   },
   test: {

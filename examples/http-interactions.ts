@@ -20,7 +20,8 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApplicationCommandOptionType, Client, createInteractionRouter, createWebhookReceiver, defineCommand } from 'community-chat-sdk';
+import { ApplicationCommandOptionType, Client, createInteractionRouter, defineCommand } from 'community-chat-sdk';
+import { createWebhookReceiver } from 'community-chat-sdk/receiver';
 
 const TOPICS = ['space', 'spices', 'sports', 'history', 'music'];
 

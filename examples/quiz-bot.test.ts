@@ -6,7 +6,7 @@
  *
  * Run: `npx vitest run examples/quiz-bot.test.ts` (CI runs it with `npm test`).
  */
-import { isServerError } from 'community-chat-sdk';
+import { isCommunityChatError } from 'community-chat-sdk';
 import { type EmulatorMatchers, emulatorMatchers, useEmulator } from 'community-chat-sdk/testing';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { installPlaygroundBot, playgroundCommands } from './playground-bot.js';
@@ -52,6 +52,6 @@ it('faults: a 429 on the reply is waited out, a 503 from a call the handler make
   const watch = emulator.invokeCommand({ name: 'watch' });
   const failed = await kit.waitForInteractionError();
   expect(failed.interaction.id).toBe(watch.id);
-  expect(isServerError(failed.error)).toBe(true);
+  expect(isCommunityChatError(failed.error, 'ServerError')).toBe(true);
   expect(String(failed.error)).toContain('503: Service Unavailable');
 });

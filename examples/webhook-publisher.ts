@@ -6,7 +6,7 @@
  *
  *   CHAT_WEBHOOK_URL=https://chat.example/api/v1/webhooks/{id}/{token} node examples/webhook-publisher.ts "Build 42 passed" "Build 43 passed"
  */
-import { WebhookClient, isRateLimitError, isValidationError } from 'community-chat-sdk';
+import { WebhookClient, isCommunityChatError } from 'community-chat-sdk';
 
 const hook = new WebhookClient(process.env['CHAT_WEBHOOK_URL'] ?? '');
 const messages = process.argv.length > 2 ? process.argv.slice(2) : ['Build finished'];
@@ -22,8 +22,9 @@ try {
   }
   console.log(`Posted ${posted} message(s) to webhook ${hook.id}`);
 } catch (error) {
-  if (isValidationError(error)) console.error(`Not sent: ${error.message}`);
-  else if (isRateLimitError(error)) console.error(`Rate limited${error.sent ? '' : ' (not sent)'}; retry in ${error.retryAfterMs ?? 'a few'} ms`);
+  if (isCommunityChatError(error, 'ValidationError')) console.error(`Not sent: ${error.message}`);
+  else if (isCommunityChatError(error, 'RateLimitError'))
+    console.error(`Rate limited${error.sent ? '' : ' (not sent)'}; retry in ${error.retryAfterMs ?? 'a few'} ms`);
   else throw error;
   process.exitCode = 1;
 } finally {

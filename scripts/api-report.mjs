@@ -27,6 +27,9 @@ const reports = join(root, 'api');
 const ENTRIES = [
   { entry: '.', file: 'index.d.ts', report: 'index.api.md' },
   { entry: './transport', file: 'transport.d.ts', report: 'transport.api.md' },
+  { entry: './diagnostics', file: 'diagnostics.d.ts', report: 'diagnostics.api.md' },
+  { entry: './stores', file: 'stores.d.ts', report: 'stores.api.md' },
+  { entry: './receiver', file: 'receiver.d.ts', report: 'receiver.api.md' },
   { entry: './testing', file: 'testing/index.d.ts', report: 'testing.api.md' },
   { entry: './testing/msw', file: 'testing/msw.d.ts', report: 'testing-msw.api.md' },
   { entry: './redis', file: 'redis/index.d.ts', report: 'redis.api.md' },

@@ -15,7 +15,17 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const ENTRIES = ['src/index.ts', 'src/transport.ts', 'src/testing/index.ts', 'src/testing/msw.ts', 'src/redis/index.ts', 'src/otel/index.ts'];
+const ENTRIES = [
+  'src/index.ts',
+  'src/transport.ts',
+  'src/diagnostics.ts',
+  'src/stores.ts',
+  'src/receiver.ts',
+  'src/testing/index.ts',
+  'src/testing/msw.ts',
+  'src/redis/index.ts',
+  'src/otel/index.ts',
+];
 /** Modules loaded by path rather than imported: the edge build's stand-ins (tsup.config.ts), worker threads' entry, the CLI, the browser script. */
 const LOADED_BY_PATH = /^src\/(edge\/|testing\/cli\.ts$|gateway\/shard-worker\.ts$|testing\/playground\/browser\/)/;
 

@@ -39,38 +39,9 @@ export {
   UnexpectedResponseError,
   HookError,
   isCommunityChatError,
-  isApiError,
-  isAuthenticationError,
-  isPermissionError,
-  isNotFoundError,
-  isRateLimitError,
-  isServerError,
-  isGatewayError,
-  isGatewayFatalError,
-  isSessionBudgetError,
-  isInteractionError,
-  isInteractionAlreadyAcknowledgedError,
-  isInteractionExpiredError,
-  isInteractionResponseError,
-  isInteractionTimeoutError,
-  isInteractionWaitAbortedError,
-  isValidationError,
-  isMissingCredentialError,
-  isInsecureTransportError,
-  isRateLimitStoreError,
-  isSessionStoreError,
-  isEventStreamError,
-  isShardCoordinatorError,
-  isWebhookVerificationError,
-  isReplayStoreFullError,
-  isNetworkError,
-  isTimeoutError,
-  isAbortError,
-  isResponseTooLargeError,
-  isUnexpectedResponseError,
-  isHookError,
   type CommunityChatErrorOptions,
   type ErrorKind,
+  type ErrorOfKind,
   type RequestDescription,
   type ApiErrorInit,
   type RateLimitErrorInit,
@@ -88,8 +59,6 @@ export {
   ApplicationCommandOptionType,
   ComponentType,
   INTERACTION_LIFETIME_MS,
-  ACCESS_TOKEN_LIFETIME_MS,
-  SNOWFLAKE_EPOCH_MS,
   snowflakeTimestamp,
 } from './core/constants.js';
 export {
@@ -105,8 +74,7 @@ export {
   type StringSelect,
   type TextInput,
 } from './core/components.js';
-export { routes, operationIds, API_PREFIX, type CredentialKind, type HttpMethod, type OperationId, type RouteDefinition, type Routes } from './core/routes.js';
-export { parseRetryAfter } from './rest/retry-after.js';
+export { routes, operationIds, type CredentialKind, type HttpMethod, type OperationId, type RouteDefinition, type Routes } from './core/routes.js';
 export type {
   CallOptions,
   CustomRoute,
@@ -118,23 +86,7 @@ export type {
   PipelineOptions,
   RetryOptions,
 } from './rest/options.js';
-export type { WebhookWindowOptions } from './rest/rate-limit-store.js';
-export type {
-  ClientEvents,
-  Logger,
-  LogLevel,
-  LogFunction,
-  RequestEvent,
-  ResponseEvent,
-  RateLimitedEvent,
-  RequestHeldEvent,
-  RetryEvent,
-  SessionRefreshedEvent,
-  SessionExpiredEvent,
-  StoreErrorEvent,
-  StoreRecoveredEvent,
-  RequestEventBase,
-} from './observe/events.js';
+export type { ClientEvents, Logger, LogLevel, LogFunction } from './observe/events.js';
 export { UserSession, type SessionSnapshot } from './auth/session.js';
 export { CookieJar, type StoredCookie } from './auth/cookie-jar.js';
 export { WebhookTokenStrategy, BotTokenStrategy, type CredentialStrategy, type AppliedCredential, type AuthorizeContext } from './auth/strategies.js';
@@ -142,14 +94,14 @@ export { ActivitiesManager } from './resources/activities.js';
 export { ApplicationsManager } from './resources/applications.js';
 export { ApplicationWebhooksManager } from './resources/application-webhooks.js';
 export { AuthManager } from './resources/auth.js';
-export { defaultAccessTokenReader, type AccessTokenGrant, type AccessTokenReader, type SessionGrant, type UserSessionStore } from './auth/refresher.js';
+export { defaultAccessTokenReader, type AccessTokenGrant, type AccessTokenReader, type SessionGrant } from './auth/refresher.js';
 export { BotsManager } from './resources/bots.js';
 export { ChannelsManager, type AttachmentUpload } from './resources/channels.js';
 export { CommandsManager, type CommandSyncResult } from './resources/commands.js';
 export { InteractionsManager } from './resources/interactions.js';
 export { UsersManager } from './resources/users.js';
 export { WebhooksManager, type WebhookTarget } from './resources/webhooks.js';
-export { extractPageItems, PageList, type ListOptions } from './resources/pagination.js';
+export { PageList, type ListOptions } from './resources/pagination.js';
 export { countCharacters } from './schemas/text.js';
 export type {
   CommandOptionChoice,
@@ -201,7 +153,6 @@ export type {
 export { SDK_VERSION } from './core/version.js';
 export { Gateway } from './gateway/gateway.js';
 export type { GatewayCloseOptions } from './gateway/options.js';
-export type { DispatchSink, PublishedDispatch, PublishOptions } from './gateway/publisher.js';
 export type {
   GatewayOptions,
   GatewayStatus,
@@ -214,15 +165,7 @@ export type {
   InteractionErrorEvent,
   InteractionHandler,
 } from './gateway/options.js';
-export {
-  GatewayOpcode,
-  closeCodes,
-  closeCodeRule,
-  GatewayDispatch,
-  type GatewayFrame,
-  type CloseCodeRule,
-  type GatewayOpcodeValue,
-} from './gateway/protocol.js';
+export { GatewayDispatch, shardOfGuild } from './gateway/protocol.js';
 export {
   PingInteraction,
   CommandInteraction,
@@ -264,79 +207,15 @@ export {
   type OptionProblem,
 } from './interactions/options.js';
 export {
-  isCommandInteraction,
-  isAutocompleteInteraction,
-  isComponentInteraction,
-  isModalSubmitInteraction,
-  isPingInteraction,
-  isUnknownInteraction,
-} from './interactions/guards.js';
-export { MemoryRateLimitStore } from './rest/rate-limiter.js';
-export type { RateLimitStore, RateLimitSettings, RateLimitHeaders, GlobalRateLimitOptions, Lane, WaitGuard } from './rest/rate-limit-store.js';
-export {
   type InteractionRouter,
   createInteractionRouter,
-  DEFAULT_HOLD_UNCLAIMED_MS,
   type InteractionRouterEvents,
   type InteractionRouterOptions,
   type InteractionUnhandledEvent,
 } from './interactions/router.js';
 export type { DuplicateEvent, InteractionHost } from './interactions/host.js';
-export { verifyWebhookDelivery, type VerifyWebhookOptions } from './receive/verify.js';
-export { signWebhookDelivery, type SignWebhookOptions } from './receive/sign.js';
-export { createWebhookReceiver, type WebhookReceiver, type WebhookReceiverEvents, type WebhookErrorEvent } from './receive/receiver.js';
-export { MAX_BODY_BYTES_LIMIT, MAX_PENDING_BODIES_LIMIT, type WebhookReceiverOptions, type InteractionCallbackClient } from './receive/receiver-options.js';
-export type { WebhookSecretProvider } from './receive/receiver-secrets.js';
-export { MemoryReplayStore, type ReplayStore, type MemoryReplayStoreOptions } from './receive/replay-store.js';
-export type { WebhookDelivery, WebhookEventMap } from './receive/delivery.js';
-export type { WebhookScheme, WebhookSecret, DeliveryFields, SignedPayloadParts } from './receive/scheme.js';
-export type { WebhookHeaders, RawBody } from './receive/input.js';
-export type { NodeRequestHandler } from './receive/node.js';
-export type { FetchHandler, FetchHandlerContext } from './receive/fetch.js';
-export type { ExpressMiddleware } from './receive/express.js';
-export type { ReceiveOutcome } from './receive/outcome.js';
-export { MultipartBody, MultipartStreamError, type MultipartFileSource, type MultipartFilePart, type MultipartTextPart } from './rest/multipart.js';
-export {
-  createMemoryIdentifyThrottle,
-  type MemoryIdentifyThrottle,
-  identifyBucket,
-  DEFAULT_IDENTIFY_INTERVAL_MS,
-  type IdentifyThrottle,
-  type IdentifyRequest,
-  type MemoryIdentifyThrottleOptions,
-} from './gateway/identify-throttle.js';
-export { MemoryGatewaySessionStore, type GatewaySessionStore, type GatewaySessionRecord } from './gateway/gateway-session-store.js';
-export type { ShardCoordinator, ShardLease, CoordinatorTick } from './gateway/coordinator.js';
+export { MultipartStreamError } from './rest/multipart.js';
 export type { AutoReshardOptions, GatewayConnectionOptions, GatewayShardingOptions, ShardEvent } from './gateway/options.js';
 export type { ShardInfo } from './gateway/shards.js';
 export type { GatewayCompression } from './gateway/compression.js';
-export { shardOfGuild } from './gateway/protocol.js';
-export type { RequestHooks, RequestHookView, BeforeRequestView, BeforeRequestResult, AfterResponseView, RequestErrorView } from './observe/hooks.js';
-export {
-  DIAGNOSTICS_CHANNELS,
-  type RequestDiagnosticsBase,
-  type RequestStartMessage,
-  type RequestRateLimitWaitMessage,
-  type RequestAttemptMessage,
-  type RequestEndMessage,
-  type RequestErrorMessage,
-  type GatewayConnectMessage,
-  type GatewayReadyMessage,
-  type GatewayResumeMessage,
-  type GatewayCloseMessage,
-  type StreamStepMessage,
-  type GatewayFleetMessage,
-  type GatewaySessionBudgetMessage,
-} from './observe/diagnostics.js';
-export type {
-  FleetEvent,
-  FleetEventBase,
-  FleetEvents,
-  PreviousHolder,
-  ShardAcquiredEvent,
-  ShardReleasedEvent,
-  ShardFencedEvent,
-  ShardTakenOverEvent,
-  MembersChangedEvent,
-  ServingEvent,
-} from './gateway/fleet-events.js';
+export type { RequestHooks } from './observe/hooks.js';

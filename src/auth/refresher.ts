@@ -6,7 +6,7 @@
  * @module
  */
 
-import { UnexpectedResponseError, isAuthenticationError } from '../errors/index.js';
+import { UnexpectedResponseError, isCommunityChatError } from '../errors/index.js';
 import { redactValue } from '../core/redact.js';
 import { wait } from '../core/wait.js';
 import { ACCESS_TOKEN_LIFETIME_MS, type SessionSnapshot, type UserSession } from './session.js';
@@ -219,7 +219,7 @@ export class SessionRefresher {
         this.#options.onRefreshed(grant.accessTokenExpiresAt, trigger);
         return grant;
       } catch (error) {
-        if (isAuthenticationError(error)) await this.expire('refreshRejected');
+        if (isCommunityChatError(error, 'AuthenticationError')) await this.expire('refreshRejected');
         throw error;
       } finally {
         this.#inflight = undefined;

@@ -1,11 +1,11 @@
 /**
  * The SDK's error hierarchy and its type guards.
  *
- * Every error the SDK throws is a {@link CommunityChatError}. Guards such as
- * {@link isApiError} recognise errors by a brand stored under a global symbol,
- * so they also work when two copies of the package are loaded (for example an
- * ESM and a CJS copy, or two versions in one dependency tree), where
- * `instanceof` would fail.
+ * Every error the SDK throws is a {@link CommunityChatError}. The one guard,
+ * {@link isCommunityChatError} (`isCommunityChatError(error, 'RateLimitError')`),
+ * recognises errors by a brand stored under a global symbol, so it also works
+ * when two copies of the package are loaded (for example an ESM and a CJS copy,
+ * or two versions in one dependency tree), where `instanceof` would fail.
  *
  * @module
  */
@@ -47,110 +47,99 @@ export * from './request.js';
  * in its `extends` clause.
  */
 const ERROR_CLASSES = {
+  /** The root of the hierarchy: any error thrown by this SDK. */
   CommunityChatError,
+  /** A non-2xx response: `ApiError`. */
   ApiError,
+  /** 401: `AuthenticationError`. */
   AuthenticationError,
+  /** 403: `PermissionError`. */
   PermissionError,
+  /** 404: `NotFoundError`. */
   NotFoundError,
+  /** 429: `RateLimitError`. */
   RateLimitError,
+  /** 5xx: `ServerError`. */
   ServerError,
+  /** `ValidationError`. */
   ValidationError,
+  /** `MissingCredentialError`. */
   MissingCredentialError,
+  /** `InsecureTransportError`. */
   InsecureTransportError,
+  /** `NetworkError`. */
   NetworkError,
+  /** `TimeoutError`. */
   TimeoutError,
+  /** `AbortError`. */
   AbortError,
+  /** `ResponseTooLargeError`. */
   ResponseTooLargeError,
+  /** `UnexpectedResponseError`. */
   UnexpectedResponseError,
+  /** A request hook threw, or set a credential header: `HookError`. */
   HookError,
+  /** `RateLimitStoreError`. */
   RateLimitStoreError,
+  /** A user or Gateway session store failed, or holds something that is not a session: `SessionStoreError`. */
   SessionStoreError,
+  /** The Redis stream of Gateway events failed: `EventStreamError`. */
   EventStreamError,
+  /** The fleet's coordinator failed, refused a member of another bot, or found a planted value: `ShardCoordinatorError`. */
   ShardCoordinatorError,
+  /** `GatewayError`. */
   GatewayError,
+  /** `GatewayFatalError`. */
   GatewayFatalError,
+  /** An Identify held back to keep the session start budget's reserve: `SessionBudgetError`. */
   SessionBudgetError,
+  /** `InteractionError`. */
   InteractionError,
+  /** `InteractionAlreadyAcknowledgedError`. */
   InteractionAlreadyAcknowledgedError,
+  /** `InteractionExpiredError`. */
   InteractionExpiredError,
+  /** `InteractionResponseError`. */
   InteractionResponseError,
+  /** An `awaitComponent` / `awaitModalSubmit` that timed out: `InteractionTimeoutError`. */
   InteractionTimeoutError,
+  /** A wait ended by its signal or by clearing the router: `InteractionWaitAbortedError`. */
   InteractionWaitAbortedError,
+  /** `WebhookVerificationError`. */
   WebhookVerificationError,
+  /** The in-memory replay store is full of live keys: `ReplayStoreFullError`. */
   ReplayStoreFullError,
 } as const;
 
-/** Names of every error class, used by the cross-copy guards. */
+/** The name of each SDK error class: the `kind` {@link isCommunityChatError} asks about. */
 export type ErrorKind = keyof typeof ERROR_CLASSES;
+
+/** The error of a kind: `ErrorOfKind<'RateLimitError'>` is {@link RateLimitError}; what `isCommunityChatError(value, kind)` narrows to. */
+export type ErrorOfKind<K extends ErrorKind> = InstanceType<(typeof ERROR_CLASSES)[K]>;
 
 for (const [kind, errorClass] of Object.entries(ERROR_CLASSES)) {
   Object.defineProperty(errorClass.prototype, KIND, { value: kind, enumerable: false });
 }
 
-/** A guard that recognises an error of `kind` (or a subclass) from any copy of the package. */
-function guard<K extends ErrorKind>(kind: K): (value: unknown) => value is InstanceType<(typeof ERROR_CLASSES)[K]> {
-  return (value: unknown): value is InstanceType<(typeof ERROR_CLASSES)[K]> => hasKind(value, kind);
+/**
+ * Whether `value` is an error this SDK threw (from any copy of the package), and with `kind`, an error of that class
+ * or of a subclass of it: `isCommunityChatError(error, 'RateLimitError')` narrows `error` to {@link RateLimitError}.
+ * Errors are recognised by a brand stored under a global symbol, so an error of another copy of the package (an ESM
+ * and a CJS copy, two versions in one tree) answers too, where `instanceof` would not.
+ *
+ * @param value - Anything caught.
+ * @param kind - The class asked about, by name (an {@link ErrorKind}). @default 'CommunityChatError'
+ * @throws {@link ValidationError} when `kind` names no error class of the SDK (a typo would otherwise answer `false` forever).
+ */
+export function isCommunityChatError<K extends ErrorKind = 'CommunityChatError'>(value: unknown, kind?: K): value is ErrorOfKind<K> {
+  if (kind === undefined) return hasKind(value, 'CommunityChatError');
+  if (!Object.hasOwn(ERROR_CLASSES, kind)) {
+    throw new ValidationError('isCommunityChatError', [
+      { path: 'kind', message: `names no error class of the SDK (one of ${Object.keys(ERROR_CLASSES).join(', ')})` },
+    ]);
+  }
+  return hasKind(value, kind);
 }
 
-/** Whether `value` is any error thrown by this SDK (any copy of it). */
-export const isCommunityChatError = guard('CommunityChatError');
-/** Whether `value` is an {@link ApiError} (a non-2xx response). */
-export const isApiError = guard('ApiError');
-/** Whether `value` is an {@link AuthenticationError} (401). */
-export const isAuthenticationError = guard('AuthenticationError');
-/** Whether `value` is a {@link PermissionError} (403). */
-export const isPermissionError = guard('PermissionError');
-/** Whether `value` is a {@link NotFoundError} (404). */
-export const isNotFoundError = guard('NotFoundError');
-/** Whether `value` is a {@link RateLimitError} (429). */
-export const isRateLimitError = guard('RateLimitError');
-/** Whether `value` is a {@link ServerError} (5xx). */
-export const isServerError = guard('ServerError');
-/** Whether `value` is a {@link ValidationError}. */
-export const isValidationError = guard('ValidationError');
-/** Whether `value` is a {@link MissingCredentialError}. */
-export const isMissingCredentialError = guard('MissingCredentialError');
-/** Whether `value` is an {@link InsecureTransportError}. */
-export const isInsecureTransportError = guard('InsecureTransportError');
-/** Whether `value` is a {@link NetworkError}. */
-export const isNetworkError = guard('NetworkError');
-/** Whether `value` is a {@link TimeoutError}. */
-export const isTimeoutError = guard('TimeoutError');
-/** Whether `value` is an {@link AbortError}. */
-export const isAbortError = guard('AbortError');
-/** Whether `value` is a {@link ResponseTooLargeError}. */
-export const isResponseTooLargeError = guard('ResponseTooLargeError');
-/** Whether `value` is an {@link UnexpectedResponseError}. */
-export const isUnexpectedResponseError = guard('UnexpectedResponseError');
-/** Whether `value` is a {@link HookError} (a request hook threw, or set a credential header). */
-export const isHookError = guard('HookError');
-/** Whether `value` is a {@link RateLimitStoreError}. */
-export const isRateLimitStoreError = guard('RateLimitStoreError');
-/** Whether `value` is a {@link SessionStoreError} (a user or Gateway session store failed, or holds something that is not a session). */
-export const isSessionStoreError = guard('SessionStoreError');
-/** Whether `value` is an {@link EventStreamError} (the Redis stream of Gateway events failed). */
-export const isEventStreamError = guard('EventStreamError');
-/** Whether `value` is a {@link ShardCoordinatorError} (the fleet's coordinator failed, refused a member of another bot, or found a planted value). */
-export const isShardCoordinatorError = guard('ShardCoordinatorError');
-/** Whether `value` is a {@link GatewayError}. */
-export const isGatewayError = guard('GatewayError');
-/** Whether `value` is a {@link GatewayFatalError}. */
-export const isGatewayFatalError = guard('GatewayFatalError');
-/** Whether `value` is a {@link SessionBudgetError} (an Identify held back to keep the session start budget's reserve). */
-export const isSessionBudgetError = guard('SessionBudgetError');
-/** Whether `value` is an {@link InteractionError}. */
-export const isInteractionError = guard('InteractionError');
-/** Whether `value` is an {@link InteractionAlreadyAcknowledgedError}. */
-export const isInteractionAlreadyAcknowledgedError = guard('InteractionAlreadyAcknowledgedError');
-/** Whether `value` is an {@link InteractionExpiredError}. */
-export const isInteractionExpiredError = guard('InteractionExpiredError');
-/** Whether `value` is an {@link InteractionResponseError}. */
-export const isInteractionResponseError = guard('InteractionResponseError');
-/** Whether `value` is an {@link InteractionTimeoutError} (an `awaitComponent` / `awaitModalSubmit` that timed out). */
-export const isInteractionTimeoutError = guard('InteractionTimeoutError');
-/** Whether `value` is an {@link InteractionWaitAbortedError} (a wait ended by its signal or by clearing the router). */
-export const isInteractionWaitAbortedError = guard('InteractionWaitAbortedError');
-/** Whether `value` is a {@link WebhookVerificationError}. */
-export const isWebhookVerificationError = guard('WebhookVerificationError');
-/** Whether `value` is a {@link ReplayStoreFullError} (the in-memory replay store is full of live keys). */
-export const isReplayStoreFullError = guard('ReplayStoreFullError');
+/** Whether `value` is a {@link ShardCoordinatorError}: internal, for `gateway/fleet.ts`. */
+export const isShardCoordinatorError = (value: unknown): value is ShardCoordinatorError => isCommunityChatError(value, 'ShardCoordinatorError');

@@ -14,7 +14,7 @@ import { checkGatewayUrl, upgradeHeaders } from './transport.js';
 
 /** What `gateway.connect()` says in the edge build or on workerd: the Gateway is refused before any request, pointing to HTTP interactions. */
 export const NO_GATEWAY_ON_WORKERS =
-  "the Gateway needs a long-lived WebSocket client, which edge runtimes (workers and edge functions, the SDK's edge build) do not run: receive interactions over HTTP instead, with createWebhookReceiver({ secret, client }) (receiver.onCommand(...) or receiver.use(router)) and `export default { fetch: (request, env, ctx) => receiver.fetch(request, ctx) }` (see examples/cloudflare-worker)";
+  "the Gateway needs a long-lived WebSocket client, which edge runtimes (workers and edge functions, the SDK's edge build) do not run: receive interactions over HTTP instead, with createWebhookReceiver({ secret, client }) of community-chat-sdk/receiver (receiver.onCommand(...) or receiver.use(router)) and `export default { fetch: (request, env, ctx) => receiver.fetch(request, ctx) }` (see examples/cloudflare-worker)";
 
 /**
  * Throws `GatewayError` where the Gateway cannot run (the edge build, or

@@ -14,7 +14,6 @@ import {
   InteractionAlreadyAcknowledgedError,
   InteractionExpiredError,
   InteractionResponseError,
-  isApiError,
   isCommunityChatError,
   type InteractionErrorInit,
 } from '../errors/index.js';
@@ -164,7 +163,7 @@ export abstract class BaseInteraction {
       await this.#respond(this.id, { interaction_type: type, data }, options);
       this.#state = 'acknowledged';
     } catch (error) {
-      if (isApiError(error)) {
+      if (isCommunityChatError(error, 'ApiError')) {
         this.#restore(previous);
         throw new InteractionResponseError(init(), error, error.status, false);
       }

@@ -51,7 +51,7 @@ const SETTLED: Promise<void> = Promise.resolve();
 const nothing = (): void => undefined;
 
 /** How long an unclaimed click or modal submit is held for a wait about to register, unless told otherwise. */
-export const DEFAULT_HOLD_UNCLAIMED_MS = 1500;
+const DEFAULT_HOLD_UNCLAIMED_MS = 1500;
 
 /**
  * Typed interaction handlers: by kind (`onInteraction`) and by command name

@@ -57,7 +57,7 @@ export interface WebhookReceiverOptions {
    * refused. @default twice `toleranceMs` (10 minutes), at least 1 s
    */
   dedupeTtlMs?: number | undefined;
-  /** Largest body the adapters read; past it they answer 413. At most {@link MAX_BODY_BYTES_LIMIT}. @default 1048576 (1 MiB) */
+  /** Largest body the adapters read; past it they answer 413. At most 67108864 (64 MiB: `MAX_BODY_BYTES_LIMIT`). @default 1048576 (1 MiB) */
   maxBodyBytes?: number | undefined;
   /** How long the adapters wait for a whole body; past it they answer 408 and close the connection (a sender trickling bytes holds no socket). @default 10000 (10 s) */
   bodyTimeoutMs?: number | undefined;
@@ -66,7 +66,7 @@ export interface WebhookReceiverOptions {
    * those with no byte for 100 ms or pending for over a second (answered 408, its connection closed), so senders
    * trickling bodies or sending none cannot keep valid deliveries out; when none is, a peer address holding more than a
    * quarter of the places gives up its stalest one; only then is the new request answered 503 at once and its
-   * connection closed. Ages are measured on a steady clock, not `clock`. At most {@link MAX_PENDING_BODIES_LIMIT}.
+   * connection closed. Ages are measured on a steady clock, not `clock`. At most 16384 (`MAX_PENDING_BODIES_LIMIT`).
    * @default 256
    */
   maxPendingBodies?: number | undefined;

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { isValidationError, ValidationError } from '../errors/index.js';
+import { ValidationError, isCommunityChatError } from '../errors/index.js';
 import { secretKeys } from './input.js';
 import type { WebhookSecret } from './scheme.js';
 
@@ -45,7 +45,7 @@ export class ReceiverSecrets {
       if (list.length === 0) return undefined;
       secretKeys(OPERATION, list);
     } catch (error) {
-      throw isValidationError(error) ? error : new ValidationError(OPERATION, [{ path: 'secret', message: 'the secret provider threw' }]);
+      throw isCommunityChatError(error, 'ValidationError') ? error : new ValidationError(OPERATION, [{ path: 'secret', message: 'the secret provider threw' }]);
     }
     this.#list = list;
     this.#texts = list.filter((item): item is string => typeof item === 'string');

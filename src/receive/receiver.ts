@@ -9,7 +9,7 @@
  */
 
 import type { EventEmitter } from 'eventemitter3';
-import { ValidationError, WebhookVerificationError, isCommunityChatError, isValidationError, isWebhookVerificationError } from '../errors/index.js';
+import { ValidationError, WebhookVerificationError, isCommunityChatError } from '../errors/index.js';
 import { inspectSymbol, scrubText } from '../core/redact.js';
 import { INTERACTION_LIFETIME_MS } from '../core/constants.js';
 import type { InteractionResponder } from '../interactions/types.js';
@@ -198,13 +198,13 @@ export class WebhookReceiver<Events extends object = WebhookEventMap> extends In
         return { status: 200, body: { ok: true, duplicate: true }, dispatch: () => Promise.resolve() };
       }
     } catch (error) {
-      if (isWebhookVerificationError(error)) {
+      if (isCommunityChatError(error, 'WebhookVerificationError')) {
         this.#emit('rejected', error);
         return { status: 401, body: { ok: false, reason: error.reason }, dispatch: () => Promise.resolve() };
       }
       this.#emitError(error, undefined);
       // A replay store that cannot answer is worth a retry later; anything else is a bug on this side.
-      const failed = isValidationError(error) ? { status: 500, reason: 'internal-error' } : { status: 503, reason: 'unavailable' };
+      const failed = isCommunityChatError(error, 'ValidationError') ? { status: 500, reason: 'internal-error' } : { status: 503, reason: 'unavailable' };
       return { status: failed.status, body: { ok: false, reason: failed.reason }, dispatch: () => Promise.resolve() };
     }
     let started: Promise<void> | undefined;

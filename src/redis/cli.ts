@@ -9,7 +9,7 @@
 
 import { parseArgs } from 'node:util';
 import { checkDuration } from '../core/bounds.js';
-import { isValidationError } from '../errors/index.js';
+import { isCommunityChatError } from '../errors/index.js';
 import { describeThrown } from '../errors/base.js';
 import { readFleetStatus } from './fleet-status.js';
 import { fleetStatusText, streamStatusText } from './status-text.js';
@@ -121,7 +121,7 @@ try {
 } catch (error) {
   // The URL may carry a password: only the error's own message, which node-redis writes without it.
   const message = describeThrown(error);
-  const code: FailureCode = error instanceof Deadline ? 'timeout' : isValidationError(error) ? 'invalid-argument' : 'redis-failed';
+  const code: FailureCode = error instanceof Deadline ? 'timeout' : isCommunityChatError(error, 'ValidationError') ? 'invalid-argument' : 'redis-failed';
   report(code, message);
   process.exitCode = 1;
 } finally {

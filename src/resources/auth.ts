@@ -1,5 +1,5 @@
 import type { SessionGrant, SessionRefresher } from '../auth/refresher.js';
-import { AbortError, TimeoutError, isAuthenticationError } from '../errors/index.js';
+import { AbortError, TimeoutError, isCommunityChatError } from '../errors/index.js';
 import { validate } from '../schemas/validate.js';
 import { wait } from '../core/wait.js';
 import type { CallOptions } from '../rest/options.js';
@@ -55,7 +55,7 @@ export class AuthManager {
       await this.rest.request<unknown>('auth.logout', { ...options });
     } catch (error) {
       // A rejected refresh cookie means the session is already over: forget it, and still report the error.
-      if (isAuthenticationError(error)) await this.refresher.expire('loggedOut');
+      if (isCommunityChatError(error, 'AuthenticationError')) await this.refresher.expire('loggedOut');
       throw error;
     }
     await this.refresher.expire('loggedOut');

@@ -96,3 +96,5 @@ export {
   type MessageSource,
 } from './matchers.js';
 export { MemoryShardCoordinator, type MemoryShardCoordinatorOptions } from './shard-coordinator.js';
+// The Gateway protocol's opcodes, frames and close-code table: for scripting the test Gateway server by hand (the SDK's own Gateway needs none of them).
+export { GatewayOpcode, closeCodes, closeCodeRule, type GatewayFrame, type CloseCodeRule, type GatewayOpcodeValue } from '../gateway/protocol.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Client, MissingCredentialError, isMissingCredentialError } from '../../src/index.js';
+import { Client, MissingCredentialError, isCommunityChatError } from '../../src/index.js';
 import { SECRETS, createMswClient, useMswRecorder } from '../helpers/index.js';
 
 const recorder = useMswRecorder();
@@ -10,7 +10,7 @@ describe('credential selection', () => {
     const error = await client.applications.list().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MissingCredentialError);
     expect((error as MissingCredentialError).accepted).toEqual(['user']);
-    await expect(client.channels.get('ch1')).rejects.toSatisfy(isMissingCredentialError);
+    await expect(client.channels.get('ch1')).rejects.toSatisfy((error) => isCommunityChatError(error, 'MissingCredentialError'));
     await expect(client.interactions.respond('i1', { interaction_type: 1 })).rejects.toThrow(/needs one of these credentials: bot/);
     await expect(client.webhooks.execute('unknown-hook', { content: 'x' })).rejects.toThrow(/webhook/);
     await expect(client.auth.refresh()).rejects.toThrow(/refreshCookie/);

@@ -5,7 +5,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, UnexpectedResponseError, isUnexpectedResponseError } from '../../src/index.js';
+import { Client, UnexpectedResponseError, isCommunityChatError } from '../../src/index.js';
 import { startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
 
 /** What the fake service answers to login and refresh. */
@@ -37,7 +37,7 @@ describe('a login or refresh without a usable token', () => {
       const client = new Client({ baseUrl: server.url, transport });
       const error = await client.auth.login(credentials).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(UnexpectedResponseError);
-      expect(isUnexpectedResponseError(error)).toBe(true);
+      expect(isCommunityChatError(error, 'UnexpectedResponseError')).toBe(true);
       expect(error).toMatchObject({ operation: 'auth.login' });
       const message = (error as Error).message;
       expect(message).toContain(

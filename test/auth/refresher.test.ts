@@ -9,7 +9,7 @@ import { afterEach, expect, it, vi } from 'vitest';
 import { SessionRefresher } from '../../src/auth/refresher.js';
 import { UserSession } from '../../src/auth/session.js';
 import { UnexpectedResponseError } from '../../src/errors/index.js';
-import type { UserSessionStore } from '../../src/index.js';
+import type { UserSessionStore } from '../../src/stores.js';
 
 afterEach(() => {
   vi.useRealTimers();

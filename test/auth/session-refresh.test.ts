@@ -1,16 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  AuthenticationError,
-  Client,
-  MissingCredentialError,
-  SessionStoreError,
-  type StoreErrorEvent,
-  TimeoutError,
-  type SessionExpiredEvent,
-  type SessionRefreshedEvent,
-  type SessionSnapshot,
-} from '../../src/index.js';
+import { AuthenticationError, Client, MissingCredentialError, SessionStoreError, TimeoutError, type SessionSnapshot } from '../../src/index.js';
+import type { StoreErrorEvent, SessionExpiredEvent, SessionRefreshedEvent } from '../../src/diagnostics.js';
 import { startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
 
 /** A fake auth service: tokens `access-N`, refresh cookies `refresh-N`; only the newest of each is valid. */

@@ -91,7 +91,7 @@ describe('per-call options', () => {
 
 describe('MemoryRateLimitStore settings', () => {
   it('refuses unknown names and durations past 2^31 - 1 ms, naming each', async () => {
-    const { MemoryRateLimitStore } = await import('../../src/index.js');
+    const { MemoryRateLimitStore } = await import('../../src/stores.js');
     expect(refusal(() => new MemoryRateLimitStore({ clock: () => 0 } as never)).issues[0]?.path).toBe('clock');
     expect(refusal(() => new MemoryRateLimitStore({ maxPauseMs: Number.POSITIVE_INFINITY })).issues[0]?.path).toBe('maxPauseMs');
     expect(refusal(() => new MemoryRateLimitStore({ webhookWindow: { limit: 30, windowMs: 3e9 } })).issues[0]?.path).toBe('webhookWindow.windowMs');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WebhookClient, isValidationError } from '../../src/index.js';
+import { WebhookClient, isCommunityChatError } from '../../src/index.js';
 import type { Socket } from 'node:net';
 import { SECRETS, startLoopbackServer, useMswRecorder } from '../helpers/index.js';
 
@@ -19,7 +19,7 @@ describe('WebhookClient', () => {
       `DELETE /api/v1/webhooks/wh7/${SECRETS.webhookToken}`,
     ]);
     expect(recorder.requests.every((r) => r.headers['authorization'] === undefined)).toBe(true);
-    await expect(hook.execute({ content: '' })).rejects.toSatisfy(isValidationError);
+    await expect(hook.execute({ content: '' })).rejects.toSatisfy((error) => isCommunityChatError(error, 'ValidationError'));
     expect(recorder.requests).toHaveLength(3);
   });
 

@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, WebhookClient, isApiError, type ApiError } from '../../src/index.js';
+import { Client, WebhookClient, type ApiError, isCommunityChatError } from '../../src/index.js';
 import { redactHeaders, redactValue, scrubText, secretValuesIn } from '../../src/core/redact.js';
 import { MSW_BASE_URL, SECRETS, createMswClient, useMswRecorder, findLeakedSecrets, startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
 
@@ -16,7 +16,7 @@ describe('secrets never leak', () => {
     recorder.respond((request) => ({ status: 404, json: { message: `No webhook at ${request.url}`, token: SECRETS.webhookToken } }));
     const client = createMswClient();
     const error = (await client.webhooks.execute('wh1', { content: 'hi' }).catch((e: unknown) => e)) as ApiError;
-    expect(isApiError(error)).toBe(true);
+    expect(isCommunityChatError(error, 'ApiError')).toBe(true);
     expect(error.path).toBe('/api/v1/webhooks/wh1/:redacted');
     expect(findLeakedSecrets(everyView(error))).toEqual([]);
     expect(error.message).toContain('[redacted]');
@@ -112,7 +112,7 @@ describe('secrets the server echoes back, over a real loopback server', () => {
     });
     const client = new Client({ baseUrl: server.url });
     const error = await call(client, secret).catch((e: unknown) => e);
-    expect(isApiError(error)).toBe(true);
+    expect(isCommunityChatError(error, 'ApiError')).toBe(true);
     const text = views(error);
     expect(text).not.toContain(secret);
     expect(text).not.toContain('new-password-Ux81');
@@ -140,7 +140,7 @@ describe('secrets the server echoes back, over a real loopback server', () => {
     const client = new Client({ baseUrl: server.url });
     await client.auth.login({ email: 'a@example.com', password: 'password-Zx12' });
     const error = await client.auth.refresh().catch((e: unknown) => e);
-    expect(isApiError(error)).toBe(true);
+    expect(isCommunityChatError(error, 'ApiError')).toBe(true);
     const text = views(error);
     expect(text).not.toContain(cookie);
     expect(text).not.toContain(encodeURIComponent(cookie));

@@ -9,17 +9,24 @@ import {
   InteractionExpiredError,
   RateLimitError,
   ValidationError,
-  isAbortError,
-  isApiError,
   isCommunityChatError,
-  isGatewayError,
-  isGatewayFatalError,
-  isInteractionError,
-  isInteractionExpiredError,
-  isRateLimitError,
-  isServerError,
-  isValidationError,
+  type ErrorKind,
 } from '../../src/index.js';
+
+/** A 429 of GET /x, as the response decoding builds it. */
+function rateLimitError(retryAfterMs: number, global: boolean): RateLimitError {
+  return new RateLimitError({
+    method: 'GET',
+    path: '/x',
+    operation: 'op',
+    status: 429,
+    body: undefined,
+    headers: {},
+    credential: 'bot',
+    retryAfterMs,
+    global,
+  });
+}
 
 describe('error classes', () => {
   it('name each error after its class, and a user subclass after its own', () => {
@@ -32,25 +39,25 @@ describe('error classes', () => {
   });
 
   it('derive every guard from the prototype chain: a class is its ancestors too, never its siblings', () => {
-    const rateLimit = new RateLimitError({
-      method: 'GET',
-      path: '/x',
-      operation: 'op',
-      status: 429,
-      body: undefined,
-      headers: {},
-      credential: 'bot',
-      retryAfterMs: 5,
-      global: false,
-    });
-    expect([isCommunityChatError, isApiError, isRateLimitError].map((guard) => guard(rateLimit))).toEqual([true, true, true]);
-    expect([isServerError, isValidationError, isAbortError, isGatewayError].map((guard) => guard(rateLimit))).toEqual([false, false, false, false]);
+    const rateLimit = rateLimitError(5, false);
+    const kindsOf = (error: unknown, kinds: ErrorKind[]) => kinds.map((kind) => isCommunityChatError(error, kind));
+    expect(isCommunityChatError(rateLimit)).toBe(true);
+    expect(kindsOf(rateLimit, ['CommunityChatError', 'ApiError', 'RateLimitError'])).toEqual([true, true, true]);
+    expect(kindsOf(rateLimit, ['ServerError', 'ValidationError', 'AbortError', 'GatewayError'])).toEqual([false, false, false, false]);
     const fatal = new GatewayFatalError(4014, 'Disallowed intents', 'check intents');
-    expect([isGatewayError(fatal), isGatewayFatalError(fatal), isApiError(fatal)]).toEqual([true, true, false]);
+    expect([isCommunityChatError(fatal, 'GatewayError'), isCommunityChatError(fatal, 'GatewayFatalError'), isCommunityChatError(fatal, 'ApiError')]).toEqual([
+      true,
+      true,
+      false,
+    ]);
     const expired = new InteractionExpiredError({ interactionId: '1', ageMs: 16 * 60_000 }, 0);
-    expect([isInteractionError(expired), isInteractionExpiredError(expired), expired instanceof CommunityChatError]).toEqual([true, true, true]);
+    expect([
+      isCommunityChatError(expired, 'InteractionError'),
+      isCommunityChatError(expired, 'InteractionExpiredError'),
+      expired instanceof CommunityChatError,
+    ]).toEqual([true, true, true]);
     const aborted = new AbortError({ method: 'GET', path: '/x', operation: 'op', mayHaveReachedServer: false });
-    expect(isAbortError(aborted)).toBe(true);
+    expect(isCommunityChatError(aborted, 'AbortError')).toBe(true);
     expect(aborted.message).toBe('GET /x: aborted by the caller');
   });
 
@@ -81,16 +88,33 @@ describe('error classes', () => {
     Object.defineProperty(ForeignApi.prototype, kind, { value: 'ApiError' });
     Object.defineProperty(ForeignRateLimit.prototype, kind, { value: 'RateLimitError' });
     const foreign = new ForeignRateLimit('x');
-    expect(isRateLimitError(foreign)).toBe(true);
-    expect(isApiError(foreign)).toBe(true);
-    expect(isServerError(foreign)).toBe(false);
-    expect(isRateLimitError(new ForeignApi('x'))).toBe(false);
+    expect(isCommunityChatError(foreign, 'RateLimitError')).toBe(true);
+    expect(isCommunityChatError(foreign, 'ApiError')).toBe(true);
+    expect(isCommunityChatError(foreign, 'ServerError')).toBe(false);
+    expect(isCommunityChatError(new ForeignApi('x'), 'RateLimitError')).toBe(false);
     // A plain error carrying another symbol's list of kinds is not taken for one.
     const lookalike = Object.assign(new Error('x'), { [Symbol.for('community-chat-sdk.error.kinds')]: ['CommunityChatError', 'ApiError', 'RateLimitError'] });
-    expect(isRateLimitError(lookalike)).toBe(false);
-    expect(isApiError(new Error('plain'))).toBe(false);
-    expect(isApiError(null)).toBe(false);
-    expect(isApiError('ApiError')).toBe(false);
+    expect(isCommunityChatError(lookalike, 'RateLimitError')).toBe(false);
+    expect(isCommunityChatError(new Error('plain'), 'ApiError')).toBe(false);
+    expect(isCommunityChatError(null, 'ApiError')).toBe(false);
+    expect(isCommunityChatError('ApiError', 'ApiError')).toBe(false);
+  });
+});
+
+describe('isCommunityChatError(value, kind)', () => {
+  it('narrows to the class of the kind asked about', () => {
+    const caught: unknown = rateLimitError(250, true);
+    if (!isCommunityChatError(caught, 'RateLimitError')) throw new Error('a RateLimitError was not recognised as one');
+    // Typed as RateLimitError here: its own fields read without a cast.
+    expect([caught.retryAfterMs, caught.global, caught.status]).toEqual([250, true, 429]);
+  });
+
+  it('refuses a kind that names no error class, instead of answering false forever', () => {
+    const typo = 'RateLimitErorr' as ErrorKind;
+    expect(() => isCommunityChatError(new Error('x'), typo)).toThrow(ValidationError);
+    expect(() => isCommunityChatError(new Error('x'), typo)).toThrow(/kind: names no error class of the SDK \(one of CommunityChatError, ApiError/);
+    // Not even a name inherited from Object.prototype passes for a kind.
+    expect(() => isCommunityChatError({}, 'toString' as ErrorKind)).toThrow(ValidationError);
   });
 });
 

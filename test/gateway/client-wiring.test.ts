@@ -1,6 +1,7 @@
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BotTokenStrategy, Client, GatewayOpcode } from '../../src/index.js';
+import { BotTokenStrategy, Client } from '../../src/index.js';
+import { GatewayOpcode } from '../../src/testing/index.js';
 import { GatewayServer } from '../../src/testing/gateway-server.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];

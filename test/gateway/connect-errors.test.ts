@@ -7,7 +7,7 @@
 import http from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { Client, isGatewayError, isGatewayFatalError, isShardCoordinatorError, type GatewayReconnectingEvent } from '../../src/index.js';
+import { Client, type GatewayReconnectingEvent, isCommunityChatError } from '../../src/index.js';
 import { until } from '../helpers/until.js';
 
 const TOKEN = 'bot-token-never-shown.Xy77';
@@ -48,7 +48,7 @@ describe('connect() to something that is not a Gateway', () => {
     client.gateway.on('reconnecting', (event) => void retries.push(event));
     const error = await client.gateway.connect().catch((caught: unknown) => caught);
     await client.close();
-    expect(isGatewayError(error)).toBe(true);
+    expect(isCommunityChatError(error, 'GatewayError')).toBe(true);
     expect((error as Error).message).toMatch(/within 800 ms.*last connection error: ECONNREFUSED/);
     expect(retries.length, 'attempts retried before the timeout').toBeGreaterThan(0);
     expect(retries.map((event) => event.attempt)).toEqual(retries.map((_, index) => index + 1));
@@ -62,7 +62,7 @@ describe('connect() to something that is not a Gateway', () => {
     const client = new Client({ auth: { botToken: TOKEN }, gateway: { url: server.url, connectTimeoutMs: 60_000, reconnectBaseDelayMs: 50 } });
     try {
       const error = await client.gateway.connect().catch((caught: unknown) => caught);
-      expect(isGatewayFatalError(error)).toBe(true);
+      expect(isCommunityChatError(error, 'GatewayFatalError')).toBe(true);
       expect((error as Error).message).toMatch(/HTTP 404/);
       expect(server.upgrades()).toBe(1);
       expect((error as Error).message).not.toContain(TOKEN);
@@ -81,7 +81,7 @@ describe('connect() to something that is not a Gateway', () => {
       });
       try {
         const error = await client.gateway.connect().catch((caught: unknown) => caught);
-        expect(isGatewayFatalError(error)).toBe(false);
+        expect(isCommunityChatError(error, 'GatewayFatalError')).toBe(false);
         expect((error as Error).message).toContain(`last connection error: the WebSocket upgrade was answered with HTTP ${status}`);
         expect(server.upgrades()).toBeGreaterThan(1);
       } finally {
@@ -110,7 +110,7 @@ describe('connect() with Redis down names the component that failed', () => {
     });
     const error = await client.gateway.connect().catch((e: unknown) => e);
     await client.close();
-    expect(isShardCoordinatorError(error), String(error)).toBe(true);
+    expect(isCommunityChatError(error, 'ShardCoordinatorError'), String(error)).toBe(true);
     expect((error as Error).message).toBe('The shard coordinator failed: the Redis client is not connected');
     expect((error as Error).message).not.toMatch(/session store/);
   });

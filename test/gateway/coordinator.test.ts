@@ -6,14 +6,9 @@
  * dispatched, so the new holder's resume replays the rest.
  */
 import { afterEach, expect, it, vi } from 'vitest';
-import {
-  Client,
-  MemoryGatewaySessionStore,
-  type CoordinatorTick,
-  type ShardAcquiredEvent,
-  type ShardCoordinator,
-  type ShardFencedEvent,
-} from '../../src/index.js';
+import { Client } from '../../src/index.js';
+import { MemoryGatewaySessionStore, type CoordinatorTick, type ShardCoordinator } from '../../src/stores.js';
+import type { ShardAcquiredEvent, ShardFencedEvent } from '../../src/diagnostics.js';
 import { createEmulator, type Emulator } from '../../src/testing/index.js';
 import { useEmulatorWithAdmin } from '../helpers/emulators.js';
 import { nextEvent } from '../helpers/events.js';

@@ -10,7 +10,7 @@ import { emitFleetEvent, type FleetEvent, type PreviousHolder } from '../../src/
 import { createFleet } from '../../src/gateway/fleet.js';
 import { LastSessions, MemoryGatewaySessionStore } from '../../src/gateway/gateway-session-store.js';
 import type { ShardHandle } from '../../src/gateway/shards.js';
-import { DIAGNOSTICS_CHANNELS } from '../../src/index.js';
+import { DIAGNOSTICS_CHANNELS } from '../../src/diagnostics.js';
 import { ScriptedCoordinator, step } from '../helpers/scripted-coordinator.js';
 import { MemoryShardCoordinator } from '../../src/testing/shard-coordinator.js';
 import { until } from '../helpers/until.js';

@@ -5,7 +5,8 @@
  * away from takes no more shards.
  */
 import { expect, it } from 'vitest';
-import { Client, MemoryGatewaySessionStore } from '../../src/index.js';
+import { Client } from '../../src/index.js';
+import { MemoryGatewaySessionStore } from '../../src/stores.js';
 import type { ShardCoordinator } from '../../src/gateway/coordinator.js';
 import { MemoryShardCoordinator } from '../../src/testing/index.js';
 import { useEmulatorWithAdmin } from '../helpers/emulators.js';

@@ -7,7 +7,8 @@
  * the saved session) hold on the main thread as with shards in this thread.
  */
 import { afterEach, expect, it } from 'vitest';
-import { Client, MemoryGatewaySessionStore, type ShardCoordinator } from '../../src/index.js';
+import { Client } from '../../src/index.js';
+import { MemoryGatewaySessionStore, type ShardCoordinator } from '../../src/stores.js';
 import { runningShardWorkers } from '../../src/gateway/worker-thread.js';
 import { MemoryShardCoordinator } from '../../src/testing/index.js';
 import { guildIdOnShard, startShardedEmulator } from '../helpers/sharded-emulator.js';

@@ -3,13 +3,13 @@ import {
   Client,
   GatewayError,
   GatewayFatalError,
-  GatewayOpcode,
-  isGatewayFatalError,
   type CommandInteraction,
   type GatewayOptions,
   type GatewayReconnectingEvent,
   type Interaction,
+  isCommunityChatError,
 } from '../../src/index.js';
+import { GatewayOpcode } from '../../src/testing/index.js';
 import { GatewayServer, type GatewayServerOptions } from '../../src/testing/gateway-server.js';
 import { SECRETS, activeTimers } from '../helpers/index.js';
 import { until } from '../helpers/ws-server.js';
@@ -165,7 +165,7 @@ describe('robustness', () => {
     const { server, gateway } = await setup({ authorize: () => false });
     const error = await gateway.connect().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GatewayFatalError);
-    expect(isGatewayFatalError(error)).toBe(true);
+    expect(isCommunityChatError(error, 'GatewayFatalError')).toBe(true);
     expect((error as GatewayFatalError).code).toBe(4004);
     expect((error as GatewayFatalError).hint).toMatch(/token/);
     expect(String(error)).not.toContain(SECRETS.botToken);

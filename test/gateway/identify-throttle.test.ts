@@ -4,7 +4,8 @@
  * a wait that is given up takes no turn.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DEFAULT_IDENTIFY_INTERVAL_MS, createMemoryIdentifyThrottle, identifyBucket } from '../../src/index.js';
+import { DEFAULT_IDENTIFY_INTERVAL_MS } from '../../src/gateway/identify-throttle.js';
+import { createMemoryIdentifyThrottle, identifyBucket } from '../../src/stores.js';
 
 beforeEach(() => {
   vi.useFakeTimers({ now: 1_000_000 });

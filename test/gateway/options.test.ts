@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveGatewayOptions } from '../../src/gateway/options.js';
-import { Client, type ValidationError, isGatewayError } from '../../src/index.js';
+import { Client, type ValidationError, isCommunityChatError } from '../../src/index.js';
 import { GatewayServer } from '../../src/testing/gateway-server.js';
 import { startLoopbackServer } from '../helpers/index.js';
 import { validationRefusal as refusal } from '../helpers/refusal.js';
@@ -108,7 +108,7 @@ describe('maxShards: the most shards one Gateway plans, whoever asks', () => {
     const client = new Client({ baseUrl: service.url, auth: { botToken: 'bot.Tk9' }, gateway: { shards: 'auto', maxShards: 8 } });
     try {
       const error = await client.gateway.connect().catch((e: unknown) => e);
-      expect(isGatewayError(error), String(error)).toBe(true);
+      expect(isCommunityChatError(error, 'GatewayError'), String(error)).toBe(true);
       expect((error as Error).message).toMatch(/GET \/gateway\/bot recommends 1000000000 shards, more than gateway.maxShards \(8\)/);
     } finally {
       await client.close();

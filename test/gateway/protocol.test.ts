@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closeCodeRule, closeCodes } from '../../src/index.js';
+import { closeCodeRule, closeCodes } from '../../src/testing/index.js';
 
 describe('close-code table', () => {
   it('maps each code to resume, reidentify or fatal; unlisted codes resume', () => {

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DispatchPublisher, type PublishedDispatch } from '../../src/gateway/publisher.js';
-import { Client, MemoryGatewaySessionStore } from '../../src/index.js';
+import { Client } from '../../src/index.js';
+import { MemoryGatewaySessionStore } from '../../src/stores.js';
 import { useEmulatorWithAdmin } from '../helpers/emulators.js';
 import { until } from '../helpers/until.js';
 

@@ -6,7 +6,8 @@
  * too, each member's part of the new set in its own workers.
  */
 import { afterEach, expect, it } from 'vitest';
-import { Client, MemoryGatewaySessionStore } from '../../src/index.js';
+import { Client } from '../../src/index.js';
+import { MemoryGatewaySessionStore } from '../../src/stores.js';
 import { MemoryShardCoordinator } from '../../src/testing/index.js';
 import { runningShardWorkers } from '../../src/gateway/worker-thread.js';
 import { startShardedEmulator } from '../helpers/sharded-emulator.js';

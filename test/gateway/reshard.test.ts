@@ -6,7 +6,8 @@
  * the overlap included), with exactly `count` new Identify and none refused.
  */
 import { expect, it, vi } from 'vitest';
-import { Client, createMemoryIdentifyThrottle, isValidationError, MemoryGatewaySessionStore, shardOfGuild } from '../../src/index.js';
+import { Client, shardOfGuild, isCommunityChatError } from '../../src/index.js';
+import { createMemoryIdentifyThrottle, MemoryGatewaySessionStore } from '../../src/stores.js';
 import {
   autoReshardInterval,
   fleetReshardStep,
@@ -93,11 +94,11 @@ it('refuses a count that is not a whole number, and a Gateway not yet connected,
   const client = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: { shards: 'auto' } });
   try {
     const early = await client.gateway.reshard(4).catch((error: unknown) => error);
-    expect(isValidationError(early) && early.message).toMatch(/connect\(\) first/);
+    expect(isCommunityChatError(early, 'ValidationError') && early.message).toMatch(/connect\(\) first/);
     await client.gateway.connect();
     for (const bad of [0, 2.5, Number.NaN]) {
       const error = await client.gateway.reshard(bad).catch((caught: unknown) => caught);
-      expect(isValidationError(error)).toBe(true);
+      expect(isCommunityChatError(error, 'ValidationError')).toBe(true);
     }
     expect(client.gateway.shardCount).toBe(2);
     expect(client.gateway.status).toBe('ready');

@@ -5,7 +5,7 @@
  * budget out (which gets a bot's token reset).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client, isGatewayFatalError, isSessionBudgetError, SessionBudgetError } from '../../src/index.js';
+import { Client, SessionBudgetError, isCommunityChatError } from '../../src/index.js';
 import { MAX_SESSION_RESET_MS, SessionBudget, defaultReserve, readSessionStartLimit } from '../../src/gateway/session-budget.js';
 import { createEmulator, type Emulator } from '../../src/testing/index.js';
 import { startLoopbackServer, startScript } from '../helpers/index.js';
@@ -48,7 +48,7 @@ describe('SessionBudget', () => {
     client.gateway.on('reconnecting', (event) => delays.push(event.delayMs));
     try {
       const error = await client.gateway.connect().catch((e: unknown) => e);
-      expect(isSessionBudgetError(error), String(error)).toBe(true);
+      expect(isCommunityChatError(error, 'SessionBudgetError'), String(error)).toBe(true);
       expect((error as SessionBudgetError).resetAfterMs).toBe(MAX_SESSION_RESET_MS);
       await until(() => delays.length > 0);
       expect(delays, 'the retry waits for the (clamped) reset, once').toEqual([MAX_SESSION_RESET_MS]);
@@ -94,7 +94,12 @@ describe('a restart loop against the emulator', () => {
       const client = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: { sessionStartReserve } });
       const outcome = await client.gateway.connect().then(
         () => 'ready',
-        (error: unknown) => (isSessionBudgetError(error) ? 'held back' : isGatewayFatalError(error) ? `refused ${error.code}` : String(error)),
+        (error: unknown) =>
+          isCommunityChatError(error, 'SessionBudgetError')
+            ? 'held back'
+            : isCommunityChatError(error, 'GatewayFatalError')
+              ? `refused ${error.code}`
+              : String(error),
       );
       outcomes.push(outcome);
       await client.close();

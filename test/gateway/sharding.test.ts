@@ -7,18 +7,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   Client,
-  GatewayOpcode,
   ValidationError,
   createInteractionRouter,
-  createMemoryIdentifyThrottle,
   shardOfGuild,
-  MemoryGatewaySessionStore,
   type GatewayOptions,
   type GatewayReadyEvent,
   SessionStoreError,
-  type StoreErrorEvent,
-  type StoreRecoveredEvent,
 } from '../../src/index.js';
+import { GatewayOpcode } from '../../src/testing/index.js';
+import { createMemoryIdentifyThrottle, MemoryGatewaySessionStore } from '../../src/stores.js';
+import type { StoreErrorEvent, StoreRecoveredEvent } from '../../src/diagnostics.js';
 import { GatewayServer, type GatewayServerOptions } from '../../src/testing/gateway-server.js';
 import { SECRETS } from '../helpers/index.js';
 import { until } from '../helpers/ws-server.js';

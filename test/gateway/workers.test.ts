@@ -4,7 +4,8 @@
  * on the main thread, through the main thread's client.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client, GatewayFatalError, MemoryGatewaySessionStore, createMemoryIdentifyThrottle, shardOfGuild, type GatewayReadyEvent } from '../../src/index.js';
+import { Client, GatewayFatalError, shardOfGuild, type GatewayReadyEvent } from '../../src/index.js';
+import { MemoryGatewaySessionStore, createMemoryIdentifyThrottle } from '../../src/stores.js';
 import { startShardedEmulator } from '../helpers/sharded-emulator.js';
 import { until } from '../helpers/until.js';
 

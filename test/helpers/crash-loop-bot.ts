@@ -6,7 +6,7 @@
  * `held back <resetAfterMs>` and exits 2, which a supervisor can tell from a
  * crash (back off until the budget resets instead of restarting).
  */
-import { Client, isSessionBudgetError } from '../../src/index.js';
+import { Client, isCommunityChatError } from '../../src/index.js';
 
 const client = new Client({ baseUrl: process.env['BASE_URL'], auth: { botToken: process.env['BOT_TOKEN'] } });
 try {
@@ -14,7 +14,7 @@ try {
   console.log('ready');
   process.exit(1);
 } catch (error) {
-  if (!isSessionBudgetError(error)) throw error;
+  if (!isCommunityChatError(error, 'SessionBudgetError')) throw error;
   console.log(`held back ${error.resetAfterMs}`);
   process.exit(2);
 }

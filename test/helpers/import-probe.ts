@@ -2,7 +2,8 @@
  * Run by a test in a fresh process (`startScript`): imports the SDK's main
  * entry with a spy on every lazily built global (`FormData`, `fetch`,
  * `WebSocket` ...: reading one makes Node load what builds it, its fetch
- * implementation for most), then builds a `MultipartBody`. Prints one JSON
+ * implementation for most), then builds a `MultipartBody` (from
+ * `community-chat-sdk/transport`). Prints one JSON
  * line: the globals read by the import, and what the body is.
  */
 const read: string[] = [];
@@ -20,8 +21,10 @@ for (const name of Object.getOwnPropertyNames(globalThis)) {
     ...(set === undefined ? {} : { set }),
   });
 }
-const { MultipartBody } = await import('../../src/index.js');
+await import('../../src/index.js');
 const byImport = [...read];
+// MultipartBody is published by community-chat-sdk/transport (what a transport is handed); the main entry loads it too.
+const { MultipartBody } = await import('../../src/transport.js');
 const body = new MultipartBody([{ name: 'a', value: 'b' }]);
 const from = MultipartBody.from(new FormData());
 process.stdout.write(

@@ -6,8 +6,8 @@ import {
   NotFoundError,
   PermissionError,
   WebhookClient,
-  isAuthenticationError,
   type Application,
+  isCommunityChatError,
 } from '../../src/index.js';
 import { createEmulator, type Emulator } from '../../src/testing/index.js';
 import { until } from '../helpers/until.js';
@@ -188,7 +188,7 @@ describe('5. incoming webhooks', () => {
 
     const reset = await admin.webhooks.resetToken(guildId, id);
     const error = await hook.execute({ content: 'old token' }).catch((e: unknown) => e);
-    expect(isAuthenticationError(error)).toBe(true);
+    expect(isCommunityChatError(error, 'AuthenticationError')).toBe(true);
     expect(String(error)).not.toContain(String(created.token));
     const fresh = new WebhookClient(String(reset['url']));
     await fresh.execute({ content: 'new token works' });

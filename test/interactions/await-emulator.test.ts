@@ -10,9 +10,9 @@ import {
   Client,
   createInteractionRouter,
   InteractionTimeoutError,
-  isInteractionTimeoutError,
   type ComponentInteraction,
   type MessageActionRow,
+  isCommunityChatError,
 } from '../../src/index.js';
 import { createEmulator, type Emulator } from '../../src/testing/index.js';
 
@@ -135,7 +135,7 @@ describe('interaction flows against the emulator', () => {
     await run.response;
     await done;
     expect(timeoutError).toBeInstanceOf(InteractionTimeoutError);
-    expect(isInteractionTimeoutError(timeoutError)).toBe(true);
+    expect(isCommunityChatError(timeoutError, 'InteractionTimeoutError')).toBe(true);
     expect(timeoutError).toMatchObject({ interactionId: run.id, waitedFor: 'component', timeoutMs: 50 });
     handled.length = 0;
     const late = emulator.core.clickComponent({ messageId: String(replyTo(run.id)?.id), customId: 'yes' });

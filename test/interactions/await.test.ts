@@ -10,13 +10,9 @@ import {
   Client,
   createInteraction,
   createInteractionRouter,
-  createWebhookReceiver,
   InteractionTimeoutError,
   InteractionType,
   InteractionWaitAbortedError,
-  isInteractionTimeoutError,
-  isInteractionWaitAbortedError,
-  isValidationError,
   type AutocompleteInteraction,
   type CommandInteraction,
   type ComponentInteraction,
@@ -24,7 +20,9 @@ import {
   type InteractionPayload,
   type ModalSubmitInteraction,
   type PingInteraction,
+  isCommunityChatError,
 } from '../../src/index.js';
+import { createWebhookReceiver } from '../../src/receiver.js';
 import type { InteractionRouter } from '../../src/interactions/router.js';
 import { activeTimers, SECRETS, startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
 import { NOW_MS, signedDelivery, WEBHOOK_SECRET } from '../receive/helpers.js';
@@ -177,7 +175,7 @@ describe('the end of a wait leaves nothing behind', () => {
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
     const error = await waiting.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InteractionTimeoutError);
-    expect(isInteractionTimeoutError(error)).toBe(true);
+    expect(isCommunityChatError(error, 'InteractionTimeoutError')).toBe(true);
     expect(error).toMatchObject({ name: 'InteractionTimeoutError', interactionId: 'cmd-5', waitedFor: 'component', timeoutMs: 20 });
     expect(router.waiterCount).toBe(0);
     expect(activeTimers()).toBe(timersBefore);
@@ -195,7 +193,7 @@ describe('the end of a wait leaves nothing behind', () => {
     controller.abort(new Error('user left'));
     const error = await waiting.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InteractionWaitAbortedError);
-    expect(isInteractionWaitAbortedError(error)).toBe(true);
+    expect(isCommunityChatError(error, 'InteractionWaitAbortedError')).toBe(true);
     expect(error).toMatchObject({ waitedFor: 'modalSubmit', cause: new Error('user left') });
     expect(router.waiterCount).toBe(0);
     expect(activeTimers()).toBe(timersBefore);
@@ -212,7 +210,7 @@ describe('the end of a wait leaves nothing behind', () => {
     const waits = [original.awaitComponent({ timeoutMs: 60_000 }), original.awaitModalSubmit({ customId: 'x', timeoutMs: 60_000 })];
     await router.close();
     const errors = await Promise.all(waits.map((wait) => wait.catch((e: unknown) => e)));
-    expect(errors.map((e) => [isInteractionWaitAbortedError(e), (e as Error).message.includes('the router was closed')])).toEqual([
+    expect(errors.map((e) => [isCommunityChatError(e, 'InteractionWaitAbortedError'), (e as Error).message.includes('the router was closed')])).toEqual([
       [true, true],
       [true, true],
     ]);
@@ -231,7 +229,7 @@ describe('the end of a wait leaves nothing behind', () => {
       (createInteraction(command('cmd-loose'), noop) as CommandInteraction).awaitComponent({ timeoutMs: 1_000 }),
     ];
     const errors = await Promise.all(refused.map((wait) => wait.catch((e: unknown) => e)));
-    expect(errors.map((e) => isValidationError(e))).toEqual([true, true, true, true]);
+    expect(errors.map((e) => isCommunityChatError(e, 'ValidationError'))).toEqual([true, true, true, true]);
     expect(errors.map((e) => (e as Error).message)).toEqual([
       expect.stringContaining('timeoutMs: required'),
       expect.stringContaining('timeoutMs: required'),

@@ -5,7 +5,8 @@
  * through `router.handle()` for what each really receives.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client, createInteractionRouter, createWebhookReceiver, type InteractionPayload, type InteractionRouterEvents } from '../../src/index.js';
+import { Client, createInteractionRouter, type InteractionPayload, type InteractionRouterEvents } from '../../src/index.js';
+import { createWebhookReceiver } from '../../src/receiver.js';
 import type { InteractionHost } from '../../src/interactions/host.js';
 import { GatewayServer } from '../../src/testing/gateway-server.js';
 import { deliveryContract } from '../helpers/delivery-contract.js';

@@ -9,9 +9,9 @@ import {
   InteractionResponseError,
   UnknownInteraction,
   createInteraction,
-  isInteractionAlreadyAcknowledgedError,
   type InteractionPayload,
   type ModalActionRow,
+  isCommunityChatError,
 } from '../../src/index.js';
 import { GatewayServer } from '../../src/testing/gateway-server.js';
 import { SECRETS, startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
@@ -112,7 +112,7 @@ describe('answers bound to the callback endpoint', () => {
     expect(second.status).toBe('rejected');
     const error = (second as PromiseRejectedResult).reason as InteractionAlreadyAcknowledgedError;
     expect(error).toBeInstanceOf(InteractionAlreadyAcknowledgedError);
-    expect(isInteractionAlreadyAcknowledgedError(error)).toBe(true);
+    expect(isCommunityChatError(error, 'InteractionAlreadyAcknowledgedError')).toBe(true);
     expect(error.previousType).toBe(4);
     expect(error.message).toMatch(/already acknowledged with interaction_type 4.*interaction_type 5 was not sent/);
     expect(error.ageMs).toBeGreaterThanOrEqual(0);

@@ -5,7 +5,7 @@
  * service would.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client, defineCommand, isValidationError, type InteractionErrorEvent, type ValidationError } from '../../src/index.js';
+import { Client, defineCommand, type InteractionErrorEvent, type ValidationError, isCommunityChatError } from '../../src/index.js';
 import { createInteraction } from '../../src/interactions/interaction.js';
 import { checkOptions } from '../../src/interactions/options.js';
 import { createEmulator, createTestGateway, createTestPayload, isEmulatorInvalidOptionsError, type Emulator } from '../../src/testing/index.js';
@@ -96,7 +96,7 @@ describe('a typed handler', () => {
     await deliver([{ name: 'mode', type: 3, value: 'fair' }]);
     await deliver([{ name: 'sides', type: 4, value: 20 }]);
     expect(rolled).toEqual([20]);
-    expect(errors.map((event) => isValidationError(event.error))).toEqual([true, true]);
+    expect(errors.map((event) => isCommunityChatError(event.error, 'ValidationError'))).toEqual([true, true]);
     expect(errors.map((event) => (event.error as ValidationError).issues.map((issue) => issue.path))).toEqual([['options.sides'], ['options.sides']]);
     expect(String((errors[0]?.error as Error | undefined)?.message)).toContain('must be a whole number (got "abc")');
   });

@@ -4,7 +4,6 @@ import {
   Client,
   createInteraction,
   createInteractionRouter,
-  createWebhookReceiver,
   defineCommand,
   type AutocompleteInteraction,
   type InteractionRouter,
@@ -18,6 +17,7 @@ import {
   type ModalSubmitInteraction,
   type PingInteraction,
 } from '../../src/index.js';
+import { createWebhookReceiver } from '../../src/receiver.js';
 import { createTestGateway } from '../../src/testing/index.js';
 import { SECRETS, startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
 import { NOW_MS, signedDelivery, WEBHOOK_SECRET } from '../receive/helpers.js';

@@ -6,10 +6,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   createInteractionRouter,
-  isInteractionAlreadyAcknowledgedError,
   type CommandInteraction,
   type ComponentInteraction,
   type InteractionUnhandledEvent,
+  isCommunityChatError,
 } from '../../src/index.js';
 import { createInteraction, type Interaction } from '../../src/interactions/interaction.js';
 import { createTestGateway, createTestInteraction, createTestPayload } from '../../src/testing/index.js';
@@ -33,7 +33,7 @@ describe('answers', () => {
     const { interaction, responses } = createTestInteraction<CommandInteraction>({ name: 'quiz' });
     await interaction.reply('done');
     const second = await interaction.respond(8, { choices: [] }).catch((error: unknown) => error);
-    expect(isInteractionAlreadyAcknowledgedError(second)).toBe(true);
+    expect(isCommunityChatError(second, 'InteractionAlreadyAcknowledgedError')).toBe(true);
     expect(responses).toHaveLength(1);
   });
 });

@@ -4,7 +4,8 @@
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client, DIAGNOSTICS_CHANNELS } from '../../src/index.js';
+import { Client } from '../../src/index.js';
+import { DIAGNOSTICS_CHANNELS } from '../../src/diagnostics.js';
 import { observing } from '../../src/observe/call.js';
 import { SECRETS, createMswClient, findLeakedSecrets, useMswRecorder } from '../helpers/index.js';
 

@@ -6,7 +6,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { describe, expect, it } from 'vitest';
 import { Gateway } from '../../src/gateway/gateway.js';
-import { DIAGNOSTICS_CHANNELS } from '../../src/index.js';
+import { DIAGNOSTICS_CHANNELS } from '../../src/diagnostics.js';
 import { GatewayServer } from '../../src/testing/gateway-server.js';
 import { SECRETS, findLeakedSecrets } from '../helpers/index.js';
 

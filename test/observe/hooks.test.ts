@@ -3,7 +3,8 @@
  * may add, what a throwing hook does to its call and to the others.
  */
 import { describe, expect, it } from 'vitest';
-import { HookError, NotFoundError, isHookError, type AfterResponseView, type BeforeRequestView, type RequestErrorView } from '../../src/index.js';
+import { HookError, NotFoundError, isCommunityChatError } from '../../src/index.js';
+import type { AfterResponseView, BeforeRequestView, RequestErrorView } from '../../src/diagnostics.js';
 import { observing } from '../../src/observe/call.js';
 import { SECRETS, createMswClient, findLeakedSecrets, useMswRecorder } from '../helpers/index.js';
 
@@ -50,7 +51,7 @@ describe('request hooks', () => {
     const client = createMswClient({ hooks: { beforeRequest: hook } });
     const error = await client.channels.get('ch1').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HookError);
-    expect(isHookError(error)).toBe(true);
+    expect(isCommunityChatError(error, 'HookError')).toBe(true);
     expect((error as HookError).hook).toBe('beforeRequest');
     expect((error as HookError).mayHaveReachedServer).toBe(false);
     expect(recorder.requests).toHaveLength(0);

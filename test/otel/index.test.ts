@@ -9,7 +9,8 @@ import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Client, DIAGNOSTICS_CHANNELS, createInteraction, createInteractionRouter, type InteractionPayload, type StreamStepMessage } from '../../src/index.js';
+import { Client, createInteraction, createInteractionRouter, type InteractionPayload } from '../../src/index.js';
+import { DIAGNOSTICS_CHANNELS, type StreamStepMessage } from '../../src/diagnostics.js';
 import { RATE_LIMIT_WAIT_EVENT, createOtelTracing, type OtelTracing } from '../../src/otel/index.js';
 import { SECRETS, findLeakedSecrets, startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
 

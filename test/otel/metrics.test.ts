@@ -5,7 +5,8 @@
  */
 import { channel } from 'node:diagnostics_channel';
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
-import { Client, DIAGNOSTICS_CHANNELS } from '../../src/index.js';
+import { Client } from '../../src/index.js';
+import { DIAGNOSTICS_CHANNELS } from '../../src/diagnostics.js';
 import { createOtelMetrics, METER_NAME, type OtelMetrics } from '../../src/otel/index.js';
 import { SECRETS, startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
 import { SessionBudget } from '../../src/gateway/session-budget.js';

@@ -5,7 +5,7 @@
  */
 import * as crypto from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import { verifyWebhookDelivery } from '../../src/index.js';
+import { verifyWebhookDelivery } from '../../src/receiver.js';
 import { NOW_MS, OLD_WEBHOOK_SECRET, signedDelivery, WEBHOOK_SECRET } from './helpers.js';
 
 vi.mock('node:crypto', async (importOriginal) => {

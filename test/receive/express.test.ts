@@ -1,6 +1,7 @@
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWebhookReceiver, isValidationError, type WebhookErrorEvent, type WebhookReceiver } from '../../src/index.js';
+import { createWebhookReceiver, type WebhookErrorEvent, type WebhookReceiver } from '../../src/receiver.js';
+import { isCommunityChatError } from '../../src/index.js';
 import { startRawLoopbackServer } from '../helpers/index.js';
 import { NOW_MS, NOW_S, post, settle, signedDelivery, waitFor, WEBHOOK_SECRET } from './helpers.js';
 
@@ -72,8 +73,8 @@ describe('the Express middleware, on real Express 5', () => {
     const answer = await post(url, valid.body, valid.headers);
     expect(answer.status).toBe(500);
     expect(String(answer.json['message'])).toMatch(/already parsed.*express\.raw\(\{ type: "application\/json" \}\)/);
-    expect(isValidationError(seen[0])).toBe(true);
-    expect(isValidationError(errors[0]?.error)).toBe(true);
+    expect(isCommunityChatError(seen[0], 'ValidationError')).toBe(true);
+    expect(isCommunityChatError(errors[0]?.error, 'ValidationError')).toBe(true);
     await settle();
     expect(ids).toEqual([]);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createWebhookReceiver, type WebhookDelivery } from '../../src/index.js';
+import { createWebhookReceiver, type WebhookDelivery } from '../../src/receiver.js';
 import { NOW_MS, NOW_S, settle, signedDelivery, waitFor, WEBHOOK_SECRET } from './helpers.js';
 
 function request(body: string | null, headers: Record<string, string>, method = 'POST'): Request {

@@ -6,15 +6,9 @@
  */
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import {
-  createInteractionRouter,
-  createWebhookReceiver,
-  isReplayStoreFullError,
-  isValidationError,
-  MemoryReplayStore,
-  type DuplicateEvent,
-  type WebhookErrorEvent,
-} from '../../src/index.js';
+import { createInteractionRouter, type DuplicateEvent, isCommunityChatError } from '../../src/index.js';
+import { createWebhookReceiver, type WebhookErrorEvent } from '../../src/receiver.js';
+import { MemoryReplayStore } from '../../src/stores.js';
 import { hmacHex, NOW_MS, NOW_S, post, signedDelivery, waitFor, useReceiverServer, WEBHOOK_SECRET } from './helpers.js';
 
 const serve = useReceiverServer();
@@ -63,7 +57,7 @@ describe('the receiver against a hostile sender', () => {
     } catch (caught) {
       error = caught;
     }
-    expect(isValidationError(error)).toBe(true);
+    expect(isCommunityChatError(error, 'ValidationError')).toBe(true);
     expect(String(error)).toMatch(/dedupeTtlMs.*600000 ms/);
     expect(() => createWebhookReceiver({ secret: WEBHOOK_SECRET, toleranceMs: 300_000, dedupeTtlMs: 600_000 })).not.toThrow();
   });
@@ -82,7 +76,7 @@ describe('the receiver against a hostile sender', () => {
     expect(store.size).toBe(10);
     const refused = signedDelivery({ id: 'refused' });
     expect(await post(url, refused.body, refused.headers)).toEqual({ status: 503, json: { ok: false, reason: 'unavailable' } });
-    expect(errors.map((event) => isReplayStoreFullError(event.error))).toEqual([true]);
+    expect(errors.map((event) => isCommunityChatError(event.error, 'ReplayStoreFullError'))).toEqual([true]);
     now += 600_001;
     for (let i = 0; i < 5; i++) {
       const delivery = signedDelivery({ id: `later-${i}`, timestamp: Math.floor(now / 1000) });

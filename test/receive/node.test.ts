@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { createWebhookReceiver, type WebhookDelivery, type WebhookErrorEvent, type WebhookReceiver, type WebhookVerificationError } from '../../src/index.js';
+import { createWebhookReceiver, type WebhookDelivery, type WebhookErrorEvent, type WebhookReceiver } from '../../src/receiver.js';
+import type { WebhookVerificationError } from '../../src/index.js';
 import { NOW_MS, NOW_S, OLD_WEBHOOK_SECRET, post, settle, signedDelivery, waitFor, useReceiverServer, WEBHOOK_SECRET } from './helpers.js';
 
 const serve = useReceiverServer();

@@ -3,19 +3,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, it, vi 
 import {
   Client,
   createInteractionRouter,
-  createWebhookReceiver,
-  isInteractionAlreadyAcknowledgedError,
-  isInteractionExpiredError,
-  isValidationError,
-  MAX_BODY_BYTES_LIMIT,
-  MAX_PENDING_BODIES_LIMIT,
-  MemoryReplayStore,
   type CommandInteraction,
   type InteractionErrorEvent,
   type InteractionPayload,
-  type WebhookDelivery,
-  type WebhookErrorEvent,
+  isCommunityChatError,
 } from '../../src/index.js';
+import { createWebhookReceiver, type WebhookDelivery, type WebhookErrorEvent } from '../../src/receiver.js';
+import { MAX_BODY_BYTES_LIMIT, MAX_PENDING_BODIES_LIMIT } from '../../src/receive/receiver-options.js';
+import { MemoryReplayStore } from '../../src/stores.js';
 import { SECRETS, startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
 import { NOW_MS, OLD_WEBHOOK_SECRET, settle, signedDelivery, waitFor, WEBHOOK_SECRET } from './helpers.js';
 
@@ -80,7 +75,7 @@ describe('interactions over HTTP', () => {
     expect(callback?.url).toBe('/api/v1/interactions/int-1/callback');
     expect(callback?.headers['authorization']).toBe(`Bot ${SECRETS.botToken}`);
     expect(JSON.parse(callback?.body ?? '')).toEqual({ interaction_type: 4, data: { content: 'pong!' } });
-    expect(isInteractionAlreadyAcknowledgedError(second[0])).toBe(true);
+    expect(isCommunityChatError(second[0], 'InteractionAlreadyAcknowledgedError')).toBe(true);
     expect(typed).toEqual(['int-1']);
     expect(seen[0]?.kind).toBe('command');
     expect(seen[0]?.state).toBe('acknowledged');
@@ -97,7 +92,7 @@ describe('interactions over HTTP', () => {
     const accepted = await receiver.receive(fresh.body, fresh.headers);
     await accepted.dispatch();
     expect(failures).toHaveLength(1);
-    expect(isInteractionExpiredError(failures[0])).toBe(true);
+    expect(isCommunityChatError(failures[0], 'InteractionExpiredError')).toBe(true);
     expect(service.requests).toHaveLength(0);
   });
 
@@ -128,14 +123,14 @@ describe('interactions over HTTP', () => {
     receiver.on('delivery', (delivery) => void all.push(delivery));
     const first = signedDelivery({ type: 'INTERACTION_CREATE', data: commandPayload() });
     await (await receiver.receive(first.body, first.headers)).dispatch();
-    expect(isValidationError(errors[0]?.error)).toBe(true);
+    expect(isCommunityChatError(errors[0]?.error, 'ValidationError')).toBe(true);
     expect((errors[0]?.error as Error | undefined)?.message).toMatch(/createWebhookReceiver\(\{ client \}\)/);
     const withClient = createWebhookReceiver({ secret: WEBHOOK_SECRET, client: botClient(), clock: () => NOW_MS });
     withClient.on('error', (event) => void errors.push(event));
     const { token: _token, ...tokenless } = commandPayload();
     const second = signedDelivery({ type: 'INTERACTION_CREATE', data: tokenless });
     await (await withClient.receive(second.body, second.headers)).dispatch();
-    expect(isValidationError(errors[1]?.error)).toBe(true);
+    expect(isCommunityChatError(errors[1]?.error, 'ValidationError')).toBe(true);
     expect(all.map((delivery) => delivery.type)).toEqual(['INTERACTION_CREATE']);
     expect(service.requests).toHaveLength(0);
   });
@@ -253,7 +248,7 @@ describe('typed deliveries and the catch-all', () => {
     const receiver = createWebhookReceiver({ secret: WEBHOOK_SECRET, clock: () => NOW_MS });
     const { body, headers } = signedDelivery();
     const error: unknown = await receiver.receive(JSON.parse(body) as string, headers).catch((caught: unknown) => caught);
-    expect(isValidationError(error)).toBe(true);
+    expect(isCommunityChatError(error, 'ValidationError')).toBe(true);
     expect((error as Error).message).toMatch(/raw request body/);
     expect((await receiver.receive(body, headers)).status).toBe(200);
   });

@@ -5,7 +5,8 @@
  * the handled request is still refused with 401.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWebhookReceiver, MemoryReplayStore, type ReplayStore } from '../../src/index.js';
+import { createWebhookReceiver } from '../../src/receiver.js';
+import { MemoryReplayStore, type ReplayStore } from '../../src/stores.js';
 import { startRawLoopbackServer } from '../helpers/index.js';
 import { NOW_MS, NOW_S, post, settle, signedDelivery, WEBHOOK_SECRET } from './helpers.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isReplayStoreFullError, isValidationError, MemoryReplayStore } from '../../src/index.js';
+import { MemoryReplayStore } from '../../src/stores.js';
+import { isCommunityChatError } from '../../src/index.js';
 
 describe('MemoryReplayStore', () => {
   it('claims a key once until its time to live passes', () => {
@@ -46,7 +47,7 @@ describe('MemoryReplayStore', () => {
       }
       return undefined;
     })();
-    expect(isReplayStoreFullError(full)).toBe(true);
+    expect(isCommunityChatError(full, 'ReplayStoreFullError')).toBe(true);
     expect((full as Error).message).toMatch(/10 live keys.*raise maxEntries/);
   });
 
@@ -58,7 +59,7 @@ describe('MemoryReplayStore', () => {
       } catch (caught) {
         error = caught;
       }
-      expect(isValidationError(error)).toBe(true);
+      expect(isCommunityChatError(error, 'ValidationError')).toBe(true);
     }
   });
 });

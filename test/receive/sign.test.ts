@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isValidationError, signWebhookDelivery, verifyWebhookDelivery } from '../../src/index.js';
+import { signWebhookDelivery, verifyWebhookDelivery } from '../../src/receiver.js';
+import { isCommunityChatError } from '../../src/index.js';
 import { hmacHex, NOW_MS, NOW_S, WEBHOOK_SECRET } from './helpers.js';
 
 describe('signWebhookDelivery', () => {
@@ -36,7 +37,7 @@ describe('signWebhookDelivery', () => {
     } catch (caught) {
       error = caught;
     }
-    expect(isValidationError(error)).toBe(true);
+    expect(isCommunityChatError(error, 'ValidationError')).toBe(true);
     expect((error as Error).message).toMatch(/deliveryId and eventType/);
     expect(Object.keys(signWebhookDelivery({ body: 'plain text', secret: WEBHOOK_SECRET, deliveryId: 'x', eventType: 'y' }))).toHaveLength(4);
   });

@@ -6,7 +6,7 @@
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { IDLE_EVICTION_MS } from '../../src/receive/pending-bodies.js';
-import { createWebhookReceiver } from '../../src/index.js';
+import { createWebhookReceiver } from '../../src/receiver.js';
 import { NOW_MS, post, signedDelivery, waitFor, useReceiverServer, WEBHOOK_SECRET } from './helpers.js';
 
 const serve = useReceiverServer();

@@ -1,13 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import {
-  isValidationError,
-  isWebhookVerificationError,
-  verifyWebhookDelivery,
-  type WebhookVerificationError,
-  type VerifyWebhookOptions,
-} from '../../src/index.js';
+import { verifyWebhookDelivery, type VerifyWebhookOptions } from '../../src/receiver.js';
+import { type WebhookVerificationError, isCommunityChatError } from '../../src/index.js';
 import { hmacHex, NOW_MS, NOW_S, OLD_WEBHOOK_SECRET, signedDelivery, WEBHOOK_SECRET } from './helpers.js';
 
 const now = () => NOW_MS;
@@ -20,7 +15,7 @@ function refusal(run: () => unknown): WebhookVerificationError {
   try {
     run();
   } catch (error) {
-    if (isWebhookVerificationError(error)) return error;
+    if (isCommunityChatError(error, 'WebhookVerificationError')) return error;
     throw error;
   }
   throw new Error('verification passed');
@@ -125,7 +120,7 @@ describe('verifyWebhookDelivery', () => {
       } catch (caught) {
         error = caught;
       }
-      expect(isValidationError(error)).toBe(true);
+      expect(isCommunityChatError(error, 'ValidationError')).toBe(true);
       expect((error as Error).message).toContain('express.raw({ type: "application/json" })');
     }
     for (const secret of ['', '   ', [], [WEBHOOK_SECRET, ' '], new Uint8Array(0)]) {
@@ -135,7 +130,7 @@ describe('verifyWebhookDelivery', () => {
       } catch (caught) {
         error = caught;
       }
-      expect(isValidationError(error)).toBe(true);
+      expect(isCommunityChatError(error, 'ValidationError')).toBe(true);
       expect((error as Error).message).toMatch(/secret/);
     }
   });

@@ -5,7 +5,7 @@
  */
 import { createCluster } from 'redis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Client, isRateLimitError, isRateLimitStoreError, isTimeoutError } from '../../src/index.js';
+import { Client, isCommunityChatError } from '../../src/index.js';
 import { createRedisIdentifyThrottle, createRedisRateLimitStore, createRedisReplayStore, createRedisUserSessionStore } from '../../src/redis/index.js';
 import { startLimitsServer } from '../helpers/limits-server.js';
 import { until } from '../helpers/until.js';
@@ -54,7 +54,7 @@ describeWithRedis('shared limits on a 3-master Redis Cluster with a replica each
       expect(await replicated.claim('delivery:a', 60_000)).toBe(true);
       expect(await plain.claim('delivery:a', 60_000)).toBe(false);
       const refused = await unreachable.claim('delivery:b', 60_000).catch((error: unknown) => error);
-      expect(isRateLimitStoreError(refused)).toBe(true);
+      expect(isCommunityChatError(refused, 'RateLimitStoreError')).toBe(true);
       // Given back: the sender's retry is claimed, not taken for a duplicate.
       expect(await plain.claim('delivery:b', 60_000)).toBe(true);
 
@@ -128,13 +128,15 @@ describeWithRedis('shared limits on a 3-master Redis Cluster with a replica each
       const settled = await Promise.allSettled(calls);
       const rejected = settled.filter((item) => item.status === 'rejected').map((item) => (item as PromiseRejectedResult).reason as unknown);
       console.log(
-        `[cluster failover] master of the store's slot failed over to ${promoted}; ${calls.length} calls: ${settled.length - rejected.length} sent, ${rejected.length} refused (${rejected.filter(isRateLimitStoreError).length} RateLimitStoreError, the rest held past their deadline); all settled ${Date.now() - started} ms after the promotion`,
+        `[cluster failover] master of the store's slot failed over to ${promoted}; ${calls.length} calls: ${settled.length - rejected.length} sent, ${rejected.length} refused (${rejected.filter((reason) => isCommunityChatError(reason, 'RateLimitStoreError')).length} RateLimitStoreError, the rest held past their deadline); all settled ${Date.now() - started} ms after the promotion`,
       );
       // Every call settled, and every refusal says the store failed (nothing was sent): no call hangs, none fails untyped.
       // A call that would wait past its deadline behind the failover and the backlog (a slow machine) is refused too, as
       // a RateLimitError or TimeoutError that was never sent: every refusal is typed and says nothing was sent.
       const notSent = (reason: unknown) =>
-        isRateLimitStoreError(reason) || (isRateLimitError(reason) && !reason.sent) || (isTimeoutError(reason) && !reason.mayHaveReachedServer);
+        isCommunityChatError(reason, 'RateLimitStoreError') ||
+        (isCommunityChatError(reason, 'RateLimitError') && !reason.sent) ||
+        (isCommunityChatError(reason, 'TimeoutError') && !reason.mayHaveReachedServer);
       expect(rejected.filter((reason) => !notSent(reason)).map(String)).toEqual([]);
 
       // After the promotion the same client and Redis client go on, once node-redis has learned the new master (no restart, nothing rebuilt).

@@ -6,7 +6,8 @@
 import { expect, it } from 'vitest';
 import { makeSnowflake } from '../../src/core/constants.js';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { Client, DIAGNOSTICS_CHANNELS, type StreamStepMessage } from '../../src/index.js';
+import { Client } from '../../src/index.js';
+import { DIAGNOSTICS_CHANNELS, type StreamStepMessage } from '../../src/diagnostics.js';
 import { createEventWorker, createRedisEventStream, type EventWorker, type EventWorkerEvents, type OrderKeyFunction } from '../../src/redis/index.js';
 import { describeWithRedis, useRedis } from '../helpers/redis-server.js';
 import { until } from '../helpers/until.js';

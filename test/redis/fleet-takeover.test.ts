@@ -5,7 +5,8 @@
  * session up (`takeoverMs`), and `createOtelMetrics()` records it as `community_chat.fleet.takeover.duration`.
  */
 import { afterEach, expect, it } from 'vitest';
-import { Client, type ShardAcquiredEvent } from '../../src/index.js';
+import { Client } from '../../src/index.js';
+import type { ShardAcquiredEvent } from '../../src/diagnostics.js';
 import { createOtelMetrics, type OtelMetrics } from '../../src/otel/index.js';
 import { createRedisShardCoordinator } from '../../src/redis/index.js';
 import { createEmulator, type Emulator } from '../../src/testing/index.js';

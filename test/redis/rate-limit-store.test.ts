@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient } from 'redis';
-import { Client, isRateLimitError, type RateLimitSettings } from '../../src/index.js';
+import { Client, isCommunityChatError } from '../../src/index.js';
+import type { RateLimitSettings } from '../../src/stores.js';
 import { createRedisRateLimitStore } from '../../src/redis/index.js';
 import { startLimitsServer, type LimitsServer } from '../helpers/limits-server.js';
 import { describeWithRedis, startRedisServer, type RunningRedis } from '../helpers/redis-server.js';
@@ -92,7 +93,7 @@ describeWithRedis("the Redis rate-limit store's webhook turns", () => {
         () => undefined,
         (caught: unknown) => caught,
       );
-      expect(isRateLimitError(error), `what the caller got: ${String(error)}`).toBe(true);
+      expect(isCommunityChatError(error, 'RateLimitError'), `what the caller got: ${String(error)}`).toBe(true);
       await store.flushed();
       const entries = await windowEntries(prefix, 'wh1');
       expect(entries, 'the turns the execution took').toHaveLength(1);

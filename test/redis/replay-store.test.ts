@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient } from 'redis';
-import { createWebhookReceiver, isRateLimitStoreError, type WebhookReceiver } from '../../src/index.js';
+import { createWebhookReceiver, type WebhookReceiver } from '../../src/receiver.js';
+import { isCommunityChatError } from '../../src/index.js';
 import { createRedisReplayStore, type RedisClientLike } from '../../src/redis/index.js';
 import { startRawLoopbackServer, type RawLoopbackServer } from '../helpers/index.js';
 import { until } from '../helpers/until.js';
@@ -134,7 +135,7 @@ describeWithRedis('the Redis replay store', () => {
     expect(await post(url, delivery.body, delivery.headers)).toEqual({ status: 503, json: { ok: false, reason: 'unavailable' } });
     await settle();
     expect(handled).toEqual([]);
-    expect(isRateLimitStoreError(errors[0])).toBe(true);
+    expect(isCommunityChatError(errors[0], 'RateLimitStoreError')).toBe(true);
     const back = await startRedisServer();
     redises.push(back);
     current = await connect(back.url);

@@ -5,7 +5,7 @@
  * said. And a fleet key that already serves another bot refuses this one.
  */
 import { afterEach, expect, it } from 'vitest';
-import { Client, isShardCoordinatorError, type ShardCoordinatorError } from '../../src/index.js';
+import { Client, type ShardCoordinatorError, isCommunityChatError } from '../../src/index.js';
 import { createRedisShardCoordinator } from '../../src/redis/index.js';
 import { createEmulator, type Emulator } from '../../src/testing/index.js';
 import { describeWithRedis, useRedis } from '../helpers/redis-server.js';
@@ -28,7 +28,7 @@ describeWithRedis('a Gateway whose fleet keys hold a planted lease', () => {
     client = bot;
     const reported: ShardCoordinatorError[] = [];
     bot.gateway.on('error', (error) => {
-      if (isShardCoordinatorError(error.cause)) reported.push(error.cause);
+      if (isCommunityChatError(error.cause, 'ShardCoordinatorError')) reported.push(error.cause);
     });
     await bot.gateway.connect();
     return { gateway: bot.gateway, reported };
@@ -68,8 +68,8 @@ describeWithRedis('a Gateway whose fleet keys hold a planted lease', () => {
     client.gateway.on('error', (error) => errors.push(error.cause ?? error));
     // connect() resolves (the fleet may take shards later) holding none; every step is refused and reported.
     await client.gateway.connect();
-    await until(() => errors.some(isShardCoordinatorError), { what: 'the refused step reported as an error event' });
-    const refusal = errors.find(isShardCoordinatorError) as ShardCoordinatorError;
+    await until(() => errors.some((error) => isCommunityChatError(error, 'ShardCoordinatorError')), { what: 'the refused step reported as an error event' });
+    const refusal = errors.find((error) => isCommunityChatError(error, 'ShardCoordinatorError')) as ShardCoordinatorError;
     expect(refusal.keys).toContain('{shared}:bot');
     expect(refusal.message).toMatch(/serves bot "111111111111111111", and this process serves bot "\d+": give each bot its own key/);
     expect(client.gateway.shards.map((shard) => shard.id)).toEqual([]);

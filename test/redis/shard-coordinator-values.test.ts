@@ -4,8 +4,8 @@
  * never leaves a shard dark: the step after the report holds every shard.
  */
 import { expect, it } from 'vitest';
-import { isShardCoordinatorError, ShardCoordinatorError } from '../../src/errors/index.js';
-import type { CoordinatorTick, ShardLease } from '../../src/index.js';
+import { ShardCoordinatorError, isCommunityChatError } from '../../src/errors/index.js';
+import type { CoordinatorTick, ShardLease } from '../../src/stores.js';
 import { createRedisShardCoordinator, type RedisShardCoordinator } from '../../src/redis/index.js';
 import { describeWithRedis, useRedis } from '../helpers/redis-server.js';
 
@@ -52,7 +52,7 @@ describeWithRedis('the Redis shard coordinator and values it did not write', () 
     expect(await shards(first, 'a', 4)).toEqual([0, 1, 2, 3]);
     for (const other of ['222', null]) {
       const error = await reported(`bot ${other}`, coordinator(other).tick('b', 4, true));
-      expect(isShardCoordinatorError(error)).toBe(true);
+      expect(isCommunityChatError(error, 'ShardCoordinatorError')).toBe(true);
       expect(error.keys).toEqual([`{${key}}:bot`]);
       expect(error.message).toContain('"111"');
     }

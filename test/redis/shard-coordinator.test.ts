@@ -5,7 +5,7 @@
  */
 import { expect, it } from 'vitest';
 import { ShardCoordinatorError, ValidationError } from '../../src/errors/index.js';
-import type { ShardLease } from '../../src/index.js';
+import type { ShardLease } from '../../src/stores.js';
 import { createRedisShardCoordinator } from '../../src/redis/index.js';
 import { describeWithRedis, useRedis } from '../helpers/redis-server.js';
 import { until } from '../helpers/until.js';

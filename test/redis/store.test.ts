@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient } from 'redis';
-import { Client, isRateLimitStoreError, type StoreErrorEvent } from '../../src/index.js';
+import { Client, isCommunityChatError } from '../../src/index.js';
+import type { StoreErrorEvent } from '../../src/diagnostics.js';
 import { createRedisRateLimitStore } from '../../src/redis/index.js';
 import { startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
 import { until } from '../helpers/ws-server.js';
@@ -228,7 +229,7 @@ describeWithRedis('the Redis rate-limit store', () => {
     await until(() => !lost.isReady);
     const started = Date.now();
     const error = await failing.channels.get('1').catch((caught: unknown) => caught);
-    expect(isRateLimitStoreError(error)).toBe(true);
+    expect(isCommunityChatError(error, 'RateLimitStoreError')).toBe(true);
     expect(String((error as Error).message)).toContain('unreachable');
     expect(Date.now() - started).toBeLessThan(500);
     const before = server.requests.length;
@@ -258,7 +259,7 @@ describeWithRedis('the Redis rate-limit store', () => {
     } finally {
       process.kill(stalled.pid, 'SIGCONT');
     }
-    expect(isRateLimitStoreError(error)).toBe(true);
+    expect(isCommunityChatError(error, 'RateLimitStoreError')).toBe(true);
     await store.flushed();
     expect(await held.keys(`${prefix}d:*`)).toEqual([]);
     expect(await held.zCard(`{${prefix}}r:${key}`)).toBe(0);
@@ -303,7 +304,7 @@ describeWithRedis('the Redis rate-limit store', () => {
         `[stalled Redis] commandTimeoutMs ${commandTimeoutMs}: rejected after ${outcomes.map((outcome) => outcome.elapsed).join(', ')} ms, then ${secondElapsed} ms`,
       );
       for (const { error, elapsed } of [...outcomes, { error: second, elapsed: secondElapsed }]) {
-        expect(isRateLimitStoreError(error)).toBe(true);
+        expect(isCommunityChatError(error, 'RateLimitStoreError')).toBe(true);
         expect(String((error as Error).message)).toContain(`${commandTimeoutMs} ms`);
         // It waited for Redis (timers may fire a little early on a loaded machine), and gave up long before any HTTP timeout.
         expect(elapsed).toBeGreaterThanOrEqual(commandTimeoutMs - 50);

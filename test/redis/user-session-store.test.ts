@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient } from 'redis';
-import { Client, isSessionStoreError } from '../../src/index.js';
+import { Client, isCommunityChatError } from '../../src/index.js';
 import { createRedisIdentifyThrottle, createRedisUserSessionStore } from '../../src/redis/index.js';
 import { startLimitsServer, type LimitsServer } from '../helpers/limits-server.js';
 import { describeWithRedis, startRedisServer, type RunningRedis } from '../helpers/redis-server.js';
@@ -67,7 +67,7 @@ describeWithRedis('the Redis session store', () => {
     const store = createRedisUserSessionStore({ client: connection, key });
     await connection.set(key, '{"accessToken":"tok_planted_secret_77","cook');
     const corrupt = await store.load().catch((error: unknown) => error);
-    expect(isSessionStoreError(corrupt)).toBe(true);
+    expect(isCommunityChatError(corrupt, 'SessionStoreError')).toBe(true);
     expect(String((corrupt as Error).message)).not.toContain('tok_planted_secret_77');
     for (const planted of [
       '{"accessToken":"tok_planted_secret_77"}',
@@ -77,7 +77,7 @@ describeWithRedis('the Redis session store', () => {
     ]) {
       await connection.set(key, planted);
       const error = await store.load().catch((caught: unknown) => caught);
-      expect(isSessionStoreError(error), planted).toBe(true);
+      expect(isCommunityChatError(error, 'SessionStoreError'), planted).toBe(true);
       expect(String((error as Error).message)).not.toContain('tok_planted_secret_77');
     }
     // A client that holds a session (with its refresh cookie) refreshes under the lock and reads the store first: the planted value
@@ -90,7 +90,7 @@ describeWithRedis('the Redis session store', () => {
       cookies: [{ name: 'refresh_token', value: 'refresh-held', path: '/api/v1/auth', expiresAt: undefined }],
     });
     const refresh = await client.auth.refresh().catch((error: unknown) => error);
-    expect(isSessionStoreError(refresh)).toBe(true);
+    expect(isCommunityChatError(refresh, 'SessionStoreError')).toBe(true);
     expect(client.session.cookies.export().map((cookie) => cookie.value)).toEqual(['refresh-held']);
     expect(client.session.accessToken).toBe('access-held');
     await client.close();
@@ -110,7 +110,7 @@ describeWithRedis('the Redis session store', () => {
     } finally {
       process.kill(stalled.pid, 'SIGCONT');
     }
-    expect(isSessionStoreError(error)).toBe(true);
+    expect(isCommunityChatError(error, 'SessionStoreError')).toBe(true);
     // Redis runs the late SET NX PX, then the release queued behind it.
     for (let turns = 0; (await held.exists(`${key}:refresh-lock`)) === 1; turns++) {
       if (turns > 10_000) throw new Error('the lock was never released');

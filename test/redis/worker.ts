@@ -9,7 +9,8 @@
  * REDIS_CLUSTER (node URLs, comma-separated) puts the stores on a Redis Cluster.
  */
 import { createClient, createCluster } from 'redis';
-import { Client, type RateLimitStore } from '../../src/index.js';
+import { Client } from '../../src/index.js';
+import type { RateLimitStore } from '../../src/stores.js';
 import { createRedisRateLimitStore, createRedisUserSessionStore } from '../../src/redis/index.js';
 
 const env = (name: string, fallback?: string): string => {

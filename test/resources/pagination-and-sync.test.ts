@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Client, MissingCredentialError, extractPageItems, isTimeoutError, isUnexpectedResponseError } from '../../src/index.js';
+import { Client, MissingCredentialError, isCommunityChatError } from '../../src/index.js';
+import { extractPageItems } from '../../src/resources/pagination.js';
 import { createMswClient, startLoopbackServer, useMswRecorder } from '../helpers/index.js';
 
 const recorder = useMswRecorder();
@@ -166,7 +167,7 @@ describe('pagination against a hostile or capped service, over a real loopback s
     const error = await (async () => {
       for await (const delivery of client.applicationWebhooks.listDeliveries('app1', { perPage: 50 })) seen.push(delivery);
     })().catch((e: unknown) => e);
-    expect(isUnexpectedResponseError(error)).toBe(true);
+    expect(isCommunityChatError(error, 'UnexpectedResponseError')).toBe(true);
     expect(seen).toHaveLength(50);
     expect(server.requests).toHaveLength(2);
     await client.close();
@@ -179,7 +180,7 @@ describe('pagination against a hostile or capped service, over a real loopback s
     const error = await (async () => {
       for await (const _ of client.applicationWebhooks.listDeliveries('app1', { perPage: 1, deadlineMs: 300 })) void _;
     })().catch((e: unknown) => e);
-    expect(isTimeoutError(error)).toBe(true);
+    expect(isCommunityChatError(error, 'TimeoutError')).toBe(true);
     expect(server.requests.length).toBeLessThan(50);
     await client.close();
     await server.close();

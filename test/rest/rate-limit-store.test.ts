@@ -4,7 +4,8 @@
  * (no fast paths) is driven correctly by the pipeline, webhook order included.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client, isAbortError, isTimeoutError, isValidationError, MemoryRateLimitStore, type RateLimitStore, ValidationError } from '../../src/index.js';
+import { Client, ValidationError, isCommunityChatError } from '../../src/index.js';
+import { MemoryRateLimitStore, type RateLimitStore } from '../../src/stores.js';
 import { until } from '../helpers/until.js';
 import { startLimitsServer, type LimitsServer } from '../helpers/limits-server.js';
 
@@ -45,7 +46,7 @@ describe('RateLimitStore', () => {
       }
       return undefined;
     })();
-    expect(isValidationError(error)).toBe(true);
+    expect(isCommunityChatError(error, 'ValidationError')).toBe(true);
     const issues = (error as ValidationError).issues.map((issue) => issue.path);
     expect(issues).toEqual(['webhookRateLimit', 'globalRateLimit']);
     expect(String(error)).toContain('2 per 500 ms');
@@ -225,7 +226,7 @@ describe('the places a request takes from its store are given back once, whether
       );
       await until(() => log.acquireCalls === 1, { what: 'the bucket wait to start' });
       controller.abort(new Error('the caller gave up'));
-      expect(isAbortError(await call), 'what the aborted caller got').toBe(true);
+      expect(isCommunityChatError(await call, 'AbortError'), 'what the aborted caller got').toBe(true);
       expect(log.turnsBack, 'the webhook turn given back, with the signal it was taken with').toEqual(log.turns);
       expect(log.turns).toHaveLength(1);
       expect(log.placesBack, 'bucket places given back before the store granted one').toBe(0);
@@ -256,7 +257,7 @@ describe('the places a request takes from its store are given back once, whether
         () => undefined,
         (caught: unknown) => caught,
       );
-      expect(isTimeoutError(error), `what the caller got at its deadline: ${String(error)}`).toBe(true);
+      expect(isCommunityChatError(error, 'TimeoutError'), `what the caller got at its deadline: ${String(error)}`).toBe(true);
       expect(log.turnsBack, 'turns given back before the store granted one').toEqual([]);
       grant();
       await until(() => log.turnsBack.length === 1, { what: 'the late turn given back' });

@@ -11,10 +11,8 @@ import {
   isCommunityChatError,
   type ClientEvents,
   type ClientOptions,
-  type RateLimitedEvent,
-  type RequestHeldEvent,
-  type RetryEvent,
 } from '../../src/index.js';
+import type { RateLimitedEvent, RequestHeldEvent, RetryEvent } from '../../src/diagnostics.js';
 import { SECRETS, activeTimers, startLoopbackServer, trackUnhandledRejections, type LoopbackServer } from '../helpers/index.js';
 import { until } from '../helpers/ws-server.js';
 

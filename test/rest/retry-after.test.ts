@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRetryAfter } from '../../src/index.js';
+import { parseRetryAfter } from '../../src/rest/retry-after.js';
 
 describe('parseRetryAfter', () => {
   const now = Date.parse('2026-11-21T10:00:00Z');

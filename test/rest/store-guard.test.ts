@@ -6,7 +6,9 @@
  */
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client, isRateLimitError, isRateLimitStoreError, MemoryRateLimitStore, type RateLimitStore, type StoreErrorEvent } from '../../src/index.js';
+import { Client, isCommunityChatError } from '../../src/index.js';
+import { MemoryRateLimitStore, type RateLimitStore } from '../../src/stores.js';
+import type { StoreErrorEvent } from '../../src/diagnostics.js';
 import { startLimitsServer, type LimitsServer } from '../helpers/limits-server.js';
 
 const SECRET = 'redis://ops:secret-password-in-url@cache.internal:6379';
@@ -83,7 +85,7 @@ describe('a rate-limit store that fails on the way to a send', () => {
           () => undefined,
           (caught: unknown) => caught,
         );
-        expect(isRateLimitStoreError(error), `what the caller got when ${member} failed: ${String(error)}`).toBe(true);
+        expect(isCommunityChatError(error, 'RateLimitStoreError'), `what the caller got when ${member} failed: ${String(error)}`).toBe(true);
         const storeError = error as Error;
         expect(storeError.message).toContain(`its ${member} threw ${how === 'throwString' ? 'a string' : 'a TypeError'}`);
         // What the store threw is kept for the caller's debugging, but no text of the error shows it.
@@ -131,7 +133,7 @@ describe('a rate-limit store that fails on the way to a send', () => {
         () => undefined,
         (caught: unknown) => caught,
       );
-      expect(isRateLimitError(error), `what the caller got for a 60 s global pause within a 5 s deadline: ${String(error)}`).toBe(true);
+      expect(isCommunityChatError(error, 'RateLimitError'), `what the caller got for a 60 s global pause within a 5 s deadline: ${String(error)}`).toBe(true);
       expect(turns, 'webhook turns taken and given back').toEqual({ taken: 1, givenBack: 1 });
     } finally {
       await client.close();

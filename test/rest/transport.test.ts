@@ -1,15 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  AbortError,
-  Client,
-  NetworkError,
-  ResponseTooLargeError,
-  TimeoutError,
-  UnexpectedResponseError,
-  isNetworkError,
-  isResponseTooLargeError,
-  isTimeoutError,
-} from '../../src/index.js';
+import { AbortError, Client, NetworkError, ResponseTooLargeError, TimeoutError, UnexpectedResponseError, isCommunityChatError } from '../../src/index.js';
 import { SECRETS, findLeakedSecrets, startLoopbackServer, startRawLoopbackServer, type LoopbackServer } from '../helpers/index.js';
 import { AttemptSignal } from '../../src/rest/transport.js';
 import { UndiciTransport } from '../../src/rest/undici-transport.js';
@@ -68,7 +58,7 @@ for (const transport of ['undici', 'fetch'] as const) {
       });
       const limited = new Client({ baseUrl: server.url, transport, auth: { botToken: SECRETS.botToken }, maxResponseBytes: 64 * 1024, timeoutMs: 10_000 });
       const streamed = await limited.channels.get('ch1').catch((e: unknown) => e);
-      expect(isResponseTooLargeError(streamed)).toBe(true);
+      expect(isCommunityChatError(streamed, 'ResponseTooLargeError')).toBe(true);
       expect((streamed as ResponseTooLargeError).limitBytes).toBe(64 * 1024);
       await limited.close();
       await expect.poll(() => serverSawClose, { timeout: 5_000 }).toBe(true);
@@ -114,7 +104,7 @@ for (const transport of ['undici', 'fetch'] as const) {
         .channels.get('ch1')
         .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(TimeoutError);
-      expect(isTimeoutError(error)).toBe(true);
+      expect(isCommunityChatError(error, 'TimeoutError')).toBe(true);
       expect((error as TimeoutError).timeoutMs).toBe(500);
       expect(findLeakedSecrets(String(error))).toEqual([]);
     });
@@ -151,7 +141,7 @@ for (const transport of ['undici', 'fetch'] as const) {
       const error = (await client()
         .channels.get('ch1')
         .catch((e: unknown) => e)) as NetworkError;
-      expect(isNetworkError(error)).toBe(true);
+      expect(isCommunityChatError(error, 'NetworkError')).toBe(true);
       expect(error.mayHaveReachedServer).toBe(true);
     });
 

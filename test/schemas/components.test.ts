@@ -3,7 +3,7 @@
  * are refused before sending, with a ValidationError naming each field.
  */
 import { describe, expect, it } from 'vitest';
-import { type Client, isValidationError, type ValidationError } from '../../src/index.js';
+import { type Client, type ValidationError, isCommunityChatError } from '../../src/index.js';
 import { createMswClient, useMswRecorder } from '../helpers/index.js';
 
 const recorder = useMswRecorder();
@@ -88,7 +88,7 @@ describe('components, modal forms and commands within the service limits', () =>
       () => undefined,
       (caught: unknown) => caught,
     );
-    expect(isValidationError(error)).toBe(true);
+    expect(isCommunityChatError(error, 'ValidationError')).toBe(true);
     const issues = (error as ValidationError).issues.map((issue) => issue.path);
     for (const path of paths) expect(issues).toContain(path);
     expect(recorder.requests).toHaveLength(0);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError, countCharacters, isValidationError, type Client } from '../../src/index.js';
+import { ValidationError, countCharacters, type Client, isCommunityChatError } from '../../src/index.js';
 import { createMswClient, useMswRecorder } from '../helpers/index.js';
 
 const recorder = useMswRecorder();
@@ -65,7 +65,7 @@ describe('validation before the network', () => {
       () => undefined,
       (e: unknown) => e,
     );
-    expect(isValidationError(error)).toBe(true);
+    expect(isCommunityChatError(error, 'ValidationError')).toBe(true);
     expect(error).toBeInstanceOf(ValidationError);
     const issues = (error as ValidationError).issues.map((issue) => issue.path);
     for (const path of paths) expect(issues).toContain(path);

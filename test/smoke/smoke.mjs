@@ -62,7 +62,7 @@ for (const [label, sdk] of [
   });
   await check(`${label}: validation`, async () => {
     const client = new sdk.Client({ baseUrl, auth: { botToken: 'smoke-token' } });
-    await assert.rejects(client.webhooks.execute({ id: 'w', token: 't' }, { content: '' }), (error) => sdk.isValidationError(error));
+    await assert.rejects(client.webhooks.execute({ id: 'w', token: 't' }, { content: '' }), (error) => sdk.isCommunityChatError(error, 'ValidationError'));
   });
 }
 
@@ -158,9 +158,9 @@ await check('errors from one copy are recognised by the other', async () => {
   const client = new cjs.Client({ baseUrl, auth: { botToken: 'smoke-token' } });
   const error = await client.channels.get('missing').catch((e) => e);
   assert.equal(error instanceof esm.NotFoundError, false);
-  assert.equal(esm.isNotFoundError(error), true);
-  assert.equal(esm.isApiError(error), true);
-  assert.equal(esm.isRateLimitError(error), false);
+  assert.equal(esm.isCommunityChatError(error, 'NotFoundError'), true);
+  assert.equal(esm.isCommunityChatError(error, 'ApiError'), true);
+  assert.equal(esm.isCommunityChatError(error, 'RateLimitError'), false);
   await client.close();
 });
 

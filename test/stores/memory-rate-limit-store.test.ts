@@ -1,4 +1,4 @@
-import { MemoryRateLimitStore } from '../../src/index.js';
+import { MemoryRateLimitStore } from '../../src/stores.js';
 import { rateLimitStoreContract } from './rate-limit-store.conformance.js';
 
 rateLimitStoreContract('the in-memory store', ({ webhookWindow, globalRateLimit }) => {

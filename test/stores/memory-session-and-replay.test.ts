@@ -1,4 +1,4 @@
-import { MemoryGatewaySessionStore, MemoryReplayStore } from '../../src/index.js';
+import { MemoryGatewaySessionStore, MemoryReplayStore } from '../../src/stores.js';
 import { gatewaySessionStoreContract, replayStoreContract } from './session-and-replay.conformance.js';
 
 let now = 1_000_000;

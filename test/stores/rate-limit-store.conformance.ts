@@ -4,7 +4,7 @@
  * TypeScript and in Lua, and this is what keeps the two from diverging.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import type { GlobalRateLimitOptions, RateLimitStore, WebhookWindowOptions } from '../../src/index.js';
+import type { GlobalRateLimitOptions, RateLimitStore, WebhookWindowOptions } from '../../src/stores.js';
 
 /** Makes a fresh store (its own state) with these settings. */
 export type StoreFactory = (settings: {

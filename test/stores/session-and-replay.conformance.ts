@@ -3,7 +3,7 @@
  * against the in-memory and the Redis versions of each.
  */
 import { describe, expect, it } from 'vitest';
-import type { GatewaySessionStore, ReplayStore } from '../../src/index.js';
+import type { GatewaySessionStore, ReplayStore } from '../../src/stores.js';
 
 /** The replay store contract: a key is claimed once until its time to live passes. */
 export function replayStoreContract(

@@ -6,7 +6,9 @@
 import type http from 'node:http';
 import { useEmulatorWithAdmin } from '../helpers/emulators.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client, createInteractionRouter, createWebhookReceiver, MemoryReplayStore, type WebhookVerificationError } from '../../src/index.js';
+import { Client, createInteractionRouter, type WebhookVerificationError } from '../../src/index.js';
+import { createWebhookReceiver } from '../../src/receiver.js';
+import { MemoryReplayStore } from '../../src/stores.js';
 import { startRawLoopbackServer } from '../helpers/index.js';
 import { until } from '../helpers/until.js';
 import type { EmulatorOptions, WebhookDeliveryRecord } from '../../src/testing/index.js';

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Client, type RateLimitedEvent } from '../../src/index.js';
+import { Client } from '../../src/index.js';
+import type { RateLimitedEvent } from '../../src/diagnostics.js';
 import type { Emulator } from '../../src/testing/index.js';
 import { useEmulators } from '../helpers/emulators.js';
 

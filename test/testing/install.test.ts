@@ -4,7 +4,7 @@
  * `gateway` the function registers on.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { isValidationError } from '../../src/index.js';
+import { isCommunityChatError } from '../../src/index.js';
 import { type BotHost, createTestGateway, useEmulator } from '../../src/testing/index.js';
 
 /** A bot's install function, written once. */
@@ -36,7 +36,7 @@ describe('one install function', () => {
     } catch (error) {
       thrown = error;
     }
-    expect(isValidationError(thrown)).toBe(true);
+    expect(isCommunityChatError(thrown, 'ValidationError')).toBe(true);
     expect(String(thrown)).toMatch(/bots.*not an option of createTestGateway/);
   });
 });

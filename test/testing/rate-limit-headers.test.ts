@@ -3,7 +3,8 @@
  * headers on successes and 429s alike, with Discord's scopes on 429s.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client, type RateLimitedEvent } from '../../src/index.js';
+import { Client } from '../../src/index.js';
+import type { RateLimitedEvent } from '../../src/diagnostics.js';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/testing/index.js';
 
 const running: Emulator[] = [];

@@ -6,7 +6,8 @@
  * process sharing the emulator's shards through it.
  */
 import { expect, it } from 'vitest';
-import { Client, MemoryGatewaySessionStore, ValidationError } from '../../src/index.js';
+import { Client, ValidationError } from '../../src/index.js';
+import { MemoryGatewaySessionStore } from '../../src/stores.js';
 import { MemoryShardCoordinator } from '../../src/testing/index.js';
 import { useEmulatorWithAdmin } from '../helpers/emulators.js';
 import { until } from '../helpers/until.js';

@@ -4,7 +4,8 @@
  */
 import { setupServer } from 'msw/node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client, createInteractionRouter, createWebhookReceiver, signWebhookDelivery, verifyWebhookDelivery } from '../../src/index.js';
+import { Client, createInteractionRouter } from '../../src/index.js';
+import { createWebhookReceiver, signWebhookDelivery, verifyWebhookDelivery } from '../../src/receiver.js';
 import { createTestDelivery } from '../../src/testing/index.js';
 import { createMswHandlers } from '../../src/testing/msw.js';
 

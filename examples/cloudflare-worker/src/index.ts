@@ -10,7 +10,8 @@
  * saying so. Register this Worker's URL as an application webhook
  * subscribed to INTERACTION_CREATE instead (see README.md beside this file).
  */
-import { Client, createInteractionRouter, createWebhookReceiver, type WebhookReceiver } from 'community-chat-sdk';
+import { Client, createInteractionRouter } from 'community-chat-sdk';
+import { createWebhookReceiver, type WebhookReceiver } from 'community-chat-sdk/receiver';
 
 /** The Worker's bindings (wrangler.toml's [vars] and `wrangler secret put`). */
 export interface Env {

@@ -3,7 +3,7 @@
  * members, and each community's events on the shard Discord's rule gives.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Client, isValidationError, shardOfGuild } from '../../../src/index.js';
+import { Client, shardOfGuild, isCommunityChatError } from '../../../src/index.js';
 import { useEmulator } from '../../../src/testing/index.js';
 
 /** The shard each interaction reached the bot on, by interaction id. */
@@ -57,7 +57,7 @@ describe('communities on chosen shards', () => {
       } catch (error) {
         thrown = error;
       }
-      expect(isValidationError(thrown), `createCommunity(${JSON.stringify(bad)}) threw ${String(thrown)}`).toBe(true);
+      expect(isCommunityChatError(thrown, 'ValidationError'), `createCommunity(${JSON.stringify(bad)}) threw ${String(thrown)}`).toBe(true);
     }
   });
 });

@@ -3,19 +3,7 @@
  * the answers a bot's error handling meets, in the service's wording.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  Client,
-  isNetworkError,
-  isNotFoundError,
-  isRateLimitError,
-  isServerError,
-  isTimeoutError,
-  isValidationError,
-  ValidationError,
-  type ApiError,
-  type NetworkError,
-  type RateLimitError,
-} from '../../../src/index.js';
+import { Client, ValidationError, type ApiError, type NetworkError, type RateLimitError, isCommunityChatError } from '../../../src/index.js';
 import { EmulatorError, EmulatorFaults, type FaultInput } from '../../../src/testing/index.js';
 import { useEmulators } from '../../helpers/emulators.js';
 
@@ -41,7 +29,7 @@ describe('emulator.faults', () => {
       await expect(bot.webhooks.execute(emulator.seed.webhook.id, { content: 'not hit' })).resolves.toBeUndefined();
       expect(fault.remaining).toBe(1);
       const error = await bot.channels.get(emulator.seed.channelId).catch((caught: unknown) => caught);
-      expect(isNotFoundError(error)).toBe(true);
+      expect(isCommunityChatError(error, 'NotFoundError')).toBe(true);
       expect((error as ApiError).code).toBe(10003);
       expect((error as ApiError).message).toContain('Unknown Channel');
       await fault.done;
@@ -60,7 +48,7 @@ describe('emulator.faults', () => {
       const held = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, rejectOnRateLimit: true });
       const error = await held.channels.get(emulator.seed.channelId).catch((caught: unknown) => caught);
       await held.close();
-      expect(isRateLimitError(error)).toBe(true);
+      expect(isCommunityChatError(error, 'RateLimitError')).toBe(true);
       limited.push(error as RateLimitError);
       expect(limited[0]?.global).toBe(true);
       expect(limited[0]?.retryAfterMs).toBe(1000);
@@ -107,7 +95,7 @@ describe('emulator.faults', () => {
     try {
       emulator.faults.next({ operation: 'webhooks.execute', status: 503 });
       const error = await bot.webhooks.execute(emulator.seed.webhook.id, { content: 'once' }).catch((caught: unknown) => caught);
-      expect(isServerError(error)).toBe(true);
+      expect(isCommunityChatError(error, 'ServerError')).toBe(true);
       expect(emulator.messages(emulator.seed.channelId).filter((message) => message.content === 'once')).toHaveLength(0);
       emulator.faults.next({ operation: 'channels.get', status: 503, times: 2 });
       await expect(bot.channels.get(emulator.seed.channelId)).resolves.toMatchObject({ id: emulator.seed.channelId });
@@ -121,11 +109,11 @@ describe('emulator.faults', () => {
     try {
       emulator.faults.next({ operation: 'channels.get', reset: true });
       const reset = await bot.channels.get(emulator.seed.channelId).catch((caught: unknown) => caught);
-      expect(isNetworkError(reset)).toBe(true);
+      expect(isCommunityChatError(reset, 'NetworkError')).toBe(true);
       expect((reset as NetworkError).mayHaveReachedServer).toBe(true);
       emulator.faults.next({ operation: 'channels.get', latencyMs: 1000 });
       const slow = await bot.channels.get(emulator.seed.channelId).catch((caught: unknown) => caught);
-      expect(isTimeoutError(slow)).toBe(true);
+      expect(isCommunityChatError(slow, 'TimeoutError')).toBe(true);
     } finally {
       await bot.close();
     }
@@ -156,7 +144,7 @@ describe('emulator.faults', () => {
       try {
         faults.next(input as FaultInput);
       } catch (error) {
-        expect(isValidationError(error), `faults.next(${JSON.stringify(input)}) threw ${String(error)}`).toBe(true);
+        expect(isCommunityChatError(error, 'ValidationError'), `faults.next(${JSON.stringify(input)}) threw ${String(error)}`).toBe(true);
         return (error as Error).message;
       }
       throw new Error(`faults.next(${JSON.stringify(input)}) was accepted`);

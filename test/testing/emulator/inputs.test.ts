@@ -5,7 +5,7 @@
  * the emulator's factories refuse unknown options and unbounded numbers.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ButtonStyle, isValidationError, type MessageActionRow } from '../../../src/index.js';
+import { ButtonStyle, type MessageActionRow, isCommunityChatError } from '../../../src/index.js';
 import { createEmulator, EmulatorCore, isEmulatorNotFoundError, useEmulator } from '../../../src/testing/index.js';
 import { createMswHandlers } from '../../../src/testing/msw.js';
 
@@ -47,7 +47,7 @@ function refusal(call: () => unknown): string {
   try {
     call();
   } catch (error) {
-    expect(isValidationError(error), `threw ${String(error)}`).toBe(true);
+    expect(isCommunityChatError(error, 'ValidationError'), `threw ${String(error)}`).toBe(true);
     return (error as Error).message;
   }
   throw new Error('the call was accepted');
