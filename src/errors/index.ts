@@ -140,6 +140,3 @@ export function isCommunityChatError<K extends ErrorKind = 'CommunityChatError'>
   }
   return hasKind(value, kind);
 }
-
-/** Whether `value` is a {@link ShardCoordinatorError}: internal, for `gateway/fleet.ts`. */
-export const isShardCoordinatorError = (value: unknown): value is ShardCoordinatorError => isCommunityChatError(value, 'ShardCoordinatorError');

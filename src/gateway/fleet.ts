@@ -8,7 +8,7 @@
  */
 
 import { wait } from '../core/wait.js';
-import { GatewayError, isShardCoordinatorError } from '../errors/index.js';
+import { GatewayError, isCommunityChatError } from '../errors/index.js';
 import type { Interaction } from '../interactions/interaction.js';
 import type { InteractionResponder } from '../interactions/types.js';
 import { FleetSupervisor, type CoordinatorTick, type FleetHost, type ShardCoordinator } from './coordinator.js';
@@ -146,7 +146,7 @@ function fleetHost(shards: FleetShards, count: number, member: () => string): Fl
   const outage = new Outage();
   const failed = (error: unknown) => {
     // Values a step repaired are reported each time (the step itself was answered); a failed call is one outage's.
-    const repaired = isShardCoordinatorError(error) && error.keys.length > 0;
+    const repaired = isCommunityChatError(error, 'ShardCoordinatorError') && error.keys.length > 0;
     if (!repaired && !outage.failed()) return; // one report per outage: the failures after the first are counted, reported when it ends
     // A ShardCoordinatorError already says the coordinator failed; anything else is named here.
     const text = error instanceof Error ? error.message : String(error);
