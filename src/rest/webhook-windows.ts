@@ -1,7 +1,8 @@
 /**
  * The in-memory store's incoming-webhook state: each webhook's executions run
  * in order in this process, and its rolling window (30 a minute by default)
- * holds the times the latest attempts finished. Idle windows are swept a few
+ * holds the times the latest attempts finished. An execution looks its lane
+ * up once and carries it (a {@link WebhookTurns}); idle lanes are swept a few
  * at a time as new ones appear.
  *
  * @module
@@ -9,30 +10,67 @@
 
 import type { WaitGuard, WebhookWindowOptions } from './rate-limit-store.js';
 import { wait } from '../core/wait.js';
-import { IncrementalSweep } from './sweep.js';
-import { RESOLVED, runInTurn } from '../core/wait.js';
-import type { WebhookLane } from './webhook-lane.js';
+import { RESOLVED, type Turns } from '../core/wait.js';
+import type { WebhookTurns } from './webhook-lane.js';
+
+/** One webhook's executions, in order (its queue), and its rolling window. */
+export class WebhookLane implements Turns, WebhookTurns {
+  tail: Promise<void> = RESOLVED;
+  queued = 0;
+  /** When the latest attempts finished (the newest `limit` of them). */
+  completions: number[] = [];
+  readonly #windows: WebhookWindows;
+
+  constructor(windows: WebhookWindows) {
+    this.#windows = windows;
+  }
+
+  /** `true` when one more execution fits in the window now. */
+  tryTurn(): boolean {
+    const window = this.#windows.window;
+    return window === undefined || this.#windows.waitMs(this, window) === 0;
+  }
+
+  /** Waits until one more execution fits in the window (calling `guard` before each wait). */
+  async turn(signal: AbortSignal | undefined, guard: WaitGuard): Promise<void> {
+    const windows = this.#windows;
+    const window = windows.window;
+    if (window === undefined) return;
+    for (let ms = windows.waitMs(this, window); ms > 0; ms = windows.waitMs(this, window)) {
+      guard(ms, 'webhook');
+      await wait(ms, { signal });
+    }
+  }
+
+  /** Records that an execution attempt finished (or failed). */
+  done(): void {
+    const now = this.#windows.now();
+    const completions = this.completions;
+    // A first completion gets an array of its own size: most webhooks are idle between executions, and a push would reserve 17 places.
+    if (completions.length === 0) {
+      this.completions = [now];
+      return;
+    }
+    completions.push(now);
+    // Only the newest `limit` completions decide the next turn.
+    if (completions.length > (this.#windows.window?.limit ?? 0)) completions.shift();
+  }
+}
+
+/** The most idle lanes one new lane clears. */
+const SWEEP_STEP = 8;
 
 /** Every webhook's lane and rolling window, in one process. */
 export class WebhookWindows {
   /** The rolling window; `undefined` turns the limit off (executions still run in order). */
   window: WebhookWindowOptions | undefined;
-  readonly #now: () => number;
+  /** The store's clock. */
+  readonly now: () => number;
+  /** Every held lane, oldest first: a lane the sweep finds live goes to the back, so each lane is checked once per lap. */
   readonly #lanes = new Map<string, WebhookLane>();
-  /** Each new lane checks a few held ones; idle ones go. */
-  readonly #sweep = new IncrementalSweep(this.#lanes, (id: string, lane: WebhookLane, now: number) => {
-    if (this.#idleAt(lane, now)) this.#forget(id);
-  });
-  /**
-   * The lane looked up last: one execution asks for its lane three times in a
-   * row (idle?, serialize, window turn), and with tens of thousands of
-   * webhooks each map lookup is a cache miss.
-   */
-  #lastId: string | undefined;
-  #last: WebhookLane | undefined;
 
   constructor(now: () => number, window: WebhookWindowOptions | undefined) {
-    this.#now = now;
+    this.now = now;
     this.window = window;
   }
 
@@ -41,90 +79,50 @@ export class WebhookWindows {
     return this.#lanes.size;
   }
 
-  /** Whether no execution of the webhook is queued. */
-  idle(webhookId: string): boolean {
-    return (this.#lane(webhookId)?.queued ?? 0) === 0;
-  }
-
-  /** Runs `task` after every earlier task of the same webhook, in order. */
-  serialize<T>(webhookId: string, task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-    return runInTurn(this.#lane(webhookId) ?? this.#create(webhookId), task, signal);
-  }
-
-  /** Whether one more execution fits in the window now. */
-  tryTurn(webhookId: string): boolean {
-    const window = this.window;
-    const lane = this.#lane(webhookId);
-    if (!window || !lane) return true;
-    return this.#waitMs(lane, window) === 0;
-  }
-
-  /** Waits until one more execution fits in the window (calling `guard` before each wait). */
-  async turn(webhookId: string, signal: AbortSignal | undefined, guard: WaitGuard): Promise<void> {
-    const window = this.window;
-    const lane = this.#lane(webhookId);
-    if (!window || !lane) return;
-    for (let ms = this.#waitMs(lane, window); ms > 0; ms = this.#waitMs(lane, window)) {
-      guard(ms, 'webhook');
-      await wait(ms, { signal });
+  /** The webhook's lane, created when it has none: an execution looks it up once, and it stays held while anything is queued in it. */
+  lane(webhookId: string): WebhookLane {
+    let lane = this.#lanes.get(webhookId);
+    if (lane === undefined) {
+      // Swept before the new lane joins, so the sweep cannot drop it.
+      this.#step(this.now());
+      lane = new WebhookLane(this);
+      this.#lanes.set(webhookId, lane);
     }
-  }
-
-  /** Records that an execution attempt finished (or failed). */
-  done(webhookId: string): void {
-    // A lane exists when the execution ran through serialize(); a store used through its interface alone gets one here.
-    const lane = this.#lane(webhookId) ?? this.#create(webhookId);
-    const completions = lane.completions;
-    // A first completion gets an array of its own size: most webhooks are idle between executions, and a push would reserve 17 places.
-    if (completions.length === 0) {
-      lane.completions = [this.#now()];
-      return;
-    }
-    completions.push(this.#now());
-    // Only the newest `limit` completions decide the next turn.
-    if (completions.length > (this.window?.limit ?? 0)) completions.shift();
+    return lane;
   }
 
   /** Drops every lane with nothing queued whose executions have all left the window. */
   sweep(): void {
-    const now = this.#now();
-    for (const [id, lane] of this.#lanes) if (this.#idleAt(lane, now)) this.#forget(id);
+    const now = this.now();
+    for (const [id, lane] of this.#lanes) if (this.#idleAt(lane, now)) this.#lanes.delete(id);
   }
 
-  /** Milliseconds until one more execution fits (0: now), after dropping completions that left the window. */
-  #waitMs(lane: WebhookLane, window: WebhookWindowOptions): number {
-    const now = this.#now();
+  /** Milliseconds until one more execution of `lane` fits (0: now), after dropping completions that left the window. */
+  waitMs(lane: WebhookLane, window: WebhookWindowOptions): number {
+    const now = this.now();
     const completions = lane.completions;
     while (completions.length > 0 && (completions[0] as number) <= now - window.windowMs) completions.shift();
     return completions.length < window.limit ? 0 : (completions[0] as number) + window.windowMs - now + 1;
   }
 
+  /**
+   * Checks the oldest lanes, a few per new lane: idle ones go, until one is live, which goes to the back of the map.
+   * While every lane is live (a bot executing 50,000 webhooks a minute) a new lane costs one check; while lanes are idle it
+   * clears up to {@link SWEEP_STEP}. The map is a queue each lane goes round: one left idle waits at most one lap.
+   */
+  #step(now: number): void {
+    let checked = 0;
+    for (const [id, lane] of this.#lanes) {
+      this.#lanes.delete(id);
+      if (!this.#idleAt(lane, now)) {
+        this.#lanes.set(id, lane);
+        return;
+      }
+      if (++checked === SWEEP_STEP) return;
+    }
+  }
+
   #idleAt(lane: WebhookLane, now: number): boolean {
     return lane.queued === 0 && (lane.completions.at(-1) ?? -Infinity) <= now - (this.window?.windowMs ?? 0);
-  }
-
-  #create(webhookId: string): WebhookLane {
-    this.#sweep.step(this.#now());
-    const lane: WebhookLane = { tail: RESOLVED, queued: 0, completions: [] };
-    this.#lanes.set(webhookId, lane);
-    this.#lastId = webhookId;
-    this.#last = lane;
-    return lane;
-  }
-
-  #lane(webhookId: string): WebhookLane | undefined {
-    if (this.#lastId === webhookId) return this.#last;
-    const lane = this.#lanes.get(webhookId);
-    this.#lastId = webhookId;
-    this.#last = lane;
-    return lane;
-  }
-
-  #forget(id: string): void {
-    this.#lanes.delete(id);
-    if (this.#lastId === id) {
-      this.#lastId = undefined;
-      this.#last = undefined;
-    }
   }
 }
