@@ -33,6 +33,7 @@ import type {
   WebhookMessage,
 } from './request-types.js';
 import { countCharacters } from './text.js';
+import { WEBHOOK_CONTENT_CHARACTERS } from './webhook-message.js';
 
 const characters = (min: number, max: number) =>
   z.string().check((ctx) => {
@@ -135,10 +136,10 @@ export const commandDefinitionListSchema = z.array(commandDefinitionSchema).chec
   });
 });
 
-/** A message published through an incoming webhook. */
+/** A message published through an incoming webhook (the rule; `webhook-message.ts` passes the messages it certainly accepts without zod). */
 export const webhookMessageSchema = z.looseObject({
   /** Message text, 1 to 2000 characters. */
-  content: characters(1, 2000),
+  content: characters(WEBHOOK_CONTENT_CHARACTERS.min, WEBHOOK_CONTENT_CHARACTERS.max),
   /** Overrides the displayed author name. */
   username: z.string().optional(),
 });
