@@ -12,6 +12,7 @@ import type { WaitGuard, WebhookWindowOptions } from './rate-limit-store.js';
 import { wait } from '../core/wait.js';
 import { RESOLVED, type Turns } from '../core/wait.js';
 import type { WebhookTurns } from './webhook-lane.js';
+import { IncrementalSweep } from './sweep.js';
 
 /** One webhook's executions, in order (its queue), and its rolling window. */
 export class WebhookLane implements Turns, WebhookTurns {
@@ -57,17 +58,17 @@ export class WebhookLane implements Turns, WebhookTurns {
   }
 }
 
-/** The most idle lanes one new lane clears. */
-const SWEEP_STEP = 8;
-
 /** Every webhook's lane and rolling window, in one process. */
 export class WebhookWindows {
   /** The rolling window; `undefined` turns the limit off (executions still run in order). */
   window: WebhookWindowOptions | undefined;
   /** The store's clock. */
   readonly now: () => number;
-  /** Every held lane, oldest first: a lane the sweep finds live goes to the back, so each lane is checked once per lap. */
   readonly #lanes = new Map<string, WebhookLane>();
+  /** Each new lane checks a few held ones (`sweep.ts`); idle ones go. */
+  readonly #sweep = new IncrementalSweep(this.#lanes, (id: string, lane: WebhookLane, now: number) => {
+    if (this.#idleAt(lane, now)) this.#lanes.delete(id);
+  });
 
   constructor(now: () => number, window: WebhookWindowOptions | undefined) {
     this.now = now;
@@ -84,7 +85,7 @@ export class WebhookWindows {
     let lane = this.#lanes.get(webhookId);
     if (lane === undefined) {
       // Swept before the new lane joins, so the sweep cannot drop it.
-      this.#step(this.now());
+      this.#sweep.step(this.now());
       lane = new WebhookLane(this);
       this.#lanes.set(webhookId, lane);
     }
@@ -103,23 +104,6 @@ export class WebhookWindows {
     const completions = lane.completions;
     while (completions.length > 0 && (completions[0] as number) <= now - window.windowMs) completions.shift();
     return completions.length < window.limit ? 0 : (completions[0] as number) + window.windowMs - now + 1;
-  }
-
-  /**
-   * Checks the oldest lanes, a few per new lane: idle ones go, until one is live, which goes to the back of the map.
-   * While every lane is live (a bot executing 50,000 webhooks a minute) a new lane costs one check; while lanes are idle it
-   * clears up to {@link SWEEP_STEP}. The map is a queue each lane goes round: one left idle waits at most one lap.
-   */
-  #step(now: number): void {
-    let checked = 0;
-    for (const [id, lane] of this.#lanes) {
-      this.#lanes.delete(id);
-      if (!this.#idleAt(lane, now)) {
-        this.#lanes.set(id, lane);
-        return;
-      }
-      if (++checked === SWEEP_STEP) return;
-    }
   }
 
   #idleAt(lane: WebhookLane, now: number): boolean {
