@@ -351,6 +351,22 @@ describe('the incremental sweep', () => {
     expect(limiter.tryWebhookTurn('busy'), 'a second execution within the minute of a 1-per-minute window').toBe(false);
   });
 
+  it('after a full sweep, a webhook back again keeps its new lane while new ones sweep past', async () => {
+    let clock = 0;
+    const limiter = new MemoryRateLimitStore({ now: () => clock, webhookWindow: { limit: 30, windowMs: 60_000 } });
+    for (let i = 0; i < 10; i++) await limiter.serializeWebhook(`w${i}`, async () => limiter.webhookDone(`w${i}`), undefined);
+    clock = 60_001;
+    limiter.sweep();
+    expect(limiter.size.webhooks).toBe(0);
+    const back = limiter.webhookLane('w0');
+    let finish!: () => void;
+    const running = limiter.serializeWebhook('w0', () => new Promise<void>((resolve) => (finish = resolve)), undefined);
+    for (let i = 0; i < 20; i++) await limiter.serializeWebhook(`new${i}`, async () => limiter.webhookDone(`new${i}`), undefined);
+    expect(limiter.webhookLane('w0'), 'the lane of w0, running, after new webhooks swept').toBe(back);
+    finish();
+    await running;
+  });
+
   it('keeps every live webhook window (50,000 within the minute) while sweeping', async () => {
     let clock = 0;
     const limiter = new MemoryRateLimitStore({ now: () => clock, webhookWindow: { limit: 30, windowMs: 60_000 } });
