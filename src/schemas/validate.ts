@@ -7,7 +7,7 @@
  */
 
 import type * as Schemas from './requests.js';
-import { passWebhookMessage } from './webhook-message.js';
+import { passInteractionResponse, passWebhookMessage } from './pre-filter.js';
 
 type SchemaModule = typeof Schemas;
 
@@ -37,7 +37,7 @@ export async function validate<K extends SchemaName>(operation: string, name: K,
 
 /**
  * Validates a webhook message: the messages the schema certainly accepts pass
- * without zod (`webhook-message.ts`, the execution's hot path), as the schema
+ * without zod (`pre-filter.ts`, the execution's hot path), as the schema
  * would return them; every other goes to the schema, which refuses it with a
  * `ValidationError` naming each offending field.
  */
@@ -46,4 +46,17 @@ export function validateWebhookMessage(
   message: unknown,
 ): SchemaOutput<'webhookMessageSchema'> | Promise<SchemaOutput<'webhookMessageSchema'>> {
   return passWebhookMessage(message) ?? validate(operation, 'webhookMessageSchema', message);
+}
+
+/**
+ * Validates an interaction callback: the callbacks the schema certainly
+ * accepts (no modal, no components) pass without zod (`pre-filter.ts`), as
+ * the schema would return them; every other goes to the schema, which refuses
+ * it with a `ValidationError` naming each offending field.
+ */
+export function validateInteractionResponse(
+  operation: string,
+  response: unknown,
+): SchemaOutput<'interactionResponseSchema'> | Promise<SchemaOutput<'interactionResponseSchema'>> {
+  return passInteractionResponse(response) ?? validate(operation, 'interactionResponseSchema', response);
 }
