@@ -9,7 +9,7 @@ import { EventEmitter } from 'eventemitter3';
 import { WebhookTokenStrategy } from '../auth/strategies.js';
 import { ValidationError } from '../errors/index.js';
 import { inspectSymbol } from '../core/redact.js';
-import { validate } from '../schemas/validate.js';
+import { validate, validateWebhookMessage } from '../schemas/validate.js';
 import { withId } from '../resources/response-ids.js';
 import { checkPipelineOptions, createRestClient } from '../rest/create-rest-client.js';
 import type { ClientEvents, EventSink } from '../observe/events.js';
@@ -89,7 +89,7 @@ export class WebhookClient extends EventEmitter<WebhookClientEvents> {
 
   /** Publishes a message (content 1 to 2000 characters; `username` overrides the author name). */
   async execute(message: WebhookMessage, options?: CallOptions): Promise<ApiObject | undefined> {
-    const body = await validate('webhooks.execute', 'webhookMessageSchema', message);
+    const body = await validateWebhookMessage('webhooks.execute', message);
     return this.#rest.request('webhooks.execute', { ...options, params: { webhook_id: this.id }, body });
   }
 

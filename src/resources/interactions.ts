@@ -1,6 +1,6 @@
 import type { CallOptions } from '../rest/options.js';
 import type { RestClient } from '../rest/rest-client.js';
-import { validate } from '../schemas/validate.js';
+import { validateInteractionResponse } from '../schemas/validate.js';
 import type { InteractionResponse } from '../schemas/request-types.js';
 import type { ApiObject } from '../schemas/responses.js';
 
@@ -15,7 +15,7 @@ export class InteractionsManager {
    * 5 (deferred message), 6 (deferred update), 8 (autocomplete) or 9 (modal).
    */
   async respond(interactionId: string, response: InteractionResponse, options?: CallOptions): Promise<ApiObject | undefined> {
-    const body = await validate('interactions.respond', 'interactionResponseSchema', response);
+    const body = await validateInteractionResponse('interactions.respond', response);
     return this.rest.request('interactions.respond', { ...options, params: { interaction_id: interactionId }, body });
   }
 }

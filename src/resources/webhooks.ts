@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors/index.js';
-import { validate } from '../schemas/validate.js';
+import { validate, validateWebhookMessage } from '../schemas/validate.js';
 import { withId, withIds } from './response-ids.js';
 import type { CallOptions } from '../rest/options.js';
 import type { RestClient } from '../rest/rest-client.js';
@@ -62,7 +62,7 @@ export class WebhooksManager {
   /** `POST /webhooks/{webhook_id}/{webhook_token}`: publishes a message (content 1 to 2000 characters). */
   async execute(webhook: WebhookTarget, message: WebhookMessage, options?: CallOptions): Promise<ApiObject | undefined> {
     const params = targetParams('webhooks.execute', webhook);
-    const body = await validate('webhooks.execute', 'webhookMessageSchema', message);
+    const body = await validateWebhookMessage('webhooks.execute', message);
     return this.rest.request('webhooks.execute', { ...options, params, body });
   }
 

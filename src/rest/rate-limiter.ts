@@ -23,7 +23,7 @@ import {
 import { RESOLVED, runInTurn, type Turns, wait } from '../core/wait.js';
 import { GlobalCap } from './global-cap.js';
 import { IncrementalSweep } from './sweep.js';
-import { WebhookWindows } from './webhook-windows.js';
+import { type WebhookLane, WebhookWindows } from './webhook-windows.js';
 
 /** Whether a bucket's limits are known: not yet, one request is finding out, or learned (limits, or no headers at all). */
 const Discovery = { Unknown: 0, Discovering: 1, Known: 2 } as const;
@@ -361,19 +361,19 @@ export class MemoryRateLimitStore implements RateLimitStore {
     }
   }
 
-  /** @internal The pipeline's fast path: whether no execution of the webhook is queued here (then it needs no signal, nor a deadline timer). */
-  webhookIdle(webhookId: string): boolean {
-    return this.#webhooks.idle(webhookId);
+  /** @internal The webhook's lane, looked up once per execution and carried by it: its queue, and its turns in its window. */
+  webhookLane(webhookId: string): WebhookLane {
+    return this.#webhooks.lane(webhookId);
   }
 
-  /** @internal Runs `task` after every earlier one of the webhook (its lane also holds its window: one lookup per execution). */
+  /** @internal Runs `task` after every earlier one of the webhook. */
   serializeWebhook<T>(webhookId: string, task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-    return this.#webhooks.serialize(webhookId, task, signal);
+    return runInTurn(this.#webhooks.lane(webhookId), task, signal);
   }
 
   /** `true` when one more execution fits in the webhook's window now, its place then held (else call `webhookTurn`). */
   tryWebhookTurn(webhookId: string): boolean {
-    return this.#webhooks.tryTurn(webhookId);
+    return this.#webhooks.lane(webhookId).tryTurn();
   }
 
   /**
@@ -383,12 +383,12 @@ export class MemoryRateLimitStore implements RateLimitStore {
    * than `limit` executions in any window.
    */
   webhookTurn(webhookId: string, signal: AbortSignal | undefined, guard: WaitGuard): Promise<void> {
-    return this.#webhooks.turn(webhookId, signal, guard);
+    return this.#webhooks.lane(webhookId).turn(signal, guard);
   }
 
   /** Records that an execution attempt of the webhook has finished (or failed). */
   webhookDone(webhookId: string): void {
-    this.#webhooks.done(webhookId);
+    this.#webhooks.lane(webhookId).done();
   }
 }
 

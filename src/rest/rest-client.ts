@@ -23,9 +23,10 @@ import type { Lane } from './rate-limit-store.js';
 import { bodySpent, callSecrets, requestParts, type Prepared } from './request-parts.js';
 import { hasRateLimitHeaders, parseSuccessBody, readRateLimitHeaders, toApiError } from './response.js';
 import { decideRetry, rejectsOnRateLimit, type AttemptOutcome } from './retry.js';
-import { KeyedQueue, wait } from '../core/wait.js';
+import { KeyedQueue, runInTurn, wait } from '../core/wait.js';
 import { MemoryRateLimitStore } from './rate-limiter.js';
 import { TransportFailure, type TransportResponse } from './transport.js';
+import { turnsById, type WebhookTurns } from './webhook-lane.js';
 
 /** Everything one call needs, resolved once. */
 interface Call {
@@ -175,14 +176,15 @@ export class RestClient {
       );
     }
     if (route.webhookExecution && this.#config.limitsWebhooks && call.major !== '') {
-      const webhookId = call.major;
-      const fast = this.#fast;
-      const task = () => this.#attempts<T>(call, webhookId, first);
+      // The webhook's lane is looked up once and carried by the call: the in-memory store's (its queue and its window
+      // together), or its id through another store's interface and this client's own queue.
+      const lane = this.#fast?.webhookLane(call.major);
+      const turns = lane ?? turnsById(this.#config.limiter, call.major);
+      const task = () => this.#attempts<T>(call, turns, first);
       // The usual case, nothing queued for this webhook: the attempts start at once, exactly as for any other call
       // (they dispose of the deadline themselves), so there is no wait to watch and no wait error to map.
-      if (fast?.webhookIdle(webhookId) === true) return fast.serializeWebhook(webhookId, task, undefined);
-      const inTurn =
-        fast === undefined ? this.#webhookOrder.run(webhookId, task, call.deadline.signal) : fast.serializeWebhook(webhookId, task, call.deadline.signal);
+      if (lane?.queued === 0) return runInTurn(lane, task, undefined);
+      const inTurn = lane === undefined ? this.#webhookOrder.run(call.major, task, call.deadline.signal) : runInTurn(lane, task, call.deadline.signal);
       return inTurn
         .catch((error: unknown) => {
           throw this.#waitError(call, error);
@@ -216,7 +218,7 @@ export class RestClient {
   }
 
   /** The attempt loop: wait for the rate limiter, send, read the response or decide on the failure, and retry when the policy allows. */
-  async #attempts<T>(call: Call, webhookId: string | undefined, first: Prepared): Promise<T> {
+  async #attempts<T>(call: Call, webhook: WebhookTurns | undefined, first: Prepared): Promise<T> {
     const config = this.#config;
     const { route, input, operation } = call;
     let attempt = 0;
@@ -246,10 +248,10 @@ export class RestClient {
         // given up on is granted later is given back then); `turn` names it to the store.
         const limiter = config.limiter;
         let turn: AbortSignal | undefined;
-        if (webhookId !== undefined && limiter.tryWebhookTurn?.(webhookId) !== true) {
+        if (webhook !== undefined && !webhook.tryTurn()) {
           turn = call.deadline.signal;
-          const pending = limiter.webhookTurn(webhookId, turn, waitGuard(config, call, base, obs));
-          await this.#waitFor(call, pending, () => limiter.webhookDone(webhookId, turn));
+          const pending = webhook.turn(turn, waitGuard(config, call, base, obs));
+          await this.#waitFor(call, pending, () => webhook.done(turn));
         }
         try {
           if (limiter.tryAcquire?.(bucketKey, call.lane) !== true) {
@@ -257,7 +259,7 @@ export class RestClient {
             await this.#waitFor(call, pending, () => limiter.release(bucketKey));
           }
         } catch (error) {
-          if (webhookId !== undefined) limiter.webhookDone(webhookId, turn);
+          webhook?.done(turn);
           throw error;
         }
 
@@ -289,7 +291,7 @@ export class RestClient {
           continue;
         } finally {
           config.limiter.release(bucketKey);
-          if (webhookId !== undefined) config.limiter.webhookDone(webhookId, turn);
+          webhook?.done(turn);
         }
         const status = response.status;
         const cookies = response.headers['set-cookie'];

@@ -33,6 +33,7 @@ import type {
   WebhookMessage,
 } from './request-types.js';
 import { countCharacters } from './text.js';
+import { messageContentMissing, WEBHOOK_CONTENT_CHARACTERS } from './pre-filter.js';
 
 const characters = (min: number, max: number) =>
   z.string().check((ctx) => {
@@ -135,10 +136,10 @@ export const commandDefinitionListSchema = z.array(commandDefinitionSchema).chec
   });
 });
 
-/** A message published through an incoming webhook. */
+/** A message published through an incoming webhook (the rule; `pre-filter.ts` passes the messages it certainly accepts without zod). */
 export const webhookMessageSchema = z.looseObject({
   /** Message text, 1 to 2000 characters. */
-  content: characters(1, 2000),
+  content: characters(WEBHOOK_CONTENT_CHARACTERS.min, WEBHOOK_CONTENT_CHARACTERS.max),
   /** Overrides the displayed author name. */
   username: z.string().optional(),
 });
@@ -173,7 +174,7 @@ export const pageQuerySchema = z.object({
   perPage: z.int().positive().default(DEFAULT_PER_PAGE),
 });
 
-/** Body of `POST /interactions/{interaction_id}/callback`. */
+/** Body of `POST /interactions/{interaction_id}/callback` (the rule; `pre-filter.ts` passes the callbacks it certainly accepts without zod). */
 export const interactionResponseSchema = z
   .looseObject({
     /** Callback type: 1 pong, 4 message, 5 deferred message, 6 deferred update, 8 autocomplete, 9 modal. */
@@ -185,7 +186,7 @@ export const interactionResponseSchema = z
   })
   .check((ctx) => {
     const { interaction_type: type, data } = ctx.value;
-    if (type === InteractionCallbackType.ChannelMessageWithSource && (typeof data['content'] !== 'string' || data['content'].length === 0)) {
+    if (messageContentMissing(type, data)) {
       ctx.issues.push({ code: 'custom', input: data, path: ['data', 'content'], message: 'is required for interaction_type 4 and must be a non-empty string' });
     }
     // Components and modal forms within Discord's limits, each issue at its path.

@@ -7,6 +7,7 @@
  */
 
 import type * as Schemas from './requests.js';
+import { passInteractionResponse, passWebhookMessage } from './pre-filter.js';
 
 type SchemaModule = typeof Schemas;
 
@@ -32,4 +33,30 @@ export function loadSchemas(): Promise<SchemaModule> {
 export async function validate<K extends SchemaName>(operation: string, name: K, input: unknown): Promise<SchemaOutput<K>> {
   const schemas = loaded ?? (await loadSchemas());
   return schemas.parseInput(operation, schemas[name] as never, input) as SchemaOutput<K>;
+}
+
+/**
+ * Validates a webhook message: the messages the schema certainly accepts pass
+ * without zod (`pre-filter.ts`, the execution's hot path), as the schema
+ * would return them; every other goes to the schema, which refuses it with a
+ * `ValidationError` naming each offending field.
+ */
+export function validateWebhookMessage(
+  operation: string,
+  message: unknown,
+): SchemaOutput<'webhookMessageSchema'> | Promise<SchemaOutput<'webhookMessageSchema'>> {
+  return passWebhookMessage(message) ?? validate(operation, 'webhookMessageSchema', message);
+}
+
+/**
+ * Validates an interaction callback: the callbacks the schema certainly
+ * accepts (no modal, no components) pass without zod (`pre-filter.ts`), as
+ * the schema would return them; every other goes to the schema, which refuses
+ * it with a `ValidationError` naming each offending field.
+ */
+export function validateInteractionResponse(
+  operation: string,
+  response: unknown,
+): SchemaOutput<'interactionResponseSchema'> | Promise<SchemaOutput<'interactionResponseSchema'>> {
+  return passInteractionResponse(response) ?? validate(operation, 'interactionResponseSchema', response);
 }

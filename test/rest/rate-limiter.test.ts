@@ -322,6 +322,51 @@ describe('the incremental sweep', () => {
     expect(limiter.size.webhooks).toBe(600);
   });
 
+  it('holds little more than the live webhook windows while new ones keep coming (about 1,000 live of 20,000)', async () => {
+    let clock = 0;
+    const limiter = new MemoryRateLimitStore({ now: () => clock, webhookWindow: { limit: 30, windowMs: 1_000 } });
+    // A new webhook every millisecond, each executed once: about 1,000 are live (executed within the last second) at any time.
+    let most = 0;
+    for (let i = 0; i < 20_000; i++) {
+      await limiter.serializeWebhook(`w${i}`, async () => limiter.webhookDone(`w${i}`), undefined);
+      clock += 1;
+      most = Math.max(most, limiter.size.webhooks);
+    }
+    expect(most, `the most webhook windows held at once, with about 1,000 live`).toBeLessThanOrEqual(1_400);
+  });
+
+  it('never sweeps a lane while one of its executions runs: its window holds across the sweep', async () => {
+    let clock = 0;
+    const limiter = new MemoryRateLimitStore({ now: () => clock, webhookWindow: { limit: 1, windowMs: 60_000 } });
+    const lane = limiter.webhookLane('busy');
+    let finish!: () => void;
+    const running = limiter.serializeWebhook('busy', () => new Promise<void>((resolve) => (finish = resolve)), undefined);
+    // A long execution: meanwhile the clock passes the window and many new webhooks sweep past the busy one.
+    clock = 120_000;
+    for (let i = 0; i < 100; i++) await limiter.serializeWebhook(`other${i}`, async () => limiter.webhookDone(`other${i}`), undefined);
+    lane.done();
+    finish();
+    await running;
+    expect(limiter.webhookLane('busy'), 'the busy webhook kept its lane').toBe(lane);
+    expect(limiter.tryWebhookTurn('busy'), 'a second execution within the minute of a 1-per-minute window').toBe(false);
+  });
+
+  it('after a full sweep, a webhook back again keeps its new lane while new ones sweep past', async () => {
+    let clock = 0;
+    const limiter = new MemoryRateLimitStore({ now: () => clock, webhookWindow: { limit: 30, windowMs: 60_000 } });
+    for (let i = 0; i < 10; i++) await limiter.serializeWebhook(`w${i}`, async () => limiter.webhookDone(`w${i}`), undefined);
+    clock = 60_001;
+    limiter.sweep();
+    expect(limiter.size.webhooks).toBe(0);
+    const back = limiter.webhookLane('w0');
+    let finish!: () => void;
+    const running = limiter.serializeWebhook('w0', () => new Promise<void>((resolve) => (finish = resolve)), undefined);
+    for (let i = 0; i < 20; i++) await limiter.serializeWebhook(`new${i}`, async () => limiter.webhookDone(`new${i}`), undefined);
+    expect(limiter.webhookLane('w0'), 'the lane of w0, running, after new webhooks swept').toBe(back);
+    finish();
+    await running;
+  });
+
   it('keeps every live webhook window (50,000 within the minute) while sweeping', async () => {
     let clock = 0;
     const limiter = new MemoryRateLimitStore({ now: () => clock, webhookWindow: { limit: 30, windowMs: 60_000 } });
