@@ -79,7 +79,7 @@ interface Held {
   resolved: string | undefined;
   discovering: boolean;
   countsGlobally: boolean;
-  /** For a webhook turn: the signal it was taken with, which names it when it is given back. */
+  /** The signal the place (a bucket place or a webhook turn) was taken with, which names it when it is given back. */
   turn?: AbortSignal | undefined;
 }
 
@@ -172,7 +172,7 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
     for (;;) {
       if (this.#useLocal()) {
         await this.#local.acquire(key, lane, signal, guard);
-        this.#hold(this.#held, key, { id: '', resolved: undefined, discovering: false, countsGlobally: false });
+        this.#hold(this.#held, key, { id: '', resolved: undefined, discovering: false, countsGlobally: false, turn: signal });
         return;
       }
       const id = this.#nextId();
@@ -186,7 +186,7 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
       }
       if (ok === 1) {
         const countsGlobally = this.#settings.globalRateLimit !== undefined;
-        this.#hold(this.#held, key, { id, resolved, discovering: value === 1, countsGlobally });
+        this.#hold(this.#held, key, { id, resolved, discovering: value === 1, countsGlobally, turn: signal });
         return;
       }
       // What Redis answers is bounded: at most the longest pause the client accepts (a planted 3e9 would be a 1 ms timer).
@@ -197,9 +197,9 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
     }
   }
 
-  /** Releases the place; sent with this process's next step. */
-  release(key: string): void {
-    const held = this.#unhold(this.#held, key);
+  /** Releases the place taken with `signal` (the oldest without one); sent with this process's next step. */
+  release(key: string, signal?: AbortSignal): void {
+    const held = this.#unhold(this.#held, key, signal);
     if (held === undefined) return;
     if (held.resolved === undefined) return this.#local.release(key);
     // This request discovered the bucket (Redis had forgotten it): what its response says must reach Redis.

@@ -123,8 +123,12 @@ export interface RateLimitStore {
   tryAcquire?(key: string, lane: Lane): boolean;
   /** Waits until the bucket may send (calling `guard` before each wait), then counts the request as in flight. Rejects when the store cannot answer. */
   acquire(key: string, lane: Lane, signal: AbortSignal | undefined, guard: WaitGuard): Promise<void>;
-  /** Marks a request of the bucket as finished (sent or failed). */
-  release(key: string): void;
+  /**
+   * Marks a request of the bucket as finished (sent or failed). `signal` is the one its place was taken with in
+   * {@link RateLimitStore.acquire} (`undefined` for a place of {@link RateLimitStore.tryAcquire}): a store holding several places
+   * of one bucket releases the one taken with it, not the oldest.
+   */
+  release(key: string, signal?: AbortSignal): void;
   /** Learns from a response: its rate-limit headers, or `undefined` when it had none (the bucket is then known to be unlimited). */
   learn(routeKey: string, major: string, headers: RateLimitHeaders | undefined): void;
   /** Pauses a bucket, or every bucket when `global`, for `ms` milliseconds. */

@@ -256,7 +256,7 @@ export class RestClient {
         try {
           if (limiter.tryAcquire?.(bucketKey, call.lane) !== true) {
             const pending = limiter.acquire(bucketKey, call.lane, call.deadline.signal, waitGuard(config, call, base, obs));
-            await this.#waitFor(call, pending, () => limiter.release(bucketKey));
+            await this.#waitFor(call, pending, () => limiter.release(bucketKey, call.deadline.signal));
           }
         } catch (error) {
           webhook?.done(turn);
@@ -290,7 +290,7 @@ export class RestClient {
           await this.#afterFailure(call, base, timer.timedOut ? 'timeout' : error, obs);
           continue;
         } finally {
-          config.limiter.release(bucketKey);
+          config.limiter.release(bucketKey, call.deadline.signal);
           webhook?.done(turn);
         }
         const status = response.status;

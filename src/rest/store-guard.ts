@@ -76,9 +76,9 @@ export function guardStore(store: RateLimitStore, report: (error: Error) => void
         return acquireFailed(error);
       }
     },
-    release(key) {
+    release(key, signal) {
       try {
-        store.release(key);
+        store.release(key, signal);
       } catch (error) {
         finished('release', error);
       }

@@ -75,6 +75,36 @@ describeWithRedis("the Redis rate-limit store's webhook turns", () => {
     ).toEqual([true, true]);
   });
 
+  it("a request's bucket place is released by the signal it was taken with, not the oldest place of the bucket", async () => {
+    const prefix = `places-${Date.now()}:`;
+    const store = createRedisRateLimitStore({ client: connection, prefix, reservationMs: RESERVATION_MS });
+    store.attach({ now: Date.now, webhookWindow: undefined, maxPauseMs: 600_000, globalRateLimit: undefined });
+    const key = store.bucketKey('GET /channels/:id', '1');
+    // The bucket is known (a response taught it), so both requests hold a reservation, not the discovery lock.
+    store.learn('GET /channels/:id', '1', { limit: 5, remaining: 5, resetAfterMs: 60_000, bucket: 'abc' });
+    await store.flushed();
+    const [first, second] = [new AbortController(), new AbortController()];
+    await store.acquire(key, 'normal', first.signal, () => undefined);
+    await store.acquire(key, 'normal', second.signal, () => undefined);
+    const reservations = async () => {
+      const [bucket] = (await connection.keys(`{${prefix}}r:*`)) as string[];
+      const entries = bucket === undefined ? [] : await connection.zRange(bucket, 0, -1);
+      const sequence = (id: string) => Number.parseInt(id.slice(id.lastIndexOf(':') + 1), 36);
+      return entries.map(sequence).sort((a, b) => a - b);
+    };
+    const [older, newer] = await reservations();
+    expect(
+      [older, newer].every((id) => id !== undefined),
+      'two reservations in flight',
+    ).toBe(true);
+    store.release(key, second.signal);
+    await store.flushed();
+    expect(await reservations(), 'the second request finished: its reservation released, the first one kept').toEqual([older]);
+    store.release(key, first.signal);
+    await store.flushed();
+    expect(await reservations(), 'both released').toEqual([]);
+  });
+
   it('an execution whose bucket wait is refused gives its webhook turn back: no reservation is left in the window', async () => {
     const prefix = `refused-${Date.now()}:`;
     const store = createRedisRateLimitStore({ client: connection, prefix, reservationMs: RESERVATION_MS });

@@ -15,7 +15,7 @@ function interfaceOnly(inner: RateLimitStore): RateLimitStore {
     attach: (settings) => inner.attach(settings),
     bucketKey: (routeKey, major) => inner.bucketKey(routeKey, major),
     acquire: (key, lane, signal, guard) => inner.acquire(key, lane, signal, guard),
-    release: (key) => inner.release(key),
+    release: (key, signal) => inner.release(key, signal),
     learn: (routeKey, major, headers) => inner.learn(routeKey, major, headers),
     pause: (key, ms, global) => inner.pause(key, ms, global),
     webhookTurn: (webhookId, signal, guard) => inner.webhookTurn(webhookId, signal, guard),
@@ -87,6 +87,41 @@ describe('RateLimitStore', () => {
       await Promise.all(contents.map((content) => client.webhooks.execute('wh1', { content })));
       expect(server.webhookViolations).toBe(0);
       expect(server.webhookAccepted.map((accepted) => accepted.content)).toEqual(contents);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('RateLimitStore places', () => {
+  let server: LimitsServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it('each bucket place is released with the signal it was taken with, so a store holding several places of a bucket releases the right one', async () => {
+    server = await startLimitsServer({ webhookLimit: 3, webhookWindowMs: 300 });
+    const inner = new MemoryRateLimitStore();
+    const taken: (AbortSignal | undefined)[] = [];
+    const released: (AbortSignal | undefined)[] = [];
+    const store: RateLimitStore = {
+      ...interfaceOnly(inner),
+      acquire: async (key, lane, signal, guard) => {
+        await inner.acquire(key, lane, signal, guard);
+        taken.push(signal);
+      },
+      release: (key, signal) => {
+        released.push(signal);
+        inner.release(key);
+      },
+    };
+    const client = new Client({ baseUrl: server.url, auth: { botToken: 'a-bot-token' }, rateLimitStore: store });
+    try {
+      await Promise.all(Array.from({ length: 6 }, (_, i) => client.channels.get(String(100 + i)).catch(() => undefined)));
+      expect(taken.length, 'places taken').toBe(6);
+      expect(new Set(taken).size, 'each request its own signal').toBe(6);
+      expect(released.map((signal) => taken.indexOf(signal)).sort(), 'the place each release names, by the request that took it').toEqual([0, 1, 2, 3, 4, 5]);
     } finally {
       await client.close();
     }
