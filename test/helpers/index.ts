@@ -202,18 +202,33 @@ export async function startScript(file: string, options: { env?: Record<string, 
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // 'close' comes after the last output was read (an 'exit' may come before it).
+  let closed = false;
+  child.on('close', () => (closed = true));
   return {
     stdout: () => out,
     stderr: () => err,
     exited,
-    async waitForOutput(pattern, timeoutMs = 20_000) {
-      const started = Date.now();
-      for (;;) {
-        const match = out.match(pattern);
-        if (match) return match;
-        if (Date.now() - started > timeoutMs || child.exitCode !== null) throw new Error(`output never matched ${pattern}; stdout: ${out}; stderr: ${err}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+    // Checked on each chunk of output as it arrives (and once at the call), not on a poll; fails once the process ended without it, or after timeoutMs.
+    waitForOutput(pattern, timeoutMs = 20_000) {
+      return new Promise<RegExpMatchArray>((resolve, reject) => {
+        const settle = (match: RegExpMatchArray | null, failure?: string) => {
+          if (match === null && failure === undefined) return;
+          clearTimeout(timer);
+          child.stdout.off('data', onData);
+          child.off('close', onClose);
+          if (match !== null) resolve(match);
+          else reject(new Error(`output never matched ${pattern} (${failure}); stdout: ${out}; stderr: ${err}`));
+        };
+        // Listened to after the collecting listener above, so `out` already holds the chunk.
+        const onData = () => settle(out.match(pattern));
+        const onClose = () => settle(out.match(pattern), `the process exited with ${child.exitCode ?? child.signalCode}`);
+        const timer = setTimeout(() => settle(null, `not within ${timeoutMs} ms`), timeoutMs);
+        child.stdout.on('data', onData);
+        child.on('close', onClose);
+        if (closed) onClose();
+        else onData();
+      });
     },
     kill: (signal = 'SIGTERM') => {
       child.kill(signal);
