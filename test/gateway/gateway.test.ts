@@ -226,7 +226,6 @@ describe('robustness', () => {
     await connecting;
     expect(error).toBeInstanceOf(GatewayError);
     expect(String(error)).toMatch(/connectTimeoutMs/);
-    expect(server.stats.connections, 'connections tried before the connect timeout').toBeGreaterThanOrEqual(2);
     // Another attempt would open its socket (status 'connecting' or 'resuming') when its delay ran out: a minute later, still idle.
     await vi.advanceTimersByTimeAsync(60_000);
     expect(gateway.status, "the Gateway's status a minute after connect() gave up").toBe('idle');
