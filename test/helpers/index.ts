@@ -199,35 +199,52 @@ export async function startScript(file: string, options: { env?: Record<string, 
   });
   let out = '';
   let err = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  // Each waitForOutput() is asked again on every chunk of output and at the close; one listener each for all of them.
+  const waiting = new Set<() => void>();
+  const askWaiting = () => {
+    for (const ask of [...waiting]) ask();
+  };
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+    askWaiting();
+  });
   child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   // 'close' comes after the last output was read (an 'exit' may come before it).
   let closed = false;
-  child.on('close', () => (closed = true));
+  child.on('close', () => {
+    closed = true;
+    askWaiting();
+  });
   return {
     stdout: () => out,
     stderr: () => err,
     exited,
-    // Checked on each chunk of output as it arrives (and once at the call), not on a poll; fails once the process ended without it, or after timeoutMs.
+    // Matched on each chunk of output as it arrives (and once at the call), not on a poll; fails once the process ended without it, or after timeoutMs.
     waitForOutput(pattern, timeoutMs = 20_000) {
       return new Promise<RegExpMatchArray>((resolve, reject) => {
-        const settle = (match: RegExpMatchArray | null, failure?: string) => {
-          if (match === null && failure === undefined) return;
+        const done = () => {
           clearTimeout(timer);
-          child.stdout.off('data', onData);
-          child.off('close', onClose);
-          if (match !== null) resolve(match);
-          else reject(new Error(`output never matched ${pattern} (${failure}); stdout: ${out}; stderr: ${err}`));
+          waiting.delete(ask);
         };
-        // Listened to after the collecting listener above, so `out` already holds the chunk.
-        const onData = () => settle(out.match(pattern));
-        const onClose = () => settle(out.match(pattern), `the process exited with ${child.exitCode ?? child.signalCode}`);
-        const timer = setTimeout(() => settle(null, `not within ${timeoutMs} ms`), timeoutMs);
-        child.stdout.on('data', onData);
-        child.on('close', onClose);
-        if (closed) onClose();
-        else onData();
+        const ask = () => {
+          const match = out.match(pattern);
+          if (match !== null) {
+            done();
+            resolve(match);
+          } else if (closed) {
+            done();
+            reject(
+              new Error(`output never matched ${pattern} (the process exited with ${child.exitCode ?? child.signalCode}); stdout: ${out}; stderr: ${err}`),
+            );
+          }
+        };
+        const timer = setTimeout(() => {
+          done();
+          reject(new Error(`output never matched ${pattern} (not within ${timeoutMs} ms); stdout: ${out}; stderr: ${err}`));
+        }, timeoutMs);
+        waiting.add(ask);
+        ask();
       });
     },
     kill: (signal = 'SIGTERM') => {
