@@ -178,3 +178,10 @@ export function useRedis(): RedisForTests {
     },
   };
 }
+
+/** How many times Redis ran the command `name` (lower case) since it started, from `INFO commandstats` (commands run by scripts included). */
+export async function commandCalls(connection: Pick<RedisClientType, 'sendCommand'>, name: string): Promise<number> {
+  const info = String(await connection.sendCommand(['INFO', 'commandstats']));
+  const match = new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(info);
+  return Number(match?.[1] ?? 0);
+}

@@ -9,7 +9,7 @@ import { expect, it } from 'vitest';
 import { Client } from '../../src/index.js';
 import { createEventWorker, createRedisEventStream, type EventWorkerEvents, type RecreatedEvent } from '../../src/redis/index.js';
 import { UNDELIVERED_COUNT_CAP } from '../../src/redis/stream-backlog.js';
-import { describeWithRedis, useRedis } from '../helpers/redis-server.js';
+import { commandCalls, describeWithRedis, useRedis } from '../helpers/redis-server.js';
 import { until } from '../helpers/until.js';
 
 describeWithRedis('the worker pool heals', () => {
@@ -134,11 +134,7 @@ describeWithRedis('the worker pool heals', () => {
     }
   });
 
-  async function commandCount(name: string): Promise<number> {
-    const info = String(await redis.connection.sendCommand(['INFO', 'commandstats']));
-    const match = new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(info);
-    return Number(match?.[1] ?? 0);
-  }
+  const commandCount = (name: string) => commandCalls(redis.connection, name);
 
   it('backlog() counts undelivered entries when Redis cannot tell the lag (an entry deleted after the last read); maxBacklog warns on pending ones', async () => {
     const { stream, worker, client, publish } = setup({ maxBacklog: 2 });

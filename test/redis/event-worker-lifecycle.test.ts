@@ -8,7 +8,7 @@ import { makeSnowflake } from '../../src/core/constants.js';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { Client, DIAGNOSTICS_CHANNELS, type StreamStepMessage } from '../../src/index.js';
 import { createEventWorker, createRedisEventStream, type RedisNodeClientLike, type UnmarkedEvent } from '../../src/redis/index.js';
-import { describeWithRedis, useRedis } from '../helpers/redis-server.js';
+import { commandCalls, describeWithRedis, useRedis } from '../helpers/redis-server.js';
 import { until } from '../helpers/until.js';
 
 /** An interaction `ping` as the Gateway publishes it. */
@@ -186,9 +186,15 @@ describeWithRedis('a worker at its edges', () => {
       worker.onCommand('ping', async (interaction) => {
         happened.push(`ran on ${consumer}`);
         await interaction.defer();
-        // Its follow-up work: three times claimIdleMs after the answered mark.
-        await new Promise((resolve) => setTimeout(resolve, 900));
-        happened.push('done');
+        // Its follow-up work lasts until the worker's heartbeat touched the entry five more times (XCLAIM … JUSTID: the
+        // touch alone sends it; one every third of claimIdleMs), more than claimIdleMs after the answer: an entry left untouched
+        // that long would be reclaimed.
+        const touches = await commandCalls(redis.connection, 'xclaim');
+        const touched = await until(async () => (await commandCalls(redis.connection, 'xclaim')) >= touches + 5, {
+          what: 'the entry touched 5 times after its answer',
+          timeoutMs: 3000,
+        }).catch((error: Error) => void happened.push(error.message));
+        if (touched === true) happened.push('done');
       });
       worker.on('duplicate', () => happened.push(`duplicate on ${consumer}`));
       worker.on('reclaimed', () => happened.push(`reclaimed by ${consumer}`));
@@ -198,7 +204,7 @@ describeWithRedis('a worker at its edges', () => {
       await Promise.all(workers.map((worker) => worker.start()));
       await stream.publish([ping(4)]);
       await until(async () => happened.includes('done') && (await stream.backlog()).groups[0]?.pending === 0, {
-        what: 'the handler done, its entry acknowledged',
+        what: () => `the handler done, its entry acknowledged (happened: ${happened.join('; ')})`,
       });
       expect(happened.filter((step) => !step.startsWith('ran on'))).toEqual(['done']);
     } finally {
