@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   Client,
   GatewayError,
@@ -16,6 +16,7 @@ import { until } from '../helpers/ws-server.js';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
+  vi.useRealTimers();
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
@@ -114,9 +115,11 @@ describe('robustness', () => {
       }
     }
     await until(() => seen.length >= total);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // One more dispatch after the last resume: dispatches are delivered in order, so a replayed one delivered twice would come before it.
+    server.dispatch('INTERACTION_CREATE', commandPayload('last'));
+    await until(() => seen.includes('last'), { what: () => `the dispatch after the last resume (seen ${seen.length})` });
     expect(resumes).toBe(50);
-    expect(seen).toEqual(Array.from({ length: total }, (_, i) => `i${i}`));
+    expect(seen).toEqual([...Array.from({ length: total }, (_, i) => `i${i}`), 'last']);
   });
 
   it('reports how many dispatches a resume replayed', async () => {
@@ -162,6 +165,8 @@ describe('robustness', () => {
   });
 
   it('never reconnects on a fatal close code: connect() rejects with GatewayFatalError and a hint', async () => {
+    // The Gateway's timers are fake: past the refusal, every delay it could have scheduled is run out below.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
     const { server, gateway } = await setup({ authorize: () => false });
     const error = await gateway.connect().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GatewayFatalError);
@@ -169,12 +174,14 @@ describe('robustness', () => {
     expect((error as GatewayFatalError).code).toBe(4004);
     expect((error as GatewayFatalError).hint).toMatch(/token/);
     expect(String(error)).not.toContain(SECRETS.botToken);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // A reconnect would open its socket (status 'connecting') when its delay ran out: a minute later, still idle.
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(gateway.status, "the Gateway's status a minute after the fatal close ('connecting': it reconnected)").toBe('idle');
     expect(server.stats.connections).toBe(1);
-    expect(gateway.status).toBe('idle');
   });
 
   it('stops on a fatal close after READY and emits the error instead of crashing', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
     const { server, gateway } = await setup();
     await gateway.connect();
     const errors: unknown[] = [];
@@ -182,7 +189,9 @@ describe('robustness', () => {
     server.dropConnections(4014);
     await until(() => errors.length === 1);
     expect(errors[0]).toBeInstanceOf(GatewayFatalError);
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    // A reconnect would open its socket (status 'connecting') when its delay ran out: a minute later, still idle.
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(gateway.status, "the Gateway's status a minute after the fatal close ('connecting': it reconnected)").toBe('idle');
     expect(server.stats.connections).toBe(1);
   });
 
@@ -203,17 +212,23 @@ describe('robustness', () => {
   });
 
   it('connect() rejects after connectTimeoutMs when nothing answers, and stops trying', async () => {
+    // The Gateway's timers are fake, moved on 5 ms at a time while its sockets really open (Hello timeouts, reconnect delays,
+    // the connect timeout), then run a minute past the refusal.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
     const { server, gateway } = await setup({}, { connectTimeoutMs: 150, helloTimeoutMs: 40 });
     server.sendHello = false;
-    const error = await gateway.connect().catch((e: unknown) => e);
+    let error: unknown;
+    const connecting = gateway.connect().then(
+      () => 'connected',
+      (caught: unknown) => (error = caught),
+    );
+    await until(async () => error !== undefined || void (await vi.advanceTimersByTimeAsync(5)), { what: 'connect() settling' });
+    await connecting;
     expect(error).toBeInstanceOf(GatewayError);
     expect(String(error)).toMatch(/connectTimeoutMs/);
-    // An upgrade already in flight when connect() gave up may still reach the server: let it land first.
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const connections = server.stats.connections;
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(server.stats.connections).toBe(connections);
-    expect(gateway.status).toBe('idle');
+    // Another attempt would open its socket (status 'connecting' or 'resuming') when its delay ran out: a minute later, still idle.
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(gateway.status, "the Gateway's status a minute after connect() gave up").toBe('idle');
   });
 
   it('backs off exponentially with full jitter under a cap, and resets only after READY or RESUMED', async () => {
@@ -242,16 +257,22 @@ describe('robustness', () => {
 
   it('destroy() clears every timer and listener, and rejects a pending connect()', async () => {
     const timersBefore = activeTimers();
+    // Fake timers, so that every timer the Gateway (and the sockets on both ends) set is counted below.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
     const { server, gateway } = await setup({ heartbeatIntervalMs: 30 });
     await gateway.connect();
-    await until(() => server.stats.heartbeats >= 1);
+    await until(async () => server.stats.heartbeats >= 2 || void (await vi.advanceTimersByTimeAsync(5)), { what: 'two heartbeats' });
     await gateway.close();
+    const beats = server.stats.heartbeats;
     expect(gateway.status).toBe('destroyed');
     expect(gateway.listenerCount('ready')).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 80));
-    const beats = server.stats.heartbeats;
-    await new Promise((resolve) => setTimeout(resolve, 80));
-    expect(server.stats.heartbeats).toBe(beats);
+    // Once the server saw the closing handshake end (close 1000 ends the session), its socket's timers are gone too. A minute
+    // on, every one-shot timer has run out: a timer left (a heartbeat interval) beats for ever.
+    await until(() => server.stats.sessionsEndedByClient === 1, { what: 'the server seeing the session ended' });
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(vi.getTimerCount(), 'timers left a minute after close()').toBe(0);
+    expect(server.stats.heartbeats, 'heartbeats after close()').toBe(beats);
+    vi.useRealTimers();
     expect(activeTimers()).toBeLessThanOrEqual(timersBefore);
 
     const second = await setup();
@@ -259,7 +280,7 @@ describe('robustness', () => {
     const pending = second.gateway.connect();
     // Listened to before close(), which rejects it and then waits for the socket's closing handshake.
     const rejected = expect(pending).rejects.toBeInstanceOf(GatewayError);
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await until(() => second.server.stats.connections === 1, { what: 'the pending connect() reaching the server' });
     await second.gateway.close();
     await rejected;
   });

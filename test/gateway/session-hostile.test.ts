@@ -46,8 +46,15 @@ describe('Hello', () => {
     const { gateway } = gatewayFor(ws.url);
     await gateway.connect();
     const peer = await ws.peer(0);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(opsOf(peer).filter((op) => op === 2)).toHaveLength(1);
+    // A heartbeat asked for now is answered after the Hellos were handled: once it arrived, so had any Identify they sent.
+    const beats = () => opsOf(peer).filter((op) => op === 1).length;
+    const before = beats();
+    peer.send({ op: 1, d: null });
+    await until(() => beats() > before, { what: 'the heartbeat asked for' });
+    expect(
+      opsOf(peer).filter((op) => op === 2),
+      'Identify frames on the connection',
+    ).toHaveLength(1);
     expect(ws.peers).toHaveLength(1);
   });
 
@@ -96,9 +103,10 @@ describe('READY and sequences', () => {
     peer.sendRaw('{"op":0,"t":"NEGATIVE","s":-4,"d":{}}');
     peer.send(frames.dispatch('NEXT', 2, {}));
     peer.send(frames.dispatch('AGAIN', 2, {}));
-    await until(() => dispatches.some((event) => event.t === 'NEXT'));
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    expect(dispatches.map((event) => event.t)).toEqual(['READY', 'HUGE', 'FRACTION', 'NEGATIVE', 'NEXT']);
+    // Dispatches are handled in order: once the one after AGAIN arrived, AGAIN was dropped or delivered.
+    peer.send(frames.dispatch('LAST', 3, {}));
+    await until(() => dispatches.some((event) => event.t === 'LAST'), { what: () => `LAST delivered (got ${dispatches.map((event) => event.t).join(', ')})` });
+    expect(dispatches.map((event) => event.t)).toEqual(['READY', 'HUGE', 'FRACTION', 'NEGATIVE', 'NEXT', 'LAST']);
     expect(dispatches.find((event) => event.t === 'HUGE')?.s).toBeNull();
     expect(errors.filter((error) => /sequence/.test(error.message))).toHaveLength(3);
   });

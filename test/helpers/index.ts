@@ -199,21 +199,53 @@ export async function startScript(file: string, options: { env?: Record<string, 
   });
   let out = '';
   let err = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  // Each waitForOutput() is asked again on every chunk of output and at the close; one listener each for all of them.
+  const waiting = new Set<() => void>();
+  const askWaiting = () => {
+    for (const ask of [...waiting]) ask();
+  };
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+    askWaiting();
+  });
   child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // 'close' comes after the last output was read (an 'exit' may come before it).
+  let closed = false;
+  child.on('close', () => {
+    closed = true;
+    askWaiting();
+  });
   return {
     stdout: () => out,
     stderr: () => err,
     exited,
-    async waitForOutput(pattern, timeoutMs = 20_000) {
-      const started = Date.now();
-      for (;;) {
-        const match = out.match(pattern);
-        if (match) return match;
-        if (Date.now() - started > timeoutMs || child.exitCode !== null) throw new Error(`output never matched ${pattern}; stdout: ${out}; stderr: ${err}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+    // Matched on each chunk of output as it arrives (and once at the call), not on a poll; fails once the process ended without it, or after timeoutMs.
+    waitForOutput(pattern, timeoutMs = 20_000) {
+      return new Promise<RegExpMatchArray>((resolve, reject) => {
+        const done = () => {
+          clearTimeout(timer);
+          waiting.delete(ask);
+        };
+        const ask = () => {
+          const match = out.match(pattern);
+          if (match !== null) {
+            done();
+            resolve(match);
+          } else if (closed) {
+            done();
+            reject(
+              new Error(`output never matched ${pattern} (the process exited with ${child.exitCode ?? child.signalCode}); stdout: ${out}; stderr: ${err}`),
+            );
+          }
+        };
+        const timer = setTimeout(() => {
+          done();
+          reject(new Error(`output never matched ${pattern} (not within ${timeoutMs} ms); stdout: ${out}; stderr: ${err}`));
+        }, timeoutMs);
+        waiting.add(ask);
+        ask();
+      });
     },
     kill: (signal = 'SIGTERM') => {
       child.kill(signal);

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, type RedisClientType } from 'redis';
 import { afterAll, beforeAll, describe } from 'vitest';
+import { until } from './until.js';
 
 /** The path of `redis-server`, or `undefined` when it is not installed. */
 export function findRedisServer(): string | undefined {
@@ -112,16 +113,18 @@ export async function startRedisServer(options: { port?: number; appendOnlyDir?:
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const started = Date.now();
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`redis-server exited at once: ${output}`);
-    const ready = await ping(port);
-    if (ready) break;
-    if (Date.now() - started > 10_000) {
-      child.kill('SIGKILL');
-      throw new Error(`redis-server did not start on port ${port}: ${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  // A process starting says nothing when it is ready: the one poll, PING until it answers.
+  try {
+    await until(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`redis-server exited at once: ${output}`);
+        return ping(port);
+      },
+      { timeoutMs: 10_000, what: () => `redis-server answering PING on port ${port} (its output: ${output})` },
+    );
+  } catch (error) {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    throw error;
   }
   const pid = child.pid as number;
   return {
@@ -174,4 +177,11 @@ export function useRedis(): RedisForTests {
       return started().connection;
     },
   };
+}
+
+/** How many times Redis ran the command `name` (lower case) since it started, from `INFO commandstats` (commands run by scripts included). */
+export async function commandCalls(connection: Pick<RedisClientType, 'sendCommand'>, name: string): Promise<number> {
+  const info = String(await connection.sendCommand(['INFO', 'commandstats']));
+  const match = new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(info);
+  return Number(match?.[1] ?? 0);
 }

@@ -116,9 +116,15 @@ describe('3. interactions over the Gateway', () => {
     ]);
     const listener = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken } });
     const seen: string[] = [];
+    const autocompleted: string[] = [];
     listener.gateway.onInteraction('autocomplete', async (interaction) => {
-      await interaction.autocomplete([{ name: 'space', value: 'space' }]);
-      await interaction.autocomplete([{ name: 'spices', value: 'spices' }]);
+      try {
+        await interaction.autocomplete([{ name: 'space', value: 'space' }]);
+        await interaction.autocomplete([{ name: 'spices', value: 'spices' }]);
+        autocompleted.push('both sent');
+      } catch (error) {
+        autocompleted.push(`refused: ${error instanceof Error ? error.message : String(error)}`);
+      }
     });
     listener.gateway.onCommand('quiz', async (interaction) => {
       seen.push(String(interaction.options['topic']));
@@ -130,7 +136,9 @@ describe('3. interactions over the Gateway', () => {
       const typing = emulator.invokeCommand({ name: 'quiz', options: { topic: 'sp' }, focused: 'topic' });
       expect(typing.delivered).toBe(1);
       await typing.response;
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // The handler settled once the service answered both results (or refused one).
+      await until(() => autocompleted.length > 0, { what: 'the autocomplete handler settling' });
+      expect(autocompleted).toEqual(['both sent']);
       expect(typing.callbacks().map((c) => c.interaction_type)).toEqual([8, 8]);
 
       const run = emulator.invokeCommand({ name: 'quiz', options: { topic: 'space' } });

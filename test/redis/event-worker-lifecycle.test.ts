@@ -5,7 +5,9 @@
  */
 import { expect, it } from 'vitest';
 import { makeSnowflake } from '../../src/core/constants.js';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { Client } from '../../src/index.js';
+import { DIAGNOSTICS_CHANNELS, type StreamStepMessage } from '../../src/diagnostics.js';
 import { createEventWorker, createRedisEventStream, type RedisNodeClientLike, type UnmarkedEvent } from '../../src/redis/index.js';
 import { describeWithRedis, useRedis } from '../helpers/redis-server.js';
 import { until } from '../helpers/until.js';
@@ -101,12 +103,20 @@ describeWithRedis('a worker at its edges', () => {
     const runs: string[] = [];
     const answers: string[] = [];
     const duplicates: string[] = [];
+    // Each group's decision on the entry (it claimed the interaction, or acknowledged it as a duplicate), from the stream-step channel.
+    const decide = new Map<string, () => void>();
+    const decided = new Map(['g1', 'g2'].map((group) => [group, new Promise<void>((resolve) => decide.set(group, resolve))]));
+    const onStep = (message: unknown) => {
+      const step = message as StreamStepMessage;
+      if (step.stream === stream.key && (step.step === 'claim' || step.step === 'duplicate')) decide.get(step.group ?? '')?.();
+    };
+    subscribe(DIAGNOSTICS_CHANNELS.streamStep, onStep);
     const workers = ['g1', 'g2'].map((group) => {
       const worker = createEventWorker({ stream, group, consumer: 'host-1', client: answering(answers, group), claimIdleMs: 3000 });
       worker.onCommand('ping', async (interaction) => {
         runs.push(group);
-        // Slow enough that both groups have read it before either answers.
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        // Answers only once the other group read the entry and decided, so both groups meet the claim while it is held.
+        await decided.get(group === 'g1' ? 'g2' : 'g1');
         await interaction.reply('pong');
       });
       worker.on('duplicate', () => duplicates.push(group));
@@ -116,12 +126,15 @@ describeWithRedis('a worker at its edges', () => {
       await Promise.all(workers.map((worker) => worker.start()));
       await stream.publish([ping(2)]);
       await until(async () => (await stream.backlog()).groups.every((group) => group.pending === 0 && group.undelivered === 0) && runs.length > 0, {
-        what: 'both groups done with the entry',
+        what: () => `both groups done with the entry (handler runs: ${runs.join(', ') || 'none'}; duplicates: ${duplicates.join(', ') || 'none'})`,
       });
       expect(runs, 'groups whose worker ran the handler').toHaveLength(1);
       expect(answers).toEqual(runs);
       expect(duplicates, 'groups that acknowledged it as a duplicate').toEqual(['g1', 'g2'].filter((group) => !runs.includes(group)));
     } finally {
+      unsubscribe(DIAGNOSTICS_CHANNELS.streamStep, onStep);
+      // A handler still waiting for the other group's decision (which never came) lets close() finish.
+      for (const release of decide.values()) release();
       await Promise.all(workers.map((worker) => worker.close()));
     }
   });
@@ -203,7 +216,7 @@ describeWithRedis('a worker at its edges', () => {
       await Promise.all(workers.map(({ worker }) => worker.start()));
       await stream.publish([ping(4)]);
       await until(async () => happened.includes('done') && (await stream.backlog()).groups[0]?.pending === 0, {
-        what: 'the handler done, its entry acknowledged',
+        what: () => `the handler done, its entry acknowledged (happened: ${happened.join('; ')})`,
       });
       expect(happened.filter((step) => !step.startsWith('ran on'))).toEqual(['done']);
     } finally {

@@ -22,6 +22,15 @@ function facts<T>(script: RunningScript, kind: string): T[] {
   return [...script.stdout().matchAll(new RegExp(`^${kind} (.*)$`, 'gm'))].map((match) => JSON.parse(match[1] as string) as T);
 }
 
+/**
+ * Waits for `script` to print that it handled interaction `id`: its answer can reach the emulator before that line reaches
+ * the test. A second handling needs a second delivery, which `delivered` (sessions the emulator sent it to) and the
+ * processes' resumes (a replay) account for.
+ */
+function handledBy(script: RunningScript, id: string): Promise<RegExpMatchArray> {
+  return script.waitForOutput(new RegExp(`^interaction \\{.*"id":"${id}"`, 'm'));
+}
+
 describeWithRedis('Gateway sharding across processes through Redis', () => {
   let redis: RunningRedis;
   let connection: ReturnType<typeof createClient>;
@@ -146,8 +155,11 @@ describeWithRedis('Gateway sharding across processes through Redis', () => {
         for (const [k, answer] of answers.entries()) expect(answer.data['content']).toBe(`pong from ${owner(expectedShard(k))} shard ${expectedShard(k)}`);
         expect(invoked.map((interaction) => interaction.delivered)).toEqual(invoked.map(() => 1));
         const pair = pairs[i] as RunningScript[];
-        // Give a duplicate delivery (if there were one) time to show in the other process's output.
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        await Promise.all(invoked.map((interaction, k) => handledBy(pair[expectedShard(k) < 2 ? 0 : 1] as RunningScript, interaction.id)));
+        expect(
+          pair.flatMap((script) => facts(script, 'resumed')),
+          'resumes (a replay could deliver again)',
+        ).toEqual([]);
         const handled = pair.flatMap((script) => facts<{ proc: string; id: string; shardId: number }>(script, 'interaction'));
         expect(handled).toHaveLength(invoked.length);
         expect(new Map(handled.map((fact) => [fact.id, `${fact.proc}/${fact.shardId}`]))).toEqual(
@@ -194,7 +206,11 @@ describeWithRedis('Gateway sharding across processes through Redis', () => {
     const expectedShard = (i: number) => (i % 2 === 0 ? guildShard : 0);
     const answers = await Promise.all(invoked.map((interaction) => interaction.response));
     for (const [i, answer] of answers.entries()) expect(answer.data['content']).toBe(`pong from ${owner(expectedShard(i))} shard ${expectedShard(i)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await Promise.all(invoked.map((interaction, i) => handledBy((expectedShard(i) < 2 ? a : b) as RunningScript, interaction.id)));
+    expect(
+      [a, b].flatMap((script) => facts(script as RunningScript, 'resumed')),
+      'resumes (a replay could deliver again)',
+    ).toEqual([]);
     const handled = [a, b].flatMap((script) => facts<{ proc: string; id: string; shardId: number }>(script as RunningScript, 'interaction'));
     expect(handled).toHaveLength(invoked.length);
     expect(new Map(handled.map((fact) => [fact.id, `${fact.proc}/${fact.shardId}`]))).toEqual(

@@ -33,15 +33,16 @@ async function deliveries(admin: Client, appId: string): Promise<WebhookDelivery
   return (await admin.applicationWebhooks.listDeliveries(appId, { page: 1, perPage: 100 })).items as unknown as WebhookDeliveryRecord[];
 }
 
+/** The delivery once it succeeded or failed: its record says nothing when it changes, so it is polled (through the service's API). */
 async function finished(admin: Client, appId: string, id: string): Promise<WebhookDeliveryRecord> {
   let found: WebhookDeliveryRecord | undefined;
-  const started = Date.now();
-  for (;;) {
-    found = (await deliveries(admin, appId)).find((delivery) => delivery.id === id);
-    if (found && (found.status === 'succeeded' || found.status === 'failed')) return found;
-    if (Date.now() - started > 10_000) throw new Error(`delivery ${id} never finished: ${JSON.stringify(found)}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  return until(
+    async () => {
+      found = (await deliveries(admin, appId)).find((delivery) => delivery.id === id);
+      return found && (found.status === 'succeeded' || found.status === 'failed') ? found : undefined;
+    },
+    { timeoutMs: 10_000, what: () => `delivery ${id} finishing (last seen: ${JSON.stringify(found)})` },
+  );
 }
 
 describe('application-webhook deliveries', () => {
