@@ -94,6 +94,7 @@ export class GatewayConnection {
 
   /** Resolves on READY or RESUMED; see `Gateway.connect`. */
   connect(signal: AbortSignal | undefined): Promise<void> {
+    if (this.#destroyed) return Promise.reject(new GatewayError('this shard was stopped; it connects no more'));
     if (this.status === 'ready') return Promise.resolve();
     const waiting = this.#waiters.wait(
       this.#options.connectTimeoutMs,

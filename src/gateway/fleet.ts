@@ -173,6 +173,7 @@ function fleetHost(shards: FleetShards, count: number, member: () => string): Fl
   return {
     async start(shardId, lease) {
       const acquiredAt = performance.now();
+      let announced = false; // the event once, though `connected` is tried again when announcing READY fails
       await startShard(target, shardId, {
         kind: 'lease',
         fence: lease?.fence,
@@ -183,8 +184,9 @@ function fleetHost(shards: FleetShards, count: number, member: () => string): Fl
           // Taken over from a member that died: the takeover as a client sees it runs from that member's last renewal.
           const since = diedHolding(from) ? from.sinceRenewalMs : undefined;
           const takeover = since === undefined ? {} : { takeoverMs: since + durationMs };
-          if (lease !== undefined)
+          if (lease !== undefined && !announced)
             shards.event?.({ type: 'shardAcquired', member: member(), shardCount: count, shardId, fence, resumed, from, durationMs, ...takeover });
+          announced = true;
           return shards.ready?.(shardId);
         },
       });

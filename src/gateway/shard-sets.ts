@@ -36,7 +36,7 @@ import {
 import type { ShardPlan } from './shard-plan.js';
 import type { GatewayDispatchEvent } from './options.js';
 import type { ShardHandle } from './shards.js';
-import { connectFixed, startShard, type ShardStartTarget } from './shard-start.js';
+import { connectFixed, startAll, type ShardStartTarget } from './shard-start.js';
 
 /**
  * Whether the event is one a shard's predecessor already emitted: a resume replays from the sequence it left, which an interaction
@@ -178,7 +178,7 @@ export class ShardSets {
   async startFixed(): Promise<ShardHandle[]> {
     const set = this.current;
     const target = this.#target(set);
-    await Promise.all((set.plan as ShardPlan).ids.map((id) => startShard(target, id, { kind: 'fixed', restore: true })));
+    await startAll(target, (set.plan as ShardPlan).ids, { kind: 'fixed', restore: true });
     return set.shards;
   }
 
@@ -268,10 +268,13 @@ export class ShardSets {
     try {
       // Started without loading: the new set identifies, so a record a store may hold for its count is stale (overwritten, never loaded).
       const target = this.#target(next);
-      await Promise.all(plan.ids.map((id) => startShard(target, id, { kind: 'fixed', restore: false })));
-      this.#debug(`reshard: identifying ${plan.count} shards in the background while the current set serves`);
-      // A failure drops the new set (its sessions end, their records forgotten); the old one never stopped.
-      await connectFixed(next.shards, plan.maxConcurrency, signal).catch(async (error: unknown) => {
+      // A failure to start or connect drops the new set (its sessions end, their records forgotten); the old one never stopped.
+      const started = async () => {
+        await startAll(target, plan.ids, { kind: 'fixed', restore: false });
+        this.#debug(`reshard: identifying ${plan.count} shards in the background while the current set serves`);
+        await connectFixed(next.shards, plan.maxConcurrency, signal);
+      };
+      await started().catch(async (error: unknown) => {
         await dropSet(next, (line) => this.#debug(line));
         throw error;
       });

@@ -14,6 +14,7 @@
 
 import { describeThrown } from '../errors/base.js';
 import { GatewayError, GatewayFatalError } from '../errors/index.js';
+import { closeCodes } from './protocol.js';
 import type { ConnectionReport } from './connection-host.js';
 import { dispatchedAhead, SessionSaver, type GatewaySessionRecord, type GatewaySessionStore } from './gateway-session-store.js';
 import { Outage } from './outages.js';
@@ -77,7 +78,10 @@ export async function startShard(target: ShardStartTarget, shardId: number, admi
       shard.restore(saved);
     }
   }
-  if (admission.kind === 'lease' && !admission.holds()) return undefined;
+  if (admission.kind === 'lease' && !admission.holds()) {
+    await shard.destroy(); // created already (in a worker, placed there): stopped, so nothing of it runs on
+    return undefined;
+  }
   if (store !== undefined) {
     const record = (): GatewaySessionRecord | undefined => {
       const current = target.record(shard);
@@ -102,15 +106,46 @@ export async function startShard(target: ShardStartTarget, shardId: number, admi
   return shard;
 }
 
-/** How long a held shard waits before connecting again after a connect that failed. */
+/**
+ * Starts every shard of a fixed list (`ids`) with {@link startShard}: all or none. When one fails to start (its factory threw,
+ * a worker could not start), those that did are destroyed and taken out of the set again, and the failure rejects, so that a
+ * later try starts each id once.
+ */
+export async function startAll(target: ShardStartTarget, ids: readonly number[], admission: ShardAdmission & { kind: 'fixed' }): Promise<void> {
+  const results = await Promise.allSettled(ids.map((id) => startShard(target, id, admission)));
+  const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failed === undefined) return;
+  const started = results.flatMap((result) => (result.status === 'fulfilled' && result.value !== undefined ? [result.value] : []));
+  for (const shard of started) {
+    target.list.splice(target.list.indexOf(shard), 1);
+    target.savers.get(shard.id)?.abandon();
+    target.savers.delete(shard.id);
+  }
+  await Promise.all(started.map((shard) => shard.destroy().catch(() => undefined)));
+  throw failed.reason;
+}
+
+/** How long a held shard waits before connecting again after a connect that failed (doubling with each failure in a row). */
 export const RECONNECT_AFTER_MS = 1000;
+
+/** The longest wait between two connects of a held shard that keeps failing. */
+const MAX_RECONNECT_AFTER_MS = 30_000;
+
+/**
+ * Whether a failed connect is one that no later attempt can fix: the service closed with a code whose rule is fatal
+ * (an invalid token, an invalid shard, intents refused: 4004, 4010–4014). Any other failure, a "fatal" run of Identify attempts
+ * without READY (closes of 4000, a network cut, pacing) or a refused upgrade included, may pass: it is tried again.
+ */
+function hopeless(error: unknown): boolean {
+  return error instanceof GatewayFatalError && error.code !== undefined && closeCodes[error.code]?.action === 'fatal';
+}
 
 /**
  * Connects a shard that must not stay dark while `held()`: a connect that fails (its Identify turn came past the connect timeout,
- * the service refused) is tried again after {@link RECONNECT_AFTER_MS}, for as long as it is held; `connected` runs once it is
- * READY (or RESUMED), and what it throws or rejects with is reported too. A run of failures is one `error` (the first) and a
- * debug line when it ends; a fatal close (an invalid token, intents refused: {@link GatewayFatalError}) is reported and not
- * tried again, since every attempt would fail alike.
+ * the service refused) is tried again after {@link RECONNECT_AFTER_MS}, doubling up to 30 s, for as long as it is held (asked
+ * again when each wait ends). Once it is READY (or RESUMED) `connected` runs; if it fails (the coordinator is down), it alone
+ * is tried again, never the connect. A run of failures is one `error` (the first) and a debug line when it ends; a close no
+ * attempt can fix (see {@link hopeless}) is reported and not tried again, since every attempt would fail alike.
  */
 export function connectWhileHeld(
   connect: () => Promise<void>,
@@ -119,18 +154,41 @@ export function connectWhileHeld(
   connected: () => Promise<void> | void = () => undefined,
 ): void {
   const failures = new Outage();
-  const attempt = (): void => {
-    connect()
-      .then(() => {
-        const ended = failures.recovered();
-        if (ended !== undefined) report({ event: 'debug', payload: `the shard connected after ${ended.failures} failed attempts over ${ended.durationMs} ms` });
-        return connected();
-      })
-      .catch((error: unknown) => {
-        const fatal = error instanceof GatewayFatalError;
-        if (failures.failed() || fatal) report({ event: 'error', payload: error instanceof Error ? error : new GatewayError(describeThrown(error)) });
-        if (held() && !fatal) setTimeout(attempt, RECONNECT_AFTER_MS).unref?.();
+  let inARow = 0;
+  const later = (again: () => void): void => {
+    const ms = Math.min(RECONNECT_AFTER_MS * 2 ** Math.min(inARow - 1, 10), MAX_RECONNECT_AFTER_MS);
+    if (held()) setTimeout(again, ms).unref?.();
+  };
+  const succeeded = (): void => {
+    inARow = 0;
+    const ended = failures.recovered();
+    if (ended !== undefined) report({ event: 'debug', payload: `the shard is up after ${ended.failures} failed attempts over ${ended.durationMs} ms` });
+  };
+  const failed = (error: unknown): void => {
+    inARow++;
+    if (failures.failed() || hopeless(error)) report({ event: 'error', payload: error instanceof Error ? error : new GatewayError(describeThrown(error)) });
+  };
+  const announce = (): void => {
+    if (!held()) return;
+    Promise.resolve()
+      .then(connected)
+      .then(succeeded, (error: unknown) => {
+        failed(error);
+        later(announce);
       });
+  };
+  const attempt = (): void => {
+    if (!held()) return;
+    connect().then(
+      () => {
+        succeeded();
+        announce();
+      },
+      (error: unknown) => {
+        failed(error);
+        if (!hopeless(error)) later(attempt);
+      },
+    );
   };
   attempt();
 }

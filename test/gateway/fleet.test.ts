@@ -121,7 +121,7 @@ it('a shard lost while its session loaded is not kept: not listed, not connected
   lost.add(0); // taken by another process while the load is under way
   release({ sessionId: 's', sequence: 3 });
   await acquiring;
-  expect(created[0]?.facts).toEqual(['restore s 3']);
+  expect(created[0]?.facts, 'restored, then stopped: nothing of it runs on').toEqual(['restore s 3', 'destroy end']);
   expect(shards.list).toEqual([]);
   expect(shards.savers.size).toBe(0);
 });

@@ -8,7 +8,7 @@ import { LastSessions, MemoryGatewaySessionStore } from '../../src/gateway/gatew
 import { withCount } from '../../src/gateway/reshard.js';
 import type { ShardPlan } from '../../src/gateway/shard-plan.js';
 import { ShardSets } from '../../src/gateway/shard-sets.js';
-import { connectWhileHeld, RECONNECT_AFTER_MS, type ShardAdmission, startShard } from '../../src/gateway/shard-start.js';
+import { connectWhileHeld, RECONNECT_AFTER_MS, type ShardAdmission, startAll, startShard } from '../../src/gateway/shard-start.js';
 import { GatewayFatalError } from '../../src/index.js';
 import type { ShardHandle } from '../../src/gateway/shards.js';
 import { createFleet } from '../../src/gateway/fleet.js';
@@ -20,12 +20,15 @@ import { until } from '../helpers/until.js';
 
 vi.mock('../../src/gateway/shard-start.js', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../src/gateway/shard-start.js')>();
-  return { ...actual, startShard: vi.fn(actual.startShard) };
+  return { ...actual, startShard: vi.fn(actual.startShard), startAll: vi.fn(actual.startAll) };
 });
 
 const started = vi.mocked(startShard);
+/** A fixed list's shards start through `startAll`, which starts each through `startShard` in its own module. */
+const startedAll = vi.mocked(startAll);
 beforeEach(() => {
   started.mockClear(); // in braces: a function beforeEach returns is run as its cleanup
+  startedAll.mockClear();
 });
 
 /** What each shard was asked, in order (`<count>/<id> <step>`), and the Gateway's parts around the sets, faked. */
@@ -61,7 +64,7 @@ function setsWith(store: MemoryGatewaySessionStore) {
 const plan: ShardPlan = { sharded: true, ids: [0, 1], count: 2, maxConcurrency: 1, perWorker: undefined };
 /** The admissions `startShard` was called with for shards of `count`, by shard id. */
 const admissions = (count: number): [number, ShardAdmission['kind'], boolean | undefined][] =>
-  started.mock.calls
+  [...started.mock.calls, ...startedAll.mock.calls.flatMap(([target, ids, admission]) => ids.map((id) => [target, id, admission] as const))]
     .filter(([target]) => target.count === count)
     .map(([, id, admission]) => [id, admission.kind, admission.kind === 'fixed' ? admission.restore : undefined] as const)
     .sort(([a], [b]) => a - b) as [number, ShardAdmission['kind'], boolean | undefined][];
@@ -118,6 +121,7 @@ it("a reshard's next set starts each shard through startShard without loading a 
   await sets.startFixed();
   await sets.connect(undefined);
   started.mockClear();
+  startedAll.mockClear();
   await sets.reshard(withCount(plan, 3), undefined);
   expect(admissions(3), 'every shard of the next set, through the one start, not loaded').toEqual([
     [0, 'fixed', false],
@@ -176,11 +180,12 @@ it('a held shard failing to connect again and again is one error and a debug lin
       report,
       () => void (ready = true),
     );
-    for (let i = 0; i < 3; i++) await vi.advanceTimersByTimeAsync(RECONNECT_AFTER_MS);
+    // Waits of 1, 2 and 4 s: doubling with each failure in a row.
+    for (const wait of [1, 2, 4]) await vi.advanceTimersByTimeAsync(RECONNECT_AFTER_MS * wait);
     expect(ready, `connected on the fourth attempt (${connects} attempts)`).toBe(true);
     expect(reports, 'three failures, then connected').toEqual([
       'error: connect 1 failed',
-      expect.stringMatching(/^debug: the shard connected after 3 failed attempts over \d+ ms$/),
+      expect.stringMatching(/^debug: the shard is up after 3 failed attempts over \d+ ms$/),
     ]);
 
     const fatal: string[] = [];
@@ -242,6 +247,7 @@ it("a Gateway's fixed list and a Gateway in a fleet start their shards through s
       [1, 'fixed', true],
     ]);
     started.mockClear();
+    startedAll.mockClear();
     await member.gateway.connect();
     await until(() => member.gateway.shards.length === 2, { what: `the fleet member running both shards (${member.gateway.shards.length})` });
     expect(admissions(2), "the fleet member's leased shards").toEqual([
