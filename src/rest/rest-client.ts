@@ -253,10 +253,12 @@ export class RestClient {
           const pending = webhook.turn(turn, waitGuard(config, call, base, obs));
           await this.#waitFor(call, pending, () => webhook.done(turn));
         }
+        let place: AbortSignal | undefined; // names a waited-for place to the store (none for the try's: no signal made)
         try {
           if (limiter.tryAcquire?.(bucketKey, call.lane) !== true) {
-            const pending = limiter.acquire(bucketKey, call.lane, call.deadline.signal, waitGuard(config, call, base, obs));
-            await this.#waitFor(call, pending, () => limiter.release(bucketKey, call.deadline.signal));
+            place = call.deadline.signal;
+            const pending = limiter.acquire(bucketKey, call.lane, place, waitGuard(config, call, base, obs));
+            await this.#waitFor(call, pending, () => limiter.release(bucketKey, place));
           }
         } catch (error) {
           webhook?.done(turn);
@@ -290,7 +292,7 @@ export class RestClient {
           await this.#afterFailure(call, base, timer.timedOut ? 'timeout' : error, obs);
           continue;
         } finally {
-          config.limiter.release(bucketKey, call.deadline.signal);
+          config.limiter.release(bucketKey, place);
           webhook?.done(turn);
         }
         const status = response.status;

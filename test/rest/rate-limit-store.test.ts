@@ -3,7 +3,7 @@
  * each other's settings, and a store written against the interface alone
  * (no fast paths) is driven correctly by the pipeline, webhook order included.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client, ValidationError, isCommunityChatError } from '../../src/index.js';
 import { MemoryRateLimitStore, type RateLimitStore } from '../../src/stores.js';
 import { until } from '../helpers/until.js';
@@ -122,6 +122,29 @@ describe('RateLimitStore places', () => {
       expect(taken.length, 'places taken').toBe(6);
       expect(new Set(taken).size, 'each request its own signal').toBe(6);
       expect(released.map((signal) => taken.indexOf(signal)).sort(), 'the place each release names, by the request that took it').toEqual([0, 1, 2, 3, 4, 5]);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('the deadline of a call that never waits', () => {
+  let server: LimitsServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it('a call that never waits creates no deadline timer (releasing its bucket place included)', async () => {
+    server = await startLimitsServer({ routeLimit: 1000 });
+    const client = new Client({ baseUrl: server.url, auth: { botToken: 'shared-bot-token' }, deadlineMs: 123_457 });
+    try {
+      await client.channels.get('100').catch(() => undefined); // warm-up (imports, bucket discovery)
+      const spy = vi.spyOn(globalThis, 'setTimeout');
+      for (let i = 0; i < 20; i++) await client.channels.get(String(200 + i)).catch(() => undefined);
+      const deadlineTimers = spy.mock.calls.filter(([, ms]) => typeof ms === 'number' && ms > 100_000 && ms <= 123_457).length;
+      spy.mockRestore();
+      expect(deadlineTimers, 'deadline timers set by 20 calls that never waited').toBe(0);
     } finally {
       await client.close();
     }
