@@ -7,11 +7,23 @@
 /** Marks each SDK error class's prototype with its kind; a global symbol, so two copies of the package agree. */
 export const KIND = Symbol.for('community-chat-sdk.error.kind');
 
-/** Whether `value` has `kind` anywhere on its prototype chain: its class or one of its ancestors. */
+/** How deep a prototype chain {@link hasKind} walks: an SDK error's is a few levels; a proxy's may be endless. */
+const MAX_CHAIN = 32;
+
+/**
+ * Whether `value` has `kind` anywhere on its prototype chain: its class or one of its ancestors. Never throws and always
+ * ends: a proxy whose traps throw, a revoked one, a chain that loops or a brand read through a throwing getter answer `false`.
+ */
 export function hasKind(value: unknown, kind: string): boolean {
   if (typeof value !== 'object' || value === null) return false;
-  for (let proto: object | null = Object.getPrototypeOf(value); proto !== null; proto = Object.getPrototypeOf(proto)) {
-    if (Object.hasOwn(proto, KIND) && (proto as Record<symbol, unknown>)[KIND] === kind) return true;
+  try {
+    let proto: object | null = Object.getPrototypeOf(value);
+    for (let depth = 0; proto !== null && depth < MAX_CHAIN; depth++, proto = Object.getPrototypeOf(proto)) {
+      const own = Object.getOwnPropertyDescriptor(proto, KIND);
+      if (own !== undefined && 'value' in own && own.value === kind) return true;
+    }
+  } catch {
+    // a hostile value: not an SDK error
   }
   return false;
 }

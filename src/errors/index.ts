@@ -134,9 +134,12 @@ for (const [kind, errorClass] of Object.entries(ERROR_CLASSES)) {
 export function isCommunityChatError<K extends ErrorKind = 'CommunityChatError'>(value: unknown, kind?: K): value is ErrorOfKind<K> {
   if (kind === undefined) return hasKind(value, 'CommunityChatError');
   if (!Object.hasOwn(ERROR_CLASSES, kind)) {
-    throw new ValidationError('isCommunityChatError', [
-      { path: 'kind', message: `names no error class of the SDK (one of ${Object.keys(ERROR_CLASSES).join(', ')})` },
-    ]);
+    // The value being asked about goes along as the cause: in a catch block, the error caught is not lost behind the typo.
+    throw new ValidationError(
+      'isCommunityChatError',
+      [{ path: 'kind', message: `names no error class of the SDK (one of ${Object.keys(ERROR_CLASSES).join(', ')})` }],
+      { cause: value },
+    );
   }
   return hasKind(value, kind);
 }

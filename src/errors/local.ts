@@ -5,7 +5,7 @@
  */
 
 import type { CredentialKind } from '../core/routes.js';
-import { CommunityChatError } from './base.js';
+import { CommunityChatError, type CommunityChatErrorOptions } from './base.js';
 
 /** One problem found while validating input. */
 export interface ValidationIssue {
@@ -22,9 +22,9 @@ export class ValidationError extends CommunityChatError {
   /** The operation whose input was rejected. */
   readonly operation: string;
 
-  constructor(operation: string, issues: readonly ValidationIssue[]) {
+  constructor(operation: string, issues: readonly ValidationIssue[], options?: CommunityChatErrorOptions) {
     const list = issues.map((issue) => `${issue.path || '(input)'}: ${issue.message}`).join('; ');
-    super(`Invalid input for ${operation}: ${list}`);
+    super(`Invalid input for ${operation}: ${list}`, options);
     this.operation = operation;
     this.issues = issues;
   }

@@ -174,3 +174,49 @@ describe('describeThrown and toError: whatever was thrown, never a throw of thei
     expect(toError(unreadable)).toBe(unreadable);
   });
 });
+
+describe('isCommunityChatError on hostile values: it answers, never throws or hangs', () => {
+  const brand = Symbol.for('community-chat-sdk.error.kind');
+
+  it('a proxy whose prototype is itself (an endless chain), a revoked proxy and a throwing brand getter are not SDK errors', () => {
+    // Endless for any walk without a bound; past 10,000 steps it throws instead, so a guard without one fails here, not hangs.
+    let steps = 0;
+    const endless: object = new Proxy(
+      {},
+      {
+        getPrototypeOf: () => {
+          if (++steps > 10_000) throw new Error(`walked ${steps} prototypes`);
+          return endless;
+        },
+      },
+    );
+    const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+    revoke();
+    class Planted extends Error {}
+    Object.defineProperty(Planted.prototype, brand, {
+      get() {
+        throw new Error('boom');
+      },
+    });
+    const answers = [endless, revoked, new Planted('x')].map((value) => {
+      try {
+        return isCommunityChatError(value);
+      } catch (error) {
+        return `threw ${String(error)}`;
+      }
+    });
+    expect(answers, 'the endless chain, the revoked proxy, the throwing getter').toEqual([false, false, false]);
+  });
+
+  it('a kind that names no class throws a ValidationError carrying the value asked about, so a catch block loses nothing', () => {
+    const original = new Error('the real failure');
+    let thrown: unknown;
+    try {
+      isCommunityChatError(original, 'RatelimitError' as never);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ValidationError);
+    expect((thrown as Error).cause, 'the error caught').toBe(original);
+  });
+});
