@@ -214,7 +214,7 @@ export {
   type InteractionUnhandledEvent,
 } from './interactions/router.js';
 export type { DuplicateEvent, InteractionHost } from './interactions/host.js';
-export { MultipartStreamError } from './rest/multipart.js';
+export { MultipartStreamError } from './errors/transport.js';
 export type { AutoReshardOptions, GatewayConnectionOptions, GatewayShardingOptions, ShardEvent } from './gateway/options.js';
 export type { ShardInfo } from './gateway/shards.js';
 export type { GatewayCompression } from './gateway/compression.js';

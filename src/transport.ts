@@ -11,7 +11,8 @@
  * @packageDocumentation
  */
 
-export { TransportFailure, type Transport, type TransportRequest, type TransportResponse, type TransportSignal } from './rest/transport.js';
+export { TransportFailure } from './errors/transport.js';
+export type { Transport, TransportRequest, TransportResponse, TransportSignal } from './rest/transport.js';
 export { FetchTransport } from './rest/fetch-transport.js';
 export { UndiciTransport, type UndiciTransportOptions } from './rest/undici-transport.js';
 export { MultipartBody, type MultipartFileSource, type MultipartFilePart, type MultipartTextPart } from './rest/multipart.js';

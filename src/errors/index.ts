@@ -32,6 +32,7 @@ import {
 } from './local.js';
 import { ReplayStoreFullError, WebhookVerificationError } from './receive.js';
 import { AbortError, HookError, NetworkError, ResponseTooLargeError, TimeoutError, UnexpectedResponseError } from './request.js';
+import { MultipartStreamError, TransportFailure } from './transport.js';
 
 export * from './api.js';
 export { CommunityChatError, type CommunityChatErrorOptions } from './base.js';
@@ -109,6 +110,10 @@ const ERROR_CLASSES = {
   WebhookVerificationError,
   /** The in-memory replay store is full of live keys: `ReplayStoreFullError`. */
   ReplayStoreFullError,
+  /** An upload body that cannot be sent (a one-shot stream read twice, a size mismatch): `MultipartStreamError`. */
+  MultipartStreamError,
+  /** A transport got no response (what a custom transport rejects with; the pipeline turns it into a `NetworkError` and the like): `TransportFailure`. */
+  TransportFailure,
 } as const;
 
 /** The name of each SDK error class: the `kind` {@link isCommunityChatError} asks about. */

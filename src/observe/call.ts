@@ -11,7 +11,8 @@
  */
 
 import type { CredentialKind, HttpMethod } from '../core/routes.js';
-import { TransportFailure, type TransportResponse } from '../rest/transport.js';
+import type { TransportResponse } from '../rest/transport.js';
+import { isTransportFailure } from '../errors/transport.js';
 import { channels, errorTypeOf, nextCallId, requestChannelsActive, sdkTracer, type RequestDiagnosticsBase, type SdkTracer } from './diagnostics.js';
 import type { ClientEvents, EventSink, LogFunction, RequestEventBase, RetryEvent } from './events.js';
 import { hasHooks, hookError, hookResponseHeaders, runBeforeRequest, type RequestErrorView, type RequestHooks, type RequestHookView } from './hooks.js';
@@ -155,7 +156,7 @@ export class CallLifecycle {
         return response;
       },
       (error: unknown) => {
-        const kind = error instanceof TransportFailure ? error.kind : undefined;
+        const kind = isTransportFailure(error) ? error.kind : undefined;
         publish({
           errorType: timer.timedOut
             ? 'TimeoutError'

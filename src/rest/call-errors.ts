@@ -22,7 +22,7 @@ import { DeadlineReached, type CallDeadline } from './deadline.js';
 import type { RateLimitInfo } from './options.js';
 import type { WaitGuard } from './rate-limit-store.js';
 import { refuseRateLimitWait, rejectsOnRateLimit } from './retry.js';
-import type { TransportFailure } from './transport.js';
+import type { TransportFailure } from '../errors/transport.js';
 
 /** What the call knew when it failed. */
 export interface CallState {

@@ -5,16 +5,8 @@
  */
 
 import { MultipartBody } from './multipart.js';
-import {
-  classifyFailure,
-  declaredLength,
-  notReplayable,
-  tooLarge,
-  TransportFailure,
-  type Transport,
-  type TransportRequest,
-  type TransportResponse,
-} from './transport.js';
+import { classifyFailure, declaredLength, notReplayable, tooLarge, type Transport, type TransportRequest, type TransportResponse } from './transport.js';
+import { isTransportFailure } from '../errors/transport.js';
 
 /** A transport on `globalThis.fetch`, looked up at each request so test interceptors (MSW) see it. */
 export class FetchTransport implements Transport {
@@ -47,7 +39,7 @@ export class FetchTransport implements Transport {
       response = await fetchFn(request.origin + request.path, init);
     } catch (error) {
       detach();
-      throw error instanceof TransportFailure ? error : classifyFailure(error, signal);
+      throw isTransportFailure(error) ? error : classifyFailure(error, signal);
     }
     const headers: Record<string, string | string[]> = {};
     response.headers.forEach((value, name) => {
@@ -69,7 +61,7 @@ export class FetchTransport implements Transport {
           }
           return response.body ? await readLimited(response.body, limit) : '';
         } catch (error) {
-          if (error instanceof TransportFailure) throw error;
+          if (isTransportFailure(error)) throw error;
           throw classifyFailure(error, signal);
         } finally {
           detach();

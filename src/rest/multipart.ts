@@ -6,7 +6,7 @@
  * @module
  */
 
-import { CommunityChatError } from '../errors/base.js';
+import { MultipartStreamError } from '../errors/transport.js';
 
 /** Where a file part's bytes come from: a `Blob` (replayable), or a one-shot stream (web `ReadableStream`, Node `Readable`, any async iterable of bytes). */
 export type MultipartFileSource = Blob | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array | string>;
@@ -31,28 +31,6 @@ export interface MultipartTextPart {
   name: string;
   /** Field value. */
   value: string;
-}
-
-/** Why an encoded body cannot be sent: a one-shot stream already read, or a stream whose length differs from its declared size. */
-export class MultipartStreamError extends CommunityChatError {
-  /** `ERR_UPLOAD_STREAM_CONSUMED` or `ERR_UPLOAD_SIZE_MISMATCH`. */
-  readonly code: 'ERR_UPLOAD_STREAM_CONSUMED' | 'ERR_UPLOAD_SIZE_MISMATCH';
-
-  constructor(code: MultipartStreamError['code'], message: string) {
-    super(message);
-    this.name = 'MultipartStreamError';
-    this.code = code;
-  }
-
-  /** The first `MultipartStreamError` in an error's cause chain (as the HTTP client wraps it), if any. */
-  static find(error: unknown): MultipartStreamError | undefined {
-    let current: unknown = error;
-    for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
-      if (current instanceof MultipartStreamError) return current;
-      current = (current as { cause?: unknown }).cause;
-    }
-    return undefined;
-  }
 }
 
 const encoder = new TextEncoder();

@@ -25,7 +25,8 @@ import { hasRateLimitHeaders, parseSuccessBody, readRateLimitHeaders, toApiError
 import { decideRetry, rejectsOnRateLimit, type AttemptOutcome } from './retry.js';
 import { KeyedQueue, runInTurn, wait } from '../core/wait.js';
 import { MemoryRateLimitStore } from './rate-limiter.js';
-import { TransportFailure, type TransportResponse } from './transport.js';
+import type { TransportResponse } from './transport.js';
+import { isTransportFailure, type TransportFailure } from '../errors/transport.js';
 import { turnsById, type WebhookTurns } from './webhook-lane.js';
 
 /** Everything one call needs, resolved once. */
@@ -176,13 +177,11 @@ export class RestClient {
       );
     }
     if (route.webhookExecution && this.#config.limitsWebhooks && call.major !== '') {
-      // The webhook's lane is looked up once and carried by the call: the in-memory store's (its queue and its window
-      // together), or its id through another store's interface and this client's own queue.
+      // The webhook's lane, looked up once: the in-memory store's (queue and window), or another store's id and our queue.
       const lane = this.#fast?.webhookLane(call.major);
       const turns = lane ?? turnsById(this.#config.limiter, call.major);
       const task = () => this.#attempts<T>(call, turns, first);
-      // The usual case, nothing queued for this webhook: the attempts start at once, exactly as for any other call
-      // (they dispose of the deadline themselves), so there is no wait to watch and no wait error to map.
+      // Nothing queued for this webhook (the usual case): the attempts start at once, as any call's (no wait, no wait error).
       if (lane?.queued === 0) return runInTurn(lane, task, undefined);
       const inTurn = lane === undefined ? this.#webhookOrder.run(call.major, task, call.deadline.signal) : runInTurn(lane, task, call.deadline.signal);
       return inTurn
@@ -288,7 +287,7 @@ export class RestClient {
           response = await (obs === undefined ? send() : obs.send(base, timer, send));
         } catch (error) {
           timer.stop();
-          if (!(error instanceof TransportFailure)) throw error;
+          if (!isTransportFailure(error)) throw error;
           await this.#afterFailure(call, base, timer.timedOut ? 'timeout' : error, obs);
           continue;
         } finally {
@@ -309,7 +308,7 @@ export class RestClient {
             if (status === 204 || status === 205) await response.discard();
             else result = parseSuccessBody(await response.text(), response, operation);
           } catch (error) {
-            if (!(error instanceof TransportFailure)) throw error;
+            if (!isTransportFailure(error)) throw error;
             await this.#afterFailure(call, base, timer.timedOut ? 'timeout' : error, obs);
             continue;
           } finally {

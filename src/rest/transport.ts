@@ -12,8 +12,8 @@
  */
 
 import type { HttpMethod } from '../core/routes.js';
-import { CommunityChatError } from '../errors/base.js';
-import { MultipartStreamError } from './multipart.js';
+import { TransportFailure } from '../errors/transport.js';
+import { MultipartStreamError } from '../errors/transport.js';
 
 /** One HTTP request, ready to send. */
 export interface TransportRequest {
@@ -126,24 +126,6 @@ export interface Transport {
   send(request: TransportRequest): Promise<TransportResponse>;
   /** Releases connections. */
   close(): Promise<void>;
-}
-
-/** Why a request produced no response. */
-export class TransportFailure extends CommunityChatError {
-  /** `network`: the connection failed; `aborted`: the signal fired; `tooLarge`: the body exceeded `maxResponseBytes`. */
-  readonly kind: 'network' | 'aborted' | 'tooLarge';
-  /** Whether the request may have reached the server. `false` only when that is provably not the case. */
-  readonly mayHaveReachedServer: boolean;
-  /** A short, secret-free description, e.g. `ECONNREFUSED`. */
-  readonly detail: string;
-
-  constructor(kind: 'network' | 'aborted' | 'tooLarge', detail: string, mayHaveReachedServer: boolean, cause: unknown) {
-    super(detail, { cause });
-    this.name = 'TransportFailure';
-    this.kind = kind;
-    this.detail = detail;
-    this.mayHaveReachedServer = mayHaveReachedServer;
-  }
 }
 
 /** The failure of a body longer than the request's `maxResponseBytes`. */

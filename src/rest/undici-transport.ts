@@ -16,12 +16,12 @@ import {
   declaredLength,
   notReplayable,
   tooLarge,
-  TransportFailure,
   type Transport,
   type TransportRequest,
   type TransportResponse,
   type TransportSignal,
 } from './transport.js';
+import { TransportFailure } from '../errors/transport.js';
 import { checkCount, checkDuration, optionNames, refuseUnknownOptions } from '../core/bounds.js';
 
 /** What the transport uses of undici, once loaded. */

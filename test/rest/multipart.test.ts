@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MultipartBody, MultipartStreamError } from '../../src/rest/multipart.js';
+import { MultipartBody } from '../../src/rest/multipart.js';
+import { MultipartStreamError } from '../../src/errors/transport.js';
 
 async function collect(body: MultipartBody): Promise<Buffer> {
   const chunks: Uint8Array[] = [];

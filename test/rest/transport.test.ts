@@ -321,3 +321,44 @@ describe('UndiciTransport options', () => {
     expect(() => new UndiciTransport({ connections: 4, keepAliveTimeoutMs: 1000 })).not.toThrow();
   });
 });
+
+describe('a custom transport built on another copy of the package (its TransportFailure another class)', () => {
+  it('its failure is still recognised: the pipeline retries it and the caller gets a NetworkError, not the raw failure', async () => {
+    // What `require('community-chat-sdk/transport')` beside an ESM `import` of the root gives: the same brand, another class.
+    class OtherCopyFailure extends Error {
+      readonly kind = 'network' as const;
+      readonly mayHaveReachedServer = false;
+      readonly detail = 'ECONNREFUSED';
+    }
+    Object.defineProperty(OtherCopyFailure.prototype, Symbol.for('community-chat-sdk.error.kind'), { value: 'TransportFailure' });
+    let sends = 0;
+    const client = new Client({
+      baseUrl: 'http://127.0.0.1:9',
+      auth: { botToken: 'a-bot-token' },
+      ...{ retries: 2, baseDelayMs: 1, maxDelayMs: 2 },
+      transport: {
+        send: async () => {
+          sends++;
+          throw new OtherCopyFailure('ECONNREFUSED');
+        },
+        close: async () => undefined,
+      },
+    });
+    try {
+      const error = await client.channels.get('1').then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(isCommunityChatError(error, 'NetworkError'), `the caller's error: ${String(error)}`).toBe(true);
+      expect(sends, 'sent, then retried twice').toBe(3);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('the one guard names the transport errors too', async () => {
+    const { MultipartStreamError, TransportFailure } = await import('../../src/errors/transport.js');
+    expect(isCommunityChatError(new TransportFailure('network', 'ECONNRESET', true, undefined), 'TransportFailure')).toBe(true);
+    expect(isCommunityChatError(new MultipartStreamError('ERR_UPLOAD_SIZE_MISMATCH', 'size mismatch'), 'MultipartStreamError')).toBe(true);
+  });
+});

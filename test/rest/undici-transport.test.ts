@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Dispatcher } from 'undici';
-import type { TransportFailure, TransportRequest } from '../../src/rest/transport.js';
+import type { TransportRequest } from '../../src/rest/transport.js';
+import type { TransportFailure } from '../../src/errors/transport.js';
 
 /** A fresh copy of the transport module, so undici is not loaded yet (it is loaded per module instance, on the first request). */
 async function freshTransport(): Promise<typeof import('../../src/rest/undici-transport.js')> {
