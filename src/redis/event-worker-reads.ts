@@ -6,6 +6,7 @@
  * @module
  */
 
+import { clampNumber } from '../core/bounds.js';
 import { RedisScript } from './connection.js';
 import { idBefore, type RedisEventStream } from './event-stream.js';
 
@@ -38,10 +39,11 @@ export async function reclaimEntries(stream: RedisEventStream, group: string, co
   const both = await stream.script(RECLAIM, [stream.key], [group, consumer, String(idleMs), String(count)]);
   const [pending, reply] = Array.isArray(both) ? (both as [unknown, unknown]) : [];
   for (const row of Array.isArray(pending) ? pending : []) if (Array.isArray(row)) owners.set(String(row[0]), String(row[1]));
-  const [, entries = [], deleted = []] = Array.isArray(reply) ? (reply as [unknown, unknown[], unknown[]]) : [];
-  const gone = (deleted as unknown[]).map(String);
+  // What Redis answers is read as it may be: anything but the arrays XAUTOCLAIM gives reads as none.
+  const [, entries, deleted] = Array.isArray(reply) ? (reply as unknown[]) : [];
+  const gone = (Array.isArray(deleted) ? deleted : []).map(String);
   if (gone.length > 0) await stream.ack(group, gone);
-  const live = (entries as unknown[]).filter((entry) => Array.isArray(entry) && entry[1] !== null);
+  const live = (Array.isArray(entries) ? entries : []).filter((entry) => Array.isArray(entry) && entry[1] !== null);
   const counts = live.length === 0 ? new Map<string, number>() : await deliveries(stream, group, consumer, live.map(entryId));
   return { live, gone, counts, owners };
 }
@@ -58,8 +60,10 @@ async function deliveries(stream: RedisEventStream, group: string, consumer: str
   const sorted = [...ids].sort((a, b) => (idBefore(a, b) ? -1 : idBefore(b, a) ? 1 : 0));
   const reply = await stream.command(['XPENDING', stream.key, group, sorted[0] ?? '-', sorted.at(-1) ?? '+', String(ids.length * 2), consumer]);
   for (const row of Array.isArray(reply) ? reply : []) {
-    const [id, , , times] = row as [string, string, number, number];
-    counts.set(String(id), Number(times));
+    if (!Array.isArray(row)) continue;
+    const [id, , , times] = row as unknown[];
+    // A count that is not a whole number reads as a second delivery; none past a billion.
+    counts.set(String(id), clampNumber(times, 1, 1e9, 2));
   }
   return counts;
 }

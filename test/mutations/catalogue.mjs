@@ -35,6 +35,7 @@ const WORKER_TESTS = [
   'test/redis/event-worker-lifecycle.test.ts',
   'test/redis/stream-upkeep.test.ts',
   'test/mutations/event-worker.test.ts',
+  'test/redis/event-worker-reads.test.ts',
 ];
 const REDACTION_TESTS = ['test/core/redact.test.ts', 'test/gateway/secrets.test.ts', 'test/gateway/secrets-memory.test.ts', 'test/mutations/redaction.test.ts'];
 
