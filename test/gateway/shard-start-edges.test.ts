@@ -55,7 +55,10 @@ it('a fixed list whose start failed for one id keeps none of the others: the nex
   const plan: ShardPlan = { sharded: true, ids: [0, 1, 2, 3], count: 4, maxConcurrency: 1, perWorker: undefined };
   sets.current.plan = plan;
   await expect(sets.startFixed()).rejects.toThrow(/ERR_WORKER_INIT_FAILED/);
-  expect(sets.current.shards.map((s) => s.id), 'none of the set kept after the failed start').toEqual([]);
+  expect(
+    sets.current.shards.map((s) => s.id),
+    'none of the set kept after the failed start',
+  ).toEqual([]);
   expect(log.filter((line) => line.endsWith('destroy')).sort(), 'those started were stopped').toEqual(['0 destroy', '1 destroy', '3 destroy']);
   // Gateway.#connect: a failed #load is forgotten and the next connect() loads again -> startFixed again.
   await sets.startFixed();

@@ -173,7 +173,7 @@ export const MUTATIONS = [
     file: START,
     find: '        failed(error);\n        later(announce);\n',
     replace: '        failed(error);\n        later(attempt);\n',
-    description: "a READY shard whose announcement failed connected again (another shardAcquired, another connect)",
+    description: 'a READY shard whose announcement failed connected again (another shardAcquired, another connect)',
   },
   {
     id: 'fleet-start-all-keeps-partial',
