@@ -9,8 +9,7 @@
  */
 
 import type { WaitGuard, WebhookWindowOptions } from './rate-limit-store.js';
-import { wait } from '../core/wait.js';
-import { RESOLVED, type Turns } from '../core/wait.js';
+import { RESOLVED, type Turns, wait } from '../core/wait.js';
 import type { WebhookTurns } from './webhook-lane.js';
 
 /** One webhook's executions, in order (its queue), and its rolling window. */
