@@ -63,7 +63,9 @@ try {
   ).trim();
   assert.equal(cjs, 'function function');
   // The declarations shipped are those an entry reaches (scripts/cjs-types.mjs): none names zod, whose types are no part of the API (issue 34).
-  const declarations = run('find', [path.join(app, 'node_modules/community-chat-sdk/dist/types'), '-name', '*.d.*ts'], app).trim().split('\n');
+  const declarations = run('find', [path.join(app, 'node_modules/community-chat-sdk/dist/types'), '-name', '*.d.*ts'], app)
+    .trim()
+    .split('\n');
   assert.ok(declarations.length > 50, `the installed package ships its declarations (found ${declarations.length})`);
   const namingZod = declarations.filter((file) => /(?:from\s*|import\s*\(\s*)['"]zod['"]/.test(readFileSync(file, 'utf8')));
   assert.deepEqual(namingZod, [], `shipped declarations that import zod: ${namingZod.join(', ')}`);
