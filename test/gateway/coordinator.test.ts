@@ -94,7 +94,7 @@ it('a shard whose lease may have lapsed dispatches nothing more: fenced, stopped
   }
 });
 
-it('a coordinator down for two steps is one error, and one storeRecovered on the Gateway (the coordinator, two failed calls) at its next answer', async () => {
+it('a coordinator step that fails is one error, and one storeRecovered on the Gateway (the coordinator, one failed call) at its next answer', async () => {
   emulator = await createEmulator({ gateway: { shards: 2, maxConcurrency: 2 } });
   const coordinator = new ScriptedCoordinator();
   const client = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: { coordinator } });
@@ -104,9 +104,11 @@ it('a coordinator down for two steps is one error, and one storeRecovered on the
     await client.gateway.connect();
     const recovered = nextEvent(client.gateway, 'storeRecovered', { what: 'storeRecovered after the coordinator answers again' });
     const started = performance.now();
-    coordinator.failNext = 2;
+    // One failed step: the next answer comes two thirds of a lease after the last, while the leases are still valid (a
+    // longer outage would let them lapse, and the fence is not this test's subject). The unit test counts ten in a row.
+    coordinator.failNext = 1;
     const [event] = await recovered;
-    expect(event, 'the outage the Gateway reports').toEqual({ store: 'shardCoordinator', durationMs: expect.any(Number), failures: 2 });
+    expect(event, 'the outage the Gateway reports').toEqual({ store: 'shardCoordinator', durationMs: expect.any(Number), failures: 1 });
     // From the first failed step to the answer: measured, and within the time the test took.
     expect(event.durationMs).toBeGreaterThanOrEqual(0);
     expect(event.durationMs).toBeLessThanOrEqual(Math.ceil(performance.now() - started));
