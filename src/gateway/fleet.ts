@@ -13,8 +13,9 @@ import type { Interaction } from '../interactions/interaction.js';
 import type { InteractionResponder } from '../interactions/types.js';
 import { FleetSupervisor, type CoordinatorTick, type FleetHost, type ShardCoordinator } from './coordinator.js';
 import { restores, withLastSessions, type GatewaySessionStore, type LastSessions, type SessionSaver } from './gateway-session-store.js';
+import type { StoreRecoveredEvent } from '../observe/events.js';
 import { diedHolding, type FleetEvent, publishAnswerRefused } from './fleet-events.js';
-import { Outage } from './outages.js';
+import { OutageReporter } from './outages.js';
 
 export { emitFleetEvent } from './fleet-events.js';
 import type { GatewayDispatchEvent } from './options.js';
@@ -34,6 +35,8 @@ export interface FleetShards extends Omit<ShardStartTarget, 'count'> {
   ticked?(answer: CoordinatorTick): void;
   /** A fleet event of this set. @default undefined */
   event?(event: FleetEvent): void;
+  /** The coordinator answers again after an outage (its first failure was an `error`). @default undefined */
+  storeRecovered?(event: StoreRecoveredEvent): void;
 }
 
 /**
@@ -123,6 +126,13 @@ export function deliverClaimed(fleet: FleetSupervisor, event: GatewayDispatchEve
     });
 }
 
+/** A coordinator's failure as the Gateway's `error`: a ShardCoordinatorError already says the coordinator failed; anything else is named here. */
+function coordinatorError(error: unknown, more: string): GatewayError {
+  const text = error instanceof Error ? error.message : String(error);
+  const message = text.startsWith('The shard coordinator failed') ? text : `the shard coordinator failed: ${text}`;
+  return new GatewayError(message + more, undefined, { cause: error });
+}
+
 /**
  * The supervisor of a Gateway's part of the fleet for one shard count: this process's member id is its pid and a random id (a
  * reshard's second supervisor, for the new count, shares the first one's).
@@ -143,23 +153,19 @@ export function createFleet(
 }
 
 function fleetHost(shards: FleetShards, count: number, member: () => string): FleetHost {
-  const outage = new Outage();
+  // One report per outage: the failures after the first are counted, and the answer that ends it is a `storeRecovered` event.
+  const outage = new OutageReporter(
+    'shardCoordinator',
+    (error) => shards.report({ event: 'error', payload: coordinatorError(error, ' (further failures are counted until it answers again)') }),
+    (event) => shards.storeRecovered?.(event),
+  );
   const failed = (error: unknown) => {
     // Values a step repaired are reported each time (the step itself was answered); a failed call is one outage's.
-    const repaired = isCommunityChatError(error, 'ShardCoordinatorError') && error.keys.length > 0;
-    if (!repaired && !outage.failed()) return; // one report per outage: the failures after the first are counted, reported when it ends
-    // A ShardCoordinatorError already says the coordinator failed; anything else is named here.
-    const text = error instanceof Error ? error.message : String(error);
-    const message = text.startsWith('The shard coordinator failed') ? text : `the shard coordinator failed: ${text}`;
-    const more = repaired ? '' : ' (further failures are counted until it answers again)';
-    shards.report({ event: 'error', payload: new GatewayError(message + more, undefined, { cause: error }) });
+    if (isCommunityChatError(error, 'ShardCoordinatorError') && error.keys.length > 0) shards.report({ event: 'error', payload: coordinatorError(error, '') });
+    else outage.failed(error);
   };
   const ticked = (answer: CoordinatorTick) => {
-    const ended = outage.recovered();
-    if (ended !== undefined) {
-      const line = `the shard coordinator answers again, after ${ended.durationMs} ms of failures (${ended.failures} failed calls)`;
-      shards.report({ event: 'debug', payload: `[fleet] ${line}` });
-    }
+    outage.answered();
     shards.ticked?.(answer);
   };
   const find = (shardId: number) => shards.list.find((shard) => shard.id === shardId);

@@ -12,7 +12,7 @@ import { inspectSymbol } from '../core/redact.js';
 import type { InteractionFromDispatch } from '../interactions/from-dispatch.js';
 import { InteractionHost } from '../interactions/host.js';
 import { CountedFailure, type ConnectionReport } from './connection-host.js';
-import { storeErrorOf } from '../observe/events.js';
+import { storeErrorOf, type StoreRecoveredEvent } from '../observe/events.js';
 import { observeGatewayConnect, publishGatewayReport } from '../observe/gateway.js';
 import { MemoryIdentifyThrottle, type IdentifyThrottle } from './identify-throttle.js';
 import {
@@ -40,7 +40,7 @@ import { checkConnectOptions, joinFleet } from './connect-checks.js';
 import { autoReshardInterval, checkReshard, withCount, type ShardSet } from './reshard.js';
 import { ShardSets } from './shard-sets.js';
 import { answerable, deliverClaimed, emitFleetEvent, recordingAnswers } from './fleet.js';
-import { answeringStore, OutageReporter, SETTLE_MS } from './outages.js';
+import { answeringStore, OutageReporter, recoveredLine, SETTLE_MS } from './outages.js';
 import { emitReport } from './report.js';
 
 /** The Gateway: connection state, events, and typed interaction handlers. */
@@ -83,7 +83,12 @@ export class Gateway extends InteractionHost<GatewayEvents> {
     this.router.on('interactionUnhandled', (event) => this.#report({ event: 'debug', payload: event.message }, event.shardId));
     this.#sets = new ShardSets({
       ...{ newShard: (id, plan, set) => this.#newShard(id, plan, set), record: (shard, set) => this.#recordOf(shard, set), store: sessionStore },
-      ...{ storeFailed: (error) => this.#storeReports.failed(error), report: (report) => this.#report(report), now: () => wiring.now() },
+      ...{
+        storeFailed: (error) => this.#storeReports.failed(error),
+        storeRecovered: (event) => this.#recovered(event),
+        report: (report) => this.#report(report),
+      },
+      now: () => wiring.now(),
       ...{ maxShards: options.maxShards ?? DEFAULT_MAX_SHARDS, fleetEvent: (event) => emitFleetEvent(event, (name, e) => this.#emitSafely(name, e as never)) },
     });
   }
@@ -187,26 +192,30 @@ export class Gateway extends InteractionHost<GatewayEvents> {
   }
 
   readonly #turnReports = new OutageReporter(
+    'identifyThrottle',
     () => undefined, // the shard whose wait failed first reports it (an `error` event)
-    ({ durationMs, failures }) =>
-      this.#report({ event: 'debug', payload: `the Identify throttle answers again, after ${durationMs} ms of failures (${failures} failed turns)` }),
+    (event) => this.#recovered(event),
     () => this.#wiring.now(),
     SETTLE_MS,
   );
   readonly #storeReports = new OutageReporter(
+    'gatewaySession',
     (error) => {
       const texts = error instanceof Error ? [error.message] : [];
       const event = { store: 'gatewaySession' as const, error: storeErrorOf(error, this.#secrets.secretsIn(texts, this.#wiring.token())) };
       this.#report({ event: 'debug', payload: `the Gateway session store failed: ${event.error.message} (further failures are counted until it answers)` });
       this.#emitSafely('storeError', event);
     },
-    ({ durationMs, failures }) => {
-      this.#report({ event: 'debug', payload: `the Gateway session store answers again, after ${durationMs} ms of failures (${failures} failed calls)` });
-      this.#emitSafely('storeRecovered', { store: 'gatewaySession', durationMs, failures });
-    },
+    (event) => this.#recovered(event),
     () => this.#wiring.now(),
     SETTLE_MS,
   );
+
+  /** The end of an outage of the session store, the coordinator or the throttle: a `storeRecovered` event (and a debug line). */
+  #recovered(event: StoreRecoveredEvent): void {
+    this.#report({ event: 'debug', payload: recoveredLine(event) });
+    this.#emitSafely('storeRecovered', event);
+  }
 
   #recordOf(shard: ShardHandle, set: ShardSet): GatewaySessionRecord | undefined {
     return sessionRecordOf(shard, this.#publisher?.of(set.generation), set.fleet?.inFlight);

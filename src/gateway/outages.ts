@@ -1,20 +1,17 @@
+import type { StoreRecoveredEvent } from '../observe/events.js';
 import type { GatewaySessionStore } from './gateway-session-store.js';
 
 /**
- * Failures of one component (the shard coordinator, the Gateway session store) reported once per outage, not once per failed call: the first failure
- * is reported at once; the ones after it are counted; the first success after them ends the outage, reported with its
- * duration and count. A Redis paused for 8 s is two reports, not eighty.
+ * Failures of one component (the Gateway session store, the shard coordinator, the Identify throttle, the Redis rate-limit
+ * store) reported once per outage, not once per failed call: the first failure is reported at once; the ones after it are
+ * counted; the first success after them ends the outage, reported as a `storeRecovered` event with its duration and count. A
+ * Redis paused for 8 s is two reports, not eighty. The one home of that bookkeeping.
  *
  * @module
  */
 
-/** An outage that ended. */
-interface EndedOutage {
-  /** From its first failure to the success that ended it, milliseconds. */
-  durationMs: number;
-  /** How many calls failed during it. */
-  failures: number;
-}
+/** An outage that ended: its duration and failed calls, as its `storeRecovered` event carries them. */
+type EndedOutage = Omit<StoreRecoveredEvent, 'store'>;
 
 /**
  * Whether a component is failing, since when, and how often. With `settleMs`, an outage ends only at an answer that came
@@ -64,14 +61,25 @@ export class Outage {
  */
 export const SETTLE_MS = 5000;
 
-/** Reports a component's failures once per outage: its first failure, then the answer that ended it (duration, failures). */
+/**
+ * Reports a component's failures once per outage: its first failure (`onFailure`), then the answer that ended it, as the
+ * `storeRecovered` event of `store` (`onRecovery`).
+ */
 export class OutageReporter {
+  readonly #store: StoreRecoveredEvent['store'];
   readonly #outage: Outage;
   readonly #onFailure: (error: unknown) => void;
-  readonly #onRecovery: (ended: EndedOutage) => void;
+  readonly #onRecovery: (event: StoreRecoveredEvent) => void;
 
   /** `now` and `settleMs`: see {@link Outage}. */
-  constructor(onFailure: (error: unknown) => void, onRecovery: (ended: EndedOutage) => void, now?: () => number, settleMs?: number) {
+  constructor(
+    store: StoreRecoveredEvent['store'],
+    onFailure: (error: unknown) => void,
+    onRecovery: (event: StoreRecoveredEvent) => void,
+    now?: () => number,
+    settleMs?: number,
+  ) {
+    this.#store = store;
     this.#outage = new Outage(now, settleMs);
     this.#onFailure = onFailure;
     this.#onRecovery = onRecovery;
@@ -87,8 +95,21 @@ export class OutageReporter {
   /** A call was answered: ends the outage under way, if any (reported once). */
   answered(): void {
     const ended = this.#outage.recovered();
-    if (ended !== undefined) this.#onRecovery(ended);
+    if (ended !== undefined) this.#onRecovery({ store: this.#store, ...ended });
   }
+}
+
+/** What each component is called in a debug line. */
+const NAMES: Record<StoreRecoveredEvent['store'], string> = {
+  gatewaySession: 'Gateway session store',
+  rateLimit: 'rate-limit store',
+  shardCoordinator: 'shard coordinator',
+  identifyThrottle: 'Identify throttle',
+};
+
+/** The debug line beside a `storeRecovered` event (the event is what to listen to; the line is for a human reading the log). */
+export function recoveredLine({ store, durationMs, failures }: StoreRecoveredEvent): string {
+  return `the ${NAMES[store]} answers again, after ${durationMs} ms of failures (${failures} failed calls)`;
 }
 
 /** `store`, telling `answered` of each call it answered (a failure is its caller's to report). */

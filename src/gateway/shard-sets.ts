@@ -10,6 +10,7 @@
 
 import { wait } from '../core/wait.js';
 import { GatewayError } from '../errors/index.js';
+import type { StoreRecoveredEvent } from '../observe/events.js';
 import type { ConnectionReport } from './connection-host.js';
 import type { FleetSupervisor, ShardCoordinator } from './coordinator.js';
 import { createFleet } from './fleet.js';
@@ -64,6 +65,8 @@ export interface ShardSetsHost {
   readonly store: GatewaySessionStore | undefined;
   /** The session store failed. */
   storeFailed(error: unknown): void;
+  /** An outage of a set's coordinator ended (emitted by the Gateway as `storeRecovered`). @default undefined */
+  storeRecovered?(event: StoreRecoveredEvent): void;
   /** Reports a debug line or an error as the Gateway's event. */
   report(report: ConnectionReport): void;
   /** The Gateway's clock. */
@@ -202,6 +205,7 @@ export class ShardSets {
         ready: (id) => coordinator.shardReady?.(plan.count, id),
         ticked: (answer) => this.#fleetStep(set, coordinator, fleetReshardStep(set, this.current, this.next, answer), fleetTarget(answer)),
         event: (event) => host.fleetEvent?.(event),
+        storeRecovered: (event) => host.storeRecovered?.(event),
       },
       member,
     );

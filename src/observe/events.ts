@@ -99,13 +99,24 @@ export interface StoreErrorEvent {
   error: Error;
 }
 
-/** A shared store answers again after an outage, which was reported once (`storeError`, its first failure). */
+/**
+ * A component the SDK shares with other processes answers again after an outage. The same event, and the same payload, on the
+ * Gateway (its session store, its shard coordinator, its Identify throttle) and on the Redis rate-limit store. An outage is
+ * reported once when it starts, by its first failure: a `storeError` for a store the SDK went on without (`"gatewaySession"`,
+ * `"rateLimit"`), an `error` event for a component the Gateway cannot go on without (`"shardCoordinator"`: a shard is not
+ * held; `"identifyThrottle"`: a shard does not identify). The failures after the first are counted, not reported; this event
+ * ends the outage at the first answer 5 s or more after its last failure, so a component that flaps is one outage (the
+ * coordinator's: at its next answered step).
+ */
 export interface StoreRecoveredEvent {
-  /** Which store (see {@link StoreErrorEvent}). */
-  store: 'gatewaySession';
-  /** From the outage's first failure to the answer that ended it, milliseconds. */
+  /**
+   * Which component: `gateway.sessionStore` (`"gatewaySession"`), the Redis rate-limit store (`"rateLimit"`),
+   * `gateway.coordinator` (`"shardCoordinator"`) or `gateway.identifyThrottle` (`"identifyThrottle"`).
+   */
+  store: 'gatewaySession' | 'rateLimit' | 'shardCoordinator' | 'identifyThrottle';
+  /** From the outage's first failure to the answer that ended it, milliseconds (0 or more). */
   durationMs: number;
-  /** How many calls failed during it. */
+  /** How many calls failed during it, the first one included (1 or more). */
   failures: number;
 }
 

@@ -31,7 +31,8 @@ import { clampNumber, optionNames } from '../core/bounds.js';
 import { RateLimitKeys, stepArguments, type Op } from './rate-limit-keys.js';
 import { taggedKey } from './keys.js';
 import { toError } from '../errors/base.js';
-import type { StoreErrorEvent } from '../observe/events.js';
+import type { StoreErrorEvent, StoreRecoveredEvent } from '../observe/events.js';
+import { OutageReporter, SETTLE_MS } from '../gateway/outages.js';
 import { STEP_SCRIPT } from './scripts.js';
 
 /** Options of {@link createRedisRateLimitStore}. */
@@ -61,8 +62,9 @@ export interface RedisRateLimitStoreOptions {
   /**
    * When Redis cannot answer: `"throw"` rejects the call with
    * `RateLimitStoreError` (nothing is sent); `"local"` goes on with an
-   * in-memory store of this process and emits `storeError`, until the client
-   * is ready again (then `storeRecovered`). @default "throw"
+   * in-memory store of this process, until the client is ready again and
+   * Redis answers. Either way the outage is one `storeError` (its first
+   * failure) and one `storeRecovered` (the answer that ended it). @default "throw"
    */
   onStoreError?: 'throw' | 'local' | undefined;
 }
@@ -91,12 +93,12 @@ const MAX_UNLIMITED = 4096;
 /** How long the local fallback lasts before Redis is tried again (when the client says it is ready). */
 const LOCAL_RETRY_MS = 5000;
 
-/** The events of a {@link RedisRateLimitStore}. */
+/** The events of a {@link RedisRateLimitStore}: an outage of Redis is one `storeError` and one `storeRecovered`, its failed steps counted. */
 export interface RedisRateLimitStoreEvents {
-  /** Redis could not answer: the store fell back to in-memory limits (`onStoreError: "local"`), or dropped finished work it could not send. */
+  /** Redis failed, the first time in an outage: the call rejected (`onStoreError: "throw"`), fell back (`"local"`), or finished work was dropped. */
   storeError: [event: StoreErrorEvent];
-  /** The Redis client is ready again after a fallback: rate limits are shared again. */
-  storeRecovered: [];
+  /** Redis answers again, 5 s or more after the outage's last failure (a Redis that flaps is one outage): limits are shared again. */
+  storeRecovered: [event: StoreRecoveredEvent];
 }
 
 /** The Redis rate-limit store, an event emitter (`on`, `off`, `once`) of {@link RedisRateLimitStoreEvents}. Create it with {@link createRedisRateLimitStore}. */
@@ -118,6 +120,14 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
   #settings: RateLimitSettings = { now: Date.now, webhookWindow: undefined, maxPauseMs: 600_000, globalRateLimit: undefined };
   #local = new MemoryRateLimitStore();
   #onLocal = false;
+  /** Redis's outages: the first failed step a `storeError`, the answer that ends it a `storeRecovered` (this host's clock, as the pacing). */
+  readonly #outage = new OutageReporter(
+    'rateLimit',
+    (error) => this.#emitSafely('storeError', { store: 'rateLimit', error: toError(error) }),
+    (event) => this.#emitSafely('storeRecovered', event),
+    () => Date.now(),
+    SETTLE_MS,
+  );
   /** When the store last fell back (epoch ms of this host: only to pace retries of Redis). */
   #localSince = 0;
   #ops: Op[] = [];
@@ -334,15 +344,9 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
 
   /** Whether to use the in-memory fallback now; leaves it once the client is ready again (trying Redis again at most every few seconds). */
   #useLocal(): boolean {
-    if (this.#onLocal && this.#client.isReady && Date.now() - this.#localSince >= LOCAL_RETRY_MS) {
-      this.#onLocal = false;
-      this.#emitSafely('storeRecovered');
-    }
+    // The outage ends at the next answer (`storeRecovered`), or goes on at the next failure.
+    if (this.#onLocal && this.#client.isReady && Date.now() - this.#localSince >= LOCAL_RETRY_MS) this.#onLocal = false;
     return this.#onLocal;
-  }
-
-  #storeError(error: unknown): void {
-    this.#emitSafely('storeError', { store: 'rateLimit', error: toError(error) });
   }
 
   #emitSafely<E extends keyof RedisRateLimitStoreEvents>(
@@ -368,23 +372,23 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
     const actionKeys = action === 'n' ? [] : this.#keys.actionKeys(action, key, bucket);
     const { keys, args } = stepArguments(this.#head, ops, actionKeys, [action, bucket, id, lane]);
     const taken = action === 'b' ? actionKeys.slice(3) : actionKeys;
+    let reply: StepReply;
     try {
-      return (await withinTime(this.#client, this.#timeoutMs, () => this.#script.run(this.#client, keys, args))) as StepReply;
+      reply = (await withinTime(this.#client, this.#timeoutMs, () => this.#script.run(this.#client, keys, args))) as StepReply;
     } catch (error) {
+      this.#outage.failed(error);
       // Given up on here, the step may still run when Redis answers (a stalled server): queue its undo, which rides on the next
       // step, sent behind it on the same connection, so no reservation or discovery lock is left that nobody holds.
       if ((action === 'b' || action === 'w') && id !== '') this.#op('x', id, '', '', '', [...taken]);
       // Finished work that could not be sent is dropped: its reservations expire by themselves.
-      if (action === 'n') {
-        if (!this.#onLocal) this.#storeError(error);
-        return undefined;
-      }
+      if (action === 'n') return undefined;
       if (this.#onStoreError !== 'local') throw error;
-      if (!this.#onLocal) this.#storeError(error);
       this.#onLocal = true;
       this.#localSince = Date.now();
       return undefined;
     }
+    this.#outage.answered();
+    return reply;
   }
 }
 

@@ -8,6 +8,7 @@ import http from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { Client, type GatewayReconnectingEvent, isCommunityChatError } from '../../src/index.js';
+import type { StoreRecoveredEvent } from '../../src/diagnostics.js';
 import { until } from '../helpers/until.js';
 
 const TOKEN = 'bot-token-never-shown.Xy77';
@@ -133,7 +134,7 @@ describe('connect() with Redis down names the component that failed', () => {
     expect(errors[0]?.message).toBe('no Identify turn: The Identify throttle (Redis) failed: the Redis client is not connected; reconnecting');
   });
 
-  it('a throttle that keeps failing is one error per outage, whatever the shards and attempts, and a debug line when it answers again', async () => {
+  it('a throttle that keeps failing is one error per outage, whatever the shards and attempts, and one storeRecovered (duration, failed waits) when it answers again', async () => {
     const { startWsServer, behaveWell } = await import('../helpers/ws-server.js');
     const ws = await startWsServer(behaveWell);
     let down = true;
@@ -153,9 +154,9 @@ describe('connect() with Redis down names the component that failed', () => {
       gateway: { url: ws.url, shards: 'auto', shardCount: 2, maxConcurrency: 2, reconnectBaseDelayMs: 5, reconnectMaxDelayMs: 20, identifyThrottle },
     });
     const errors: Error[] = [];
-    const debug: string[] = [];
+    const recovered: StoreRecoveredEvent[] = [];
     client.gateway.on('error', (error) => errors.push(error));
-    client.gateway.on('debug', (line) => debug.push(line));
+    client.gateway.on('storeRecovered', (event) => recovered.push(event));
     try {
       const connecting = client.gateway.connect().catch(() => undefined);
       await until(() => failed >= 6, { what: `six failed Identify waits over both shards (${failed} so far)` });
@@ -163,12 +164,17 @@ describe('connect() with Redis down names the component that failed', () => {
         errors.map((error) => error.message),
         `errors for ${failed} failed waits in one outage`,
       ).toEqual(['no Identify turn: throttle down; reconnecting']);
+      expect(recovered, 'nothing ends while the throttle fails').toEqual([]);
       down = false;
+      const failedWaits = failed;
       now += 5000; // its outage ends at an answer 5 s after its last failure
       await until(() => client.gateway.status === 'ready', { what: 'both shards ready once the throttle answers', timeoutMs: 10_000 });
       await connecting;
       expect(errors).toHaveLength(1);
-      expect(debug.filter((line) => line.includes('the Identify throttle answers again'))).toHaveLength(1);
+      // The clock stood still while the waits failed, then moved 5 s: the outage lasted exactly that, and counted every failed wait.
+      expect(recovered, `one storeRecovered after ${failedWaits} failed waits`).toEqual([
+        { store: 'identifyThrottle', durationMs: 5000, failures: failedWaits },
+      ]);
     } finally {
       await client.close();
       await ws.close();

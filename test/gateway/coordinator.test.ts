@@ -29,8 +29,14 @@ class ScriptedCoordinator implements ShardCoordinator {
   readonly members: string[] = [];
   /** The next step answers that the membership expired. */
   expireNext = false;
+  /** How many of the next steps fail (Redis down). */
+  failNext = 0;
   async tick(member: string): Promise<CoordinatorTick> {
     await this.hold;
+    if (this.failNext > 0) {
+      this.failNext--;
+      throw new Error('Redis did not answer within 2000 ms');
+    }
     this.members.push(member);
     if (this.expireNext) {
       this.expireNext = false;
@@ -83,6 +89,33 @@ it('a shard whose lease may have lapsed dispatches nothing more: fenced, stopped
     // The coordinator answers again: the lease was lost to another process.
     coordinator.leases = [{ shardId: 1, fence: 2 }];
     wake();
+  } finally {
+    await client.close();
+  }
+});
+
+it('a coordinator step that fails is one error, and one storeRecovered on the Gateway (the coordinator, one failed call) at its next answer', async () => {
+  emulator = await createEmulator({ gateway: { shards: 2, maxConcurrency: 2 } });
+  const coordinator = new ScriptedCoordinator();
+  const client = new Client({ baseUrl: emulator.url, auth: { botToken: emulator.seed.botToken }, gateway: { coordinator } });
+  const errors: Error[] = [];
+  client.gateway.on('error', (error) => errors.push(error));
+  try {
+    await client.gateway.connect();
+    const recovered = nextEvent(client.gateway, 'storeRecovered', { what: 'storeRecovered after the coordinator answers again' });
+    const started = performance.now();
+    // One failed step: the next answer comes two thirds of a lease after the last, while the leases are still valid (a
+    // longer outage would let them lapse, and the fence is not this test's subject). The unit test counts ten in a row.
+    coordinator.failNext = 1;
+    const [event] = await recovered;
+    expect(event, 'the outage the Gateway reports').toEqual({ store: 'shardCoordinator', durationMs: expect.any(Number), failures: 1 });
+    // From the first failed step to the answer: measured, and within the time the test took.
+    expect(event.durationMs).toBeGreaterThanOrEqual(0);
+    expect(event.durationMs).toBeLessThanOrEqual(Math.ceil(performance.now() - started));
+    expect(
+      errors.map((error) => error.message),
+      'one error for the outage',
+    ).toEqual(['the shard coordinator failed: Redis did not answer within 2000 ms (further failures are counted until it answers again)']);
   } finally {
     await client.close();
   }

@@ -1,13 +1,14 @@
 /**
  * Coordinator failures reported once per outage, named by their source (`gateway/outages.ts`, used by `gateway/fleet.ts`):
- * a Redis paused for seconds is one error when it starts and one line with its duration when it ends, not one per call; a
- * session store's failure is the store's event, not the coordinator's.
+ * a Redis paused for seconds is one error when it starts and one `storeRecovered` event with its duration and count when it
+ * ends, not one per call; a session store's failure is the store's event, not the coordinator's.
  */
 import { expect, it } from 'vitest';
 import type { ConnectionReport } from '../../src/gateway/connection-host.js';
 import { createFleet } from '../../src/gateway/fleet.js';
 import { LastSessions, type GatewaySessionStore } from '../../src/gateway/gateway-session-store.js';
 import { Outage } from '../../src/gateway/outages.js';
+import type { StoreRecoveredEvent } from '../../src/observe/events.js';
 import type { ShardHandle } from '../../src/gateway/shards.js';
 import { SessionStoreError, ShardCoordinatorError } from '../../src/errors/index.js';
 import { ScriptedCoordinator, step } from '../helpers/scripted-coordinator.js';
@@ -53,6 +54,7 @@ function fleetWith(store?: GatewaySessionStore) {
   const coordinator = new ScriptedCoordinator(1000);
   const reports: ConnectionReport[] = [];
   const storeFailures: unknown[] = [];
+  const recovered: StoreRecoveredEvent[] = [];
   const shard = (id: number): ShardHandle => ({
     ...{ id, status: 'idle', sessionId: undefined, sequence: null, latency: undefined, lastAckAt: undefined, resumeUrl: undefined },
     restore: () => undefined,
@@ -64,7 +66,7 @@ function fleetWith(store?: GatewaySessionStore) {
     1,
     {
       ...{ create: shard, list: [], savers: new Map(), store, last: new LastSessions(), holds: () => true, record: () => undefined },
-      ...{ storeFailed: (error) => storeFailures.push(error), report: (report) => reports.push(report) },
+      ...{ storeFailed: (error) => storeFailures.push(error), storeRecovered: (event) => recovered.push(event), report: (report) => reports.push(report) },
     },
     'me',
   );
@@ -75,30 +77,41 @@ function fleetWith(store?: GatewaySessionStore) {
     else call.resolve(outcome);
     await ticking;
   };
-  return { fleet, reports, storeFailures, answer };
+  return { fleet, reports, storeFailures, recovered, answer };
 }
 
-it('ten failed steps in a row are one error naming the coordinator, and the step that answers again reports the outage once with its duration', async () => {
-  const { reports, answer } = fleetWith();
+it('ten failed steps in a row are one error naming the coordinator, and the step that answers again is one storeRecovered with its duration and count', async () => {
+  const { reports, recovered, answer } = fleetWith();
   await answer(step({}));
+  expect(recovered, 'no outage: nothing ends').toEqual([]);
+  const started = performance.now();
   for (let i = 0; i < 10; i++) await answer(new ShardCoordinatorError('Redis did not answer within 2000 ms'));
   const errors = reports.filter((report) => report.event === 'error');
   expect(errors.map((report) => (report.payload as Error).message)).toEqual([
     'The shard coordinator failed: Redis did not answer within 2000 ms (further failures are counted until it answers again)',
   ]);
+  expect(recovered, 'nothing ends while it fails').toEqual([]);
   await answer(step({}));
-  const ended = reports.filter((report) => report.event === 'debug' && String(report.payload).includes('answers again'));
-  expect(ended).toHaveLength(1);
-  expect(String(ended[0]?.payload)).toMatch(/^\[fleet\] the shard coordinator answers again, after \d+ ms of failures \(10 failed calls\)$/);
+  const elapsed = performance.now() - started;
+  expect(recovered, 'the answer after ten failures').toEqual([{ store: 'shardCoordinator', durationMs: expect.any(Number), failures: 10 }]);
+  expect(recovered[0]?.durationMs, 'from the first failure to the answer (ms)').toBeGreaterThanOrEqual(0);
+  expect(recovered[0]?.durationMs, `within the ${elapsed} ms the test took`).toBeLessThanOrEqual(Math.ceil(elapsed));
+  await answer(step({}));
+  expect(recovered, 'ended once').toHaveLength(1);
   await answer(new ShardCoordinatorError('Redis failed: ECONNRESET'));
   expect(
     reports.filter((report) => report.event === 'error'),
     'a new outage is reported again',
   ).toHaveLength(2);
+  await answer(step({}));
+  expect(
+    recovered.map((event) => event.failures),
+    'the second outage ends with its own count',
+  ).toEqual([10, 1]);
 });
 
 it('values a step repaired are reported each time, and do not open an outage that hides the next failure', async () => {
-  const { reports, answer } = fleetWith();
+  const { reports, recovered, answer } = fleetWith();
   await answer(step({}));
   const repair = new ShardCoordinatorError('found values the SDK did not write, and repaired them: k held x', { keys: ['k'] });
   await answer({ ...step({}), report: repair });
@@ -107,10 +120,11 @@ it('values a step repaired are reported each time, and do not open an outage tha
   const messages = reports.filter((report) => report.event === 'error').map((report) => (report.payload as Error).message);
   expect(messages).toHaveLength(3);
   expect(messages[2]).toContain('Redis did not answer');
-  expect(
-    reports.filter((report) => report.event === 'debug' && String(report.payload).includes('answers again')),
-    'a repair is no outage',
-  ).toEqual([]);
+  expect(recovered, 'a repair is no outage').toEqual([]);
+  await answer(step({}));
+  expect(recovered, 'the failure after the repairs opened an outage of its own, ended by the next answer').toEqual([
+    { store: 'shardCoordinator', durationMs: expect.any(Number), failures: 1 },
+  ]);
 });
 
 it("a session store failing while a shard starts is the session store's failure, not the coordinator's", async () => {

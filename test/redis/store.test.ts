@@ -3,10 +3,10 @@
  * round trips per request, buckets that only move forward, the proactive
  * global cap shared by two clients, and what happens when Redis is gone.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { createClient } from 'redis';
 import { Client, isCommunityChatError } from '../../src/index.js';
-import type { StoreErrorEvent } from '../../src/diagnostics.js';
+import type { StoreErrorEvent, StoreRecoveredEvent } from '../../src/diagnostics.js';
 import { createRedisRateLimitStore } from '../../src/redis/index.js';
 import { startLoopbackServer, type LoopbackServer } from '../helpers/index.js';
 import { until } from '../helpers/ws-server.js';
@@ -243,6 +243,56 @@ describeWithRedis('the Redis rate-limit store', () => {
     await Promise.all([failing.close(), falling.close()]);
     await lost.destroy();
   });
+
+  it.each(['throw', 'local'] as const)(
+    'onStoreError "%s": a stalled Redis is one outage, a storeError at its first failed step and a storeRecovered (duration, failed steps) at the answer that ends it',
+    async (onStoreError) => {
+      const stalled = await startRedisServer();
+      const held = await connect(stalled.url);
+      const store = createRedisRateLimitStore({ client: held, prefix: `outage-${onStoreError}:`, commandTimeoutMs: 300, onStoreError });
+      store.attach({ now: Date.now, webhookWindow: undefined, maxPauseMs: 600_000, globalRateLimit: undefined });
+      const errors: StoreErrorEvent[] = [];
+      const recovered: StoreRecoveredEvent[] = [];
+      store.on('storeError', (event) => errors.push(event));
+      store.on('storeRecovered', (event) => recovered.push(event));
+      const key = store.bucketKey('GET /channels/{channel_id}', 'outage');
+      const take = () => store.acquire(key, 'normal', undefined, () => undefined).then(() => store.release(key));
+      await take();
+      await store.flushed();
+      // The store's clock (its pacing and its outages) stands still until the test moves it: the outage's length is known.
+      vi.useFakeTimers({ toFake: ['Date'] });
+      try {
+        process.kill(stalled.pid, 'SIGSTOP');
+        try {
+          const outcome = await take().then(
+            () => 'taken in memory',
+            (error: unknown) => (isCommunityChatError(error, 'RateLimitStoreError') ? 'RateLimitStoreError' : String(error)),
+          );
+          expect(outcome).toBe(onStoreError === 'local' ? 'taken in memory' : 'RateLimitStoreError');
+          await store.flushed(); // the step carrying the given-up step's undo fails too
+          if (onStoreError === 'local') await take(); // on the fallback: Redis is not asked, nothing fails
+        } finally {
+          process.kill(stalled.pid, 'SIGCONT');
+        }
+        expect(
+          errors.map((event) => [event.store, event.error instanceof Error]),
+          'one storeError for the outage',
+        ).toEqual([['rateLimit', true]]);
+        expect(recovered, 'nothing ends before Redis answers').toEqual([]);
+        vi.setSystemTime(Date.now() + 5000); // the fallback tries Redis again after 5 s; an outage ends 5 s after its last failure
+        await take();
+        expect(store.usingLocalFallback, 'back on Redis').toBe(false);
+        expect(recovered, 'two failed steps: the take, and the step carrying its undo').toEqual([{ store: 'rateLimit', durationMs: 5000, failures: 2 }]);
+        await take();
+        expect([errors.length, recovered.length], 'ended once').toEqual([1, 1]);
+      } finally {
+        vi.useRealTimers();
+        await held.destroy();
+        await stalled.stop();
+      }
+    },
+    20_000,
+  );
 
   it('a step given up on while Redis was stopped is undone when Redis answers: the next call on the route does not wait 30 s for a discovery lock nobody holds', async () => {
     const stalled = await startRedisServer();
