@@ -43,11 +43,15 @@ interface Lease {
   expires: number;
 }
 
-/** A shard's last holder: who, when it last renewed (on the coordinator's clock), and whether it left the fleet. */
+/**
+ * A shard's last holder: who, when it last renewed (on the coordinator's clock), whether it left the fleet, and whether it lost
+ * the lease by dying (as the Redis coordinator records `holder|ms` only when a step frees a dead holder's lease).
+ */
 interface LastHolder {
   readonly member: string;
   renewed: number;
   left: boolean;
+  died?: boolean;
 }
 
 /**
@@ -122,7 +126,11 @@ export class MemoryShardCoordinator implements ShardCoordinator {
         const holder = last.get(shardId);
         if (holder?.member === member) holder.renewed = now;
         held.push({ shardId, fence: lease.fence });
-      } else if (lease === undefined || lease.expires <= now) free.push(shardId); // lowest first, as the Redis coordinator takes them
+      } else if (lease === undefined || lease.expires <= now) {
+        const holder = last.get(shardId);
+        if (lease !== undefined && holder?.member === lease.member) holder.died = true; // its holder died holding it
+        free.push(shardId); // lowest first, as the Redis coordinator takes them
+      }
     }
     // A count the fleet is leaving takes nothing: its switch is under way (every shard of the target READY), or another was committed.
     const target = this.#target;
@@ -166,7 +174,7 @@ export class MemoryShardCoordinator implements ShardCoordinator {
     last.set(shardId, { member, renewed: now, left: false });
     if (before === undefined || before.member === member) return undefined;
     const live = this.#live(before.member, now);
-    const died = live || before.left ? {} : { sinceRenewalMs: Math.max(0, now - before.renewed) };
+    const died = before.died === true ? { sinceRenewalMs: Math.max(0, now - before.renewed) } : {};
     return { member: before.member, live, left: before.left, ...died };
   }
 
@@ -182,7 +190,8 @@ export class MemoryShardCoordinator implements ShardCoordinator {
     this.#members.delete(member);
     const leases = this.#leasesOf(shardCount);
     for (const [shardId, lease] of leases) if (lease.member === member) leases.delete(shardId);
-    for (const holder of this.#lastOf(shardCount).values()) if (holder.member === member) holder.left = true;
+    // It left the fleet, not only this count: so says the record of every shard it held last.
+    for (const last of this.#last.values()) for (const holder of last.values()) if (holder.member === member) holder.left = true;
   }
 
   async shardCount(proposed?: number): Promise<number | undefined> {

@@ -185,6 +185,39 @@ export function coordinatorContract(name: string, make: MakeCoordinator): void {
   );
 
   it(
+    `${name}: previous gives sinceRenewalMs only for a lease its dead holder lost, not for one it gave back before it died`,
+    withSubject({ leaseMs: SHORT }, async ({ coordinator: c, advance }) => {
+      const held = await c.tick('a', 2, true);
+      await c.release('a', 2, held.leases[1] as ShardLease);
+      await advance(SHORT);
+      const taken = await c.tick('b', 2, true);
+      expect(holders(taken), 'b taking shard 0 (a died holding it) and shard 1 (a gave it back, then died)').toEqual({
+        0: { member: 'a', live: false, left: false, sinceRenewalMs: expect.any(Number) },
+        1: { member: 'a', live: false, left: false },
+      });
+    }),
+  );
+
+  it(
+    `${name}: previous says left for a member that left the fleet, also for a shard of another count it held`,
+    withSubject({ leaseMs: SHORT }, async ({ coordinator: c, advance }) => {
+      await c.tick('a', 1, true);
+      await c.tick('a', 2, true);
+      await c.leave('a', 2); // the membership ends; its lease of the count of 1 lapses
+      await advance(SHORT);
+      const other = await c.tick('b', 1, true);
+      expect(holders(other), 'b taking the shard of 1 that a held when it left').toEqual({
+        0: { member: 'a', live: false, left: true, sinceRenewalMs: expect.any(Number) },
+      });
+      const given = await c.tick('b', 2, true);
+      expect(holders(given), 'b taking the shards of 2 that a gave back when it left').toEqual({
+        0: { member: 'a', live: false, left: true },
+        1: { member: 'a', live: false, left: true },
+      });
+    }),
+  );
+
+  it(
     `${name}: join records the bot; another bot is refused with a ValidationError, the same bot again is not, and steps go on`,
     withSubject({ leaseMs: LONG }, async ({ coordinator: c }) => {
       c.join('111');
