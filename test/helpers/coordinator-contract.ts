@@ -235,6 +235,8 @@ export function coordinatorContract(name: string, make: MakeCoordinator): void {
       const refused: [string, () => Promise<unknown>][] = [
         ['tick with an empty member', () => c.tick('', 2, true)],
         ['tick with a member holding |', () => c.tick('a|b', 2, true)],
+        ['tick with a member holding a line feed', () => c.tick('a\nb', 2, true)],
+        ['tick with a member of 201 characters', () => c.tick('m'.repeat(201), 2, true)],
         ['tick with 0 shards', () => c.tick('a', 0, true)],
         ['tick with 1.5 shards', () => c.tick('a', 1.5, true)],
         ['tick beyond maxShards', () => c.tick('a', 17, true)],
@@ -248,6 +250,7 @@ export function coordinatorContract(name: string, make: MakeCoordinator): void {
         ['commitReshard(0)', () => c.commitReshard(0)],
       ];
       for (const [what, call] of refused) await expect(call(), what).rejects.toThrow(ValidationError);
+      expect((await c.tick('m'.repeat(200), 16, false)).members, 'a member of 200 characters, 16 shards (maxShards)').toBe(1);
       expect(await c.shardCount(), 'a refused call stored no count').toBeUndefined();
       expect((await c.tick('a', 2, false)).target, 'a refused call asked for no reshard').toBeUndefined();
     }),
