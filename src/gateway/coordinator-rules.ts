@@ -7,7 +7,7 @@
  * @module
  */
 
-import { checkCount, checkDuration } from '../core/bounds.js';
+import { checkCount, checkDuration, DEFAULT_MAX_SHARDS, MAX_SHARDS_LIMIT } from '../core/bounds.js';
 import { ShardCoordinatorError, ValidationError } from '../errors/index.js';
 
 /** The most free shards one step takes (a member far below its share takes the rest on its next steps). */
@@ -22,6 +22,11 @@ export function checkCoordinatorId(operation: string, name: string, value: unkno
   if (!ok)
     throw new ValidationError(operation, [{ path: name, message: `must be a string of 1 to ${MAX_ID_LENGTH} characters without "|" or control characters` }]);
   return value;
+}
+
+/** The `maxShards` option: a whole number from 1 to `MAX_SHARDS_LIMIT` (`DEFAULT_MAX_SHARDS` when unset), or a `ValidationError`. */
+export function maxShardsOption(operation: string, value: number | undefined): number {
+  return checkCount(operation, 'maxShards', value, { min: 1, max: MAX_SHARDS_LIMIT }) ?? DEFAULT_MAX_SHARDS;
 }
 
 /** A shard count a call names: a whole number from 1 to `maxShards`, or a `ValidationError` naming `operation`. */

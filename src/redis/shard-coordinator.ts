@@ -18,7 +18,7 @@
 
 import type { CoordinatorTick, ShardCoordinator, ShardLease } from '../gateway/coordinator.js';
 import type { PreviousHolder } from '../gateway/fleet-events.js';
-import { checkCount, checkDuration, clampNumber, DEFAULT_MAX_SHARDS, MAX_SHARDS_LIMIT, MAX_TIMER_MS, refuseUnknownOptions } from '../core/bounds.js';
+import { checkDuration, clampNumber, MAX_TIMER_MS, refuseUnknownOptions } from '../core/bounds.js';
 import { acquireClaim, CLAIM_TTL_MS, type ClaimKeys, type ClaimScriptRunner, markAnswered } from './interaction-claim.js';
 import { ShardCoordinatorError } from '../errors/index.js';
 import {
@@ -28,6 +28,7 @@ import {
   checkReadyShard,
   checkShardCount,
   joinedBot,
+  maxShardsOption,
   reshardUnderWay,
   TAKEN_PER_STEP,
 } from '../gateway/coordinator-rules.js';
@@ -162,7 +163,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
     this.#key = taggedKey(OPERATION, 'key', this.#keyName);
     this.leaseMs = checkDuration(OPERATION, 'leaseMs', options.leaseMs, { min: 300, integer: true }) ?? 10_000;
     this.#timeoutMs = checkDuration(OPERATION, 'commandTimeoutMs', options.commandTimeoutMs, { min: 1 }) ?? DEFAULT_COMMAND_TIMEOUT_MS;
-    this.maxShards = checkCount(OPERATION, 'maxShards', options.maxShards, { min: 1, max: MAX_SHARDS_LIMIT }) ?? DEFAULT_MAX_SHARDS;
+    this.maxShards = maxShardsOption(OPERATION, options.maxShards);
     this.#bot = options.bot === undefined ? undefined : checkCoordinatorId(OPERATION, 'bot', options.bot);
     this.#info = thisMember(options.name === undefined ? undefined : checkMemberName(OPERATION, options.name));
     this.#members = new FleetMembers(this.#key, (script, keys, args) => this.#run(script, keys, args));

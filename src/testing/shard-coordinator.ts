@@ -10,7 +10,7 @@
  * @module
  */
 
-import { checkCount, checkDuration, DEFAULT_MAX_SHARDS, MAX_SHARDS_LIMIT, optionNames, refuseUnknownOptions } from '../core/bounds.js';
+import { checkDuration, optionNames, refuseUnknownOptions } from '../core/bounds.js';
 import { INTERACTION_CLAIM_TTL_MS as CLAIM_TTL_MS } from '../core/constants.js';
 import {
   checkCoordinatorId,
@@ -18,6 +18,7 @@ import {
   checkReadyShard,
   checkShardCount,
   joinedBot,
+  maxShardsOption,
   reshardUnderWay,
   TAKEN_PER_STEP,
   claimTtl,
@@ -86,7 +87,7 @@ export class MemoryShardCoordinator implements ShardCoordinator {
   constructor(options: MemoryShardCoordinatorOptions = {}) {
     refuseUnknownOptions('MemoryShardCoordinator', options, OPTIONS, { now: 'clock' });
     this.leaseMs = checkDuration('MemoryShardCoordinator', 'leaseMs', options.leaseMs ?? 10_000, { min: 1 });
-    this.maxShards = checkCount('MemoryShardCoordinator', 'maxShards', options.maxShards, { min: 1, max: MAX_SHARDS_LIMIT }) ?? DEFAULT_MAX_SHARDS;
+    this.maxShards = maxShardsOption('MemoryShardCoordinator', options.maxShards);
     this.#now = options.clock ?? (() => performance.now());
   }
 

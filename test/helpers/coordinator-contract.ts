@@ -256,6 +256,17 @@ export function coordinatorContract(name: string, make: MakeCoordinator): void {
     }),
   );
 
+  it(`${name}: refuses a maxShards option out of 1 to 65,536 with a ValidationError; unset, counts up to 10,000 pass`, async () => {
+    for (const maxShards of [0, 65_537, 2.5]) await expect(make({ leaseMs: LONG, maxShards }), `maxShards ${maxShards}`).rejects.toThrow(ValidationError);
+    await withSubject({ leaseMs: LONG }, async ({ coordinator: c }) => {
+      await expect(c.tick('a', 10_001, false), 'a count beyond the default maxShards').rejects.toThrow(ValidationError);
+      expect((await c.tick('a', 10_000, false)).members, 'a count of the default maxShards').toBe(1);
+    })();
+    await withSubject({ leaseMs: LONG, maxShards: 65_536 }, async ({ coordinator: c }) => {
+      expect((await c.tick('a', 65_536, false)).members, 'a count of the largest maxShards').toBe(1);
+    })();
+  });
+
   it(
     `${name}: shardCount: the first proposal wins (one beyond maxShards refused, always), then what a reshard commits`,
     withSubject({ leaseMs: LONG, maxShards: 16 }, async ({ coordinator: c }) => {
