@@ -40,20 +40,20 @@ export interface CoordinatorTick {
    * leases are renewed and acted on), and the supervisor reports this through its host's failure path. @default undefined
    */
   report?: Error | undefined;
-  /** Who held each shard this step newly gave this member, when the coordinator knows (the Redis one does). @default undefined */
+  /**
+   * Who held each shard this step newly gave this member, when the coordinator knows (both of the SDK's do): an entry only for a
+   * shard another member held (none for one never held, or last held by this member); `undefined` when no such shard. @default undefined
+   */
   previous?: ReadonlyMap<number, PreviousHolder> | undefined;
 }
 
-/**
- * Shares the shards of a bot among live processes: `createRedisShardCoordinator()`
- * of `community-chat-sdk/redis`, or your own.
- */
+/** Shares a bot's shards among live processes: `createRedisShardCoordinator()` (`/redis`), `MemoryShardCoordinator` (`/testing`), or your own. */
 export interface ShardCoordinator {
   /** How long a lease (and a membership) lives without renewal, milliseconds. */
   readonly leaseMs: number;
   /**
    * One step, atomic: renews this member and the leases it holds, forgets members and leases that expired, and (when
-   * `acquire`) takes free shards of `shardCount` up to a fair share (`ceil(shardCount / members)`), except for a count
+   * `acquire`) takes free shards of `shardCount`, lowest first, up to a fair share (`ceil(shardCount / members)`), except for a count
    * the fleet is leaving: once every shard of a reshard's target is READY (the switch is under way, members release
    * their old shards with their sessions ended), or once another count was committed. Until then the old count takes
    * free shards as always (one handed off to rebalance is resumed by its taker), so no old shard stays dark while the

@@ -7,20 +7,11 @@
  * @module
  */
 
-import {
-  checkCount,
-  checkDuration,
-  clampNumber,
-  DEFAULT_MAX_SHARDS,
-  MAX_SHARDS_LIMIT,
-  MAX_TIMER_MS,
-  optionNames,
-  refuseUnknownOptions,
-  wholeWithin,
-} from '../core/bounds.js';
+import { checkCount, checkDuration, clampNumber, MAX_SHARDS_LIMIT, MAX_TIMER_MS, optionNames, refuseUnknownOptions, wholeWithin } from '../core/bounds.js';
 import { ShardCoordinatorError } from '../errors/index.js';
 import { DEFAULT_COMMAND_TIMEOUT_MS, RedisScript, sendCommand, type RedisClientLike, type StoreFailure, withinTime } from './connection.js';
 import { readMemberInfo } from './fleet-members.js';
+import { maxShardsOption } from '../gateway/coordinator-rules.js';
 import { taggedKey } from './keys.js';
 
 /** Options of {@link readFleetStatus}. */
@@ -200,7 +191,7 @@ export async function readFleetStatus(options: FleetStatusOptions): Promise<Flee
   refuseUnknownOptions(operation, options, OPTIONS);
   const key = taggedKey(operation, 'key', options.key ?? 'ccsdk:fleet');
   const timeoutMs = checkDuration(operation, 'commandTimeoutMs', options.commandTimeoutMs, { min: 1 }) ?? DEFAULT_COMMAND_TIMEOUT_MS;
-  const maxShards = checkCount(operation, 'maxShards', options.maxShards, { min: 1, max: MAX_SHARDS_LIMIT }) ?? DEFAULT_MAX_SHARDS;
+  const maxShards = maxShardsOption(operation, options.maxShards);
   const given = checkCount(operation, 'shardCount', options.shardCount, { min: 1, max: maxShards });
   const prefix = options.sessionPrefix ?? 'ccsdk:gw:session:';
   const { client } = options;

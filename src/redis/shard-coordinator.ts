@@ -18,9 +18,20 @@
 
 import type { CoordinatorTick, ShardCoordinator, ShardLease } from '../gateway/coordinator.js';
 import type { PreviousHolder } from '../gateway/fleet-events.js';
-import { checkCount, checkDuration, clampNumber, DEFAULT_MAX_SHARDS, MAX_SHARDS_LIMIT, MAX_TIMER_MS, refuseUnknownOptions } from '../core/bounds.js';
+import { checkDuration, clampNumber, MAX_TIMER_MS, refuseUnknownOptions } from '../core/bounds.js';
 import { acquireClaim, CLAIM_TTL_MS, type ClaimKeys, type ClaimScriptRunner, markAnswered } from './interaction-claim.js';
-import { ShardCoordinatorError, ValidationError } from '../errors/index.js';
+import { ShardCoordinatorError } from '../errors/index.js';
+import {
+  checkCoordinatorId,
+  claimTtl,
+  checkProposedCount,
+  checkReadyShard,
+  checkShardCount,
+  joinedBot,
+  maxShardsOption,
+  reshardUnderWay,
+  TAKEN_PER_STEP,
+} from '../gateway/coordinator-rules.js';
 import { DEFAULT_COMMAND_TIMEOUT_MS, type RedisScript, withinTime, type RedisClientLike, type StoreFailure } from './connection.js';
 import { taggedKey } from './keys.js';
 import { type FleetStatus, type FleetStatusOptions, readFleetStatus } from './fleet-status.js';
@@ -82,24 +93,10 @@ const KNOWN_OPTIONS = [
   'name',
 ] as const satisfies readonly (keyof RedisShardCoordinatorOptions)[];
 
-/** The most free shards one step takes (a member far below its share takes the rest on its next steps). */
-const TAKEN_PER_STEP = 1000;
-
-/** The longest member id or bot id, in characters. */
-const MAX_ID_LENGTH = 200;
-
 const OPERATION = 'createRedisShardCoordinator';
 
 /** A coordinator's command that failed. */
 const coordinatorFailure: StoreFailure = (detail, cause) => new ShardCoordinatorError(detail, cause === undefined ? undefined : { cause });
-
-/** A member or bot id: a string of 1 to 200 characters, without `|` (the lease separator) or a control character. */
-function checkId(operation: string, name: string, value: unknown): string {
-  const ok = typeof value === 'string' && value.length > 0 && value.length <= MAX_ID_LENGTH && !value.includes('|') && ![...value].some((char) => char < ' ');
-  if (!ok)
-    throw new ValidationError(operation, [{ path: name, message: `must be a string of 1 to ${MAX_ID_LENGTH} characters without "|" or control characters` }]);
-  return value;
-}
 
 /**
  * A script's answer as its parts, each a list (a single value becomes a list of one), so a reply of another shape (a
@@ -166,8 +163,8 @@ export class RedisShardCoordinator implements ShardCoordinator {
     this.#key = taggedKey(OPERATION, 'key', this.#keyName);
     this.leaseMs = checkDuration(OPERATION, 'leaseMs', options.leaseMs, { min: 300, integer: true }) ?? 10_000;
     this.#timeoutMs = checkDuration(OPERATION, 'commandTimeoutMs', options.commandTimeoutMs, { min: 1 }) ?? DEFAULT_COMMAND_TIMEOUT_MS;
-    this.maxShards = checkCount(OPERATION, 'maxShards', options.maxShards, { min: 1, max: MAX_SHARDS_LIMIT }) ?? DEFAULT_MAX_SHARDS;
-    this.#bot = options.bot === undefined ? undefined : checkId(OPERATION, 'bot', options.bot);
+    this.maxShards = maxShardsOption(OPERATION, options.maxShards);
+    this.#bot = options.bot === undefined ? undefined : checkCoordinatorId(OPERATION, 'bot', options.bot);
     this.#info = thisMember(options.name === undefined ? undefined : checkMemberName(OPERATION, options.name));
     this.#members = new FleetMembers(this.#key, (script, keys, args) => this.#run(script, keys, args));
   }
@@ -177,10 +174,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
    * checks that the fleet serves this bot. A different bot than the one already set is refused.
    */
   join(bot: string): void {
-    checkId('ShardCoordinator.join', 'bot', bot);
-    if (this.#bot !== undefined && this.#bot !== bot)
-      throw new ValidationError('ShardCoordinator.join', [{ path: 'bot', message: 'differs from the bot this coordinator already serves' }]);
-    this.#bot = bot;
+    this.#bot = joinedBot(this.#bot, bot);
   }
 
   #run(script: RedisScript, keys: string[], args: string[]): Promise<unknown> {
@@ -188,7 +182,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
   }
 
   #count(operation: string, count: number): string {
-    return String(checkCount(operation, 'shardCount', count, { min: 1, max: this.maxShards }));
+    return String(checkShardCount(operation, count, this.maxShards));
   }
 
   #perCount(name: string, count: number): string {
@@ -196,7 +190,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
   }
 
   async tick(member: string, shardCount: number, acquire: boolean, registered = false): Promise<CoordinatorTick> {
-    checkId('ShardCoordinator.tick', 'member', member);
+    checkCoordinatorId('ShardCoordinator.tick', 'member', member);
     const count = this.#count('ShardCoordinator.tick', shardCount);
     const k = this.#key;
     const keys = [`${k}:members`, this.#perCount('leases', shardCount), `${k}:fence`, `${k}:target`, this.#perCount('ready', shardCount)];
@@ -248,7 +242,8 @@ export class RedisShardCoordinator implements ShardCoordinator {
     const fresh = leases.filter((lease) => seen?.has(`${lease.shardId}|${lease.fence}`) !== true).map((lease) => lease.shardId);
     // A dead member's lease is at most 10 times this one's (a step refuses more) and freed within 3 of them: 40 is past any.
     const maxSinceMs = Math.min(MAX_TIMER_MS, 40 * this.leaseMs);
-    const previous = fresh.length === 0 ? undefined : await this.#members.acquired(member, shardCount, fresh, maxSinceMs);
+    const found = fresh.length === 0 ? undefined : await this.#members.acquired(member, shardCount, fresh, maxSinceMs);
+    const previous = found === undefined || found.size === 0 ? undefined : found; // none had another holder: no map (the contract's one answer)
     this.#seen.delete(id); // kept in order of use: the least recently stepping member is forgotten first
     this.#seen.set(id, now);
     if (this.#seen.size > 64) this.#seen.delete(this.#seen.keys().next().value as string);
@@ -272,11 +267,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
   }
 
   async shardCount(proposed?: number): Promise<number | undefined> {
-    if (typeof proposed === 'number' && Number.isInteger(proposed) && proposed > this.maxShards)
-      throw new ShardCoordinatorError(
-        `the proposed shard count ${proposed} (the service's recommendation) is beyond this fleet's maxShards ${this.maxShards}: raise maxShards to run it`,
-      );
-    const value = proposed === undefined ? '' : this.#count('ShardCoordinator.shardCount', proposed);
+    const value = String(checkProposedCount(proposed, this.maxShards) ?? '');
     const [[count] = [], problems] = parts(await this.#run(ADOPT_COUNT, [`${this.#key}:count`], [value, String(this.maxShards)]), 'shardCount', 2);
     this.#unreported = repaired(problems, this.#unreported); // reported by the next step: connect() goes on with the proposed count
     const stored = clampNumber(count, 0, this.maxShards, 0);
@@ -289,13 +280,12 @@ export class RedisShardCoordinator implements ShardCoordinator {
     const keys = [`${k}:target`, this.#perCount('ready', count), `${k}:count`, `${k}:switching`];
     const [[status] = [], [pending] = [], problems] = parts(await this.#run(REQUEST_RESHARD, keys, [value, String(this.maxShards)]), 'requestReshard', 3);
     this.#unreported = repaired(problems, this.#unreported); // the request was made: the next step reports what was repaired
-    if (Number(status) === 2)
-      throw new ShardCoordinatorError(`a reshard to ${clampNumber(pending, 0, this.maxShards, 0)} shards is under way; ask again once it is done`);
+    if (Number(status) === 2) throw reshardUnderWay(clampNumber(pending, 0, this.maxShards, 0));
   }
 
   async shardReady(shardCount: number, shardId: number): Promise<void> {
-    const count = this.#count('ShardCoordinator.shardReady', shardCount);
-    checkCount('ShardCoordinator.shardReady', 'shardId', shardId, { max: shardCount - 1 });
+    checkReadyShard(shardCount, shardId, this.maxShards);
+    const count = String(shardCount);
     await this.#run(SHARD_READY, [this.#perCount('ready', shardCount), `${this.#key}:target`, `${this.#key}:switching`], [String(shardId), count]);
   }
 
@@ -343,7 +333,8 @@ export class RedisShardCoordinator implements ShardCoordinator {
    * once it was answered. A fleet member's claim lasts as long as the claim key (its validity is the member's liveness).
    */
   async claimInteraction(member: string, interactionId: string, ttlMs = CLAIM_TTL_MS): Promise<boolean> {
-    return (await acquireClaim(this.#claimRunner, this.#claimKeys(interactionId), member, ttlMs, { ttlMs })).status === 'taken';
+    const ms = claimTtl(ttlMs);
+    return (await acquireClaim(this.#claimRunner, this.#claimKeys(interactionId), member, ms, { ttlMs: ms })).status === 'taken';
   }
 
   async answered(interactionId: string): Promise<void> {

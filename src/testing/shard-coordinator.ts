@@ -2,15 +2,27 @@
  * A shard coordinator in memory, for tests of fleet code without Redis:
  * several Gateways (members) in one process share a bot's shards with the
  * same rules as `createRedisShardCoordinator()` (leases with fencing tokens,
- * fair shares with each member's home shards first, interaction claims a
- * dead member gives up, reshard requests), on a clock the test may move.
+ * fair shares taken lowest free shard first, interaction claims a dead member
+ * gives up, reshard requests, the same checks of what a caller gives), on a
+ * clock the test may move. `test/helpers/coordinator-contract.ts` runs one
+ * contract on both.
  *
  * @module
  */
 
-import { checkCount, checkDuration, DEFAULT_MAX_SHARDS, MAX_SHARDS_LIMIT, optionNames, refuseUnknownOptions } from '../core/bounds.js';
+import { checkDuration, optionNames, refuseUnknownOptions } from '../core/bounds.js';
 import { INTERACTION_CLAIM_TTL_MS as CLAIM_TTL_MS } from '../core/constants.js';
-import { ShardCoordinatorError } from '../errors/index.js';
+import {
+  checkCoordinatorId,
+  checkProposedCount,
+  checkReadyShard,
+  checkShardCount,
+  joinedBot,
+  maxShardsOption,
+  reshardUnderWay,
+  TAKEN_PER_STEP,
+  claimTtl,
+} from '../gateway/coordinator-rules.js';
 import type { CoordinatorTick, ShardCoordinator, ShardLease } from '../gateway/coordinator.js';
 import type { PreviousHolder } from '../gateway/fleet-events.js';
 
@@ -32,11 +44,15 @@ interface Lease {
   expires: number;
 }
 
-/** A shard's last holder: who, when it last renewed (on the coordinator's clock), and whether it left the fleet. */
+/**
+ * A shard's last holder: who, when it last renewed (on the coordinator's clock), whether it left the fleet, and whether it lost
+ * the lease by dying (as the Redis coordinator records `holder|ms` only when a step frees a dead holder's lease).
+ */
 interface LastHolder {
   readonly member: string;
   renewed: number;
   left: boolean;
+  died?: boolean;
 }
 
 /**
@@ -62,6 +78,8 @@ export class MemoryShardCoordinator implements ShardCoordinator {
   readonly #ready = new Map<number, Set<number>>();
   /** Every shard of the target is READY: the switch is under way, and the count the fleet leaves takes no shard. */
   #switching: number | undefined;
+  /** The bot the fleet serves, once a Gateway joined. */
+  #bot: string | undefined;
 
   /** The largest shard count the fleet runs or reshards to. */
   readonly maxShards: number;
@@ -69,7 +87,7 @@ export class MemoryShardCoordinator implements ShardCoordinator {
   constructor(options: MemoryShardCoordinatorOptions = {}) {
     refuseUnknownOptions('MemoryShardCoordinator', options, OPTIONS, { now: 'clock' });
     this.leaseMs = checkDuration('MemoryShardCoordinator', 'leaseMs', options.leaseMs ?? 10_000, { min: 1 });
-    this.maxShards = checkCount('MemoryShardCoordinator', 'maxShards', options.maxShards, { min: 1, max: MAX_SHARDS_LIMIT }) ?? DEFAULT_MAX_SHARDS;
+    this.maxShards = maxShardsOption('MemoryShardCoordinator', options.maxShards);
     this.#now = options.clock ?? (() => performance.now());
   }
 
@@ -83,7 +101,14 @@ export class MemoryShardCoordinator implements ShardCoordinator {
     return (this.#members.get(member) ?? Number.NEGATIVE_INFINITY) > now;
   }
 
+  /** Records the bot the fleet serves (the Gateway gives it from its token); another bot is refused with a `ValidationError`. */
+  join(bot: string): void {
+    this.#bot = joinedBot(this.#bot, bot);
+  }
+
   async tick(member: string, shardCount: number, acquire: boolean, registered = false): Promise<CoordinatorTick> {
+    checkCoordinatorId('ShardCoordinator.tick', 'member', member);
+    checkShardCount('ShardCoordinator.tick', shardCount, this.maxShards);
     const now = this.#now();
     for (const [id, expires] of this.#members) if (expires <= now) this.#members.delete(id);
     if (registered && !this.#members.has(member)) return { members: 0, index: 0, leases: [], expired: true };
@@ -103,8 +128,9 @@ export class MemoryShardCoordinator implements ShardCoordinator {
         if (holder?.member === member) holder.renewed = now;
         held.push({ shardId, fence: lease.fence });
       } else if (lease === undefined || lease.expires <= now) {
-        if (shardId % n === index) free.unshift(shardId);
-        else free.push(shardId);
+        const holder = last.get(shardId);
+        if (lease !== undefined && holder?.member === lease.member) holder.died = true; // its holder died holding it
+        free.push(shardId); // lowest first, as the Redis coordinator takes them
       }
     }
     // A count the fleet is leaving takes nothing: its switch is under way (every shard of the target READY), or another was committed.
@@ -115,8 +141,9 @@ export class MemoryShardCoordinator implements ShardCoordinator {
     const previous = new Map<number, PreviousHolder>();
     if (acquire && !leaving) {
       const fair = Math.ceil(shardCount / n);
+      const most = held.length + TAKEN_PER_STEP; // as on Redis: a member far below its share takes the rest on its next steps
       for (const shardId of free) {
-        if (held.length >= fair) break;
+        if (held.length >= Math.min(fair, most)) break;
         const fence = ++this.#fence;
         leases.set(shardId, { member, fence, expires: now + this.leaseMs });
         held.push({ shardId, fence });
@@ -148,40 +175,44 @@ export class MemoryShardCoordinator implements ShardCoordinator {
     last.set(shardId, { member, renewed: now, left: false });
     if (before === undefined || before.member === member) return undefined;
     const live = this.#live(before.member, now);
-    const died = live || before.left ? {} : { sinceRenewalMs: Math.max(0, now - before.renewed) };
+    const died = before.died === true ? { sinceRenewalMs: Math.max(0, now - before.renewed) } : {};
     return { member: before.member, live, left: before.left, ...died };
   }
 
   async release(member: string, shardCount: number, lease: ShardLease): Promise<void> {
+    checkShardCount('ShardCoordinator.release', shardCount, this.maxShards);
     const leases = this.#leasesOf(shardCount);
     const held = leases.get(lease.shardId);
     if (held?.member === member && held.fence === lease.fence) leases.delete(lease.shardId);
   }
 
   async leave(member: string, shardCount: number): Promise<void> {
+    checkShardCount('ShardCoordinator.leave', shardCount, this.maxShards);
     this.#members.delete(member);
     const leases = this.#leasesOf(shardCount);
     for (const [shardId, lease] of leases) if (lease.member === member) leases.delete(shardId);
-    for (const holder of this.#lastOf(shardCount).values()) if (holder.member === member) holder.left = true;
+    // It left the fleet, not only this count: so says the record of every shard it held last.
+    for (const last of this.#last.values()) for (const holder of last.values()) if (holder.member === member) holder.left = true;
   }
 
   async shardCount(proposed?: number): Promise<number | undefined> {
-    if (proposed !== undefined && this.#count === undefined && proposed > this.maxShards)
-      throw new ShardCoordinatorError(`the service's shard count ${proposed} is more than maxShards (${this.maxShards})`);
-    this.#count ??= proposed;
+    const checked = checkProposedCount(proposed, this.maxShards); // refused whether or not a count is stored, as on Redis
+    this.#count ??= checked;
     return this.#count;
   }
 
   async requestReshard(count: number): Promise<void> {
-    checkCount('ShardCoordinator.requestReshard', 'count', count, { min: 1, max: this.maxShards });
+    checkShardCount('ShardCoordinator.requestReshard', count, this.maxShards);
     if (this.#target === count) return;
-    if (this.#target !== undefined) throw new ShardCoordinatorError(`a reshard to ${this.#target} shards is under way; ask again once it is done`);
+    if (this.#target !== undefined) throw reshardUnderWay(this.#target);
+    if (this.#count === count) return; // the fleet runs it already
     this.#target = count;
     this.#ready.delete(count);
     this.#switching = undefined;
   }
 
   async shardReady(shardCount: number, shardId: number): Promise<void> {
+    checkReadyShard(shardCount, shardId, this.maxShards);
     let ready = this.#ready.get(shardCount);
     if (ready === undefined) this.#ready.set(shardCount, (ready = new Set()));
     ready.add(shardId);
@@ -189,6 +220,7 @@ export class MemoryShardCoordinator implements ShardCoordinator {
   }
 
   async commitReshard(count: number): Promise<void> {
+    checkShardCount('ShardCoordinator.commitReshard', count, this.maxShards);
     // A late commit of an earlier reshard (the fleet went on to another count since) changes nothing.
     if (this.#target !== count) return;
     this.#count = count;
@@ -197,13 +229,14 @@ export class MemoryShardCoordinator implements ShardCoordinator {
   }
 
   async claimInteraction(member: string, interactionId: string, ttlMs = CLAIM_TTL_MS): Promise<boolean> {
+    const ms = claimTtl(ttlMs);
     const now = this.#now();
     this.#forgetClaims(now);
     const found = this.#claims.get(interactionId);
     const claim = found !== undefined && found.expires > now ? found : undefined; // a shorter-lived claim may sit behind a longer one
     if (claim?.holder === 'answered') return false;
     if (claim !== undefined && claim.holder !== member && this.#live(claim.holder, now)) return false;
-    this.#claim(interactionId, member, now, ttlMs);
+    this.#claim(interactionId, member, now, ms);
     return true;
   }
 
