@@ -83,7 +83,7 @@ export class Gateway extends InteractionHost<GatewayEvents> {
     this.router.on('interactionUnhandled', (event) => this.#report({ event: 'debug', payload: event.message }, event.shardId));
     this.#sets = new ShardSets({
       ...{ newShard: (id, plan, set) => this.#newShard(id, plan, set), record: (shard, set) => this.#recordOf(shard, set), store: sessionStore },
-      ...{ storeFailed: (error) => this.#storeReports.failed(error), report: (report) => this.#report(report), now: () => wiring.now() },
+      ...{ storeFailed: (error) => this.#storeReports.failed(error), report: (report, shardId) => this.#report(report, shardId), now: () => wiring.now() },
       ...{ maxShards: options.maxShards ?? DEFAULT_MAX_SHARDS, fleetEvent: (event) => emitFleetEvent(event, (name, e) => this.#emitSafely(name, e as never)) },
     });
   }
