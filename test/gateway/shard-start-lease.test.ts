@@ -1,24 +1,19 @@
 /**
  * A leased shard that cannot be started at once (`gateway/shard-start.ts`, `startLeased`): a factory that throws (a worker thread
  * that cannot start) is tried again while the lease is held, reported once as the shard's failure (not the coordinator's), and
- * the tries stop once the lease is lost; a shard worker that dies before READY under a lease is reported once (by the worker,
- * with its restart), not again by the lease's connect retry.
+ * the tries stop once the lease is lost; a connect failure its source reported already (a shard worker's exit, reported with its
+ * restart: `test/gateway/worker-pool.test.ts`) is counted, not reported again.
  */
 import { afterEach, expect, it, vi } from 'vitest';
 import type { ConnectionReport } from '../../src/gateway/connection-host.js';
 import { createFleet } from '../../src/gateway/fleet.js';
 import type { FleetSupervisor } from '../../src/gateway/coordinator.js';
 import { LastSessions } from '../../src/gateway/gateway-session-store.js';
-import { resolveGatewayOptions } from '../../src/gateway/options.js';
-import type { ShardPlan } from '../../src/gateway/shard-plan.js';
-import { RECONNECT_AFTER_MS, startShard, type ShardStartTarget } from '../../src/gateway/shard-start.js';
-import type { ShardHandle, ShardHost } from '../../src/gateway/shards.js';
-import { workerShards } from '../../src/gateway/worker-pool.js';
-import { runningShardWorkers } from '../../src/gateway/worker-thread.js';
+import { connectWhileHeld, RECONNECT_AFTER_MS, reportedAlready } from '../../src/gateway/shard-start.js';
+import type { ShardHandle } from '../../src/gateway/shards.js';
 import { MemoryShardCoordinator } from '../../src/testing/index.js';
 import { ScriptedCoordinator, step } from '../helpers/scripted-coordinator.js';
 import { until } from '../helpers/until.js';
-import { behaveWell, startWsServer } from '../helpers/ws-server.js';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
@@ -137,36 +132,22 @@ it('a lease lost and acquired again while the first acquisition waits to try aga
   ).toEqual([0]);
 });
 
-it('a shard worker that dies before READY under a lease is reported once (the worker, with its restart), then READY and announced', async () => {
-  // A scripted Gateway that never says Hello until the test says so: the worker dies while the leased shard connects.
-  const server = await startWsServer();
-  cleanups.push(() => server.close());
-  const options = resolveGatewayOptions({ reconnectBaseDelayMs: 300, reconnectMaxDelayMs: 300 }, server.url);
+it("a held shard's connect failure its source reported already (a worker's exit) is counted in its run, not reported again", async () => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
   const reports: string[] = [];
-  const keep = (source: string) => (report: ConnectionReport) =>
-    void (report.event === 'error' && reports.push(`${source}: ${report.payload instanceof Error ? report.payload.message : String(report.payload)}`));
-  const host: ShardHost = {
-    ...{ token: () => 'Bot token', now: () => Date.now(), allowInsecure: false, dispatch: () => undefined, changed: () => undefined },
-    emit: keep('worker'),
-  };
-  const plan: ShardPlan = { sharded: true, ids: [0], count: 1, maxConcurrency: 1, perWorker: 1 };
-  const create = workerShards(options, () => host);
-  const target: ShardStartTarget = {
-    ...{ list: [], savers: new Map(), count: 1, store: undefined, record: () => undefined, storeFailed: () => undefined },
-    create: (id) => create(id, plan, {}),
-    report: keep('lease'),
-  };
-  let announced = 0;
-  const shard = await startShard(target, 0, { kind: 'lease', holds: () => true, connected: () => void announced++ });
-  cleanups.push(() => shard?.destroy());
-  await server.peer(0);
-  expect(runningShardWorkers.size, 'one worker for the leased shard').toBe(1);
-  await [...runningShardWorkers][0]?.terminate();
-  server.onConnection((peer) => behaveWell(peer));
-  await until(() => announced === 1, {
-    what: `the leased shard READY in the restarted worker and announced (errors: ${reports.join(' | ')})`,
-    timeoutMs: 8000,
-  });
-  expect(shard?.status).toBe('ready');
-  expect(reports, 'the crash before READY, reported').toEqual([expect.stringMatching(/^worker: the worker running shard 0 exited/)]);
-}, 30_000);
+  const outcomes = [reportedAlready(new Error('the shard worker exited (code 1)')), new Error('connect timed out'), undefined];
+  let connects = 0;
+  connectWhileHeld(
+    async () => {
+      const outcome = outcomes[connects++];
+      if (outcome !== undefined) throw outcome;
+    },
+    () => true,
+    (report) => void reports.push(`${report.event}: ${report.payload instanceof Error ? report.payload.message : String(report.payload)}`),
+  );
+  await vi.advanceTimersByTimeAsync(RECONNECT_AFTER_MS * 3); // waits of 1 s and 2 s: the third connect succeeds
+  expect(connects, 'connected on the third attempt').toBe(3);
+  expect(reports, 'the run begun by a failure reported elsewhere: counted, ended by a debug line').toEqual([
+    expect.stringMatching(/^debug: the shard is up after 2 failed attempts/),
+  ]);
+});

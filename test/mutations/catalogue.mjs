@@ -215,7 +215,7 @@ export const MUTATIONS = [
     find: 'waiter.reject(reportedAlready(new GatewayError(',
     replace: 'waiter.reject((new GatewayError(',
     description: "a shard worker's exit before READY under a lease reported twice (the crash, and the lease's connect retry)",
-    tests: ['test/gateway/shard-start-lease.test.ts'],
+    tests: ['test/gateway/worker-pool.test.ts'],
   },
   {
     id: 'fleet-start-all-keeps-partial',
