@@ -4,10 +4,11 @@
  * the set's factory, in this thread or in a worker; its stored session
  * restored; its saver registered; added to the set), and connect it by who
  * may run it: a fixed list connects in `maxConcurrency` buckets and a failure
- * rejects ({@link connectFixed}); a lease connects again after a failure
- * while it is held, each failure reported ({@link connectWhileHeld}, also
- * how a restarted shard worker connects its shards). Changing how a shard
- * starts changes this file.
+ * rejects ({@link connectFixed}); a lease creates its shard again when the
+ * factory threw and connects it again after a failure, while it is held,
+ * each run of failures reported once ({@link connectWhileHeld}, also how a
+ * restarted shard worker connects its shards). Changing how a shard starts
+ * changes this file.
  *
  * @module
  */
@@ -178,7 +179,8 @@ function hopeless(error: unknown): boolean {
  * Connects a shard that must not stay dark while `held()`: a connect that fails (its Identify turn came past the connect timeout,
  * the service refused) is tried again after {@link RECONNECT_AFTER_MS}, doubling up to 30 s, for as long as it is held (asked
  * again when each wait ends). Once it is READY (or RESUMED) `connected` runs; if it fails (the coordinator is down), it alone
- * is tried again, never the connect. A run of failures is one `error` (the first) and a debug line when it ends; a close no
+ * is tried again, never the connect. A run of failures is one `error` (the first, unless its source reported it: see
+ * {@link reportedAlready}) and a debug line when it ends; a close no
  * attempt can fix (see {@link hopeless}) is reported and not tried again, since every attempt would fail alike.
  */
 export function connectWhileHeld(
