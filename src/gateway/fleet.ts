@@ -174,16 +174,25 @@ function fleetHost(shards: FleetShards, count: number, member: () => string): Fl
   // A shard the coordinator gave starts where every shard starts, its session restored from the store or this process's last one.
   const target: ShardStartTarget = {
     ...{ create: (id) => shards.create(id), list: shards.list, savers: shards.savers, replayed: shards.replayed, count, store },
-    ...{ record: (shard) => shards.record(shard), storeFailed: (error) => shards.storeFailed(error), report: (report) => shards.report(report) },
+    ...{
+      record: (shard) => shards.record(shard),
+      storeFailed: (error) => shards.storeFailed(error),
+      report: (report, shardId) => shards.report(report, shardId),
+    },
   };
+  // Each start's acquisition until its stop: a start still trying to create its shard (see startShard) stops once the shard was
+  // stopped, even if a later step acquired the shard again meanwhile (that acquisition's start creates it).
+  const acquisitions = new Map<number, object>();
   return {
     async start(shardId, lease) {
       const acquiredAt = performance.now();
+      const acquisition = {};
+      acquisitions.set(shardId, acquisition);
       let announced = false; // the event once, though `connected` is tried again when announcing READY fails
       await startShard(target, shardId, {
         kind: 'lease',
         fence: lease?.fence,
-        holds: () => shards.holds(shardId),
+        holds: () => acquisitions.get(shardId) === acquisition && shards.holds(shardId),
         connected: (resumed) => {
           const durationMs = performance.now() - acquiredAt;
           const { fence, from } = lease ?? { fence: 0 };
@@ -198,6 +207,7 @@ function fleetHost(shards: FleetShards, count: number, member: () => string): Fl
       });
     },
     async stop(shardId, handOff) {
+      acquisitions.delete(shardId);
       const shard = find(shardId);
       const saver = shards.savers.get(shardId);
       shards.savers.delete(shardId);

@@ -86,7 +86,7 @@ export class Gateway extends InteractionHost<GatewayEvents> {
       ...{
         storeFailed: (error) => this.#storeReports.failed(error),
         storeRecovered: (event) => this.#recovered(event),
-        report: (report) => this.#report(report),
+        report: (report, shardId) => this.#report(report, shardId),
       },
       now: () => wiring.now(),
       ...{ maxShards: options.maxShards ?? DEFAULT_MAX_SHARDS, fleetEvent: (event) => emitFleetEvent(event, (name, e) => this.#emitSafely(name, e as never)) },

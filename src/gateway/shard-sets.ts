@@ -67,8 +67,8 @@ export interface ShardSetsHost {
   storeFailed(error: unknown): void;
   /** An outage of a set's coordinator ended (emitted by the Gateway as `storeRecovered`). @default undefined */
   storeRecovered?(event: StoreRecoveredEvent): void;
-  /** Reports a debug line or an error as the Gateway's event. */
-  report(report: ConnectionReport): void;
+  /** Reports a debug line or an error as the Gateway's event (of shard `shardId`, when it is about one). */
+  report(report: ConnectionReport, shardId?: number): void;
   /** The Gateway's clock. */
   now(): number;
   /** The most shards a set may have (`gateway.maxShards`): a fleet's reshard target past it is refused, not planned. */
@@ -173,7 +173,11 @@ export class ShardSets {
     const plan = set.plan as ShardPlan;
     return {
       ...{ create: (id) => host.newShard(id, plan, set), list: set.shards, savers: set.savers, replayed: set.replayed, count: plan.count, store: host.store },
-      ...{ record: (shard) => host.record(shard, set), storeFailed: (error) => host.storeFailed(error), report: (report) => host.report(report) },
+      ...{
+        record: (shard) => host.record(shard, set),
+        storeFailed: (error) => host.storeFailed(error),
+        report: (report, shardId) => host.report(report, shardId),
+      },
     };
   }
 

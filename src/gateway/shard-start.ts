@@ -4,10 +4,11 @@
  * the set's factory, in this thread or in a worker; its stored session
  * restored; its saver registered; added to the set), and connect it by who
  * may run it: a fixed list connects in `maxConcurrency` buckets and a failure
- * rejects ({@link connectFixed}); a lease connects again after a failure
- * while it is held, each failure reported ({@link connectWhileHeld}, also
- * how a restarted shard worker connects its shards). Changing how a shard
- * starts changes this file.
+ * rejects ({@link connectFixed}); a lease creates its shard again when the
+ * factory threw and connects it again after a failure, while it is held,
+ * each run of failures reported once ({@link connectWhileHeld}, also how a
+ * restarted shard worker connects its shards). Changing how a shard starts
+ * changes this file.
  *
  * @module
  */
@@ -38,8 +39,8 @@ export interface ShardStartTarget {
   record(shard: ShardHandle): GatewaySessionRecord | undefined;
   /** The session store failed. */
   storeFailed(error: unknown): void;
-  /** Reports a debug line or an error as the Gateway's event. */
-  report(report: ConnectionReport): void;
+  /** Reports a debug line or an error as the Gateway's event (of shard `shardId`, when it is about one). */
+  report(report: ConnectionReport, shardId?: number): void;
 }
 
 /** Who may run a shard: a fixed list (every id, connected by {@link connectFixed}) or a lease (connected while held). */
@@ -63,10 +64,44 @@ export type ShardAdmission =
  * Starts shard `shardId` of a set: created by the set's factory, its stored session restored (unless a fixed list says not to),
  * its saver registered, added to the set in id order; under a lease, then connected while the lease is held. Resolves with the
  * shard once it is added (and connecting, under a lease), or `undefined` when the lease was lost while the session loaded
- * (nothing of the shard is kept, so nothing of it is ever saved).
+ * (nothing of the shard is kept, so nothing of it is ever saved). Under a lease, a factory that throws is tried again while the
+ * lease is held ({@link startLeased}); in a fixed list it rejects.
  */
 export async function startShard(target: ShardStartTarget, shardId: number, admission: ShardAdmission): Promise<ShardHandle | undefined> {
-  const shard = target.create(shardId);
+  if (admission.kind === 'lease') return startLeased(target, shardId, admission);
+  return place(target, target.create(shardId), admission);
+}
+
+/**
+ * Creates a leased shard, then places it ({@link place}). A factory that throws (a worker thread that cannot start) leaves a held
+ * lease with no shard: it is tried again while the lease is held, with the waits of a failed connect (1 s doubling to 30 s), the
+ * run of failures one `error` that names the shard and its cause, and a debug line once the shard is created; once the lease is
+ * lost the tries stop. The first try's outcome resolves (the shard, or `undefined` after a failure): a fleet's steps, which renew
+ * the lease, await a start, so the tries after a failed one go on behind it.
+ */
+function startLeased(target: ShardStartTarget, shardId: number, admission: ShardAdmission & { kind: 'lease' }): Promise<ShardHandle | undefined> {
+  const report = (report: ConnectionReport) => target.report(report, shardId);
+  const tries = new HeldAttempts(admission.holds, report);
+  const attempt = async (): Promise<ShardHandle | undefined> => {
+    if (!admission.holds()) return undefined;
+    let shard: ShardHandle;
+    try {
+      shard = target.create(shardId);
+    } catch (error) {
+      const why = `shard ${shardId} could not be created (${describeThrown(error)}); tried again while this process holds its lease`;
+      tries.failed(new GatewayError(why, undefined, { cause: error }));
+      tries.later(() => void attempt().catch((thrown: unknown) => report({ event: 'error', payload: asError(thrown) })));
+      return undefined;
+    }
+    tries.succeeded(`shard ${shardId} was created`);
+    return place(target, shard, admission);
+  };
+  return attempt();
+}
+
+/** Restores a created shard's stored session, registers its saver and adds it to the set; under a lease, connects it while held. */
+async function place(target: ShardStartTarget, shard: ShardHandle, admission: ShardAdmission): Promise<ShardHandle | undefined> {
+  const shardId = shard.id;
   const { store, count } = target;
   const fence = admission.kind === 'lease' ? admission.fence : undefined;
   let dispatched: number | undefined;
@@ -99,7 +134,7 @@ export async function startShard(target: ShardStartTarget, shardId: number, admi
     connectWhileHeld(
       () => shard.connect(undefined),
       () => admission.holds() && target.list.includes(shard),
-      (report) => target.report(report),
+      (report) => target.report(report, shardId),
       () => admission.connected(stored !== undefined && shard.sessionId === stored),
     );
   }
@@ -144,7 +179,8 @@ function hopeless(error: unknown): boolean {
  * Connects a shard that must not stay dark while `held()`: a connect that fails (its Identify turn came past the connect timeout,
  * the service refused) is tried again after {@link RECONNECT_AFTER_MS}, doubling up to 30 s, for as long as it is held (asked
  * again when each wait ends). Once it is READY (or RESUMED) `connected` runs; if it fails (the coordinator is down), it alone
- * is tried again, never the connect. A run of failures is one `error` (the first) and a debug line when it ends; a close no
+ * is tried again, never the connect. A run of failures is one `error` (the first, unless its source reported it: see
+ * {@link reportedAlready}) and a debug line when it ends; a close no
  * attempt can fix (see {@link hopeless}) is reported and not tried again, since every attempt would fail alike.
  */
 export function connectWhileHeld(
@@ -153,44 +189,85 @@ export function connectWhileHeld(
   report: (report: ConnectionReport) => void,
   connected: () => Promise<void> | void = () => undefined,
 ): void {
-  const failures = new Outage();
-  let inARow = 0;
-  const later = (again: () => void): void => {
-    const ms = Math.min(RECONNECT_AFTER_MS * 2 ** Math.min(inARow - 1, 10), MAX_RECONNECT_AFTER_MS);
-    if (held()) setTimeout(again, ms).unref?.();
-  };
-  const succeeded = (): void => {
-    inARow = 0;
-    const ended = failures.recovered();
-    if (ended !== undefined) report({ event: 'debug', payload: `the shard is up after ${ended.failures} failed attempts over ${ended.durationMs} ms` });
-  };
-  const failed = (error: unknown): void => {
-    inARow++;
-    if (failures.failed() || hopeless(error)) report({ event: 'error', payload: error instanceof Error ? error : new GatewayError(describeThrown(error)) });
-  };
+  const tries = new HeldAttempts(held, report);
   const announce = (): void => {
     if (!held()) return;
     Promise.resolve()
       .then(connected)
-      .then(succeeded, (error: unknown) => {
-        failed(error);
-        later(announce);
-      });
+      .then(
+        () => tries.succeeded('the shard is up'),
+        (error: unknown) => {
+          tries.failed(error);
+          tries.later(announce);
+        },
+      );
   };
   const attempt = (): void => {
     if (!held()) return;
     connect().then(
       () => {
-        succeeded();
+        tries.succeeded('the shard is up');
         announce();
       },
       (error: unknown) => {
-        failed(error);
-        if (!hopeless(error)) later(attempt);
+        tries.failed(error, hopeless(error));
+        if (!hopeless(error)) tries.later(attempt);
       },
     );
   };
   attempt();
+}
+
+/** Failures its source reported already (a shard worker's exit, with its restart): see {@link reportedAlready}. */
+const reported = new WeakSet<object>();
+
+/**
+ * Marks `error` as reported where it happened (a shard worker that exited says so with its restart): a held shard's attempts count
+ * it in their run of failures without reporting it again. Returns `error`.
+ */
+export function reportedAlready<E extends Error>(error: E): E {
+  reported.add(error);
+  return error;
+}
+
+/**
+ * A held shard's attempts at one step (being created, connecting, announcing READY): a run of failures in a row is one `error`
+ * (its first, unless that one was {@link reportedAlready}; a `hopeless` one always) and a debug line when an attempt succeeds; the
+ * wait before the next attempt doubles from {@link RECONNECT_AFTER_MS} to 30 s, and the attempt is made only if still `held()`.
+ */
+class HeldAttempts {
+  readonly #failures = new Outage();
+  readonly #held: () => boolean;
+  readonly #report: (report: ConnectionReport) => void;
+  #inARow = 0;
+
+  constructor(held: () => boolean, report: (report: ConnectionReport) => void) {
+    this.#held = held;
+    this.#report = report;
+  }
+
+  failed(error: unknown, hopeless = false): void {
+    this.#inARow++;
+    const starts = this.#failures.failed() && !(typeof error === 'object' && error !== null && reported.has(error));
+    if (starts || hopeless) this.#report({ event: 'error', payload: asError(error) });
+  }
+
+  /** An attempt succeeded: the run of failures before it, if any, ends with a debug line (`<what> after N failed attempts ...`). */
+  succeeded(what: string): void {
+    this.#inARow = 0;
+    const ended = this.#failures.recovered();
+    if (ended !== undefined) this.#report({ event: 'debug', payload: `${what} after ${ended.failures} failed attempts over ${ended.durationMs} ms` });
+  }
+
+  /** Runs `again` after the wait this run of failures has reached, if the shard is still held now (`again` asks again when it ends). */
+  later(again: () => void): void {
+    const ms = Math.min(RECONNECT_AFTER_MS * 2 ** Math.min(this.#inARow - 1, 10), MAX_RECONNECT_AFTER_MS);
+    if (this.#held()) setTimeout(again, ms).unref?.();
+  }
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new GatewayError(describeThrown(error));
 }
 
 /**

@@ -19,7 +19,7 @@ import type { ResolvedGatewayOptions } from './options.js';
 import type { GatewaySessionRecord } from './gateway-session-store.js';
 import type { ShardPlan } from './shard-plan.js';
 import type { ShardHandle, ShardHost } from './shards.js';
-import { connectWhileHeld } from './shard-start.js';
+import { connectWhileHeld, reportedAlready } from './shard-start.js';
 import { runningShardWorkers, startWorker } from './worker-thread.js';
 import {
   idleState,
@@ -102,7 +102,8 @@ class ShardWorker {
       worker.once('exit', (code: number) => {
         runningShardWorkers.delete(worker);
         this.#exited = true;
-        for (const waiter of this.#connects.values()) waiter.reject(new GatewayError(`the shard worker exited (code ${code})`));
+        // Its crash is reported with its restart (below): a held shard's connect retry counts the rejection, not reporting it again.
+        for (const waiter of this.#connects.values()) waiter.reject(reportedAlready(new GatewayError(`the shard worker exited (code ${code})`)));
         this.#connects.clear();
         for (const controller of this.#turns.values()) controller.abort();
         this.#turns.clear();
@@ -268,7 +269,7 @@ class ShardWorker {
   /** Connects the shard's run `entry` (not another run of its id placed here after it stopped). */
   connect(entry: WorkerEntry, signal: AbortSignal | undefined): Promise<void> {
     const shardId = entry.id;
-    if (this.#exited) return Promise.reject(new GatewayError('the shard worker exited'));
+    if (this.#exited) return Promise.reject(reportedAlready(new GatewayError('the shard worker exited'))); // reported with its restart
     if (this.#running(shardId) !== entry) return Promise.reject(new GatewayError(`shard ${shardId} was stopped`));
     if (signal?.aborted) return Promise.reject(new GatewayError('connect() was aborted', undefined, { cause: signal.reason }));
     const requestId = this.#nextRequest++;

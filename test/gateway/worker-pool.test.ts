@@ -3,13 +3,14 @@
  * leases start and stop them: each shard placed in a worker with room (at
  * most `shardsPerWorker`), a stop that ends only that shard, a worker ended
  * once its last shard stopped, and a worker that dies restarted with the
- * shards it held then.
+ * shards it held then (its death before a leased shard's READY reported once).
  */
 import { afterEach, expect, it } from 'vitest';
 import type { ConnectionReport } from '../../src/gateway/connection-host.js';
 import { resolveGatewayOptions, type GatewayDispatchEvent } from '../../src/gateway/options.js';
 import type { ShardPlan } from '../../src/gateway/shard-plan.js';
 import type { ShardHandle, ShardHost } from '../../src/gateway/shards.js';
+import { startShard, type ShardStartTarget } from '../../src/gateway/shard-start.js';
 import { workerShards } from '../../src/gateway/worker-pool.js';
 import { runningShardWorkers } from '../../src/gateway/worker-thread.js';
 import { guildIdOnShard, startShardedEmulator } from '../helpers/sharded-emulator.js';
@@ -179,4 +180,38 @@ it('outside a fleet, a shard whose worker died before its first READY and whose 
   expect(timedOut()).toEqual([expect.stringMatching(/^shard 0: no Gateway session was ready within 1000 ms/)]);
   server.onConnection((peer) => behaveWell(peer));
   await until(() => shard.status === 'ready', { what: `shard 0 ready, connected again after its failed connect (status ${shard.status})`, timeoutMs: 6000 });
+}, 30_000);
+
+it('a shard worker that dies before READY under a lease is reported once (the worker, with its restart), then READY and announced', async () => {
+  // A scripted Gateway that never says Hello until the test says so: the worker dies while the leased shard connects.
+  const server = await startWsServer();
+  cleanups.push(() => server.close());
+  const options = resolveGatewayOptions({ reconnectBaseDelayMs: 300, reconnectMaxDelayMs: 300 }, server.url);
+  const reports: string[] = [];
+  const keep = (source: string) => (report: ConnectionReport) =>
+    void (report.event === 'error' && reports.push(`${source}: ${report.payload instanceof Error ? report.payload.message : String(report.payload)}`));
+  const host: ShardHost = {
+    ...{ token: () => 'Bot token', now: () => Date.now(), allowInsecure: false, dispatch: () => undefined, changed: () => undefined },
+    emit: keep('worker'),
+  };
+  const plan: ShardPlan = { sharded: true, ids: [0], count: 1, maxConcurrency: 1, perWorker: 1 };
+  const create = workerShards(options, () => host);
+  const target: ShardStartTarget = {
+    ...{ list: [], savers: new Map(), count: 1, store: undefined, record: () => undefined, storeFailed: () => undefined },
+    create: (id) => create(id, plan, {}),
+    report: keep('lease'),
+  };
+  let announced = 0;
+  const shard = await startShard(target, 0, { kind: 'lease', holds: () => true, connected: () => void announced++ });
+  cleanups.push(() => shard?.destroy());
+  await server.peer(0);
+  expect(runningShardWorkers.size, 'one worker for the leased shard').toBe(1);
+  await [...runningShardWorkers][0]?.terminate();
+  server.onConnection((peer) => behaveWell(peer));
+  await until(() => announced === 1, {
+    what: `the leased shard READY in the restarted worker and announced (errors: ${reports.join(' | ')})`,
+    timeoutMs: 8000,
+  });
+  expect(shard?.status).toBe('ready');
+  expect(reports, 'the crash before READY, reported').toEqual([expect.stringMatching(/^worker: the worker running shard 0 exited/)]);
 }, 30_000);
