@@ -61,7 +61,7 @@ const printer = ts.createPrinter({ removeComments: true, newLine: ts.NewLineKind
 /** Declaration files of the published surface (reached from an entry) that name zod. */
 const zodUsers = program
   .getSourceFiles()
-  .filter((source) => source.fileName.startsWith(types.split('\\').join('/')) && /(?:from\s*|import\s*\(\s*)['"]zod['"]/.test(source.text))
+  .filter((source) => source.fileName.startsWith(types.split('\\').join('/')) && /(?:from\s*|import\s*\(\s*)['"]zod(?:\/[^'"]*)?['"]/.test(source.text))
   .map((source) => relative(root, source.fileName));
 
 /** The declaration text of one node, comments dropped, `export`/`declare` modifiers left out (every name here is exported). */

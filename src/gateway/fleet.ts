@@ -37,6 +37,11 @@ export interface FleetShards extends Omit<ShardStartTarget, 'count'> {
   event?(event: FleetEvent): void;
   /** The coordinator answers again after an outage (its first failure was an `error`). @default undefined */
   storeRecovered?(event: StoreRecoveredEvent): void;
+  /**
+   * The coordinator's outages, shared by every set of the Gateway ({@link coordinatorOutages}): during a reshard both sets step
+   * on the one coordinator, and its outage is one report. @default a reporter of this set's own
+   */
+  readonly outages?: OutageReporter | undefined;
 }
 
 /**
@@ -152,13 +157,20 @@ export function createFleet(
   return fleet;
 }
 
-function fleetHost(shards: FleetShards, count: number, member: () => string): FleetHost {
-  // One report per outage: the failures after the first are counted, and the answer that ends it is a `storeRecovered` event.
-  const outage = new OutageReporter(
+/**
+ * The outages of a coordinator, one report each: the first failed step an `error`, the failures after it counted, the step that
+ * answers again a `storeRecovered` event. One per Gateway, whatever the sets stepping on the coordinator.
+ */
+export function coordinatorOutages(target: Pick<FleetShards, 'report' | 'storeRecovered'>): OutageReporter {
+  return new OutageReporter(
     'shardCoordinator',
-    (error) => shards.report({ event: 'error', payload: coordinatorError(error, ' (further failures are counted until it answers again)') }),
-    (event) => shards.storeRecovered?.(event),
+    (error) => target.report({ event: 'error', payload: coordinatorError(error, ' (further failures are counted until it answers again)') }),
+    (event) => target.storeRecovered?.(event),
   );
+}
+
+function fleetHost(shards: FleetShards, count: number, member: () => string): FleetHost {
+  const outage = shards.outages ?? coordinatorOutages(shards);
   const failed = (error: unknown) => {
     // Values a step repaired are reported each time (the step itself was answered); a failed call is one outage's.
     if (isCommunityChatError(error, 'ShardCoordinatorError') && error.keys.length > 0) shards.report({ event: 'error', payload: coordinatorError(error, '') });

@@ -376,8 +376,8 @@ export interface GatewayEvents extends FleetEvents, InteractionRouterEvents {
    * The Gateway session store (`store: 'gatewaySession'`), the shard coordinator (`'shardCoordinator'`) or the Identify
    * throttle (`'identifyThrottle'`) answers again after an outage: how long it lasted and how many calls failed; also a
    * `debug` line. Its first failure was a `storeError` (the session store) or an `error` (the coordinator, the throttle); an
-   * outage ends at an answer 5 s after its last failure (the coordinator's: at its next answer), so a store that fails some
-   * calls and answers others is one outage.
+   * outage ends once the component answered and then went 5 s without a failure (the coordinator's: at its next answer), so a
+   * store that fails some calls and answers others is one outage (see {@link StoreRecoveredEvent}).
    */
   storeRecovered: [event: StoreRecoveredEvent];
 }

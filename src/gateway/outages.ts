@@ -14,15 +14,21 @@ import type { GatewaySessionStore } from './gateway-session-store.js';
 type EndedOutage = Omit<StoreRecoveredEvent, 'store'>;
 
 /**
- * Whether a component is failing, since when, and how often. With `settleMs`, an outage ends only at an answer that came
- * `settleMs` after its last failure: a component that fails one call in two (a cluster node down among several, a latency
- * around the timeout) is one outage while it flaps, not a report per flip.
+ * Whether a component is failing, since when, and how often. With `settleMs`, an outage ends once the component has answered
+ * and then gone `settleMs` without a failure: a component that fails one call in two (a cluster node down among several, a
+ * latency around the timeout) is one outage while it flaps, not a report per flip. Its end is known at the first call after
+ * that quiet time: an answer ends it ({@link Outage.recovered}); a failure ends it and starts the next one
+ * ({@link Outage.failed}), so an outage answered soon after its last failure, then left alone, never swallows the next one.
+ * It lasted from its first failure to the answer that ended it, or, ended by a failure, to the first answer after its last
+ * failure (a clock set back counts as 0).
  */
 export class Outage {
   readonly #now: () => number;
   readonly #settleMs: number;
   #since: number | undefined;
   #lastFailure = 0;
+  /** The first answer after the last failure, while an outage is under way. */
+  #answeredAt: number | undefined;
   #failures = 0;
 
   /**
@@ -34,22 +40,40 @@ export class Outage {
     this.#settleMs = settleMs;
   }
 
-  /** A call failed: `true` when this failure starts an outage (report it), `false` when one is under way (it is counted). */
-  failed(): boolean {
+  /**
+   * A call failed: `starts` when this failure starts an outage (report it), not when one is under way (it is counted);
+   * `ended`, the outage before it, when that one had settled (answered, then quiet for `settleMs`) since its last failure.
+   */
+  failed(): { starts: boolean; ended: EndedOutage | undefined } {
+    const now = this.#now();
+    const ended = this.#answeredAt !== undefined && this.#settled(now) ? this.#end(this.#answeredAt) : undefined;
     this.#failures++;
-    this.#lastFailure = this.#now();
-    if (this.#since !== undefined) return false;
-    this.#since = this.#lastFailure;
-    return true;
+    this.#lastFailure = now;
+    this.#answeredAt = undefined;
+    if (this.#since !== undefined) return { starts: false, ended };
+    this.#since = now;
+    return { starts: true, ended };
   }
 
   /** A call succeeded: the outage it ends, if one was under way and its last failure is `settleMs` old. */
   recovered(): EndedOutage | undefined {
-    // A clock set back (a wall clock) reads as settled: the outage must not outlast the jump.
-    const quiet = this.#now() - this.#lastFailure;
-    if (this.#since === undefined || (quiet >= 0 && quiet < this.#settleMs)) return undefined;
-    const ended = { durationMs: Math.round(this.#now() - this.#since), failures: this.#failures };
+    if (this.#since === undefined) return undefined;
+    const now = this.#now();
+    this.#answeredAt ??= now;
+    return this.#settled(now) ? this.#end(now) : undefined;
+  }
+
+  /** Whether `settleMs` passed since the last failure (a clock set back reads as settled: the outage must not outlast the jump). */
+  #settled(now: number): boolean {
+    const quiet = now - this.#lastFailure;
+    return quiet < 0 || quiet >= this.#settleMs;
+  }
+
+  /** Ends the outage under way at `at`. */
+  #end(at: number): EndedOutage {
+    const ended = { durationMs: Math.max(0, Math.round(at - (this.#since ?? at))), failures: this.#failures };
     this.#since = undefined;
+    this.#answeredAt = undefined;
     this.#failures = 0;
     return ended;
   }
@@ -87,9 +111,10 @@ export class OutageReporter {
 
   /** A call failed: reported when it starts an outage (`true`), counted when one is under way (`false`). */
   failed(error: unknown): boolean {
-    if (!this.#outage.failed()) return false;
-    this.#onFailure(error);
-    return true;
+    const { starts, ended } = this.#outage.failed();
+    if (ended !== undefined) this.#onRecovery({ store: this.#store, ...ended });
+    if (starts) this.#onFailure(error);
+    return starts;
   }
 
   /** A call was answered: ends the outage under way, if any (reported once). */

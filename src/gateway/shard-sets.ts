@@ -13,7 +13,8 @@ import { GatewayError } from '../errors/index.js';
 import type { StoreRecoveredEvent } from '../observe/events.js';
 import type { ConnectionReport } from './connection-host.js';
 import type { FleetSupervisor, ShardCoordinator } from './coordinator.js';
-import { createFleet } from './fleet.js';
+import { coordinatorOutages, createFleet } from './fleet.js';
+import type { OutageReporter } from './outages.js';
 import type { FleetEvent } from './fleet-events.js';
 import { LastSessions, type GatewaySessionRecord, type GatewaySessionStore } from './gateway-session-store.js';
 import { GatewayDispatch } from './protocol.js';
@@ -102,9 +103,12 @@ export class ShardSets {
   #refused: number | undefined;
   /** The last session of each shard this process held in a fleet, for a store that lost them. */
   readonly #last = new LastSessions();
+  /** The coordinator's outages: one report for both sets during a reshard. */
+  readonly #coordinatorOutages: OutageReporter;
 
   constructor(host: ShardSetsHost) {
     this.#host = host;
+    this.#coordinatorOutages = coordinatorOutages({ report: (report) => host.report(report), storeRecovered: (event) => host.storeRecovered?.(event) });
   }
 
   #debug(line: string): void {
@@ -209,7 +213,7 @@ export class ShardSets {
         ready: (id) => coordinator.shardReady?.(plan.count, id),
         ticked: (answer) => this.#fleetStep(set, coordinator, fleetReshardStep(set, this.current, this.next, answer), fleetTarget(answer)),
         event: (event) => host.fleetEvent?.(event),
-        storeRecovered: (event) => host.storeRecovered?.(event),
+        outages: this.#coordinatorOutages,
       },
       member,
     );

@@ -248,7 +248,7 @@ class HeldAttempts {
 
   failed(error: unknown, hopeless = false): void {
     this.#inARow++;
-    const starts = this.#failures.failed() && !(typeof error === 'object' && error !== null && reported.has(error));
+    const starts = this.#failures.failed().starts && !(typeof error === 'object' && error !== null && reported.has(error));
     if (starts || hopeless) this.#report({ event: 'error', payload: asError(error) });
   }
 

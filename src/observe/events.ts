@@ -105,8 +105,9 @@ export interface StoreErrorEvent {
  * reported once when it starts, by its first failure: a `storeError` for a store the SDK went on without (`"gatewaySession"`,
  * `"rateLimit"`), an `error` event for a component the Gateway cannot go on without (`"shardCoordinator"`: a shard is not
  * held; `"identifyThrottle"`: a shard does not identify). The failures after the first are counted, not reported; this event
- * ends the outage at the first answer 5 s or more after its last failure, so a component that flaps is one outage (the
- * coordinator's: at its next answered step).
+ * ends the outage once the component answered and then went 5 s without a failure, so a component that flaps is one outage
+ * (the coordinator's: at its next answered step). It comes at the first call after that quiet time: an answer, or a failure,
+ * which then starts the next outage (this event first, then that failure's report).
  */
 export interface StoreRecoveredEvent {
   /**
@@ -114,7 +115,7 @@ export interface StoreRecoveredEvent {
    * `gateway.coordinator` (`"shardCoordinator"`) or `gateway.identifyThrottle` (`"identifyThrottle"`).
    */
   store: 'gatewaySession' | 'rateLimit' | 'shardCoordinator' | 'identifyThrottle';
-  /** From the outage's first failure to the answer that ended it, milliseconds (0 or more). */
+  /** From the outage's first failure to the answer that ended it (ended by a failure: the first answer after its last failure), milliseconds (0 or more). */
   durationMs: number;
   /** How many calls failed during it, the first one included (1 or more). */
   failures: number;

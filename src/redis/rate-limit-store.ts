@@ -387,7 +387,8 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
       this.#localSince = Date.now();
       return undefined;
     }
-    this.#outage.answered();
+    // On the fallback, an answer to finished work sent alone ends nothing: the outage ends when the calls' limits are Redis's again.
+    if (!this.#onLocal) this.#outage.answered();
     return reply;
   }
 }

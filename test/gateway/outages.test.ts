@@ -7,7 +7,7 @@ import { expect, it } from 'vitest';
 import type { ConnectionReport } from '../../src/gateway/connection-host.js';
 import { createFleet } from '../../src/gateway/fleet.js';
 import { LastSessions, type GatewaySessionStore } from '../../src/gateway/gateway-session-store.js';
-import { Outage } from '../../src/gateway/outages.js';
+import { Outage, OutageReporter } from '../../src/gateway/outages.js';
 import type { StoreRecoveredEvent } from '../../src/observe/events.js';
 import type { ShardHandle } from '../../src/gateway/shards.js';
 import { SessionStoreError, ShardCoordinatorError } from '../../src/errors/index.js';
@@ -18,35 +18,76 @@ it('an outage is reported when it starts, counted while it lasts, and ends with 
   const clock = { now: 100 };
   const outage = new Outage(() => clock.now);
   expect(outage.recovered(), 'no outage: nothing ends').toBeUndefined();
-  expect(outage.failed(), 'the first failure starts it').toBe(true);
+  expect(outage.failed(), 'the first failure starts it').toEqual({ starts: true, ended: undefined });
   clock.now = 2100;
-  expect(outage.failed()).toBe(false);
-  expect(outage.failed()).toBe(false);
+  expect(outage.failed().starts).toBe(false);
+  expect(outage.failed().starts).toBe(false);
   clock.now = 8100;
   expect(outage.recovered()).toEqual({ durationMs: 8000, failures: 3 });
   expect(outage.recovered(), 'ended once').toBeUndefined();
-  expect(outage.failed(), 'a new outage').toBe(true);
+  expect(outage.failed().starts, 'a new outage').toBe(true);
   expect(outage.recovered()).toEqual({ durationMs: 0, failures: 1 });
 });
 
 it('with settleMs, a component that flaps (fails, answers, fails ...) is one outage, ended by an answer settleMs after its last failure', () => {
   const clock = { now: 0 };
   const outage = new Outage(() => clock.now, 5000);
-  expect(outage.failed()).toBe(true);
+  expect(outage.failed().starts).toBe(true);
   for (let flip = 0; flip < 10; flip++) {
     clock.now += 400;
     expect(outage.recovered(), `answer ${flip}, ${clock.now} ms in, 400 ms after a failure`).toBeUndefined();
     clock.now += 400;
-    expect(outage.failed(), `failure ${flip}: the same outage`).toBe(false);
+    expect(outage.failed(), `failure ${flip}: the same outage`).toEqual({ starts: false, ended: undefined });
   }
   clock.now += 4999;
   expect(outage.recovered(), '4999 ms after the last failure').toBeUndefined();
   clock.now += 1;
   expect(outage.recovered()).toEqual({ durationMs: 13_000, failures: 11 });
-  // A wall clock set back an hour does not hold the next outage open for that hour.
-  expect(outage.failed()).toBe(true);
+  // A wall clock set back an hour does not hold the next outage open for that hour, nor make its duration negative.
+  expect(outage.failed().starts).toBe(true);
   clock.now -= 3_600_000;
-  expect(outage.recovered(), 'an answer after the clock was set back').toMatchObject({ failures: 1 });
+  expect(outage.recovered(), 'an answer after the clock was set back').toEqual({ durationMs: 0, failures: 1 });
+});
+
+it('with settleMs, an outage answered soon after its last failure, then left alone, ends at the next failure, which starts the next outage', () => {
+  const clock = { now: 0 };
+  const outage = new Outage(() => clock.now, 5000);
+  expect(outage.failed().starts).toBe(true);
+  clock.now = 1000;
+  expect(outage.failed().starts).toBe(false);
+  clock.now = 2000; // answered a second after its last failure: not settled yet
+  expect(outage.recovered()).toBeUndefined();
+  clock.now = 2500;
+  expect(outage.recovered(), 'a later answer within the settle time').toBeUndefined();
+  // Nothing for a day, then a failure: the first outage ended at its first answer after its last failure, the second starts.
+  clock.now = 86_400_000;
+  expect(outage.failed(), 'the failure a day later').toEqual({ starts: true, ended: { durationMs: 2000, failures: 2 } });
+  clock.now += 5000;
+  expect(outage.recovered(), 'the second outage ends on its own').toEqual({ durationMs: 5000, failures: 1 });
+  // A failure within settleMs of an answer is the same outage (flapping), however the answers fell.
+  expect(outage.failed().starts).toBe(true);
+  clock.now += 100;
+  expect(outage.recovered()).toBeUndefined();
+  clock.now += 4000;
+  expect(outage.failed(), '4,100 ms after the last failure: still flapping').toEqual({ starts: false, ended: undefined });
+});
+
+it('a reporter tells the end of an outage that settled unseen before the failure that starts the next one, in that order', () => {
+  const clock = { now: 0 };
+  const seen: string[] = [];
+  const reporter = new OutageReporter(
+    'identifyThrottle',
+    (error) => seen.push(`failed: ${String(error)}`),
+    (event) => seen.push(`recovered: ${event.store} ${event.durationMs} ms, ${event.failures} failed`),
+    () => clock.now,
+    5000,
+  );
+  expect(reporter.failed('first')).toBe(true);
+  clock.now = 1000;
+  reporter.answered(); // a second later: not settled, nothing reported
+  clock.now = 86_400_000;
+  expect(reporter.failed('a day later'), 'the failure a day later starts an outage').toBe(true);
+  expect(seen).toEqual(['failed: first', 'recovered: identifyThrottle 1000 ms, 1 failed', 'failed: a day later']);
 });
 
 /** A fleet whose shards restore from `store`, recording what it reports and what the session store's path got. */
