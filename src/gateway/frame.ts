@@ -138,8 +138,14 @@ function skipSpace(bytes: Buffer, i: number): number {
   return i;
 }
 
-/** Reads a plain non-negative integer at `i` (a minus refused): `[value, next index]`, or `undefined`. */
-function readInteger(bytes: Buffer, i: number): [number, number] | undefined {
+/**
+ * Where the last {@link readInteger} stopped: a module cursor rather than a `[value, next]` pair, so reading a head
+ * allocates nothing (the reader runs once per frame, synchronously).
+ */
+let after = 0;
+
+/** Reads a plain non-negative integer at `i` (a minus refused), its end in {@link after}; `-1` when there is none. */
+function readInteger(bytes: Buffer, i: number): number {
   let value = 0;
   const first = i;
   for (; i < bytes.length; i++) {
@@ -149,8 +155,9 @@ function readInteger(bytes: Buffer, i: number): [number, number] | undefined {
   }
   const digits = i - first;
   // A leading zero is not JSON; a fraction or an exponent stops the head's read where it expects a comma (left to JSON.parse).
-  if (digits === 0 || digits > MAX_DIGITS || (digits > 1 && bytes[first] === ZERO)) return undefined;
-  return [value, i];
+  if (digits === 0 || digits > MAX_DIGITS || (digits > 1 && bytes[first] === ZERO)) return -1;
+  after = i;
+  return value;
 }
 
 /** Reads an ASCII string without escapes at `i` (at its opening quote): `[end of its content, next index]`, or `undefined`. */
@@ -213,22 +220,27 @@ function readDispatchHead(bytes: Buffer): GatewayFrame | undefined {
     i = skipSpace(bytes, i + 1);
     if (key === 0x64) break; // "d": the payload starts here
     if (key === 0 && op === undefined) {
-      const read = readInteger(bytes, i);
-      if (read === undefined) return undefined;
-      [op, i] = read;
+      op = readInteger(bytes, i);
+      if (op < 0) return undefined;
+      i = after;
     } else if (key === 0x73 && s === undefined) {
-      if (isNull(bytes, i)) [s, i] = [null, i + 4];
-      else {
-        const read = readInteger(bytes, i);
-        if (read === undefined) return undefined;
-        [s, i] = read;
+      if (isNull(bytes, i)) {
+        s = null;
+        i += 4;
+      } else {
+        s = readInteger(bytes, i);
+        if (s < 0) return undefined;
+        i = after;
       }
     } else if (key === 0x74 && t === undefined) {
-      if (isNull(bytes, i)) [t, i] = [null, i + 4];
-      else {
+      if (isNull(bytes, i)) {
+        t = null;
+        i += 4;
+      } else {
         const end = readPlainString(bytes, i);
         if (end === undefined) return undefined;
-        [t, i] = [eventName(bytes, i + 1, end), end + 1];
+        t = eventName(bytes, i + 1, end);
+        i = end + 1;
       }
     } else return undefined;
     i = skipSpace(bytes, i);
