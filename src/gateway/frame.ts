@@ -37,9 +37,14 @@ const MAX_DIGITS = 15;
 
 const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
-/** A dispatch frame read by its head; `d` is read from the frame, parsed whole, when first read. */
+/**
+ * A dispatch frame read by its head; `d` is read from the frame, parsed whole, when first read. It is also its own
+ * dispatch event (see {@link dispatchEventOf}): the host sets its `shardId`, so a frame costs one object, not two.
+ */
 class LazyFrame implements GatewayFrame {
   readonly op = GatewayOpcode.Dispatch;
+  /** The shard it came on, when it is its own dispatch event (the host sets it). */
+  shardId = 0;
   /** The sequence; `null` when the head has none (the connection treats both alike). */
   readonly s: number | null;
   /** The event name; `null` when the head has none. */
@@ -95,14 +100,27 @@ class LazyFrame implements GatewayFrame {
   }
 }
 
-/** The JSON text of a frame read by its head whose payload is not yet parsed, else `undefined` (then read `d`). */
-export function unparsedPayload(frame: GatewayFrame): string | undefined {
-  return frame instanceof LazyFrame ? frame.text : undefined;
+/**
+ * The JSON text of a frame read by its head whose payload is not yet parsed, else `undefined` (then read `d`); of a
+ * dispatch event, its frame's.
+ */
+export function unparsedPayload(frame: GatewayFrame | GatewayDispatchEvent): string | undefined {
+  return frame instanceof LazyFrame || frame instanceof DispatchEvent ? frame.text : undefined;
 }
 
-/** A dispatch frame whose `d` is read from the frame's `text` when first read (a frame a worker thread handed on unparsed). */
-export function frameOfText(s: number | null, t: string, text: string): GatewayFrame {
-  return new LazyFrame(text, s, t);
+/** A dispatch event whose `d` is read from the frame's `text` when first read (a frame a worker thread handed on unparsed). */
+export function eventOfText(s: number | null, t: string, text: string): GatewayDispatchEvent {
+  return dispatchEventOf(new LazyFrame(text, s, t), t, s);
+}
+
+/**
+ * The dispatch event of `frame` under event name `t` and sequence `s` (what the connection read and checked): the frame
+ * itself when it was read by its head and says the same (the usual case: no second object per frame), else a
+ * {@link DispatchEvent} over it.
+ */
+export function dispatchEventOf(frame: GatewayFrame, t: string, s: number | null): GatewayDispatchEvent {
+  if (frame instanceof LazyFrame && frame.t === t && frame.s === s) return frame as LazyFrame & { t: string };
+  return new DispatchEvent(t, s, frame);
 }
 
 /**
