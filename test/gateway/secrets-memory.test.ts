@@ -23,7 +23,7 @@ function heapMb(): number {
 }
 
 describe('SecretBook memory', () => {
-  it('holds at most MAX_REMEMBERED_TOKEN_CHARS characters and 64 MB of heap at the cap, with tokens of 200 and of 10,000 characters', () => {
+  it('holds at most MAX_REMEMBERED_TOKEN_CHARS characters, 64 MB of heap and a 32 MiB arena at the cap, with tokens of 200 and of 10,000 characters', () => {
     for (const length of [200, 10_000]) {
       let now = 0;
       const before = heapMb();
@@ -40,6 +40,8 @@ describe('SecretBook memory', () => {
       expect(book.chars, `characters held with ${length}-character tokens`).toBeLessThanOrEqual(MAX_REMEMBERED_TOKEN_CHARS);
       expect(book.indexed, `tokens indexed with ${length}-character tokens`).toBe(book.interactionTokens().length);
       expect(held, `heap held by the book with ${length}-character tokens, MB`).toBeLessThan(64);
+      // The tokens' bytes, outside the heap: at most the power of two that holds the cap of characters.
+      expect(book.arenaBytes, `arena bytes with ${length}-character tokens`).toBeLessThanOrEqual(MAX_REMEMBERED_TOKEN_CHARS);
       book = undefined;
     }
   }, 120_000);
