@@ -25,11 +25,11 @@
 /** The arena's smallest size, in bytes. */
 const MIN_ARENA = 16 * 1024;
 
-/** Whether every character of `text` is ASCII (kept as one byte each, read back exactly). */
-function isAscii(text: string): boolean {
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
-  return true;
-}
+/**
+ * Whether every character of `text` is ASCII (kept as one byte each, read back exactly): its UTF-8 length is then its
+ * length, and only then (a lone surrogate takes 3 bytes). Native: a third of a loop over the characters, per token.
+ */
+const isAscii = (text: string): boolean => Buffer.byteLength(text, 'utf8') === text.length;
 
 /** Tokens by entry number, in `size` slots (entry `n` in slot `n % size`), most of them as bytes outside the heap. */
 export class TokenRing {
