@@ -46,6 +46,20 @@ describe('SecretBook memory', () => {
     }
   }, 120_000);
 
+  it('keeps tokens as bytes outside the heap, but as strings while something scrubs after every token (the index holds those strings anyway)', () => {
+    const quiet = new SecretBook(() => 0);
+    const scrubbing = new SecretBook(() => 0);
+    const tokens = Array.from({ length: 1000 }, () => token(100));
+    for (const item of tokens) {
+      quiet.remember(item);
+      scrubbing.remember(item);
+      expect(scrubbing.scrubText(`echo ${item}`, undefined)).toBe('echo [redacted]');
+    }
+    // 100,000 characters: the quiet book's arena holds them (the next power of two), the scrubbing one's stays at its first 16 KiB.
+    expect([quiet.arenaBytes, scrubbing.arenaBytes]).toEqual([128 * 1024, 16 * 1024]);
+    for (const book of [quiet, scrubbing]) expect(book.scrubText(tokens.join(' '), undefined)).toBe(tokens.map(() => '[redacted]').join(' '));
+  });
+
   it('redacts tokens of 1, 3, 4, 64, 512, 513 and 5,000 characters, each alone and quoted in a text, and forgets the oldest past the character cap', () => {
     const book = new SecretBook(() => 0);
     // The short ones hold characters base64url has not, so that none occurs inside another.
