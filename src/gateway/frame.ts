@@ -125,10 +125,11 @@ export function dispatchEventOf(frame: GatewayFrame, t: string, s: number | null
 }
 
 /**
- * A dispatch as the connection hands it to its host: `t` and `s` read, `d` read from the frame only when a consumer
- * reads it (a `dispatch` listener, the router, a publisher, READY). The host sets `shardId`.
+ * A dispatch as the connection hands it to its host when its frame cannot be its own event (see {@link dispatchEventOf}):
+ * `t` and `s` as the connection read them, `d` read from the frame only when a consumer reads it (a `dispatch` listener,
+ * the router, a publisher, READY). The host sets `shardId`.
  */
-export class DispatchEvent implements GatewayDispatchEvent {
+class DispatchEvent implements GatewayDispatchEvent {
   shardId = 0;
   t: string;
   s: number | null;
