@@ -242,7 +242,7 @@ export class SecretBook {
     } else if (this.#full && this.#held <= this.#capacity >> 1 && this.#chars <= this.#maxChars >> 1) this.#full = false;
     // Kept as a string when the index caught up since the last token (something scrubs every dispatch): the index will
     // hold that string anyway, so the bytes would be a second copy.
-    this.#tokens.push(this.#next, needle, this.#indexedBefore === this.#next && this.#next > 0);
+    this.#tokens.push(this.#next, needle, this.#indexedBefore === this.#next);
     this.#forgetAt[this.#next % this.#tokens.size] = now + INTERACTION_LIFETIME_MS;
     this.#chars += needle.length;
     this.#next++;

@@ -39,7 +39,8 @@ export class TokenRing {
   #starts: Float64Array;
   /** Per slot: its length in characters (bytes, when kept as bytes). */
   #lengths: Float64Array;
-  #arena: Buffer = Buffer.alloc(MIN_ARENA);
+  /** Made with the first token kept as bytes: a book that never holds one (the edge build's, which never connects) touches no `Buffer`. */
+  #arena: Buffer | undefined;
   /** Where the oldest bytes held start, and where the next token's bytes go (positions counted from the start). */
   #head = 0;
   #tail = 0;
@@ -57,7 +58,7 @@ export class TokenRing {
 
   /** The arena's size in bytes (for tests: it follows what is held). */
   get arenaBytes(): number {
-    return this.#arena.length;
+    return this.#arena?.length ?? 0;
   }
 
   /** Keeps `token` as entry `n`, the newest; as its string when `asString` or when it is not ASCII, else as its bytes. */
@@ -69,13 +70,14 @@ export class TokenRing {
       return;
     }
     this.#strings[slot] = undefined;
-    if (this.#tail - this.#head + token.length > this.#arena.length) this.#resize(this.#tail - this.#head + token.length);
+    if (this.#arena === undefined || this.#tail - this.#head + token.length > this.#arena.length) this.#resize(this.#tail - this.#head + token.length);
+    const arena = this.#arena as Buffer;
     this.#starts[slot] = this.#tail;
-    const size = this.#arena.length;
+    const size = arena.length;
     const at = this.#tail % size;
     const first = Math.min(token.length, size - at);
-    this.#arena.write(token, at, first, 'latin1');
-    if (first < token.length) this.#arena.write(token.slice(first), 0, token.length - first, 'latin1');
+    arena.write(token, at, first, 'latin1');
+    if (first < token.length) arena.write(token.slice(first), 0, token.length - first, 'latin1');
     this.#tail += token.length;
   }
 
@@ -85,10 +87,12 @@ export class TokenRing {
     const kept = this.#strings[slot];
     if (kept !== undefined) return kept;
     const length = this.#lengths[slot] as number;
-    const size = this.#arena.length;
+    // An entry kept as bytes: the arena was made for it.
+    const arena = this.#arena as Buffer;
+    const size = arena.length;
     const at = (this.#starts[slot] as number) % size;
-    if (at + length <= size) return this.#arena.toString('latin1', at, at + length);
-    return this.#arena.toString('latin1', at, size) + this.#arena.toString('latin1', 0, length - (size - at));
+    if (at + length <= size) return arena.toString('latin1', at, at + length);
+    return arena.toString('latin1', at, size) + arena.toString('latin1', 0, length - (size - at));
   }
 
   /** Entry `n`'s length in characters. */
@@ -105,7 +109,8 @@ export class TokenRing {
     }
     this.#head = (this.#starts[slot] as number) + (this.#lengths[slot] as number);
     if (this.#head === this.#tail) [this.#head, this.#tail] = [0, 0];
-    if (this.#arena.length > MIN_ARENA && (this.#tail - this.#head) * 4 <= this.#arena.length) this.#resize(2 * (this.#tail - this.#head));
+    const size = this.#arena?.length ?? 0;
+    if (size > MIN_ARENA && (this.#tail - this.#head) * 4 <= size) this.#resize(2 * (this.#tail - this.#head));
   }
 
   /** Moves entries `first` to `next - 1` into `size` slots. */
@@ -129,7 +134,7 @@ export class TokenRing {
     const arena = Buffer.alloc(size);
     const old = this.#arena;
     // The bytes held, in runs that wrap around neither ring.
-    for (let position = this.#head; position < this.#tail; ) {
+    for (let position = this.#head; old !== undefined && position < this.#tail; ) {
       const from = position % old.length;
       const to = position % size;
       const run = Math.min(this.#tail - position, old.length - from, size - to);

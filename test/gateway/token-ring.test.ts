@@ -71,6 +71,19 @@ describe('TokenRing', () => {
     expect([3, 4, 5].map((n) => ring.get(n))).toEqual(tokens.slice(3));
   });
 
+  it('makes no arena, and touches no Buffer, until a token is kept as bytes (the edge build builds a book but never connects)', () => {
+    const buffer = globalThis.Buffer;
+    Reflect.deleteProperty(globalThis, 'Buffer');
+    try {
+      const ring = new TokenRing(4);
+      ring.push(0, 'kept-as-a-string-Aa11', true);
+      expect([ring.get(0), ring.arenaBytes]).toEqual(['kept-as-a-string-Aa11', 0]);
+      ring.drop(0);
+    } finally {
+      globalThis.Buffer = buffer;
+    }
+  });
+
   it('sizes its arena to what it holds: at most four times the bytes held (past 16 KiB), back to 16 KiB once empty', () => {
     const ring = new TokenRing(4096);
     const token = (n: number) => `${'t'.repeat(90)}${String(n).padStart(10, '0')}`;
