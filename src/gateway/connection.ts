@@ -23,7 +23,7 @@ import {
   type CloseCodeRule,
   type GatewayFrame,
 } from './protocol.js';
-import { DispatchEvent, decodeFrame } from './frame.js';
+import { decodeFrame, dispatchEventOf } from './frame.js';
 import { Heartbeat, TimerSet } from './heartbeat.js';
 import { trustedResumeUrl, upgradeHeaders } from './transport.js';
 import { ConnectWaiters } from './waiters.js';
@@ -299,7 +299,7 @@ export class GatewayConnection {
     if (next !== null) this.sequence = next;
     if (this.#resuming && type !== GatewayDispatch.Resumed) this.#replayed++;
     // The payload is not read here: it is parsed only if a consumer reads it (READY's below, a listener's, the router's).
-    this.#host.dispatch(new DispatchEvent(type, next, frame));
+    this.#host.dispatch(dispatchEventOf(frame, type, next));
     switch (type) {
       case GatewayDispatch.Ready: {
         const data = typeof frame.d === 'object' && frame.d !== null && !Array.isArray(frame.d) ? (frame.d as Record<string, unknown>) : {};

@@ -60,6 +60,8 @@ export class Gateway extends InteractionHost<GatewayEvents> {
   #loading: Promise<ShardHandle[]> | undefined;
   /** Builds interactions from INTERACTION_CREATE; loaded with the connection (it pulls in zod). */
   #fromDispatch: ((payload: unknown) => InteractionFromDispatch) | undefined;
+  /** What a shard set admitted goes to: one function for every dispatch, not a closure per dispatch. */
+  readonly #admitted = (event: GatewayDispatchEvent, set: ShardSet, claimed?: boolean): void => this.#onDispatch(event, set, claimed);
   #destroyed = false;
   /** Builds a shard of a set, in this thread or in a worker (loaded with the connection). */
   #newShard!: (id: number, plan: ShardPlan, set?: ShardSet) => ShardHandle;
@@ -233,7 +235,7 @@ export class Gateway extends InteractionHost<GatewayEvents> {
       now: () => this.#wiring.now(),
       allowInsecure: this.#wiring.allowInsecure,
       emit: (report, shardId) => this.#report(report, shardId),
-      dispatch: (event) => this.#sets.admit(set, event, (claimed) => this.#onDispatch(event, set, claimed)),
+      dispatch: (event) => this.#sets.admit(set, event, this.#admitted),
       beforeIdentify: this.#reportedTurns(identifyGate(throttled ? this.#throttle : undefined, this.#budget, plan)),
       changed: (shardId) => {
         if (set.fleet === undefined || set.fleet.saves(shardId)) set.savers.get(shardId)?.schedule();

@@ -19,9 +19,12 @@
  *
  * Memory at the cap: the characters of the tokens (at most
  * {@link MAX_REMEMBERED_TOKEN_CHARS}, 32 MiB of one-byte characters; 26 MB for
- * 131,072 tokens of 200 characters) plus about 130 bytes of ring and index per
- * token (about 17 MB): 43 MB measured at the cap with 200-character tokens,
- * 39 MB with 10,000-character ones, under 64 MB however long the tokens are.
+ * 131,072 tokens of 200 characters), kept as bytes in an arena outside the
+ * JavaScript heap (`token-ring.ts`: at most 32 MiB), so a flood of
+ * interactions leaves no object per token for the garbage collector; plus,
+ * once something is scrubbed, the index with a string per token: 37 MB of heap
+ * measured at the cap with 200-character tokens, 39 MB with 10,000-character
+ * ones, under 64 MB however long the tokens are (and 32 MiB of arena).
  *
  * Scrubbing stays `redact.ts`'s job; this book only tells it which secrets a
  * value may hold, so that a dispatch is not checked against a thousand
@@ -38,6 +41,7 @@
 
 import { INTERACTION_LIFETIME_MS } from '../core/constants.js';
 import { collectStrings, redactValue, scrubText } from '../core/redact.js';
+import { TokenRing } from './token-ring.js';
 
 export { MAX_CAUSE_DEPTH, errorTexts, scrubError } from '../core/redact.js';
 
@@ -158,11 +162,12 @@ export class SecretBook {
   /** Whether `onFull` was told since the book last had room. */
   #full = false;
   /**
-   * The interaction tokens remembered, a ring of `#tokens.length` slots (it doubles up to `capacity` when full), oldest
-   * first: remembering one, per event, writes a slot and hashes nothing. Entry number `n` (counting every token ever
-   * remembered) lives in slot `n % #tokens.length`; the entries held are numbers `#next - #held` to `#next - 1`.
+   * The interaction tokens remembered, a ring of `#tokens.size` slots (it doubles up to `capacity` when full), oldest
+   * first: remembering one, per event, writes a slot (its bytes, outside the heap: see `token-ring.ts`) and hashes
+   * nothing. Entry number `n` (counting every token ever remembered) lives in slot `n % #tokens.size`; the entries held
+   * are numbers `#next - #held` to `#next - 1`.
    */
-  #tokens: (string | undefined)[];
+  #tokens: TokenRing;
   #forgetAt: Float64Array;
   #next = 0;
   #held = 0;
@@ -190,13 +195,18 @@ export class SecretBook {
     this.#capacity = Math.max(1, Math.floor(capacity));
     this.#onFull = onFull;
     const slots = Math.min(this.#capacity, INITIAL_SLOTS);
-    this.#tokens = new Array<string | undefined>(slots).fill(undefined);
+    this.#tokens = new TokenRing(slots);
     this.#forgetAt = new Float64Array(slots);
   }
 
   /** How many slots the ring has now (it grows with the live tokens, up to the cap). */
   get slots(): number {
-    return this.#tokens.length;
+    return this.#tokens.size;
+  }
+
+  /** The bytes of the arena that holds the tokens kept as bytes (it follows what is held; at most 32 MiB). */
+  get arenaBytes(): number {
+    return this.#tokens.arenaBytes;
   }
 
   /** The characters of the interaction tokens held now (each at most {@link MAX_TOKEN_NEEDLE}; in all at most `maxChars`). */
@@ -226,13 +236,14 @@ export class SecretBook {
     const needle = needleOf(token);
     this.#pruneAt(now);
     while (this.#held > 0 && this.#chars + needle.length > this.#maxChars) this.#overflow();
-    if (this.#held === this.#tokens.length) {
+    if (this.#held === this.#tokens.size) {
       if (this.#held < this.#capacity) this.#grow();
       else this.#overflow();
     } else if (this.#full && this.#held <= this.#capacity >> 1 && this.#chars <= this.#maxChars >> 1) this.#full = false;
-    const slot = this.#next % this.#tokens.length;
-    this.#tokens[slot] = needle;
-    this.#forgetAt[slot] = now + INTERACTION_LIFETIME_MS;
+    // Kept as a string when the index caught up since the last token (something scrubs every dispatch): the index will
+    // hold that string anyway, so the bytes would be a second copy.
+    this.#tokens.push(this.#next, needle, this.#indexedBefore === this.#next);
+    this.#forgetAt[this.#next % this.#tokens.size] = now + INTERACTION_LIFETIME_MS;
     this.#chars += needle.length;
     this.#next++;
     this.#held++;
@@ -243,7 +254,7 @@ export class SecretBook {
   interactionTokens(): string[] {
     this.#prune();
     const last = new Map<string, number>();
-    for (let n = this.#next - this.#held; n < this.#next; n++) last.set(this.#tokens[n % this.#tokens.length] as string, n);
+    for (let n = this.#next - this.#held; n < this.#next; n++) last.set(this.#tokens.get(n), n);
     return [...last].sort((a, b) => a[1] - b[1]).map(([token]) => token);
   }
 
@@ -282,21 +293,16 @@ export class SecretBook {
 
   /** Indexes the entries remembered since the last time (those still held). */
   #catchUp(): void {
-    for (let n = Math.max(this.#indexedBefore, this.#next - this.#held); n < this.#next; n++)
-      this.#index.retain(this.#tokens[n % this.#tokens.length] as string);
+    for (let n = Math.max(this.#indexedBefore, this.#next - this.#held); n < this.#next; n++) this.#index.retain(this.#tokens.get(n));
     this.#indexedBefore = this.#next;
   }
 
   /** Doubles the ring (at most to the cap), keeping each held entry at its number. */
   #grow(): void {
-    const size = Math.min(this.#capacity, this.#tokens.length * 2);
-    const tokens = new Array<string | undefined>(size).fill(undefined);
+    const size = Math.min(this.#capacity, this.#tokens.size * 2);
     const forgetAt = new Float64Array(size);
-    for (let n = this.#next - this.#held; n < this.#next; n++) {
-      tokens[n % size] = this.#tokens[n % this.#tokens.length];
-      forgetAt[n % size] = this.#forgetAt[n % this.#tokens.length] as number;
-    }
-    this.#tokens = tokens;
+    for (let n = this.#next - this.#held; n < this.#next; n++) forgetAt[n % size] = this.#forgetAt[n % this.#tokens.size] as number;
+    this.#tokens.resize(size, this.#next - this.#held, this.#next);
     this.#forgetAt = forgetAt;
   }
 
@@ -313,12 +319,10 @@ export class SecretBook {
   /** Forgets the oldest entry, taking it out of the index if it is there. */
   #forgetOldest(): void {
     const n = this.#next - this.#held;
-    const slot = n % this.#tokens.length;
-    const token = this.#tokens[slot] as string;
-    this.#tokens[slot] = undefined;
+    if (n < this.#indexedBefore) this.#index.release(this.#tokens.get(n));
+    this.#chars -= this.#tokens.lengthOf(n);
+    this.#tokens.drop(n);
     this.#held--;
-    this.#chars -= token.length;
-    if (n < this.#indexedBefore) this.#index.release(token);
     this.#list = undefined;
   }
 
@@ -327,6 +331,6 @@ export class SecretBook {
   }
 
   #pruneAt(now: number): void {
-    while (this.#held > 0 && (this.#forgetAt[(this.#next - this.#held) % this.#tokens.length] as number) <= now) this.#forgetOldest();
+    while (this.#held > 0 && (this.#forgetAt[(this.#next - this.#held) % this.#tokens.size] as number) <= now) this.#forgetOldest();
   }
 }

@@ -124,10 +124,11 @@ export class ShardSets {
   /**
    * Passes a set's dispatch on (`run`) by {@link dispatches}; but during a fleet's switch (see {@link SwitchEvents}), an event
    * other than an interaction on the current or the next set goes on only where the fleet's claim on it is won, once across
-   * the fleet; and while events of the shard wait for their claims, the ones after them wait too. `run(true)`: its claim was won
-   * (after a hand-off too: this member emits it, as the successor's copy is refused).
+   * the fleet; and while events of the shard wait for their claims, the ones after them wait too. `run(event, set, true)`: its claim was won
+   * (after a hand-off too: this member emits it, as the successor's copy is refused). `run` gets the event and its set, so
+   * that the host passes one function for every dispatch rather than a closure per dispatch.
    */
-  admit(set: ShardSet, event: GatewayDispatchEvent, run: (claimed?: boolean) => void): void {
+  admit(set: ShardSet, event: GatewayDispatchEvent, run: (event: GatewayDispatchEvent, set: ShardSet, claimed?: boolean) => void): void {
     const { fleet, generation } = set;
     if (set.replayed.size > 0 && replayedHere(set.replayed, event)) return;
     let recent = this.#recent; // undefined outside a reshard: the usual path costs these few reads
@@ -143,7 +144,7 @@ export class ShardSets {
       const hold = () => fleet.inFlight.begin(event.shardId, key, event.s, true);
       // A claim that keeps failing: only the current set emits the event (the rule outside a switch; see assumption 96).
       const decide = () => fleet.claim(key, event.shardId, pairs.pairMs).catch(() => this.dispatches(set, event) && fleet.holds(event.shardId));
-      return this.#events.queue(generation, event, decide, () => run(true), hold);
+      return this.#events.queue(generation, event, decide, () => run(event, set, true), hold);
     }
     // A new session's sequences start again: a copy at a sequence the shard's last session delivered is not a replay of it.
     if (recent !== undefined && event.t === GatewayDispatch.Ready) this.#pairs?.newSession(generation, event.shardId);
@@ -153,11 +154,11 @@ export class ShardSets {
         generation,
         event,
         () => this.dispatches(set, event),
-        run,
+        () => run(event, set),
         () => () => undefined,
       );
     }
-    if (this.dispatches(set, event)) run();
+    if (this.dispatches(set, event)) run(event, set);
   }
 
   /** A shard of the set of this generation published further: its session is saved (unless its fleet lost it). */

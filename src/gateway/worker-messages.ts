@@ -8,7 +8,7 @@
 
 import { GatewayError, GatewayFatalError, SessionBudgetError } from '../errors/index.js';
 import { CountedFailure, type ConnectionReport } from './connection-host.js';
-import { DispatchEvent, frameOfText } from './frame.js';
+import { eventOfText, unparsedPayload } from './frame.js';
 import type { GatewayDispatchEvent, GatewayStatus, ResolvedGatewayOptions } from './options.js';
 import type { GatewaySessionRecord } from './gateway-session-store.js';
 import type { ShardPlan } from './shard-plan.js';
@@ -83,7 +83,7 @@ type SentDispatch = Omit<GatewayDispatchEvent, 'd'> & ({ text: string; d?: undef
 /** A dispatch to send to the main thread, unparsed when it was not read here. */
 export function sendDispatch(event: GatewayDispatchEvent): SentDispatch {
   const { t, s, shardId } = event;
-  const text = event instanceof DispatchEvent ? event.text : undefined;
+  const text = unparsedPayload(event);
   return text === undefined ? { t, s, shardId, d: event.d } : { t, s, shardId, text };
 }
 
@@ -91,7 +91,7 @@ export function sendDispatch(event: GatewayDispatchEvent): SentDispatch {
 export function receiveDispatch(sent: SentDispatch): GatewayDispatchEvent {
   const { t, s, shardId, text } = sent;
   if (text === undefined) return { t, s, shardId, d: sent.d };
-  const event = new DispatchEvent(t, s, frameOfText(s, t, text));
+  const event = eventOfText(s, t, text);
   event.shardId = shardId;
   return event;
 }

@@ -111,21 +111,24 @@ interface ReceivedOption {
 /** The option types that nest options instead of carrying a value (Discord's numbering). */
 const OptionType = { SubCommand: 1, SubCommandGroup: 2 } as const;
 
-/** Flattens received options: values by name, the sub-command path, and the focused option. */
+/** The sub-command path of options that name none (most commands): one frozen array, not an empty one per interaction. */
+const NO_SUBCOMMAND: readonly string[] = Object.freeze([]);
+
+/** Flattens received options: values by name, the sub-command path (frozen when empty), and the focused option. */
 export function readOptions(options: unknown): {
   values: Record<string, CommandOptionValue>;
-  subcommand: string[];
+  subcommand: readonly string[];
   focused: { name: string; value: CommandOptionValue } | undefined;
 } {
   const values: Record<string, CommandOptionValue> = {};
-  const subcommand: string[] = [];
+  let subcommand: string[] | undefined;
   let focused: { name: string; value: CommandOptionValue } | undefined;
   let level: unknown = options;
   for (let depth = 0; depth < 3 && Array.isArray(level); depth++) {
     const list = level as ReceivedOption[];
     const group = list.length === 1 && (list[0]?.type === OptionType.SubCommand || list[0]?.type === OptionType.SubCommandGroup) ? list[0] : undefined;
     if (group) {
-      subcommand.push(group.name);
+      (subcommand ??= []).push(group.name);
       level = group.options ?? [];
       continue;
     }
@@ -139,7 +142,7 @@ export function readOptions(options: unknown): {
     }
     break;
   }
-  return { values, subcommand, focused };
+  return { values, subcommand: subcommand ?? NO_SUBCOMMAND, focused };
 }
 
 /** One problem of received options against a command's definition: the option's path (`sides`, `admin.ban.reason`) and what is wrong. */

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client, GatewayError } from '../../src/index.js';
-import { DispatchEvent, decodeFrame, keptEventNames, unparsedPayload } from '../../src/gateway/frame.js';
+import { decodeFrame, dispatchEventOf, keptEventNames, unparsedPayload } from '../../src/gateway/frame.js';
 import { readFrame } from '../../src/gateway/protocol.js';
 import { receiveDispatch, sendDispatch } from '../../src/gateway/worker-messages.js';
 import { SECRETS } from '../helpers/index.js';
@@ -129,11 +129,40 @@ describe('decodeFrame', () => {
     expect(() => frame.d).toThrow(/payload is not JSON \(dispatch MESSAGE_CREATE, sequence 5\)/);
   });
 
+  it('a frame read by its head is its own dispatch event when the connection read the same name and sequence, else a wrapper says what it read', () => {
+    const read = (text: string) => {
+      const frame = decodeFrame(Buffer.from(text));
+      if (typeof frame === 'string') throw new Error(`not read: ${frame}`);
+      return frame;
+    };
+    const frame = read(JSON.stringify({ t: 'MESSAGE_CREATE', s: 8, op: 0, d: MESSAGE }));
+    const event = dispatchEventOf(frame, 'MESSAGE_CREATE', 8);
+    // One object per frame: the event is the frame, its shard set by the host, its payload still unparsed.
+    expect(event).toBe(frame);
+    expect([event.t, event.s, event.shardId, unparsedPayload(event)]).toEqual([
+      'MESSAGE_CREATE',
+      8,
+      0,
+      JSON.stringify({ t: 'MESSAGE_CREATE', s: 8, op: 0, d: MESSAGE }),
+    ]);
+    // A sequence the connection refused (delivered without one), a head without a name, a frame read whole: a wrapper with what was read.
+    const cases = [
+      { frame: read(JSON.stringify({ t: 'MESSAGE_CREATE', s: 9, op: 0, d: MESSAGE })), t: 'MESSAGE_CREATE', s: null },
+      { frame: read('{"op":0,"s":3,"t":null,"d":{"id":"1"}}'), t: '', s: 3 },
+      { frame: read('{"op":0,"d":{"id":"1"},"s":4,"t":"X"}'), t: 'X', s: 4 },
+    ];
+    for (const { frame: other, t, s } of cases) {
+      const wrapped = dispatchEventOf(other, t, s);
+      expect(wrapped, `${t} ${String(s)}`).not.toBe(other);
+      expect([wrapped.t, wrapped.s, wrapped.d], `${t} ${String(s)}`).toEqual([t, s, other.d]);
+    }
+  });
+
   it('a dispatch crosses from a worker thread unparsed, and is parsed on the other side when read', () => {
     const text = JSON.stringify({ t: 'MESSAGE_CREATE', s: 8, op: 0, d: MESSAGE, shard: { id: 3 } });
     const frame = decodeFrame(Buffer.from(text));
     if (typeof frame === 'string') throw new Error(`not read: ${frame}`);
-    const event = new DispatchEvent('MESSAGE_CREATE', 8, frame);
+    const event = dispatchEventOf(frame, 'MESSAGE_CREATE', 8);
     event.shardId = 3;
     const sent = sendDispatch(event);
     expect(sent).toEqual({ t: 'MESSAGE_CREATE', s: 8, shardId: 3, text });

@@ -23,7 +23,7 @@ function heapMb(): number {
 }
 
 describe('SecretBook memory', () => {
-  it('holds at most MAX_REMEMBERED_TOKEN_CHARS characters and 64 MB of heap at the cap, with tokens of 200 and of 10,000 characters', () => {
+  it('holds at most MAX_REMEMBERED_TOKEN_CHARS characters, 64 MB of heap and a 32 MiB arena at the cap, with tokens of 200 and of 10,000 characters', () => {
     for (const length of [200, 10_000]) {
       let now = 0;
       const before = heapMb();
@@ -40,9 +40,25 @@ describe('SecretBook memory', () => {
       expect(book.chars, `characters held with ${length}-character tokens`).toBeLessThanOrEqual(MAX_REMEMBERED_TOKEN_CHARS);
       expect(book.indexed, `tokens indexed with ${length}-character tokens`).toBe(book.interactionTokens().length);
       expect(held, `heap held by the book with ${length}-character tokens, MB`).toBeLessThan(64);
+      // The tokens' bytes, outside the heap: at most the power of two that holds the cap of characters.
+      expect(book.arenaBytes, `arena bytes with ${length}-character tokens`).toBeLessThanOrEqual(MAX_REMEMBERED_TOKEN_CHARS);
       book = undefined;
     }
   }, 120_000);
+
+  it('keeps tokens as bytes outside the heap, but as strings while something scrubs after every token (the index holds those strings anyway)', () => {
+    const quiet = new SecretBook(() => 0);
+    const scrubbing = new SecretBook(() => 0);
+    const tokens = Array.from({ length: 1000 }, () => token(100));
+    for (const item of tokens) {
+      quiet.remember(item);
+      scrubbing.remember(item);
+      expect(scrubbing.scrubText(`echo ${item}`, undefined)).toBe('echo [redacted]');
+    }
+    // 100,000 characters: the quiet book's arena holds them (the next power of two), the scrubbing one never made one.
+    expect([quiet.arenaBytes, scrubbing.arenaBytes]).toEqual([128 * 1024, 0]);
+    for (const book of [quiet, scrubbing]) expect(book.scrubText(tokens.join(' '), undefined)).toBe(tokens.map(() => '[redacted]').join(' '));
+  });
 
   it('redacts tokens of 1, 3, 4, 64, 512, 513 and 5,000 characters, each alone and quoted in a text, and forgets the oldest past the character cap', () => {
     const book = new SecretBook(() => 0);

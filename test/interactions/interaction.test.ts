@@ -249,3 +249,24 @@ describe('the message of a component interaction', () => {
     expect((createInteraction(payload(3, { data: { custom_id: 'b' }, message: 'no' }), noop) as ComponentInteraction).message).toBeUndefined();
   });
 });
+
+describe('a command’s sub-command path', () => {
+  const noop = async () => undefined;
+  const command = (options: unknown) => createInteraction(payload(2, { data: { name: 'admin', options } }), noop) as CommandInteraction;
+
+  it('is empty and frozen when the options name none (one array shared by such commands), and its own path otherwise', () => {
+    const [first, second] = [command([{ name: 'topic', type: 3, value: 'sp' }]), command(undefined)];
+    for (const interaction of [first, second]) {
+      expect(interaction.subcommand, interaction.id).toEqual([]);
+      expect(Object.isFrozen(interaction.subcommand), interaction.id).toBe(true);
+    }
+    // Shared, so it cannot be changed through one interaction.
+    expect(() => (first.subcommand as string[]).push('x')).toThrow(TypeError);
+    expect(second.subcommand).toEqual([]);
+    const nested = command([{ name: 'ban', type: 2, options: [{ name: 'user', type: 1, options: [{ name: 'reason', type: 3, value: 'spam' }] }] }]);
+    expect([nested.subcommand, nested.options]).toEqual([['ban', 'user'], { reason: 'spam' }]);
+    // Each path is its own array: another command's path is not changed by this one's.
+    const other = command([{ name: 'kick', type: 1, options: [] }]);
+    expect([other.subcommand, nested.subcommand]).toEqual([['kick'], ['ban', 'user']]);
+  });
+});

@@ -10,17 +10,7 @@ import { shapeCheckSource } from '../../src/core/shape-source.js';
 import { interactionFromDispatch } from '../../src/interactions/from-dispatch.js';
 import { interactionPayloadIssues, isInteractionPayload, payloadShape } from '../../src/interactions/payload-check.js';
 import { ValidationError } from '../../src/index.js';
-
-/** A small seeded generator (mulberry32), so a failure replays. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as random } from '../helpers/seeded-random.js';
 
 const valid: Record<string, unknown>[] = [
   {
