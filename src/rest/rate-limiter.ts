@@ -322,14 +322,19 @@ export class MemoryRateLimitStore implements RateLimitStore {
     if (bucket.limit === undefined && this.#buckets.size > KEEP_BLANK_BUCKETS && isIdle(bucket, this.#now())) this.#drop(key, bucket);
   }
 
+  /**
+   * @internal `learn` of a response without rate-limit headers, by the bucket key its request used (the pipeline has it:
+   * the key is not built again): the bucket is known to be unlimited.
+   */
+  learnNone(key: string): void {
+    if (this.#unknown === 0) return;
+    const used = this.#buckets.get(key);
+    if (used !== undefined) this.#known(used);
+  }
+
   /** Learns from a response: its rate-limit headers, or `undefined` when it had none (the bucket is then known to be unlimited). */
   learn(routeKey: string, major: string, headers: RateLimitHeaders | undefined): void {
-    if (headers === undefined) {
-      if (this.#unknown === 0) return;
-      const used = this.#buckets.get(this.bucketKey(routeKey, major));
-      if (used !== undefined) this.#known(used);
-      return;
-    }
+    if (headers === undefined) return this.learnNone(this.bucketKey(routeKey, major));
     // The bucket the request used: when the bucket id is new, the requests that waited on it learn the same limits.
     const used = this.#buckets.get(this.bucketKey(routeKey, major));
     if (headers.bucket !== undefined) this.#routeHashes.set(routeKey, headers.bucket);
