@@ -55,6 +55,8 @@ const RESET_MARGIN_MS = 50;
 
 /** Past this many buckets, a bucket that holds nothing worth keeping is dropped as soon as its last request ends. */
 const KEEP_BLANK_BUCKETS = 64;
+/** Below this many buckets the incremental sweep does not run: so few are bounded already, and a sweep step costs a new bucket eight visits. */
+const SWEEP_FROM = 2 * KEEP_BLANK_BUCKETS;
 /**
  * The most buckets kept. A server that answers every id with a long reset
  * would otherwise keep one per id for `maxRateLimitPauseMs`; past this the
@@ -136,7 +138,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
     let bucket = this.#buckets.get(key);
     if (!bucket) {
       // Swept before the new bucket joins, so the sweep cannot drop it.
-      this.#sweep.step(this.#now());
+      if (this.#buckets.size >= SWEEP_FROM) this.#sweep.step(this.#now());
       bucket = {
         limit: undefined,
         remaining: undefined,
