@@ -74,6 +74,22 @@ describe('a webhook executed once is held as its one execution time', () => {
     expect(limiter.size.webhooks, 'both executions have left the window: nothing held').toBe(0);
   });
 
+  it('a webhook the sweep passes while it runs is dropped by new ones once it has settled and left the window', async () => {
+    let clock = 0;
+    const limiter = new MemoryRateLimitStore({ now: () => clock, webhookWindow: { limit: 30, windowMs: 1_000 } });
+    let finish!: () => void;
+    const running = limiter.serializeWebhook('busy', () => new Promise<void>((resolve) => (finish = resolve)), undefined);
+    clock = 2_000;
+    // New webhooks meet the busy one at the head of the sweep's queue while it runs.
+    for (let i = 0; i < 3; i++) await limiter.serializeWebhook(`a${i}`, async () => limiter.webhookDone(`a${i}`), undefined);
+    limiter.webhookDone('busy');
+    finish();
+    await running;
+    clock = 3_001;
+    for (let i = 0; i < 10; i++) await limiter.serializeWebhook(`b${i}`, async () => limiter.webhookDone(`b${i}`), undefined);
+    expect(limiter.size.webhooks, 'held after the busy one and the first three left the window: the ten new ones').toBe(10);
+  });
+
   it('with the window off, a settled webhook holds nothing after a sweep', async () => {
     const limiter = new MemoryRateLimitStore({ now: () => 0, webhookWindow: undefined });
     await limiter.serializeWebhook('w', async () => limiter.webhookDone('w'), undefined);
