@@ -108,6 +108,30 @@ describe('a second execution arriving while the first is in flight (through a cl
     vi.useRealTimers();
   });
 
+  it('after a first execution that failed (its transport threw), the next one of the webhook is sent', async () => {
+    const sent: string[] = [];
+    let fail = true;
+    const transport: Transport = {
+      async send(request: TransportRequest) {
+        sent.push(String(request.body));
+        if (fail) throw new TypeError('transport bug');
+        return NO_CONTENT;
+      },
+      async close() {},
+    };
+    const client = new Client({ baseUrl: 'https://chat.test', transport, webhookRateLimit: { limit: 2, windowMs: 60_000 } });
+    const hook = { id: 'wh', token: 'webhook-token' };
+    await expect(client.webhooks.execute(hook, { content: 'one' })).rejects.toThrow('transport bug');
+    fail = false;
+    const second = client.webhooks.execute(hook, { content: 'two' });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(
+      sent.map((body) => JSON.parse(body).content),
+      'sent after the first failed',
+    ).toEqual(['one', 'two']);
+    await second;
+  });
+
   it('is sent only once the first has settled, and the window counts both', async () => {
     const transport = heldTransport();
     const client = new Client({ baseUrl: 'https://chat.test', transport, webhookRateLimit: { limit: 2, windowMs: 60_000 }, deadlineMs: 600_000 });
