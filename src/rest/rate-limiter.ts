@@ -55,6 +55,8 @@ const RESET_MARGIN_MS = 50;
 
 /** Past this many buckets, a bucket that holds nothing worth keeping is dropped as soon as its last request ends. */
 const KEEP_BLANK_BUCKETS = 64;
+/** Below this many buckets the incremental sweep does not run: so few are bounded already, and a sweep step costs a new bucket eight visits. */
+const SWEEP_FROM = 2 * KEEP_BLANK_BUCKETS;
 /**
  * The most buckets kept. A server that answers every id with a long reset
  * would otherwise keep one per id for `maxRateLimitPauseMs`; past this the
@@ -136,7 +138,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
     let bucket = this.#buckets.get(key);
     if (!bucket) {
       // Swept before the new bucket joins, so the sweep cannot drop it.
-      this.#sweep.step(this.#now());
+      if (this.#buckets.size >= SWEEP_FROM) this.#sweep.step(this.#now());
       bucket = {
         limit: undefined,
         remaining: undefined,
@@ -322,14 +324,19 @@ export class MemoryRateLimitStore implements RateLimitStore {
     if (bucket.limit === undefined && this.#buckets.size > KEEP_BLANK_BUCKETS && isIdle(bucket, this.#now())) this.#drop(key, bucket);
   }
 
+  /**
+   * @internal `learn` of a response without rate-limit headers, by the bucket key its request used (the pipeline has it:
+   * the key is not built again): the bucket is known to be unlimited.
+   */
+  learnNone(key: string): void {
+    if (this.#unknown === 0) return;
+    const used = this.#buckets.get(key);
+    if (used !== undefined) this.#known(used);
+  }
+
   /** Learns from a response: its rate-limit headers, or `undefined` when it had none (the bucket is then known to be unlimited). */
   learn(routeKey: string, major: string, headers: RateLimitHeaders | undefined): void {
-    if (headers === undefined) {
-      if (this.#unknown === 0) return;
-      const used = this.#buckets.get(this.bucketKey(routeKey, major));
-      if (used !== undefined) this.#known(used);
-      return;
-    }
+    if (headers === undefined) return this.learnNone(this.bucketKey(routeKey, major));
     // The bucket the request used: when the bucket id is new, the requests that waited on it learn the same limits.
     const used = this.#buckets.get(this.bucketKey(routeKey, major));
     if (headers.bucket !== undefined) this.#routeHashes.set(routeKey, headers.bucket);

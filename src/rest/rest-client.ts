@@ -240,13 +240,11 @@ export class RestClient {
         const displayPath = call.prefix + built.displayPath;
         const bucketKey = config.limiter.bucketKey(call.routeKey, call.major);
         const base: RequestEventBase = { operation, method: route.method, path: displayPath, attempt, bucket: bucketKey };
-
         const { headers, body } = requestParts(this.#userAgent, input);
         // The store's synchronous try first, when it has one (no promise, no timer, no guard); otherwise, or without it (Redis), a wait.
-        // A webhook turn taken is given back once: after the send, or here when the request does not reach it (the turn a wait
-        // given up on is granted later is given back then); `turn` names it to the store.
+        // A webhook turn is given back once: after the send, or when the request never reaches it (a wait given up on: once granted).
         const limiter = config.limiter;
-        let turn: AbortSignal | undefined;
+        let turn: AbortSignal | undefined; // names a waited-for turn to the store (none for the try's)
         if (webhook !== undefined && !webhook.tryTurn()) {
           turn = call.deadline.signal;
           const pending = webhook.turn(turn, waitGuard(config, call, base, obs));
@@ -298,7 +296,9 @@ export class RestClient {
         const cookies = response.headers['set-cookie'];
         // Only the session routes (login, refresh, logout) may set cookies: other responses cannot fill the jar.
         if (cookies !== undefined && route.prefix === 'auth' && config.onSetCookie) config.onSetCookie(Array.isArray(cookies) ? cookies : [cookies]);
-        config.limiter.learn(call.routeKey, call.major, hasRateLimitHeaders(response) ? readRateLimitHeaders(response) : undefined);
+        if (hasRateLimitHeaders(response)) limiter.learn(call.routeKey, call.major, readRateLimitHeaders(response));
+        else if (this.#fast !== undefined) this.#fast.learnNone(bucketKey);
+        else limiter.learn(call.routeKey, call.major, undefined);
         const observed = obs?.response(base, response, config.now() - started, () => callSecrets(prepared, input), timer);
         if (observed !== undefined) await this.#waitFor(call, observed);
 

@@ -2,8 +2,11 @@
  * The in-memory store's incoming-webhook state: each webhook's executions run
  * in order in this process, and its rolling window (30 a minute by default)
  * holds the times the latest attempts finished. An execution looks its lane
- * up once and carries it (a {@link WebhookTurns}); idle lanes are swept as
- * new ones appear, the oldest first.
+ * up once and carries it (a {@link WebhookTurns}). A webhook whose window
+ * holds one execution and nothing queued is kept as that execution's time
+ * alone (a number, no lane: most webhooks a bot posts through are executed
+ * once a minute or less); idle ones are swept as new ones appear, the oldest
+ * first.
  *
  * @module
  */
@@ -12,19 +15,25 @@ import type { WaitGuard, WebhookWindowOptions } from './rate-limit-store.js';
 import { RESOLVED, type Turns, wait } from '../core/wait.js';
 import type { WebhookTurns } from './webhook-lane.js';
 
+/** The completions of a lane that has none yet: shared, never written (a first completion replaces it). */
+const NONE: readonly number[] = [];
+
 /** One webhook's executions, in order (its queue), and its rolling window. */
 export class WebhookLane implements Turns, WebhookTurns {
   tail: Promise<void> = RESOLVED;
   queued = 0;
-  /** When the latest attempts finished (the newest `limit` of them). */
-  completions: number[] = [];
+  /** When the latest attempts finished (the newest `limit` of them), on the windows' clock ({@link WebhookWindows.time}). */
+  completions: number[];
+  /** `false` once the windows no longer hold this lane under its id (dropped, or kept as a number): it then writes nothing back. */
+  held = true;
   readonly #windows: WebhookWindows;
   /** The webhook's id, its key in the lanes held. */
   readonly id: string;
 
-  constructor(windows: WebhookWindows, id: string) {
+  constructor(windows: WebhookWindows, id: string, completions: readonly number[]) {
     this.#windows = windows;
     this.id = id;
+    this.completions = completions as number[];
   }
 
   /** `true` when one more execution fits in the window now. */
@@ -46,7 +55,7 @@ export class WebhookLane implements Turns, WebhookTurns {
 
   /** Records that an execution attempt finished (or failed). */
   done(): void {
-    const now = this.#windows.now();
+    const now = this.#windows.time();
     const completions = this.completions;
     // A first completion gets an array of its own size: most webhooks are idle between executions, and a push would reserve 17 places.
     if (completions.length === 0) {
@@ -57,85 +66,129 @@ export class WebhookLane implements Turns, WebhookTurns {
     // Only the newest `limit` completions decide the next turn.
     if (completions.length > (this.#windows.window?.limit ?? 0)) completions.shift();
   }
+
+  /** Told by the queue when its last execution has settled: the windows keep the lane, or only its one completion. */
+  idle(): void {
+    this.#windows.settle(this);
+  }
 }
 
-/** The most idle lanes one new lane drops. */
+/** The most idle webhooks one new webhook drops. */
 const SWEEP_STEP = 8;
+
+/**
+ * What is held of one webhook: its lane, or, for a webhook with nothing
+ * queued and one execution in its window, that execution's time alone.
+ */
+type Held = WebhookLane | number;
 
 /** Every webhook's lane and rolling window, in one process. */
 export class WebhookWindows {
   /** The rolling window; `undefined` turns the limit off (executions still run in order). */
   window: WebhookWindowOptions | undefined;
-  /** The store's clock. */
-  readonly now: () => number;
-  readonly #lanes = new Map<string, WebhookLane>();
+  readonly #now: () => number;
+  /** The clock's first reading: times are kept from it, small whole numbers for a millisecond clock (no heap number each). */
+  #epoch: number | undefined;
+  /** Each webhook's lane, or its one execution's time. */
+  readonly #held = new Map<string, Held>();
   /**
-   * The sweep's queue: every held lane once, oldest first from `#head`. A new lane checks the oldest: idle ones go (up to
-   * {@link SWEEP_STEP}), and the first live one goes to the back. While every lane is live (a bot executing 50,000 webhooks
-   * a minute) a new lane costs one check and no allocation; a lane left idle waits at most one lap of the queue.
+   * The sweep's queue: every held webhook's id once, oldest first from `#head`. A new webhook checks the oldest: idle ones
+   * go (up to {@link SWEEP_STEP}), and the first live one goes to the back. While every webhook is live (a bot executing
+   * 50,000 webhooks a minute) a new one costs one check; a webhook left idle waits at most one lap of the queue.
    */
-  #queue: (WebhookLane | undefined)[] = [];
+  #queue: (string | undefined)[] = [];
   #head = 0;
 
   constructor(now: () => number, window: WebhookWindowOptions | undefined) {
-    this.now = now;
+    this.#now = now;
     this.window = window;
+  }
+
+  /** The store's clock, from its first reading. */
+  time(): number {
+    const now = this.#now();
+    this.#epoch ??= now;
+    return now - this.#epoch;
   }
 
   /** How many webhooks are held. */
   get size(): number {
-    return this.#lanes.size;
+    return this.#held.size;
   }
 
-  /** The webhook's lane, created when it has none: an execution looks it up once, and it stays held while anything is queued in it. */
+  /** The webhook's lane, made when it has none (from its one execution's time, when held): an execution looks it up once, and it stays held while anything is queued in it. */
   lane(webhookId: string): WebhookLane {
-    let lane = this.#lanes.get(webhookId);
-    if (lane === undefined) {
-      // Swept before the new lane joins, so the sweep cannot drop it.
-      this.#step(this.now());
-      lane = new WebhookLane(this, webhookId);
-      this.#lanes.set(webhookId, lane);
-      this.#queue.push(lane);
+    const held = this.#held.get(webhookId);
+    if (typeof held === 'object') return held;
+    let completions = NONE;
+    if (held === undefined) {
+      // Swept before the new webhook joins, so the sweep cannot drop it.
+      this.#step(this.time());
+    } else if (this.window !== undefined && held > this.time() - this.window.windowMs) {
+      completions = [held];
     }
+    const lane = new WebhookLane(this, webhookId, completions);
+    this.#held.set(webhookId, lane);
+    if (held === undefined) this.#queue.push(webhookId);
     return lane;
   }
 
-  /** Drops every lane with nothing queued whose executions have all left the window. */
+  /**
+   * A lane whose executions have all settled: kept while its window holds two or more, else only the one's time (or, with
+   * none, or no window, a time already out of it: the sweep drops it, and its id leaves the sweep's queue with it).
+   */
+  settle(lane: WebhookLane): void {
+    if (!lane.held) return;
+    const completions = lane.completions;
+    const window = this.window;
+    if (completions.length > 1 && window !== undefined) return;
+    lane.held = false;
+    this.#held.set(lane.id, completions.length === 0 || window === undefined ? Number.NEGATIVE_INFINITY : (completions[0] as number));
+  }
+
+  /** Drops every webhook with nothing queued whose executions have all left the window. */
   sweep(): void {
-    const now = this.now();
-    for (const [id, lane] of this.#lanes) if (this.#idleAt(lane, now)) this.#lanes.delete(id);
-    this.#queue = [...this.#lanes.values()];
+    const now = this.time();
+    for (const [id, held] of this.#held) if (this.#idleAt(held, now)) this.#drop(id, held);
+    this.#queue = [...this.#held.keys()];
     this.#head = 0;
   }
 
-  /** Checks the oldest lanes: drops idle ones, up to {@link SWEEP_STEP}, until one is live, which goes to the back. */
+  /** Checks the oldest webhooks: drops idle ones, up to {@link SWEEP_STEP}, until one is live, which goes to the back. */
   #step(now: number): void {
     const queue = this.#queue;
     for (let checked = 0; checked < SWEEP_STEP && this.#head < queue.length; checked++) {
-      const lane = queue[this.#head] as WebhookLane;
+      const id = queue[this.#head] as string;
       queue[this.#head++] = undefined;
-      if (!this.#idleAt(lane, now)) {
-        queue.push(lane);
+      const held = this.#held.get(id) as Held;
+      if (!this.#idleAt(held, now)) {
+        queue.push(id);
         break;
       }
-      this.#lanes.delete(lane.id);
+      this.#drop(id, held);
     }
-    // The checked places are cut off once they are most of the array (each place is moved once: O(1) a lane).
+    // The checked places are cut off once they are most of the array (each place is moved once: O(1) a webhook).
     if (this.#head > 64 && this.#head * 2 > queue.length) {
       queue.splice(0, this.#head);
       this.#head = 0;
     }
   }
 
+  #drop(id: string, held: Held): void {
+    this.#held.delete(id);
+    if (typeof held === 'object') held.held = false;
+  }
+
   /** Milliseconds until one more execution of `lane` fits (0: now), after dropping completions that left the window. */
   waitMs(lane: WebhookLane, window: WebhookWindowOptions): number {
-    const now = this.now();
+    const now = this.time();
     const completions = lane.completions;
     while (completions.length > 0 && (completions[0] as number) <= now - window.windowMs) completions.shift();
     return completions.length < window.limit ? 0 : (completions[0] as number) + window.windowMs - now + 1;
   }
 
-  #idleAt(lane: WebhookLane, now: number): boolean {
-    return lane.queued === 0 && (lane.completions.at(-1) ?? -Infinity) <= now - (this.window?.windowMs ?? 0);
+  #idleAt(held: Held, now: number): boolean {
+    const last = typeof held === 'number' ? held : held.queued === 0 ? (held.completions.at(-1) ?? -Infinity) : Infinity;
+    return last <= now - (this.window?.windowMs ?? 0);
   }
 }

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Client, InteractionCallbackType } from '../../src/index.js';
 import type { Transport, TransportRequest } from '../../src/transport.js';
 import { SECRETS, startLoopbackServer } from '../helpers/index.js';
+import { until } from '../helpers/until.js';
 import { MemoryRateLimitStore } from '../../src/rest/rate-limiter.js';
 import { loadSchemas } from '../../src/schemas/validate.js';
 
@@ -151,6 +152,29 @@ describe('webhook lanes run executions in order', () => {
 
 describe('discovery of an unknown bucket', () => {
   const headers = { limit: 2, remaining: 1, resetAfterMs: 1000, bucket: 'shared-id' };
+
+  it('through a client, a first answer without rate-limit headers makes the bucket known: the next requests go together', async () => {
+    const sent: string[] = [];
+    const answers: (() => void)[] = [];
+    const transport: Transport = {
+      send(request: TransportRequest) {
+        sent.push(request.path);
+        return new Promise((resolve) =>
+          answers.push(() => resolve({ status: 200, headers: {}, text: async () => '{"id":"c1"}', discard: async () => undefined })),
+        );
+      },
+      async close() {},
+    };
+    const client = new Client({ baseUrl: 'https://chat.test', transport, auth: { botToken: SECRETS.botToken } });
+    const first = client.channels.get('c1');
+    await until(() => sent.length === 1);
+    answers.shift()?.();
+    await first;
+    const next = [client.channels.get('c1'), client.channels.get('c1'), client.channels.get('c1')];
+    await until(() => sent.length === 4, { timeoutMs: 1000, what: () => `the three after the first all sent before any answer (sent ${sent.length - 1})` });
+    for (const answer of answers.splice(0)) answer();
+    await expect(Promise.all(next)).resolves.toHaveLength(3);
+  });
 
   it('lets one request discover it; the others wait for its headers, then go as far as the bucket allows', async () => {
     let clock = 0;
@@ -344,10 +368,10 @@ describe('the incremental sweep', () => {
     // A long execution: meanwhile the clock passes the window and many new webhooks sweep past the busy one.
     clock = 120_000;
     for (let i = 0; i < 100; i++) await limiter.serializeWebhook(`other${i}`, async () => limiter.webhookDone(`other${i}`), undefined);
+    expect(limiter.webhookLane('busy'), 'the busy webhook kept its lane while it ran').toBe(lane);
     lane.done();
     finish();
     await running;
-    expect(limiter.webhookLane('busy'), 'the busy webhook kept its lane').toBe(lane);
     expect(limiter.tryWebhookTurn('busy'), 'a second execution within the minute of a 1-per-minute window').toBe(false);
   });
 
