@@ -231,15 +231,17 @@ export function reportedAlready<E extends Error>(error: E): E {
 }
 
 /**
- * A held shard's attempts at one step (being created, connecting, announcing READY): a run of failures in a row is one `error`
- * (its first, unless that one was {@link reportedAlready}; a `hopeless` one always) and a debug line when an attempt succeeds; the
- * wait before the next attempt doubles from {@link RECONNECT_AFTER_MS} to 30 s, and the attempt is made only if still `held()`.
+ * A held shard's attempts at one step (being created, connecting, announcing READY; a crashed shard worker's restart): a run of
+ * failures in a row is one `error` (its first, unless that one was {@link reportedAlready}; a `hopeless` one always) and a debug
+ * line when an attempt succeeds; the wait before the next attempt doubles from {@link RECONNECT_AFTER_MS} to 30 s, and the attempt
+ * is made only if still `held()`. One wait at a time; {@link HeldAttempts.stop} clears it.
  */
-class HeldAttempts {
+export class HeldAttempts {
   readonly #failures = new Outage();
   readonly #held: () => boolean;
   readonly #report: (report: ConnectionReport) => void;
   #inARow = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(held: () => boolean, report: (report: ConnectionReport) => void) {
     this.#held = held;
@@ -262,7 +264,19 @@ class HeldAttempts {
   /** Runs `again` after the wait this run of failures has reached, if the shard is still held now (`again` asks again when it ends). */
   later(again: () => void): void {
     const ms = Math.min(RECONNECT_AFTER_MS * 2 ** Math.min(this.#inARow - 1, 10), MAX_RECONNECT_AFTER_MS);
-    if (this.#held()) setTimeout(again, ms).unref?.();
+    this.stop();
+    if (!this.#held()) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      again();
+    }, ms);
+    this.#timer.unref?.();
+  }
+
+  /** No attempt any more: the wait under way, if any, is cleared (the shard stopped, its lease lost, the Gateway closing). */
+  stop(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 }
 
