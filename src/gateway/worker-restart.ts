@@ -16,7 +16,7 @@ import type { ConnectionReport } from './connection-host.js';
 import { HeldAttempts } from './shard-start.js';
 
 /** What a restart works on: the worker's shards, how to start its replacement, whether it is still wanted, where to report. */
-export interface RestartHost {
+interface RestartHost {
   /** The ids of the shards the worker runs (named in a failure's report). */
   shards(): readonly number[];
   /** Starts the replacement and resumes its shards; throws when no thread can start. */

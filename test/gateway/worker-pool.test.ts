@@ -231,34 +231,17 @@ it('a shard worker that dies before READY under a lease is reported once (the wo
   // A scripted Gateway that never says Hello until the test says so: the worker dies while the leased shard connects.
   const server = await startWsServer();
   cleanups.push(() => server.close());
-  const options = resolveGatewayOptions({ reconnectBaseDelayMs: 300, reconnectMaxDelayMs: 300 }, server.url);
-  const reports: string[] = [];
-  const keep = (source: string) => (report: ConnectionReport) =>
-    void (report.event === 'error' && reports.push(`${source}: ${report.payload instanceof Error ? report.payload.message : String(report.payload)}`));
-  const host: ShardHost = {
-    ...{ token: () => 'Bot token', now: () => Date.now(), allowInsecure: false, dispatch: () => undefined, changed: () => undefined },
-    emit: keep('worker'),
-  };
-  const plan: ShardPlan = { sharded: true, ids: [0], count: 1, maxConcurrency: 1, perWorker: 1 };
-  const create = workerShards(options, () => host);
-  const target: ShardStartTarget = {
-    ...{ list: [], savers: new Map(), count: 1, store: undefined, record: () => undefined, storeFailed: () => undefined },
-    create: (id) => create(id, plan, {}),
-    report: keep('lease'),
-  };
-  let announced = 0;
-  const shard = await startShard(target, 0, { kind: 'lease', holds: () => true, connected: () => void announced++ });
-  cleanups.push(() => shard?.destroy());
+  const leased = await leasedWorkerShard(server.url);
   await server.peer(0);
   expect(runningShardWorkers.size, 'one worker for the leased shard').toBe(1);
   await [...runningShardWorkers][0]?.terminate();
   server.onConnection((peer) => behaveWell(peer));
-  await until(() => announced === 1, {
-    what: `the leased shard READY in the restarted worker and announced (errors: ${reports.join(' | ')})`,
+  await until(() => leased.announced() === 1, {
+    what: () => `the leased shard READY in the restarted worker and announced (reports: ${leased.reports.join(' | ')})`,
     timeoutMs: 8000,
   });
-  expect(shard?.status).toBe('ready');
-  expect(reports, 'the crash before READY, reported').toEqual([expect.stringMatching(/^worker: the worker running shard 0 exited/)]);
+  expect(leased.shard?.status).toBe('ready');
+  expect(leased.errors(), 'the crash before READY, reported').toEqual([expect.stringMatching(/^worker error: the worker running shard 0 exited/)]);
 }, 30_000);
 
 it('a leased shard whose worker throws uncaught before READY: its death reported once, with what it threw; then READY in a new worker', async () => {
