@@ -39,6 +39,7 @@ import { stopShards } from './closing.js';
 import { checkConnectOptions, joinFleet } from './connect-checks.js';
 import { autoReshardInterval, checkReshard, withCount, type ShardSet } from './reshard.js';
 import { ShardSets } from './shard-sets.js';
+import { stopAttempts } from './shard-start.js';
 import { answerable, deliverClaimed, emitFleetEvent, recordingAnswers } from './fleet.js';
 import { answeringStore, OutageReporter, recoveredLine, SETTLE_MS } from './outages.js';
 import { emitReport } from './report.js';
@@ -374,7 +375,11 @@ export class Gateway extends InteractionHost<GatewayEvents> {
       report,
     };
     const stopAll = () => stopShards(parts, handOff, options.drainTimeoutMs ?? 10_000);
-    await (this.#sets.current.fleet === undefined ? stopAll() : this.#sets.current.fleet.close(stopAll));
+    try {
+      await (this.#sets.current.fleet === undefined ? stopAll() : this.#sets.current.fleet.close(stopAll));
+    } finally {
+      stopAttempts(this.#sets.current.shards); // a leased shard's retry waiting (to be created, to connect): none once closed
+    }
     await this.router.close();
     this.removeAllListeners();
   }

@@ -13,6 +13,7 @@ import { DEFAULT_MAX_SHARDS } from '../core/bounds.js';
 import type { GatewayShardingOptions } from './options.js';
 import { readGatewayBot, type ShardPlan } from './shard-plan.js';
 import { stopShards } from './closing.js';
+import { stopAttempts } from './shard-start.js';
 import type { CoordinatorTick, FleetSupervisor, ShardCoordinator } from './coordinator.js';
 import type { SessionSaver } from './gateway-session-store.js';
 import type { ShardHandle } from './shards.js';
@@ -248,7 +249,11 @@ export function fleetTarget(answer: CoordinatorTick): number | undefined {
 /** Stops a set for good: its shards closed with 1000 (their sessions end) and its stored sessions forgotten; in a fleet, its leases given back. */
 export async function dropSet(set: ShardSet, report: (line: string) => void): Promise<void> {
   const stop = () => stopShards({ shards: set.shards, inFlight: undefined, publisher: undefined, savers: set.savers, report }, false, 0);
-  await (set.fleet === undefined ? stop() : set.fleet.retire(stop));
+  try {
+    await (set.fleet === undefined ? stop() : set.fleet.retire(stop));
+  } finally {
+    stopAttempts(set.shards); // its leased shards' retries waiting: none once the set is dropped
+  }
 }
 
 /** After the switch to `next`: its sessions saved, the old set dropped (see {@link dropSet}). */

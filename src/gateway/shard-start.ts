@@ -81,7 +81,7 @@ export async function startShard(target: ShardStartTarget, shardId: number, admi
  */
 function startLeased(target: ShardStartTarget, shardId: number, admission: ShardAdmission & { kind: 'lease' }): Promise<ShardHandle | undefined> {
   const report = (report: ConnectionReport) => target.report(report, shardId);
-  const tries = new HeldAttempts(admission.holds, report);
+  const tries = new HeldAttempts(admission.holds, report, target.list);
   const attempt = async (): Promise<ShardHandle | undefined> => {
     if (!admission.holds()) return undefined;
     let shard: ShardHandle;
@@ -136,6 +136,7 @@ async function place(target: ShardStartTarget, shard: ShardHandle, admission: Sh
       () => admission.holds() && target.list.includes(shard),
       (report) => target.report(report, shardId),
       () => admission.connected(stored !== undefined && shard.sessionId === stored),
+      target.list,
     );
   }
   return shard;
@@ -181,15 +182,17 @@ function hopeless(error: unknown): boolean {
  * again when each wait ends). Once it is READY (or RESUMED) `connected` runs; if it fails (the coordinator is down), it alone
  * is tried again, never the connect. A run of failures is one `error` (the first, unless its source reported it: see
  * {@link reportedAlready}) and a debug line when it ends; a close no
- * attempt can fix (see {@link hopeless}) is reported and not tried again, since every attempt would fail alike.
+ * attempt can fix (see {@link hopeless}) is reported and not tried again, since every attempt would fail alike. A wait of a
+ * shard of `set` is cleared by {@link stopAttempts}.
  */
 export function connectWhileHeld(
   connect: () => Promise<void>,
   held: () => boolean,
   report: (report: ConnectionReport) => void,
   connected: () => Promise<void> | void = () => undefined,
+  set?: readonly ShardHandle[],
 ): void {
-  const tries = new HeldAttempts(held, report);
+  const tries = new HeldAttempts(held, report, set);
   const announce = (): void => {
     if (!held()) return;
     Promise.resolve()
@@ -230,20 +233,35 @@ export function reportedAlready<E extends Error>(error: E): E {
   return error;
 }
 
+/** Per shard set (its list of shards), the attempts of its shards waiting to run again: see {@link stopAttempts}. */
+const waiting = new WeakMap<readonly ShardHandle[], Set<HeldAttempts>>();
+
 /**
- * A held shard's attempts at one step (being created, connecting, announcing READY): a run of failures in a row is one `error`
- * (its first, unless that one was {@link reportedAlready}; a `hopeless` one always) and a debug line when an attempt succeeds; the
- * wait before the next attempt doubles from {@link RECONNECT_AFTER_MS} to 30 s, and the attempt is made only if still `held()`.
+ * The set whose shards are `set` ends (the Gateway closed, a reshard dropped it): every wait of its shards' attempts (to be
+ * created, to connect, to announce READY) is cleared, so no retry timer outlives it.
  */
-class HeldAttempts {
+export function stopAttempts(set: readonly ShardHandle[]): void {
+  for (const tries of [...(waiting.get(set) ?? [])]) tries.stop();
+}
+
+/**
+ * A held shard's attempts at one step (being created, connecting, announcing READY; a crashed shard worker's restart): a run of
+ * failures in a row is one `error` (its first, unless that one was {@link reportedAlready}; a `hopeless` one always) and a debug
+ * line when an attempt succeeds; the wait before the next attempt doubles from {@link RECONNECT_AFTER_MS} to 30 s, and the attempt
+ * is made only if still `held()`. One wait at a time, cleared by {@link HeldAttempts.stop} (or {@link stopAttempts} of its `set`).
+ */
+export class HeldAttempts {
   readonly #failures = new Outage();
   readonly #held: () => boolean;
   readonly #report: (report: ConnectionReport) => void;
+  readonly #set: readonly ShardHandle[] | undefined;
   #inARow = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(held: () => boolean, report: (report: ConnectionReport) => void) {
+  constructor(held: () => boolean, report: (report: ConnectionReport) => void, set?: readonly ShardHandle[]) {
     this.#held = held;
     this.#report = report;
+    this.#set = set;
   }
 
   failed(error: unknown, hopeless = false): void {
@@ -262,7 +280,23 @@ class HeldAttempts {
   /** Runs `again` after the wait this run of failures has reached, if the shard is still held now (`again` asks again when it ends). */
   later(again: () => void): void {
     const ms = Math.min(RECONNECT_AFTER_MS * 2 ** Math.min(this.#inARow - 1, 10), MAX_RECONNECT_AFTER_MS);
-    if (this.#held()) setTimeout(again, ms).unref?.();
+    this.stop();
+    if (!this.#held()) return;
+    this.#timer = setTimeout(() => {
+      this.stop();
+      again();
+    }, ms);
+    this.#timer.unref?.();
+    if (this.#set === undefined) return;
+    const set = waiting.get(this.#set) ?? new Set();
+    waiting.set(this.#set, set.add(this));
+  }
+
+  /** No attempt any more: the wait under way, if any, is cleared (its set ended, the shard worker is ended). */
+  stop(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#set !== undefined) waiting.get(this.#set)?.delete(this);
   }
 }
 

@@ -12,7 +12,6 @@
  */
 
 import type { Worker } from 'node:worker_threads';
-import { backoffDelay } from '../core/backoff.js';
 import { describeThrown } from '../errors/base.js';
 import { GatewayError } from '../errors/index.js';
 import type { ResolvedGatewayOptions } from './options.js';
@@ -20,6 +19,7 @@ import type { GatewaySessionRecord } from './gateway-session-store.js';
 import type { ShardPlan } from './shard-plan.js';
 import type { ShardHandle, ShardHost } from './shards.js';
 import { connectWhileHeld, reportedAlready } from './shard-start.js';
+import { WorkerRestart } from './worker-restart.js';
 import { runningShardWorkers, startWorker } from './worker-thread.js';
 import {
   idleState,
@@ -46,13 +46,14 @@ interface WorkerEntry {
  * One worker and the shards it runs now. A worker that dies (it exits, throws uncaught, runs out of heap) is reported (`error`
  * and `reconnecting` for each of its shards, which are no longer `ready`) and replaced after the reconnect backoff by a new one
  * that runs the same shards and resumes each one's session from the last state the main thread saw (its sequence taken from the
- * dispatches themselves, so nothing is handled twice). Once its last shard stopped it is ended (`closing`), and takes no other.
+ * dispatches themselves, so nothing is handled twice); a death is one report, what the worker threw included. A replacement whose
+ * thread cannot start is reported and tried again while the worker is wanted (`worker-restart.ts`). Once its last shard stopped
+ * it is ended (`closing`), and takes no other.
  */
 class ShardWorker {
   #worker: Worker;
   readonly #data: ShardWorkerData;
   readonly #host: ShardHost;
-  readonly #options: ResolvedGatewayOptions;
   readonly #perWorker: number;
   readonly #emptied: (worker: ShardWorker) => void;
   readonly #connects = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
@@ -61,16 +62,25 @@ class ShardWorker {
   #nextRequest = 0;
   #exited = false;
   #closing: Promise<void> | undefined;
-  #crashes = 0;
-  #restartTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #restart: WorkerRestart;
+  /** What the worker threw uncaught, reported with its exit (Node emits `error`, then `exit`): one report per death. */
+  #thrown: Error | undefined;
   #gone: Promise<void>;
 
   constructor(data: ShardWorkerData, host: ShardHost, options: ResolvedGatewayOptions, perWorker: number, emptied: (worker: ShardWorker) => void) {
     this.#data = data;
     this.#host = host;
-    this.#options = options;
     this.#perWorker = perWorker;
     this.#emptied = emptied;
+    this.#restart = new WorkerRestart(
+      { baseDelayMs: options.reconnectBaseDelayMs, maxDelayMs: options.reconnectMaxDelayMs },
+      {
+        shards: () => [...this.#entries.keys()],
+        start: () => this.#resume(),
+        open: () => this.#closing === undefined,
+        report: (report) => this.#host.emit(report, this.#entries.keys().next().value ?? 0),
+      },
+    );
     [this.#worker, this.#gone] = this.#start(data);
   }
 
@@ -91,65 +101,48 @@ class ShardWorker {
     const worker = startWorker(data);
     runningShardWorkers.add(worker);
     this.#exited = false;
+    this.#thrown = undefined;
     worker.on('message', (message: FromWorker) => this.#onMessage(message));
-    worker.on('error', (error: Error) =>
-      this.#host.emit(
-        { event: 'error', payload: new GatewayError(`a shard worker failed: ${error.message}`, undefined, { cause: error }) },
-        this.#entries.keys().next().value ?? 0,
-      ),
-    );
+    worker.on('error', (error: Error) => void (this.#thrown = error));
     const gone = new Promise<void>((resolve) =>
       worker.once('exit', (code: number) => {
         runningShardWorkers.delete(worker);
         this.#exited = true;
+        const thrown = this.#thrown;
+        const how = `code ${code}${thrown === undefined ? '' : `: ${thrown.message}`}`;
+        const why = `the shard worker exited (${how})`;
         // Its crash is reported with its restart (below): a held shard's connect retry counts the rejection, not reporting it again.
-        for (const waiter of this.#connects.values()) waiter.reject(reportedAlready(new GatewayError(`the shard worker exited (code ${code})`)));
+        for (const waiter of this.#connects.values()) waiter.reject(reportedAlready(new GatewayError(why, undefined, { cause: thrown })));
         this.#connects.clear();
         for (const controller of this.#turns.values()) controller.abort();
         this.#turns.clear();
         // The shards being stopped are stopped: their sockets went with the worker.
         for (const entry of [...this.#entries.values()]) if (entry.removing !== undefined) this.#finishRemoval(entry);
-        if (this.#closing === undefined) this.#crashed(code);
+        if (this.#closing === undefined) this.#crashed(how, thrown);
+        else if (thrown !== undefined)
+          this.#host.emit({ event: 'error', payload: new GatewayError(`a shard worker failed: ${how}`, undefined, { cause: thrown }) }, 0);
         resolve();
       }),
     );
     return [worker, gone];
   }
 
-  /** A worker died on its own: its shards are not ready any more; a new worker resumes them after the backoff. */
-  #crashed(code: number): void {
-    this.#crashes++;
-    const delayMs = backoffDelay(
-      { baseDelayMs: this.#options.reconnectBaseDelayMs, maxDelayMs: this.#options.reconnectMaxDelayMs },
-      this.#crashes,
-      Math.random,
-    );
+  /** A worker died on its own (`how`: its exit code and what it threw, if it did): its shards are not ready any more; a new worker resumes them after the backoff. */
+  #crashed(how: string, thrown: Error | undefined): void {
+    const { attempt, delayMs } = this.#restart.crashed();
     for (const entry of this.#entries.values()) {
       const { id, state } = entry;
       entry.state = { ...state, status: 'reconnecting' };
-      this.#host.emit(
-        {
-          event: 'error',
-          payload: new GatewayError(`the worker running shard ${id} exited (code ${code}); a new worker resumes its session in ${delayMs} ms`),
-        },
-        id,
-      );
-      this.#host.emit(
-        {
-          event: 'reconnecting',
-          payload: { attempt: this.#crashes, delayMs, resume: state.sessionId !== undefined, reason: `the shard worker exited (code ${code})` },
-        },
-        id,
-      );
+      const message = `the worker running shard ${id} exited (${how}); a new worker resumes its session in ${delayMs} ms`;
+      this.#host.emit({ event: 'error', payload: new GatewayError(message, undefined, { cause: thrown }) }, id);
+      const reason = `the shard worker exited (${how})`;
+      this.#host.emit({ event: 'reconnecting', payload: { attempt, delayMs, resume: state.sessionId !== undefined, reason } }, id);
       this.#host.changed(id);
     }
-    this.#restartTimer = setTimeout(() => this.#restart(), delayMs);
   }
 
-  /** A new worker, running the shards the dead one held (those stopped meanwhile not). */
-  #restart(): void {
-    this.#restartTimer = undefined;
-    if (this.#closing !== undefined) return;
+  /** A new worker, running the shards the dead one held (those stopped meanwhile not); throws when its thread cannot start. */
+  #resume(): void {
     [this.#worker, this.#gone] = this.#start({ ...this.#data, token: this.#host.token() });
     for (const entry of this.#entries.values()) {
       const { id, state } = entry;
@@ -168,7 +161,7 @@ class ShardWorker {
         () => this.connect(entry, undefined),
         held,
         (report) => held() && this.#host.emit(report, id),
-        () => void (this.#crashes = 0),
+        () => this.#restart.connected(),
       );
     }
   }
@@ -326,8 +319,7 @@ class ShardWorker {
 
   /** Ends the worker (it holds no shard); terminates it if it does not finish within 5 s. */
   async #close(): Promise<void> {
-    if (this.#restartTimer !== undefined) clearTimeout(this.#restartTimer);
-    this.#restartTimer = undefined;
+    this.#restart.stop();
     for (const controller of this.#turns.values()) controller.abort();
     this.#turns.clear();
     if (this.#exited) return;

@@ -3,9 +3,12 @@
  * leases start and stop them: each shard placed in a worker with room (at
  * most `shardsPerWorker`), a stop that ends only that shard, a worker ended
  * once its last shard stopped, and a worker that dies restarted with the
- * shards it held then (its death before a leased shard's READY reported once).
+ * shards it held then (its death before a leased shard's READY reported once,
+ * an uncaught exception in it included; a restart that cannot start a thread
+ * reported once and tried again).
  */
-import { afterEach, expect, it } from 'vitest';
+import { Worker } from 'node:worker_threads';
+import { afterEach, expect, it, vi } from 'vitest';
 import type { ConnectionReport } from '../../src/gateway/connection-host.js';
 import { resolveGatewayOptions, type GatewayDispatchEvent } from '../../src/gateway/options.js';
 import type { ShardPlan } from '../../src/gateway/shard-plan.js';
@@ -17,10 +20,52 @@ import { guildIdOnShard, startShardedEmulator } from '../helpers/sharded-emulato
 import { behaveWell, startWsServer } from '../helpers/ws-server.js';
 import { until } from '../helpers/until.js';
 
+/** How the next worker starts go wrong, in order (then real workers): no thread (a thread limit), or a worker that throws uncaught. */
+const nextStarts: ('no thread' | 'throws')[] = [];
+vi.mock('../../src/gateway/worker-thread.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../src/gateway/worker-thread.js')>();
+  return {
+    ...original,
+    startWorker: (data: Parameters<typeof original.startWorker>[0]) => {
+      const how = nextStarts.shift();
+      if (how === 'no thread') throw Object.assign(new Error('ERR_WORKER_INIT_FAILED: EAGAIN'), { code: 'ERR_WORKER_INIT_FAILED' });
+      // As an out-of-memory or a bug in the worker would, before any READY.
+      if (how === 'throws') return new Worker("setTimeout(() => { throw new Error('boom in the worker') }, 200)", { eval: true });
+      return original.startWorker(data);
+    },
+  };
+});
+
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
+  nextStarts.length = 0;
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
+
+/** A leased shard (connected while held, announced once READY) in a worker of a pool of its own, its reports kept as text. */
+async function leasedWorkerShard(url: string) {
+  const options = resolveGatewayOptions({ reconnectBaseDelayMs: 300, reconnectMaxDelayMs: 300 }, url);
+  const reports: string[] = [];
+  const keep = (source: string) => (report: ConnectionReport) =>
+    void (report.event !== 'debug' || /worker/.test(report.payload)
+      ? reports.push(`${source} ${report.event}: ${report.payload instanceof Error ? report.payload.message : String(report.payload)}`)
+      : undefined);
+  const host: ShardHost = {
+    ...{ token: () => 'Bot token', now: () => Date.now(), allowInsecure: false, dispatch: () => undefined, changed: () => undefined },
+    emit: keep('worker'),
+  };
+  const plan: ShardPlan = { sharded: true, ids: [0], count: 1, maxConcurrency: 1, perWorker: 1 };
+  const create = workerShards(options, () => host);
+  const target: ShardStartTarget = {
+    ...{ list: [], savers: new Map(), count: 1, store: undefined, record: () => undefined, storeFailed: () => undefined },
+    create: (id) => create(id, plan, {}),
+    report: keep('lease'),
+  };
+  let announced = 0;
+  const shard = await startShard(target, 0, { kind: 'lease', holds: () => true, connected: () => void announced++ });
+  cleanups.push(() => shard?.destroy());
+  return { shard, reports, errors: () => reports.filter((line) => / error: /.test(line)), announced: () => announced };
+}
 
 it('places shards where there is room, stops one shard alone, resumes one started again, restarts a dead worker with what it held, ends an empty worker', async () => {
   const emulator = await startShardedEmulator({ gateway: { shards: 4, maxConcurrency: 4 }, guildOnShard: 1 });
@@ -186,32 +231,53 @@ it('a shard worker that dies before READY under a lease is reported once (the wo
   // A scripted Gateway that never says Hello until the test says so: the worker dies while the leased shard connects.
   const server = await startWsServer();
   cleanups.push(() => server.close());
-  const options = resolveGatewayOptions({ reconnectBaseDelayMs: 300, reconnectMaxDelayMs: 300 }, server.url);
-  const reports: string[] = [];
-  const keep = (source: string) => (report: ConnectionReport) =>
-    void (report.event === 'error' && reports.push(`${source}: ${report.payload instanceof Error ? report.payload.message : String(report.payload)}`));
-  const host: ShardHost = {
-    ...{ token: () => 'Bot token', now: () => Date.now(), allowInsecure: false, dispatch: () => undefined, changed: () => undefined },
-    emit: keep('worker'),
-  };
-  const plan: ShardPlan = { sharded: true, ids: [0], count: 1, maxConcurrency: 1, perWorker: 1 };
-  const create = workerShards(options, () => host);
-  const target: ShardStartTarget = {
-    ...{ list: [], savers: new Map(), count: 1, store: undefined, record: () => undefined, storeFailed: () => undefined },
-    create: (id) => create(id, plan, {}),
-    report: keep('lease'),
-  };
-  let announced = 0;
-  const shard = await startShard(target, 0, { kind: 'lease', holds: () => true, connected: () => void announced++ });
-  cleanups.push(() => shard?.destroy());
+  const leased = await leasedWorkerShard(server.url);
   await server.peer(0);
   expect(runningShardWorkers.size, 'one worker for the leased shard').toBe(1);
   await [...runningShardWorkers][0]?.terminate();
   server.onConnection((peer) => behaveWell(peer));
-  await until(() => announced === 1, {
-    what: `the leased shard READY in the restarted worker and announced (errors: ${reports.join(' | ')})`,
+  await until(() => leased.announced() === 1, {
+    what: () => `the leased shard READY in the restarted worker and announced (reports: ${leased.reports.join(' | ')})`,
     timeoutMs: 8000,
   });
-  expect(shard?.status).toBe('ready');
-  expect(reports, 'the crash before READY, reported').toEqual([expect.stringMatching(/^worker: the worker running shard 0 exited/)]);
+  expect(leased.shard?.status).toBe('ready');
+  expect(leased.errors(), 'the crash before READY, reported').toEqual([expect.stringMatching(/^worker error: the worker running shard 0 exited/)]);
+}, 30_000);
+
+it('a leased shard whose worker throws uncaught before READY: its death reported once, with what it threw; then READY in a new worker', async () => {
+  const server = await startWsServer(behaveWell);
+  cleanups.push(() => server.close());
+  nextStarts.push('throws');
+  const leased = await leasedWorkerShard(server.url);
+  await until(() => leased.announced() === 1, { what: `READY in the restarted worker, announced (reports: ${leased.reports.join(' | ')})`, timeoutMs: 10_000 });
+  // Node emits the worker's `error`, then its `exit`: one report, the crash's, carrying the exception's message.
+  expect(leased.errors(), 'one error for the death').toEqual([
+    expect.stringMatching(/^worker error: the worker running shard 0 exited \(code 1: boom in the worker\); a new worker resumes its session in \d+ ms$/),
+  ]);
+}, 30_000);
+
+it('a crashed worker whose replacement cannot start a thread: reported once, tried again, and the leased shard READY and announced once it starts', async () => {
+  const uncaught: unknown[] = [];
+  const onUncaught = (error: unknown) => void uncaught.push(error);
+  process.on('uncaughtException', onUncaught);
+  cleanups.push(() => process.off('uncaughtException', onUncaught));
+  // A scripted Gateway that never says Hello until the test says so: the worker dies while the leased shard connects.
+  const server = await startWsServer();
+  cleanups.push(() => server.close());
+  const leased = await leasedWorkerShard(server.url);
+  await server.peer(0);
+  nextStarts.push('no thread', 'no thread');
+  await [...runningShardWorkers][0]?.terminate();
+  server.onConnection((peer) => behaveWell(peer));
+  await until(() => leased.announced() === 1, {
+    what: () => `the leased shard READY in a new worker once one could start, and announced (reports: ${leased.reports.join(' | ')})`,
+    timeoutMs: 15_000,
+  });
+  expect(uncaught, 'exceptions thrown out of the restart').toEqual([]);
+  expect(leased.shard?.status).toBe('ready');
+  expect(leased.errors(), 'the crash, then one error for the run of failed starts naming the shard').toEqual([
+    expect.stringMatching(/^worker error: the worker running shard 0 exited \(code 1\)/),
+    'worker error: a new shard worker for shard(s) 0 could not start (ERR_WORKER_INIT_FAILED: EAGAIN); tried again while they run here',
+  ]);
+  expect(leased.reports).toContainEqual(expect.stringMatching(/^worker debug: a new shard worker for shard\(s\) 0 started after 2 failed attempts/));
 }, 30_000);
