@@ -16,12 +16,34 @@ export const TAKEN_PER_STEP = 1000;
 /** The longest member id or bot id, in characters. */
 const MAX_ID_LENGTH = 200;
 
-/** A member or bot id: a string of 1 to 200 characters, without `|` (the lease separator) or a control character. */
+/** Whether the UTF-16 unit is a control character: C0 (0x00-0x1f), DEL (0x7f) or C1 (0x80-0x9f). */
+const isControl = (unit: number): boolean => unit < 0x20 || (unit >= 0x7f && unit <= 0x9f);
+
+/**
+ * A member or bot id: a string of 1 to 200 characters, without `|` (the lease separator) or a control character (C0, DEL,
+ * C1). Every call of a coordinator that takes a member id checks it here: `tick`, `release`, `leave`, `claimInteraction`.
+ */
 export function checkCoordinatorId(operation: string, name: string, value: unknown): string {
-  const ok = typeof value === 'string' && value.length > 0 && value.length <= MAX_ID_LENGTH && !value.includes('|') && ![...value].some((char) => char < ' ');
+  const ok =
+    typeof value === 'string' &&
+    value.length > 0 &&
+    value.length <= MAX_ID_LENGTH &&
+    !value.includes('|') &&
+    ![...value].some((char) => isControl(char.charCodeAt(0)));
   if (!ok)
     throw new ValidationError(operation, [{ path: name, message: `must be a string of 1 to ${MAX_ID_LENGTH} characters without "|" or control characters` }]);
   return value;
+}
+
+/** The shortest `leaseMs` a coordinator takes: Redis's steps, a few ms each, every third of a lease, need room. */
+const MIN_LEASE_MS = 300;
+
+/**
+ * The `leaseMs` option of both coordinators: a whole number of ms from 300 to 2^31 - 1 (`MAX_TIMER_MS`), 10,000 when unset,
+ * or a `ValidationError`: a fleet tested on `MemoryShardCoordinator` runs the lease production accepts.
+ */
+export function leaseMsOption(operation: string, value: number | undefined): number {
+  return checkDuration(operation, 'leaseMs', value, { min: MIN_LEASE_MS, integer: true }) ?? 10_000;
 }
 
 /** The `maxShards` option: a whole number from 1 to `MAX_SHARDS_LIMIT` (`DEFAULT_MAX_SHARDS` when unset), or a `ValidationError`. */

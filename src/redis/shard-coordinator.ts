@@ -28,6 +28,7 @@ import {
   checkReadyShard,
   checkShardCount,
   joinedBot,
+  leaseMsOption,
   maxShardsOption,
   reshardUnderWay,
   TAKEN_PER_STEP,
@@ -161,7 +162,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
     this.#client = options.client;
     this.#keyName = options.key ?? 'ccsdk:fleet';
     this.#key = taggedKey(OPERATION, 'key', this.#keyName);
-    this.leaseMs = checkDuration(OPERATION, 'leaseMs', options.leaseMs, { min: 300, integer: true }) ?? 10_000;
+    this.leaseMs = leaseMsOption(OPERATION, options.leaseMs);
     this.#timeoutMs = checkDuration(OPERATION, 'commandTimeoutMs', options.commandTimeoutMs, { min: 1 }) ?? DEFAULT_COMMAND_TIMEOUT_MS;
     this.maxShards = maxShardsOption(OPERATION, options.maxShards);
     this.#bot = options.bot === undefined ? undefined : checkCoordinatorId(OPERATION, 'bot', options.bot);
@@ -305,6 +306,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
   }
 
   async release(member: string, shardCount: number, lease: ShardLease): Promise<void> {
+    checkCoordinatorId('ShardCoordinator.release', 'member', member);
     this.#count('ShardCoordinator.release', shardCount);
     const keys = [this.#perCount('leases', shardCount), this.#perCount('owners', shardCount), this.#perCount('free', shardCount)];
     this.#reportNow(await this.#run(RELEASE, keys, [member, String(lease.shardId), String(lease.fence), String(this.leaseMs)]));
@@ -318,6 +320,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
 
   /** Leaves the fleet, giving every lease back; rejects with what it repaired, once done. */
   async leave(member: string, shardCount: number): Promise<void> {
+    checkCoordinatorId('ShardCoordinator.leave', 'member', member);
     this.#count('ShardCoordinator.leave', shardCount);
     const keys = [`${this.#key}:members`, this.#perCount('leases', shardCount), this.#perCount('owners', shardCount)];
     keys.push(this.#perCount('holders', shardCount), this.#perCount('free', shardCount));
@@ -333,6 +336,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
    * once it was answered. A fleet member's claim lasts as long as the claim key (its validity is the member's liveness).
    */
   async claimInteraction(member: string, interactionId: string, ttlMs = CLAIM_TTL_MS): Promise<boolean> {
+    checkCoordinatorId('ShardCoordinator.claimInteraction', 'member', member);
     const ms = claimTtl(ttlMs);
     return (await acquireClaim(this.#claimRunner, this.#claimKeys(interactionId), member, ms, { ttlMs: ms })).status === 'taken';
   }

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { checkDuration, optionNames, refuseUnknownOptions } from '../core/bounds.js';
+import { optionNames, refuseUnknownOptions } from '../core/bounds.js';
 import { INTERACTION_CLAIM_TTL_MS as CLAIM_TTL_MS } from '../core/constants.js';
 import {
   checkCoordinatorId,
@@ -18,6 +18,7 @@ import {
   checkReadyShard,
   checkShardCount,
   joinedBot,
+  leaseMsOption,
   maxShardsOption,
   reshardUnderWay,
   TAKEN_PER_STEP,
@@ -28,7 +29,7 @@ import type { PreviousHolder } from '../gateway/fleet-events.js';
 
 /** Options of {@link MemoryShardCoordinator}. */
 export interface MemoryShardCoordinatorOptions {
-  /** How long a lease (and a membership) lives without renewal, milliseconds. @default 10000 */
+  /** How long a lease (and a membership) lives without renewal, milliseconds (300 to 2^31 - 1, whole, as on Redis). @default 10000 */
   leaseMs?: number | undefined;
   /** The coordinator's clock, milliseconds (a test may move it: leases expire on it). @default performance.now */
   clock?: (() => number) | undefined;
@@ -86,7 +87,7 @@ export class MemoryShardCoordinator implements ShardCoordinator {
 
   constructor(options: MemoryShardCoordinatorOptions = {}) {
     refuseUnknownOptions('MemoryShardCoordinator', options, OPTIONS, { now: 'clock' });
-    this.leaseMs = checkDuration('MemoryShardCoordinator', 'leaseMs', options.leaseMs ?? 10_000, { min: 1 });
+    this.leaseMs = leaseMsOption('MemoryShardCoordinator', options.leaseMs);
     this.maxShards = maxShardsOption('MemoryShardCoordinator', options.maxShards);
     this.#now = options.clock ?? (() => performance.now());
   }
@@ -180,6 +181,7 @@ export class MemoryShardCoordinator implements ShardCoordinator {
   }
 
   async release(member: string, shardCount: number, lease: ShardLease): Promise<void> {
+    checkCoordinatorId('ShardCoordinator.release', 'member', member);
     checkShardCount('ShardCoordinator.release', shardCount, this.maxShards);
     const leases = this.#leasesOf(shardCount);
     const held = leases.get(lease.shardId);
@@ -187,6 +189,7 @@ export class MemoryShardCoordinator implements ShardCoordinator {
   }
 
   async leave(member: string, shardCount: number): Promise<void> {
+    checkCoordinatorId('ShardCoordinator.leave', 'member', member);
     checkShardCount('ShardCoordinator.leave', shardCount, this.maxShards);
     this.#members.delete(member);
     const leases = this.#leasesOf(shardCount);
@@ -229,6 +232,7 @@ export class MemoryShardCoordinator implements ShardCoordinator {
   }
 
   async claimInteraction(member: string, interactionId: string, ttlMs = CLAIM_TTL_MS): Promise<boolean> {
+    checkCoordinatorId('ShardCoordinator.claimInteraction', 'member', member);
     const ms = claimTtl(ttlMs);
     const now = this.#now();
     this.#forgetClaims(now);

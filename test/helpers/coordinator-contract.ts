@@ -240,8 +240,17 @@ export function coordinatorContract(name: string, make: MakeCoordinator): void {
         ['tick with 0 shards', () => c.tick('a', 0, true)],
         ['tick with 1.5 shards', () => c.tick('a', 1.5, true)],
         ['tick beyond maxShards', () => c.tick('a', 17, true)],
+        ['tick with a member holding DEL (0x7f)', () => c.tick('a\u007fb', 2, true)],
+        ['tick with a member holding a C1 control (0x85, next line)', () => c.tick('a\u0085b', 2, true)],
+        ['tick with a member holding a C1 control (0x9f)', () => c.tick('a\u009fb', 2, true)],
         ['release with 0 shards', () => c.release('a', 0, lease)],
+        ['release with an empty member', () => c.release('', 2, lease)],
+        ['release with a member holding |', () => c.release('a|b', 2, lease)],
         ['leave beyond maxShards', () => c.leave('a', 17)],
+        ['leave with an empty member', () => c.leave('', 2)],
+        ['leave with a member holding |', () => c.leave('a|b', 2)],
+        ['claimInteraction with an empty member', () => c.claimInteraction('', 'i1')],
+        ['claimInteraction with a member holding |', () => c.claimInteraction('a|b', 'i1')],
         ['shardCount(0)', () => c.shardCount(0)],
         ['requestReshard(0)', () => c.requestReshard(0)],
         ['requestReshard beyond maxShards', () => c.requestReshard(17)],
@@ -251,10 +260,24 @@ export function coordinatorContract(name: string, make: MakeCoordinator): void {
       ];
       for (const [what, call] of refused) await expect(call(), what).rejects.toThrow(ValidationError);
       expect((await c.tick('m'.repeat(200), 16, false)).members, 'a member of 200 characters, 16 shards (maxShards)').toBe(1);
+      expect((await c.tick('a\u00a0é~1', 2, false)).members, 'a member holding a no-break space (0xa0), é and ~').toBe(2);
+      expect(await c.claimInteraction('b', 'i1'), 'the refused claims took nothing').toBe(true);
       expect(await c.shardCount(), 'a refused call stored no count').toBeUndefined();
       expect((await c.tick('a', 2, false)).target, 'a refused call asked for no reshard').toBeUndefined();
     }),
   );
+
+  it(`${name}: refuses a leaseMs option that is not a whole number from 300 ms to 2^31 - 1 with a ValidationError`, async () => {
+    for (const leaseMs of [0, 1, 100, 299, 300.5, 2 ** 31, Number.NaN]) await expect(make({ leaseMs }), `leaseMs ${leaseMs}`).rejects.toThrow(ValidationError);
+    for (const leaseMs of [300, 2 ** 31 - 1]) {
+      const subject = await make({ leaseMs });
+      try {
+        expect(subject.coordinator.leaseMs, `leaseMs ${leaseMs}`).toBe(leaseMs);
+      } finally {
+        await subject.close();
+      }
+    }
+  });
 
   it(`${name}: refuses a maxShards option out of 1 to 65,536 with a ValidationError; unset, counts up to 10,000 pass`, async () => {
     for (const maxShards of [0, 65_537, 2.5]) await expect(make({ leaseMs: LONG, maxShards }), `maxShards ${maxShards}`).rejects.toThrow(ValidationError);
