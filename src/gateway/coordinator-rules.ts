@@ -7,7 +7,7 @@
  * @module
  */
 
-import { checkCount, checkDuration, DEFAULT_MAX_SHARDS, MAX_SHARDS_LIMIT } from '../core/bounds.js';
+import { checkCount, checkDuration, DEFAULT_MAX_SHARDS, MAX_SHARDS_LIMIT, MAX_TIMER_MS } from '../core/bounds.js';
 import { ShardCoordinatorError, ValidationError } from '../errors/index.js';
 
 /** The most free shards one step takes (a member far below its share takes the rest on its next steps). */
@@ -90,4 +90,13 @@ export function reshardUnderWay(pending: number): ShardCoordinatorError {
 /** A claim's `ttlMs` (`claimInteraction`): a duration from 1 ms to `MAX_TIMER_MS`, or a `ValidationError`; whole ms, rounded up. */
 export function claimTtl(ttlMs: number): number {
   return Math.ceil(checkDuration('ShardCoordinator.claimInteraction', 'ttlMs', ttlMs, { min: 1 }));
+}
+
+/**
+ * The longest `sinceRenewalMs` a coordinator gives (`PreviousHolder`: how long before an acquisition a dead holder last renewed):
+ * 40 leases (its lease is at most 10 times this one's, a step refuses more, and a step frees it within 3 of those), at most
+ * `MAX_TIMER_MS`. A longer one is not given: not known.
+ */
+export function maxSinceRenewalMs(leaseMs: number): number {
+  return Math.min(MAX_TIMER_MS, 40 * leaseMs);
 }

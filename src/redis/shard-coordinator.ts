@@ -18,7 +18,7 @@
 
 import type { CoordinatorTick, ShardCoordinator, ShardLease } from '../gateway/coordinator.js';
 import type { PreviousHolder } from '../gateway/fleet-events.js';
-import { checkDuration, clampNumber, MAX_TIMER_MS, refuseUnknownOptions } from '../core/bounds.js';
+import { checkDuration, clampNumber, refuseUnknownOptions } from '../core/bounds.js';
 import { acquireClaim, CLAIM_TTL_MS, type ClaimKeys, type ClaimScriptRunner, markAnswered } from './interaction-claim.js';
 import { ShardCoordinatorError } from '../errors/index.js';
 import {
@@ -30,6 +30,7 @@ import {
   joinedBot,
   leaseMsOption,
   maxShardsOption,
+  maxSinceRenewalMs,
   reshardUnderWay,
   TAKEN_PER_STEP,
 } from '../gateway/coordinator-rules.js';
@@ -241,9 +242,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
     const seen = this.#seen.get(id);
     const now = new Set(leases.map((lease) => `${lease.shardId}|${lease.fence}`));
     const fresh = leases.filter((lease) => seen?.has(`${lease.shardId}|${lease.fence}`) !== true).map((lease) => lease.shardId);
-    // A dead member's lease is at most 10 times this one's (a step refuses more) and freed within 3 of them: 40 is past any.
-    const maxSinceMs = Math.min(MAX_TIMER_MS, 40 * this.leaseMs);
-    const found = fresh.length === 0 ? undefined : await this.#members.acquired(member, shardCount, fresh, maxSinceMs);
+    const found = fresh.length === 0 ? undefined : await this.#members.acquired(member, shardCount, fresh, maxSinceRenewalMs(this.leaseMs));
     const previous = found === undefined || found.size === 0 ? undefined : found; // none had another holder: no map (the contract's one answer)
     this.#seen.delete(id); // kept in order of use: the least recently stepping member is forgotten first
     this.#seen.set(id, now);

@@ -20,6 +20,7 @@ import {
   joinedBot,
   leaseMsOption,
   maxShardsOption,
+  maxSinceRenewalMs,
   reshardUnderWay,
   TAKEN_PER_STEP,
   claimTtl,
@@ -36,6 +37,9 @@ export interface MemoryShardCoordinatorOptions {
   /** The largest shard count the fleet runs or reshards to, as the Redis coordinator's. @default 10000 (`DEFAULT_MAX_SHARDS`) */
   maxShards?: number | undefined;
 }
+
+/** How many leases a count's records outlive its last step (the Redis coordinator's keys expire after 3 leases). */
+const RECORDS_KEPT_LEASES = 3;
 
 const OPTIONS = optionNames<MemoryShardCoordinatorOptions>({ leaseMs: true, clock: true, maxShards: true });
 
@@ -70,6 +74,8 @@ export class MemoryShardCoordinator implements ShardCoordinator {
   readonly #last = new Map<number, Map<number, LastHolder>>();
   /** Per shard count, shard id to its lease. */
   readonly #leases = new Map<number, Map<number, Lease>>();
+  /** Per shard count, when a step of it last ran (its leases are forgotten 3 leases after, as the Redis coordinator's keys expire). */
+  readonly #stepped = new Map<number, number>();
   #fence = 0;
   /** Interaction id to its holder (a member id, or `answered`) and the claim's expiry. */
   readonly #claims = new Map<string, { holder: string; expires: number }>();
@@ -118,6 +124,11 @@ export class MemoryShardCoordinator implements ShardCoordinator {
     const index = members.indexOf(member);
     const n = members.length;
     const leases = this.#leasesOf(shardCount);
+    // As on Redis, whose keys of a count expire 3 leases after its last step: its leases are gone, so a dead holder's last
+    // renewal is not known (the record of who held each shard stays).
+    const stepped = this.#stepped.get(shardCount);
+    if (stepped !== undefined && now - stepped > RECORDS_KEPT_LEASES * this.leaseMs) leases.clear();
+    this.#stepped.set(shardCount, now);
     const held: ShardLease[] = [];
     const free: number[] = [];
     const last = this.#lastOf(shardCount);
@@ -170,13 +181,17 @@ export class MemoryShardCoordinator implements ShardCoordinator {
     return last;
   }
 
-  /** Records `member` as the shard's holder and says who held it before (live, left, or dead and how long since it renewed). */
+  /**
+   * Records `member` as the shard's holder and says who held it before (live, left, or dead and how long since it renewed, when
+   * a step freed its lease and at most `maxSinceRenewalMs` ago).
+   */
   #handOver(last: Map<number, LastHolder>, shardId: number, member: string, now: number): PreviousHolder | undefined {
     const before = last.get(shardId);
     last.set(shardId, { member, renewed: now, left: false });
     if (before === undefined || before.member === member) return undefined;
     const live = this.#live(before.member, now);
-    const died = before.died === true ? { sinceRenewalMs: Math.max(0, now - before.renewed) } : {};
+    const since = now - before.renewed;
+    const died = before.died === true && since <= maxSinceRenewalMs(this.leaseMs) ? { sinceRenewalMs: since } : {};
     return { member: before.member, live, left: before.left, ...died };
   }
 

@@ -24,6 +24,8 @@ export type MakeCoordinator = (options: { leaseMs: number; maxShards?: number })
 /** A lease long enough that no member expires during a case; the short one lets a case see members die (a second on Redis). */
 const LONG = 60_000;
 const SHORT = 1000;
+/** The shortest lease both take (300 ms): the cases that let 40 leases pass. */
+const SHORTEST = 300;
 
 const ids = (tick: CoordinatorTick) => tick.leases.map((lease) => lease.shardId);
 
@@ -214,6 +216,44 @@ export function coordinatorContract(name: string, make: MakeCoordinator): void {
         0: { member: 'a', live: false, left: true },
         1: { member: 'a', live: false, left: true },
       });
+    }),
+  );
+
+  it(
+    `${name}: previous gives a dead holder's sinceRenewalMs while the fleet steps, up to 40 leases after its last renewal, none past that`,
+    withSubject({ leaseMs: SHORTEST }, async ({ coordinator: c, advance }) => {
+      await c.tick('a', 1, true);
+      await c.tick('a', 2, true);
+      // a dies; b steps both counts every lease without taking anything (the fleet's records of each count stay), and frees a's leases.
+      for (let leases = 1; leases <= 41; leases++) {
+        await advance(SHORTEST);
+        await c.tick('b', 2, false);
+        if (leases === 4) {
+          const taken = await c.tick('b', 1, true);
+          expect(holders(taken), 'b taking the shard of 1 of the dead a, 4 leases after it renewed').toEqual({
+            0: { member: 'a', live: false, left: false, sinceRenewalMs: expect.any(Number) },
+          });
+          const since = taken.previous?.get(0)?.sinceRenewalMs as number;
+          expect(since, 'since a renewed (4 leases passed)').toBeGreaterThanOrEqual(4 * SHORTEST);
+          expect(since, 'since a renewed (4 leases passed)').toBeLessThanOrEqual(40 * SHORTEST);
+        } else await c.tick('b', 1, false);
+      }
+      const late = await c.tick('b', 2, true);
+      expect(holders(late), 'b taking the shards of 2 of the dead a, 41 leases after it renewed: past 40, not known').toEqual({
+        0: { member: 'a', live: false, left: false },
+        1: { member: 'a', live: false, left: false },
+      });
+    }),
+    60_000,
+  );
+
+  it(
+    `${name}: previous gives no sinceRenewalMs for a dead holder of a fleet that made no step for more than 3 leases (its records expired)`,
+    withSubject({ leaseMs: SHORTEST }, async ({ coordinator: c, advance }) => {
+      await c.tick('a', 1, true);
+      await advance(4 * SHORTEST);
+      const taken = await c.tick('b', 1, true);
+      expect(holders(taken), 'b taking the shard of the dead a, 4 leases after the last step').toEqual({ 0: { member: 'a', live: false, left: false } });
     }),
   );
 
