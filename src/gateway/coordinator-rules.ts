@@ -9,6 +9,7 @@
 
 import { checkCount, checkDuration, DEFAULT_MAX_SHARDS, MAX_SHARDS_LIMIT, MAX_TIMER_MS } from '../core/bounds.js';
 import { ShardCoordinatorError, ValidationError } from '../errors/index.js';
+import type { ShardLease } from './coordinator.js';
 
 /** The most free shards one step takes (a member far below its share takes the rest on its next steps). */
 export const TAKEN_PER_STEP = 1000;
@@ -66,6 +67,19 @@ export function checkProposedCount(proposed: number | undefined, maxShards: numb
       `the proposed shard count ${proposed} (the service's recommendation) is beyond this fleet's maxShards ${maxShards}: raise maxShards to run it`,
     );
   return proposed === undefined ? undefined : checkShardCount('ShardCoordinator.shardCount', proposed, maxShards);
+}
+
+/**
+ * What `release(member, shardCount, lease)` names, checked before anything is given back: the member, the count, and a lease of a
+ * shard of that count (its id from 0 to `shardCount - 1`) with a fence that is a whole number (a stale one frees nothing).
+ */
+export function checkRelease(member: string, shardCount: number, lease: ShardLease, maxShards: number): void {
+  const operation = 'ShardCoordinator.release';
+  checkCoordinatorId(operation, 'member', member);
+  checkShardCount(operation, shardCount, maxShards);
+  const given: Partial<ShardLease> = typeof lease === 'object' && lease !== null ? lease : {};
+  checkCount(operation, 'lease.shardId', given.shardId ?? Number.NaN, { max: shardCount - 1 });
+  checkCount(operation, 'lease.fence', given.fence ?? Number.NaN);
 }
 
 /** The bot a coordinator serves once `join(bot)` ran: `bot`, checked; another bot than the one it serves is refused. */

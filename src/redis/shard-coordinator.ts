@@ -26,6 +26,7 @@ import {
   claimTtl,
   checkProposedCount,
   checkReadyShard,
+  checkRelease,
   checkShardCount,
   joinedBot,
   leaseMsOption,
@@ -305,8 +306,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
   }
 
   async release(member: string, shardCount: number, lease: ShardLease): Promise<void> {
-    checkCoordinatorId('ShardCoordinator.release', 'member', member);
-    this.#count('ShardCoordinator.release', shardCount);
+    checkRelease(member, shardCount, lease, this.maxShards);
     const keys = [this.#perCount('leases', shardCount), this.#perCount('owners', shardCount), this.#perCount('free', shardCount)];
     this.#reportNow(await this.#run(RELEASE, keys, [member, String(lease.shardId), String(lease.fence), String(this.leaseMs)]));
   }

@@ -16,6 +16,7 @@ import {
   checkCoordinatorId,
   checkProposedCount,
   checkReadyShard,
+  checkRelease,
   checkShardCount,
   joinedBot,
   leaseMsOption,
@@ -196,8 +197,7 @@ export class MemoryShardCoordinator implements ShardCoordinator {
   }
 
   async release(member: string, shardCount: number, lease: ShardLease): Promise<void> {
-    checkCoordinatorId('ShardCoordinator.release', 'member', member);
-    checkShardCount('ShardCoordinator.release', shardCount, this.maxShards);
+    checkRelease(member, shardCount, lease, this.maxShards);
     const leases = this.#leasesOf(shardCount);
     const held = leases.get(lease.shardId);
     if (held?.member === member && held.fence === lease.fence) leases.delete(lease.shardId);
