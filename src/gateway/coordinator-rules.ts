@@ -7,8 +7,9 @@
  * @module
  */
 
-import { checkCount, checkDuration, DEFAULT_MAX_SHARDS, MAX_SHARDS_LIMIT } from '../core/bounds.js';
+import { checkCount, checkDuration, DEFAULT_MAX_SHARDS, MAX_SHARDS_LIMIT, MAX_TIMER_MS } from '../core/bounds.js';
 import { ShardCoordinatorError, ValidationError } from '../errors/index.js';
+import type { ShardLease } from './coordinator.js';
 
 /** The most free shards one step takes (a member far below its share takes the rest on its next steps). */
 export const TAKEN_PER_STEP = 1000;
@@ -16,12 +17,34 @@ export const TAKEN_PER_STEP = 1000;
 /** The longest member id or bot id, in characters. */
 const MAX_ID_LENGTH = 200;
 
-/** A member or bot id: a string of 1 to 200 characters, without `|` (the lease separator) or a control character. */
+/** Whether the UTF-16 unit is a control character: C0 (0x00-0x1f), DEL (0x7f) or C1 (0x80-0x9f). */
+const isControl = (unit: number): boolean => unit < 0x20 || (unit >= 0x7f && unit <= 0x9f);
+
+/**
+ * A member or bot id: a string of 1 to 200 characters, without `|` (the lease separator) or a control character (C0, DEL,
+ * C1). Every call of a coordinator that takes a member id checks it here: `tick`, `release`, `leave`, `claimInteraction`.
+ */
 export function checkCoordinatorId(operation: string, name: string, value: unknown): string {
-  const ok = typeof value === 'string' && value.length > 0 && value.length <= MAX_ID_LENGTH && !value.includes('|') && ![...value].some((char) => char < ' ');
+  const ok =
+    typeof value === 'string' &&
+    value.length > 0 &&
+    value.length <= MAX_ID_LENGTH &&
+    !value.includes('|') &&
+    ![...value].some((char) => isControl(char.charCodeAt(0)));
   if (!ok)
     throw new ValidationError(operation, [{ path: name, message: `must be a string of 1 to ${MAX_ID_LENGTH} characters without "|" or control characters` }]);
   return value;
+}
+
+/** The shortest `leaseMs` a coordinator takes: Redis's steps, a few ms each, every third of a lease, need room. */
+const MIN_LEASE_MS = 300;
+
+/**
+ * The `leaseMs` option of both coordinators: a whole number of ms from 300 to 2^31 - 1 (`MAX_TIMER_MS`), 10,000 when unset,
+ * or a `ValidationError`: a fleet tested on `MemoryShardCoordinator` runs the lease production accepts.
+ */
+export function leaseMsOption(operation: string, value: number | undefined): number {
+  return checkDuration(operation, 'leaseMs', value, { min: MIN_LEASE_MS, integer: true }) ?? 10_000;
 }
 
 /** The `maxShards` option: a whole number from 1 to `MAX_SHARDS_LIMIT` (`DEFAULT_MAX_SHARDS` when unset), or a `ValidationError`. */
@@ -46,6 +69,19 @@ export function checkProposedCount(proposed: number | undefined, maxShards: numb
   return proposed === undefined ? undefined : checkShardCount('ShardCoordinator.shardCount', proposed, maxShards);
 }
 
+/**
+ * What `release(member, shardCount, lease)` names, checked before anything is given back: the member, the count, and a lease of a
+ * shard of that count (its id from 0 to `shardCount - 1`) with a fence that is a whole number (a stale one frees nothing).
+ */
+export function checkRelease(member: string, shardCount: number, lease: ShardLease, maxShards: number): void {
+  const operation = 'ShardCoordinator.release';
+  checkCoordinatorId(operation, 'member', member);
+  checkShardCount(operation, shardCount, maxShards);
+  const given: Partial<ShardLease> = typeof lease === 'object' && lease !== null ? lease : {};
+  checkCount(operation, 'lease.shardId', given.shardId ?? Number.NaN, { max: shardCount - 1 });
+  checkCount(operation, 'lease.fence', given.fence ?? Number.NaN);
+}
+
 /** The bot a coordinator serves once `join(bot)` ran: `bot`, checked; another bot than the one it serves is refused. */
 export function joinedBot(serving: string | undefined, bot: string): string {
   checkCoordinatorId('ShardCoordinator.join', 'bot', bot);
@@ -68,4 +104,13 @@ export function reshardUnderWay(pending: number): ShardCoordinatorError {
 /** A claim's `ttlMs` (`claimInteraction`): a duration from 1 ms to `MAX_TIMER_MS`, or a `ValidationError`; whole ms, rounded up. */
 export function claimTtl(ttlMs: number): number {
   return Math.ceil(checkDuration('ShardCoordinator.claimInteraction', 'ttlMs', ttlMs, { min: 1 }));
+}
+
+/**
+ * The longest `sinceRenewalMs` a coordinator gives (`PreviousHolder`: how long before an acquisition a dead holder last renewed):
+ * 40 leases (its lease is at most 10 times this one's, a step refuses more, and a step frees it within 3 of those), at most
+ * `MAX_TIMER_MS`. A longer one is not given: not known.
+ */
+export function maxSinceRenewalMs(leaseMs: number): number {
+  return Math.min(MAX_TIMER_MS, 40 * leaseMs);
 }

@@ -35,14 +35,12 @@ export interface CoordinatorTick {
   fleetCount?: number | undefined;
   /** This member's membership expired before the step (the process was away past `leaseMs`): it must join again under a new id. @default false */
   expired?: boolean | undefined;
-  /**
-   * What the step found wrong and repaired (a value the coordinator did not write): the step's answer still stands (its
-   * leases are renewed and acted on), and the supervisor reports this through its host's failure path. @default undefined
-   */
+  /** What the step found wrong and repaired (a value the coordinator did not write): its answer stands, and the host's `failed` hears it. @default undefined */
   report?: Error | undefined;
   /**
    * Who held each shard this step newly gave this member, when the coordinator knows (both of the SDK's do): an entry only for a
-   * shard another member held (none for one never held, or last held by this member); `undefined` when no such shard. @default undefined
+   * shard another member held (none for one never held, or last held by this member); `undefined` when no such shard.
+   * A dead holder's `sinceRenewalMs`: the rule of {@link PreviousHolder.sinceRenewalMs} (within 40 leases, the fleet stepping). @default undefined
    */
   previous?: ReadonlyMap<number, PreviousHolder> | undefined;
 }

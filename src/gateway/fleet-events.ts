@@ -24,8 +24,13 @@ export interface PreviousHolder {
   /** Whether it left the fleet (closed) rather than died. @default false */
   left?: boolean | undefined;
   /**
-   * When it died: how long before this acquisition it last renewed its lease, milliseconds on Redis's clock (recorded when
-   * its leases were freed; a value past its bound reads as missing). @default undefined (not known)
+   * When it died holding the shard: how long before this acquisition it last renewed its lease, milliseconds on the
+   * coordinator's clock (Redis `TIME`, or `MemoryShardCoordinator`'s `clock`). Both coordinators give it under one rule: only
+   * when a step of the fleet (any member's, of this shard count) freed the lease after its holder died, and at most 40
+   * leases (`40 × leaseMs`, at most 2^31 - 1 ms) before this acquisition. A fleet's records of a count live 3 leases past
+   * its last step: a count no member stepped for longer (the whole fleet was down) forgets its leases, so a holder found
+   * dead after that has none; so has one whose last renewal is older than 40 leases (a shard left free that long).
+   * @default undefined (not known)
    */
   sinceRenewalMs?: number | undefined;
 }

@@ -18,7 +18,7 @@
 
 import type { CoordinatorTick, ShardCoordinator, ShardLease } from '../gateway/coordinator.js';
 import type { PreviousHolder } from '../gateway/fleet-events.js';
-import { checkDuration, clampNumber, MAX_TIMER_MS, refuseUnknownOptions } from '../core/bounds.js';
+import { checkDuration, clampNumber, refuseUnknownOptions } from '../core/bounds.js';
 import { acquireClaim, CLAIM_TTL_MS, type ClaimKeys, type ClaimScriptRunner, markAnswered } from './interaction-claim.js';
 import { ShardCoordinatorError } from '../errors/index.js';
 import {
@@ -26,9 +26,12 @@ import {
   claimTtl,
   checkProposedCount,
   checkReadyShard,
+  checkRelease,
   checkShardCount,
   joinedBot,
+  leaseMsOption,
   maxShardsOption,
+  maxSinceRenewalMs,
   reshardUnderWay,
   TAKEN_PER_STEP,
 } from '../gateway/coordinator-rules.js';
@@ -161,7 +164,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
     this.#client = options.client;
     this.#keyName = options.key ?? 'ccsdk:fleet';
     this.#key = taggedKey(OPERATION, 'key', this.#keyName);
-    this.leaseMs = checkDuration(OPERATION, 'leaseMs', options.leaseMs, { min: 300, integer: true }) ?? 10_000;
+    this.leaseMs = leaseMsOption(OPERATION, options.leaseMs);
     this.#timeoutMs = checkDuration(OPERATION, 'commandTimeoutMs', options.commandTimeoutMs, { min: 1 }) ?? DEFAULT_COMMAND_TIMEOUT_MS;
     this.maxShards = maxShardsOption(OPERATION, options.maxShards);
     this.#bot = options.bot === undefined ? undefined : checkCoordinatorId(OPERATION, 'bot', options.bot);
@@ -240,9 +243,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
     const seen = this.#seen.get(id);
     const now = new Set(leases.map((lease) => `${lease.shardId}|${lease.fence}`));
     const fresh = leases.filter((lease) => seen?.has(`${lease.shardId}|${lease.fence}`) !== true).map((lease) => lease.shardId);
-    // A dead member's lease is at most 10 times this one's (a step refuses more) and freed within 3 of them: 40 is past any.
-    const maxSinceMs = Math.min(MAX_TIMER_MS, 40 * this.leaseMs);
-    const found = fresh.length === 0 ? undefined : await this.#members.acquired(member, shardCount, fresh, maxSinceMs);
+    const found = fresh.length === 0 ? undefined : await this.#members.acquired(member, shardCount, fresh, maxSinceRenewalMs(this.leaseMs));
     const previous = found === undefined || found.size === 0 ? undefined : found; // none had another holder: no map (the contract's one answer)
     this.#seen.delete(id); // kept in order of use: the least recently stepping member is forgotten first
     this.#seen.set(id, now);
@@ -305,7 +306,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
   }
 
   async release(member: string, shardCount: number, lease: ShardLease): Promise<void> {
-    this.#count('ShardCoordinator.release', shardCount);
+    checkRelease(member, shardCount, lease, this.maxShards);
     const keys = [this.#perCount('leases', shardCount), this.#perCount('owners', shardCount), this.#perCount('free', shardCount)];
     this.#reportNow(await this.#run(RELEASE, keys, [member, String(lease.shardId), String(lease.fence), String(this.leaseMs)]));
   }
@@ -318,6 +319,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
 
   /** Leaves the fleet, giving every lease back; rejects with what it repaired, once done. */
   async leave(member: string, shardCount: number): Promise<void> {
+    checkCoordinatorId('ShardCoordinator.leave', 'member', member);
     this.#count('ShardCoordinator.leave', shardCount);
     const keys = [`${this.#key}:members`, this.#perCount('leases', shardCount), this.#perCount('owners', shardCount)];
     keys.push(this.#perCount('holders', shardCount), this.#perCount('free', shardCount));
@@ -333,6 +335,7 @@ export class RedisShardCoordinator implements ShardCoordinator {
    * once it was answered. A fleet member's claim lasts as long as the claim key (its validity is the member's liveness).
    */
   async claimInteraction(member: string, interactionId: string, ttlMs = CLAIM_TTL_MS): Promise<boolean> {
+    checkCoordinatorId('ShardCoordinator.claimInteraction', 'member', member);
     const ms = claimTtl(ttlMs);
     return (await acquireClaim(this.#claimRunner, this.#claimKeys(interactionId), member, ms, { ttlMs: ms })).status === 'taken';
   }

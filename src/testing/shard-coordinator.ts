@@ -10,15 +10,18 @@
  * @module
  */
 
-import { checkDuration, optionNames, refuseUnknownOptions } from '../core/bounds.js';
+import { optionNames, refuseUnknownOptions } from '../core/bounds.js';
 import { INTERACTION_CLAIM_TTL_MS as CLAIM_TTL_MS } from '../core/constants.js';
 import {
   checkCoordinatorId,
   checkProposedCount,
   checkReadyShard,
+  checkRelease,
   checkShardCount,
   joinedBot,
+  leaseMsOption,
   maxShardsOption,
+  maxSinceRenewalMs,
   reshardUnderWay,
   TAKEN_PER_STEP,
   claimTtl,
@@ -28,13 +31,16 @@ import type { PreviousHolder } from '../gateway/fleet-events.js';
 
 /** Options of {@link MemoryShardCoordinator}. */
 export interface MemoryShardCoordinatorOptions {
-  /** How long a lease (and a membership) lives without renewal, milliseconds. @default 10000 */
+  /** How long a lease (and a membership) lives without renewal, milliseconds (300 to 2^31 - 1, whole, as on Redis). @default 10000 */
   leaseMs?: number | undefined;
   /** The coordinator's clock, milliseconds (a test may move it: leases expire on it). @default performance.now */
   clock?: (() => number) | undefined;
   /** The largest shard count the fleet runs or reshards to, as the Redis coordinator's. @default 10000 (`DEFAULT_MAX_SHARDS`) */
   maxShards?: number | undefined;
 }
+
+/** How many leases a count's records outlive its last step (the Redis coordinator's keys expire after 3 leases). */
+const RECORDS_KEPT_LEASES = 3;
 
 const OPTIONS = optionNames<MemoryShardCoordinatorOptions>({ leaseMs: true, clock: true, maxShards: true });
 
@@ -69,6 +75,8 @@ export class MemoryShardCoordinator implements ShardCoordinator {
   readonly #last = new Map<number, Map<number, LastHolder>>();
   /** Per shard count, shard id to its lease. */
   readonly #leases = new Map<number, Map<number, Lease>>();
+  /** Per shard count, when a step of it last ran (its leases are forgotten 3 leases after, as the Redis coordinator's keys expire). */
+  readonly #stepped = new Map<number, number>();
   #fence = 0;
   /** Interaction id to its holder (a member id, or `answered`) and the claim's expiry. */
   readonly #claims = new Map<string, { holder: string; expires: number }>();
@@ -86,7 +94,7 @@ export class MemoryShardCoordinator implements ShardCoordinator {
 
   constructor(options: MemoryShardCoordinatorOptions = {}) {
     refuseUnknownOptions('MemoryShardCoordinator', options, OPTIONS, { now: 'clock' });
-    this.leaseMs = checkDuration('MemoryShardCoordinator', 'leaseMs', options.leaseMs ?? 10_000, { min: 1 });
+    this.leaseMs = leaseMsOption('MemoryShardCoordinator', options.leaseMs);
     this.maxShards = maxShardsOption('MemoryShardCoordinator', options.maxShards);
     this.#now = options.clock ?? (() => performance.now());
   }
@@ -117,6 +125,11 @@ export class MemoryShardCoordinator implements ShardCoordinator {
     const index = members.indexOf(member);
     const n = members.length;
     const leases = this.#leasesOf(shardCount);
+    // As on Redis, whose keys of a count expire 3 leases after its last step: its leases are gone, so a dead holder's last
+    // renewal is not known (the record of who held each shard stays).
+    const stepped = this.#stepped.get(shardCount);
+    if (stepped !== undefined && now - stepped > RECORDS_KEPT_LEASES * this.leaseMs) leases.clear();
+    this.#stepped.set(shardCount, now);
     const held: ShardLease[] = [];
     const free: number[] = [];
     const last = this.#lastOf(shardCount);
@@ -169,24 +182,29 @@ export class MemoryShardCoordinator implements ShardCoordinator {
     return last;
   }
 
-  /** Records `member` as the shard's holder and says who held it before (live, left, or dead and how long since it renewed). */
+  /**
+   * Records `member` as the shard's holder and says who held it before (live, left, or dead and how long since it renewed, when
+   * a step freed its lease and at most `maxSinceRenewalMs` ago).
+   */
   #handOver(last: Map<number, LastHolder>, shardId: number, member: string, now: number): PreviousHolder | undefined {
     const before = last.get(shardId);
     last.set(shardId, { member, renewed: now, left: false });
     if (before === undefined || before.member === member) return undefined;
     const live = this.#live(before.member, now);
-    const died = before.died === true ? { sinceRenewalMs: Math.max(0, now - before.renewed) } : {};
+    const since = now - before.renewed;
+    const died = before.died === true && since <= maxSinceRenewalMs(this.leaseMs) ? { sinceRenewalMs: since } : {};
     return { member: before.member, live, left: before.left, ...died };
   }
 
   async release(member: string, shardCount: number, lease: ShardLease): Promise<void> {
-    checkShardCount('ShardCoordinator.release', shardCount, this.maxShards);
+    checkRelease(member, shardCount, lease, this.maxShards);
     const leases = this.#leasesOf(shardCount);
     const held = leases.get(lease.shardId);
     if (held?.member === member && held.fence === lease.fence) leases.delete(lease.shardId);
   }
 
   async leave(member: string, shardCount: number): Promise<void> {
+    checkCoordinatorId('ShardCoordinator.leave', 'member', member);
     checkShardCount('ShardCoordinator.leave', shardCount, this.maxShards);
     this.#members.delete(member);
     const leases = this.#leasesOf(shardCount);
@@ -229,6 +247,7 @@ export class MemoryShardCoordinator implements ShardCoordinator {
   }
 
   async claimInteraction(member: string, interactionId: string, ttlMs = CLAIM_TTL_MS): Promise<boolean> {
+    checkCoordinatorId('ShardCoordinator.claimInteraction', 'member', member);
     const ms = claimTtl(ttlMs);
     const now = this.#now();
     this.#forgetClaims(now);

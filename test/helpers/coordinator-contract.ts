@@ -24,6 +24,8 @@ export type MakeCoordinator = (options: { leaseMs: number; maxShards?: number })
 /** A lease long enough that no member expires during a case; the short one lets a case see members die (a second on Redis). */
 const LONG = 60_000;
 const SHORT = 1000;
+/** The shortest lease both take (300 ms): the cases that let 40 leases pass. */
+const SHORTEST = 300;
 
 const ids = (tick: CoordinatorTick) => tick.leases.map((lease) => lease.shardId);
 
@@ -218,6 +220,44 @@ export function coordinatorContract(name: string, make: MakeCoordinator): void {
   );
 
   it(
+    `${name}: previous gives a dead holder's sinceRenewalMs while the fleet steps, up to 40 leases after its last renewal, none past that`,
+    withSubject({ leaseMs: SHORTEST }, async ({ coordinator: c, advance }) => {
+      await c.tick('a', 1, true);
+      await c.tick('a', 2, true);
+      // a dies; b steps both counts every lease without taking anything (the fleet's records of each count stay), and frees a's leases.
+      for (let leases = 1; leases <= 41; leases++) {
+        await advance(SHORTEST);
+        await c.tick('b', 2, false);
+        if (leases === 4) {
+          const taken = await c.tick('b', 1, true);
+          expect(holders(taken), 'b taking the shard of 1 of the dead a, 4 leases after it renewed').toEqual({
+            0: { member: 'a', live: false, left: false, sinceRenewalMs: expect.any(Number) },
+          });
+          const since = taken.previous?.get(0)?.sinceRenewalMs as number;
+          expect(since, 'since a renewed (4 leases passed)').toBeGreaterThanOrEqual(4 * SHORTEST);
+          expect(since, 'since a renewed (4 leases passed)').toBeLessThanOrEqual(40 * SHORTEST);
+        } else await c.tick('b', 1, false);
+      }
+      const late = await c.tick('b', 2, true);
+      expect(holders(late), 'b taking the shards of 2 of the dead a, 41 leases after it renewed: past 40, not known').toEqual({
+        0: { member: 'a', live: false, left: false },
+        1: { member: 'a', live: false, left: false },
+      });
+    }),
+    60_000,
+  );
+
+  it(
+    `${name}: previous gives no sinceRenewalMs for a dead holder of a fleet that made no step for more than 3 leases (its records expired)`,
+    withSubject({ leaseMs: SHORTEST }, async ({ coordinator: c, advance }) => {
+      await c.tick('a', 1, true);
+      await advance(4 * SHORTEST);
+      const taken = await c.tick('b', 1, true);
+      expect(holders(taken), 'b taking the shard of the dead a, 4 leases after the last step').toEqual({ 0: { member: 'a', live: false, left: false } });
+    }),
+  );
+
+  it(
     `${name}: join records the bot; another bot is refused with a ValidationError, the same bot again is not, and steps go on`,
     withSubject({ leaseMs: LONG }, async ({ coordinator: c }) => {
       c.join('111');
@@ -240,8 +280,26 @@ export function coordinatorContract(name: string, make: MakeCoordinator): void {
         ['tick with 0 shards', () => c.tick('a', 0, true)],
         ['tick with 1.5 shards', () => c.tick('a', 1.5, true)],
         ['tick beyond maxShards', () => c.tick('a', 17, true)],
+        ['tick with a member holding DEL (0x7f)', () => c.tick('a\u007fb', 2, true)],
+        ['tick with a member holding a C1 control (0x85, next line)', () => c.tick('a\u0085b', 2, true)],
+        ['tick with a member holding a C1 control (0x9f)', () => c.tick('a\u009fb', 2, true)],
         ['release with 0 shards', () => c.release('a', 0, lease)],
+        ['release with an empty member', () => c.release('', 2, lease)],
+        ['release with a member holding |', () => c.release('a|b', 2, lease)],
+        ['release beyond maxShards', () => c.release('a', 17, lease)],
+        ['release of shard -1', () => c.release('a', 2, { shardId: -1, fence: 1 })],
+        ['release of shard -1.5', () => c.release('a', 2, { shardId: -1.5, fence: 1 })],
+        ['release with no fence', () => c.release('a', 2, { shardId: 0 } as ShardLease)],
+        ['release of a shard beyond the count', () => c.release('a', 2, { shardId: 2, fence: 1 })],
+        ['release with a fence NaN', () => c.release('a', 2, { shardId: 0, fence: Number.NaN })],
+        ['release with a fence 1.5', () => c.release('a', 2, { shardId: 0, fence: 1.5 })],
+        ['release with a fence -1', () => c.release('a', 2, { shardId: 0, fence: -1 })],
+        ['release of no lease', () => c.release('a', 2, undefined as unknown as ShardLease)],
         ['leave beyond maxShards', () => c.leave('a', 17)],
+        ['leave with an empty member', () => c.leave('', 2)],
+        ['leave with a member holding |', () => c.leave('a|b', 2)],
+        ['claimInteraction with an empty member', () => c.claimInteraction('', 'i1')],
+        ['claimInteraction with a member holding |', () => c.claimInteraction('a|b', 'i1')],
         ['shardCount(0)', () => c.shardCount(0)],
         ['requestReshard(0)', () => c.requestReshard(0)],
         ['requestReshard beyond maxShards', () => c.requestReshard(17)],
@@ -251,10 +309,24 @@ export function coordinatorContract(name: string, make: MakeCoordinator): void {
       ];
       for (const [what, call] of refused) await expect(call(), what).rejects.toThrow(ValidationError);
       expect((await c.tick('m'.repeat(200), 16, false)).members, 'a member of 200 characters, 16 shards (maxShards)').toBe(1);
+      expect((await c.tick('a\u00a0é~1', 2, false)).members, 'a member holding a no-break space (0xa0), é and ~').toBe(2);
+      expect(await c.claimInteraction('b', 'i1'), 'the refused claims took nothing').toBe(true);
       expect(await c.shardCount(), 'a refused call stored no count').toBeUndefined();
       expect((await c.tick('a', 2, false)).target, 'a refused call asked for no reshard').toBeUndefined();
     }),
   );
+
+  it(`${name}: refuses a leaseMs option that is not a whole number from 300 ms to 2^31 - 1 with a ValidationError`, async () => {
+    for (const leaseMs of [0, 1, 100, 299, 300.5, 2 ** 31, Number.NaN]) await expect(make({ leaseMs }), `leaseMs ${leaseMs}`).rejects.toThrow(ValidationError);
+    for (const leaseMs of [300, 2 ** 31 - 1]) {
+      const subject = await make({ leaseMs });
+      try {
+        expect(subject.coordinator.leaseMs, `leaseMs ${leaseMs}`).toBe(leaseMs);
+      } finally {
+        await subject.close();
+      }
+    }
+  });
 
   it(`${name}: refuses a maxShards option out of 1 to 65,536 with a ValidationError; unset, counts up to 10,000 pass`, async () => {
     for (const maxShards of [0, 65_537, 2.5]) await expect(make({ leaseMs: LONG, maxShards }), `maxShards ${maxShards}`).rejects.toThrow(ValidationError);

@@ -56,6 +56,27 @@ it("a reshard's old count takes a free shard while the new set starts, none once
   expect(ids(await coordinator.tick('b', 2, true)), 'taken after the commit').toEqual([]);
 });
 
+it('previous gives a dead holder’s sinceRenewalMs up to exactly 40 leases after its last renewal, and 3 leases after a step, not past either', async () => {
+  const { clock, coordinator } = coordinatorOnClock(1000);
+  const since = async (count: number) => (await coordinator.tick('b', count, true)).previous?.get(0)?.sinceRenewalMs;
+  for (const count of [1, 2]) await coordinator.tick('a', count, true);
+  // b steps every 3 leases (the records kept), its first step after a died frees a's leases.
+  for (const at of [3000, 6000, 9000, 12_000, 15_000, 18_000, 21_000, 24_000, 27_000, 30_000, 33_000, 36_000, 39_000, 40_000]) {
+    clock.now = at;
+    for (const count of [1, 2]) await coordinator.tick('b', count, false);
+  }
+  expect(await since(1), 'taken at 40 leases exactly').toBe(40_000);
+  clock.now = 40_001;
+  expect(await since(2), 'taken 1 ms past 40 leases').toBeUndefined();
+  // A count no member stepped for 3 leases keeps its leases (a dead holder's renewal known); one past that forgets them.
+  for (const count of [3, 4]) await coordinator.tick('c', count, true);
+  clock.now = 40_001 + 3000;
+  expect(await since(3), 'taken 3 leases after the last step').toBe(3000);
+  clock.now = 40_001 + 3001;
+  const late = (await coordinator.tick('b', 4, true)).previous?.get(0);
+  expect(late, 'taken 3 leases and 1 ms after the last step').toEqual({ member: 'c', live: false, left: false });
+});
+
 it('a lease not renewed within leaseMs is taken under a new fence; a stale release or a member that left gives nothing back twice', async () => {
   const { clock, coordinator } = coordinatorOnClock(1000);
   const first = await coordinator.tick('a', 1, true);
