@@ -19,7 +19,7 @@ import { OutageReporter } from './outages.js';
 
 export { emitFleetEvent } from './fleet-events.js';
 import type { GatewayDispatchEvent } from './options.js';
-import { startShard, type ShardStartTarget } from './shard-start.js';
+import { startShard, stopAttempts, type ShardStartTarget } from './shard-start.js';
 
 /** What the fleet host works on: the set's shards and savers, started through {@link startShard}, and its own parts. */
 export interface FleetShards extends Omit<ShardStartTarget, 'count'> {
@@ -220,6 +220,7 @@ function fleetHost(shards: FleetShards, count: number, member: () => string): Fl
     },
     async stop(shardId, handOff) {
       acquisitions.delete(shardId);
+      stopAttempts(shards.list, shardId); // a wait to create or connect it ends now, not when it would have found the lease gone
       const shard = find(shardId);
       const saver = shards.savers.get(shardId);
       shards.savers.delete(shardId);

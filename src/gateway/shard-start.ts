@@ -81,7 +81,7 @@ export async function startShard(target: ShardStartTarget, shardId: number, admi
  */
 function startLeased(target: ShardStartTarget, shardId: number, admission: ShardAdmission & { kind: 'lease' }): Promise<ShardHandle | undefined> {
   const report = (report: ConnectionReport) => target.report(report, shardId);
-  const tries = new HeldAttempts(admission.holds, report, target.list);
+  const tries = new HeldAttempts(admission.holds, report, target.list, shardId);
   const attempt = async (): Promise<ShardHandle | undefined> => {
     if (!admission.holds()) return undefined;
     let shard: ShardHandle;
@@ -137,6 +137,7 @@ async function place(target: ShardStartTarget, shard: ShardHandle, admission: Sh
       (report) => target.report(report, shardId),
       () => admission.connected(stored !== undefined && shard.sessionId === stored),
       target.list,
+      shardId,
     );
   }
   return shard;
@@ -182,8 +183,8 @@ function hopeless(error: unknown): boolean {
  * again when each wait ends). Once it is READY (or RESUMED) `connected` runs; if it fails (the coordinator is down), it alone
  * is tried again, never the connect. A run of failures is one `error` (the first, unless its source reported it: see
  * {@link reportedAlready}) and a debug line when it ends; a close no
- * attempt can fix (see {@link hopeless}) is reported and not tried again, since every attempt would fail alike. A wait of a
- * shard of `set` is cleared by {@link stopAttempts}.
+ * attempt can fix (see {@link hopeless}) is reported and not tried again, since every attempt would fail alike. A wait of
+ * shard `shardId` of `set` is cleared by {@link stopAttempts}.
  */
 export function connectWhileHeld(
   connect: () => Promise<void>,
@@ -191,8 +192,9 @@ export function connectWhileHeld(
   report: (report: ConnectionReport) => void,
   connected: () => Promise<void> | void = () => undefined,
   set?: readonly ShardHandle[],
+  shardId?: number,
 ): void {
-  const tries = new HeldAttempts(held, report, set);
+  const tries = new HeldAttempts(held, report, set, shardId);
   const announce = (): void => {
     if (!held()) return;
     Promise.resolve()
@@ -237,11 +239,12 @@ export function reportedAlready<E extends Error>(error: E): E {
 const waiting = new WeakMap<readonly ShardHandle[], Set<HeldAttempts>>();
 
 /**
- * The set whose shards are `set` ends (the Gateway closed, a reshard dropped it): every wait of its shards' attempts (to be
- * created, to connect, to announce READY) is cleared, so no retry timer outlives it.
+ * The set whose shards are `set` ends (the Gateway closed, a reshard dropped it), or only its shard `shardId` (its lease lost or
+ * handed off): every wait of those shards' attempts (to be created, to connect, to announce READY) is cleared, so no retry timer
+ * outlives them.
  */
-export function stopAttempts(set: readonly ShardHandle[]): void {
-  for (const tries of [...(waiting.get(set) ?? [])]) tries.stop();
+export function stopAttempts(set: readonly ShardHandle[], shardId?: number): void {
+  for (const tries of [...(waiting.get(set) ?? [])]) if (shardId === undefined || tries.shardId === shardId) tries.stop();
 }
 
 /**
@@ -255,13 +258,16 @@ export class HeldAttempts {
   readonly #held: () => boolean;
   readonly #report: (report: ConnectionReport) => void;
   readonly #set: readonly ShardHandle[] | undefined;
+  /** The shard of `set` these attempts are for, if one. */
+  readonly shardId: number | undefined;
   #inARow = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(held: () => boolean, report: (report: ConnectionReport) => void, set?: readonly ShardHandle[]) {
+  constructor(held: () => boolean, report: (report: ConnectionReport) => void, set?: readonly ShardHandle[], shardId?: number) {
     this.#held = held;
     this.#report = report;
     this.#set = set;
+    this.shardId = shardId;
   }
 
   failed(error: unknown, hopeless = false): void {

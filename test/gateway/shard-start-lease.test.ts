@@ -108,6 +108,8 @@ it('a lease lost while its shard is tried again: no shard created after, no furt
   expect(member.counts().creates, 'tried again while held').toBe(2);
   await acquire(coordinator, member.fleet, [step({})]); // the step no longer lists it: lost (fenced)
   expect(member.fleet.shardIds, 'fenced').toEqual([]);
+  await vi.advanceTimersByTimeAsync(0);
+  expect(vi.getTimerCount(), 'the retry waiting when the lease was lost: cleared at once, not left to find the lease gone').toBe(0);
   await vi.advanceTimersByTimeAsync(RECONNECT_AFTER_MS * 2 ** 10);
   expect(member.counts().creates, 'tries after the lease was lost').toBe(2);
   expect(member.list, 'no shard').toEqual([]);

@@ -273,6 +273,15 @@ export const MUTATIONS = [
     tests: ['test/gateway/shard-start-close.test.ts'],
   },
   {
+    id: 'fleet-stop-keeps-retries',
+    area: 'fleet',
+    file: 'src/gateway/fleet.ts',
+    find: '      stopAttempts(shards.list, shardId);',
+    replace: '',
+    description: 'a leased shard stopped (its lease lost) leaves its retry timer waiting until it finds the lease gone',
+    tests: ['test/gateway/shard-start-lease.test.ts'],
+  },
+  {
     id: 'fleet-start-all-keeps-partial',
     area: 'fleet',
     file: START,
