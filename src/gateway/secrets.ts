@@ -20,7 +20,7 @@
  * Memory at the cap: the characters of the tokens (at most
  * {@link MAX_REMEMBERED_TOKEN_CHARS}, 32 MiB of one-byte characters; 26 MB for
  * 131,072 tokens of 200 characters), kept as bytes in an arena outside the
- * JavaScript heap (`token-ring.ts`: at most 32 MiB), so a flood of
+ * JavaScript heap (`token-ring.ts`: at most 32 MiB, 48 MiB for the moment it grows to that), so a flood of
  * interactions leaves no object per token for the garbage collector; plus,
  * once something is scrubbed, the index with a string per token: 37 MB of heap
  * measured at the cap with 200-character tokens, 39 MB with 10,000-character

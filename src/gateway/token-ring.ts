@@ -17,7 +17,10 @@
  * next power of two when a token does not fit and halves when at most a
  * quarter of it is in use, so past its first 16 KiB it is at most four times
  * the bytes it holds, and never more than the power of two that holds the
- * book's cap of characters (32 MiB).
+ * book's cap of characters (32 MiB; for the moment it grows to that size, the
+ * old and the new are both held: 48 MiB). It shrinks as tokens expire, which is
+ * noticed at the next `remember` or scrub: a bot gone quiet after a flood keeps
+ * the expired tokens' bytes until then.
  *
  * @module
  */

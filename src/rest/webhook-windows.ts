@@ -87,7 +87,10 @@ export class WebhookWindows {
   /** The rolling window; `undefined` turns the limit off (executions still run in order). */
   window: WebhookWindowOptions | undefined;
   readonly #now: () => number;
-  /** The clock's first reading: times are kept from it, small whole numbers for a millisecond clock (no heap number each). */
+  /**
+   * The clock's first reading: times are kept from it, small whole numbers for a millisecond clock (no heap number each) for the
+   * first 2^31 ms (24.8 days) of the store; after that each held time is a heap number of 16 bytes more (still bounded).
+   */
   #epoch: number | undefined;
   /** Each webhook's lane, or its one execution's time. */
   readonly #held = new Map<string, Held>();
