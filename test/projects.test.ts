@@ -1,4 +1,7 @@
-/** The suite's projects (test/projects.ts): every test file in one, and nothing that starts Redis, a process or a browser in `unit`. */
+/**
+ * The suite's projects (test/projects.ts): every test file in one, nothing that starts Redis, a process or a browser in a unit
+ * project, and only files that leave no state behind sharing a module graph (`unit-shared`).
+ */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -18,16 +21,25 @@ describe('the test projects', () => {
     expect(projectOf('test/x.test.ts', `import { ${marker('chrom', 'ium')} } from 'somewhere';`)).toBe('multi-process');
     expect(projectOf('test/gateway/workers.test.ts', '')).toBe('multi-process');
     expect(projectOf('test/gateway/reshard.test.ts', '')).toBe('integration');
-    expect(projectOf('test/x.test.ts', "import { Client } from '../../src/index.js';")).toBe('unit');
+    expect(projectOf('test/x.test.ts', "import { Client } from '../../src/index.js';")).toBe('unit-shared');
+    for (const leaves of [
+      marker('vi.use', 'FakeTimers();'),
+      marker('vi.mo', "ck('node:crypto');"),
+      marker('vi.stub', "Global('fetch', f);"),
+      marker('const recorder = useMsw', 'Recorder();'),
+      marker("import { http } from 'ms", "w';"),
+      marker('process.env.', 'CI = "true";'),
+    ])
+      expect(projectOf('test/x.test.ts', `import { Client } from '../../src/index.js';\n${leaves}`), leaves).toBe('unit');
   });
 
   it('hold every test file once, and no unit file starts Redis, a process or a browser', () => {
     const byProject = testFilesByProject(root);
-    const all = [...byProject.unit, ...byProject.integration, ...byProject['multi-process']];
+    const all = [...byProject['unit-shared'], ...byProject.unit, ...byProject.integration, ...byProject['multi-process']];
     expect(new Set(all).size).toBe(all.length);
     expect(all).toContain('test/projects.test.ts');
     expect(all).toContain('examples/quiz-bot.test.ts');
-    const heavy = byProject.unit.filter((file) =>
+    const heavy = [...byProject['unit-shared'], ...byProject.unit].filter((file) =>
       new RegExp(marker('redis-server\\.js|start', 'Script\\(|node:child', '_process|playwright', '-core')).test(readFileSync(`${root}/${file}`, 'utf8')),
     );
     expect(heavy).toEqual([]);

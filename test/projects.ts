@@ -10,13 +10,20 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
-/** The projects of the suite, fastest first. */
-export type Project = 'unit' | 'integration' | 'multi-process';
+/** The projects of the suite, fastest first (`npm run test:unit` runs `unit` and `unit-shared`). */
+export type Project = 'unit-shared' | 'unit' | 'integration' | 'multi-process';
 
 /** What a multi-process test file uses: a script in a child process, a runtime, a browser. */
 const MULTI_PROCESS = /\bstartScript\(|node:child_process|\bchromium\b|playwright-core|runtimes\/run\.mjs/;
 /** What an integration test file uses: a real Redis (one node, a cluster, Sentinel, or the store contracts over them). */
 const INTEGRATION = /helpers\/redis-(?:server|cluster|sentinel)\.js|\/redis-contracts\.js/;
+
+/**
+ * What makes a unit test file leave state in a module or the process that a later file would meet if they shared one module
+ * graph: a mocked module, fake timers (a module's interval created under them never fires after), MSW (its cookie store keeps
+ * a response's `Set-Cookie` for the next request), stubbed globals or environment. Files with none of these are `unit-shared`.
+ */
+const LEAVES_STATE = /\bvi\.(?:mock|doMock|useFakeTimers|stubGlobal|stubEnv)\(|useMswRecorder|from 'msw|process\.env\.[A-Z_]+ =|globalThis\.\w+ =/;
 
 /** Suites of Gateways whose shards run in worker threads, started and killed: with the processes. */
 const THREADS = new Set([
@@ -38,12 +45,12 @@ const SCENARIOS = new Set(['test/gateway/reshard.test.ts', 'test/gateway/fleet-r
 export function projectOf(path: string, text: string): Project {
   if (MULTI_PROCESS.test(text) || THREADS.has(path)) return 'multi-process';
   if (INTEGRATION.test(text) || SCENARIOS.has(path) || path.startsWith('test/integration/')) return 'integration';
-  return 'unit';
+  return LEAVES_STATE.test(text) ? 'unit' : 'unit-shared';
 }
 
 /** Every test file of the suite (`test/**` and `examples/**`), relative to `root`, by project. */
 export function testFilesByProject(root: string): Record<Project, string[]> {
-  const byProject: Record<Project, string[]> = { unit: [], integration: [], 'multi-process': [] };
+  const byProject: Record<Project, string[]> = { 'unit-shared': [], unit: [], integration: [], 'multi-process': [] };
   for (const dir of ['test', 'examples']) {
     for (const entry of readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })) {
       if (!entry.endsWith('.test.ts') || entry.split(/[\\/]/).includes('node_modules')) continue;
