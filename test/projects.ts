@@ -39,7 +39,12 @@ const THREADS = new Set([
  * Gateways resharding under traffic, the heap at the secret book's cap): in
  * `integration`, so `npm run test:unit` stays within a minute.
  */
-const SCENARIOS = new Set(['test/gateway/reshard.test.ts', 'test/gateway/fleet-reshard.test.ts', 'test/gateway/secrets-memory.test.ts']);
+const SCENARIOS = new Set([
+  'test/gateway/reshard.test.ts',
+  'test/gateway/fleet-reshard.test.ts',
+  'test/gateway/fleet-reshard-handoff.test.ts',
+  'test/gateway/secrets-memory.test.ts',
+]);
 
 /** The project of one test file, from its path (relative to the repository, `/`-separated) and its text. */
 export function projectOf(path: string, text: string): Project {
