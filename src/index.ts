@@ -162,8 +162,6 @@ export type {
   GatewayReconnectingEvent,
   GatewayCloseEvent,
   GatewayDispatchEvent,
-  InteractionErrorEvent,
-  InteractionHandler,
 } from './gateway/options.js';
 export { GatewayDispatch, shardOfGuild } from './gateway/protocol.js';
 export {
@@ -206,13 +204,8 @@ export {
   type TypedCommandDefinition,
   type OptionProblem,
 } from './interactions/options.js';
-export {
-  type InteractionRouter,
-  createInteractionRouter,
-  type InteractionRouterEvents,
-  type InteractionRouterOptions,
-  type InteractionUnhandledEvent,
-} from './interactions/router.js';
+export { type InteractionRouter, createInteractionRouter, type InteractionHandler, type InteractionRouterOptions } from './interactions/router.js';
+export type { InteractionErrorEvent, InteractionRouterEvents, InteractionUnhandledEvent } from './interactions/router-events.js';
 export type { DuplicateEvent, InteractionHost } from './interactions/host.js';
 export { MultipartStreamError } from './errors/transport.js';
 export type { AutoReshardOptions, GatewayConnectionOptions, GatewayShardingOptions, ShardEvent } from './gateway/options.js';

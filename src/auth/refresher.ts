@@ -9,7 +9,8 @@
 import { UnexpectedResponseError, isCommunityChatError } from '../errors/index.js';
 import { redactValue } from '../core/redact.js';
 import { wait } from '../core/wait.js';
-import { ACCESS_TOKEN_LIFETIME_MS, type SessionSnapshot, type UserSession } from './session.js';
+import { ACCESS_TOKEN_LIFETIME_MS } from '../core/constants.js';
+import type { SessionSnapshot, UserSession } from './session.js';
 
 /** What an access-token reader finds in a login or refresh response. */
 export interface AccessTokenGrant {

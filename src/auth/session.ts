@@ -10,8 +10,6 @@ import { ValidationError } from '../errors/index.js';
 
 import { ACCESS_TOKEN_LIFETIME_MS } from '../core/constants.js';
 
-export { ACCESS_TOKEN_LIFETIME_MS };
-
 /** A session's state, for persistence. It contains secrets: store it safely. */
 export interface SessionSnapshot {
   /** The access token, if one is held. */

@@ -17,7 +17,6 @@ import type { StoreRecoveredEvent } from '../observe/events.js';
 import { diedHolding, type FleetEvent, publishAnswerRefused } from './fleet-events.js';
 import { OutageReporter } from './outages.js';
 
-export { emitFleetEvent } from './fleet-events.js';
 import type { GatewayDispatchEvent } from './options.js';
 import { startShard, stopAttempts, type ShardStartTarget } from './shard-start.js';
 

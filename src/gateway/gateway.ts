@@ -29,7 +29,8 @@ import {
   type ResolvedGatewayOptions,
 } from './options.js';
 import { GatewayDispatch } from './protocol.js';
-import { MAX_REMEMBERED_INTERACTION_TOKENS, SecretBook, errorTexts, scrubError } from './secrets.js';
+import { MAX_REMEMBERED_INTERACTION_TOKENS, SecretBook } from './secrets.js';
+import { errorTexts, scrubError } from '../core/redact.js';
 import { identifyGate, SessionBudget } from './session-budget.js';
 import type { GatewaySessionRecord } from './gateway-session-store.js';
 import { DispatchPublisher, publishFailure, type DispatchSink, type PublishOptions } from './publisher.js';
@@ -40,7 +41,8 @@ import { checkConnectOptions, joinFleet } from './connect-checks.js';
 import { autoReshardInterval, checkReshard, withCount, type ShardSet } from './reshard.js';
 import { ShardSets } from './shard-sets.js';
 import { stopAttempts } from './shard-start.js';
-import { answerable, deliverClaimed, emitFleetEvent, recordingAnswers } from './fleet.js';
+import { answerable, deliverClaimed, recordingAnswers } from './fleet.js';
+import { emitFleetEvent } from './fleet-events.js';
 import { answeringStore, OutageReporter, recoveredLine, SETTLE_MS } from './outages.js';
 import { emitReport } from './report.js';
 

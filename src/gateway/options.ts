@@ -9,7 +9,7 @@ import type { ShardCoordinator } from './coordinator.js';
 import type { FleetEvents } from './fleet-events.js';
 import type { Interaction } from '../interactions/interaction.js';
 import type { InteractionResponder } from '../interactions/types.js';
-import type { InteractionRouterEvents } from '../interactions/router.js';
+import type { InteractionRouterEvents } from '../interactions/router-events.js';
 import type { IdentifyThrottle } from './identify-throttle.js';
 import { MIN_HEARTBEAT_INTERVAL_MS } from './protocol.js';
 import type { GatewaySessionStore } from './gateway-session-store.js';
@@ -17,8 +17,6 @@ import { resolveCompression, type GatewayCompression } from './compression.js';
 import type { StoreErrorEvent, StoreRecoveredEvent } from '../observe/events.js';
 import { checkCount, checkDuration, optionNames, refuseUnknownOptions, DEFAULT_MAX_SHARDS, MAX_SHARDS_LIMIT } from '../core/bounds.js';
 import { ValidationError } from '../errors/index.js';
-
-export type { InteractionErrorEvent, InteractionHandler } from '../interactions/router.js';
 
 /** Status of the Gateway connection. */
 export type GatewayStatus = 'idle' | 'connecting' | 'identifying' | 'resuming' | 'ready' | 'reconnecting' | 'destroyed';

@@ -43,8 +43,6 @@ import { INTERACTION_LIFETIME_MS } from '../core/constants.js';
 import { collectStrings, redactValue, scrubText } from '../core/redact.js';
 import { TokenRing } from './token-ring.js';
 
-export { MAX_CAUSE_DEPTH, errorTexts, scrubError } from '../core/redact.js';
-
 /**
  * The most interaction tokens the Gateway remembers at once (2^17): 145 a second for the whole 15-minute lifetime; past
  * it, the oldest live token is forgotten.

@@ -10,7 +10,8 @@
 import { EventEmitter } from 'eventemitter3';
 import type { CommandInteraction, InteractionByKind } from './interaction.js';
 import type { CommandOptionValues, TypedCommandDefinition } from './options.js';
-import { type InteractionHandler, InteractionRouter, type InteractionRouterEvents } from './router.js';
+import { type InteractionHandler, InteractionRouter } from './router.js';
+import type { InteractionRouterEvents } from './router-events.js';
 import type { InteractionKind } from './types.js';
 
 /**

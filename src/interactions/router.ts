@@ -21,8 +21,6 @@ import { DEFAULT_MAX_WAITERS, InteractionWaiters, taken } from './waiters.js';
 import { emitQuietly, type InteractionErrorEvent, type InteractionRouterEvents, type RouterHost, unhandledInteraction } from './router-events.js';
 import { refuseSecondPath } from './router-links.js';
 
-export type { InteractionErrorEvent, InteractionRouterEvents, InteractionUnhandledEvent } from './router-events.js';
-
 /** A handler of interactions of one kind. */
 export type InteractionHandler<I> = (interaction: I) => unknown;
 

@@ -13,7 +13,7 @@ import { ValidationError, WebhookVerificationError, isCommunityChatError } from 
 import { inspectSymbol, scrubText } from '../core/redact.js';
 import { INTERACTION_LIFETIME_MS } from '../core/constants.js';
 import type { InteractionResponder } from '../interactions/types.js';
-import type { InteractionRouterEvents } from '../interactions/router.js';
+import type { InteractionRouterEvents } from '../interactions/router-events.js';
 import { type DuplicateEvent, InteractionHost } from '../interactions/host.js';
 import type { WebhookDelivery, WebhookEventMap } from './delivery.js';
 import { createExpressMiddleware, type ExpressMiddleware } from './express.js';

@@ -8,7 +8,7 @@ import type { Client } from '../clients/client.js';
 import { checkCount, checkDuration, refuseUnknownOptions, textProblem } from '../core/bounds.js';
 import { ValidationError } from '../errors/index.js';
 import { describeThrown } from '../errors/base.js';
-import type { InteractionRouterEvents } from '../interactions/router.js';
+import type { InteractionRouterEvents } from '../interactions/router-events.js';
 import type { DuplicateEvent } from '../interactions/host.js';
 import type { RedisClientLike } from './connection.js';
 import type { DeadLetter, RedisEventStream } from './event-stream.js';

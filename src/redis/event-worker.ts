@@ -37,9 +37,6 @@ import { WorkerLeases } from './worker-leases.js';
 import type { StreamBacklog } from './stream-backlog.js';
 import { type ConsumersRemovedEvent, upkeep } from './stream-upkeep.js';
 
-export type { UnmarkedEvent } from './event-worker-marks.js';
-export type { EventWorkerEvents, EventWorkerOptions, LostEvent, OrderKeyFunction, RecreatedEvent, StreamEvent } from './event-worker-options.js';
-
 /** A worker consuming the stream of Gateway dispatches. */
 export class EventWorker extends InteractionHost<EventWorkerEvents> {
   readonly #options: WorkerSettings;

@@ -19,15 +19,18 @@ export type { StreamBacklog, StreamGroupBacklog, StreamConsumerBacklog } from '.
 export {
   createEventWorker,
   type EventWorker,
-  type EventWorkerOptions,
-  type EventWorkerEvents,
-  type StreamEvent,
-  type OrderKeyFunction,
-  type LostEvent,
-  type RecreatedEvent,
-  type UnmarkedEvent,
 } from './event-worker.js';
-export type { HandlerFailedEvent, ReclaimedEvent } from './event-worker-options.js';
+export type {
+  EventWorkerOptions,
+  EventWorkerEvents,
+  StreamEvent,
+  OrderKeyFunction,
+  LostEvent,
+  RecreatedEvent,
+  HandlerFailedEvent,
+  ReclaimedEvent,
+} from './event-worker-options.js';
+export type { UnmarkedEvent } from './event-worker-marks.js';
 export {
   createBacklogMonitor,
   type BacklogMonitor,

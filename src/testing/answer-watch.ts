@@ -10,7 +10,7 @@
 import { InteractionType } from '../core/constants.js';
 import type { Gateway } from '../gateway/gateway.js';
 import type { GatewayDispatchEvent } from '../gateway/options.js';
-import type { InteractionErrorEvent, InteractionUnhandledEvent } from '../interactions/router.js';
+import type { InteractionErrorEvent, InteractionUnhandledEvent } from '../interactions/router-events.js';
 import { describeThrown, EmulatorHandlerError, EmulatorNoAnswerError, type InteractionLabel } from './errors.js';
 import { describeInteraction } from './emulator/core.js';
 import { takeHandlerCensus } from './handler-census.js';

@@ -7,7 +7,7 @@
  */
 
 import type { Client } from '../clients/client.js';
-import type { InteractionErrorEvent } from '../interactions/router.js';
+import type { InteractionErrorEvent } from '../interactions/router-events.js';
 import type { CommandDefinition } from '../schemas/request-types.js';
 import { checkDuration, refuseUnknownOptions } from '../core/bounds.js';
 import { type AnswerWatch, guarded, watchAnswers } from './answer-watch.js';

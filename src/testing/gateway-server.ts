@@ -18,8 +18,6 @@ import { GATEWAY_VERSION, GatewayIntent, GUILD_CREATE, IgnoredGatewayOpcode } fr
 import type { BotIdentity, GatewayServerOptions, IdentifyRecord } from './gateway-server-options.js';
 import { GatewayFrameWriter, requestedCompression } from './gateway-compression.js';
 
-export type { BotIdentity, GatewayServerOptions, GatewayTraffic, IdentifyRecord } from './gateway-server-options.js';
-
 /** Where the Gateway is served, under the API prefix (as the SDK's client looks for it). */
 export const GATEWAY_PATH = `${API_PREFIX}/gateway`;
 

@@ -65,15 +65,8 @@ export {
 } from './errors.js';
 export { createTestDelivery, type TestDelivery, type TestDeliveryInput } from './test-deliveries.js';
 /** The SDK's signer, re-exported so tests can sign deliveries for their receivers. */
-export {
-  GatewayServer,
-  GATEWAY_PATH,
-  type GatewayServerOptions,
-  type GatewayTraffic,
-  type BotIdentity,
-  type IdentifyRecord,
-  type BotGatewayStats,
-} from './gateway-server.js';
+export { GatewayServer, GATEWAY_PATH, type BotGatewayStats } from './gateway-server.js';
+export type { GatewayServerOptions, GatewayTraffic, BotIdentity, IdentifyRecord } from './gateway-server-options.js';
 export {
   createTestInteraction,
   createTestGateway,

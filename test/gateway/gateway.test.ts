@@ -10,7 +10,8 @@ import {
   isCommunityChatError,
 } from '../../src/index.js';
 import { GatewayOpcode } from '../../src/testing/index.js';
-import { GatewayServer, type GatewayServerOptions } from '../../src/testing/gateway-server.js';
+import { GatewayServer } from '../../src/testing/gateway-server.js';
+import type { GatewayServerOptions } from '../../src/testing/gateway-server-options.js';
 import { SECRETS, activeTimers } from '../helpers/index.js';
 import { until } from '../helpers/ws-server.js';
 

@@ -6,7 +6,8 @@
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DROPPED_CAUSE, MAX_CAUSE_ERRORS } from '../../src/core/redact.js';
-import { MAX_CAUSE_DEPTH, MAX_REMEMBERED_INTERACTION_TOKENS, SecretBook, errorTexts, scrubError } from '../../src/gateway/secrets.js';
+import { MAX_REMEMBERED_INTERACTION_TOKENS, SecretBook } from '../../src/gateway/secrets.js';
+import { MAX_CAUSE_DEPTH, errorTexts, scrubError } from '../../src/core/redact.js';
 import { Client, INTERACTION_LIFETIME_MS } from '../../src/index.js';
 import { SECRETS } from '../helpers/index.js';
 import { behaveWell, frames, startWsServer, type WsPeer, until } from '../helpers/ws-server.js';

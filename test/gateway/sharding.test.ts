@@ -17,7 +17,8 @@ import {
 import { GatewayOpcode } from '../../src/testing/index.js';
 import { createMemoryIdentifyThrottle, MemoryGatewaySessionStore } from '../../src/stores.js';
 import type { StoreErrorEvent, StoreRecoveredEvent } from '../../src/diagnostics.js';
-import { GatewayServer, type GatewayServerOptions } from '../../src/testing/gateway-server.js';
+import { GatewayServer } from '../../src/testing/gateway-server.js';
+import type { GatewayServerOptions } from '../../src/testing/gateway-server-options.js';
 import { SECRETS } from '../helpers/index.js';
 import { until } from '../helpers/ws-server.js';
 import { guildIdOnShard, startShardedEmulator } from '../helpers/sharded-emulator.js';

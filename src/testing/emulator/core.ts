@@ -23,8 +23,8 @@ import { clickComponent, invokeCommand, submitModal } from './simulate.js';
 import { EmulatorState } from './state.js';
 import { cancelTimers, stopTimers } from './timers.js';
 import { InteractionCallbackType, InteractionType } from '../../core/constants.js';
+import type { BotIdentity } from '../gateway-server-options.js';
 import type {
-  BotIdentity,
   ComponentInput,
   DispatchTarget,
   EmulatedMessage,

@@ -10,7 +10,8 @@ import { snowflakeTimestamp } from '../../core/constants.js';
 import { GATEWAY_PATH } from '../gateway-server.js';
 import { json } from './responses.js';
 import type { Application, EmulatorState, Guild } from './state.js';
-import type { BotIdentity, EmulatorResponse } from './types.js';
+import type { EmulatorResponse } from './types.js';
+import type { BotIdentity } from '../gateway-server-options.js';
 import { BOT_CHANNEL_PERMISSIONS, EMULATED_LOCALE, botUserView, channelView } from './views.js';
 
 /** Discord's daily session start limit (per bot token). */

@@ -9,8 +9,8 @@ export { createEmulator, type Emulator, type EmulatorOptions } from './server.js
 export type { EmulatorSnapshot } from './inspect.js';
 export { EmulatorFaults, type FaultInput, type FaultStatus, type InjectedFault, type PendingFault } from './faults.js';
 export type { RateLimitScope } from './limits.js';
+export type { BotIdentity } from '../gateway-server-options.js';
 export type {
-  BotIdentity,
   ComponentInput,
   DeliveryRequest,
   DeliveryTimingOptions,

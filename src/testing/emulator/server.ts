@@ -7,7 +7,8 @@
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GATEWAY_PATH, GatewayServer, type BotGatewayStats, type IdentifyRecord } from '../gateway-server.js';
+import { GATEWAY_PATH, GatewayServer, type BotGatewayStats } from '../gateway-server.js';
+import type { IdentifyRecord } from '../gateway-server-options.js';
 import { EmulatorError, EmulatorNotFoundError } from '../errors.js';
 import { doorRefusal } from '../playground/guard.js';
 import { createPlayground, type Playground } from '../playground/server.js';

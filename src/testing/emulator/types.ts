@@ -388,5 +388,3 @@ export interface InvokedInteraction {
   /** Every answer so far. */
   callbacks(): EmulatedCallback[];
 }
-
-export type { BotIdentity } from '../gateway-server.js';

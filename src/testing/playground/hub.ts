@@ -10,7 +10,7 @@
 import type { ServerResponse } from 'node:http';
 import { redactValue, scrubText } from '../../core/redact.js';
 import type { EmulatorEvent } from '../emulator/types.js';
-import type { GatewayTraffic } from '../gateway-server.js';
+import type { GatewayTraffic } from '../gateway-server-options.js';
 import type { LogEntry } from './log-entry.js';
 
 /** What the hub needs from the emulator. */

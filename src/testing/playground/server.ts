@@ -9,7 +9,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EmulatorCore } from '../emulator/core.js';
-import type { GatewayTraffic } from '../gateway-server.js';
+import type { GatewayTraffic } from '../gateway-server-options.js';
 import { pageScript } from './assets/page-script.js';
 import { PAGE_HTML, PAGE_STYLE } from './assets/page.js';
 import { type DoorAddress, refusal } from './guard.js';
