@@ -29,8 +29,7 @@ export type { UserSessionStore } from './auth/refresher.js';
 export { MemoryReplayStore, type ReplayStore, type MemoryReplayStoreOptions } from './receive/replay-store.js';
 export { MemoryGatewaySessionStore, type GatewaySessionStore, type GatewaySessionRecord } from './gateway/gateway-session-store.js';
 export {
-  createMemoryIdentifyThrottle,
-  type MemoryIdentifyThrottle,
+  MemoryIdentifyThrottle,
   identifyBucket,
   type IdentifyThrottle,
   type IdentifyRequest,

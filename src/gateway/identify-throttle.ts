@@ -57,7 +57,7 @@ function abortError(signal: AbortSignal | undefined): GatewayError {
   return new GatewayError('the wait for an Identify turn was aborted', undefined, { cause: signal?.reason });
 }
 
-/** Options of {@link createMemoryIdentifyThrottle}. */
+/** Options of {@link MemoryIdentifyThrottle}. */
 export interface MemoryIdentifyThrottleOptions {
   /** Time between two Identify of one bucket, milliseconds. @default 5500 (Discord's 5 s plus 500 ms) */
   intervalMs?: number | undefined;
@@ -68,7 +68,10 @@ export interface MemoryIdentifyThrottleOptions {
 /** The names of every {@link MemoryIdentifyThrottleOptions} option. */
 const MEMORY_THROTTLE_OPTIONS = optionNames<MemoryIdentifyThrottleOptions>({ intervalMs: true, clock: true });
 
-/** The in-memory throttle: one process (every thread of it, when the shards run in workers). Turns are first come, first served per bucket. */
+/**
+ * The in-memory Identify throttle (the Gateway's default): one Identify per bucket per `intervalMs` in this process (every
+ * thread of it, when the shards run in workers). Turns are first come, first served per bucket.
+ */
 export class MemoryIdentifyThrottle implements IdentifyThrottle {
   readonly #intervalMs: number;
   readonly #now: () => number;
@@ -79,8 +82,8 @@ export class MemoryIdentifyThrottle implements IdentifyThrottle {
 
   /** Refuses an unknown option (`now` is now `clock`) and an `intervalMs` past 2^31 - 1 ms with a `ValidationError`. */
   constructor(options: MemoryIdentifyThrottleOptions = {}) {
-    refuseUnknownOptions('createMemoryIdentifyThrottle', options, MEMORY_THROTTLE_OPTIONS, { now: 'clock' });
-    this.#intervalMs = checkDuration('createMemoryIdentifyThrottle', 'intervalMs', options.intervalMs) ?? DEFAULT_IDENTIFY_INTERVAL_MS;
+    refuseUnknownOptions('MemoryIdentifyThrottle', options, MEMORY_THROTTLE_OPTIONS, { now: 'clock' });
+    this.#intervalMs = checkDuration('MemoryIdentifyThrottle', 'intervalMs', options.intervalMs) ?? DEFAULT_IDENTIFY_INTERVAL_MS;
     this.#now = options.clock ?? Date.now;
   }
 
@@ -96,12 +99,4 @@ export class MemoryIdentifyThrottle implements IdentifyThrottle {
       this.#next.set(bucket, this.#now() + this.#intervalMs);
     });
   }
-}
-
-/**
- * Creates the in-memory Identify throttle (the Gateway's default): one
- * Identify per bucket per `intervalMs` in this process.
- */
-export function createMemoryIdentifyThrottle(options: MemoryIdentifyThrottleOptions = {}): MemoryIdentifyThrottle {
-  return new MemoryIdentifyThrottle(options);
 }

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_IDENTIFY_INTERVAL_MS } from '../../src/gateway/identify-throttle.js';
-import { createMemoryIdentifyThrottle, identifyBucket } from '../../src/stores.js';
+import { MemoryIdentifyThrottle, identifyBucket } from '../../src/stores.js';
 
 beforeEach(() => {
   vi.useFakeTimers({ now: 1_000_000 });
@@ -15,7 +15,7 @@ afterEach(() => {
 });
 
 /** Starts waits for these shards, and records when each got its turn (fake clock). */
-function track(throttle: ReturnType<typeof createMemoryIdentifyThrottle>, shards: number[], maxConcurrency: number) {
+function track(throttle: MemoryIdentifyThrottle, shards: number[], maxConcurrency: number) {
   const turns = new Map<number, number>();
   const waits = shards.map((shardId) =>
     throttle.wait({ shardId, shardCount: shards.length, maxConcurrency }).then(() => void turns.set(shardId, Date.now() - 1_000_000)),
@@ -34,7 +34,7 @@ describe('the in-memory Identify throttle', () => {
   });
 
   it('max_concurrency 2, 6 shards: two at once, then two more every interval, never two of one bucket within it', async () => {
-    const throttle = createMemoryIdentifyThrottle();
+    const throttle = new MemoryIdentifyThrottle();
     const { turns, all } = track(throttle, [0, 1, 2, 3, 4, 5], 2);
     await vi.advanceTimersByTimeAsync(0);
     expect([...turns.keys()].sort()).toEqual([0, 1]);
@@ -48,7 +48,7 @@ describe('the in-memory Identify throttle', () => {
   });
 
   it('max_concurrency 1: strictly one after another, in order of asking', async () => {
-    const throttle = createMemoryIdentifyThrottle({ intervalMs: 5000 });
+    const throttle = new MemoryIdentifyThrottle({ intervalMs: 5000 });
     const order: number[] = [];
     const waits = [2, 0, 1].map((shardId) => throttle.wait({ shardId, shardCount: 3, maxConcurrency: 1 }).then(() => void order.push(shardId)));
     await vi.advanceTimersByTimeAsync(10_000);
@@ -57,7 +57,7 @@ describe('the in-memory Identify throttle', () => {
   });
 
   it('a turn long past does not delay the next one', async () => {
-    const throttle = createMemoryIdentifyThrottle({ intervalMs: 5000 });
+    const throttle = new MemoryIdentifyThrottle({ intervalMs: 5000 });
     await throttle.wait({ shardId: 0, shardCount: 1, maxConcurrency: 1 });
     await vi.advanceTimersByTimeAsync(7000);
     let done = false;
@@ -67,7 +67,7 @@ describe('the in-memory Identify throttle', () => {
   });
 
   it('an aborted wait rejects and takes no turn: the next shard goes one interval after the last real turn', async () => {
-    const throttle = createMemoryIdentifyThrottle({ intervalMs: 5000 });
+    const throttle = new MemoryIdentifyThrottle({ intervalMs: 5000 });
     await throttle.wait({ shardId: 0, shardCount: 3, maxConcurrency: 1 });
     const controller = new AbortController();
     const aborted = throttle.wait({ shardId: 1, shardCount: 3, maxConcurrency: 1, signal: controller.signal });
@@ -82,11 +82,11 @@ describe('the in-memory Identify throttle', () => {
   });
 });
 
-describe('createMemoryIdentifyThrottle options', () => {
+describe('MemoryIdentifyThrottle options', () => {
   it('refuses now (renamed clock), unknown names and an intervalMs past 2^31 - 1 ms, naming each', () => {
-    expect(() => createMemoryIdentifyThrottle({ now: () => 0 } as never)).toThrow(/now: was renamed or removed: use clock/);
-    expect(() => createMemoryIdentifyThrottle({ interval: 10 } as never)).toThrow(/interval: is not an option of createMemoryIdentifyThrottle/);
-    for (const intervalMs of [3e9, Number.POSITIVE_INFINITY, -1]) expect(() => createMemoryIdentifyThrottle({ intervalMs })).toThrow(/intervalMs: must/);
-    expect(() => createMemoryIdentifyThrottle({ intervalMs: 0, clock: () => 0 })).not.toThrow();
+    expect(() => new MemoryIdentifyThrottle({ now: () => 0 } as never)).toThrow(/now: was renamed or removed: use clock/);
+    expect(() => new MemoryIdentifyThrottle({ interval: 10 } as never)).toThrow(/interval: is not an option of MemoryIdentifyThrottle/);
+    for (const intervalMs of [3e9, Number.POSITIVE_INFINITY, -1]) expect(() => new MemoryIdentifyThrottle({ intervalMs })).toThrow(/intervalMs: must/);
+    expect(() => new MemoryIdentifyThrottle({ intervalMs: 0, clock: () => 0 })).not.toThrow();
   });
 });

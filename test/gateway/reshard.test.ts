@@ -7,7 +7,7 @@
  */
 import { expect, it, vi } from 'vitest';
 import { Client, shardOfGuild, isCommunityChatError } from '../../src/index.js';
-import { createMemoryIdentifyThrottle, MemoryGatewaySessionStore } from '../../src/stores.js';
+import { MemoryIdentifyThrottle, MemoryGatewaySessionStore } from '../../src/stores.js';
 import {
   autoReshardInterval,
   fleetReshardStep,
@@ -285,7 +285,7 @@ it('autoReshard follows GET /gateway/bot when it recommends more shards than run
     baseUrl: emulator.url,
     auth: { botToken: emulator.seed.botToken },
     // Identify pacing is not the subject here: the new set identifies at once.
-    gateway: { shards: 'auto', autoReshard: { intervalMs: 60_000 }, identifyThrottle: createMemoryIdentifyThrottle({ intervalMs: 0 }) },
+    gateway: { shards: 'auto', autoReshard: { intervalMs: 60_000 }, identifyThrottle: new MemoryIdentifyThrottle({ intervalMs: 0 }) },
   });
   // Only intervals are faked (the check's, heartbeats'): sockets and timeouts keep real time.
   vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });

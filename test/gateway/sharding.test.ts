@@ -15,7 +15,7 @@ import {
   SessionStoreError,
 } from '../../src/index.js';
 import { GatewayOpcode } from '../../src/testing/index.js';
-import { createMemoryIdentifyThrottle, MemoryGatewaySessionStore } from '../../src/stores.js';
+import { MemoryIdentifyThrottle, MemoryGatewaySessionStore } from '../../src/stores.js';
 import type { StoreErrorEvent, StoreRecoveredEvent } from '../../src/diagnostics.js';
 import { GatewayServer } from '../../src/testing/gateway-server.js';
 import type { GatewayServerOptions } from '../../src/testing/gateway-server-options.js';
@@ -182,14 +182,14 @@ describe('sharding in one process', () => {
   it('a throttle with no pacing lets shards of one bucket identify too early: the server answers Invalid Session; the default pacing never does', async () => {
     const pacing = { maxConcurrency: 1, intervalMs: 200 };
     const early = await setup(
-      { shards: 'auto', shardCount: 2, maxConcurrency: 1, identifyThrottle: createMemoryIdentifyThrottle({ intervalMs: 0 }) },
+      { shards: 'auto', shardCount: 2, maxConcurrency: 1, identifyThrottle: new MemoryIdentifyThrottle({ intervalMs: 0 }) },
       { identifyPacing: pacing },
     );
     await early.gateway.connect();
     expect(early.server.stats.tooEarlyIdentifies).toBeGreaterThanOrEqual(1);
 
     const paced = await setup(
-      { shards: 'auto', shardCount: 2, maxConcurrency: 1, identifyThrottle: createMemoryIdentifyThrottle({ intervalMs: 250 }) },
+      { shards: 'auto', shardCount: 2, maxConcurrency: 1, identifyThrottle: new MemoryIdentifyThrottle({ intervalMs: 250 }) },
       { identifyPacing: pacing },
     );
     await paced.gateway.connect();

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client, GatewayFatalError, shardOfGuild, type GatewayReadyEvent } from '../../src/index.js';
-import { MemoryGatewaySessionStore, createMemoryIdentifyThrottle } from '../../src/stores.js';
+import { MemoryGatewaySessionStore, MemoryIdentifyThrottle } from '../../src/stores.js';
 import { startShardedEmulator } from '../helpers/sharded-emulator.js';
 import { until } from '../helpers/until.js';
 
@@ -91,7 +91,7 @@ describe('shards in worker threads', () => {
       const client = new Client({
         baseUrl: emulator.url,
         auth: { botToken: emulator.seed.botToken },
-        gateway: { shards: 'auto', shardsPerWorker: perWorker, identifyThrottle: createMemoryIdentifyThrottle({ intervalMs }) },
+        gateway: { shards: 'auto', shardsPerWorker: perWorker, identifyThrottle: new MemoryIdentifyThrottle({ intervalMs }) },
       });
       cleanups.push(() => client.close());
       await client.gateway.connect();
