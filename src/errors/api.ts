@@ -5,7 +5,7 @@
  */
 
 import type { CredentialKind, HttpMethod } from '../core/routes.js';
-import { CommunityChatError } from './base.js';
+import { CommunityChatError, brand } from './base.js';
 
 /** Where a failed request was going; paths never contain secrets. */
 export interface RequestDescription {
@@ -145,3 +145,5 @@ export class RateLimitError extends ApiError {
 
 /** 5xx: the service failed. */
 export class ServerError extends ApiError {}
+
+brand({ ApiError, AuthenticationError, PermissionError, NotFoundError, RateLimitError, ServerError });

@@ -7,6 +7,14 @@
 /** Marks each SDK error class's prototype with its kind; a global symbol, so two copies of the package agree. */
 export const KIND = Symbol.for('community-chat-sdk.error.kind');
 
+/**
+ * Marks each class's prototype with its kind (its key here), where the classes are defined: an error made through any entry
+ * point (`community-chat-sdk/transport` loads no other error module) is recognised by {@link hasKind}.
+ */
+export function brand(classes: Readonly<Record<string, { readonly prototype: object }>>): void {
+  for (const [kind, errorClass] of Object.entries(classes)) Object.defineProperty(errorClass.prototype, KIND, { value: kind, enumerable: false });
+}
+
 /** How deep a prototype chain {@link hasKind} walks: an SDK error's is a few levels; a proxy's may be endless. */
 const MAX_CHAIN = 32;
 
@@ -43,6 +51,7 @@ export class CommunityChatError extends Error {
     this.name = Object.hasOwn(prototype, KIND) ? String(prototype[KIND]) : new.target.name;
   }
 }
+brand({ CommunityChatError });
 
 /** The Errors {@link toError} made around a thrown value. */
 const wrappers = new WeakSet<Error>();

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { CommunityChatError, type CommunityChatErrorOptions } from './base.js';
+import { CommunityChatError, type CommunityChatErrorOptions, brand } from './base.js';
 
 /** The Gateway could not connect (timed out, aborted, or destroyed before READY). */
 export class GatewayError extends CommunityChatError {
@@ -52,3 +52,5 @@ export class SessionBudgetError extends GatewayError {
     this.resetAfterMs = budget.resetAfterMs;
   }
 }
+
+brand({ GatewayError, GatewayFatalError, SessionBudgetError });

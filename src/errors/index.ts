@@ -11,7 +11,7 @@
  */
 
 import { ApiError, AuthenticationError, NotFoundError, PermissionError, RateLimitError, ServerError } from './api.js';
-import { CommunityChatError, hasKind, KIND } from './base.js';
+import { CommunityChatError, hasKind } from './base.js';
 import { GatewayError, GatewayFatalError, SessionBudgetError } from './gateway.js';
 import {
   InteractionAlreadyAcknowledgedError,
@@ -121,10 +121,6 @@ export type ErrorKind = keyof typeof ERROR_CLASSES;
 
 /** The error of a kind: `ErrorOfKind<'RateLimitError'>` is {@link RateLimitError}; what `isCommunityChatError(value, kind)` narrows to. */
 export type ErrorOfKind<K extends ErrorKind> = InstanceType<(typeof ERROR_CLASSES)[K]>;
-
-for (const [kind, errorClass] of Object.entries(ERROR_CLASSES)) {
-  Object.defineProperty(errorClass.prototype, KIND, { value: kind, enumerable: false });
-}
 
 /**
  * Whether `value` is an error this SDK threw (from any copy of the package), and with `kind`, an error of that class

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { CommunityChatError, type CommunityChatErrorOptions, describeThrown } from './base.js';
+import { CommunityChatError, type CommunityChatErrorOptions, describeThrown, brand } from './base.js';
 
 /** Facts every interaction error carries. */
 export interface InteractionErrorInit {
@@ -115,3 +115,12 @@ export class InteractionWaitAbortedError extends InteractionError {
     this.waitedFor = waitedFor;
   }
 }
+
+brand({
+  InteractionError,
+  InteractionAlreadyAcknowledgedError,
+  InteractionExpiredError,
+  InteractionResponseError,
+  InteractionTimeoutError,
+  InteractionWaitAbortedError,
+});

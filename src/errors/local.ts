@@ -5,7 +5,7 @@
  */
 
 import type { CredentialKind } from '../core/routes.js';
-import { CommunityChatError, type CommunityChatErrorOptions } from './base.js';
+import { CommunityChatError, type CommunityChatErrorOptions, brand } from './base.js';
 
 /** One problem found while validating input. */
 export interface ValidationIssue {
@@ -116,3 +116,5 @@ export class ShardCoordinatorError extends CommunityChatError {
     this.keys = options?.keys ?? [];
   }
 }
+
+brand({ ValidationError, MissingCredentialError, InsecureTransportError, RateLimitStoreError, SessionStoreError, EventStreamError, ShardCoordinatorError });

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { CommunityChatError } from './base.js';
+import { CommunityChatError, brand } from './base.js';
 
 /** Why a webhook delivery was refused. */
 export type WebhookVerificationReason = 'missing-header' | 'malformed' | 'bad-signature' | 'stale' | 'replayed';
@@ -44,3 +44,5 @@ export class ReplayStoreFullError extends CommunityChatError {
     this.maxEntries = maxEntries;
   }
 }
+
+brand({ WebhookVerificationError, ReplayStoreFullError });

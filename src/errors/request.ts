@@ -6,7 +6,7 @@
 
 import type { HttpMethod } from '../core/routes.js';
 import type { RequestDescription } from './api.js';
-import { CommunityChatError, type CommunityChatErrorOptions } from './base.js';
+import { CommunityChatError, type CommunityChatErrorOptions, brand } from './base.js';
 
 /** Facts shared by errors raised while a request was under way. */
 export interface RequestFailureInit extends RequestDescription {
@@ -141,3 +141,5 @@ export class HookError extends CommunityChatError {
     this.callError = init.callError;
   }
 }
+
+brand({ NetworkError, TimeoutError, AbortError, ResponseTooLargeError, UnexpectedResponseError, HookError });

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { CommunityChatError, hasKind } from './base.js';
+import { CommunityChatError, hasKind, brand } from './base.js';
 
 /** Why a request produced no response. */
 export class TransportFailure extends CommunityChatError {
@@ -52,3 +52,5 @@ export class MultipartStreamError extends CommunityChatError {
     return undefined;
   }
 }
+
+brand({ TransportFailure, MultipartStreamError });

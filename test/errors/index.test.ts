@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { describeThrown, thrownValue, toError } from '../../src/errors/base.js';
@@ -218,5 +219,26 @@ describe('isCommunityChatError on hostile values: it answers, never throws or ha
     }
     expect(thrown).toBeInstanceOf(ValidationError);
     expect((thrown as Error).cause, 'the error caught').toBe(original);
+  });
+});
+
+describe('the brand of each error class', () => {
+  it('is set by the module that defines the class, so an error made through any entry (the transport entry loads no other error module) is recognised', async () => {
+    const { KIND } = await import('../../src/errors/base.js');
+    const unbranded: string[] = [];
+    let classes = 0;
+    for (const file of ['base', 'api', 'gateway', 'interaction', 'local', 'receive', 'request', 'transport']) {
+      const source = readFileSync(new URL(`../../src/errors/${file}.ts`, import.meta.url), 'utf8');
+      const module = (await import(`../../src/errors/${file}.ts`)) as Record<string, unknown>;
+      // The classes the file itself defines, and its code after the last of them: the brand must be in the file.
+      for (const name of [...source.matchAll(/^export class (\w+)/gm)].map((match) => match[1] as string)) {
+        const errorClass = module[name] as { prototype: object };
+        classes++;
+        if (!Object.hasOwn(errorClass.prototype, KIND) || (errorClass.prototype as Record<symbol, unknown>)[KIND] !== name || !source.includes(`brand({`))
+          unbranded.push(`${file}.ts: ${name}`);
+      }
+    }
+    expect(classes, 'error classes found').toBeGreaterThan(30);
+    expect(unbranded, 'classes without their own brand').toEqual([]);
   });
 });
