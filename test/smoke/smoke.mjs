@@ -167,8 +167,14 @@ await check('errors from one copy are recognised by the other', async () => {
 await check('a TransportFailure made through the transport entry alone carries its brand: the other copy retries it as a network failure', async () => {
   // A fresh process loading only `community-chat-sdk/transport`: the error classes brand themselves where they are defined.
   const script = `const t = await import('./dist/transport.js'); const f = new t.TransportFailure('network', 'ECONNRESET', true, undefined); process.stdout.write(JSON.stringify([f[Symbol.for('community-chat-sdk.error.kind')], Object.getPrototypeOf(Object.getPrototypeOf(f))[Symbol.for('community-chat-sdk.error.kind')]]))`;
-  const brands = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: new URL('../..', import.meta.url), encoding: 'utf8' }));
-  assert.deepEqual(brands, ['TransportFailure', 'CommunityChatError'], 'the brands of a TransportFailure and its parent, with the transport entry alone loaded');
+  const brands = JSON.parse(
+    execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: new URL('../..', import.meta.url), encoding: 'utf8' }),
+  );
+  assert.deepEqual(
+    brands,
+    ['TransportFailure', 'CommunityChatError'],
+    'the brands of a TransportFailure and its parent, with the transport entry alone loaded',
+  );
   // And the pipeline of the other copy (CJS) takes an ESM copy's failure for what it is: retried, then a NetworkError.
   let sends = 0;
   const transport = {
