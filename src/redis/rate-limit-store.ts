@@ -308,11 +308,11 @@ export class RedisRateLimitStore extends EventEmitter<RedisRateLimitStoreEvents>
     else list.push(held);
   }
 
-  /** The place held under `key` taken with `turn` (none when no place was), or the oldest without one. */
+  /** The place held under `key` taken with `turn` (`undefined`: the oldest taken without a signal), if any. */
   #unhold(map: Map<string, Held[]>, key: string, turn?: AbortSignal): Held | undefined {
     const list = map.get(key);
     if (list === undefined) return undefined;
-    const at = turn === undefined ? 0 : list.findIndex((held) => held.turn === turn);
+    const at = list.findIndex((held) => held.turn === turn);
     if (at < 0) return undefined;
     const held = at === 0 ? list.shift() : list.splice(at, 1)[0];
     if (list.length === 0) map.delete(key);

@@ -103,6 +103,18 @@ describeWithRedis("the Redis rate-limit store's webhook turns", () => {
     store.release(key, first.signal);
     await store.flushed();
     expect(await reservations(), 'both released').toEqual([]);
+    // A place taken with a signal, then one without: releasing without a signal gives back the second, not the older one.
+    const signalled = new AbortController();
+    await store.acquire(key, 'normal', signalled.signal, () => undefined);
+    await store.acquire(key, 'normal', undefined, () => undefined);
+    const [withSignal, without] = await reservations();
+    store.release(key);
+    await store.flushed();
+    expect(await reservations(), 'the place taken without a signal released, the signalled one kept').toEqual([withSignal]);
+    expect(without, 'two places were held').toBeDefined();
+    store.release(key, signalled.signal);
+    await store.flushed();
+    expect(await reservations(), 'both released again').toEqual([]);
   });
 
   it('an execution whose bucket wait is refused gives its webhook turn back: no reservation is left in the window', async () => {
