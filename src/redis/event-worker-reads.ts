@@ -6,7 +6,7 @@
  * @module
  */
 
-import { clampNumber } from '../core/bounds.js';
+import { wholeWithin } from '../core/bounds.js';
 import { RedisScript } from './connection.js';
 import { idBefore, type RedisEventStream } from './event-stream.js';
 
@@ -62,8 +62,8 @@ async function deliveries(stream: RedisEventStream, group: string, consumer: str
   for (const row of Array.isArray(reply) ? reply : []) {
     if (!Array.isArray(row)) continue;
     const [id, , , times] = row as unknown[];
-    // A count that is not a whole number reads as a second delivery; none past a billion.
-    counts.set(String(id), clampNumber(times, 1, 1e9, 2));
+    // A count that is not a whole number from 1 to a billion reads as a second delivery.
+    counts.set(String(id), wholeWithin(times, 1, 1e9) ?? 2);
   }
   return counts;
 }

@@ -14,12 +14,15 @@ const fake = (scriptReply: unknown, pendingReply: unknown = []) =>
     ack: async () => undefined,
   }) as unknown as RedisEventStream;
 
-it('replies of an unexpected shape are read as nothing, never a bare TypeError; a delivery count that is no number reads as a redelivery', async () => {
+it('replies of an unexpected shape are read as nothing, never a bare TypeError; a delivery count that is no whole number from 1 reads as a redelivery', async () => {
   const cases: [string, unknown, unknown][] = [
     ['deleted not an array', [[], ['0-0', [], 7]], []],
     ['entries a string', [[], ['0-0', 'x', []]], []],
     ['XPENDING row not an array', [[], ['0-0', [['1-0', ['f', 'v']]], []]], [42]],
     ['delivery count not a number', [[], ['0-0', [['1-0', ['f', 'v']]], []]], [['1-0', 'c', 5, 'many']]],
+    ['delivery count a fraction', [[], ['0-0', [['1-0', ['f', 'v']]], []]], [['1-0', 'c', 5, '1.5']]],
+    ['delivery count 0', [[], ['0-0', [['1-0', ['f', 'v']]], []]], [['1-0', 'c', 5, 0]]],
+    ['delivery count 3', [[], ['0-0', [['1-0', ['f', 'v']]], []]], [['1-0', 'c', 5, 3]]],
   ];
   const out: string[] = [];
   for (const [name, reply, pending] of cases) {
@@ -35,5 +38,8 @@ it('replies of an unexpected shape are read as nothing, never a bare TypeError; 
     'entries a string: ok counts=[]',
     'XPENDING row not an array: ok counts=[]',
     'delivery count not a number: ok counts=[["1-0",2]]',
+    'delivery count a fraction: ok counts=[["1-0",2]]',
+    'delivery count 0: ok counts=[["1-0",2]]',
+    'delivery count 3: ok counts=[["1-0",3]]',
   ]);
 });
