@@ -127,8 +127,7 @@ async function place(target: ShardStartTarget, shard: ShardHandle, admission: Sh
   // What the predecessor dispatched beyond the sequence it left (an interaction held it back) is not emitted here again.
   if (dispatched === undefined) target.replayed?.delete(shardId);
   else target.replayed?.set(shardId, dispatched);
-  target.list.push(shard);
-  target.list.sort((a, b) => a.id - b.id);
+  insertById(target.list, shard);
   if (admission.kind === 'lease') {
     const stored = shard.sessionId; // restored from the store: the shard resumes it if the service still accepts it
     connectWhileHeld(
@@ -221,6 +220,17 @@ export function connectWhileHeld(
     );
   };
   attempt();
+}
+
+/** Puts `shard` in `list` by id (the list stays sorted): a binary search and one splice, not a sort per shard started. */
+function insertById(list: ShardHandle[], shard: ShardHandle): void {
+  let [low, high] = [0, list.length];
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if ((list[mid] as ShardHandle).id < shard.id) low = mid + 1;
+    else high = mid;
+  }
+  list.splice(low, 0, shard);
 }
 
 /** Failures its source reported already (a shard worker's exit, with its restart): see {@link reportedAlready}. */

@@ -232,3 +232,22 @@ it('a leased shard whose first three Identifies the service cut (4000: no READY 
   });
   expect(ready, 'the held shard is READY once the service answers again').toBe(true);
 });
+
+it("shards started in any order are kept in the set's list by id (one insertion each, no sort per shard)", async () => {
+  const log: string[] = [];
+  const target: ShardStartTarget = {
+    create: (id) => fakeShard(id, log),
+    list: [],
+    savers: new Map(),
+    count: 8,
+    store: undefined,
+    record: () => undefined,
+    storeFailed: () => undefined,
+    report: () => undefined,
+  };
+  for (const id of [5, 1, 7, 0, 3, 6, 2, 4]) await startShard(target, id, { kind: 'fixed', restore: false });
+  expect(
+    target.list.map((shard) => shard.id),
+    'the list after starting 5, 1, 7, 0, 3, 6, 2, 4',
+  ).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+});
