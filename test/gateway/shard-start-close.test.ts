@@ -7,6 +7,7 @@ import { RECONNECT_AFTER_MS, type ShardStartTarget, startShard, stopAttempts } f
 import type { ShardHandle } from '../../src/gateway/shards.js';
 import { Client } from '../../src/index.js';
 import { MemoryShardCoordinator } from '../../src/testing/index.js';
+import { dropSet, type ShardSet } from '../../src/gateway/reshard.js';
 
 /** How many times the Gateway's shard factory ran (every one throws: a worker thread that cannot start). */
 let creates = 0;
@@ -89,4 +90,18 @@ it('stopAttempts(set) clears the waits of its leased shards (to be created again
     { creates: 2, connects: 0 },
     { creates: 1, connects: 2 },
   ]);
+});
+
+it("a set a reshard drops (dropSet) ends its shards' waits to be tried again", async () => {
+  vi.useFakeTimers({ toFake: [...FAKE.toFake] });
+  const connecting = leasedSet('connect fails');
+  await connecting.start();
+  await vi.advanceTimersByTimeAsync(RECONNECT_AFTER_MS);
+  expect(vi.getTimerCount(), 'the connect retry waiting').toBe(1);
+  const set: ShardSet = { plan: undefined, shards: connecting.list, savers: new Map(), replayed: new Map(), fleet: undefined, generation: 1 };
+  await dropSet(set, () => undefined);
+  expect(vi.getTimerCount(), 'the wait of the dropped set').toBe(0);
+  const connects = connecting.counts.connects;
+  await vi.advanceTimersByTimeAsync(60_000);
+  expect(connecting.counts.connects, 'no connect after the set was dropped').toBe(connects);
 });

@@ -283,6 +283,15 @@ export const MUTATIONS = [
     tests: ['test/gateway/shard-start-lease.test.ts'],
   },
   {
+    id: 'fleet-dropset-keeps-retries',
+    area: 'fleet',
+    file: 'src/gateway/reshard.ts',
+    find: '    stopAttempts(set.shards);',
+    replace: '',
+    description: "a set a reshard drops leaves its leased shards' retry timers waiting",
+    tests: ['test/gateway/shard-start-close.test.ts'],
+  },
+  {
     id: 'fleet-start-all-keeps-partial',
     area: 'fleet',
     file: START,
