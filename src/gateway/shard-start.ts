@@ -190,7 +190,7 @@ export function connectWhileHeld(
   held: () => boolean,
   report: (report: ConnectionReport) => void,
   connected: () => Promise<void> | void = () => undefined,
-  set?: readonly ShardHandle[],
+  set?: object,
   shardId?: number,
 ): void {
   const tries = new HeldAttempts(held, report, set, shardId);
@@ -245,15 +245,15 @@ export function reportedAlready<E extends Error>(error: E): E {
   return error;
 }
 
-/** Per shard set (its list of shards), the attempts of its shards waiting to run again: see {@link stopAttempts}. */
-const waiting = new WeakMap<readonly ShardHandle[], Set<HeldAttempts>>();
+/** Per owner (a shard set's list of shards, or a shard worker), the attempts of its shards waiting to run again: see {@link stopAttempts}. */
+const waiting = new WeakMap<object, Set<HeldAttempts>>();
 
 /**
  * The set whose shards are `set` ends (the Gateway closed, a reshard dropped it), or only its shard `shardId` (its lease lost or
- * handed off): every wait of those shards' attempts (to be created, to connect, to announce READY) is cleared, so no retry timer
- * outlives them.
+ * handed off); or `set` is a shard worker being ended: every wait of those shards' attempts (to be created, to connect, to
+ * announce READY) is cleared, so no retry timer outlives them.
  */
-export function stopAttempts(set: readonly ShardHandle[], shardId?: number): void {
+export function stopAttempts(set: object, shardId?: number): void {
   for (const tries of [...(waiting.get(set) ?? [])]) if (shardId === undefined || tries.shardId === shardId) tries.stop();
 }
 
@@ -267,13 +267,13 @@ export class HeldAttempts {
   readonly #failures = new Outage();
   readonly #held: () => boolean;
   readonly #report: (report: ConnectionReport) => void;
-  readonly #set: readonly ShardHandle[] | undefined;
+  readonly #set: object | undefined;
   /** The shard of `set` these attempts are for, if one. */
   readonly shardId: number | undefined;
   #inARow = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(held: () => boolean, report: (report: ConnectionReport) => void, set?: readonly ShardHandle[], shardId?: number) {
+  constructor(held: () => boolean, report: (report: ConnectionReport) => void, set?: object, shardId?: number) {
     this.#held = held;
     this.#report = report;
     this.#set = set;

@@ -18,7 +18,7 @@ import type { ResolvedGatewayOptions } from './options.js';
 import type { GatewaySessionRecord } from './gateway-session-store.js';
 import type { ShardPlan } from './shard-plan.js';
 import type { ShardHandle, ShardHost } from './shards.js';
-import { connectWhileHeld, reportedAlready } from './shard-start.js';
+import { connectWhileHeld, reportedAlready, stopAttempts } from './shard-start.js';
 import { WorkerRestart } from './worker-restart.js';
 import { runningShardWorkers, startWorker } from './worker-thread.js';
 import {
@@ -162,6 +162,8 @@ class ShardWorker {
         held,
         (report) => held() && this.#host.emit(report, id),
         () => this.#restart.connected(),
+        this,
+        id,
       );
     }
   }
@@ -320,6 +322,7 @@ class ShardWorker {
   /** Ends the worker (it holds no shard); terminates it if it does not finish within 5 s. */
   async #close(): Promise<void> {
     this.#restart.stop();
+    stopAttempts(this); // a restarted shard's connect retry waiting: none once the worker ends
     for (const controller of this.#turns.values()) controller.abort();
     this.#turns.clear();
     if (this.#exited) return;

@@ -13,7 +13,7 @@ import type { ConnectionReport } from '../../src/gateway/connection-host.js';
 import { resolveGatewayOptions, type GatewayDispatchEvent } from '../../src/gateway/options.js';
 import type { ShardPlan } from '../../src/gateway/shard-plan.js';
 import type { ShardHandle, ShardHost } from '../../src/gateway/shards.js';
-import { startShard, type ShardStartTarget } from '../../src/gateway/shard-start.js';
+import { RECONNECT_AFTER_MS, startShard, type ShardStartTarget } from '../../src/gateway/shard-start.js';
 import { workerShards } from '../../src/gateway/worker-pool.js';
 import { runningShardWorkers } from '../../src/gateway/worker-thread.js';
 import { guildIdOnShard, startShardedEmulator } from '../helpers/sharded-emulator.js';
@@ -280,4 +280,46 @@ it('a crashed worker whose replacement cannot start a thread: reported once, tri
     'worker error: a new shard worker for shard(s) 0 could not start (ERR_WORKER_INIT_FAILED: EAGAIN); tried again while they run here',
   ]);
   expect(leased.reports).toContainEqual(expect.stringMatching(/^worker debug: a new shard worker for shard\(s\) 0 started after 2 failed attempts/));
+}, 30_000);
+
+it("a restarted shard's connect retry waiting when its worker is ended is cleared with it (no timer outlives the worker)", async () => {
+  const server = await startWsServer();
+  cleanups.push(() => server.close());
+  const options = resolveGatewayOptions({ connectTimeoutMs: 1000, reconnectBaseDelayMs: 100, reconnectMaxDelayMs: 100 }, server.url);
+  const errors: string[] = [];
+  const host: ShardHost = {
+    token: () => 'Bot token',
+    now: () => Date.now(),
+    allowInsecure: false,
+    emit: (report) => void (report.event === 'error' && errors.push(report.payload.message)),
+    dispatch: () => undefined,
+    changed: () => undefined,
+  };
+  // The retry's wait is the one timer of RECONNECT_AFTER_MS set on this thread: which ones are set and which cleared.
+  const set = new Set<unknown>();
+  const cleared = new Set<unknown>();
+  const realSet = globalThis.setTimeout;
+  const realClear = globalThis.clearTimeout;
+  vi.spyOn(globalThis, 'setTimeout').mockImplementation(((fn: () => void, ms?: number) => {
+    const timer = realSet(fn, ms);
+    if (ms === RECONNECT_AFTER_MS) set.add(timer);
+    return timer;
+  }) as typeof setTimeout);
+  vi.spyOn(globalThis, 'clearTimeout').mockImplementation(((timer?: ReturnType<typeof setTimeout>) => {
+    cleared.add(timer);
+    realClear(timer);
+  }) as typeof clearTimeout);
+  const plan: ShardPlan = { sharded: false, ids: [0], count: 1, maxConcurrency: 1, perWorker: 1 };
+  const shard = workerShards(options, () => host)(0, plan, {});
+  const first = shard.connect(undefined).catch((error: unknown) => error);
+  await server.peer(0);
+  await [...runningShardWorkers][0]?.terminate();
+  await first;
+  await until(() => errors.some((line) => line.includes('connectTimeoutMs')), { what: "the restarted shard's failed connect reported", timeoutMs: 6000 });
+  expect(set.size, 'the retry waiting').toBe(1);
+  await shard.destroy();
+  expect(
+    [...set].filter((timer) => !cleared.has(timer)),
+    'retry waits left after the worker ended',
+  ).toEqual([]);
 }, 30_000);
