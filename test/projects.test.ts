@@ -29,6 +29,9 @@ describe('the test projects', () => {
       marker('const recorder = useMsw', 'Recorder();'),
       marker("import { http } from 'ms", "w';"),
       marker('process.env.', 'CI = "true";'),
+      marker('expect(active', 'Timers()).toBe(before);'),
+      marker('const unhandled = trackUnhandled', 'Rejections();'),
+      marker('process.memory', 'Usage().heapUsed'),
     ])
       expect(projectOf('test/x.test.ts', `import { Client } from '../../src/index.js';\n${leaves}`), leaves).toBe('unit');
   });

@@ -19,11 +19,14 @@ const MULTI_PROCESS = /\bstartScript\(|node:child_process|\bchromium\b|playwrigh
 const INTEGRATION = /helpers\/redis-(?:server|cluster|sentinel)\.js|\/redis-contracts\.js/;
 
 /**
- * What makes a unit test file leave state in a module or the process that a later file would meet if they shared one module
- * graph: a mocked module, fake timers (a module's interval created under them never fires after), MSW (its cookie store keeps
- * a response's `Set-Cookie` for the next request), stubbed globals or environment. Files with none of these are `unit-shared`.
+ * What makes a unit test file unfit to share one module graph and one thread with the files before it: state it leaves in a
+ * module or the process that a later file would meet (a mocked module, fake timers: a module's interval created under them
+ * never fires after; MSW, whose cookie store keeps a response's `Set-Cookie` for the next request; stubbed globals or
+ * environment), or a count it asserts on that another file would add to (the thread's timers, unhandled rejections, the heap). Files with none of
+ * these are `unit-shared`.
  */
-const LEAVES_STATE = /\bvi\.(?:mock|doMock|useFakeTimers|stubGlobal|stubEnv)\(|useMswRecorder|from 'msw|process\.env\.[A-Z_]+ =|globalThis\.\w+ =/;
+const LEAVES_STATE =
+  /\bvi\.(?:mock|doMock|useFakeTimers|stubGlobal|stubEnv)\(|useMswRecorder|from 'msw|\bactiveTimers\(|getActiveResourcesInfo|trackUnhandledRejections|'unhandledRejection'|memoryUsage\(|process\.env\.[A-Z_]+ =|globalThis\.\w+ =/;
 
 /** Suites of Gateways whose shards run in worker threads, started and killed: with the processes. */
 const THREADS = new Set([
